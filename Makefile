@@ -1,0 +1,83 @@
+# autoconfig — build, test, bench, fuzz.  See README.md.
+# Every src/**/*.c except src/cli/main.c goes into one static library that the
+# binary, the unit tests, the benchmarks and the fuzz targets link against, so a
+# new module needs no Makefile change.
+
+CC       ?= cc
+BUILD    ?= build
+OPT      ?= -O2
+CFLAGS   += -std=c11 $(OPT) -g -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers \
+            -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Isrc -MMD -MP
+LDLIBS   += -lyaml -lsqlite3 -lm
+
+ifeq ($(SAN),1)
+BUILD    := build-san
+CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS  += -fsanitize=address,undefined
+endif
+
+LIB_SRC   := $(shell find src -name '*.c' ! -path 'src/cli/main.c' | sort)
+LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+TEST_SRC  := $(sort $(wildcard tests/unit/test_*.c))
+TEST_BIN  := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+FUZZ_SRC  := $(sort $(wildcard fuzz/fuzz_*.c))
+REPLAY_BIN:= $(FUZZ_SRC:fuzz/%.c=$(BUILD)/replay/%)
+BENCH_SRC := $(sort $(wildcard bench/bench_*.c))
+BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+
+.PHONY: all run test test-san bench fuzz clean deps lint
+all: $(BUILD)/autoconfig
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libautoconfig.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/autoconfig: $(BUILD)/obj/src/cli/main.o $(BUILD)/libautoconfig.a
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(BUILD)/tests/%: tests/unit/%.c tests/check.h $(BUILD)/libautoconfig.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests $< $(BUILD)/libautoconfig.a $(LDFLAGS) $(LDLIBS) -o $@
+
+$(BUILD)/replay/%: fuzz/%.c fuzz/replay_main.c $(BUILD)/libautoconfig.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< fuzz/replay_main.c $(BUILD)/libautoconfig.a $(LDFLAGS) $(LDLIBS) -o $@
+
+$(BUILD)/bench/%: bench/%.c $(BUILD)/libautoconfig.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< $(BUILD)/libautoconfig.a $(LDFLAGS) $(LDLIBS) -o $@
+
+# The embedded default: cluster_type sim, no cluster needed.
+run: $(BUILD)/autoconfig
+	./$(BUILD)/autoconfig run
+
+# Unit tests, CLI tests and the fuzz-corpus replay; ends with "N passed, N failed".
+test: $(BUILD)/autoconfig $(TEST_BIN) $(REPLAY_BIN)
+	@BUILD=$(BUILD) scripts/run-tests.sh
+
+# Same suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+test-san:
+	$(MAKE) SAN=1 test
+
+bench: $(BUILD)/autoconfig $(BENCH_BIN)
+	@for b in $(BENCH_BIN); do echo "== $$b"; ./$$b || exit 1; done
+
+# libFuzzer targets (clang); run e.g. build-fuzz/fuzz_yaml fuzz/corpus/fuzz_yaml
+fuzz:
+	@mkdir -p build-fuzz
+	$(MAKE) BUILD=build-fuzz CC=clang CFLAGS="-fsanitize=fuzzer-no-link,address,undefined" build-fuzz/libautoconfig.a
+	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
+	  clang -std=c11 -g -O1 -Isrc -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -fsanitize=fuzzer,address,undefined \
+	    $$f build-fuzz/libautoconfig.a $(LDLIBS) -o build-fuzz/$$n || exit 1; echo "built build-fuzz/$$n"; done
+
+deps:
+	scripts/install-deps.sh
+
+clean:
+	rm -rf build build-san build-fuzz
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,37 @@
+/* shape.h — the architecture of one model, as every later stage sees it.
+ *
+ * One struct for every family: decoder-only GPT/Llama/Mixtral, encoder-decoder
+ * T5/mT5 (two equal stacks) and encoder-only BERT.  The base-config generator
+ * fills it; the estimator, the grid and the FLOP formulas read it.
+ */
+#ifndef AC_MODEL_SHAPE_H
+#define AC_MODEL_SHAPE_H
+
+#include <stdbool.h>
+
+typedef enum {
+    ARCH_DECODER = 0,      /* GPT-3, Llama, Mixtral: causal decoder stack      */
+    ARCH_ENCODER_DECODER,  /* T5, mT5: encoder and decoder of num_layers each  */
+    ARCH_ENCODER           /* BERT: bidirectional encoder                      */
+} model_arch;
+
+typedef struct {
+    model_arch arch;
+    int num_layers;     /* per stack for T5/mT5 (encoder layers = decoder layers) */
+    int hidden;         /* h */
+    int ffn_hidden;     /* F; for MoE the dense FFN size (unused when experts > 1) */
+    int heads;          /* A, attention heads */
+    int query_groups;   /* g, KV heads (GQA); == heads for multi-head attention */
+    int kv_channels;    /* head dimension; hidden / heads when the family has none */
+    int vocab;          /* V (unpadded) */
+    int seq_length;     /* s (encoder sequence for T5) */
+    int dec_seq_length; /* T5 decoder sequence (data.seq_length_dec), else 0 */
+    bool gated_mlp;     /* SwiGLU/GeGLU: three FFN matrices instead of two */
+    bool untied_embeddings; /* separate output projection (Llama, Mixtral) */
+    bool learned_pos_emb;   /* learned absolute position table (GPT-3, BERT); false for RoPE/relative */
+    int num_experts;    /* 0 or 1: dense */
+    int moe_topk;       /* experts per token */
+    int moe_ffn_hidden; /* FFN size of one expert */
+} model_shape;
+
+#endif
