@@ -1,0 +1,134 @@
+/* cfg.h — the composed, validated configuration of one autoconfig run.
+ *
+ * cfg_load() does what Hydra does for the original: read conf/config.yaml,
+ * follow its defaults list (cluster, search_config groups), apply command-line
+ * overrides, resolve ${...} interpolations, then check every key against the
+ * schema table (schema.c) and fill the typed struct below.  Any problem is an
+ * AC_E_INPUT error naming file, line and key; nothing is written.
+ */
+#ifndef AC_CONFIG_CFG_H
+#define AC_CONFIG_CFG_H
+
+#include <stdbool.h>
+
+#include "config/node.h"
+#include "util/err.h"
+
+enum { CFG_LIST_MAX = 64, CFG_PATH_MAX = 1024, CFG_NAME_MAX = 128 };
+
+/* a searchable integer list: "auto" (our/the original's heuristic) or explicit values */
+typedef struct {
+    bool is_auto;
+    int n;
+    int v[CFG_LIST_MAX];
+} cfg_int_list;
+
+/* an integer that may be "auto" */
+typedef struct {
+    bool is_auto;
+    int v;
+} cfg_int_auto;
+
+typedef enum { TRI_AUTO = -1, TRI_FALSE = 0, TRI_TRUE = 1 } cfg_tri;
+
+typedef struct {
+    double model_size_in_b; /* NAN when null: recommend a size */
+    int num_nodes;
+    int gpus_per_node;
+    int gpu_memory_gb;
+    double max_training_days;
+    int limit_search_runs;
+    int output_top_n;
+    int max_steps_per_run;
+    int max_minutes_per_run;
+    double tflops_per_gpu;
+    double num_tokens_in_b;
+    int vocab_size;
+    int seq_length;
+    char custom_config[CFG_PATH_MAX]; /* "" when null */
+    char logs[CFG_PATH_MAX];
+    cfg_int_list tensor_parallel_sizes;
+    cfg_int_list pipeline_parallel_sizes;
+    cfg_int_auto min_model_parallel_size;
+    cfg_int_auto max_model_parallel_size;
+    cfg_int_list micro_batch_sizes;
+    cfg_int_list act_ckpt_layers;
+    /* autoconfig extensions (defaults reproduce the original) */
+    char model_name[CFG_NAME_MAX]; /* built-in architecture (llama2_7b, ...), "" when null */
+    char gpu[CFG_NAME_MAX];        /* catalog name, "" = A100 of gpu_memory_gb */
+    cfg_int_list context_parallel_sizes;
+    cfg_int_list expert_parallel_sizes;
+    cfg_int_list virtual_pipeline_sizes;
+    cfg_int_list global_batch_sizes;
+    cfg_tri sequence_parallel;
+    cfg_tri distributed_optimizer;
+    char recompute_granularity[16]; /* auto | selective | full */
+    char search_mode[16];           /* heuristic | exhaustive */
+    char rank_by[16];               /* throughput | cost */
+    double price_per_gpu_hour;      /* NAN = catalog price */
+} cfg_train_settings;
+
+typedef struct {
+    char model_type[32];
+    char model_train_name[CFG_NAME_MAX];
+    int gpus_per_node;
+    char data_type[16];
+    char time_limit[32];
+    char results_dir[CFG_PATH_MAX];
+    cfg_int_list tensor_parallel_sizes;
+    cfg_int_list pipeline_parallel_sizes;
+    int input_len, output_len;
+    cfg_int_list batch_sizes;
+    int beam_width, topk;
+    double topp;
+    double max_latency_ms; /* NAN = no limit */
+    int top_n;
+    bool present; /* the search config has inference_settings */
+} cfg_inference_settings;
+
+typedef struct {
+    char partition[CFG_NAME_MAX];
+    char account[CFG_NAME_MAX];
+    bool exclusive;
+    int gpus_per_task; /* 0 = null */
+    int gpus_per_node;
+    int mem;
+    char job_name_prefix[CFG_NAME_MAX];
+    int n_srun_args;
+    char srun_args[16][CFG_NAME_MAX];
+    char nodelist[CFG_NAME_MAX];
+    char container_image[CFG_PATH_MAX];
+} cfg_cluster;
+
+typedef struct {
+    node *root;  /* the composed, resolved tree (owned) */
+    char conf_dir[CFG_PATH_MAX];
+    char family[32];          /* from search_config_value: gpt3, t5, ... */
+    char preset[CFG_NAME_MAX];/* the file name: 5b, unknown_size, llama2_7b */
+    char search_config_value[CFG_NAME_MAX + 40];
+    bool run_training_hp_search;
+    bool run_inference_hp_search;
+    char cluster_type[16];    /* sim | bcm | bcp | local */
+    char auto_configurator_path[CFG_PATH_MAX];
+    char launcher_scripts_path[CFG_PATH_MAX];
+    char base_results_dir[CFG_PATH_MAX];
+    char data_dir[CFG_PATH_MAX];
+    char training_container[CFG_PATH_MAX];
+    int n_container_mounts;
+    char container_mounts[16][CFG_PATH_MAX];
+    bool wandb_enable;
+    char wandb_api_key_file[CFG_PATH_MAX];
+    char wandb_project[CFG_NAME_MAX];
+    cfg_cluster cluster;
+    cfg_train_settings train;
+    cfg_inference_settings infer;
+} ac_config;
+
+/* conf_dir: the folder holding config.yaml; overrides: Hydra-style arguments */
+int cfg_load(const char *conf_dir, int n_overrides, char **overrides, ac_config *out, ac_err *e);
+void cfg_free(ac_config *c);
+
+/* "gpt3/5b, gpt3/20b, ..." — the search configs that exist under conf_dir */
+int cfg_list_search_configs(const char *conf_dir, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,51 @@
+/* family.c — the family and built-in architecture tables (see family.h). */
+#include "model/family.h"
+
+#include <string.h>
+
+static const model_family FAMILIES[FAM_COUNT] = {
+    /* id         name       arch                   mult template        size  time  auto  gated untied learnpos dec */
+    { FAM_GPT3, "gpt3", ARCH_DECODER, 1, "gpt3.yaml", 1.0, 1.0, true, false, false, true, 0 },
+    { FAM_T5, "t5", ARCH_ENCODER_DECODER, 2, "t5.yaml", 1.0, 1.0, true, true, false, false, 128 },
+    { FAM_MT5, "mt5", ARCH_ENCODER_DECODER, 2, "mt5.yaml", 0.87, 1.15, true, true, false, false, 128 },
+    { FAM_BERT, "bert", ARCH_ENCODER, 1, "bert.yaml", 1.0, 1.0, true, false, false, true, 0 },
+    { FAM_LLAMA, "llama", ARCH_DECODER, 1, "llama.yaml", 1.0, 1.0, false, true, true, false, 0 },
+    { FAM_MIXTRAL, "mixtral", ARCH_DECODER, 1, "mixtral.yaml", 1.0, 1.0, false, true, true, false, 0 },
+};
+
+const model_family *model_family_find(const char *name)
+{
+    for (int i = 0; i < FAM_COUNT; i++)
+        if (!strcmp(FAMILIES[i].name, name)) return &FAMILIES[i];
+    return NULL;
+}
+
+const model_family *model_family_get(family_id id)
+{
+    return id >= 0 && id < FAM_COUNT ? &FAMILIES[id] : NULL;
+}
+
+const char *model_family_names(void)
+{
+    return "gpt3, t5, mt5, bert, llama, mixtral";
+}
+
+/* Published architectures (config.json of each Hugging Face release; Mixtral
+ * from the Mistral AI release notes). lr as in the NeMo/FL recipes. */
+static const model_preset_arch PRESETS[] = {
+    /* name            family       size   L   h     F      A   g  V       seq   E  k  lr */
+    { "llama2_7b", FAM_LLAMA, 7, 32, 4096, 11008, 32, 32, 32000, 4096, 0, 0, 3.0e-4, "meta-llama/Llama-2-7b-hf config.json" },
+    { "llama2_13b", FAM_LLAMA, 13, 40, 5120, 13824, 40, 40, 32000, 4096, 0, 0, 3.0e-4, "meta-llama/Llama-2-13b-hf config.json" },
+    { "llama2_70b", FAM_LLAMA, 70, 80, 8192, 28672, 64, 8, 32000, 4096, 0, 0, 1.5e-4, "meta-llama/Llama-2-70b-hf config.json" },
+    { "llama3_8b", FAM_LLAMA, 8, 32, 4096, 14336, 32, 8, 128256, 8192, 0, 0, 3.0e-4, "meta-llama/Meta-Llama-3-8B config.json" },
+    { "llama3_70b", FAM_LLAMA, 70, 80, 8192, 28672, 64, 8, 128256, 8192, 0, 0, 1.5e-4, "meta-llama/Meta-Llama-3-70B config.json" },
+    { "mixtral_8x7b", FAM_MIXTRAL, 46.7, 32, 4096, 14336, 32, 8, 32000, 4096, 8, 2, 1.0e-4, "mistralai/Mixtral-8x7B-v0.1 config.json" },
+    { "mixtral_8x22b", FAM_MIXTRAL, 140.6, 56, 6144, 16384, 48, 8, 32768, 4096, 8, 2, 1.0e-4, "mistralai/Mixtral-8x22B-v0.1 config.json" },
+};
+
+const model_preset_arch *model_preset_arch_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof PRESETS / sizeof PRESETS[0]; i++)
+        if (!strcmp(PRESETS[i].name, name)) return &PRESETS[i];
+    return NULL;
+}

@@ -1,0 +1,48 @@
+/* family.h — the model families autoconfig knows, as one data table.
+ *
+ * gpt3, t5, mt5 and bert are the original's; llama (GQA, SwiGLU, RoPE,
+ * untied embeddings) and mixtral (mixture of experts) are ours.  Each row says
+ * how the family is built (architecture, template, FLOP formula) and which of
+ * the original's size rules apply.
+ */
+#ifndef AC_MODEL_FAMILY_H
+#define AC_MODEL_FAMILY_H
+
+#include <stdbool.h>
+
+#include "model/shape.h"
+
+typedef enum { FAM_GPT3, FAM_T5, FAM_MT5, FAM_BERT, FAM_LLAMA, FAM_MIXTRAL, FAM_COUNT } family_id;
+
+typedef struct {
+    family_id id;
+    const char *name;          /* as in search_config=<name>/<size> */
+    model_arch arch;
+    int layer_multiplier;      /* 2 for encoder-decoder (the original's "multiplier") */
+    const char *template_file; /* base_configs/<file> */
+    double size_penalty;       /* §2: model size from budget × this (0.87 for mT5) */
+    double time_penalty;       /* §2: training days × this (1.15 for mT5) */
+    bool original_autosize;    /* the original recommends sizes for this family */
+    bool gated_mlp, untied_embeddings, learned_pos_emb;
+    int default_dec_seq;       /* T5 data.seq_length_dec */
+} model_family;
+
+const model_family *model_family_find(const char *name);
+const model_family *model_family_get(family_id id);
+/* "gpt3, t5, mt5, bert, llama, mixtral" */
+const char *model_family_names(void);
+
+/* a built-in architecture (llama2_7b, mixtral_8x7b, ...) */
+typedef struct {
+    const char *name;
+    family_id family;
+    double size_b; /* nominal size, as the preset names it */
+    int layers, hidden, ffn, heads, query_groups, vocab, seq;
+    int experts, topk;
+    double lr;
+    const char *source; /* where the numbers come from */
+} model_preset_arch;
+
+const model_preset_arch *model_preset_arch_find(const char *name);
+
+#endif

@@ -1,0 +1,20 @@
+/* fsutil.h — file-system helpers: whole-file read, atomic write, mkdir -p.
+ * Atomic write = temp file in the same directory, fsync, rename: a reader (or
+ * a crash) sees the old file or the new one, never half of one. */
+#ifndef AC_FSUTIL_H
+#define AC_FSUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "util/err.h"
+
+/* reads a whole file; *len gets its size; NUL-terminated; NULL on error */
+char *fs_read_file(const char *path, size_t *len, ac_err *e);
+int fs_write_atomic(const char *path, const void *data, size_t len, ac_err *e);
+int fs_mkdir_p(const char *path, ac_err *e);
+bool fs_exists(const char *path);
+bool fs_is_dir(const char *path);
+/* "a/b" + "c" → "a/b/c" into buf; returns -1 (AC_E_INPUT) when it does not fit */
+int fs_join(char *buf, size_t len, const char *a, const char *b, ac_err *e);
+
+#endif
