@@ -1,0 +1,47 @@
+/* cli.h — shared pieces of the command-line front end: option parsing common
+ * to every command, config loading, and the command entry points. */
+#ifndef AC_CLI_H
+#define AC_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "config/cfg.h"
+#include "model/basecfg.h"
+#include "model/size.h"
+#include "util/err.h"
+
+typedef struct {
+    const char *conf_dir;  /* --conf DIR (default: ./conf, else next to the binary) */
+    bool json;             /* --json */
+    bool help;             /* --help / -h */
+    bool quiet;            /* --quiet */
+    int n_overrides;
+    char **overrides;      /* Hydra-style key=value arguments */
+    int n_flags;
+    char **flags;          /* other --options, for the command to read */
+} cli_opts;
+
+/* parses argv[1..]; options it does not know are left in flags */
+int cli_parse(int argc, char **argv, cli_opts *o, ac_err *e);
+void cli_opts_free(cli_opts *o);
+/* value of --name VALUE / --name=VALUE among the flags, or NULL */
+const char *cli_flag_value(const cli_opts *o, const char *name);
+bool cli_flag_present(const cli_opts *o, const char *name);
+/* rejects flags not in the NULL-terminated list */
+int cli_check_flags(const cli_opts *o, const char *const *known, ac_err *e);
+
+int cli_load_config(const cli_opts *o, ac_config *c, ac_err *e);
+/* prints the error to stderr and returns the exit status for it */
+int cli_fail(const ac_err *e);
+
+/* stage helpers used by several commands */
+int cli_size_stage(const ac_config *c, model_size_report *rep, double *size_b, ac_err *e);
+void cli_print_size(FILE *out, const ac_config *c, const model_size_report *rec, const model_size_report *days);
+
+int cmd_size(int argc, char **argv);
+int cmd_base(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_keys(int argc, char **argv);
+
+#endif

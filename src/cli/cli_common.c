@@ -1,0 +1,114 @@
+/* cli_common.c — option parsing and config loading shared by all commands. */
+#include "cli/cli.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/fsutil.h"
+
+int cli_parse(int argc, char **argv, cli_opts *o, ac_err *e)
+{
+    memset(o, 0, sizeof *o);
+    o->overrides = calloc((size_t)argc + 1, sizeof(char *));
+    o->flags = calloc((size_t)argc + 1, sizeof(char *));
+    if (!o->overrides || !o->flags) return ac_err_set(e, AC_E_NOMEM, "out of memory");
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) o->help = true;
+        else if (!strcmp(a, "--json")) o->json = true;
+        else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) o->quiet = true;
+        else if (!strcmp(a, "--conf")) {
+            if (i + 1 >= argc) return ac_err_set(e, AC_E_INPUT, "--conf needs a directory");
+            o->conf_dir = argv[++i];
+        } else if (!strncmp(a, "--conf=", 7)) o->conf_dir = a + 7;
+        else if (a[0] == '-' && a[1] == '-') {
+            o->flags[o->n_flags++] = argv[i];
+            /* "--name value" form: keep the value with its flag */
+            if (!strchr(a, '=') && i + 1 < argc && argv[i + 1][0] != '-' && !strchr(argv[i + 1], '='))
+                o->flags[o->n_flags++] = argv[++i];
+        } else if (a[0] == '-' && a[1] && a[1] != '-' && !strchr(a, '=')) {
+            return ac_err_set(e, AC_E_INPUT, "unknown option '%s' (see --help)", a);
+        } else if (strchr(a, '=') || a[0] == '~') {
+            o->overrides[o->n_overrides++] = argv[i];
+        } else {
+            return ac_err_set(e, AC_E_INPUT, "unexpected argument '%s': overrides look like key=value (see --help)", a);
+        }
+    }
+    return 0;
+}
+
+void cli_opts_free(cli_opts *o)
+{
+    free(o->overrides);
+    free(o->flags);
+}
+
+const char *cli_flag_value(const cli_opts *o, const char *name)
+{
+    size_t n = strlen(name);
+    for (int i = 0; i < o->n_flags; i++) {
+        const char *f = o->flags[i];
+        if (!strncmp(f, name, n) && f[n] == '=') return f + n + 1;
+        if (!strcmp(f, name) && i + 1 < o->n_flags && o->flags[i + 1][0] != '-') return o->flags[i + 1];
+    }
+    return NULL;
+}
+
+bool cli_flag_present(const cli_opts *o, const char *name)
+{
+    size_t n = strlen(name);
+    for (int i = 0; i < o->n_flags; i++)
+        if (!strcmp(o->flags[i], name) || (!strncmp(o->flags[i], name, n) && o->flags[i][n] == '=')) return true;
+    return false;
+}
+
+int cli_check_flags(const cli_opts *o, const char *const *known, ac_err *e)
+{
+    for (int i = 0; i < o->n_flags; i++) {
+        const char *f = o->flags[i];
+        if (f[0] != '-') continue; /* a value */
+        bool ok = false;
+        for (const char *const *k = known; *k && !ok; k++) {
+            size_t n = strlen(*k);
+            ok = !strcmp(f, *k) || (!strncmp(f, *k, n) && f[n] == '=');
+        }
+        if (!ok) return ac_err_set(e, AC_E_INPUT, "unknown option '%s' (see --help)", f);
+    }
+    return 0;
+}
+
+/* conf/ in the working directory, else next to the installed binary (../conf) */
+static const char *default_conf_dir(char *buf, size_t len)
+{
+    const char *env = getenv("AUTOCONFIG_CONF");
+    if (env && *env) return env;
+    if (fs_exists("conf/config.yaml")) return "conf";
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            snprintf(buf, len, "%s/../conf", exe);
+            if (fs_exists(buf)) return buf;
+        }
+    }
+    return "conf";
+}
+
+int cli_load_config(const cli_opts *o, ac_config *c, ac_err *e)
+{
+    char buf[PATH_MAX + 16];
+    const char *dir = o->conf_dir ? o->conf_dir : default_conf_dir(buf, sizeof buf);
+    return cfg_load(dir, o->n_overrides, o->overrides, c, e);
+}
+
+int cli_fail(const ac_err *e)
+{
+    char buf[2048];
+    fprintf(stderr, "autoconfig: error: %s\n", ac_err_format(e, buf, sizeof buf));
+    return ac_err_exit_status(e);
+}

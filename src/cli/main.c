@@ -1,0 +1,47 @@
+/* main.c — autoconfig's entry point: a table of commands. Only this file exits. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+typedef struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} command;
+
+static const command COMMANDS[] = {
+    { "run", cmd_run, "the whole pipeline: size, base config, training and inference searches, results" },
+    { "size", cmd_size, "model size recommendation from the compute budget" },
+    { "base", cmd_base, "write the base NeMo training config for the chosen model" },
+    { "keys", cmd_keys, "list every configuration key (type, default, meaning)" },
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: autoconfig <command> [--json] [--conf DIR] [key=value ...]\n\n"
+                 "Finds the fastest and cheapest way to train and serve a large language model\n"
+                 "on a given cluster (a C re-implementation of NeMo-Megatron's AutoConfigurator).\n\n"
+                 "commands:\n");
+    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
+        fprintf(out, "  %-10s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
+    fprintf(out, "\noverrides (Hydra style):\n"
+                 "  search_config=gpt3/20b                       pick conf/search_config/gpt3/20b.yaml\n"
+                 "  search_config.train_settings.num_nodes=16    set a key\n"
+                 "  search_config.train_settings.tensor_parallel_sizes=[1,2,4]\n"
+                 "  cluster_type=sim|bcm|local                   where candidates run (sim: estimator only)\n"
+                 "`autoconfig <command> --help` explains a command; `autoconfig keys` lists every key.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
+        if (!strcmp(argv[1], COMMANDS[i].name)) return COMMANDS[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "autoconfig: error: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,189 @@
+/* grid.h — the training-search candidate grid.
+ *
+ * search_grid_build() enumerates candidates like the original AutoConfigurator
+ * (reference §4.2–4.5) plus our extension knobs (CP, EP, VP, sequence
+ * parallelism, recompute granularity, distributed optimizer, GBS), with the
+ * original's bugs fixed (docs/original-bugs.md).  search_exhaustive() walks the
+ * full extended space through a callback without allocating.
+ *
+ * Generation order (search_grid.items): the original's launch order — bucket
+ * 0, 1, 2, … where the bucket is the act_ckpt_layers value when activation
+ * checkpointing is swept and the micro-batch size otherwise; inside a bucket
+ * the (TP, PP, CP, EP) first-seen order, then VP, MBS, GBS, SP, recompute,
+ * distributed optimizer, act, num_mbs_act, act_per_pipe.  Restricted to
+ * in_original candidates this is exactly the original's order.
+ *
+ * Validity rules (all integer arithmetic; N = num_nodes × gpus_per_node):
+ *   heads   A % tp == 0 and query_groups % tp == 0
+ *   layers  (multiplier·L) % pp == 0           (multiplier 2 for T5/mT5)
+ *   mp      min ≤ tp·pp·cp·ep ≤ max            (grid only; FL's product)
+ *   gpus    N % (tp·pp·cp) == 0, DP = N/(tp·pp·cp)
+ *   gbs     GBS % (mbs·DP) == 0
+ *   cp_ep   cp == 1 or ep == 1                 (FL: never both > 1)
+ *   cp_seq  cp == 1 or seq % (2·cp) == 0; CP > 1 only for GPT-family models
+ *   ep      ep == 1, or num_experts % ep == 0 and (DP·cp) % ep == 0
+ *   vp      vp == 0, or (not T5/mT5, pp ≥ 2 and (multiplier·L/pp) % vp == 0)
+ *
+ * Candidate name (search_candidate_name), the original's file name
+ *   {family}_{size}b_{nodes}nodes_tp_{tp}_pp_{pp}_mbs_{mbs}_act_ckpt_{act}
+ *   _num_mbs_act_{n}_act_per_pipe_{a}
+ * (-1 printed as None).  When any extension knob differs from what the
+ * original would write (ext_mask != 0), "_cp_{cp}_ep_{ep}" is inserted after
+ * the pp part (as FL does) and, in this order, only the differing knobs are
+ * appended: "_vp_{vp|None}" "_sp_{0|1}" "_rc_{none|sel|full}" "_do_{0|1}"
+ * "_gbs_{gbs}".
+ *   e.g. gpt3_5b_16nodes_tp_2_pp_1_cp_1_ep_1_mbs_4_act_ckpt_None_num_mbs_act_None_act_per_pipe_None_sp_1
+ */
+#ifndef AC_SEARCH_GRID_H
+#define AC_SEARCH_GRID_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "model/shape.h"
+#include "search/heuristics.h"
+#include "util/err.h"
+
+/* model.activations_checkpoint_method of the base config (T5: encoder.…). */
+typedef enum { SEARCH_ACT_NONE = 0, SEARCH_ACT_BLOCK, SEARCH_ACT_UNIFORM } search_act_method;
+
+/* activations_checkpoint_granularity: null / selective / full. */
+typedef enum { SEARCH_RC_NONE = 0, SEARCH_RC_SELECTIVE, SEARCH_RC_FULL } search_recompute;
+
+typedef enum {
+    SEARCH_RULE_HEADS = 0,
+    SEARCH_RULE_LAYERS,
+    SEARCH_RULE_MP,
+    SEARCH_RULE_GPUS,
+    SEARCH_RULE_GBS,
+    SEARCH_RULE_CP_EP,
+    SEARCH_RULE_CP_SEQ,
+    SEARCH_RULE_EP,
+    SEARCH_RULE_VP,
+    SEARCH_RULE_COUNT
+} search_rule;
+
+const char *search_rule_name(search_rule r);
+
+/* ext_mask bits: which knobs differ from what the original would write. */
+enum {
+    SEARCH_EXT_CP = 1u << 0,  /* cp != 1 */
+    SEARCH_EXT_EP = 1u << 1,  /* ep != 1 */
+    SEARCH_EXT_VP = 1u << 2,  /* vp != the original's rule for this pp */
+    SEARCH_EXT_SP = 1u << 3,  /* tp > 1 and sp != base */
+    SEARCH_EXT_RC = 1u << 4,  /* recompute != base */
+    SEARCH_EXT_DO = 1u << 5,  /* DP > 1 and distributed optimizer != base */
+    SEARCH_EXT_GBS = 1u << 6, /* gbs != base GBS */
+};
+
+typedef struct {
+    int tp, pp, cp, ep;
+    int vp;  /* virtual pipeline size, 0 = none */
+    int mbs, gbs;
+    int dp;  /* N / (tp·pp·cp) */
+    int act_ckpt_layers; /* -1 = None; T5/mT5: enc+dec total, each stack gets act/2 (always even) */
+    int num_mbs_act;     /* -1 = None */
+    int act_per_pipe;    /* -1 = None */
+    bool sequence_parallel;
+    search_recompute recompute;
+    bool distributed_optimizer;
+    bool in_original;  /* ext_mask == 0 and tp/pp/mbs from the original's lists */
+    unsigned ext_mask; /* SEARCH_EXT_* */
+    int bucket;        /* the original's launch bucket: act, or mbs when act is None */
+    long gen_index;    /* position before the bucket sort (tuple → … → a order) */
+} search_candidate;
+
+typedef struct {
+    search_family family;
+    double size_b;       /* model size in billions (selects the heuristic row) */
+    model_shape shape;   /* layers, heads, query_groups, seq_length, num_experts */
+    int gpu_mem_gb;      /* ≤ 48 → 40 GB tables, else 80 GB tables */
+    int num_nodes;       /* train_settings.num_nodes */
+    int gpus_per_node;   /* train_settings.gpus_per_node */
+    int base_gbs;        /* base config model.global_batch_size */
+    search_act_method act_method;
+    /* base-config values the original leaves untouched (its "defaults") */
+    bool base_sequence_parallel;
+    search_recompute base_recompute;
+    bool base_distributed_optimizer;
+    /* overrides: auto or explicit lists (min/max: auto or a value) */
+    search_int_list tp, pp, mbs;
+    search_int_auto min_mp, max_mp;
+    search_int_list act_ckpt_layers; /* used only when act_method is block */
+    search_int_list cp, ep, vp;      /* vp entries: 0 = none */
+    search_int_list gbs;
+    search_int_list sequence_parallel;     /* values 0/1 */
+    search_int_list recompute;             /* values search_recompute */
+    search_int_list distributed_optimizer; /* values 0/1 */
+    bool original_only; /* keep only in_original candidates */
+} search_inputs;
+
+/* Everything auto; 8 GPUs/node, 80 GB, base SP/DO on, recompute none. */
+void search_inputs_init(search_inputs *in);
+
+typedef struct {
+    int tp, pp, cp, ep;
+} search_mp_tuple;
+
+typedef struct {
+    search_candidate *items; /* in generation (bucket) order */
+    size_t n;
+    size_t n_original;       /* how many have in_original */
+    search_mp_tuple *tuples; /* kept (tp, pp, cp, ep) in first-seen order */
+    size_t n_tuples;
+    search_lists lists;      /* resolved tp/pp/mbs/min/max */
+    search_int_list cp, ep, gbs; /* resolved extension lists */
+    /* per rule: combinations it rejected (several rules may reject one) */
+    long tuple_evaluated, tuple_rejected[SEARCH_RULE_COUNT];
+    long cand_evaluated, cand_rejected[SEARCH_RULE_COUNT];
+} search_grid;
+
+/* Builds the grid.  AC_E_INPUT when the inputs are bad or nothing survives
+ * (the message names the rule that removed every candidate). */
+int search_grid_build(const search_inputs *in, search_grid *out, ac_err *e);
+void search_grid_free(search_grid *g);
+
+/* The original's §4.3 lists for one (pp, vp).  vp < 0: the original's rule
+ * (vp = L//pp for GPT-family/BERT when pp > 2, else none).  Lists are raw (the
+ * original's values, e.g. [1, 1, 2]); n_* == 0 means [None]. */
+#define SEARCH_ACT_MAX 1100
+typedef struct {
+    int vp;
+    int n_act, act[SEARCH_ACT_MAX];
+    int n_mbs_act, mbs_act[SEARCH_ACT_MAX];
+    int n_per_pipe, per_pipe[SEARCH_ACT_MAX];
+} search_act_params;
+
+int search_act_params_for(search_family f, int num_layers, int pp, int vp, double size_b,
+                          search_act_method method, search_act_params *out, ac_err *e);
+
+/* The original's VP rule: L // pp for GPT-family/BERT with pp > 2, else 0. */
+int search_original_vp(search_family f, int num_layers, int pp);
+
+/* Exhaustive mode bounds; 0 = default. */
+typedef struct {
+    int max_tp;  /* default gpus_per_node (TP beyond one node is never sensible) */
+    int max_cp;  /* default gpus_per_node */
+    int max_mbs; /* default max(16, largest heuristic mbs) */
+} search_exhaustive_opts;
+
+/* Return non-zero to stop the walk. */
+typedef int (*search_candidate_fn)(const search_candidate *c, void *user);
+
+/* Every valid candidate of the extended space: TP | heads and query groups
+ * (≤ max_tp, TP | N); PP in valid_pp; CP | N with 2·CP | seq (GPT family);
+ * EP | experts; VP ∈ {none, original rule, every v ≥ 2 dividing the layers
+ * per stage}; MBS = powers of two and the heuristic list up to max_mbs; GBS
+ * from in->gbs; SP on/off (TP > 1); recompute none/selective/full;
+ * distributed optimizer on/off (DP > 1); act lists of §4.3 with the base
+ * method.  No min/max filter.  *count = candidates passed to fn.  No
+ * allocation; fn sees a pointer to a stack candidate. */
+int search_exhaustive(const search_inputs *in, const search_exhaustive_opts *opts,
+                      search_candidate_fn fn, void *user, long *count, ac_err *e);
+
+/* The candidate's name (scheme above).  Returns the length, or -1 when buf is
+ * too small (buf then holds a truncated, terminated name). */
+int search_candidate_name(const search_candidate *c, const char *family, const char *size_text,
+                          int nodes, char *buf, size_t len);
+
+#endif
