@@ -52,11 +52,13 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libautoconfig.a
 	$(CC) $(CFLAGS) $< $(BUILD)/libautoconfig.a $(LDFLAGS) $(LDLIBS) -o $@
 
 # The embedded default: cluster_type sim, no cluster needed.
-run: $(BUILD)/autoconfig
+run: deps
+	$(MAKE) $(BUILD)/autoconfig
 	./$(BUILD)/autoconfig run
 
 # Unit tests, CLI tests and the fuzz-corpus replay; ends with "N passed, N failed".
-test: $(BUILD)/autoconfig $(TEST_BIN) $(REPLAY_BIN)
+test: deps
+	$(MAKE) $(BUILD)/autoconfig $(TEST_BIN) $(REPLAY_BIN)
 	@BUILD=$(BUILD) scripts/run-tests.sh
 
 # Same suite under AddressSanitizer + UndefinedBehaviorSanitizer.
@@ -74,8 +76,9 @@ fuzz:
 	  clang -std=c11 -g -O1 -Isrc -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -fsanitize=fuzzer,address,undefined \
 	    $$f build-fuzz/libautoconfig.a $(LDLIBS) -o build-fuzz/$$n || exit 1; echo "built build-fuzz/$$n"; done
 
+# installs the Debian packages once (a quick no-op when they are present)
 deps:
-	scripts/install-deps.sh
+	@scripts/install-deps.sh
 
 clean:
 	rm -rf build build-san build-fuzz

@@ -9,7 +9,7 @@ for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
 if [ -z "$missing" ]; then
-    echo "install-deps: all packages present"
+    : # all present
     exit 0
 fi
 SUDO=""

@@ -1,0 +1,60 @@
+#!/bin/sh
+# test_cli.sh — the command line as a user meets it: exit codes, messages that
+# say where, --help on every command, --json, and nothing written on bad input.
+AC=${AUTOCONFIG:?}
+cd "${REPO:?}" || exit 1
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+LOGS="search_config.train_settings.logs=$T/logs"
+
+pass() { echo "PASS cli:$1"; }
+fail() { echo "FAIL cli:$1: $2"; }
+
+# expect NAME STATUS PATTERN -- args...: runs, checks exit status and that stderr+stdout contains PATTERN
+expect() {
+    name=$1 want=$2 pat=$3; shift 4
+    out=$("$AC" "$@" 2>&1); got=$?
+    if [ "$got" -ne "$want" ]; then fail "$name" "exit $got, expected $want: $out"; return; fi
+    case "$out" in *"$pat"*) pass "$name" ;; *) fail "$name" "output lacks '$pat': $out" ;; esac
+}
+
+expect help_top 0 "commands:" -- --help
+for c in run size base keys; do expect "help_$c" 0 "usage: autoconfig $c" -- "$c" --help; done
+expect no_command 2 "usage:" --
+expect unknown_command 2 "unknown command 'sise'" -- sise
+expect unknown_option 2 "unknown option '--jsn'" -- size --jsn
+expect size_text 0 "You can train a 3.23B parameter model in 5 days using 128 GPUs" -- size
+expect size_optimal 0 "Second opinion (compute-optimal" -- size
+expect size_json 0 '"recommended_size_b":3.23' -- size --json
+expect size_mt5 0 "penalty 0.87" -- size search_config=mt5/unknown_size
+expect base_gpt3 0 "parameters    5.051 B (requested 5 B, +1.0 %)" -- base "$LOGS"
+[ -f "$T/logs/base_cfg_5b.yaml" ] && pass base_file_written || fail base_file_written "no $T/logs/base_cfg_5b.yaml"
+expect base_json 0 '"num_layers":44' -- base --json search_config=gpt3/20b "$LOGS"
+expect base_recommended 0 "recommended size 3.23" -- base search_config.train_settings.model_size_in_b=null "$LOGS"
+expect base_llama 0 "(8 KV groups)" -- base search_config=llama/llama3_70b "$LOGS"
+expect base_mixtral 0 "8 experts top-2" -- base search_config=mixtral/mixtral_8x7b "$LOGS"
+expect base_between 0 "gpt3_12.9b" -- base search_config.train_settings.model_size_in_b=12.9 "$LOGS"
+
+# bad input: exit 2, message says where, nothing written
+B="$T/bad"
+expect bad_key 2 "search_config.train_settings.num_node: override 1: no such key; did you mean 'num_nodes'?" -- base search_config.train_settings.num_node=3 "search_config.train_settings.logs=$B"
+expect bad_type 2 "expected an integer" -- base search_config.train_settings.num_nodes=lots "search_config.train_settings.logs=$B"
+expect bad_range 2 "out of range" -- base search_config.train_settings.num_nodes=0 "search_config.train_settings.logs=$B"
+expect bad_gpu_mem 2 "gpu_memory_gb: 33 is not one of" -- base search_config.train_settings.gpu_memory_gb=33 "search_config.train_settings.logs=$B"
+expect bad_list 2 "not a list" -- base "search_config.train_settings.seq_length=[2048,4096]" "search_config.train_settings.logs=$B"
+expect bad_preset 2 "available: bert/0.11b" -- base search_config=gpt3/6b "search_config.train_settings.logs=$B"
+expect bad_seq 2 "seq_length 3000 is not supported (available: 2048, 4096, 8192, 16384, 32768)" -- base search_config.train_settings.seq_length=3000 "search_config.train_settings.logs=$B"
+expect bad_yaml_override 2 "not valid YAML" -- base "search_config.train_settings.num_nodes=[1," "search_config.train_settings.logs=$B"
+expect bad_family_size 2 "no architecture for 2000 B" -- base search_config.train_settings.model_size_in_b=2000 "search_config.train_settings.logs=$B"
+[ ! -e "$B" ] && pass bad_input_writes_nothing || fail bad_input_writes_nothing "$B was created"
+
+# a broken file in a copied conf dir: file and line in the message
+cp -r conf "$T/conf"
+printf 'train_settings:\n  num_nodes: 2\n  max_trainig_days: 1\n' > "$T/conf/search_config/gpt3/typo.yaml"
+expect bad_file_key 2 "typo.yaml:3:3: search_config.train_settings.max_trainig_days: unknown key; did you mean 'max_training_days'?" -- size --conf "$T/conf" search_config=gpt3/typo
+printf 'train_settings:\n  num_nodes: [2\n' > "$T/conf/search_config/gpt3/broken.yaml"
+expect bad_file_yaml 2 "broken.yaml:3:1: malformed YAML" -- size --conf "$T/conf" search_config=gpt3/broken
+
+expect keys_list 0 "search_config.train_settings.tensor_parallel_sizes" -- keys
+expect keys_markdown 0 '| `cluster_type` | choice | sim |' -- keys --markdown
+exit 0
