@@ -391,6 +391,7 @@ typedef struct {
     ac_err *e;
     bool original_only;
     int failed;
+    size_t cap;
 } grid_sink;
 
 static int grid_emit(const ctx *c, const search_candidate *cand, void *user)
@@ -408,10 +409,8 @@ static int grid_emit(const ctx *c, const search_candidate *cand, void *user)
         s->failed = 1;
         return 1;
     }
-    static size_t cap_dummy;
-    (void)cap_dummy;
-    if (g->n == 0 || (g->n & (g->n - 1)) == 0) { /* grow at powers of two */
-        size_t cap = g->n ? g->n * 2 : 64;
+    if (g->n == s->cap) { /* grow geometrically */
+        size_t cap = s->cap ? s->cap * 2 : 64;
         search_candidate *p = realloc(g->items, cap * sizeof *p);
         if (!p) {
             ac_err_set(s->e, AC_E_NOMEM, "out of memory for %zu candidates", cap);
@@ -419,6 +418,7 @@ static int grid_emit(const ctx *c, const search_candidate *cand, void *user)
             return 1;
         }
         g->items = p;
+        s->cap = cap;
     }
     search_candidate *d = &g->items[g->n];
     *d = *cand;
@@ -590,7 +590,7 @@ int search_grid_build(const search_inputs *in, search_grid *g, ac_err *e)
     }
 
     /* §4.3–4.4: per kept tuple the VP/act lists, then every mbs, re-checked. */
-    grid_sink sink = {g, e, in->original_only, 0};
+    grid_sink sink = {g, e, in->original_only, 0, 0};
     for (size_t t = 0; t < g->n_tuples; t++) {
         search_mp_tuple tu = g->tuples[t];
         int dp = (int)(c->n_gpu / ((long long)tu.tp * tu.pp * tu.cp));
@@ -708,13 +708,12 @@ int search_exhaustive(const search_inputs *in, const search_exhaustive_opts *opt
     }
 
     /* The axes of the space. */
-    static const int CAP = 4096;
     int tps[64], ntp = 0, pps[64], npp = 0, cps[64], ncp = 0, eps[64], nep = 0, mbss[128], nmbs = 0;
     for (int t = 1; t <= o.max_tp && t <= c->heads && ntp < 64; t++)
         if (c->heads % t == 0 && c->groups % t == 0 && c->n_gpu % t == 0) tps[ntp++] = t;
     {
-        int valid[CAP];
-        int nv = search_valid_pp(c->f, c->L, valid, CAP);
+        int valid[1024];
+        int nv = search_valid_pp(c->f, c->L, valid, 1024);
         for (int i = 0; i < nv && npp < 64; i++)
             if (valid[i] <= c->n_gpu) pps[npp++] = valid[i];
         npp = dedupe_ints(pps, npp);
@@ -785,12 +784,12 @@ out:
 
 /* ---- names ------------------------------------------------------------------- */
 
-static int put_opt(char *buf, size_t len, size_t *o, int v)
+/* -1 prints as None, as Python prints the original's None. */
+static const char *opt_text(int v, char *buf, size_t len)
 {
-    int w = v < 0 ? snprintf(buf + *o, len - *o, "None") : snprintf(buf + *o, len - *o, "%d", v);
-    if (w < 0) return -1;
-    *o += (size_t)w;
-    return 0;
+    if (v < 0) snprintf(buf, len, "None");
+    else snprintf(buf, len, "%d", v);
+    return buf;
 }
 
 int search_candidate_name(const search_candidate *c, const char *family, const char *size_text,
@@ -802,23 +801,18 @@ int search_candidate_name(const search_candidate *c, const char *family, const c
     if (!buf || len == 0) return -1;
 #define PUT(...)                                                                      \
     do {                                                                              \
-        int w_ = snprintf(tmp + o, o < cap ? cap - o : 0, __VA_ARGS__);             \
+        int w_ = snprintf(tmp + o, cap - o, __VA_ARGS__);                           \
         if (w_ < 0) return -1;                                                        \
         o += (size_t)w_;                                                              \
         if (o >= cap) o = cap - 1;                                                    \
     } while (0)
     PUT("%s_%sb_%dnodes_tp_%d_pp_%d", family, size_text, nodes, c->tp, c->pp);
     if (c->ext_mask) PUT("_cp_%d_ep_%d", c->cp, c->ep);
-    PUT("_mbs_%d_act_ckpt_", c->mbs);
-    put_opt(tmp, cap, &o, c->act_ckpt_layers);
-    PUT("_num_mbs_act_");
-    put_opt(tmp, cap, &o, c->num_mbs_act);
-    PUT("_act_per_pipe_");
-    put_opt(tmp, cap, &o, c->act_per_pipe);
-    if (c->ext_mask & SEARCH_EXT_VP) {
-        PUT("_vp_");
-        put_opt(tmp, cap, &o, c->vp > 0 ? c->vp : -1);
-    }
+    char t1[16], t2[16], t3[16];
+    PUT("_mbs_%d_act_ckpt_%s_num_mbs_act_%s_act_per_pipe_%s", c->mbs,
+        opt_text(c->act_ckpt_layers, t1, sizeof t1), opt_text(c->num_mbs_act, t2, sizeof t2),
+        opt_text(c->act_per_pipe, t3, sizeof t3));
+    if (c->ext_mask & SEARCH_EXT_VP) PUT("_vp_%s", opt_text(c->vp > 0 ? c->vp : -1, t1, sizeof t1));
     if (c->ext_mask & SEARCH_EXT_SP) PUT("_sp_%d", c->sequence_parallel ? 1 : 0);
     if (c->ext_mask & SEARCH_EXT_RC) PUT("_rc_%s", RC_TEXT[(unsigned)c->recompute < 3 ? c->recompute : 0]);
     if (c->ext_mask & SEARCH_EXT_DO) PUT("_do_%d", c->distributed_optimizer ? 1 : 0);

@@ -57,4 +57,5 @@ expect bad_file_yaml 2 "broken.yaml:3:1: malformed YAML" -- size --conf "$T/conf
 
 expect keys_list 0 "search_config.train_settings.tensor_parallel_sizes" -- keys
 expect keys_markdown 0 '| `cluster_type` | choice | sim |' -- keys --markdown
+out=$("$AC" keys --markdown); if [ "$out" = "$(cat docs/config-keys.md)" ]; then pass keys_doc_up_to_date; else fail keys_doc_up_to_date "docs/config-keys.md differs from autoconfig keys --markdown"; fi
 exit 0
