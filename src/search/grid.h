@@ -24,6 +24,19 @@
  *   ep      ep == 1, or num_experts % ep == 0 and (DP·cp) % ep == 0
  *   vp      vp == 0, or (not T5/mT5, pp ≥ 2 and (multiplier·L/pp) % vp == 0)
  *
+ * "auto" of the extension lists (the original's value always comes first, so
+ * the all-auto grid contains the original's grid; in_original marks it):
+ *   cp   [1], plus 2 from seq 8192 and 4 from seq 32768 (GPT family only)
+ *   ep   [1], plus every divisor of num_experts ≤ gpus_per_node (MoE only)
+ *   vp   the original's rule (search_original_vp)
+ *   sp   base value; also on when tp > 1 and the base is off
+ *   rc   base value
+ *   do   base value; also on when DP > 1 and the base is off
+ *   gbs  [base GBS]
+ * SP has no effect at TP 1 and the distributed optimizer none at DP 1: there
+ * the candidate keeps the base value and only one candidate is made.
+ * Repeated list values are used once (first occurrence).
+ *
  * Candidate name (search_candidate_name), the original's file name
  *   {family}_{size}b_{nodes}nodes_tp_{tp}_pp_{pp}_mbs_{mbs}_act_ckpt_{act}
  *   _num_mbs_act_{n}_act_per_pipe_{a}

@@ -1,4 +1,5 @@
 /* proc.c — fork/execvp with argv arrays, pipes for output, no shell. */
+#define _GNU_SOURCE /* pipe2 */
 #include "util/proc.h"
 
 #include <errno.h>
@@ -6,6 +7,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>

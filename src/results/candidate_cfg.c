@@ -1,0 +1,95 @@
+/* candidate_cfg.c — see candidate_cfg.h. */
+#include "results/candidate_cfg.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void results_time_limit_minutes(int minutes, char *buf, size_t len)
+{
+    if (minutes < 0) minutes = 0;
+    snprintf(buf, len, "%d-%02d:%02d:00", minutes / 1440, (minutes % 1440) / 60, minutes % 60);
+}
+
+static int put(node *root, const char *path, node *v, ac_err *e)
+{
+    if (!v) return ac_err_set(e, AC_E_NOMEM, "out of memory");
+    if (node_set_path(root, path, v, true) != 0)
+        return ac_err_set(e, AC_E_INPUT, "base config: cannot set %s (a parent is not a mapping)", path);
+    return 0;
+}
+
+static node *int_or_null(int v)
+{
+    return v < 0 ? node_null() : node_int(v);
+}
+
+/* optimizer names: the distributed optimizer shards Adam states over DP ranks */
+static const char *optimizer_name(const node *cfg, bool distributed)
+{
+    const char *cur = node_text(node_get_path(cfg, "model.optim.name"));
+    bool mcore = cur && strstr(cur, "mcore");
+    if (distributed) return mcore ? "mcore_distributed_optim" : "distributed_fused_adam";
+    return "fused_adam";
+}
+
+node *results_candidate_config(const model_base_config *base, const ac_config *c, const search_candidate *k,
+                               const char *run_name, ac_err *e)
+{
+    node *t = node_clone(base->cfg);
+    if (!t) { ac_err_set(e, AC_E_NOMEM, "out of memory"); return NULL; }
+    bool t5 = base->family->arch == ARCH_ENCODER_DECODER;
+    char limit[32];
+    results_time_limit_minutes(c->train.max_minutes_per_run, limit, sizeof limit);
+    int rc = 0;
+    if (k->act_ckpt_layers >= 0) {
+        if (t5) {
+            rc |= put(t, "model.encoder.activations_checkpoint_num_layers", node_int(k->act_ckpt_layers / 2), e);
+            rc |= put(t, "model.decoder.activations_checkpoint_num_layers", node_int(k->act_ckpt_layers / 2), e);
+        } else {
+            rc |= put(t, "model.activations_checkpoint_num_layers", node_int(k->act_ckpt_layers), e);
+        }
+    }
+    if (!t5) {
+        if (k->num_mbs_act >= 0)
+            rc |= put(t, "model.num_micro_batches_with_partial_activation_checkpoints", int_or_null(k->num_mbs_act), e);
+        if (k->act_per_pipe >= 0)
+            rc |= put(t, "model.activations_checkpoint_layers_per_pipeline", int_or_null(k->act_per_pipe), e);
+        if (k->vp > 0) rc |= put(t, "model.virtual_pipeline_model_parallel_size", node_int(k->vp), e);
+    }
+    rc |= put(t, "model.tensor_model_parallel_size", node_int(k->tp), e);
+    rc |= put(t, "model.pipeline_model_parallel_size", node_int(k->pp), e);
+    rc |= put(t, "model.micro_batch_size", node_int(k->mbs), e);
+    if (k->cp != 1 || node_get_path(t, "model.context_parallel_size"))
+        rc |= put(t, "model.context_parallel_size", node_int(k->cp), e);
+    if (k->ep != 1 || node_get_path(t, "model.expert_model_parallel_size"))
+        rc |= put(t, "model.expert_model_parallel_size", node_int(k->ep), e);
+    rc |= put(t, "trainer.num_nodes", node_int(c->train.num_nodes), e);
+    rc |= put(t, "trainer.devices", node_int(c->train.gpus_per_node), e);
+    rc |= put(t, "trainer.max_steps", node_int(c->train.max_steps_per_run), e);
+    rc |= put(t, "trainer.val_check_interval", node_int(c->train.max_steps_per_run), e);
+    rc |= put(t, "run.time_limit", node_str(limit), e);
+    rc |= put(t, "run.name", node_str(run_name), e);
+    /* extension knobs: written only when they differ from the base config */
+    if (k->ext_mask & SEARCH_EXT_GBS) rc |= put(t, "model.global_batch_size", node_int(k->gbs), e);
+    if (k->ext_mask & SEARCH_EXT_SP) rc |= put(t, "model.sequence_parallel", node_bool(k->sequence_parallel), e);
+    if (k->ext_mask & SEARCH_EXT_DO) rc |= put(t, "model.optim.name", node_str(optimizer_name(t, k->distributed_optimizer)), e);
+    if (k->ext_mask & SEARCH_EXT_RC) {
+        const char *prefix[2] = { "model.", NULL };
+        if (t5) { prefix[0] = "model.encoder."; prefix[1] = "model.decoder."; }
+        for (int i = 0; i < 2 && prefix[i]; i++) {
+            char p[128];
+            snprintf(p, sizeof p, "%sactivations_checkpoint_granularity", prefix[i]);
+            rc |= put(t, p, k->recompute == SEARCH_RC_NONE ? node_null()
+                            : node_str(k->recompute == SEARCH_RC_FULL ? "full" : "selective"), e);
+            if (k->recompute == SEARCH_RC_FULL && k->act_ckpt_layers < 0) {
+                /* full recompute of every layer: Megatron's uniform method, one layer per chunk */
+                snprintf(p, sizeof p, "%sactivations_checkpoint_method", prefix[i]);
+                rc |= put(t, p, node_str("uniform"), e);
+                snprintf(p, sizeof p, "%sactivations_checkpoint_num_layers", prefix[i]);
+                rc |= put(t, p, node_int(1), e);
+            }
+        }
+    }
+    if (rc) { node_free(t); return NULL; }
+    return t;
+}

@@ -1,0 +1,451 @@
+/* infer_summary.c — inference log parsing, summary CSVs and tables (infer_summary.h). */
+#include "results/infer_summary.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "util/fsutil.h"
+
+enum { FTLOG_MAX_BYTES = 64 << 20 }; /* a benchmark log is a few KiB; refuse absurd files */
+
+results_infer_row results_infer_row_init(int tp, int pp, int bs, int input_len, int output_len, results_infer_source src)
+{
+    results_infer_row r = { .tp = tp, .pp = pp, .bs = bs, .input_len = input_len, .output_len = output_len, .source = src };
+    r.latency_ms = r.thr_per_gpu = r.tokens_per_s = r.mem_gib = NAN;
+    r.fits = -1;
+    r.status = RES_INFER_OK;
+    return r;
+}
+
+/* reference §7 inference_summary.py: bs·1000/latency/tp/pp samples per second per GPU */
+double results_infer_thr_per_gpu(int bs, double latency_ms, int tp, int pp)
+{
+    if (!(latency_ms > 0) || tp <= 0 || pp <= 0) return NAN;
+    return bs * 1000.0 / latency_ms / tp / pp;
+}
+
+/* ours: bs·output_len tokens generated per latency_ms → tokens per second */
+double results_infer_tokens_per_s(int bs, int output_len, double latency_ms)
+{
+    if (!(latency_ms > 0)) return NAN;
+    return (double)bs * output_len * 1000.0 / latency_ms;
+}
+
+/* Python float(token): optional blanks around a decimal number; no hex */
+static bool parse_py_float(const char *tok, size_t n, double *v)
+{
+    char buf[128];
+    while (n && isspace((unsigned char)*tok)) { tok++; n--; }
+    while (n && isspace((unsigned char)tok[n - 1])) n--;
+    if (n == 0 || n >= sizeof buf) return false;
+    memcpy(buf, tok, n);
+    buf[n] = '\0';
+    if (strpbrk(buf, "xX")) return false;
+    char *end;
+    *v = strtod(buf, &end);
+    return end == buf + n;
+}
+
+int results_ftlog_parse(const char *text, size_t len, double *latency_ms, char *reason, size_t rlen)
+{
+    const size_t tag_len = sizeof RESULTS_FTLOG_TAG - 1;
+    size_t i = 0;
+    *latency_ms = NAN;
+    while (i < len) {
+        const char *nl = memchr(text + i, '\n', len - i);
+        size_t end = nl ? (size_t)(nl - text) : len;
+        const char *line = text + i;
+        size_t ll = end - i;
+        bool has = false;
+        for (size_t k = 0; k + tag_len <= ll && !has; k++) has = !memcmp(line + k, RESULTS_FTLOG_TAG, tag_len);
+        if (has) {
+            /* the second-to-last field of split(" "): between the last two spaces */
+            const char *last = NULL, *prev = NULL;
+            for (size_t k = 0; k < ll; k++)
+                if (line[k] == ' ') { prev = last; last = line + k; }
+            if (!last) {
+                snprintf(reason, rlen, "the %s line has a single field", RESULTS_FTLOG_TAG);
+                return -1;
+            }
+            const char *tok = prev ? prev + 1 : line;
+            size_t tn = (size_t)(last - tok);
+            double v;
+            if (!parse_py_float(tok, tn, &v)) {
+                snprintf(reason, rlen, "latency '%.*s' on the %s line is not a number", (int)(tn > 40 ? 40 : tn), tok,
+                         RESULTS_FTLOG_TAG);
+                return -1;
+            }
+            if (!isfinite(v) || v <= 0) {
+                snprintf(reason, rlen, "latency %g ms on the %s line is not a positive time", v, RESULTS_FTLOG_TAG);
+                return -1;
+            }
+            *latency_ms = v;
+            return 0;
+        }
+        i = end + 1;
+    }
+    snprintf(reason, rlen, "no line containing %s (the benchmark did not finish)", RESULTS_FTLOG_TAG);
+    return -1;
+}
+
+static bool is_log_name(const char *name)
+{
+    size_t n = strlen(name);
+    return n >= 11 && !strncmp(name, "log_job", 7) && !strcmp(name + n - 4, ".out");
+}
+
+int results_ftlog_read_dir(const char *dir, double *latency_ms, char *reason, size_t rlen)
+{
+    *latency_ms = NAN;
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(reason, rlen, "missing log: no folder %s", dir);
+        return -1;
+    }
+    char found[4096] = "";
+    int count = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (!is_log_name(de->d_name)) continue;
+        char path[4096];
+        struct stat st;
+        if (snprintf(path, sizeof path, "%s/%s", dir, de->d_name) >= (int)sizeof path) continue;
+        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        if (count++ == 0) snprintf(found, sizeof found, "%s", path);
+    }
+    closedir(d);
+    if (count == 0) {
+        snprintf(reason, rlen, "missing log: no log_job*.out in %s", dir);
+        return -1;
+    }
+    if (count > 1) {
+        snprintf(reason, rlen, "%d logs (log_job*.out) in %s, expected exactly one", count, dir);
+        return -1;
+    }
+    struct stat st;
+    if (stat(found, &st) == 0 && st.st_size > FTLOG_MAX_BYTES) {
+        snprintf(reason, rlen, "log %s is larger than %d MiB", found, FTLOG_MAX_BYTES >> 20);
+        return -1;
+    }
+    ac_err e;
+    size_t len;
+    char *text = fs_read_file(found, &len, &e);
+    if (!text) {
+        snprintf(reason, rlen, "unreadable log %s: %s", found, e.msg);
+        return -1;
+    }
+    int rc = results_ftlog_parse(text, len, latency_ms, reason, rlen);
+    free(text);
+    return rc;
+}
+
+void results_infer_row_fail(results_infer_row *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->reason, sizeof r->reason, fmt, ap);
+    va_end(ap);
+    r->latency_ms = r->thr_per_gpu = r->tokens_per_s = NAN;
+    r->status = RES_INFER_FAILED;
+}
+
+void results_infer_row_finish(results_infer_row *r, double max_latency_ms)
+{
+    if (r->status == RES_INFER_FAILED || !(r->latency_ms > 0) || !isfinite(r->latency_ms)) {
+        if (!r->reason[0]) snprintf(r->reason, sizeof r->reason, "no latency");
+        r->latency_ms = r->thr_per_gpu = r->tokens_per_s = NAN;
+        r->status = RES_INFER_FAILED;
+        return;
+    }
+    r->thr_per_gpu = results_infer_thr_per_gpu(r->bs, r->latency_ms, r->tp, r->pp);
+    r->tokens_per_s = results_infer_tokens_per_s(r->bs, r->output_len, r->latency_ms);
+    r->status = RES_INFER_OK;
+    r->reason[0] = '\0';
+    if (r->fits == 0) {
+        r->status = RES_INFER_NO_FIT;
+        if (isfinite(r->mem_gib))
+            snprintf(r->reason, sizeof r->reason, "does not fit: %.1f GiB per GPU needed", r->mem_gib);
+        else
+            snprintf(r->reason, sizeof r->reason, "does not fit in GPU memory");
+    } else if (isfinite(max_latency_ms) && r->latency_ms > max_latency_ms) {
+        r->status = RES_INFER_OVER_LATENCY;
+        snprintf(r->reason, sizeof r->reason, "latency %.1f ms > max_latency_ms %g", r->latency_ms, max_latency_ms);
+    }
+}
+
+typedef struct {
+    results_infer_row row;
+    size_t group, index;
+} sort_item;
+
+static int cmp_num_desc(double a, double b)
+{
+    bool na = isnan(a), nb = isnan(b);
+    if (na || nb) return na - nb;
+    return (a < b) - (a > b);
+}
+
+static int cmp_items(const void *pa, const void *pb)
+{
+    const sort_item *a = pa, *b = pb;
+    if (a->group != b->group) return a->group < b->group ? -1 : 1;
+    if (a->row.status != b->row.status) return a->row.status < b->row.status ? -1 : 1;
+    int c = cmp_num_desc(a->row.thr_per_gpu, b->row.thr_per_gpu);
+    if (c) return c;
+    c = -cmp_num_desc(a->row.latency_ms, b->row.latency_ms);
+    if (c && !isnan(a->row.latency_ms) && !isnan(b->row.latency_ms)) return c;
+    if (a->row.tp != b->row.tp) return a->row.tp < b->row.tp ? -1 : 1;
+    if (a->row.pp != b->row.pp) return a->row.pp < b->row.pp ? -1 : 1;
+    if (a->row.bs != b->row.bs) return a->row.bs < b->row.bs ? -1 : 1;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+int results_infer_sort(results_infer_row *rows, size_t n, ac_err *e)
+{
+    if (n < 2) return 0;
+    sort_item *it = malloc(sizeof *it * n);
+    if (!it) return ac_err_set(e, AC_E_NOMEM, "out of memory sorting %zu inference rows", n);
+    size_t groups = 0;
+    for (size_t i = 0; i < n; i++) {
+        it[i].row = rows[i];
+        it[i].index = i;
+        it[i].group = groups;
+        for (size_t j = 0; j < i; j++)
+            if (rows[j].input_len == rows[i].input_len && rows[j].output_len == rows[i].output_len) {
+                it[i].group = it[j].group;
+                break;
+            }
+        if (it[i].group == groups) groups++;
+    }
+    qsort(it, n, sizeof *it, cmp_items);
+    for (size_t i = 0; i < n; i++) rows[i] = it[i].row;
+    free(it);
+    return 0;
+}
+
+/* Python's str(round(v, digits)): shortest text that reads back, ".0" on whole numbers */
+static void py_round(double v, int digits, char *buf, size_t len)
+{
+    double p = pow(10, digits);
+    v = round(v * p) / p;
+    for (int k = 1; k <= 17; k++) {
+        snprintf(buf, len, "%.*g", k, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    if (!strpbrk(buf, ".eEn")) strncat(buf, ".0", len - strlen(buf) - 1);
+}
+
+static const char *status_name(results_infer_status s)
+{
+    static const char *const N[] = { "ok", "over_latency", "no_fit", "failed" };
+    return (unsigned)s < 4 ? N[s] : "failed";
+}
+
+void results_infer_csv_header(strbuf *b)
+{
+    sb_add(b, "TP,PP,BS,Latency [ms],Throughput per GPU [samples/sec/gpu],Source,Memory per GPU [GiB],Fits,"
+              "Tokens per second,Input len,Output len,Status,Reason\n");
+}
+
+void results_infer_csv_row(strbuf *b, const results_infer_row *r)
+{
+    char lat[48] = "", thr[48] = "", mem[48] = "", tok[48] = "";
+    if (isfinite(r->latency_ms)) py_round(r->latency_ms, 3, lat, sizeof lat);
+    if (isfinite(r->thr_per_gpu)) py_round(r->thr_per_gpu, 3, thr, sizeof thr);
+    if (isfinite(r->mem_gib)) snprintf(mem, sizeof mem, "%.2f", r->mem_gib);
+    if (isfinite(r->tokens_per_s)) snprintf(tok, sizeof tok, "%.1f", r->tokens_per_s);
+    sb_printf(b, "%d,%d,%d,%s,%s,%s,%s,%s,%s,%d,%d,%s,", r->tp, r->pp, r->bs, lat, thr,
+              r->source == RES_INFER_MEASURED ? "measured" : "predicted", mem,
+              r->fits < 0 ? "" : r->fits ? "yes" : "no", tok, r->input_len, r->output_len, status_name(r->status));
+    sb_csv_field(b, r->reason, true);
+}
+
+static int summary_path(char *buf, size_t len, const char *results_dir, const char *file, bool mkdir, ac_err *e)
+{
+    char dir[4096];
+    if (!results_dir || !*results_dir) return ac_err_set(e, AC_E_INPUT, "inference results_dir is empty");
+    if (snprintf(dir, sizeof dir, "%s/inference/final_summary", results_dir) >= (int)sizeof dir)
+        return ac_err_set(e, AC_E_INPUT, "inference results_dir is too long");
+    if (mkdir && fs_mkdir_p(dir, e) != 0) return -1;
+    return fs_join(buf, len, dir, file, e);
+}
+
+static int write_sb(const char *path, strbuf *b, ac_err *e)
+{
+    int rc = sb_str(b) ? fs_write_atomic(path, b->s ? b->s : "", b->len, e)
+                       : ac_err_set(e, AC_E_NOMEM, "out of memory building %s", path);
+    sb_free(b);
+    return rc;
+}
+
+int results_infer_write_summary(const char *results_dir, const results_infer_row *rows, size_t n, ac_err *e)
+{
+    char final_path[4096], over_path[4096];
+    if (summary_path(final_path, sizeof final_path, results_dir, "final_output.csv", true, e) != 0 ||
+        summary_path(over_path, sizeof over_path, results_dir, "over_latency_limit.csv", false, e) != 0)
+        return -1;
+    strbuf a, o;
+    sb_init(&a);
+    sb_init(&o);
+    results_infer_csv_header(&a);
+    results_infer_csv_header(&o);
+    for (size_t i = 0; i < n; i++) results_infer_csv_row(rows[i].status == RES_INFER_OVER_LATENCY ? &o : &a, &rows[i]);
+    if (write_sb(final_path, &a, e) != 0) { sb_free(&o); return -1; }
+    return write_sb(over_path, &o, e);
+}
+
+int results_infer_write_configs(const char *results_dir, const results_infer_row *rows, size_t n, bool with_lengths,
+                                ac_err *e)
+{
+    char path[4096];
+    if (summary_path(path, sizeof path, results_dir, "inference_sweep_configs.csv", true, e) != 0) return -1;
+    strbuf b;
+    sb_init(&b);
+    sb_add(&b, with_lengths ? "TP,PP,BS,Input len,Output len\n" : "TP,PP,BS\n");
+    for (size_t i = 0; i < n; i++) {
+        sb_printf(&b, "%d,%d,%d", rows[i].tp, rows[i].pp, rows[i].bs);
+        if (with_lengths) sb_printf(&b, ",%d,%d", rows[i].input_len, rows[i].output_len);
+        sb_add(&b, "\n");
+    }
+    return write_sb(path, &b, e);
+}
+
+int results_infer_read_configs(const char *path, int default_in, int default_out, results_infer_source src,
+                               results_infer_row **out, size_t *n, ac_err *e)
+{
+    *out = NULL;
+    *n = 0;
+    size_t len;
+    char *text = fs_read_file(path, &len, e);
+    if (!text) return -1;
+    size_t cap = 1;
+    for (size_t i = 0; i < len; i++) cap += text[i] == '\n';
+    results_infer_row *rows = malloc(sizeof *rows * cap);
+    if (!rows) { free(text); return ac_err_set(e, AC_E_NOMEM, "out of memory"); }
+    int line = 0, rc = 0;
+    char *save = NULL;
+    for (char *ln = strtok_r(text, "\n", &save); ln; ln = strtok_r(NULL, "\n", &save)) {
+        line++;
+        size_t l = strlen(ln);
+        if (l && ln[l - 1] == '\r') ln[--l] = '\0';
+        if (line == 1 || l == 0) continue; /* header */
+        int v[5], k = 0;
+        char *p = ln;
+        while (k < 5) {
+            char *end;
+            long x = strtol(p, &end, 10);
+            if (end == p || x < 1 || x > 100000000) break;
+            v[k++] = (int)x;
+            p = end;
+            if (*p != ',') break;
+            p++;
+        }
+        if (*p || (k != 3 && k != 5)) {
+            rc = ac_err_at(e, AC_E_INPUT, path, line, 0, NULL, "expected TP,PP,BS[,Input len,Output len], got '%.80s'", ln);
+            break;
+        }
+        rows[(*n)++] = results_infer_row_init(v[0], v[1], v[2], k == 5 ? v[3] : default_in, k == 5 ? v[4] : default_out, src);
+    }
+    free(text);
+    if (rc != 0) { free(rows); *n = 0; return -1; }
+    *out = rows;
+    return 0;
+}
+
+/* [begin, end) of the length-pair block starting at begin (rows sorted) */
+static size_t block_end(const results_infer_row *rows, size_t n, size_t begin)
+{
+    size_t j = begin;
+    while (j < n && rows[j].input_len == rows[begin].input_len && rows[j].output_len == rows[begin].output_len) j++;
+    return j;
+}
+
+void results_infer_print(FILE *out, const results_infer_row *rows, size_t n, int top_n, double max_latency_ms)
+{
+    for (size_t b = 0; b < n;) {
+        size_t e = block_end(rows, n, b);
+        size_t cnt[4] = { 0 };
+        for (size_t i = b; i < e; i++) cnt[rows[i].status < 4 ? rows[i].status : 3]++;
+        const char *src = rows[b].source == RES_INFER_MEASURED ? "measured" : "predicted";
+        fprintf(out, "\nInference: input %d tokens, output %d tokens (%s)", rows[b].input_len, rows[b].output_len, src);
+        if (isfinite(max_latency_ms)) fprintf(out, ", latency limit %g ms", max_latency_ms);
+        fprintf(out, "\nTop %zu of %zu usable configurations by throughput per GPU:\n",
+                cnt[RES_INFER_OK] < (size_t)(top_n > 0 ? top_n : 0) ? cnt[RES_INFER_OK] : (size_t)(top_n > 0 ? top_n : 0),
+                cnt[RES_INFER_OK]);
+        fprintf(out, "  %4s %4s %3s %5s %12s %16s %14s %10s\n", "rank", "TP", "PP", "BS", "latency ms",
+                "samples/s/GPU", "tokens/s", "GiB/GPU");
+        int shown = 0;
+        for (size_t i = b; i < e && shown < top_n; i++) {
+            const results_infer_row *r = &rows[i];
+            if (r->status != RES_INFER_OK) continue;
+            char mem[24] = "-";
+            if (isfinite(r->mem_gib)) snprintf(mem, sizeof mem, "%.1f", r->mem_gib);
+            fprintf(out, "  %4d %4d %3d %5d %12.2f %16.3f %14.1f %10s\n", ++shown, r->tp, r->pp, r->bs, r->latency_ms,
+                    r->thr_per_gpu, r->tokens_per_s, mem);
+        }
+        if (shown == 0) fprintf(out, "  (none)\n");
+        if (cnt[RES_INFER_OVER_LATENCY])
+            fprintf(out, "  %zu over the latency limit (over_latency_limit.csv)\n", cnt[RES_INFER_OVER_LATENCY]);
+        if (cnt[RES_INFER_NO_FIT]) fprintf(out, "  %zu do not fit in GPU memory\n", cnt[RES_INFER_NO_FIT]);
+        if (cnt[RES_INFER_FAILED]) {
+            fprintf(out, "  %zu failed:\n", cnt[RES_INFER_FAILED]);
+            for (size_t i = b; i < e; i++)
+                if (rows[i].status == RES_INFER_FAILED)
+                    fprintf(out, "    tp %d pp %d bs %d: %s\n", rows[i].tp, rows[i].pp, rows[i].bs, rows[i].reason);
+        }
+        b = e;
+    }
+}
+
+void results_infer_json(json_writer *w, const results_infer_row *rows, size_t n, int top_n)
+{
+    json_arr_open(w, "tables");
+    for (size_t b = 0; b < n;) {
+        size_t e = block_end(rows, n, b);
+        size_t cnt[4] = { 0 };
+        json_obj_open(w, NULL);
+        json_int(w, "input_len", rows[b].input_len);
+        json_int(w, "output_len", rows[b].output_len);
+        json_str(w, "source", rows[b].source == RES_INFER_MEASURED ? "measured" : "predicted");
+        json_arr_open(w, "rows");
+        int shown = 0;
+        for (size_t i = b; i < e; i++) {
+            const results_infer_row *r = &rows[i];
+            cnt[r->status < 4 ? r->status : 3]++;
+            if (r->status != RES_INFER_OK || shown >= top_n) continue;
+            shown++;
+            json_obj_open(w, NULL);
+            json_int(w, "tp", r->tp);
+            json_int(w, "pp", r->pp);
+            json_int(w, "bs", r->bs);
+            json_num(w, "latency_ms", r->latency_ms);
+            json_num(w, "throughput_per_gpu", r->thr_per_gpu);
+            json_num(w, "tokens_per_s", r->tokens_per_s);
+            json_num(w, "memory_per_gpu_gib", r->mem_gib);
+            json_obj_close(w);
+        }
+        json_arr_close(w);
+        json_int(w, "usable", (long long)cnt[RES_INFER_OK]);
+        json_int(w, "over_latency", (long long)cnt[RES_INFER_OVER_LATENCY]);
+        json_int(w, "no_fit", (long long)cnt[RES_INFER_NO_FIT]);
+        json_arr_open(w, "failed");
+        for (size_t i = b; i < e; i++)
+            if (rows[i].status == RES_INFER_FAILED) {
+                json_obj_open(w, NULL);
+                json_int(w, "tp", rows[i].tp);
+                json_int(w, "pp", rows[i].pp);
+                json_int(w, "bs", rows[i].bs);
+                json_str(w, "reason", rows[i].reason);
+                json_obj_close(w);
+            }
+        json_arr_close(w);
+        json_obj_close(w);
+        b = e;
+    }
+    json_arr_close(w);
+}
