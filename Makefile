@@ -18,6 +18,9 @@ endif
 
 LIB_SRC   := $(shell find src -name '*.c' ! -path 'src/cli/main.c' | sort)
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+# data files compiled into the library (scripts/embed.sh): data/NAME.csv → ac_data_NAME
+DATA_CSV  := $(sort $(wildcard data/*.csv))
+DATA_OBJ  := $(DATA_CSV:data/%.csv=$(BUILD)/gen/data_%.o)
 TEST_SRC  := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN  := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_SRC  := $(sort $(wildcard fuzz/fuzz_*.c))
@@ -25,6 +28,7 @@ REPLAY_BIN:= $(FUZZ_SRC:fuzz/%.c=$(BUILD)/replay/%)
 BENCH_SRC := $(sort $(wildcard bench/bench_*.c))
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
+.PRECIOUS: $(BUILD)/gen/data_%.c
 .PHONY: all run test test-san bench fuzz clean deps lint
 all: $(BUILD)/autoconfig
 
@@ -32,7 +36,14 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/libautoconfig.a: $(LIB_OBJ)
+$(BUILD)/gen/data_%.c: data/%.csv scripts/embed.sh
+	@mkdir -p $(dir $@)
+	scripts/embed.sh ac_data_$* $< > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/data_%.o: $(BUILD)/gen/data_%.c
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libautoconfig.a: $(LIB_OBJ) $(DATA_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 

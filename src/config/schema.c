@@ -3,6 +3,7 @@
  * conf/cluster/bcm.yaml, conf/search_config/<family>/<size>.yaml); rows marked
  * "extension" are ours and their defaults reproduce the original's behaviour. */
 #include "config/schema.h"
+#include "util/text.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -131,25 +132,6 @@ const schema_entry *schema_find(const char *key)
     return NULL;
 }
 
-/* Levenshtein distance, capped inputs (keys are short) */
-static size_t edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 63 || lb > 63) return 99;
-    size_t prev[64], cur[64];
-    for (size_t j = 0; j <= lb; j++) prev[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        cur[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
-            size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
-            cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-        }
-        memcpy(prev, cur, sizeof prev);
-    }
-    return prev[lb];
-}
-
 const char *schema_suggest(const char *key)
 {
     const char *dot = strrchr(key, '.');
@@ -163,7 +145,7 @@ const char *schema_suggest(const char *key)
         size_t kplen = kdot ? (size_t)(kdot - k) : 0;
         if (kplen != plen || strncmp(k, key, plen) != 0) continue;
         const char *kleaf = kdot ? kdot + 1 : k;
-        size_t d = edit_distance(leaf, kleaf);
+        size_t d = text_edit_distance(leaf, kleaf);
         /* a prefix or suffix match also counts: "nodes" → "num_nodes" */
         if (d > 2 && (strstr(kleaf, leaf) || strstr(leaf, kleaf))) d = 2;
         if (d < best_d) { best_d = d; best = kleaf; }

@@ -1,0 +1,116 @@
+/* est.h — the analytical estimator: memory per GPU and step time of one
+ * training candidate, in microseconds of CPU, with no cluster.
+ *
+ * Inputs are a model shape, a parallel layout (TP, PP, VP, CP, EP, DP), batch
+ * sizes, recompute, optimizer sharding and precision, and a GPU from the
+ * catalog.  Every output is broken down so a user sees why a candidate is slow
+ * or does not fit.  Every formula lives in one function of est.c with its
+ * source; the efficiency constants come from data/calibration.csv (est_cal).
+ * Numbers from here are predictions and are always labelled so.
+ */
+#ifndef AC_ESTIMATOR_EST_H
+#define AC_ESTIMATOR_EST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "estimator/gpu.h"
+#include "model/shape.h"
+#include "util/err.h"
+
+typedef enum { PREC_BF16 = 0, PREC_FP16, PREC_FP8, PREC_FP4, PREC_FP32 } est_precision;
+typedef enum { RECOMPUTE_NONE = 0, RECOMPUTE_SELECTIVE, RECOMPUTE_FULL } est_recompute;
+
+/* "bf16", "fp8", ...; est_precision_parse accepts the spellings of the
+ * benchmark tables (BF16, FP8-CS, MXFP8, NVFP4, 16-mixed, bf16-mixed) */
+const char *est_precision_name(est_precision p);
+int est_precision_parse(const char *text, est_precision *out);
+
+/* the efficiency constants (data/calibration.csv) */
+typedef struct {
+    double collective_eff, p2p_eff, attn_eff, moe_gemm_eff, elementwise_units, min_kernel_us;
+    double tp_overlap, dp_tail, cuda_context_gb, fragmentation, memory_limit_frac, step_overhead_s;
+} est_cal;
+
+/* the compiled-in defaults; -1 only if the data file is malformed */
+int est_cal_default(est_cal *out, ac_err *e);
+/* applies "key,value" rows of a calibration CSV (per-cluster file) over *c */
+int est_cal_load_file(const char *path, est_cal *c, ac_err *e);
+int est_cal_write_file(const char *path, const est_cal *c, const char *why, ac_err *e);
+
+typedef struct {
+    model_shape shape;
+    /* parallel layout; dp = 0 → derived from num_gpus / (tp·pp·cp) */
+    int tp, pp, vp, cp, ep, etp, dp;
+    int num_gpus;       /* 0 → tp·pp·cp·dp */
+    int gpus_per_node;  /* 0 → the GPU's catalog value */
+    int mbs, gbs;
+    bool sequence_parallel;
+    est_recompute recompute;
+    /* full recompute: layers per pipeline stage (per virtual chunk) that recompute,
+     * 0 = all; the original's partial keys (−1 = unset): */
+    int recompute_layers;
+    int num_mbs_act;    /* micro-batches that recompute (others keep activations) */
+    int act_per_pipe;   /* layers per pipeline stage recomputed in those micro-batches */
+    int zero_stage;     /* 0 plain DDP, 1 distributed optimizer, 2 + grads, 3 FSDP / + params */
+    bool offload_optimizer, offload_params;
+    int lora_rank;      /* 0 = full training */
+    int lora_targets;   /* linear layers per transformer layer with adapters (4 = q,k,v,o) */
+    est_precision precision;
+    bool flash_attention; /* true in every NeMo/Megatron-Core release since 2023 */
+    const gpu_spec *gpu;
+    double memory_limit_gb; /* 0 → the GPU's memory */
+    double num_tokens_b;    /* for days to train; 0 = skip */
+    double price_per_gpu_hour; /* 0 → catalog price */
+    const est_cal *cal;     /* NULL → defaults */
+} est_input;
+
+/* fills an input with defaults: all sizes 1, bf16, flash attention, no recompute */
+void est_input_init(est_input *in, const model_shape *shape, const gpu_spec *gpu);
+
+typedef struct {
+    /* memory per GPU in bytes (the stage with the highest total: first or last) */
+    double mem_weights, mem_grads, mem_optimizer, mem_activations, mem_logits, mem_comm_buffers, mem_allowance;
+    double mem_total, mem_limit;     /* total needed vs usable (limit_frac · GPU memory) */
+    int mem_peak_stage;              /* 0 first, 1 last pipeline stage */
+    double cpu_mem_per_gpu;          /* offloaded optimizer/params, bytes */
+    double inflight_microbatches;    /* activations held on the peak stage, in micro-batch units */
+    bool fits;
+    /* step time in seconds */
+    double t_compute_fwd, t_compute_bwd, t_recompute; /* per step on the slowest stage, incl. embedding/logits */
+    double t_tp_comm, t_cp_comm, t_ep_comm;           /* exposed, per step */
+    double t_pp_bubble, t_pp_p2p;
+    double t_dp_comm, t_dp_exposed;                   /* total traffic time and the exposed part */
+    double t_optimizer, t_overhead;
+    double step_time;
+    int num_microbatches;
+    /* throughput */
+    double tokens_per_s, samples_per_s, tokens_per_s_per_gpu;
+    double model_flops_per_step; /* the original's convention (§6), est_model_flops */
+    double tflops_per_gpu, mfu;  /* mfu vs the dense peak of the training precision */
+    double days_to_train;        /* num_tokens_b / tokens_per_s; 0 when not asked */
+    double cost_usd;             /* days · 24 · GPUs · price */
+    double params_b;             /* total parameters, billions */
+    char why[256];               /* when est_evaluate fails: the rule the candidate breaks */
+} est_result;
+
+/* The parallel layout's rules (TP divides heads and query groups, PP divides layers,
+ * VP divides layers per stage, CP·2 divides seq, EP divides experts, GBS divisible by
+ * MBS·DP, GPUs = TP·PP·CP·DP, …).  0 when valid, else -1 with why set, e.g.
+ * "TP 3 does not divide 32 attention heads". */
+int est_check(const est_input *in, char *why, size_t why_len);
+
+/* Scores one candidate: 0, or -1 with out->why when est_check fails.  A candidate
+ * that does not fit still gets its times (fits = false).  Pure and thread-safe. */
+int est_evaluate(const est_input *in, est_result *out);
+
+/* Model FLOPs per global step with the original's formulas (reference §6):
+ * GPT (and Llama/MoE with Megatron's generalisation, which equals the GPT formula
+ * for MHA, 4h GELU MLPs), BERT, T5/mT5.  Non-causal attention, no recompute. */
+double est_model_flops(const model_shape *s, double gbs);
+
+/* dense peak TFLOP/s of the GPU in a precision (fp8/fp4 fall back to bf16 when
+ * the GPU has no such units) */
+double est_peak_tflops(const gpu_spec *g, est_precision p);
+
+#endif

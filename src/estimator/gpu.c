@@ -1,0 +1,151 @@
+/* gpu.c — the catalog parsed from the compiled-in data/gpus.csv. */
+#include "estimator/gpu.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/csv.h"
+#include "util/text.h"
+
+extern const char ac_data_gpus[]; /* build/gen/data_gpus.c */
+
+enum { GPU_MAX = 64 };
+static gpu_spec catalog[GPU_MAX];
+static size_t catalog_n;
+
+static int num_field(const csv_table *t, const csv_row *r, const char *col, double *out, ac_err *e)
+{
+    const char *s = csv_get(r, csv_col(t, col));
+    char *end;
+    double v = strtod(s, &end);
+    if (!*s || *end || v < 0)
+        return ac_err_at(e, AC_E_INTERNAL, t->file, r->line, 0, col, "not a non-negative number: '%s'", s);
+    *out = v;
+    return 0;
+}
+
+int gpu_catalog_load(ac_err *e)
+{
+    if (catalog_n) return 0;
+    csv_table t;
+    if (csv_parse(ac_data_gpus, strlen(ac_data_gpus), "data/gpus.csv", &t, e)) return -1;
+    static const char *const text_cols[] = {"name", "aliases", "match", "source"};
+    static const char *const num_cols[] = {"bf16_tflops", "fp8_tflops", "fp4_tflops", "memory_gb", "hbm_gbps",
+                                           "nvlink_gbps", "nvlink_domain", "scaleout_gbps", "gpus_per_node",
+                                           "price_usd_per_gpu_hour", "gemm_eff", "fp8_gemm_eff"};
+    for (size_t i = 0; i < sizeof text_cols / sizeof *text_cols; i++)
+        if (csv_col(&t, text_cols[i]) < 0) goto missing;
+    for (size_t i = 0; i < sizeof num_cols / sizeof *num_cols; i++)
+        if (csv_col(&t, num_cols[i]) < 0) goto missing;
+    size_t n = 0;
+    for (size_t i = 0; i < t.n && n < GPU_MAX; i++) {
+        const csv_row *r = &t.rows[i];
+        gpu_spec g = {0};
+        double v[12];
+        for (size_t k = 0; k < 12; k++)
+            if (num_field(&t, r, num_cols[k], &v[k], e)) { csv_free(&t); return -1; }
+        snprintf(g.name, sizeof g.name, "%s", csv_get(r, csv_col(&t, "name")));
+        snprintf(g.aliases, sizeof g.aliases, "%s", csv_get(r, csv_col(&t, "aliases")));
+        snprintf(g.match, sizeof g.match, "%s", csv_get(r, csv_col(&t, "match")));
+        snprintf(g.source, sizeof g.source, "%s", csv_get(r, csv_col(&t, "source")));
+        g.bf16_tflops = v[0]; g.fp8_tflops = v[1]; g.fp4_tflops = v[2];
+        g.memory_gb = v[3]; g.hbm_gbps = v[4]; g.nvlink_gbps = v[5];
+        g.nvlink_domain = (int)v[6]; g.scaleout_gbps = v[7]; g.gpus_per_node = (int)v[8];
+        g.price_per_hour = v[9]; g.gemm_eff = v[10]; g.fp8_gemm_eff = v[11];
+        if (!g.name[0] || g.bf16_tflops <= 0 || g.memory_gb <= 0 || g.hbm_gbps <= 0 || g.nvlink_domain < 1 ||
+            g.gpus_per_node < 1 || g.gemm_eff <= 0 || g.gemm_eff > 1 || g.fp8_gemm_eff > 1) {
+            ac_err_at(e, AC_E_INTERNAL, t.file, r->line, 0, g.name, "incomplete GPU row");
+            csv_free(&t);
+            return -1;
+        }
+        catalog[n++] = g;
+    }
+    csv_free(&t);
+    catalog_n = n;
+    return 0;
+missing:
+    csv_free(&t);
+    return ac_err_set(e, AC_E_INTERNAL, "data/gpus.csv lacks a required column");
+}
+
+size_t gpu_count(void) { return catalog_n; }
+
+const gpu_spec *gpu_at(size_t i) { return i < catalog_n ? &catalog[i] : NULL; }
+
+/* does the '|'-list contain word (name comparison)? */
+static int list_has(const char *list, const char *word)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", list);
+    for (char *tok = strtok(buf, "|"); tok; tok = strtok(NULL, "|"))
+        if (!text_name_cmp(tok, word)) return 1;
+    return 0;
+}
+
+const gpu_spec *gpu_find(const char *name)
+{
+    if (!name || !*name || gpu_catalog_load(NULL)) return NULL;
+    for (size_t i = 0; i < catalog_n; i++)
+        if (!text_name_cmp(catalog[i].name, name)) return &catalog[i];
+    for (size_t i = 0; i < catalog_n; i++)
+        if (list_has(catalog[i].aliases, name)) return &catalog[i];
+    return NULL;
+}
+
+static const char *ci_strstr(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++) {
+        size_t k = 0;
+        while (k < n && hay[k] && tolower((unsigned char)hay[k]) == tolower((unsigned char)needle[k])) k++;
+        if (k == n) return hay;
+    }
+    return NULL;
+}
+
+const gpu_spec *gpu_match(const char *text)
+{
+    if (!text || gpu_catalog_load(NULL)) return NULL;
+    const gpu_spec *best = NULL;
+    size_t best_len = 0;
+    for (size_t i = 0; i < catalog_n; i++) {
+        char buf[128];
+        snprintf(buf, sizeof buf, "%s", catalog[i].match);
+        for (char *tok = strtok(buf, "|"); tok; tok = strtok(NULL, "|")) {
+            size_t l = strlen(tok);
+            if (l > best_len && ci_strstr(text, tok)) { best = &catalog[i]; best_len = l; }
+        }
+    }
+    return best;
+}
+
+const gpu_spec *gpu_default_for_memory(int gpu_memory_gb)
+{
+    return gpu_find(gpu_memory_gb <= 40 ? "a100_40gb" : "a100_80gb");
+}
+
+void gpu_names(char *buf, size_t len)
+{
+    size_t used = 0;
+    if (len) buf[0] = '\0';
+    if (gpu_catalog_load(NULL)) return;
+    for (size_t i = 0; i < catalog_n && used < len; i++) {
+        int w = snprintf(buf + used, len - used, "%s%s", i ? ", " : "", catalog[i].name);
+        if (w < 0) return;
+        used += (size_t)w;
+    }
+}
+
+const char *gpu_suggest(const char *name)
+{
+    if (!name || gpu_catalog_load(NULL)) return NULL;
+    const char *best = NULL;
+    size_t best_d = 99;
+    for (size_t i = 0; i < catalog_n; i++) {
+        size_t d = text_edit_distance(name, catalog[i].name);
+        if (d < best_d) { best_d = d; best = catalog[i].name; }
+    }
+    return best_d <= 3 ? best : NULL;
+}

@@ -1,0 +1,47 @@
+/* gpu.h — the GPU and network catalog (data/gpus.csv, compiled in).
+ *
+ * Each row: peak dense TFLOP/s per precision, memory size and bandwidth, NVLink
+ * and scale-out bandwidth per GPU and direction, GPUs per node, default price,
+ * and the GEMM efficiency the estimator assumes.  Names and aliases are matched
+ * case-insensitively ("h100", "H100_SXM"); gpu_match() maps the free-text GPU
+ * column of published benchmarks ("H100 SXM 80GB (DGX-H100)") to a row.
+ */
+#ifndef AC_ESTIMATOR_GPU_H
+#define AC_ESTIMATOR_GPU_H
+
+#include <stddef.h>
+#include "util/err.h"
+
+typedef struct {
+    char name[32];
+    char aliases[96];   /* '|'-separated */
+    char match[128];    /* '|'-separated substrings of benchmark gpu_type text */
+    double bf16_tflops, fp8_tflops, fp4_tflops; /* dense peaks; 0 = unsupported */
+    double memory_gb;   /* 10^9 bytes */
+    double hbm_gbps;
+    double nvlink_gbps; /* per GPU per direction; the PCIe rate when nvlink_domain = 1 */
+    int nvlink_domain;  /* GPUs joined by NVLink (8 DGX, 72 NVL72, 1 PCIe) */
+    double scaleout_gbps; /* per GPU per direction */
+    int gpus_per_node;
+    double price_per_hour; /* USD per GPU-hour, default */
+    double gemm_eff, fp8_gemm_eff;
+    char source[256];
+} gpu_spec;
+
+/* Loads the compiled-in catalog once (later calls are free).  -1 only when the
+ * data file is malformed, which a test catches before a release. */
+int gpu_catalog_load(ac_err *e);
+size_t gpu_count(void);
+const gpu_spec *gpu_at(size_t i);
+/* by name or alias, case-insensitive, '-' and '_' equal; NULL when unknown */
+const gpu_spec *gpu_find(const char *name);
+/* the row whose match pattern is the longest substring of text; NULL when none */
+const gpu_spec *gpu_match(const char *text);
+/* the catalog's A100 of that memory size (the original's gpu_memory_gb 40/80) */
+const gpu_spec *gpu_default_for_memory(int gpu_memory_gb);
+/* "a100_40gb, a100_80gb, ..." for error messages and --help */
+void gpu_names(char *buf, size_t len);
+/* the closest catalog name to a mistyped one (for "did you mean"), or NULL */
+const char *gpu_suggest(const char *name);
+
+#endif

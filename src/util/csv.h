@@ -1,0 +1,38 @@
+/* csv.h — reading comma-separated tables (RFC 4180).
+ *
+ * Quoted fields may hold commas, doubled quotes and newlines; CRLF and LF line
+ * ends are both accepted.  Lines starting with '#' before the header are
+ * comments (the data files in data/ carry their sources there).  The first
+ * non-comment row is the header; csv_col() looks columns up by name.
+ */
+#ifndef AC_UTIL_CSV_H
+#define AC_UTIL_CSV_H
+
+#include <stddef.h>
+#include "util/err.h"
+
+typedef struct {
+    char **field; /* NUL-terminated values, owned by the table */
+    int n;        /* number of fields */
+    int line;     /* 1-based line where the row starts */
+} csv_row;
+
+typedef struct {
+    csv_row header;
+    csv_row *rows; /* data rows, without the header */
+    size_t n;
+    char file[256];
+} csv_table;
+
+/* Parses buf[0..len).  file names the source in errors.  An unterminated quote or
+ * an empty input (no header) is AC_E_INPUT with the line.  Free with csv_free. */
+int csv_parse(const char *buf, size_t len, const char *file, csv_table *t, ac_err *e);
+int csv_read_file(const char *path, csv_table *t, ac_err *e);
+void csv_free(csv_table *t);
+
+/* index of the header column named name (exact, after trimming spaces), or -1 */
+int csv_col(const csv_table *t, const char *name);
+/* the field of row r at column c, "" when c < 0 or the row is short */
+const char *csv_get(const csv_row *r, int c);
+
+#endif

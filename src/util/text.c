@@ -1,0 +1,37 @@
+/* text.c — see text.h */
+#include "util/text.h"
+
+#include <ctype.h>
+#include <string.h>
+
+size_t text_edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63) return 99;
+    size_t prev[64], cur[64];
+    for (size_t j = 0; j <= lb; j++) prev[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        cur[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+            size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+            cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+        }
+        memcpy(prev, cur, sizeof prev);
+    }
+    return prev[lb];
+}
+
+static int fold(int c)
+{
+    c = tolower((unsigned char)c);
+    return c == '-' ? '_' : c;
+}
+
+int text_name_cmp(const char *a, const char *b)
+{
+    for (;; a++, b++) {
+        int x = fold(*a), y = fold(*b);
+        if (x != y || !x) return x - y;
+    }
+}
