@@ -10,6 +10,8 @@
 #include "model/basecfg.h"
 #include "model/size.h"
 #include "util/err.h"
+#include "util/json.h"
+#include "estimator/est.h"
 
 typedef struct {
     const char *conf_dir;  /* --conf DIR (default: ./conf, else next to the binary) */
@@ -39,9 +41,14 @@ int cli_fail(const ac_err *e);
 int cli_size_stage(const ac_config *c, model_size_report *rep, double *size_b, ac_err *e);
 void cli_print_size(FILE *out, const ac_config *c, const model_size_report *rec, const model_size_report *days);
 
+/* an estimate's fields into an open JSON object (estimate, run's summary.json) */
+void cli_estimate_json(json_writer *w, const est_input *in, const est_result *r);
+
 int cmd_size(int argc, char **argv);
 int cmd_base(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_keys(int argc, char **argv);
+int cmd_estimate(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
 
 #endif

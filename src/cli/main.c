@@ -14,6 +14,8 @@ static const command COMMANDS[] = {
     { "run", cmd_run, "the whole pipeline: size, base config, training and inference searches, results" },
     { "size", cmd_size, "model size recommendation from the compute budget" },
     { "base", cmd_base, "write the base NeMo training config for the chosen model" },
+    { "estimate", cmd_estimate, "predict memory and step time of one candidate (analytical, no cluster)" },
+    { "validate", cmd_validate, "compare the estimator with published measurements from a CSV" },
     { "keys", cmd_keys, "list every configuration key (type, default, meaning)" },
 };
 

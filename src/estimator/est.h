@@ -18,6 +18,8 @@
 #include "model/shape.h"
 #include "util/err.h"
 
+#define EST_GIB (1024.0 * 1024.0 * 1024.0)
+
 typedef enum { PREC_BF16 = 0, PREC_FP16, PREC_FP8, PREC_FP4, PREC_FP32 } est_precision;
 typedef enum { RECOMPUTE_NONE = 0, RECOMPUTE_SELECTIVE, RECOMPUTE_FULL } est_recompute;
 
@@ -30,6 +32,7 @@ int est_precision_parse(const char *text, est_precision *out);
 typedef struct {
     double collective_eff, p2p_eff, attn_eff, moe_gemm_eff, elementwise_units, min_kernel_us;
     double tp_overlap, dp_tail, cuda_context_gb, fragmentation, memory_limit_frac, step_overhead_s;
+    double moe_imbalance, moe_permute_units, fp4_speedup;
 } est_cal;
 
 /* the compiled-in defaults; -1 only if the data file is malformed */
@@ -58,6 +61,7 @@ typedef struct {
     int lora_targets;   /* linear layers per transformer layer with adapters (4 = q,k,v,o) */
     est_precision precision;
     bool flash_attention; /* true in every NeMo/Megatron-Core release since 2023 */
+    bool allow_uneven_pp;  /* layers not divisible by PP: the bottleneck stage gets ceil(L/PP) (Megatron-Core uneven split) */
     const gpu_spec *gpu;
     double memory_limit_gb; /* 0 → the GPU's memory */
     double num_tokens_b;    /* for days to train; 0 = skip */

@@ -1,0 +1,247 @@
+/* cmd_estimate.c — `autoconfig estimate` (one candidate, with breakdowns) and
+ * `autoconfig validate` (the estimator against published measurements). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "estimator/est.h"
+#include "estimator/validate.h"
+#include "search/candidate_est.h"
+#include "util/json.h"
+
+static const char ESTIMATE_HELP[] =
+    "usage: autoconfig estimate [--json] [--conf DIR] [--tp N] [--pp N] [--vp N] [--cp N] [--ep N]\n"
+    "                           [--mbs N] [--gbs N] [--recompute none|selective|full] [--recompute-layers N]\n"
+    "                           [--sp true|false] [--zero 0-3] [--precision bf16|fp8] [overrides...]\n"
+    "\n"
+    "Predicts memory per GPU and step time of ONE training candidate with the analytical\n"
+    "estimator (no cluster). The model, cluster and GPU come from the configuration\n"
+    "(search_config=..., search_config.train_settings.num_nodes=..., .gpu=h100);\n"
+    "flags pick the parallel layout (defaults: the base config's TP/PP/GBS, MBS 1,\n"
+    "sequence parallel when TP > 1, distributed optimizer). Every number is predicted.\n"
+    "example: autoconfig estimate search_config=llama/llama3_70b --tp 4 --pp 4 --vp 5 --mbs 1\n";
+
+static int flag_int(const cli_opts *o, const char *name, int dflt, int lo, int hi, int *out, ac_err *e)
+{
+    const char *v = cli_flag_value(o, name);
+    if (!v) { *out = dflt; return 0; }
+    char *end;
+    long x = strtol(v, &end, 10);
+    if (!*v || *end || x < lo || x > hi)
+        return ac_err_at(e, AC_E_INPUT, "command line", 0, 0, name, "expects an integer in [%d, %d], got '%s'", lo, hi, v);
+    *out = (int)x;
+    return 0;
+}
+
+static void print_breakdown(FILE *out, const est_input *in, const est_result *r)
+{
+    double G = EST_GIB;
+    fprintf(out, "Predicted (analytical estimator, no measurement)\n");
+    fprintf(out, "  layout      TP %d  PP %d  VP %d  CP %d  EP %d  DP %d  on %d x %s  MBS %d  GBS %d  (%d micro-batches)\n",
+            in->tp, in->pp, in->vp, in->cp, in->ep, in->num_gpus / (in->tp * in->pp * in->cp), in->num_gpus,
+            in->gpu->name, in->mbs, in->gbs, r->num_microbatches);
+    fprintf(out, "  switches    sequence parallel %s, recompute %s, ZeRO stage %d, %s\n",
+            in->sequence_parallel ? "on" : "off",
+            in->recompute == RECOMPUTE_FULL ? "full" : in->recompute == RECOMPUTE_SELECTIVE ? "selective" : "none",
+            in->zero_stage, est_precision_name(in->precision));
+    fprintf(out, "Memory per GPU (%s pipeline stage)           GiB\n", r->mem_peak_stage ? "last" : "first");
+    fprintf(out, "  weights                                  %8.2f\n", r->mem_weights / G);
+    fprintf(out, "  gradients                                %8.2f\n", r->mem_grads / G);
+    fprintf(out, "  optimizer states                         %8.2f\n", r->mem_optimizer / G);
+    fprintf(out, "  activations (%.1f micro-batches in flight) %8.2f\n", r->inflight_microbatches, r->mem_activations / G);
+    fprintf(out, "  logits                                   %8.2f\n", r->mem_logits / G);
+    fprintf(out, "  communication buffers                    %8.2f\n", r->mem_comm_buffers / G);
+    fprintf(out, "  allowance (CUDA context, fragmentation)  %8.2f\n", r->mem_allowance / G);
+    fprintf(out, "  total                                    %8.2f of %.2f usable -> %s\n", r->mem_total / G,
+            r->mem_limit / G, r->fits ? "fits" : "DOES NOT FIT");
+    fprintf(out, "Step time                                     s\n");
+    fprintf(out, "  compute forward                          %8.3f\n", r->t_compute_fwd);
+    fprintf(out, "  compute backward                         %8.3f\n", r->t_compute_bwd);
+    fprintf(out, "  recompute                                %8.3f\n", r->t_recompute);
+    fprintf(out, "  TP collectives (exposed)                 %8.3f\n", r->t_tp_comm);
+    fprintf(out, "  CP ring exchange (exposed)               %8.3f\n", r->t_cp_comm);
+    fprintf(out, "  EP all-to-all                            %8.3f\n", r->t_ep_comm);
+    fprintf(out, "  pipeline bubble                          %8.3f\n", r->t_pp_bubble);
+    fprintf(out, "  pipeline send/recv                       %8.3f\n", r->t_pp_p2p);
+    fprintf(out, "  data parallel (%.3f s, exposed)          %8.3f\n", r->t_dp_comm, r->t_dp_exposed);
+    fprintf(out, "  optimizer step                           %8.3f\n", r->t_optimizer);
+    fprintf(out, "  fixed overhead                           %8.3f\n", r->t_overhead);
+    fprintf(out, "  step                                     %8.3f\n", r->step_time);
+    fprintf(out, "Throughput: %.0f tokens/s (%.0f per GPU), %.2f samples/s, %.1f model TFLOP/s per GPU, MFU %.1f%%\n",
+            r->tokens_per_s, r->tokens_per_s_per_gpu, r->samples_per_s, r->tflops_per_gpu, 100.0 * r->mfu);
+    if (r->days_to_train > 0)
+        fprintf(out, "Training %.0fB tokens: %.1f days, $%.0f at $%.2f per GPU-hour\n", in->num_tokens_b, r->days_to_train,
+                r->cost_usd, in->price_per_gpu_hour > 0 ? in->price_per_gpu_hour : in->gpu->price_per_hour);
+}
+
+void cli_estimate_json(json_writer *w, const est_input *in, const est_result *r)
+{
+    double G = EST_GIB;
+    json_str(w, "source", "predicted");
+    json_str(w, "gpu", in->gpu->name);
+    json_int(w, "num_gpus", in->num_gpus);
+    json_int(w, "tp", in->tp); json_int(w, "pp", in->pp); json_int(w, "vp", in->vp);
+    json_int(w, "cp", in->cp); json_int(w, "ep", in->ep);
+    json_int(w, "dp", in->num_gpus / (in->tp * in->pp * in->cp));
+    json_int(w, "mbs", in->mbs); json_int(w, "gbs", in->gbs);
+    json_int(w, "num_microbatches", r->num_microbatches);
+    json_bool(w, "sequence_parallel", in->sequence_parallel);
+    json_str(w, "recompute", in->recompute == RECOMPUTE_FULL ? "full" : in->recompute == RECOMPUTE_SELECTIVE ? "selective" : "none");
+    json_int(w, "zero_stage", in->zero_stage);
+    json_str(w, "precision", est_precision_name(in->precision));
+    json_obj_open(w, "memory_gib");
+    json_num(w, "weights", r->mem_weights / G);
+    json_num(w, "grads", r->mem_grads / G);
+    json_num(w, "optimizer", r->mem_optimizer / G);
+    json_num(w, "activations", r->mem_activations / G);
+    json_num(w, "logits", r->mem_logits / G);
+    json_num(w, "comm_buffers", r->mem_comm_buffers / G);
+    json_num(w, "allowance", r->mem_allowance / G);
+    json_num(w, "total", r->mem_total / G);
+    json_num(w, "limit", r->mem_limit / G);
+    json_str(w, "peak_stage", r->mem_peak_stage ? "last" : "first");
+    json_obj_close(w);
+    json_bool(w, "fits", r->fits);
+    json_obj_open(w, "time_s");
+    json_num(w, "compute_fwd", r->t_compute_fwd);
+    json_num(w, "compute_bwd", r->t_compute_bwd);
+    json_num(w, "recompute", r->t_recompute);
+    json_num(w, "tp_comm", r->t_tp_comm);
+    json_num(w, "cp_comm", r->t_cp_comm);
+    json_num(w, "ep_comm", r->t_ep_comm);
+    json_num(w, "pp_bubble", r->t_pp_bubble);
+    json_num(w, "pp_p2p", r->t_pp_p2p);
+    json_num(w, "dp_comm", r->t_dp_comm);
+    json_num(w, "dp_exposed", r->t_dp_exposed);
+    json_num(w, "optimizer", r->t_optimizer);
+    json_num(w, "overhead", r->t_overhead);
+    json_num(w, "step", r->step_time);
+    json_obj_close(w);
+    json_num(w, "tokens_per_s", r->tokens_per_s);
+    json_num(w, "tokens_per_s_per_gpu", r->tokens_per_s_per_gpu);
+    json_num(w, "samples_per_s", r->samples_per_s);
+    json_num(w, "model_flops_per_step", r->model_flops_per_step);
+    json_num(w, "tflops_per_gpu", r->tflops_per_gpu);
+    json_num(w, "mfu", r->mfu);
+    json_num(w, "params_b", r->params_b);
+    if (r->days_to_train > 0) {
+        json_num(w, "days_to_train", r->days_to_train);
+        json_num(w, "cost_usd", r->cost_usd);
+    }
+}
+
+int cmd_estimate(int argc, char **argv)
+{
+    cli_opts o;
+    ac_err e;
+    static const char *const known[] = {"--tp", "--pp", "--vp", "--cp", "--ep", "--mbs", "--gbs", "--recompute",
+                                        "--recompute-layers", "--sp", "--zero", "--precision", NULL};
+    if (cli_parse(argc, argv, &o, &e) || cli_check_flags(&o, known, &e)) { cli_opts_free(&o); return cli_fail(&e); }
+    if (o.help) { fputs(ESTIMATE_HELP, stdout); cli_opts_free(&o); return 0; }
+    ac_config c;
+    if (cli_load_config(&o, &c, &e)) { cli_opts_free(&o); return cli_fail(&e); }
+    int rc = 0;
+    model_size_report rep;
+    model_base_config b = {0};
+    double size_b;
+    est_input in;
+    est_result r;
+    int gbs_max = 1 << 24;
+    if (cli_size_stage(&c, &rep, &size_b, &e) || model_base_config_build(&c, size_b, &b, &e) ||
+        candidate_est_base(&c, &b, &in, &e)) {
+        rc = cli_fail(&e);
+        goto out;
+    }
+    int zero = in.zero_stage;
+    if (flag_int(&o, "--tp", b.tp, 1, 1024, &in.tp, &e) || flag_int(&o, "--pp", b.pp, 1, 1024, &in.pp, &e) ||
+        flag_int(&o, "--vp", 1, 1, 1024, &in.vp, &e) || flag_int(&o, "--cp", 1, 1, 1024, &in.cp, &e) ||
+        flag_int(&o, "--ep", 1, 1, 1024, &in.ep, &e) || flag_int(&o, "--mbs", 1, 1, 65536, &in.mbs, &e) ||
+        flag_int(&o, "--gbs", b.gbs, 1, gbs_max, &in.gbs, &e) || flag_int(&o, "--zero", zero, 0, 3, &in.zero_stage, &e) ||
+        flag_int(&o, "--recompute-layers", 0, 0, 100000, &in.recompute_layers, &e)) {
+        rc = cli_fail(&e);
+        goto out;
+    }
+    in.sequence_parallel = in.tp > 1;
+    const char *sp = cli_flag_value(&o, "--sp");
+    if (sp) {
+        if (!strcmp(sp, "true")) in.sequence_parallel = true;
+        else if (!strcmp(sp, "false")) in.sequence_parallel = false;
+        else { ac_err_at(&e, AC_E_INPUT, "command line", 0, 0, "--sp", "expects true or false, got '%s'", sp); rc = cli_fail(&e); goto out; }
+    }
+    const char *rcmp = cli_flag_value(&o, "--recompute");
+    if (rcmp) {
+        if (!strcmp(rcmp, "none")) in.recompute = RECOMPUTE_NONE;
+        else if (!strcmp(rcmp, "selective")) in.recompute = RECOMPUTE_SELECTIVE;
+        else if (!strcmp(rcmp, "full")) in.recompute = RECOMPUTE_FULL;
+        else { ac_err_at(&e, AC_E_INPUT, "command line", 0, 0, "--recompute", "expects none, selective or full, got '%s'", rcmp); rc = cli_fail(&e); goto out; }
+    }
+    const char *prec = cli_flag_value(&o, "--precision");
+    if (prec && est_precision_parse(prec, &in.precision)) {
+        ac_err_at(&e, AC_E_INPUT, "command line", 0, 0, "--precision", "unknown precision '%s' (bf16, fp16, fp8, fp4, fp32)", prec);
+        rc = cli_fail(&e);
+        goto out;
+    }
+    if (est_evaluate(&in, &r)) {
+        ac_err_at(&e, AC_E_INPUT, "command line", 0, 0, NULL, "invalid candidate: %s", r.why);
+        rc = cli_fail(&e);
+        goto out;
+    }
+    if (o.json) {
+        json_writer w;
+        json_begin(&w, stdout);
+        json_obj_open(&w, NULL);
+        json_str(&w, "model", b.run_name);
+        cli_estimate_json(&w, &in, &r);
+        json_obj_close(&w);
+        json_end(&w);
+    } else {
+        fprintf(stdout, "%s (%.2fB parameters, %d layers, hidden %d, seq %d)\n", b.run_name, r.params_b,
+                b.shape.num_layers, b.shape.hidden, b.shape.seq_length);
+        print_breakdown(stdout, &in, &r);
+    }
+out:
+    model_base_config_free(&b);
+    cfg_free(&c);
+    cli_opts_free(&o);
+    return rc;
+}
+
+static const char VALIDATE_HELP[] =
+    "usage: autoconfig validate --csv FILE [--out FILE] [--infer] [--calibration FILE] [--json]\n"
+    "\n"
+    "Predicts every row of a CSV of published measurements with the estimator and\n"
+    "compares: training rows (columns of benchmarks_train.csv) on step time, or on\n"
+    "tokens/s where no step time is published; with --infer, inference rows (columns\n"
+    "of benchmarks_infer.csv) on latency, else throughput. Rows the estimator cannot\n"
+    "model are skipped and counted by reason. Prints a per-source table, then\n"
+    "  rows N skipped M median_abs_err X% p90_abs_err Y%\n"
+    "--out writes the per-row predictions as CSV.\n";
+
+int cmd_validate(int argc, char **argv)
+{
+    cli_opts o;
+    ac_err e;
+    static const char *const known[] = {"--csv", "--out", "--calibration", NULL};
+    if (cli_parse(argc, argv, &o, &e) || cli_check_flags(&o, known, &e)) { cli_opts_free(&o); return cli_fail(&e); }
+    if (o.help) { fputs(VALIDATE_HELP, stdout); cli_opts_free(&o); return 0; }
+    int rc = 0;
+    const char *csv = cli_flag_value(&o, "--csv");
+    if (!csv) {
+        ac_err_at(&e, AC_E_INPUT, "command line", 0, 0, "--csv", "missing: validate needs --csv FILE");
+        rc = cli_fail(&e);
+    } else if (o.n_overrides) {
+        ac_err_at(&e, AC_E_INPUT, "command line", 0, 0, o.overrides[0], "validate takes no config overrides");
+        rc = cli_fail(&e);
+    } else {
+        est_cal cal;
+        validate_summary sum;
+        const char *calf = cli_flag_value(&o, "--calibration");
+        if (est_cal_default(&cal, &e) || (calf && est_cal_load_file(calf, &cal, &e)) ||
+            validate_train_csv(csv, cli_flag_value(&o, "--out"), &cal, stdout, o.json, &sum, &e))
+            rc = cli_fail(&e);
+    }
+    cli_opts_free(&o);
+    return rc;
+}

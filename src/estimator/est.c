@@ -1,0 +1,750 @@
+/* est.c — memory and step-time model of one training candidate.
+ *
+ * The model is a roofline per kernel plus explicit communication:
+ *   GEMMs     max(FLOPs / (peak·eff), bytes / HBM bandwidth, launch floor)
+ *   attention FlashAttention FLOPs at attn_eff of peak (causal halves them)
+ *   other ops bytes moved over HBM bandwidth (elementwise_units)
+ *   TP/CP/EP  collectives per layer over NVLink or the network, by rank placement
+ *   PP        bubble (p−1)/(v·m) of the pipeline (Narayanan et al. 2021 §2.2)
+ *   DP        gradient reduce-scatter / all-reduce and parameter all-gather,
+ *             overlapped with the last micro-batch's backward
+ *   memory    weights/grads/optimizer per Megatron's distributed-optimizer table,
+ *             activations per Korthikanti et al. 2022 §4 generalised to GQA,
+ *             gated MLPs, MoE and FlashAttention, times the micro-batches the
+ *             pipeline schedule keeps in flight.
+ * Rank order is Megatron-Core's default tp-cp-ep-dp-pp (parallel_state.py), which
+ * decides which groups stay inside an NVLink domain.
+ */
+#include "estimator/est.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/csv.h"
+#include "util/fsutil.h"
+#include "util/strbuf.h"
+
+extern const char ac_data_calibration[]; /* build/gen/data_calibration.c */
+
+#define GB 1e9
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+/* ---------- precision ---------- */
+
+static const struct {
+    est_precision p;
+    const char *name;
+    const char *spellings; /* '|'-separated, lower case, matched as prefixes */
+} PRECISIONS[] = {
+    {PREC_BF16, "bf16", "bf16|bfloat16|16-mixed|bf16-mixed|mixed"},
+    {PREC_FP16, "fp16", "fp16|float16|16"},
+    {PREC_FP8, "fp8", "fp8|mxfp8|fp8-cs|fp8-mx|fp8 "},
+    {PREC_FP4, "fp4", "nvfp4|fp4|mxfp4"},
+    {PREC_FP32, "fp32", "fp32|float32|32"},
+};
+
+const char *est_precision_name(est_precision p)
+{
+    for (size_t i = 0; i < sizeof PRECISIONS / sizeof *PRECISIONS; i++)
+        if (PRECISIONS[i].p == p) return PRECISIONS[i].name;
+    return "?";
+}
+
+int est_precision_parse(const char *text, est_precision *out)
+{
+    char low[64];
+    size_t n = 0;
+    while (*text == ' ') text++;
+    for (; text[n] && n + 1 < sizeof low; n++) low[n] = (char)((text[n] >= 'A' && text[n] <= 'Z') ? text[n] + 32 : text[n]);
+    low[n] = '\0';
+    if (!n) return -1;
+    /* exact names first, then prefixes ("fp8 (per-tensor current scaling)") */
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < sizeof PRECISIONS / sizeof *PRECISIONS; i++) {
+            char buf[96];
+            snprintf(buf, sizeof buf, "%s", PRECISIONS[i].spellings);
+            for (char *save = NULL, *tok = strtok_r(buf, "|", &save); tok; tok = strtok_r(NULL, "|", &save)) {
+                size_t tl = strlen(tok);
+                if (pass == 0 ? !strcmp(low, tok) : (!strncmp(low, tok, tl) && (low[tl] == ' ' || low[tl] == '(' || low[tl] == '-' || !low[tl]))) {
+                    *out = PRECISIONS[i].p;
+                    return 0;
+                }
+            }
+        }
+    return -1;
+}
+
+double est_peak_tflops(const gpu_spec *g, est_precision p)
+{
+    switch (p) {
+    case PREC_FP4: if (g->fp4_tflops > 0) return g->fp4_tflops; /* fall through */
+    case PREC_FP8: if (g->fp8_tflops > 0) return g->fp8_tflops; /* fall through */
+    case PREC_BF16:
+    case PREC_FP16: return g->bf16_tflops;
+    case PREC_FP32: return g->bf16_tflops / 16.0; /* no tensor cores for plain fp32: TF32 is ~1/2, CUDA cores ~1/16 */
+    }
+    return g->bf16_tflops;
+}
+
+/* ---------- calibration constants ---------- */
+
+static const struct {
+    const char *key;
+    size_t off;
+} CAL_KEYS[] = {
+    {"collective_eff", offsetof(est_cal, collective_eff)}, {"p2p_eff", offsetof(est_cal, p2p_eff)},
+    {"attn_eff", offsetof(est_cal, attn_eff)},             {"moe_gemm_eff", offsetof(est_cal, moe_gemm_eff)},
+    {"elementwise_units", offsetof(est_cal, elementwise_units)}, {"min_kernel_us", offsetof(est_cal, min_kernel_us)},
+    {"tp_overlap", offsetof(est_cal, tp_overlap)},         {"dp_tail", offsetof(est_cal, dp_tail)},
+    {"cuda_context_gb", offsetof(est_cal, cuda_context_gb)}, {"fragmentation", offsetof(est_cal, fragmentation)},
+    {"memory_limit_frac", offsetof(est_cal, memory_limit_frac)}, {"step_overhead_s", offsetof(est_cal, step_overhead_s)},
+    {"moe_imbalance", offsetof(est_cal, moe_imbalance)}, {"moe_permute_units", offsetof(est_cal, moe_permute_units)},
+    {"fp4_speedup", offsetof(est_cal, fp4_speedup)},
+};
+enum { CAL_N = sizeof CAL_KEYS / sizeof *CAL_KEYS };
+
+static int cal_apply(const csv_table *t, est_cal *c, bool require_all, ac_err *e)
+{
+    int kc = csv_col(t, "key"), vc = csv_col(t, "value");
+    if (kc < 0 || vc < 0) return ac_err_at(e, AC_E_INPUT, t->file, 1, 0, NULL, "calibration CSV needs columns key,value");
+    bool seen[CAL_N] = {0};
+    for (size_t i = 0; i < t->n; i++) {
+        const char *k = csv_get(&t->rows[i], kc), *v = csv_get(&t->rows[i], vc);
+        size_t j = 0;
+        while (j < CAL_N && strcmp(CAL_KEYS[j].key, k)) j++;
+        if (j == CAL_N) return ac_err_at(e, AC_E_INPUT, t->file, t->rows[i].line, 0, k, "unknown calibration key");
+        char *end;
+        double x = strtod(v, &end);
+        if (!*v || *end || !isfinite(x) || x < 0)
+            return ac_err_at(e, AC_E_INPUT, t->file, t->rows[i].line, 0, k, "not a non-negative number: '%s'", v);
+        *(double *)((char *)c + CAL_KEYS[j].off) = x;
+        seen[j] = true;
+    }
+    if (require_all)
+        for (size_t j = 0; j < CAL_N; j++)
+            if (!seen[j]) return ac_err_at(e, AC_E_INTERNAL, t->file, 0, 0, CAL_KEYS[j].key, "calibration key missing");
+    if (c->collective_eff <= 0 || c->collective_eff > 1 || c->p2p_eff <= 0 || c->p2p_eff > 1 || c->attn_eff <= 0 ||
+        c->attn_eff > 1 || c->moe_gemm_eff <= 0 || c->moe_gemm_eff > 1 || c->tp_overlap > 1 || c->dp_tail > 1 ||
+        c->memory_limit_frac <= 0 || c->memory_limit_frac > 1)
+        return ac_err_at(e, AC_E_INPUT, t->file, 0, 0, NULL, "efficiencies and fractions must lie in (0, 1]");
+    return 0;
+}
+
+int est_cal_default(est_cal *out, ac_err *e)
+{
+    static est_cal cached;
+    static int loaded;
+    if (!loaded) {
+        csv_table t;
+        if (csv_parse(ac_data_calibration, strlen(ac_data_calibration), "data/calibration.csv", &t, e)) return -1;
+        est_cal c = {0};
+        int rc = cal_apply(&t, &c, true, e);
+        csv_free(&t);
+        if (rc) return -1;
+        cached = c;
+        loaded = 1;
+    }
+    *out = cached;
+    return 0;
+}
+
+int est_cal_load_file(const char *path, est_cal *c, ac_err *e)
+{
+    csv_table t;
+    if (csv_read_file(path, &t, e)) return -1;
+    est_cal tmp = *c;
+    int rc = cal_apply(&t, &tmp, false, e);
+    csv_free(&t);
+    if (!rc) *c = tmp;
+    return rc;
+}
+
+int est_cal_write_file(const char *path, const est_cal *c, const char *why, ac_err *e)
+{
+    strbuf b = {0};
+    sb_printf(&b, "# autoconfig calibration (est_cal): %s\nkey,value,reason\n", why ? why : "");
+    for (size_t j = 0; j < CAL_N; j++)
+        sb_printf(&b, "%s,%.6g,%s\n", CAL_KEYS[j].key, *(const double *)((const char *)c + CAL_KEYS[j].off),
+                  why ? "fitted" : "");
+    int rc = b.oom ? ac_err_set(e, AC_E_NOMEM, "out of memory") : fs_write_atomic(path, sb_str(&b), b.len, e);
+    sb_free(&b);
+    return rc;
+}
+
+/* ---------- inputs ---------- */
+
+void est_input_init(est_input *in, const model_shape *shape, const gpu_spec *gpu)
+{
+    memset(in, 0, sizeof *in);
+    in->shape = *shape;
+    in->tp = in->pp = in->vp = in->cp = in->ep = in->etp = 1;
+    in->mbs = 1;
+    in->gbs = 1;
+    in->recompute_layers = 0;
+    in->num_mbs_act = -1;
+    in->act_per_pipe = -1;
+    in->lora_targets = 4;
+    in->precision = PREC_BF16;
+    in->flash_attention = true;
+    in->gpu = gpu;
+}
+
+static bool is_moe(const model_shape *s) { return s->num_experts > 1; }
+static int kv_ch(const model_shape *s) { return s->kv_channels > 0 ? s->kv_channels : s->hidden / (s->heads > 0 ? s->heads : 1); }
+static int groups(const model_shape *s) { return s->query_groups > 0 ? s->query_groups : s->heads; }
+/* total transformer layers (both stacks for T5) */
+static int total_layers(const model_shape *s) { return s->arch == ARCH_ENCODER_DECODER ? 2 * s->num_layers : s->num_layers; }
+
+static int derive_dp(const est_input *in)
+{
+    if (in->dp > 0) return in->dp;
+    int mp = in->tp * in->pp * in->cp;
+    return mp > 0 && in->num_gpus > 0 && in->num_gpus % mp == 0 ? in->num_gpus / mp : 0;
+}
+
+#define WHY(...) (snprintf(why, why_len, __VA_ARGS__), -1)
+
+int est_check(const est_input *in, char *why, size_t why_len)
+{
+    char dummy[8];
+    if (!why || !why_len) { why = dummy; why_len = sizeof dummy; }
+    why[0] = '\0';
+    const model_shape *s = &in->shape;
+    if (!in->gpu) return WHY("no GPU given");
+    if (s->num_layers < 1 || s->hidden < 1 || s->heads < 1 || s->seq_length < 1 || s->vocab < 1)
+        return WHY("model shape incomplete (layers, hidden size, heads, sequence length and vocab must be positive)");
+    if (in->tp < 1 || in->pp < 1 || in->cp < 1 || in->ep < 1 || in->vp < 1 || in->etp < 1)
+        return WHY("parallel sizes must be at least 1");
+    if (in->mbs < 1 || in->gbs < 1) return WHY("micro and global batch sizes must be at least 1");
+    if (s->heads % in->tp) return WHY("TP %d does not divide %d attention heads", in->tp, s->heads);
+    if (groups(s) % in->tp) return WHY("TP %d does not divide %d query groups (KV heads)", in->tp, groups(s));
+    int L = total_layers(s);
+    if (L % in->pp && !in->allow_uneven_pp) return WHY("PP %d does not divide %d layers", in->pp, L);
+    if (in->pp > L) return WHY("PP %d exceeds the %d layers", in->pp, L);
+    if (in->vp > 1) {
+        if (in->pp < 2) return WHY("virtual pipeline %d needs PP > 1", in->vp);
+        if (L % in->pp == 0 && (L / in->pp) % in->vp)
+            return WHY("virtual pipeline %d does not divide %d layers per pipeline stage", in->vp, L / in->pp);
+    }
+    if (in->cp > 1 && s->seq_length % (2 * in->cp))
+        return WHY("CP %d: sequence length %d is not a multiple of 2×CP (load-balanced causal split)", in->cp, s->seq_length);
+    if (in->ep > 1 && !is_moe(s)) return WHY("EP %d needs a mixture-of-experts model", in->ep);
+    if (is_moe(s) && s->num_experts % in->ep) return WHY("EP %d does not divide %d experts", in->ep, s->num_experts);
+    if (in->precision == PREC_FP8 && in->gpu->fp8_tflops <= 0) return WHY("%s has no FP8 tensor cores", in->gpu->name);
+    if (in->precision == PREC_FP4 && in->gpu->fp4_tflops <= 0) return WHY("%s has no FP4 tensor cores", in->gpu->name);
+    int mp = in->tp * in->pp * in->cp;
+    int dp = derive_dp(in);
+    if (dp < 1) return WHY("%d GPUs are not a multiple of TP %d × PP %d × CP %d = %d", in->num_gpus, in->tp, in->pp, in->cp, mp);
+    if (in->num_gpus > 0 && in->num_gpus != mp * dp)
+        return WHY("%d GPUs ≠ TP·PP·CP·DP = %d", in->num_gpus, mp * dp);
+    if (in->ep > 1) {
+        int world_per_stage = in->tp * in->cp * dp;
+        if (world_per_stage % (in->ep * in->etp))
+            return WHY("EP %d × expert TP %d does not divide the %d GPUs of a pipeline stage", in->ep, in->etp, world_per_stage);
+    }
+    if (in->gbs % (in->mbs * dp))
+        return WHY("GBS %d is not a multiple of MBS %d × DP %d = %d", in->gbs, in->mbs, dp, in->mbs * dp);
+    int m = in->gbs / (in->mbs * dp);
+    if (in->vp > 1 && m % in->pp)
+        return WHY("interleaved pipeline needs the %d micro-batches per step to be a multiple of PP %d", m, in->pp);
+    int per_chunk = (L + in->pp * in->vp - 1) / (in->pp * in->vp);
+    if (in->recompute_layers < 0 || in->recompute_layers > per_chunk)
+        return WHY("recompute of %d layers exceeds the %d layers of a pipeline stage", in->recompute_layers, per_chunk);
+    if (in->zero_stage < 0 || in->zero_stage > 3) return WHY("ZeRO stage %d is not 0-3", in->zero_stage);
+    if (in->lora_rank < 0) return WHY("LoRA rank must be ≥ 0");
+    return 0;
+}
+
+/* ---------- parameters ---------- */
+
+typedef struct {
+    double attn, mlp_dense, mlp_expert, norms; /* per layer */
+    double cross_attn;                         /* per T5 decoder layer */
+    double embedding, output_layer, position;
+} param_counts;
+
+/* Parameter counts from the shape (Megatron-Core layer spec): QKV h·(a·d + 2·g·d),
+ * output a·d·h, MLP (2 or 3)·h·F, router h·E, two norms; embedding V·h. Biases are
+ * ignored (< 0.1 %). */
+static param_counts count_params(const model_shape *s)
+{
+    param_counts p = {0};
+    double h = s->hidden, d = kv_ch(s), a = s->heads, g = groups(s);
+    double mats = s->gated_mlp ? 3.0 : 2.0;
+    p.attn = h * (a * d + 2.0 * g * d) + a * d * h;
+    if (is_moe(s)) {
+        p.mlp_expert = s->num_experts * mats * h * s->moe_ffn_hidden;
+        p.mlp_dense = h * s->num_experts; /* router */
+    } else {
+        p.mlp_dense = mats * h * s->ffn_hidden;
+    }
+    p.norms = 2.0 * h;
+    if (s->arch == ARCH_ENCODER_DECODER) p.cross_attn = h * (a * d) * 2.0 + 2.0 * h * g * d + h;
+    p.embedding = (double)s->vocab * h;
+    p.output_layer = s->untied_embeddings ? (double)s->vocab * h : 0.0;
+    p.position = s->learned_pos_emb ? (double)s->seq_length * h : 0.0;
+    return p;
+}
+
+static double params_total(const model_shape *s)
+{
+    param_counts p = count_params(s);
+    double per_layer = p.attn + p.mlp_dense + p.mlp_expert + p.norms;
+    double n = per_layer * total_layers(s) + p.embedding + p.output_layer + p.position;
+    if (s->arch == ARCH_ENCODER_DECODER) n += p.cross_attn * s->num_layers;
+    return n;
+}
+
+/* ---------- communication ---------- */
+
+/* Per-GPU bandwidth (bytes/s) of a group of `size` ranks spaced `stride` apart.
+ * Inside one NVLink domain: NVLink. Across nodes each GPU drives its own NIC, so a
+ * ring's bus bandwidth is the group's ranks per node × scale-out per GPU, capped
+ * by NVLink (nccl-tests behaviour on DGX-style nodes). */
+static double group_bw(const est_input *in, int size, int stride)
+{
+    const gpu_spec *g = in->gpu;
+    int domain = g->nvlink_domain > 1 ? g->nvlink_domain : 1;
+    int node = in->gpus_per_node > 0 ? in->gpus_per_node : g->gpus_per_node;
+    if (domain < node && domain == 1) domain = 1; /* PCIe boxes: nvlink_gbps is the PCIe rate */
+    long span = (long)size * stride;
+    if (domain > 1 && span <= domain) return g->nvlink_gbps * GB;
+    if (domain == 1 && span <= node) return g->nvlink_gbps * GB;
+    int per_node = stride >= node ? 1 : node / stride;
+    if (per_node > size) per_node = size;
+    double bw = per_node * g->scaleout_gbps * GB;
+    double cap = g->nvlink_gbps * GB;
+    return bw < cap ? bw : cap;
+}
+
+/* ring all-reduce of `bytes` over k ranks: 2(k−1)/k · bytes / busbw (NCCL's busbw definition) */
+static double allreduce_s(double bytes, int k, double bw, const est_cal *c)
+{
+    return k > 1 ? 2.0 * (k - 1) / k * bytes / (bw * c->collective_eff) : 0.0;
+}
+
+/* all-gather or reduce-scatter of a `bytes` full buffer over k ranks: (k−1)/k · bytes / busbw */
+static double gather_s(double bytes, int k, double bw, const est_cal *c)
+{
+    return k > 1 ? (double)(k - 1) / k * bytes / (bw * c->collective_eff) : 0.0;
+}
+
+/* ---------- compute ---------- */
+
+typedef struct {
+    double peak;        /* FLOP/s of the GEMM precision */
+    double peak16;      /* FLOP/s in bf16 (attention runs in bf16 even in fp8 training) */
+    double gemm_eff, hbm; /* bytes/s */
+    double elem_bytes;  /* bytes per GEMM operand element */
+    const est_cal *cal;
+} device;
+
+/* One GEMM (M×K)·(K×N): roofline of FLOPs at the achievable fraction of peak vs
+ * operand traffic over HBM, with a launch floor (Williams et al. 2009 roofline). */
+static double gemm_s(const device *d, double M, double K, double N, double eff_scale)
+{
+    if (M <= 0 || K <= 0 || N <= 0) return 0.0;
+    double flops = 2.0 * M * K * N;
+    double t_math = flops / (d->peak * d->gemm_eff * eff_scale);
+    double t_mem = d->elem_bytes * (M * K + K * N + M * N) / d->hbm;
+    double t = t_math > t_mem ? t_math : t_mem;
+    double floor = d->cal->min_kernel_us * 1e-6;
+    return t > floor ? t : floor;
+}
+
+typedef struct {
+    double fwd, bwd;          /* compute seconds per layer per micro-batch */
+    double attn_core_fwd;     /* attention-core part of fwd (selective recompute, CP overlap) */
+    double tp_comm, cp_comm, ep_comm; /* fwd+bwd seconds, before overlap */
+    double act_full, act_ckpt;        /* activation bytes kept per layer per micro-batch */
+} layer_cost;
+
+/* Korthikanti et al. 2022 §4.1 activation inventory per token, generalised:
+ * attention keeps the norm input, QKV input, Q/K/V (GQA: g·d for K and V), the
+ * context and a dropout mask; without FlashAttention also 5·a·s bytes of scores,
+ * softmax and its dropout mask (removed by selective recompute); the MLP keeps its
+ * input, FC1 output (two for gated MLPs), activation output and a mask. Norm inputs,
+ * masks and FC inputs are split by TP only with sequence parallelism. */
+static void layer_cost_compute(const est_input *in, const device *dev, double seq_q, double seq_kv, bool causal,
+                               bool cross, double cross_seq, layer_cost *lc)
+{
+    const model_shape *s = &in->shape;
+    const est_cal *c = dev->cal;
+    double t = in->tp, cp = in->cp;
+    double h = s->hidden, a = s->heads, g = groups(s), d = kv_ch(s);
+    double T = in->mbs * seq_q / cp; /* tokens per GPU per micro-batch */
+    bool sp = in->sequence_parallel && in->tp > 1;
+    double spd = sp ? t : 1.0;
+    bool dropout = !s->gated_mlp; /* GPT-3/BERT/T5 templates use dropout; Llama/Mixtral do not */
+    double mask = dropout ? 1.0 : 0.0;
+    memset(lc, 0, sizeof *lc);
+
+    /* --- GEMMs, forward --- */
+    double f_attn = gemm_s(dev, T, h, (a * d + 2 * g * d) / t, 1.0) + gemm_s(dev, T, a * d / t, h, 1.0);
+    double f_mlp;
+    double mats_in = s->gated_mlp ? 2.0 : 1.0;
+    if (is_moe(s)) {
+        double etp = in->etp, ep = in->ep, E = s->num_experts, k = s->moe_topk > 0 ? s->moe_topk : 1;
+        double F = s->moe_ffn_hidden;
+        double local_experts = E / ep;
+        /* balanced routing: this GPU's experts receive T·k tokens in total from the EP group */
+        double m_e = T * k / local_experts;
+        /* the busiest expert sets the pace (moe_imbalance) */
+        f_mlp = c->moe_imbalance * local_experts *
+                    (gemm_s(dev, m_e, h, mats_in * F / etp, c->moe_gemm_eff) + gemm_s(dev, m_e, F / etp, h, c->moe_gemm_eff)) +
+                gemm_s(dev, T, h, E, 1.0) + /* router */
+                c->moe_permute_units * 2.0 * T * k * h / dev->hbm;
+        /* EP all-to-all: dispatch and combine, forward and backward (Megatron-Core token dispatcher) */
+        if (in->ep > 1) {
+            double bytes = T * k * h * 2.0 * (ep - 1) / ep;
+            double bw = group_bw(in, in->ep, in->tp * in->cp);
+            lc->ep_comm = 4.0 * c->moe_imbalance * bytes / (bw * c->collective_eff);
+        }
+    } else {
+        double F = s->ffn_hidden;
+        f_mlp = gemm_s(dev, T, h, mats_in * F / t, 1.0) + gemm_s(dev, T, F / t, h, 1.0);
+    }
+    double f_cross = 0.0;
+    if (cross) {
+        double Te = in->mbs * cross_seq / cp;
+        f_cross = gemm_s(dev, T, h, a * d / t, 1.0) + gemm_s(dev, Te, h, 2 * g * d / t, 1.0) + gemm_s(dev, T, a * d / t, h, 1.0);
+    }
+
+    /* --- attention core: QK^T and AV, 4·T·s_kv·a·d FLOPs, causal masks half (FlashAttention skips them) --- */
+    double attn_flops = 4.0 * T * seq_kv * a * d / t * (causal ? 0.5 : 1.0);
+    if (cross) attn_flops += 4.0 * T * cross_seq * a * d / t;
+    double attn_eff = in->flash_attention ? c->attn_eff : c->attn_eff * 0.6; /* unfused softmax round-trips HBM */
+    double t_attn = attn_flops / (dev->peak16 * attn_eff);
+
+    /* --- elementwise traffic (norms, dropout, residual, activation, casts) --- */
+    double elem_bytes = c->elementwise_units * 2.0 * T * h / spd;
+    double F_act = is_moe(s) ? s->moe_ffn_hidden * (s->moe_topk > 0 ? s->moe_topk : 1) : s->ffn_hidden;
+    elem_bytes += 2.0 * 2.0 * T * F_act * (s->gated_mlp ? 1.5 : 1.0) / t; /* activation function read + write */
+    double t_elem = elem_bytes / dev->hbm;
+
+    double gemm_fwd = f_attn + f_mlp + f_cross;
+    lc->attn_core_fwd = t_attn;
+    lc->fwd = gemm_fwd + t_attn + t_elem;
+    /* backward: data and weight gradients double the GEMMs; FlashAttention's backward
+     * recomputes the scores, 2.5× the forward (Dao 2023); elementwise ×2 */
+    lc->bwd = 2.0 * gemm_fwd + 2.5 * t_attn + 2.0 * t_elem;
+
+    /* --- TP collectives: 2 per block forward and 2 backward (all-reduce, or all-gather +
+     * reduce-scatter with SP: same volume), message T·h·2 bytes (Korthikanti 2022 §4.2.2) --- */
+    if (in->tp > 1) {
+        double blocks = cross ? 3.0 : 2.0;
+        double bw = group_bw(in, in->tp, 1);
+        lc->tp_comm = 2.0 * blocks * allreduce_s(T * h * 2.0, in->tp, bw, c);
+    }
+    /* --- CP: ring exchange of K and V chunks, (cp−1) steps forward; backward also
+     * returns dK, dV (Megatron-Core context parallel, Liu et al. 2023 ring attention) --- */
+    if (in->cp > 1) {
+        double kv_bytes = 2.0 * T * g * d / t * 2.0;
+        double bw = group_bw(in, in->cp, in->tp);
+        lc->cp_comm = 3.0 * (cp - 1) * kv_bytes / (bw * c->p2p_eff);
+    }
+
+    /* --- activation bytes per layer per micro-batch --- */
+    double per_tok = 0.0;
+    per_tok += (2 * h + 2 * h + mask * h) / spd;            /* norm input, QKV input, attention dropout mask */
+    per_tok += 2.0 * (a * d + 2 * g * d) / t + 2.0 * a * d / t; /* Q, K, V and the context */
+    if (!in->flash_attention && in->recompute != RECOMPUTE_SELECTIVE)
+        per_tok += 5.0 * a * seq_kv / t;                     /* scores, softmax, dropout (Korthikanti 5as/h) */
+    per_tok += (2 * h + 2 * h + mask * h) / spd;            /* norm input, FC1 input, MLP dropout mask */
+    if (is_moe(s)) {
+        double k = s->moe_topk > 0 ? s->moe_topk : 1, F = s->moe_ffn_hidden;
+        per_tok += k * (2 * h + 2.0 * mats_in * F + 2.0 * F) / in->etp; /* dispatched tokens, FC1 out, act out */
+    } else {
+        per_tok += (2.0 * mats_in * s->ffn_hidden + 2.0 * s->ffn_hidden) / t;
+    }
+    if (cross) per_tok += (2 * h + mask * h) / spd + 2.0 * a * d / t * 2 + 4.0 * g * d / t * (cross_seq / seq_q);
+    lc->act_full = per_tok * T;
+    lc->act_ckpt = 2.0 * h / spd * T; /* full recompute keeps only the layer input */
+}
+
+/* ---------- the model ---------- */
+
+double est_model_flops(const model_shape *s, double B)
+{
+    double h = s->hidden, L = s->num_layers, V = s->vocab, sq = s->seq_length;
+    if (s->arch == ARCH_ENCODER) /* BERT (reference §6) */
+        return 72.0 * B * L * sq * h * h * (1.0 + sq / (6.0 * h) + V / (12.0 * h * L));
+    if (s->arch == ARCH_ENCODER_DECODER) { /* T5/mT5 (reference §6) */
+        double se = sq, sd = s->dec_seq_length > 0 ? s->dec_seq_length : sq, f = s->ffn_hidden;
+        double enc = 8 * B * se * h * h + 4 * B * se * se * h + 6 * B * se * h * f;
+        double dec = 8 * B * sd * h * h + 4 * B * sd * sd * h + (4 * B * se * h * h + 4 * B * sd * h * h + 4 * B * se * sd * h) +
+                     6 * B * sd * h * f;
+        return 3.0 * ((enc + dec) * L + 2 * B * sd * h * V);
+    }
+    /* decoders: Megatron's num_floating_point_operations (training.py), which is the
+     * original's GPT formula (24Bsh² + 4Bs²h)·3L + 6BshV for MHA with a 4h GELU MLP */
+    double a = s->heads, g = groups(s), qratio = kv_ch(s) * a / h;
+    double F = is_moe(s) ? s->moe_ffn_hidden : s->ffn_hidden;
+    double k = is_moe(s) ? (s->moe_topk > 0 ? s->moe_topk : 1) : 1;
+    double gated = s->gated_mlp ? 1.5 : 1.0;
+    return 12.0 * B * sq * L * h * h * (qratio * (1.0 + g / a + sq / h) + (F / h) * k * gated + V / (2.0 * L * h));
+}
+
+int est_evaluate(const est_input *in_arg, est_result *r)
+{
+    memset(r, 0, sizeof *r);
+    if (est_check(in_arg, r->why, sizeof r->why)) return -1;
+    est_input in_copy = *in_arg;
+    est_input *in = &in_copy;
+    est_cal cal_default;
+    const est_cal *c = in->cal;
+    if (!c) {
+        if (est_cal_default(&cal_default, NULL)) {
+            snprintf(r->why, sizeof r->why, "calibration data unreadable");
+            return -1;
+        }
+        c = &cal_default;
+    }
+    const model_shape *s = &in->shape;
+    const gpu_spec *g = in->gpu;
+    int dp = derive_dp(in);
+    int N = in->tp * in->pp * in->cp * dp;
+    int node = in->gpus_per_node > 0 ? in->gpus_per_node : g->gpus_per_node;
+    in->gpus_per_node = node;
+    int L = total_layers(s);
+    int p = in->pp, v = in->vp, t = in->tp;
+    int m = in->gbs / (in->mbs * dp);
+    r->num_microbatches = m;
+    double Ls = (double)((L + p - 1) / p); /* layers of the largest stage */
+
+    device dev = {0};
+    dev.cal = c;
+    dev.peak = est_peak_tflops(g, in->precision) * 1e12;
+    dev.peak16 = est_peak_tflops(g, in->precision == PREC_FP32 ? PREC_FP32 : PREC_BF16) * 1e12;
+    dev.gemm_eff = (in->precision == PREC_FP8 || in->precision == PREC_FP4) && g->fp8_gemm_eff > 0 ? g->fp8_gemm_eff : g->gemm_eff;
+    if (in->precision == PREC_FP4 && g->fp4_tflops > 0) /* FP4 realises fp4_speedup over FP8, not the 2x of the peaks */
+        dev.peak = (g->fp8_tflops > 0 ? g->fp8_tflops : g->bf16_tflops) * 1e12 * c->fp4_speedup;
+    dev.hbm = g->hbm_gbps * GB * 0.85; /* STREAM-like kernels reach ~85 % of HBM peak */
+    dev.elem_bytes = in->precision == PREC_FP8 || in->precision == PREC_FP4 ? 1.0 : (in->precision == PREC_FP32 ? 4.0 : 2.0);
+
+    /* per-layer costs; T5 has encoder and decoder layers of different sequence lengths */
+    layer_cost enc, dec;
+    double sq = s->seq_length;
+    if (s->arch == ARCH_ENCODER_DECODER) {
+        double sd = s->dec_seq_length > 0 ? s->dec_seq_length : sq;
+        layer_cost_compute(in, &dev, sq, sq, false, false, 0, &enc);
+        layer_cost_compute(in, &dev, sd, sd, true, true, sq, &dec);
+    } else {
+        layer_cost_compute(in, &dev, sq, sq, s->arch == ARCH_DECODER, false, 0, &enc);
+        dec = enc;
+    }
+    /* an average layer of the stage (equal split of both stacks for T5) */
+    layer_cost lay;
+    double we = s->arch == ARCH_ENCODER_DECODER ? 0.5 : 1.0, wd = 1.0 - we;
+    lay.fwd = we * enc.fwd + wd * dec.fwd;
+    lay.bwd = we * enc.bwd + wd * dec.bwd;
+    lay.attn_core_fwd = we * enc.attn_core_fwd + wd * dec.attn_core_fwd;
+    lay.tp_comm = we * enc.tp_comm + wd * dec.tp_comm;
+    lay.cp_comm = we * enc.cp_comm + wd * dec.cp_comm;
+    lay.ep_comm = we * enc.ep_comm + wd * dec.ep_comm;
+    lay.act_full = enc.act_full > dec.act_full ? enc.act_full : dec.act_full;
+    lay.act_ckpt = enc.act_ckpt > dec.act_ckpt ? enc.act_ckpt : dec.act_ckpt;
+
+    /* ---- recompute: the share of layer-micro-batches that recompute their forward ---- */
+    double layers_chunk = Ls / v;
+    double inflight_mb; /* micro-batches the first stage holds (1F1B; Narayanan 2021 §2.2) */
+    double inflight_layers;
+    if (v > 1) {
+        /* interleaved: first stage stores L·(1 + (p−1)/(p·v)) layer-activations
+         * (Korthikanti 2022 §4.2.3), fewer when there are fewer micro-batches than stages */
+        inflight_layers = L * (1.0 + (double)(p - 1) / ((double)p * v));
+        double cap = (double)m * Ls;
+        if (inflight_layers > cap) inflight_layers = cap;
+        inflight_mb = inflight_layers / Ls;
+    } else {
+        inflight_mb = m < p ? m : p;
+        inflight_layers = inflight_mb * Ls;
+    }
+    r->inflight_microbatches = inflight_mb;
+    double ckpt_share = 0.0; /* fraction of stored layer activations that are checkpoints */
+    if (in->recompute == RECOMPUTE_FULL) {
+        double k = in->recompute_layers > 0 ? in->recompute_layers : layers_chunk;
+        double share_k = k / layers_chunk;
+        if (in->num_mbs_act >= 0 && in->act_per_pipe >= 0) {
+            /* the original's partial checkpointing: the first num_mbs_act micro-batches in
+             * flight checkpoint k layers per chunk, the others act_per_pipe layers */
+            double n1 = in->num_mbs_act < inflight_mb ? in->num_mbs_act : inflight_mb;
+            double share_rest = (double)in->act_per_pipe / Ls;
+            if (share_rest > 1) share_rest = 1;
+            ckpt_share = inflight_mb > 0 ? (n1 * share_k + (inflight_mb - n1) * share_rest) / inflight_mb : share_k;
+        } else {
+            ckpt_share = share_k;
+        }
+    }
+    double act_per_layer = ckpt_share * lay.act_ckpt + (1.0 - ckpt_share) * lay.act_full;
+
+    /* ---- time per micro-batch on a stage ---- */
+    double t_layer = lay.fwd + lay.bwd;
+    double t_recomp_layer = ckpt_share * lay.fwd;
+    if (in->recompute == RECOMPUTE_SELECTIVE && !in->flash_attention) t_recomp_layer = lay.attn_core_fwd;
+    double tp_exposed = (1.0 - c->tp_overlap) * lay.tp_comm;
+    /* CP ring steps overlap with attention compute (forward and backward) */
+    double cp_exposed = lay.cp_comm - 3.5 * lay.attn_core_fwd;
+    if (cp_exposed < 0) cp_exposed = 0;
+    double ep_exposed = lay.ep_comm;
+    double mb_layers = Ls * (t_layer + t_recomp_layer + tp_exposed + cp_exposed + ep_exposed);
+
+    /* embedding (first stage) and output layer + cross-entropy (last stage) */
+    double T = in->mbs * (s->arch == ARCH_ENCODER_DECODER && s->dec_seq_length > 0 ? s->dec_seq_length : sq) / in->cp;
+    double V = s->vocab;
+    double t_embed = 3.0 * 2.0 * T * s->hidden / (in->sequence_parallel ? t : 1) / dev.hbm;
+    double t_logits = 3.0 * gemm_s(&dev, T, s->hidden, V / t, 1.0) + 3.0 * 8.0 * T * V / t / dev.hbm;
+    double first = mb_layers + t_embed + (p == 1 ? t_logits : 0.0);
+    double last = mb_layers + (p > 1 ? t_logits : 0.0);
+    double t_mb = first > last ? first : last;
+
+    /* ---- pipeline: m micro-batches plus a bubble of (p−1)/v of them ---- */
+    r->t_compute_fwd = m * (Ls * lay.fwd + t_embed / 3.0 + t_logits / 3.0);
+    r->t_compute_bwd = m * (Ls * lay.bwd + 2.0 * t_embed / 3.0 + 2.0 * t_logits / 3.0);
+    r->t_recompute = m * Ls * t_recomp_layer;
+    r->t_tp_comm = m * Ls * tp_exposed;
+    r->t_cp_comm = m * Ls * cp_exposed;
+    r->t_ep_comm = m * Ls * ep_exposed;
+    r->t_pp_bubble = (double)(p - 1) / v * t_mb;
+    if (p > 1) {
+        double msg = T * s->hidden * 2.0 / (in->sequence_parallel ? t : 1);
+        double bw = group_bw(in, p, N / p);
+        r->t_pp_p2p = (double)m * v * 2.0 * msg / (bw * c->p2p_eff);
+    }
+    double t_pipe = m * t_mb + r->t_pp_bubble + r->t_pp_p2p;
+
+    /* ---- parameters on one GPU of the first and last stage ---- */
+    param_counts pc = count_params(s);
+    double layer_dense = pc.attn + pc.mlp_dense + pc.norms + (s->arch == ARCH_ENCODER_DECODER ? 0.5 * pc.cross_attn : 0.0);
+    double expert_share = is_moe(s) ? 1.0 / (in->ep * in->etp) : 0.0;
+    double p_first = Ls * (layer_dense / t + pc.mlp_expert * expert_share) + (pc.embedding + pc.position) / t;
+    /* the last stage holds the output layer, or a copy of the tied embedding when p > 1 */
+    double p_last = Ls * (layer_dense / t + pc.mlp_expert * expert_share) +
+                    (p == 1 ? (pc.embedding + pc.position + pc.output_layer) / t
+                            : (s->untied_embeddings ? pc.output_layer : pc.embedding) / t);
+    double p_expert_gpu = Ls * pc.mlp_expert * expert_share;
+    int edp = is_moe(s) ? N / (p * in->ep * in->etp) : dp;
+    if (edp < 1) edp = 1;
+
+    /* trainable parameters (LoRA: adapters of rank r on lora_targets h×h-sized matrices) */
+    double lora_params_gpu = 0.0;
+    if (in->lora_rank > 0) lora_params_gpu = Ls * in->lora_targets * in->lora_rank * 2.0 * s->hidden / t;
+
+    /* ---- memory (bytes): Megatron-LM docs, distributed optimizer: bf16 params 2 B,
+     * fp32 main grads 4 B, fp32 master + Adam m, v 12 B (18 B/param), grads and
+     * optimizer sharded over DP with ZeRO-2 / distributed optimizer (ZeRO-1: 6 + 12/d) ---- */
+    double wbytes = in->precision == PREC_FP32 ? 4.0 : 2.0;
+    double stage_mem[2];
+    double stage_parts[2][5];
+    for (int st = 0; st < 2; st++) {
+        double P = st == 0 ? p_first : p_last;
+        double P_exp = p_expert_gpu, P_dense = P - P_exp;
+        double weights, grads, opt, cpu = 0.0;
+        if (in->lora_rank > 0) {
+            weights = P * wbytes + lora_params_gpu * wbytes;
+            grads = lora_params_gpu * 4.0;
+            opt = lora_params_gpu * 12.0 / (in->zero_stage >= 1 ? dp : 1);
+        } else {
+            double shard_d = dp, shard_e = edp;
+            weights = P * wbytes;
+            grads = (P_dense * 4.0) / (in->zero_stage >= 2 ? shard_d : 1) + (P_exp * 4.0) / (in->zero_stage >= 2 ? shard_e : 1);
+            opt = (P_dense * 12.0) / (in->zero_stage >= 1 ? shard_d : 1) + (P_exp * 12.0) / (in->zero_stage >= 1 ? shard_e : 1);
+            if (in->zero_stage >= 3) /* FSDP: shards of the weights + two gathered layers in flight */
+                weights = P * wbytes / shard_d + 2.0 * (P / (Ls > 0 ? Ls : 1)) * wbytes;
+        }
+        if (in->offload_optimizer) { cpu += opt; opt = 0.0; }
+        if (in->offload_params && in->zero_stage >= 3) {
+            cpu += P * wbytes / dp;
+            weights = 2.0 * (P / (Ls > 0 ? Ls : 1)) * wbytes;
+        }
+        double acts, logits = 0.0;
+        if (st == 0) {
+            acts = inflight_layers * act_per_layer + inflight_mb * (2.0 + 1.0) * T * s->hidden / (in->sequence_parallel ? t : 1);
+        } else {
+            /* the last stage keeps one micro-batch in flight (more with interleaving) */
+            double layers_last = v > 1 ? ((double)(v - 1) * p + 1) * layers_chunk : Ls;
+            if (layers_last > m * Ls) layers_last = m * Ls;
+            acts = layers_last * act_per_layer;
+            /* logits [T, V/t] in bf16 plus the fp32 softmax of the fused cross-entropy */
+            logits = 6.0 * T * V / t;
+        }
+        if (st == 0 && p == 1) logits = 6.0 * T * V / t;
+        /* during backward of a recomputed layer its full activations exist once */
+        if (in->recompute == RECOMPUTE_FULL) acts += lay.act_full - lay.act_ckpt;
+        int groups_nontrivial = (t > 1) + (p > 1) + (dp > 1) + (in->cp > 1) + (in->ep > 1);
+        double comm = groups_nontrivial * 0.25 * GIB; /* NCCL buffers: ~channels × 2 × 4 MiB per communicator */
+        double allowance = c->cuda_context_gb * GB + c->fragmentation * (weights + grads + opt + acts + logits);
+        stage_parts[st][0] = weights;
+        stage_parts[st][1] = grads;
+        stage_parts[st][2] = opt;
+        stage_parts[st][3] = acts;
+        stage_parts[st][4] = logits;
+        stage_mem[st] = weights + grads + opt + acts + logits + comm + allowance;
+        if (st == 0 || stage_mem[1] > stage_mem[0]) {
+            r->mem_weights = weights; r->mem_grads = grads; r->mem_optimizer = opt; r->mem_activations = acts;
+            r->mem_logits = logits; r->mem_comm_buffers = comm; r->mem_allowance = allowance;
+            r->mem_total = stage_mem[st]; r->mem_peak_stage = st; r->cpu_mem_per_gpu = cpu;
+        }
+    }
+    (void)stage_parts;
+    double gpu_mem = in->memory_limit_gb > 0 ? in->memory_limit_gb * GB : g->memory_gb * GB;
+    r->mem_limit = c->memory_limit_frac * gpu_mem;
+    r->fits = r->mem_total <= r->mem_limit;
+
+    /* ---- data parallel: fp32 gradient reduce-scatter (+ bf16 parameter all-gather with
+     * the distributed optimizer) or all-reduce (Megatron DDP, grads in fp32 for bf16 training) ---- */
+    double P_grad = in->lora_rank > 0 ? lora_params_gpu : p_first;
+    double P_dense_grad = in->lora_rank > 0 ? P_grad : P_grad - p_expert_gpu;
+    double P_exp_grad = in->lora_rank > 0 ? 0.0 : p_expert_gpu;
+    double bw_dp = group_bw(in, dp, in->tp * in->cp);
+    double bw_edp = group_bw(in, edp, in->tp * in->cp * in->ep);
+    double t_dp = 0.0;
+    if (in->zero_stage >= 1) {
+        t_dp = gather_s(P_dense_grad * 4.0, dp, bw_dp, c) + gather_s(P_dense_grad * wbytes, dp, bw_dp, c) +
+               gather_s(P_exp_grad * 4.0, edp, bw_edp, c) + gather_s(P_exp_grad * wbytes, edp, bw_edp, c);
+    } else {
+        t_dp = allreduce_s(P_dense_grad * 4.0, dp, bw_dp, c) + allreduce_s(P_exp_grad * 4.0, edp, bw_edp, c);
+    }
+    double t_fsdp = 0.0;
+    if (in->zero_stage >= 3 && in->lora_rank == 0) {
+        /* FSDP gathers every layer's weights for forward and again for backward, per
+         * micro-batch; prefetching hides it behind compute when compute is longer */
+        double per_mb = 2.0 * gather_s(P_grad * wbytes, dp, bw_dp, c);
+        double hidden = mb_layers;
+        t_fsdp = m * (per_mb > hidden ? per_mb - hidden : 0.0);
+    }
+    r->t_dp_comm = t_dp;
+    double window = Ls * (lay.bwd + lay.fwd); /* last micro-batch's backward + first's forward */
+    double exposed = t_dp - window;
+    double tail = c->dp_tail * t_dp;
+    r->t_dp_exposed = (exposed > tail ? exposed : tail) + t_fsdp;
+
+    /* ---- optimizer step: Adam reads grad, master, m, v and writes master, m, v and the
+     * bf16 copy (30 B per parameter it owns) at HBM speed; CPU offload moves grads and
+     * params over PCIe (~25 GB/s) and runs CPU Adam (~1e9 params/s per GPU's process,
+     * DeepSpeed ZeRO-Offload paper) ---- */
+    double P_upd = (in->lora_rank > 0 ? lora_params_gpu : p_first) / (in->zero_stage >= 1 ? dp : 1);
+    if (in->offload_optimizer)
+        r->t_optimizer = P_upd * 6.0 / (25.0 * GB) + P_upd / 1e9;
+    else
+        r->t_optimizer = P_upd * 30.0 / dev.hbm;
+    r->t_overhead = c->step_overhead_s;
+
+    r->step_time = t_pipe + r->t_dp_exposed + r->t_optimizer + r->t_overhead;
+    double seq_tokens = sq; /* tokens per sample: the (encoder) sequence length */
+    r->samples_per_s = in->gbs / r->step_time;
+    r->tokens_per_s = r->samples_per_s * seq_tokens;
+    r->tokens_per_s_per_gpu = r->tokens_per_s / N;
+    r->model_flops_per_step = est_model_flops(s, in->gbs);
+    r->tflops_per_gpu = r->model_flops_per_step / r->step_time / N / 1e12;
+    r->mfu = r->tflops_per_gpu / est_peak_tflops(g, in->precision);
+    r->params_b = params_total(s) / 1e9;
+    if (in->num_tokens_b > 0) {
+        r->days_to_train = in->num_tokens_b * 1e9 / r->tokens_per_s / 86400.0;
+        double price = in->price_per_gpu_hour > 0 ? in->price_per_gpu_hour : g->price_per_hour;
+        r->cost_usd = r->days_to_train * 24.0 * N * price;
+    }
+    return 0;
+}

@@ -1,0 +1,408 @@
+/* validate.c — predicted vs published training throughput, per row and per source. */
+#include "estimator/validate.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/fsutil.h"
+#include "util/json.h"
+#include "util/strbuf.h"
+
+/* column lookups are by name: any CSV of the schema works */
+typedef struct {
+    int id, source_id, model_family, model, num_layers, hidden, ffn, heads, groups, experts, topk, moe_ffn, vocab, seq;
+    int gpu_type, num_gpus, tp, pp, vp, cp, ep, etp, dp, fsdp, mbs, gbs, recompute, seq_par, dist_opt, precision;
+    int tok_gpu, tok, step, tflops, flops_formula, task;
+} columns;
+
+static columns find_columns(const csv_table *t)
+{
+    columns c;
+    c.id = csv_col(t, "id"); c.source_id = csv_col(t, "source_id");
+    c.model_family = csv_col(t, "model_family"); c.model = csv_col(t, "model");
+    c.num_layers = csv_col(t, "num_layers"); c.hidden = csv_col(t, "hidden_size");
+    c.ffn = csv_col(t, "ffn_hidden_size"); c.heads = csv_col(t, "num_attention_heads");
+    c.groups = csv_col(t, "num_query_groups"); c.experts = csv_col(t, "num_experts");
+    c.topk = csv_col(t, "moe_topk"); c.moe_ffn = csv_col(t, "moe_ffn_hidden_size");
+    c.vocab = csv_col(t, "vocab_size"); c.seq = csv_col(t, "seq_length");
+    c.gpu_type = csv_col(t, "gpu_type"); c.num_gpus = csv_col(t, "num_gpus");
+    c.tp = csv_col(t, "tp"); c.pp = csv_col(t, "pp"); c.vp = csv_col(t, "vp"); c.cp = csv_col(t, "cp");
+    c.ep = csv_col(t, "ep"); c.etp = csv_col(t, "etp"); c.dp = csv_col(t, "dp"); c.fsdp = csv_col(t, "fsdp");
+    c.mbs = csv_col(t, "mbs"); c.gbs = csv_col(t, "gbs"); c.recompute = csv_col(t, "act_recompute");
+    c.seq_par = csv_col(t, "seq_parallel"); c.dist_opt = csv_col(t, "dist_opt_zero");
+    c.precision = csv_col(t, "precision"); c.tok_gpu = csv_col(t, "tokens_per_s_per_gpu");
+    c.tok = csv_col(t, "tokens_per_s"); c.step = csv_col(t, "step_time_s");
+    c.tflops = csv_col(t, "tflops_per_gpu"); c.flops_formula = csv_col(t, "flops_formula");
+    c.task = csv_col(t, "task");
+    return c;
+}
+
+/* a number cell: returns 1 and sets *v, 0 when empty or not a number */
+static int num(const csv_row *r, int col, double *v)
+{
+    const char *s = csv_get(r, col);
+    while (*s == ' ') s++;
+    if (!*s) return 0;
+    char *end;
+    double x = strtod(s, &end);
+    while (*end == ' ') end++;
+    if (*end || !isfinite(x)) return 0;
+    *v = x;
+    return 1;
+}
+
+static int num_or(const csv_row *r, int col, double dflt)
+{
+    double v;
+    return num(r, col, &v) ? (int)v : (int)dflt;
+}
+
+static bool contains_ci(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++) {
+        size_t k = 0;
+        while (k < n && hay[k] && tolower((unsigned char)hay[k]) == tolower((unsigned char)needle[k])) k++;
+        if (k == n) return true;
+    }
+    return false;
+}
+
+/* architectures whose attention or layer mix the shape cannot express */
+static const struct {
+    const char *pattern;
+    const char *reason;
+} UNMODELLED[] = {
+    {"MLA", "multi-head latent attention (MLA) not modelled"},
+    {"SWA", "sliding-window attention not modelled"},
+    {"arch not in table", "architecture not published"},
+    {"not transcribed", "architecture not published"},
+};
+
+/* gated MLPs (SwiGLU) and untied embeddings come with these families */
+static const char *const GATED_FAMILIES[] = {"SwiGLU", "Llama", "Mixtral", "Qwen", "GPT-OSS", "DeepSeek", "Grok"};
+
+#define SKIP(...) (snprintf(why, why_len, __VA_ARGS__), -1)
+
+int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, char *why, size_t why_len)
+{
+    columns c = find_columns(t);
+    const char *fam = csv_get(row, c.model_family);
+    for (size_t i = 0; i < sizeof UNMODELLED / sizeof *UNMODELLED; i++)
+        if (strstr(fam, UNMODELLED[i].pattern)) return SKIP("%s", UNMODELLED[i].reason);
+    const char *task = csv_get(row, c.task);
+    if (contains_ci(task, "SFT") || contains_ci(task, "LoRA"))
+        return SKIP("fine-tuning row (packed sequences, frozen weights: not the pre-training model)");
+    double layers, hidden, heads, vocab, seq;
+    if (!num(row, c.num_layers, &layers) || !num(row, c.hidden, &hidden) || !num(row, c.heads, &heads) ||
+        !num(row, c.seq, &seq))
+        return SKIP("model shape missing (layers, hidden size, heads or sequence length)");
+    if (!num(row, c.vocab, &vocab)) return SKIP("vocab size missing");
+    double tp, pp, ngpu, mbs, gbs;
+    if (!num(row, c.tp, &tp) || !num(row, c.pp, &pp)) return SKIP("parallel layout (tp, pp) not published");
+    if (!num(row, c.num_gpus, &ngpu)) return SKIP("number of GPUs missing");
+    if (!num(row, c.gbs, &gbs)) return SKIP("global batch size missing");
+    if (!num(row, c.mbs, &mbs)) return SKIP("micro batch size missing");
+    const gpu_spec *gpu = gpu_match(csv_get(row, c.gpu_type));
+    if (!gpu) return SKIP("GPU type not in the catalog");
+    est_precision prec = PREC_BF16;
+    const char *ptext = csv_get(row, c.precision);
+    if (*ptext && est_precision_parse(ptext, &prec)) return SKIP("precision not recognised");
+
+    model_shape s = {0};
+    s.arch = ARCH_DECODER;
+    if (contains_ci(fam, "T5")) s.arch = ARCH_ENCODER_DECODER;
+    if (contains_ci(fam, "BERT")) s.arch = ARCH_ENCODER;
+    s.num_layers = (int)layers;
+    if (s.arch == ARCH_ENCODER_DECODER) s.num_layers /= 2; /* the CSV counts both stacks */
+    s.hidden = (int)hidden;
+    s.heads = (int)heads;
+    s.query_groups = num_or(row, c.groups, heads);
+    s.kv_channels = s.hidden / s.heads;
+    s.vocab = (int)vocab;
+    s.seq_length = (int)seq;
+    bool gated = false;
+    for (size_t i = 0; i < sizeof GATED_FAMILIES / sizeof *GATED_FAMILIES; i++) gated |= contains_ci(fam, GATED_FAMILIES[i]);
+    s.gated_mlp = gated;
+    s.untied_embeddings = gated || contains_ci(fam, "Nemotron");
+    s.learned_pos_emb = contains_ci(fam, "GPT-3") || s.arch == ARCH_ENCODER;
+    double ffn;
+    s.ffn_hidden = num(row, c.ffn, &ffn) ? (int)ffn : 4 * s.hidden;
+    s.num_experts = num_or(row, c.experts, 0);
+    if (s.num_experts > 1) {
+        s.moe_topk = num_or(row, c.topk, 2);
+        double mf;
+        s.moe_ffn_hidden = num(row, c.moe_ffn, &mf) ? (int)mf : s.ffn_hidden;
+    }
+
+    est_input_init(in, &s, gpu);
+    in->tp = (int)tp;
+    in->pp = (int)pp;
+    in->vp = num_or(row, c.vp, 1);
+    in->cp = num_or(row, c.cp, 1);
+    in->ep = num_or(row, c.ep, 1);
+    in->etp = num_or(row, c.etp, 1);
+    in->num_gpus = (int)ngpu;
+    in->mbs = (int)mbs;
+    in->gbs = (int)gbs;
+    in->precision = prec;
+    in->allow_uneven_pp = true; /* published layouts use Megatron-Core's uneven first/last stages */
+    if (in->vp < 1) in->vp = 1;
+    if (in->cp < 1) in->cp = 1;
+    if (in->ep < 1) in->ep = 1;
+    if (in->etp < 1) in->etp = 1;
+    /* unpublished switches take the NeMo/Megatron-Bridge recipe defaults: sequence
+     * parallel with TP > 1, distributed optimizer, no activation recompute */
+    const char *sp = csv_get(row, c.seq_par);
+    in->sequence_parallel = *sp ? (contains_ci(sp, "true") || contains_ci(sp, "yes") || !strcmp(sp, "1")) : in->tp > 1;
+    double fsdp = 0;
+    num(row, c.fsdp, &fsdp);
+    double zero = 1;
+    num(row, c.dist_opt, &zero);
+    in->zero_stage = fsdp > 0 ? 3 : (int)zero;
+    if (in->zero_stage < 0 || in->zero_stage > 3) in->zero_stage = 1;
+    const char *rc = csv_get(row, c.recompute);
+    if (contains_ci(rc, "full")) in->recompute = RECOMPUTE_FULL;
+    else if (contains_ci(rc, "selective")) in->recompute = RECOMPUTE_SELECTIVE;
+    /* the published DP may exclude CP or experts; ours is derived from the GPU count */
+    char rule[256];
+    if (est_check(in, rule, sizeof rule)) return SKIP("layout inconsistent: %s", rule);
+    return 0;
+}
+
+double validate_quantile(double *v, size_t n, double q)
+{
+    if (!n) return NAN;
+    for (size_t i = 1; i < n; i++) { /* insertion sort: n is a few hundred */
+        double x = v[i];
+        size_t j = i;
+        while (j && v[j - 1] > x) { v[j] = v[j - 1]; j--; }
+        v[j] = x;
+    }
+    double pos = q * (double)(n - 1);
+    size_t lo = (size_t)pos;
+    if (lo + 1 >= n) return v[n - 1];
+    double f = pos - (double)lo;
+    return v[lo] * (1 - f) + v[lo + 1] * f;
+}
+
+/* the measured quantity of a row: step time when published, else tokens/s per GPU
+ * (directly, from aggregate tokens/s, or from TFLOP/s with the source's FLOP count) */
+typedef struct {
+    bool is_step;
+    double value;
+    const char *what;
+} measured;
+
+static int row_measured(const columns *c, const csv_row *row, const est_input *in, measured *m)
+{
+    double v;
+    if (num(row, c->step, &v) && v > 0) { *m = (measured){true, v, "step_time_s"}; return 0; }
+    if (num(row, c->tok_gpu, &v) && v > 0) { *m = (measured){false, v, "tokens_per_s_per_gpu"}; return 0; }
+    if (num(row, c->tok, &v) && v > 0 && in->num_gpus > 0) { *m = (measured){false, v / in->num_gpus, "tokens_per_s"}; return 0; }
+    if (num(row, c->tflops, &v) && v > 0) {
+        /* model FLOPs per token with the source's convention: non-causal attention,
+         * unless the source counts causal attention at ½ (Megatron-Bridge ≥ 25.09) */
+        double per_seq = est_model_flops(&in->shape, 1.0);
+        const char *conv = csv_get(row, c->flops_formula);
+        if (contains_ci(conv, "causal self-attention counted at 1/2") || contains_ci(conv, "counted at ½")) {
+            model_shape s2 = in->shape;
+            double full_attn = per_seq;
+            s2.seq_length = in->shape.seq_length; /* attention part: difference with s/h term halved */
+            double h = s2.hidden, sq = s2.seq_length, L = s2.num_layers;
+            double attn = 12.0 * sq * L * h * h * ((double)s2.kv_channels * s2.heads / h) * (sq / h);
+            per_seq = full_attn - 0.5 * attn;
+        }
+        double tok = v * 1e12 / (per_seq / in->shape.seq_length);
+        *m = (measured){false, tok, "tflops_per_gpu"};
+        return 0;
+    }
+    return -1;
+}
+
+typedef struct {
+    char source[64];
+    int rows, skipped;
+    double *err;
+    size_t n, cap;
+    double *signed_err;
+} source_stats;
+
+static source_stats *source_get(source_stats **list, size_t *n, const char *name)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp((*list)[i].source, name)) return &(*list)[i];
+    source_stats *nl = realloc(*list, (*n + 1) * sizeof *nl);
+    if (!nl) return NULL;
+    *list = nl;
+    source_stats *s = &nl[(*n)++];
+    memset(s, 0, sizeof *s);
+    snprintf(s->source, sizeof s->source, "%s", name[0] ? name : "(none)");
+    return s;
+}
+
+static int push(source_stats *s, double abs_err, double signed_err)
+{
+    if (s->n == s->cap) {
+        size_t nc = s->cap ? s->cap * 2 : 32;
+        double *a = realloc(s->err, nc * sizeof *a);
+        if (!a) return -1;
+        s->err = a;
+        double *b = realloc(s->signed_err, nc * sizeof *b);
+        if (!b) return -1;
+        s->signed_err = b;
+        s->cap = nc;
+    }
+    s->err[s->n] = abs_err;
+    s->signed_err[s->n++] = signed_err;
+    return 0;
+}
+
+typedef struct {
+    char reason[160];
+    int count;
+} skip_reason;
+
+int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal *cal, FILE *out, bool json,
+                       validate_summary *sum, ac_err *e)
+{
+    memset(sum, 0, sizeof *sum);
+    if (gpu_catalog_load(e)) return -1;
+    csv_table t;
+    if (csv_read_file(csv_path, &t, e)) return -1;
+    columns c = find_columns(&t);
+    static const char *const required[] = {"num_layers", "hidden_size", "num_attention_heads", "seq_length", "gpu_type",
+                                           "num_gpus", "tp", "pp", "mbs", "gbs"};
+    for (size_t i = 0; i < sizeof required / sizeof *required; i++)
+        if (csv_col(&t, required[i]) < 0) {
+            ac_err_at(e, AC_E_INPUT, csv_path, t.header.line, 0, required[i],
+                      "column missing (the CSV needs the columns of benchmarks_train.csv)");
+            csv_free(&t);
+            return -1;
+        }
+    source_stats *src = NULL, all = {0};
+    size_t nsrc = 0;
+    skip_reason reasons[32];
+    size_t nreasons = 0;
+    strbuf rows = {0};
+    sb_add(&rows, "id,source_id,model,gpu,num_gpus,tp,pp,vp,cp,ep,mbs,gbs,precision,measured_quantity,measured,"
+                  "predicted,error_pct,predicted_step_time_s,predicted_tokens_per_s_per_gpu,predicted_mfu_pct,"
+                  "predicted_peak_mem_gib,fits,skip_reason\n");
+    int rc = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        const csv_row *row = &t.rows[i];
+        source_stats *s = source_get(&src, &nsrc, csv_get(row, c.source_id));
+        if (!s) { rc = ac_err_set(e, AC_E_NOMEM, "out of memory"); break; }
+        est_input in;
+        est_result r;
+        measured m = {0};
+        char why[256] = "";
+        int ok = validate_row_input(&t, row, &in, why, sizeof why) == 0;
+        if (ok) {
+            in.cal = cal;
+            if (row_measured(&c, row, &in, &m)) { snprintf(why, sizeof why, "no published step time, tokens/s or TFLOP/s"); ok = 0; }
+        }
+        if (ok && est_evaluate(&in, &r)) { snprintf(why, sizeof why, "%s", r.why); ok = 0; }
+        sb_csv_field(&rows, csv_get(row, c.id), false);
+        sb_csv_field(&rows, csv_get(row, c.source_id), false);
+        sb_csv_field(&rows, csv_get(row, c.model), false);
+        sb_csv_field(&rows, ok ? in.gpu->name : csv_get(row, c.gpu_type), false);
+        if (!ok) {
+            s->skipped++;
+            all.skipped++;
+            size_t k = 0;
+            while (k < nreasons && strcmp(reasons[k].reason, why)) k++;
+            if (k == nreasons && nreasons < 32) { snprintf(reasons[k].reason, sizeof reasons[k].reason, "%s", why); reasons[k].count = 0; nreasons++; }
+            if (k < nreasons) reasons[k].count++;
+            sb_add(&rows, ",,,,,,,,,,,,,,,,,,");
+            sb_csv_field(&rows, why, true);
+            continue;
+        }
+        double pred = m.is_step ? r.step_time : r.tokens_per_s_per_gpu;
+        double err = pred / m.value - 1.0;
+        s->rows++;
+        all.rows++;
+        if (push(s, fabs(err), err) || push(&all, fabs(err), err)) { rc = ac_err_set(e, AC_E_NOMEM, "out of memory"); break; }
+        sb_printf(&rows, "%d,%d,%d,%d,%d,%d,%d,%d,%s,%s,%.6g,%.6g,%.2f,%.6g,%.6g,%.2f,%.2f,%s,\n", in.num_gpus, in.tp, in.pp,
+                  in.vp, in.cp, in.ep, in.mbs, in.gbs, est_precision_name(in.precision), m.what, m.value, pred, 100.0 * err,
+                  r.step_time, r.tokens_per_s_per_gpu, 100.0 * r.mfu, r.mem_total / EST_GIB, r.fits ? "true" : "false");
+    }
+    if (!rc && rows.oom) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
+    if (!rc && out_csv) rc = fs_write_atomic(out_csv, sb_str(&rows), rows.len, e);
+    if (!rc) {
+        sum->rows = all.rows;
+        sum->skipped = all.skipped;
+        double *tmp = malloc((all.n ? all.n : 1) * sizeof *tmp);
+        if (!tmp) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
+        if (!rc) {
+            memcpy(tmp, all.err, all.n * sizeof *tmp);
+            sum->median_abs_err = validate_quantile(tmp, all.n, 0.5);
+            memcpy(tmp, all.err, all.n * sizeof *tmp);
+            sum->p90_abs_err = validate_quantile(tmp, all.n, 0.9);
+            json_writer w;
+            if (json) {
+                json_begin(&w, out);
+                json_obj_open(&w, NULL);
+                json_str(&w, "csv", csv_path);
+                json_int(&w, "rows", all.rows);
+                json_int(&w, "skipped", all.skipped);
+                json_num(&w, "median_abs_err_pct", 100.0 * sum->median_abs_err);
+                json_num(&w, "p90_abs_err_pct", 100.0 * sum->p90_abs_err);
+                json_arr_open(&w, "sources");
+            } else {
+                fprintf(out, "%-8s %6s %8s %11s %11s %11s\n", "source", "rows", "skipped", "median|err|", "p90|err|", "median err");
+            }
+            for (size_t k = 0; k < nsrc; k++) {
+                source_stats *s = &src[k];
+                double med = NAN, p90 = NAN, bias = NAN;
+                if (s->n) {
+                    memcpy(tmp, s->err, s->n * sizeof *tmp);
+                    med = validate_quantile(tmp, s->n, 0.5);
+                    memcpy(tmp, s->err, s->n * sizeof *tmp);
+                    p90 = validate_quantile(tmp, s->n, 0.9);
+                    memcpy(tmp, s->signed_err, s->n * sizeof *tmp);
+                    bias = validate_quantile(tmp, s->n, 0.5);
+                }
+                if (json) {
+                    json_obj_open(&w, NULL);
+                    json_str(&w, "source", s->source);
+                    json_int(&w, "rows", s->rows);
+                    json_int(&w, "skipped", s->skipped);
+                    if (s->n) {
+                        json_num(&w, "median_abs_err_pct", 100 * med);
+                        json_num(&w, "p90_abs_err_pct", 100 * p90);
+                        json_num(&w, "median_err_pct", 100 * bias);
+                    }
+                    json_obj_close(&w);
+                } else if (s->n) {
+                    fprintf(out, "%-8s %6d %8d %10.1f%% %10.1f%% %+10.1f%%\n", s->source, s->rows, s->skipped, 100 * med, 100 * p90, 100 * bias);
+                } else {
+                    fprintf(out, "%-8s %6d %8d %11s %11s %11s\n", s->source, s->rows, s->skipped, "-", "-", "-");
+                }
+            }
+            if (json) {
+                json_arr_close(&w);
+                json_obj_open(&w, "skipped_by_reason");
+                for (size_t k = 0; k < nreasons; k++) json_int(&w, reasons[k].reason, reasons[k].count);
+                json_obj_close(&w);
+                json_obj_close(&w);
+                json_end(&w);
+            } else {
+                if (nreasons) fprintf(out, "skipped rows by reason:\n");
+                for (size_t k = 0; k < nreasons; k++) fprintf(out, "  %4d  %s\n", reasons[k].count, reasons[k].reason);
+                fprintf(out, "rows %d skipped %d median_abs_err %.1f%% p90_abs_err %.1f%%\n", all.rows, all.skipped,
+                        100.0 * sum->median_abs_err, 100.0 * sum->p90_abs_err);
+            }
+        }
+        free(tmp);
+    }
+    for (size_t k = 0; k < nsrc; k++) { free(src[k].err); free(src[k].signed_err); }
+    free(src);
+    free(all.err);
+    free(all.signed_err);
+    sb_free(&rows);
+    csv_free(&t);
+    return rc;
+}

@@ -1,0 +1,36 @@
+/* validate.h — the estimator against published measurements.
+ *
+ * Reads any CSV with the columns of ../shared/reference/benchmarks_train.csv
+ * (header names matter, order and extra columns do not), turns each row into an
+ * est_input, predicts it and compares with the published step time, or with
+ * tokens/s when no step time is published.  Rows the estimator cannot model
+ * are skipped and counted by reason.  Prints a per-source table and the final
+ * line `rows N skipped M median_abs_err X% p90_abs_err Y%`.
+ */
+#ifndef AC_ESTIMATOR_VALIDATE_H
+#define AC_ESTIMATOR_VALIDATE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "estimator/est.h"
+#include "util/csv.h"
+#include "util/err.h"
+
+typedef struct {
+    int rows, skipped;
+    double median_abs_err, p90_abs_err; /* fractions (0.1 = 10 %) */
+} validate_summary;
+
+/* One CSV row as an estimator input.  0, or -1 with why (the skip reason). */
+int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, char *why, size_t why_len);
+
+/* The whole run.  out_csv (may be NULL): per-row predictions, written atomically.
+ * cal: NULL = defaults.  Returns 0 (even when errors are large), -1 on unreadable input. */
+int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal *cal, FILE *out, bool json,
+                       validate_summary *sum, ac_err *e);
+
+/* the p-quantile (0..1) of n values, sorting them in place (linear interpolation) */
+double validate_quantile(double *v, size_t n, double q);
+
+#endif

@@ -1,0 +1,157 @@
+/* candidate_est.c — see candidate_est.h */
+#include "search/candidate_est.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "model/family.h"
+
+const gpu_spec *candidate_gpu(const ac_config *c, ac_err *e)
+{
+    if (gpu_catalog_load(e)) return NULL;
+    if (!c->train.gpu[0]) {
+        const gpu_spec *g = gpu_default_for_memory(c->train.gpu_memory_gb);
+        if (!g) ac_err_set(e, AC_E_INTERNAL, "the GPU catalog has no A100 row");
+        return g;
+    }
+    const gpu_spec *g = gpu_find(c->train.gpu);
+    if (!g) {
+        char names[512];
+        gpu_names(names, sizeof names);
+        const char *s = gpu_suggest(c->train.gpu);
+        const node *at = node_get_path(c->root, "search_config.train_settings.gpu");
+        const char *file = at && at->file ? at->file : "command line";
+        int line = at ? at->line : 0;
+        if (s)
+            ac_err_at(e, AC_E_INPUT, file, line, 0, "search_config.train_settings.gpu",
+                      "unknown GPU '%s'; did you mean '%s'? (known: %s)", c->train.gpu, s, names);
+        else
+            ac_err_at(e, AC_E_INPUT, file, line, 0, "search_config.train_settings.gpu", "unknown GPU '%s' (known: %s)",
+                      c->train.gpu, names);
+    }
+    return g;
+}
+
+/* reads a few switches of a NeMo config into an input */
+static void read_switches(const node *cfg, est_input *in)
+{
+    bool bv;
+    const node *n = node_get_path(cfg, "model.sequence_parallel");
+    if (n && node_get_bool(n, &bv)) in->sequence_parallel = bv;
+    const char *optim = node_text(node_get_path(cfg, "model.optim.name"));
+    in->zero_stage = optim && strstr(optim, "distributed") ? 1 : 0;
+    const char *prec = node_text(node_get_path(cfg, "trainer.precision"));
+    est_precision p;
+    if (prec && !est_precision_parse(prec, &p)) in->precision = p;
+    const node *fp8 = node_get_path(cfg, "model.fp8");
+    if (fp8 && node_get_bool(fp8, &bv) && bv && in->gpu && in->gpu->fp8_tflops > 0) in->precision = PREC_FP8;
+    const char *gran = node_text(node_get_path(cfg, "model.activations_checkpoint_granularity"));
+    if (gran && !strcmp(gran, "selective")) in->recompute = RECOMPUTE_SELECTIVE;
+    if (gran && !strcmp(gran, "full")) in->recompute = RECOMPUTE_FULL;
+}
+
+int candidate_est_base(const ac_config *c, const model_base_config *b, est_input *in, ac_err *e)
+{
+    const gpu_spec *g = candidate_gpu(c, e);
+    if (!g) return -1;
+    est_input_init(in, &b->shape, g);
+    in->tp = b->tp;
+    in->pp = b->pp;
+    in->gbs = b->gbs;
+    in->gpus_per_node = c->train.gpus_per_node;
+    in->num_gpus = c->train.num_nodes * c->train.gpus_per_node;
+    in->sequence_parallel = in->tp > 1;
+    read_switches(b->cfg, in);
+    if (in->tp == 1) in->sequence_parallel = false;
+    /* the original's gpu_memory_gb names the A100 variant; with a catalog GPU its memory counts */
+    in->memory_limit_gb = c->train.gpu[0] ? 0 : c->train.gpu_memory_gb;
+    in->num_tokens_b = c->train.num_tokens_in_b;
+    in->price_per_gpu_hour = isnan(c->train.price_per_gpu_hour) ? 0 : c->train.price_per_gpu_hour;
+    return 0;
+}
+
+void candidate_est_apply(est_input *in, const search_candidate *k, search_act_method act_method)
+{
+    in->tp = k->tp;
+    in->pp = k->pp;
+    in->cp = k->cp > 0 ? k->cp : 1;
+    in->ep = k->ep > 0 ? k->ep : 1;
+    in->vp = k->vp > 1 ? k->vp : 1;
+    in->mbs = k->mbs;
+    in->gbs = k->gbs;
+    in->dp = k->dp;
+    in->sequence_parallel = k->sequence_parallel && k->tp > 1;
+    in->zero_stage = k->distributed_optimizer ? 1 : 0;
+    in->recompute = k->recompute == SEARCH_RC_FULL ? RECOMPUTE_FULL
+                  : k->recompute == SEARCH_RC_SELECTIVE ? RECOMPUTE_SELECTIVE : RECOMPUTE_NONE;
+    in->recompute_layers = 0;
+    in->num_mbs_act = -1;
+    in->act_per_pipe = -1;
+    if (k->act_ckpt_layers >= 0 && act_method != SEARCH_ACT_NONE) {
+        /* the original's act_ckpt_layers: layers per pipeline stage (per virtual chunk)
+         * recomputed with the block method; T5 splits the value over both stacks */
+        int per_chunk = (in->shape.arch == ARCH_ENCODER_DECODER ? 2 * in->shape.num_layers : in->shape.num_layers) /
+                        in->pp / in->vp;
+        int act = in->shape.arch == ARCH_ENCODER_DECODER ? k->act_ckpt_layers : k->act_ckpt_layers;
+        if (act_method == SEARCH_ACT_UNIFORM || act > per_chunk) act = per_chunk;
+        if (act > 0) {
+            in->recompute = RECOMPUTE_FULL;
+            in->recompute_layers = act;
+            if (k->num_mbs_act >= 0 && k->act_per_pipe >= 0) {
+                in->num_mbs_act = k->num_mbs_act;
+                in->act_per_pipe = k->act_per_pipe;
+            }
+        } else if (in->recompute == RECOMPUTE_FULL) {
+            in->recompute = RECOMPUTE_NONE;
+        }
+    }
+}
+
+static int get_int(const node *cfg, const char *path, int dflt)
+{
+    long long v;
+    const node *n = node_get_path(cfg, path);
+    return n && !node_is_null(n) && node_get_int(n, &v) ? (int)v : dflt;
+}
+
+int candidate_est_from_nemo(const node *cfg, const gpu_spec *gpu, est_input *in, ac_err *e)
+{
+    if (gpu_catalog_load(e)) return -1;
+    if (!gpu) gpu = gpu_default_for_memory(80);
+    const char *name = node_text(node_get_path(cfg, "run.name"));
+    if (!name) return ac_err_set(e, AC_E_INPUT, "the config has no run.name (the family is its first word)");
+    char fam[32];
+    size_t n = strcspn(name, "_");
+    snprintf(fam, sizeof fam, "%.*s", (int)(n < sizeof fam - 1 ? n : sizeof fam - 1), name);
+    const model_family *f = model_family_find(fam);
+    if (!f) return ac_err_set(e, AC_E_INPUT, "run.name '%s': unknown model family '%s' (known: %s)", name, fam, model_family_names());
+    int vocab = get_int(cfg, "model.padded_vocab_size", 0);
+    if (!vocab) vocab = get_int(cfg, "model.tokenizer.vocab_size", 0);
+    if (!vocab) vocab = f->arch == ARCH_ENCODER ? 30522 : (f->arch == ARCH_ENCODER_DECODER ? 29000 : 51200);
+    model_shape s;
+    if (model_shape_from_nemo(cfg, f, vocab, &s, e)) return -1;
+    est_input_init(in, &s, gpu);
+    int nodes = get_int(cfg, "trainer.num_nodes", 1), devices = get_int(cfg, "trainer.devices", 8);
+    in->num_gpus = nodes * devices;
+    in->gpus_per_node = devices;
+    in->tp = get_int(cfg, "model.tensor_model_parallel_size", 1);
+    in->pp = get_int(cfg, "model.pipeline_model_parallel_size", 1);
+    in->cp = get_int(cfg, "model.context_parallel_size", 1);
+    in->ep = get_int(cfg, "model.expert_model_parallel_size", 1);
+    in->vp = get_int(cfg, "model.virtual_pipeline_model_parallel_size", 1);
+    in->mbs = get_int(cfg, "model.micro_batch_size", 1);
+    in->gbs = get_int(cfg, "model.global_batch_size", 1);
+    read_switches(cfg, in);
+    const char *method = node_text(node_get_path(cfg, "model.activations_checkpoint_method"));
+    int act = get_int(cfg, "model.activations_checkpoint_num_layers", -1);
+    if (method && act > 0) {
+        int per_chunk = s.num_layers / (in->pp > 0 ? in->pp : 1) / (in->vp > 0 ? in->vp : 1);
+        in->recompute = RECOMPUTE_FULL;
+        in->recompute_layers = !strcmp(method, "uniform") || act > per_chunk ? per_chunk : act;
+        in->num_mbs_act = get_int(cfg, "model.num_micro_batches_with_partial_activation_checkpoints", -1);
+        in->act_per_pipe = get_int(cfg, "model.activations_checkpoint_layers_per_pipeline", -1);
+    }
+    if (in->tp == 1) in->sequence_parallel = false;
+    return 0;
+}

@@ -1,0 +1,36 @@
+/* candidate_est.h — from configs and search candidates to estimator inputs.
+ *
+ * The seam between the search and the estimator: the cluster, GPU and model
+ * of an autoconfig run become an est_input once (candidate_est_base); each
+ * grid candidate then only overwrites its knobs (candidate_est_apply, no
+ * allocation), so scoring the whole space costs microseconds per candidate.
+ * candidate_est_from_nemo reads a written NeMo candidate config back (the
+ * emulated training job and calibration use it).
+ */
+#ifndef AC_SEARCH_CANDIDATE_EST_H
+#define AC_SEARCH_CANDIDATE_EST_H
+
+#include "config/cfg.h"
+#include "config/node.h"
+#include "estimator/est.h"
+#include "model/basecfg.h"
+#include "search/grid.h"
+#include "util/err.h"
+
+/* The GPU a config asks for: train_settings.gpu from the catalog (unknown names
+ * are AC_E_INPUT listing the known ones, with a "did you mean"), else the A100
+ * of gpu_memory_gb. */
+const gpu_spec *candidate_gpu(const ac_config *c, ac_err *e);
+
+/* cluster, GPU, model and the base config's defaults (TP, PP, GBS, SP,
+ * distributed optimizer, precision, recompute) as an estimator input */
+int candidate_est_base(const ac_config *c, const model_base_config *b, est_input *in, ac_err *e);
+
+/* a grid candidate's knobs over a base input (act_method: the base config's
+ * activations_checkpoint_method, which gives act_ckpt_layers its meaning) */
+void candidate_est_apply(est_input *in, const search_candidate *k, search_act_method act_method);
+
+/* a NeMo training config (a candidate YAML) as an estimator input; gpu NULL → A100 80 GB */
+int candidate_est_from_nemo(const node *cfg, const gpu_spec *gpu, est_input *in, ac_err *e);
+
+#endif
