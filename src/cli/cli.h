@@ -44,6 +44,9 @@ void cli_print_size(FILE *out, const ac_config *c, const model_size_report *rec,
 /* an estimate's fields into an open JSON object (estimate, run's summary.json) */
 void cli_estimate_json(json_writer *w, const est_input *in, const est_result *r);
 
+/* the training HP search stage of `run`: search, result files, printed summary */
+int cli_training_stage(const ac_config *c, const model_base_config *b, bool json, ac_err *e);
+
 int cmd_size(int argc, char **argv);
 int cmd_base(int argc, char **argv);
 int cmd_run(int argc, char **argv);

@@ -101,7 +101,7 @@ static const struct {
     {"cuda_context_gb", offsetof(est_cal, cuda_context_gb)}, {"fragmentation", offsetof(est_cal, fragmentation)},
     {"memory_limit_frac", offsetof(est_cal, memory_limit_frac)}, {"step_overhead_s", offsetof(est_cal, step_overhead_s)},
     {"moe_imbalance", offsetof(est_cal, moe_imbalance)}, {"moe_permute_units", offsetof(est_cal, moe_permute_units)},
-    {"fp4_speedup", offsetof(est_cal, fp4_speedup)},
+    {"fp4_speedup", offsetof(est_cal, fp4_speedup)}, {"layer_overhead_us", offsetof(est_cal, layer_overhead_us)},
 };
 enum { CAL_N = sizeof CAL_KEYS / sizeof *CAL_KEYS };
 
@@ -589,7 +589,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     double cp_exposed = lay.cp_comm - 3.5 * lay.attn_core_fwd;
     if (cp_exposed < 0) cp_exposed = 0;
     double ep_exposed = lay.ep_comm;
-    double mb_layers = Ls * (t_layer + t_recomp_layer + tp_exposed + cp_exposed + ep_exposed);
+    double mb_layers = Ls * (t_layer + t_recomp_layer + tp_exposed + cp_exposed + ep_exposed + c->layer_overhead_us * 1e-6);
 
     /* embedding (first stage) and output layer + cross-entropy (last stage) */
     double T = in->mbs * (s->arch == ARCH_ENCODER_DECODER && s->dec_seq_length > 0 ? s->dec_seq_length : sq) / in->cp;

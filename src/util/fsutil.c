@@ -1,4 +1,5 @@
 /* fsutil.c — see fsutil.h. */
+#define _GNU_SOURCE /* syncfs */
 #include "util/fsutil.h"
 
 #include <errno.h>
@@ -44,6 +45,11 @@ char *fs_read_file(const char *path, size_t *len, ac_err *e)
 
 int fs_write_atomic(const char *path, const void *data, size_t len, ac_err *e)
 {
+    return fs_write_atomic_opt(path, data, len, true, e);
+}
+
+int fs_write_atomic_opt(const char *path, const void *data, size_t len, bool sync, ac_err *e)
+{
     char tmp[4096];
     if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
         return ac_err_at(e, AC_E_INPUT, path, 0, 0, NULL, "path too long");
@@ -63,7 +69,7 @@ int fs_write_atomic(const char *path, const void *data, size_t len, ac_err *e)
         p += w;
         left -= (size_t)w;
     }
-    if (fsync(fd) != 0 || close(fd) != 0) {
+    if ((sync && fsync(fd) != 0) || close(fd) != 0) {
         unlink(tmp);
         return ac_err_at(e, AC_E_IO, path, 0, 0, NULL, "fsync/close failed: %s", strerror(errno));
     }
@@ -114,4 +120,15 @@ int fs_join(char *buf, size_t len, const char *a, const char *b, ac_err *e)
     if (snprintf(buf, len, "%s%s%s", a, sep, b) >= (int)len)
         return ac_err_set(e, AC_E_INPUT, "path too long: %s%s%s", a, sep, b);
     return 0;
+}
+
+int fs_sync_dir(const char *dir, ac_err *e)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    if (fd < 0) return ac_err_at(e, AC_E_IO, dir, 0, 0, NULL, "cannot open directory: %s", strerror(errno));
+    /* syncfs flushes every file written into the directory's file system at once */
+    int rc = syncfs(fd);
+    int saved = errno;
+    close(fd);
+    return rc ? ac_err_at(e, AC_E_IO, dir, 0, 0, NULL, "syncfs failed: %s", strerror(saved)) : 0;
 }

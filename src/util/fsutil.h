@@ -11,6 +11,10 @@
 /* reads a whole file; *len gets its size; NUL-terminated; NULL on error */
 char *fs_read_file(const char *path, size_t *len, ac_err *e);
 int fs_write_atomic(const char *path, const void *data, size_t len, ac_err *e);
+/* the same; sync false skips the per-file fsync (many small files: call fs_sync_dir once) */
+int fs_write_atomic_opt(const char *path, const void *data, size_t len, bool sync, ac_err *e);
+/* flushes everything written under dir to disk (syncfs) */
+int fs_sync_dir(const char *dir, ac_err *e);
 int fs_mkdir_p(const char *path, ac_err *e);
 bool fs_exists(const char *path);
 bool fs_is_dir(const char *path);

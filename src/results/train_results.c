@@ -1,0 +1,404 @@
+/* train_results.c — see train_results.h */
+#include "results/train_results.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config/yaml_io.h"
+#include "results/candidate_cfg.h"
+#include "util/fsutil.h"
+#include "util/json.h"
+#include "util/strbuf.h"
+
+static void opt_text(int v, char *buf, size_t len)
+{
+    if (v < 0) snprintf(buf, len, "None");
+    else snprintf(buf, len, "%d", v);
+}
+
+void results_config_name(const search_scored *s, char *buf, size_t len)
+{
+    const search_candidate *k = &s->cand;
+    char a[16], n[16], p[16];
+    opt_text(k->act_ckpt_layers, a, sizeof a);
+    opt_text(k->num_mbs_act, n, sizeof n);
+    opt_text(k->act_per_pipe, p, sizeof p);
+    char cpep[48] = "";
+    if (k->ext_mask) snprintf(cpep, sizeof cpep, "_cp%d_ep%d", k->cp, k->ep);
+    /* our knobs (vp, sp, rc, do, gbs) follow act_per_pipe in the candidate name: keep them */
+    const char *tail = strstr(s->name, "_act_per_pipe_");
+    if (tail) {
+        tail += strlen("_act_per_pipe_");
+        tail += strcspn(tail, "_");
+    } else {
+        tail = "";
+    }
+    snprintf(buf, len, "tp%d_pp%d%s_mbs%d_act_%s_num_mbs_act_%s_act_per_pipe_%s%s", k->tp, k->pp, cpep, k->mbs, a, n, p, tail);
+}
+
+/* removes *.yaml files of a previous run from dir (only ours: candidate files) */
+static void clear_yaml(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        size_t l = strlen(de->d_name);
+        if (l > 5 && !strcmp(de->d_name + l - 5, ".yaml")) {
+            char p[4096];
+            if (snprintf(p, sizeof p, "%s/%s", dir, de->d_name) < (int)sizeof p) unlink(p);
+        }
+    }
+    closedir(d);
+}
+
+int results_write_candidates(const ac_config *c, const model_base_config *b, const search_train_result *r,
+                             const char *logs, ac_err *e)
+{
+    char dir[4096];
+    if (fs_join(dir, sizeof dir, logs, "candidate_configs", e) || fs_mkdir_p(dir, e)) return -1;
+    clear_yaml(dir);
+    for (size_t i = 0; i < r->n; i++) {
+        const search_scored *s = &r->items[i];
+        char path[4096], file[300];
+        snprintf(file, sizeof file, "%s.yaml", s->name);
+        if (fs_join(path, sizeof path, dir, file, e)) return -1;
+        node *cfg = results_candidate_config(b, c, &s->cand, s->name, e);
+        if (!cfg) return -1;
+        char *text = yaml_dump_string(cfg, e);
+        node_free(cfg);
+        if (!text) return -1;
+        int rc = fs_write_atomic_opt(path, text, strlen(text), false, e);
+        free(text);
+        if (rc) return -1;
+    }
+    return fs_sync_dir(dir, e);
+}
+
+size_t results_sorted_runs(const search_train_result *r, size_t *idx, size_t cap)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < r->n && n < cap; k++) {
+        const search_scored *s = &r->items[r->order[k]];
+        if (s->launched && !s->failed) idx[n++] = r->order[k];
+    }
+    /* by the result's step time (measured runs may reorder the prediction) */
+    for (size_t i = 1; i < n; i++) {
+        size_t x = idx[i], j = i;
+        while (j && r->items[idx[j - 1]].step_time_s > r->items[x].step_time_s) { idx[j] = idx[j - 1]; j--; }
+        idx[j] = x;
+    }
+    return n;
+}
+
+static int gpus_total(const ac_config *c) { return c->train.num_nodes * c->train.gpus_per_node; }
+
+/* the original's row fields */
+typedef struct {
+    int layers, ffn; /* ffn < 0: None (GPT/BERT as the original) */
+} shape_cols;
+
+static shape_cols shape_columns(const model_base_config *b)
+{
+    shape_cols sc;
+    bool t5 = b->shape.arch == ARCH_ENCODER_DECODER;
+    sc.layers = t5 ? 2 * b->shape.num_layers : b->shape.num_layers;
+    sc.ffn = t5 || b->shape.gated_mlp ? b->shape.ffn_hidden : -1;
+    return sc;
+}
+
+static void csv_int_or_empty(strbuf *sb, int v) { if (v >= 0) sb_printf(sb, "%d", v); sb_add(sb, ","); }
+
+static const char ORIGINAL_COLS[] =
+    "Model Name,Model Size,Seq Length,TP,PP,MBS,Act Ckpt Layers,Act Ckpt Micro Bathes,Act Ckpt Layers per Pipeline,"
+    "Num Layers,Hidden Size,FFN Hidden Size,GBS,Nodes,GPUs per Node";
+
+static void row_common(strbuf *sb, const ac_config *c, const model_base_config *b, const search_scored *s)
+{
+    shape_cols sc = shape_columns(b);
+    const search_candidate *k = &s->cand;
+    sb_csv_field(sb, c->family, false);
+    sb_csv_field(sb, b->size_text, false);
+    sb_printf(sb, "%d,%d,%d,%d,", b->shape.seq_length, k->tp, k->pp, k->mbs);
+    csv_int_or_empty(sb, k->act_ckpt_layers);
+    csv_int_or_empty(sb, k->num_mbs_act);
+    csv_int_or_empty(sb, k->act_per_pipe);
+    sb_printf(sb, "%d,%d,", sc.layers, b->shape.hidden);
+    csv_int_or_empty(sb, sc.ffn);
+    sb_printf(sb, "%d,%d,%d", k->gbs, c->train.num_nodes, c->train.gpus_per_node);
+}
+
+static const char *rc_text(search_recompute r)
+{
+    return r == SEARCH_RC_FULL ? "full" : r == SEARCH_RC_SELECTIVE ? "selective" : "none";
+}
+
+static void row_ours(strbuf *sb, const search_scored *s, const est_input *base)
+{
+    const search_candidate *k = &s->cand;
+    const est_result *p = &s->est;
+    sb_printf(sb, ",%d,%d,", k->cp, k->ep);
+    csv_int_or_empty(sb, k->vp > 0 ? k->vp : -1);
+    sb_printf(sb, "%s,%s,%s,%s,%.4f,", k->sequence_parallel ? "true" : "false", rc_text(k->recompute),
+              k->distributed_optimizer ? "true" : "false", s->source == RUN_MEASURED ? "measured" : "predicted",
+              p->step_time);
+    if (s->source == RUN_MEASURED && p->step_time > 0) sb_printf(sb, "%.1f", 100.0 * (p->step_time / s->step_time_s - 1.0));
+    sb_printf(sb, ",%.2f,%.2f,%.1f,%.2f,%.0f,%s,%s", p->mem_total / EST_GIB, 100.0 * p->mfu,
+              p->tokens_per_s * (p->step_time / (s->step_time_s > 0 ? s->step_time_s : p->step_time)), p->days_to_train,
+              p->cost_usd * (s->step_time_s > 0 ? s->step_time_s / p->step_time : 1.0), base->gpu->name,
+              k->in_original ? "true" : "false");
+}
+
+static const char OUR_COLS[] =
+    "CP,EP,VP,Sequence Parallel,Recompute,Distributed Optimizer,Result,Predicted Time per Step,Error vs Predicted %,"
+    "Peak Memory GiB,MFU %,Tokens per Second,Est. Days to Train,Cost USD,GPU,In Original Grid";
+
+static int write_summary_csv(const ac_config *c, const model_base_config *b, const search_train_result *r,
+                             const char *path, ac_err *e)
+{
+    strbuf sb = {0};
+    sb_printf(&sb, "%s,Time per Step,Samples per Second,Model TFLOPS / GPU,Model TFLOPS Aggregate,Config Name,%s\n",
+              ORIGINAL_COLS, OUR_COLS);
+    size_t *idx = malloc((r->n ? r->n : 1) * sizeof *idx);
+    if (!idx) return ac_err_set(e, AC_E_NOMEM, "out of memory");
+    size_t n = results_sorted_runs(r, idx, r->n);
+    int N = gpus_total(c);
+    for (size_t i = 0; i < n; i++) {
+        const search_scored *s = &r->items[idx[i]];
+        double t = s->step_time_s;
+        double flops = s->est.model_flops_per_step;
+        char cname[320];
+        results_config_name(s, cname, sizeof cname);
+        row_common(&sb, c, b, s);
+        sb_printf(&sb, ",%.4f,%.2f,%.2f,%.2f,", t, s->cand.gbs / t, flops / t / N / 1e12, flops / t / 1e12);
+        sb_csv_field(&sb, cname, false);
+        sb.len--; /* sb_csv_field added a comma; row_ours starts with one */
+        row_ours(&sb, s, &r->base);
+        sb_add(&sb, "\n");
+    }
+    free(idx);
+    int rc = sb.oom ? ac_err_set(e, AC_E_NOMEM, "out of memory") : fs_write_atomic(path, sb_str(&sb), sb.len, e);
+    sb_free(&sb);
+    return rc;
+}
+
+static int write_failed_csv(const ac_config *c, const model_base_config *b, const search_train_result *r,
+                            const char *path, ac_err *e)
+{
+    strbuf sb = {0};
+    sb_printf(&sb, "%s,Error Message,Config Name,Peak Memory GiB,Memory Limit GiB,Result\n", ORIGINAL_COLS);
+    for (size_t k = 0; k < r->n; k++) {
+        const search_scored *s = &r->items[r->order[k]];
+        if (!s->failed) continue;
+        char cname[320];
+        results_config_name(s, cname, sizeof cname);
+        row_common(&sb, c, b, s);
+        sb_add(&sb, ",");
+        sb_csv_field(&sb, s->reason, false);
+        sb_csv_field(&sb, cname, false);
+        if (isfinite(s->est.mem_total)) sb_printf(&sb, "%.2f,%.2f,", s->est.mem_total / EST_GIB, s->est.mem_limit / EST_GIB);
+        else sb_add(&sb, ",,");
+        sb_add(&sb, s->source == RUN_MEASURED ? "measured\n" : "predicted\n");
+    }
+    int rc = sb.oom ? ac_err_set(e, AC_E_NOMEM, "out of memory") : fs_write_atomic(path, sb_str(&sb), sb.len, e);
+    sb_free(&sb);
+    return rc;
+}
+
+static void json_run(json_writer *w, const search_scored *s, const est_input *base)
+{
+    const search_candidate *k = &s->cand;
+    const est_result *p = &s->est;
+    double G = EST_GIB;
+    json_obj_open(w, NULL);
+    json_str(w, "name", s->name);
+    json_int(w, "rank", s->rank);
+    json_str(w, "status", s->failed ? "failed" : "ok");
+    json_str(w, "source", s->source == RUN_MEASURED ? "measured" : "predicted");
+    json_str(w, "reason", s->reason);
+    json_bool(w, "in_original", k->in_original);
+    json_bool(w, "launched", s->launched);
+    json_int(w, "tp", k->tp); json_int(w, "pp", k->pp); json_int(w, "cp", k->cp); json_int(w, "ep", k->ep);
+    if (k->vp > 0) json_int(w, "vp", k->vp); else json_null(w, "vp");
+    json_int(w, "mbs", k->mbs); json_int(w, "gbs", k->gbs);
+    if (k->act_ckpt_layers >= 0) json_int(w, "act_ckpt_layers", k->act_ckpt_layers); else json_null(w, "act_ckpt_layers");
+    if (k->num_mbs_act >= 0) json_int(w, "num_mbs_act", k->num_mbs_act); else json_null(w, "num_mbs_act");
+    if (k->act_per_pipe >= 0) json_int(w, "act_per_pipe", k->act_per_pipe); else json_null(w, "act_per_pipe");
+    json_bool(w, "sequence_parallel", k->sequence_parallel);
+    json_str(w, "recompute", rc_text(k->recompute));
+    json_bool(w, "distributed_optimizer", k->distributed_optimizer);
+    bool valid = isfinite(p->mem_total);
+    if (valid && !s->failed) json_num(w, "step_time_s", s->step_time_s); else json_null(w, "step_time_s");
+    if (valid) json_num(w, "predicted_step_time_s", p->step_time); else json_null(w, "predicted_step_time_s");
+    if (s->source == RUN_MEASURED && !s->failed) {
+        json_num(w, "measured_step_time_s", s->step_time_s);
+        json_num(w, "error_pct", 100.0 * (p->step_time / s->step_time_s - 1.0));
+    } else {
+        json_null(w, "measured_step_time_s");
+        json_null(w, "error_pct");
+    }
+    if (!valid) { json_obj_close(w); return; }
+    double t = s->step_time_s > 0 ? s->step_time_s : p->step_time;
+    json_num(w, "samples_per_s", k->gbs / t);
+    json_num(w, "tokens_per_s", p->tokens_per_s * p->step_time / t);
+    json_num(w, "tflops_per_gpu", p->tflops_per_gpu * p->step_time / t);
+    json_num(w, "mfu", p->mfu * p->step_time / t);
+    json_num(w, "peak_mem_gib", p->mem_total / G);
+    json_num(w, "mem_limit_gib", p->mem_limit / G);
+    json_num(w, "days_to_train", p->days_to_train * t / p->step_time);
+    json_num(w, "cost_usd", p->cost_usd * t / p->step_time);
+    json_obj_open(w, "memory_gib");
+    json_num(w, "weights", p->mem_weights / G);
+    json_num(w, "grads", p->mem_grads / G);
+    json_num(w, "optimizer", p->mem_optimizer / G);
+    json_num(w, "activations", p->mem_activations / G);
+    json_num(w, "logits", p->mem_logits / G);
+    json_num(w, "comm_buffers", p->mem_comm_buffers / G);
+    json_num(w, "allowance", p->mem_allowance / G);
+    json_obj_close(w);
+    json_obj_open(w, "time_s");
+    json_num(w, "compute_fwd", p->t_compute_fwd);
+    json_num(w, "compute_bwd", p->t_compute_bwd);
+    json_num(w, "recompute", p->t_recompute);
+    json_num(w, "tp_comm", p->t_tp_comm);
+    json_num(w, "cp_comm", p->t_cp_comm);
+    json_num(w, "ep_comm", p->t_ep_comm);
+    json_num(w, "pp_bubble", p->t_pp_bubble);
+    json_num(w, "pp_p2p", p->t_pp_p2p);
+    json_num(w, "dp_exposed", p->t_dp_exposed);
+    json_num(w, "optimizer", p->t_optimizer);
+    json_num(w, "overhead", p->t_overhead);
+    json_obj_close(w);
+    (void)base;
+    json_obj_close(w);
+}
+
+static int write_summary_json(const ac_config *c, const model_base_config *b, const search_train_result *r,
+                              const char *path, ac_err *e)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return ac_err_set(e, AC_E_NOMEM, "out of memory");
+    json_writer w;
+    json_begin(&w, f);
+    json_obj_open(&w, NULL);
+    json_str(&w, "tool", "autoconfig");
+    json_str(&w, "version", "0.1.0");
+    char ts[32];
+    time_t now = time(NULL);
+    struct tm tmv;
+    gmtime_r(&now, &tmv);
+    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tmv);
+    json_str(&w, "generated", ts);
+    json_obj_open(&w, "model");
+    json_str(&w, "family", c->family);
+    json_str(&w, "name", b->run_name);
+    json_num(&w, "size_b", b->size_b);
+    json_num(&w, "params_b", b->param_b);
+    json_int(&w, "seq_length", b->shape.seq_length);
+    json_int(&w, "num_layers", b->shape.num_layers);
+    json_int(&w, "hidden_size", b->shape.hidden);
+    json_obj_close(&w);
+    json_obj_open(&w, "cluster");
+    json_str(&w, "type", c->cluster_type);
+    json_int(&w, "nodes", c->train.num_nodes);
+    json_int(&w, "gpus_per_node", c->train.gpus_per_node);
+    json_str(&w, "gpu", r->base.gpu->name);
+    json_num(&w, "gpu_memory_gb", r->base.memory_limit_gb > 0 ? r->base.memory_limit_gb : r->base.gpu->memory_gb);
+    json_num(&w, "price_per_gpu_hour", r->base.price_per_gpu_hour > 0 ? r->base.price_per_gpu_hour : r->base.gpu->price_per_hour);
+    json_obj_close(&w);
+    json_obj_open(&w, "search");
+    json_str(&w, "mode", c->train.search_mode);
+    json_str(&w, "rank_by", c->train.rank_by);
+    json_int(&w, "candidates", (long long)r->n);
+    json_int(&w, "in_original_grid", (long long)r->grid.n_original);
+    json_int(&w, "valid", (long long)(r->n_fit + r->n_oom));
+    json_int(&w, "predicted_oom", (long long)r->n_oom);
+    json_int(&w, "launched", (long long)r->n_launch);
+    json_int(&w, "top_n", c->train.output_top_n);
+    json_num(&w, "elapsed_s", r->elapsed_s);
+    if (r->exhaustive_done && r->exhaustive_found) {
+        json_obj_open(&w, "exhaustive");
+        json_int(&w, "candidates", r->exhaustive_count);
+        json_str(&w, "best_name", r->exhaustive_best_name);
+        json_num(&w, "best_tokens_per_s", r->exhaustive_best_est.tokens_per_s);
+        json_num(&w, "best_step_time_s", r->exhaustive_best_est.step_time);
+        json_num(&w, "gain_pct", 100.0 * r->exhaustive_gain);
+        json_obj_close(&w);
+    } else {
+        json_null(&w, "exhaustive");
+    }
+    json_obj_close(&w);
+    size_t *idx = malloc((r->n ? r->n : 1) * sizeof *idx);
+    size_t n = idx ? results_sorted_runs(r, idx, r->n) : 0;
+    if (n) json_str(&w, "best", r->items[idx[0]].name); else json_null(&w, "best");
+    free(idx);
+    json_arr_open(&w, "runs");
+    for (size_t k = 0; k < r->n; k++) json_run(&w, &r->items[r->order[k]], &r->base);
+    json_arr_close(&w);
+    json_obj_close(&w);
+    json_end(&w);
+    if (fclose(f) != 0 || !buf) { free(buf); return ac_err_set(e, AC_E_NOMEM, "out of memory"); }
+    int rc = fs_write_atomic(path, buf, len, e);
+    free(buf);
+    return rc;
+}
+
+int results_write_final(const ac_config *c, const model_base_config *b, const search_train_result *r, const char *logs,
+                        ac_err *e)
+{
+    char dir[4096], path[4096], file[256];
+    if (fs_join(dir, sizeof dir, logs, "final_result", e) || fs_mkdir_p(dir, e)) return -1;
+    int nodes = c->train.num_nodes;
+    snprintf(file, sizeof file, "final_summary_%dnodes.csv", nodes);
+    if (fs_join(path, sizeof path, dir, file, e) || write_summary_csv(c, b, r, path, e)) return -1;
+    snprintf(file, sizeof file, "failed_jobs_%dnodes.csv", nodes);
+    if (fs_join(path, sizeof path, dir, file, e) || write_failed_csv(c, b, r, path, e)) return -1;
+    size_t best;
+    if (results_sorted_runs(r, &best, 1) == 1) {
+        const search_scored *s = &r->items[best];
+        node *cfg = results_candidate_config(b, c, &s->cand, s->name, e);
+        if (!cfg) return -1;
+        snprintf(file, sizeof file, "optimal_config_%sb_%dnodes.yaml", b->size_text, nodes);
+        int rc = fs_join(path, sizeof path, dir, file, e) || yaml_dump_file(cfg, path, e);
+        node_free(cfg);
+        if (rc) return -1;
+    }
+    if (fs_join(path, sizeof path, dir, "summary.json", e) || write_summary_json(c, b, r, path, e)) return -1;
+    return 0;
+}
+
+void results_print_top(FILE *out, const ac_config *c, const model_base_config *b, const search_train_result *r,
+                       const char *logs)
+{
+    size_t *idx = malloc((r->n ? r->n : 1) * sizeof *idx);
+    if (!idx) return;
+    size_t n = results_sorted_runs(r, idx, r->n);
+    size_t top = (size_t)c->train.output_top_n < n ? (size_t)c->train.output_top_n : n;
+    bool measured = n && r->items[idx[0]].source == RUN_MEASURED;
+    fprintf(out, "Top %zu configs sorted from fastest to slowest (%s):\n", top,
+            measured ? "measured" : "predicted by the estimator, not measured");
+    for (size_t i = 0; i < top; i++) {
+        const search_scored *s = &r->items[idx[i]];
+        char cname[320];
+        results_config_name(s, cname, sizeof cname);
+        fprintf(out, "Config #%zu: %s with %.4fs per global step (%s; %.0f tokens/s, MFU %.1f%%, %.1f GiB peak)\n", i + 1,
+                cname, s->step_time_s, s->source == RUN_MEASURED ? "measured" : "predicted",
+                s->est.tokens_per_s * s->est.step_time / s->step_time_s, 100.0 * s->est.mfu * s->est.step_time / s->step_time_s,
+                s->est.mem_total / EST_GIB);
+    }
+    if (n) {
+        const search_scored *s = &r->items[idx[0]];
+        fprintf(out, "==================================================\n");
+        fprintf(out, "Optimal config: %s with %.4fs per global step.\n", s->name, s->step_time_s);
+        fprintf(out, "Saving config to %s/final_result/optimal_config_%sb_%dnodes.yaml.\n", logs, b->size_text,
+                c->train.num_nodes);
+        fprintf(out, "==================================================\n");
+    }
+    free(idx);
+}

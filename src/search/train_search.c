@@ -1,0 +1,220 @@
+/* train_search.c — see train_search.h */
+#include "search/train_search.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "search/candidate_est.h"
+
+int search_family_of(const char *family)
+{
+    for (int f = 0; f < SEARCH_FAMILY_COUNT; f++)
+        if (!strcmp(search_family_name((search_family)f), family)) return f;
+    return -1;
+}
+
+static search_int_list list_from_cfg(const cfg_int_list *l)
+{
+    if (l->is_auto) return search_list_auto();
+    return search_list_of(l->v, l->n);
+}
+
+static search_int_list list_of_one(int v) { return search_list_of(&v, 1); }
+
+static search_int_list list_from_tri(cfg_tri t)
+{
+    return t == TRI_AUTO ? search_list_auto() : list_of_one(t == TRI_TRUE ? 1 : 0);
+}
+
+int search_train_inputs(const ac_config *c, const model_base_config *b, search_inputs *in, search_act_method *method,
+                        ac_err *e)
+{
+    int f = search_family_of(c->family);
+    if (f < 0) return ac_err_set(e, AC_E_INPUT, "family '%s' has no training search", c->family);
+    search_inputs_init(in);
+    in->family = (search_family)f;
+    in->size_b = b->size_b;
+    in->shape = b->shape;
+    in->gpu_mem_gb = c->train.gpu_memory_gb;
+    in->num_nodes = c->train.num_nodes;
+    in->gpus_per_node = c->train.gpus_per_node;
+    in->base_gbs = b->gbs;
+    /* the base config's own switches are the original's defaults */
+    bool t5 = b->shape.arch == ARCH_ENCODER_DECODER;
+    const char *m = node_text(node_get_path(b->cfg, t5 ? "model.encoder.activations_checkpoint_method"
+                                                       : "model.activations_checkpoint_method"));
+    in->act_method = m && !strcmp(m, "block") ? SEARCH_ACT_BLOCK : m && !strcmp(m, "uniform") ? SEARCH_ACT_UNIFORM : SEARCH_ACT_NONE;
+    *method = in->act_method;
+    bool bv;
+    const node *sp = node_get_path(b->cfg, "model.sequence_parallel");
+    in->base_sequence_parallel = sp && node_get_bool(sp, &bv) ? bv : false;
+    const char *gran = node_text(node_get_path(b->cfg, t5 ? "model.encoder.activations_checkpoint_granularity"
+                                                          : "model.activations_checkpoint_granularity"));
+    in->base_recompute = gran && !strcmp(gran, "full") ? SEARCH_RC_FULL
+                       : gran && !strcmp(gran, "selective") ? SEARCH_RC_SELECTIVE : SEARCH_RC_NONE;
+    const char *optim = node_text(node_get_path(b->cfg, "model.optim.name"));
+    in->base_distributed_optimizer = optim && strstr(optim, "distributed") != NULL;
+    /* overrides */
+    const cfg_train_settings *t = &c->train;
+    in->tp = list_from_cfg(&t->tensor_parallel_sizes);
+    in->pp = list_from_cfg(&t->pipeline_parallel_sizes);
+    in->mbs = list_from_cfg(&t->micro_batch_sizes);
+    in->act_ckpt_layers = list_from_cfg(&t->act_ckpt_layers);
+    in->min_mp.is_auto = t->min_model_parallel_size.is_auto;
+    in->min_mp.value = t->min_model_parallel_size.v;
+    in->max_mp.is_auto = t->max_model_parallel_size.is_auto;
+    in->max_mp.value = t->max_model_parallel_size.v;
+    in->cp = list_from_cfg(&t->context_parallel_sizes);
+    in->ep = list_from_cfg(&t->expert_parallel_sizes);
+    in->vp = list_from_cfg(&t->virtual_pipeline_sizes);
+    in->gbs = list_from_cfg(&t->global_batch_sizes);
+    in->sequence_parallel = list_from_tri(t->sequence_parallel);
+    in->distributed_optimizer = list_from_tri(t->distributed_optimizer);
+    if (!strcmp(t->recompute_granularity, "selective")) in->recompute = list_of_one(SEARCH_RC_SELECTIVE);
+    else if (!strcmp(t->recompute_granularity, "full")) in->recompute = list_of_one(SEARCH_RC_FULL);
+    else in->recompute = search_list_auto();
+    return 0;
+}
+
+/* the ranking key: larger is better */
+static double score(const ac_config *c, const est_result *r)
+{
+    if (!strcmp(c->train.rank_by, "cost")) return r->cost_usd > 0 ? -r->cost_usd : -r->step_time;
+    return r->tokens_per_s;
+}
+
+static const search_train_result *sort_ctx;
+static const ac_config *sort_cfg;
+
+static int by_rank(const void *a, const void *b)
+{
+    const search_scored *x = &sort_ctx->items[*(const size_t *)a], *y = &sort_ctx->items[*(const size_t *)b];
+    bool fx = x->est.fits, fy = y->est.fits;
+    if (fx != fy) return fx ? -1 : 1;
+    double sx = score(sort_cfg, &x->est), sy = score(sort_cfg, &y->est);
+    if (!fx) { sx = -x->est.mem_total; sy = -y->est.mem_total; } /* closest to fitting first */
+    if (sx != sy) return sx > sy ? -1 : 1;
+    /* ties: the original's launch order */
+    size_t ix = *(const size_t *)a, iy = *(const size_t *)b;
+    return ix < iy ? -1 : ix > iy;
+}
+
+typedef struct {
+    const ac_config *c;
+    search_train_result *r;
+    est_input in;
+    double best_score;
+} exh_ctx;
+
+static int exhaustive_visit(const search_candidate *k, void *user)
+{
+    exh_ctx *x = user;
+    est_result res;
+    candidate_est_apply(&x->in, k, x->r->act_method);
+    if (est_evaluate(&x->in, &res) || !res.fits) return 0;
+    double s = score(x->c, &res);
+    if (!x->r->exhaustive_found || s > x->best_score) {
+        x->r->exhaustive_found = true;
+        x->r->exhaustive_best = *k;
+        x->r->exhaustive_best_est = res;
+        x->best_score = s;
+    }
+    return 0;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int search_train_run(const ac_config *c, const model_base_config *b, search_train_result *r, ac_err *e)
+{
+    memset(r, 0, sizeof *r);
+    double t0 = now_s();
+    if (search_train_inputs(c, b, &r->inputs, &r->act_method, e)) return -1;
+    if (candidate_est_base(c, b, &r->base, e)) return -1;
+    if (search_grid_build(&r->inputs, &r->grid, e)) return -1;
+    r->n = r->grid.n;
+    r->items = calloc(r->n ? r->n : 1, sizeof *r->items);
+    r->order = calloc(r->n ? r->n : 1, sizeof *r->order);
+    if (!r->items || !r->order) { search_train_free(r); return ac_err_set(e, AC_E_NOMEM, "out of memory"); }
+    est_input in = r->base;
+    const char *size_text = b->size_text;
+    for (size_t i = 0; i < r->n; i++) {
+        search_scored *s = &r->items[i];
+        s->cand = r->grid.items[i];
+        search_candidate_name(&s->cand, c->family, size_text, c->train.num_nodes, s->name, sizeof s->name);
+        candidate_est_apply(&in, &s->cand, r->act_method);
+        if (est_evaluate(&in, &s->est)) {
+            /* the grid's rules passed but the estimator's stricter ones did not */
+            s->failed = true;
+            snprintf(s->reason, sizeof s->reason, "invalid: %s", s->est.why);
+            s->est.fits = false;
+            s->est.mem_total = INFINITY;
+            continue;
+        }
+        s->step_time_s = s->est.step_time;
+        if (!s->est.fits) {
+            s->failed = true;
+            snprintf(s->reason, sizeof s->reason, "predicted out of memory: %.1f GiB needed > %.1f GiB usable (%.0f%% of %s)",
+                     s->est.mem_total / EST_GIB, s->est.mem_limit / EST_GIB, 100.0 * (r->base.cal ? r->base.cal->memory_limit_frac : 0.98),
+                     r->base.gpu->name);
+            r->n_oom++;
+        } else {
+            r->n_fit++;
+        }
+    }
+    for (size_t i = 0; i < r->n; i++) r->order[i] = i;
+    sort_ctx = r;
+    sort_cfg = c;
+    qsort(r->order, r->n, sizeof *r->order, by_rank);
+    sort_ctx = NULL;
+    if (r->n_fit == 0) {
+        const search_scored *closest = r->n ? &r->items[r->order[0]] : NULL;
+        if (closest && isfinite(closest->est.mem_total))
+            ac_err_set(e, AC_E_INPUT,
+                       "no candidate fits in GPU memory: the smallest needs %.1f GiB per GPU (%s) but %.1f GiB are usable "
+                       "on %s; use more nodes, a GPU with more memory, or allow larger TP/PP",
+                       closest->est.mem_total / EST_GIB, closest->name, closest->est.mem_limit / EST_GIB, r->base.gpu->name);
+        else
+            ac_err_set(e, AC_E_INPUT, "no candidate is valid for the estimator: %s", closest ? closest->reason : "empty grid");
+        search_train_free(r);
+        return -1;
+    }
+    size_t limit = c->train.limit_search_runs > 0 ? (size_t)c->train.limit_search_runs : r->n_fit;
+    for (size_t k = 0; k < r->n_fit; k++) {
+        search_scored *s = &r->items[r->order[k]];
+        s->rank = (int)k + 1;
+        if (k < limit) { s->launched = true; r->n_launch++; }
+    }
+    /* the wider space: every divisor and knob, scored without allocation */
+    exh_ctx x = {c, r, r->base, 0.0};
+    search_exhaustive_opts opts = {0};
+    ac_err exh_err;
+    if (search_exhaustive(&r->inputs, &opts, exhaustive_visit, &x, &r->exhaustive_count, &exh_err) == 0) {
+        r->exhaustive_done = true;
+        if (r->exhaustive_found) {
+            search_candidate_name(&r->exhaustive_best, c->family, size_text, c->train.num_nodes, r->exhaustive_best_name,
+                                  sizeof r->exhaustive_best_name);
+            const search_scored *best = &r->items[r->order[0]];
+            r->exhaustive_gain = r->exhaustive_best_est.tokens_per_s / best->est.tokens_per_s - 1.0;
+        }
+    }
+    r->elapsed_s = now_s() - t0;
+    return 0;
+}
+
+void search_train_free(search_train_result *r)
+{
+    search_grid_free(&r->grid);
+    free(r->items);
+    free(r->order);
+    r->items = NULL;
+    r->order = NULL;
+    r->n = 0;
+}

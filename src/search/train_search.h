@@ -1,0 +1,71 @@
+/* train_search.h — the training HP search: grid → estimator → ranking.
+ *
+ * Builds the original's candidate grid (grid.h) from the config and the base
+ * config, scores every candidate with the estimator, marks those predicted
+ * not to fit (> memory_limit_frac of GPU memory, the original's 98 % advice)
+ * as failed with the reason, ranks the rest by predicted throughput (or cost)
+ * and selects the top limit_search_runs for launching.  Optionally walks the
+ * whole extended space (exhaustive mode) and reports how much better its
+ * best is.  No cluster is touched here: the caller launches (exec) or, on
+ * cluster_type sim, takes the predictions as the results.
+ */
+#ifndef AC_SEARCH_TRAIN_SEARCH_H
+#define AC_SEARCH_TRAIN_SEARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config/cfg.h"
+#include "estimator/est.h"
+#include "model/basecfg.h"
+#include "search/grid.h"
+#include "util/err.h"
+
+typedef enum { RUN_PREDICTED = 0, RUN_MEASURED } search_run_source;
+
+typedef struct {
+    search_candidate cand;
+    char name[256];      /* the candidate's file name without .yaml */
+    est_result est;      /* the prediction */
+    int rank;            /* 1 = best predicted; 0 = not ranked (does not fit) */
+    bool launched;       /* among the top limit_search_runs */
+    /* results: predicted on sim, measured on a cluster */
+    search_run_source source;
+    bool failed;
+    char reason[320];
+    double step_time_s;  /* the result's step time (measured when source is measured) */
+} search_scored;
+
+typedef struct {
+    search_grid grid;
+    est_input base;          /* cluster, GPU, model; each candidate overwrites its knobs */
+    search_inputs inputs;
+    search_act_method act_method;
+    search_scored *items;    /* grid order */
+    size_t n, n_fit, n_oom, n_launch;
+    size_t *order;           /* indices into items: ranked fits first, then the rest */
+    /* exhaustive walk of the extended space (always done; the mode decides what is launched) */
+    bool exhaustive_done;
+    long exhaustive_count;
+    search_candidate exhaustive_best;
+    est_result exhaustive_best_est;
+    char exhaustive_best_name[256];
+    bool exhaustive_found;
+    double exhaustive_gain;  /* best exhaustive tokens/s ÷ best grid tokens/s − 1 */
+    double elapsed_s;
+} search_train_result;
+
+/* the config's family as the grid's family id; -1 when the family has no grid */
+int search_family_of(const char *family);
+
+/* the grid inputs for this config and base config */
+int search_train_inputs(const ac_config *c, const model_base_config *b, search_inputs *in, search_act_method *method,
+                        ac_err *e);
+
+/* builds, scores and ranks; free with search_train_free.  AC_E_INPUT when the
+ * grid is empty (the rule that removed everything) or nothing fits (the memory
+ * the smallest candidate would need). */
+int search_train_run(const ac_config *c, const model_base_config *b, search_train_result *r, ac_err *e);
+void search_train_free(search_train_result *r);
+
+#endif
