@@ -1,0 +1,93 @@
+#!/bin/sh
+# test_search.sh — `autoconfig run` end to end on the embedded default (sim),
+# `estimate` and `validate`: every result file, its columns, ranking, errors.
+AC=${AUTOCONFIG:?}
+cd "${REPO:?}" || exit 1
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+pass() { echo "PASS search:$1"; }
+fail() { echo "FAIL search:$1: $2"; }
+expect() {
+    name=$1 want=$2 pat=$3; shift 4
+    out=$("$AC" "$@" 2>&1); got=$?
+    if [ "$got" -ne "$want" ]; then fail "$name" "exit $got, expected $want: $out"; return; fi
+    case "$out" in *"$pat"*) pass "$name" ;; *) fail "$name" "output lacks '$pat': $out" ;; esac
+}
+
+# --- the default run: gpt3/5b on 16 nodes of A100 80GB ---
+L="$T/run"
+out=$("$AC" run "search_config.train_settings.logs=$L" 2>&1); st=$?
+[ $st -eq 0 ] && pass run_default || fail run_default "exit $st: $out"
+case "$out" in *"Top 10 configs sorted from fastest to slowest (predicted"*) pass run_top_header ;; *) fail run_top_header "$out" ;; esac
+# times are printed as seconds per step (the original printed GPUs per node)
+echo "$out" | grep -Eq '^Config #1: tp[0-9]+_pp[0-9]+.* with [0-9]+\.[0-9]{4}s per global step \(predicted' \
+    && pass run_top_times || fail run_top_times "$out"
+case "$out" in *"Beyond the original's grid"*) pass run_beyond ;; *) fail run_beyond "$out" ;; esac
+F="$L/final_result"
+for f in final_summary_16nodes.csv failed_jobs_16nodes.csv optimal_config_5b_16nodes.yaml summary.json; do
+    [ -s "$F/$f" ] && pass "file_$f" || fail "file_$f" "missing $F/$f"
+done
+hdr=$(head -1 "$F/final_summary_16nodes.csv")
+case "$hdr" in "Model Name,Model Size,Seq Length,TP,PP,MBS,Act Ckpt Layers,Act Ckpt Micro Bathes,Act Ckpt Layers per Pipeline,Num Layers,Hidden Size,FFN Hidden Size,GBS,Nodes,GPUs per Node,Time per Step,Samples per Second,Model TFLOPS / GPU,Model TFLOPS Aggregate,Config Name,"*) pass summary_original_columns ;; *) fail summary_original_columns "$hdr" ;; esac
+for col in "Result" "Peak Memory GiB" "MFU %" "Tokens per Second" "Est. Days to Train" "Cost USD"; do
+    case "$hdr" in *"$col"*) pass "summary_col_$col" ;; *) fail "summary_col_$col" "$hdr" ;; esac
+done
+# sorted by time per step, all predicted
+awk -F, 'NR>1 { if (prev != "" && $16 + 0 < prev + 0) bad = 1; prev = $16 } END { exit bad }' "$F/final_summary_16nodes.csv" \
+    && pass summary_sorted || fail summary_sorted "not ascending"
+grep -q ',predicted,' "$F/final_summary_16nodes.csv" && ! grep -q ',measured,' "$F/final_summary_16nodes.csv" \
+    && pass summary_labelled || fail summary_labelled "rows not labelled predicted"
+rows=$(($(wc -l < "$F/final_summary_16nodes.csv") - 1))
+[ "$rows" -ge 10 ] && pass summary_rows || fail summary_rows "$rows rows"
+# the candidate files: the original's names
+n=$(ls "$L/candidate_configs" | wc -l)
+[ "$n" -ge "$rows" ] && pass candidates_written || fail candidates_written "$n files"
+[ -f "$L/candidate_configs/gpt3_5b_16nodes_tp_1_pp_1_mbs_1_act_ckpt_None_num_mbs_act_None_act_per_pipe_None.yaml" ] \
+    && pass candidate_name || fail candidate_name "$(ls "$L/candidate_configs" | head -3)"
+grep -q "tensor_model_parallel_size: 1" "$F/optimal_config_5b_16nodes.yaml" && grep -q "num_nodes: 16" "$F/optimal_config_5b_16nodes.yaml" \
+    && pass optimal_config_runnable || fail optimal_config_runnable "$(head -20 "$F/optimal_config_5b_16nodes.yaml")"
+grep -q '"runs":\[' "$F/summary.json" && grep -q '"source":"predicted"' "$F/summary.json" && grep -q '"best":"gpt3_5b_16nodes_' "$F/summary.json" \
+    && pass summary_json || fail summary_json "$(head -c 400 "$F/summary.json")"
+# a second run over the same logs dir replaces the files cleanly
+touch "$L/candidate_configs/stale_from_old_run.yaml"
+"$AC" run "search_config.train_settings.logs=$L" search_config.train_settings.num_nodes=16 >/dev/null 2>&1
+[ ! -f "$L/candidate_configs/stale_from_old_run.yaml" ] && [ -z "$(find "$L" -name '*.tmp.*')" ] \
+    && pass rerun_clean || fail rerun_clean "stale or temp files left"
+
+# predicted OOM → failed_jobs with the reason
+L2="$T/oom"
+"$AC" run search_config=gpt3/43b "search_config.train_settings.logs=$L2" search_config.train_settings.gpu_memory_gb=40 >/dev/null 2>&1
+grep -q "predicted out of memory" "$L2/final_result/failed_jobs_"*nodes.csv && pass failed_reason || fail failed_reason "$(head -3 "$L2/final_result/failed_jobs_"*nodes.csv 2>&1)"
+
+# llama and mixtral on H100: our families, our knobs
+expect run_llama 0 "Optimal config: llama_" -- run search_config=llama/llama3_8b search_config.train_settings.gpu=h100 "search_config.train_settings.logs=$T/llama"
+expect run_mixtral 0 "Optimal config: mixtral_" -- run search_config=mixtral/mixtral_8x7b search_config.train_settings.gpu=h100 "search_config.train_settings.logs=$T/mix"
+expect run_json 0 '"tool":"autoconfig"' -- run --json "search_config.train_settings.logs=$T/json"
+
+# bad input
+expect unknown_gpu 2 "unknown GPU 'h1000'; did you mean" -- run search_config.train_settings.gpu=h1000 "search_config.train_settings.logs=$T/bad1"
+[ ! -d "$T/bad1/final_result" ] && pass unknown_gpu_nothing_written || fail unknown_gpu_nothing_written "wrote results"
+expect too_large 2 "no candidate fits in GPU memory: the smallest needs" -- run search_config=gpt3/175b search_config.train_settings.num_nodes=1 "search_config.train_settings.tensor_parallel_sizes=[1]" "search_config.train_settings.pipeline_parallel_sizes=[1]" search_config.train_settings.min_model_parallel_size=1 search_config.train_settings.max_model_parallel_size=1 "search_config.train_settings.logs=$T/bad2"
+expect empty_grid 2 "heads" -- run "search_config.train_settings.tensor_parallel_sizes=[3]" "search_config.train_settings.logs=$T/bad3"
+
+# estimate: one candidate with breakdowns; impossible candidates get the rule
+expect estimate_text 0 "activations (" -- estimate search_config=llama/llama3_70b search_config.train_settings.gpu=h100 --tp 4 --pp 4 --vp 5
+expect estimate_json 0 '"memory_gib":{"weights":' -- estimate --json search_config=llama/llama3_8b search_config.train_settings.gpu=h100
+expect estimate_bad_tp 2 "TP 3 does not divide 32 attention heads" -- estimate --tp 3
+expect estimate_bad_flag 2 "expects an integer" -- estimate --tp x
+
+# validate: the shared CSV; final line format and the accuracy we hold
+V="$REPO/../shared/reference/benchmarks_train.csv"
+if [ -f "$V" ]; then
+    out=$("$AC" validate --csv "$V" --out "$T/val.csv" 2>&1); st=$?
+    last=$(echo "$out" | tail -1)
+    echo "$last" | grep -Eq '^rows [0-9]+ skipped [0-9]+ median_abs_err [0-9.]+% p90_abs_err [0-9.]+%$' \
+        && pass validate_line || fail validate_line "$last"
+    med=$(echo "$last" | sed 's/.*median_abs_err \([0-9.]*\)%.*/\1/')
+    awk -v m="$med" 'BEGIN { exit !(m <= 12.0) }' && pass validate_median || fail validate_median "median $med% > 12%"
+    [ -s "$T/val.csv" ] && head -1 "$T/val.csv" | grep -q "predicted_step_time_s" && pass validate_out || fail validate_out "no per-row CSV"
+fi
+printf 'id,source_id,num_layers\n1,X,2\n' > "$T/short.csv"
+expect validate_missing_col 2 "column missing" -- validate --csv "$T/short.csv"
+expect validate_no_csv 2 "needs --csv" -- validate

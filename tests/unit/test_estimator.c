@@ -1,0 +1,343 @@
+/* test_estimator.c — the analytical estimator: the original's FLOP formulas
+ * against its worked values (reference §6), Korthikanti et al. 2022 activation
+ * memory and its published reductions, Megatron's bytes per parameter, the
+ * direction of every knob, the validity rules and the GPU catalog. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "estimator/est.h"
+#include "estimator/gpu.h"
+#include "estimator/validate.h"
+
+static model_shape gpt(int L, int h, int a, int seq, int V)
+{
+    model_shape s = {0};
+    s.arch = ARCH_DECODER;
+    s.num_layers = L;
+    s.hidden = h;
+    s.ffn_hidden = 4 * h;
+    s.heads = a;
+    s.query_groups = a;
+    s.kv_channels = h / a;
+    s.vocab = V;
+    s.seq_length = seq;
+    s.learned_pos_emb = true;
+    return s;
+}
+
+static model_shape llama70b(void)
+{
+    model_shape s = gpt(80, 8192, 64, 8192, 128256);
+    s.ffn_hidden = 28672;
+    s.query_groups = 8;
+    s.gated_mlp = true;
+    s.untied_embeddings = true;
+    s.learned_pos_emb = false;
+    return s;
+}
+
+/* reference §6 worked values: TFLOPS aggregate and per GPU from F / time */
+static void test_flops_worked_values(void)
+{
+    model_shape g5 = gpt(24, 4096, 32, 2048, 51200);
+    double F = est_model_flops(&g5, 2048);
+    CHECK_NEAR(round(F / 10.0 / 1e12 * 100) / 100, 13700.79, 1e-6);
+    CHECK_NEAR(round(F / 10.0 / 128 / 1e12 * 100) / 100, 107.04, 1e-6);
+    model_shape g175 = gpt(96, 12288, 96, 2048, 51200);
+    F = est_model_flops(&g175, 2048);
+    CHECK_NEAR(round(F / 20.0 / 1e12 * 100) / 100, 225746.45, 1e-6);
+    CHECK_NEAR(round(F / 20.0 / 1024 / 1e12 * 100) / 100, 220.46, 1e-6);
+    model_shape bert = gpt(48, 2560, 40, 512, 30522);
+    bert.arch = ARCH_ENCODER;
+    F = est_model_flops(&bert, 2048);
+    CHECK_NEAR(round(F / 2.0 / 1e12 * 100) / 100, 12516.35, 1e-6);
+    CHECK_NEAR(round(F / 2.0 / 128 / 1e12 * 100) / 100, 97.78, 1e-6);
+    model_shape t5 = gpt(12, 768, 12, 512, 29000);
+    t5.arch = ARCH_ENCODER_DECODER;
+    t5.ffn_hidden = 2048;
+    t5.dec_seq_length = 128;
+    F = est_model_flops(&t5, 2048);
+    CHECK_NEAR(round(F / 1.0 / 1e12 * 100) / 100, 892.24, 1e-6);
+    CHECK_NEAR(round(F / 1.0 / 32 / 1e12 * 100) / 100, 27.88, 1e-6);
+    /* Llama: NeMo's formula s·L·h²(12 + 12g/a + 18f/h + 12s/h + 6V/(Lh)) per sequence */
+    model_shape l = llama70b();
+    double h = l.hidden, s = l.seq_length, L = l.num_layers;
+    double nemo = s * L * h * h * (12 + 12.0 * 8 / 64 + 18.0 * 28672 / h + 12 * s / h + 6.0 * l.vocab / (L * h));
+    CHECK_NEAR(est_model_flops(&l, 1), nemo, 1e-9);
+}
+
+static est_input base_input(const model_shape *s, const char *gpu, int gpus)
+{
+    est_input in;
+    CHECK(gpu_catalog_load(NULL) == 0);
+    est_input_init(&in, s, gpu_find(gpu));
+    in.num_gpus = gpus;
+    in.gbs = gpus;
+    return in;
+}
+
+/* Korthikanti et al. 2022 §4: per-layer activations s·b·h·(10 + 24/t + 5as/(ht)) with
+ * TP only, 34/t + 5as/(ht) with SP, 10 + 24/t with selective recompute, 34/t with both;
+ * GPT-3 175B, t = 8: 23, 14.25, 13, 4.25 units → SP + selective keep 18.5 % */
+static double act_units(int tp, bool sp, est_recompute rc)
+{
+    model_shape s = gpt(96, 12288, 96, 2048, 51200);
+    est_input in = base_input(&s, "a100_80gb", tp);
+    in.tp = tp;
+    in.gbs = 1;
+    in.sequence_parallel = sp;
+    in.recompute = rc;
+    in.flash_attention = false;
+    est_result r;
+    CHECK(est_evaluate(&in, &r) == 0);
+    /* remove the first stage's embedding output (3·s·b·h/t_sp) to keep only the layers */
+    double spd = sp ? tp : 1;
+    double emb = 3.0 * 2048 * 12288 / spd;
+    return (r.mem_activations - emb) / (96.0 * 2048 * 12288);
+}
+
+static void test_korthikanti_activation_memory(void)
+{
+    double base = act_units(8, false, RECOMPUTE_NONE);
+    double sp = act_units(8, true, RECOMPUTE_NONE);
+    double sel = act_units(8, false, RECOMPUTE_SELECTIVE);
+    double both = act_units(8, true, RECOMPUTE_SELECTIVE);
+    CHECK_NEAR(base, 10 + 24.0 / 8 + 5.0 * 96 * 2048 / (12288 * 8), 1e-9);
+    CHECK_NEAR(sp, 34.0 / 8 + 5.0 * 96 * 2048 / (12288 * 8), 1e-9);
+    CHECK_NEAR(sel, 10 + 24.0 / 8, 1e-9);
+    CHECK_NEAR(both, 34.0 / 8, 1e-9);
+    /* the published reductions relative to TP-only, within 10 % */
+    CHECK_NEAR(sp / base, 14.25 / 23.0, 0.10);
+    CHECK_NEAR(sel / base, 13.0 / 23.0, 0.10);
+    CHECK_NEAR(both / base, 4.25 / 23.0, 0.10);
+    /* full recompute keeps 2·s·b·h per layer (the layer input) */
+    double full = act_units(8, true, RECOMPUTE_FULL);
+    CHECK(full < both);
+}
+
+/* Megatron-LM distributed optimizer table: bf16 params + fp32 grads: 18 B/param
+ * without, 6 + 12/d with the distributed optimizer */
+static void test_bytes_per_param(void)
+{
+    model_shape s = gpt(32, 4096, 32, 2048, 32000);
+    s.learned_pos_emb = false;
+    est_input in = base_input(&s, "h100", 8);
+    est_result r;
+    in.zero_stage = 0;
+    CHECK(est_evaluate(&in, &r) == 0);
+    double P = r.mem_weights / 2.0;
+    CHECK_NEAR(r.mem_grads, 4.0 * P, 1e-9);
+    CHECK_NEAR(r.mem_optimizer, 12.0 * P, 1e-9);
+    in.zero_stage = 1;
+    CHECK(est_evaluate(&in, &r) == 0);
+    CHECK_NEAR(r.mem_optimizer, 12.0 * P / 8, 1e-9);
+    CHECK_NEAR(r.mem_grads, 4.0 * P, 1e-9);
+    in.zero_stage = 2;
+    CHECK(est_evaluate(&in, &r) == 0);
+    CHECK_NEAR(r.mem_grads, 4.0 * P / 8, 1e-9);
+    /* parameters: 32 layers × 12h² (+ norms) + embedding */
+    double expect = 32 * (12.0 * 4096 * 4096 + 2 * 4096) + 32000.0 * 4096;
+    CHECK_NEAR(P, expect, 1e-9);
+    CHECK_NEAR(r.params_b, expect / 1e9, 1e-9);
+}
+
+static void test_directions(void)
+{
+    model_shape s = llama70b();
+    est_input in = base_input(&s, "h100", 64);
+    in.tp = 8;
+    in.pp = 4;
+    in.mbs = 1;
+    in.gbs = 128;
+    in.sequence_parallel = true;
+    in.zero_stage = 1;
+    est_result none, full, sel;
+    CHECK(est_evaluate(&in, &none) == 0);
+    in.recompute = RECOMPUTE_FULL;
+    CHECK(est_evaluate(&in, &full) == 0);
+    in.recompute = RECOMPUTE_SELECTIVE;
+    in.flash_attention = false;
+    CHECK(est_evaluate(&in, &sel) == 0);
+    in.flash_attention = true;
+    CHECK(full.mem_activations < none.mem_activations);
+    CHECK(full.step_time > none.step_time);
+    CHECK(full.t_recompute > 0 && none.t_recompute == 0);
+    /* bigger TP: less weight memory per GPU */
+    in.recompute = RECOMPUTE_NONE;
+    est_result tp4, tp8;
+    in.tp = 4;
+    in.pp = 8;
+    CHECK(est_evaluate(&in, &tp4) == 0);
+    in.tp = 8;
+    in.pp = 8;
+    in.num_gpus = 128;
+    in.gbs = 256;
+    CHECK(est_evaluate(&in, &tp8) == 0);
+    CHECK(tp8.mem_weights < tp4.mem_weights);
+    /* bigger micro batch: more activation memory */
+    est_result mb1, mb2;
+    in.tp = 8; in.pp = 4; in.num_gpus = 64; in.gbs = 128;
+    in.mbs = 1;
+    CHECK(est_evaluate(&in, &mb1) == 0);
+    in.mbs = 2;
+    CHECK(est_evaluate(&in, &mb2) == 0);
+    CHECK(mb2.mem_activations > mb1.mem_activations);
+    /* interleaving shrinks the bubble */
+    est_result v1, v5;
+    in.mbs = 1;
+    CHECK(est_evaluate(&in, &v1) == 0);
+    in.vp = 5;
+    CHECK(est_evaluate(&in, &v5) == 0);
+    CHECK_NEAR(v5.t_pp_bubble * 5, v1.t_pp_bubble, 0.05);
+    in.vp = 1;
+    /* fp8 is faster than bf16 on an H100 */
+    est_result b16, f8;
+    CHECK(est_evaluate(&in, &b16) == 0);
+    in.precision = PREC_FP8;
+    CHECK(est_evaluate(&in, &f8) == 0);
+    CHECK(f8.step_time < b16.step_time);
+    in.precision = PREC_BF16;
+    /* TP beyond one node: slower collectives over the network */
+    est_result in_node, cross;
+    in.tp = 8; in.pp = 8; in.num_gpus = 128; in.gbs = 128;
+    CHECK(est_evaluate(&in, &in_node) == 0);
+    in.tp = 16; in.pp = 4;
+    s.heads = 64;
+    CHECK(est_evaluate(&in, &cross) != 0); /* 8 query groups: TP 16 is invalid */
+    CHECK_CONTAINS(cross.why, "TP 16 does not divide 8 query groups");
+    /* more GPUs at the same global batch: shorter step */
+    est_result g64, g128;
+    in.tp = 8; in.pp = 4; in.num_gpus = 64; in.gbs = 256;
+    CHECK(est_evaluate(&in, &g64) == 0);
+    in.num_gpus = 128;
+    CHECK(est_evaluate(&in, &g128) == 0);
+    CHECK(g128.step_time < g64.step_time);
+    CHECK(g128.tokens_per_s > g64.tokens_per_s);
+}
+
+static void expect_invalid(est_input in, const char *why)
+{
+    est_result r;
+    CHECK(est_evaluate(&in, &r) == -1);
+    CHECK_CONTAINS(r.why, why);
+}
+
+static void test_rules(void)
+{
+    model_shape s = gpt(24, 4096, 32, 2048, 51200);
+    est_input in = base_input(&s, "a100_80gb", 24);
+    in.tp = 3;
+    in.gbs = 24;
+    expect_invalid(in, "TP 3 does not divide 32 attention heads");
+    in.tp = 1;
+    in.pp = 5;
+    in.num_gpus = 40;
+    expect_invalid(in, "PP 5 does not divide 24 layers");
+    in.pp = 1;
+    in.num_gpus = 8;
+    in.cp = 3;
+    in.num_gpus = 24;
+    expect_invalid(in, "sequence length 2048 is not a multiple of 2×CP");
+    in.cp = 1;
+    in.ep = 2;
+    expect_invalid(in, "EP 2 needs a mixture-of-experts model");
+    in.ep = 1;
+    in.num_gpus = 16;
+    in.gbs = 100;
+    expect_invalid(in, "GBS 100 is not a multiple of MBS 1 × DP 16 = 16");
+    in.gbs = 16;
+    in.tp = 4;
+    in.num_gpus = 18;
+    expect_invalid(in, "18 GPUs are not a multiple of TP 4");
+    in.tp = 1;
+    in.num_gpus = 8;
+    in.gbs = 8;
+    in.precision = PREC_FP8;
+    expect_invalid(in, "a100_80gb has no FP8 tensor cores");
+    model_shape moe = s;
+    moe.num_experts = 8;
+    moe.moe_topk = 2;
+    moe.moe_ffn_hidden = 14336;
+    in = base_input(&moe, "h100", 8);
+    in.ep = 3;
+    in.num_gpus = 24;
+    in.gbs = 24;
+    expect_invalid(in, "EP 3 does not divide 8 experts");
+}
+
+static void test_catalog(void)
+{
+    CHECK(gpu_catalog_load(NULL) == 0);
+    CHECK(gpu_count() >= 10);
+    const char *needed[] = {"a100_40gb", "a100_80gb", "h100_sxm", "h100_pcie", "h200", "b200", "gb200", "l4", "a10g", "v100_32gb"};
+    for (size_t i = 0; i < sizeof needed / sizeof *needed; i++) {
+        const gpu_spec *g = gpu_find(needed[i]);
+        CHECK(g != NULL);
+        if (g) CHECK(g->bf16_tflops > 0 && g->memory_gb > 0 && g->hbm_gbps > 0 && g->price_per_hour > 0 && g->source[0]);
+    }
+    CHECK_STR(gpu_find("H100")->name, "h100_sxm");
+    CHECK_STR(gpu_find("h100-sxm")->name, "h100_sxm");
+    CHECK_STR(gpu_match("H100 SXM 80GB (DGX-H100)")->name, "h100_sxm");
+    CHECK_STR(gpu_match("GB200 (NVL72)")->name, "gb200");
+    CHECK_STR(gpu_match("B200 (DGX-B200)")->name, "b200");
+    CHECK_STR(gpu_match("A100 SXM 80GB (DGX A100 SuperPOD)")->name, "a100_80gb");
+    CHECK(gpu_find("tpu_v5") == NULL);
+    CHECK_STR(gpu_suggest("h10"), "h200");
+    CHECK_NEAR(gpu_find("h100")->bf16_tflops, 989, 1e-9);
+    CHECK_NEAR(est_peak_tflops(gpu_find("h100"), PREC_FP8), 1979, 1e-9);
+    CHECK_NEAR(est_peak_tflops(gpu_find("a100"), PREC_FP8), 312, 1e-9);
+    est_precision p;
+    CHECK(est_precision_parse("FP8 (per-tensor current scaling)", &p) == 0 && p == PREC_FP8);
+    CHECK(est_precision_parse("MXFP8", &p) == 0 && p == PREC_FP8);
+    CHECK(est_precision_parse("bf16-mixed", &p) == 0 && p == PREC_BF16);
+    CHECK(est_precision_parse("NVFP4", &p) == 0 && p == PREC_FP4);
+    CHECK(est_precision_parse("int3", &p) != 0);
+}
+
+static void test_calibration_file(void)
+{
+    est_cal c;
+    CHECK(est_cal_default(&c, NULL) == 0);
+    CHECK(c.memory_limit_frac == 0.98);
+    const char *path = "/tmp/autoconfig_test_cal.csv";
+    est_cal d = c;
+    d.attn_eff = 0.4;
+    ac_err e;
+    CHECK(est_cal_write_file(path, &d, "test", &e) == 0);
+    est_cal back = c;
+    CHECK(est_cal_load_file(path, &back, &e) == 0);
+    CHECK_NEAR(back.attn_eff, 0.4, 1e-9);
+    FILE *f = fopen(path, "w");
+    fputs("key,value\nattn_eff,1.5\n", f);
+    fclose(f);
+    CHECK(est_cal_load_file(path, &back, &e) != 0);
+    f = fopen(path, "w");
+    fputs("key,value\nattn_efff,0.5\n", f);
+    fclose(f);
+    CHECK(est_cal_load_file(path, &back, &e) != 0);
+    CHECK_CONTAINS(e.msg, "unknown calibration key");
+    remove(path);
+}
+
+static void test_quantile(void)
+{
+    double v[] = {5, 1, 4, 2, 3};
+    CHECK_NEAR(validate_quantile(v, 5, 0.5), 3, 1e-12);
+    double w[] = {10, 0};
+    CHECK_NEAR(validate_quantile(w, 2, 0.9), 9, 1e-12);
+}
+
+int main(void)
+{
+    RUN(test_flops_worked_values);
+    RUN(test_korthikanti_activation_memory);
+    RUN(test_bytes_per_param);
+    RUN(test_directions);
+    RUN(test_rules);
+    RUN(test_catalog);
+    RUN(test_calibration_file);
+    RUN(test_quantile);
+    CHECK_DONE();
+}
