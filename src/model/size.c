@@ -74,8 +74,9 @@ void model_size_text(double size_b, char *buf, size_t len)
 {
     /* shortest text that reads back: 5 → "5", 0.126 → "0.126" (the original
      * printed the recommended float 5.0 as "5.0": quirk 11) */
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, len, "%.*g", prec, size_b);
+    for (int decimals = 0; decimals <= 12; decimals++) {
+        snprintf(buf, len, "%.*f", decimals, size_b);
         if (strtod(buf, NULL) == size_b) return;
     }
+    snprintf(buf, len, "%.17g", size_b);
 }

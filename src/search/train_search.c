@@ -107,14 +107,35 @@ typedef struct {
     search_train_result *r;
     est_input in;
     double best_score;
+    /* exhaustive mode: the top `cap` fitting candidates by score, best first */
+    search_scored *top;
+    size_t n_top, cap;
+    size_t n_fit, n_oom;
 } exh_ctx;
+
+static void keep_top(exh_ctx *x, const search_candidate *k, const est_result *res)
+{
+    double s = score(x->c, res);
+    size_t pos = x->n_top;
+    while (pos > 0 && score(x->c, &x->top[pos - 1].est) < s) pos--;
+    if (pos >= x->cap) return;
+    size_t last = x->n_top < x->cap ? x->n_top : x->cap - 1;
+    memmove(&x->top[pos + 1], &x->top[pos], (last - pos) * sizeof *x->top);
+    memset(&x->top[pos], 0, sizeof *x->top);
+    x->top[pos].cand = *k;
+    x->top[pos].est = *res;
+    if (x->n_top < x->cap) x->n_top++;
+}
 
 static int exhaustive_visit(const search_candidate *k, void *user)
 {
     exh_ctx *x = user;
     est_result res;
     candidate_est_apply(&x->in, k, x->r->act_method);
-    if (est_evaluate(&x->in, &res) || !res.fits) return 0;
+    if (est_evaluate(&x->in, &res)) return 0;
+    if (!res.fits) { x->n_oom++; return 0; }
+    x->n_fit++;
+    if (x->top) keep_top(x, k, &res);
     double s = score(x->c, &res);
     if (!x->r->exhaustive_found || s > x->best_score) {
         x->r->exhaustive_found = true;
@@ -174,9 +195,54 @@ int search_train_run(const ac_config *c, const model_base_config *b, search_trai
     sort_cfg = c;
     qsort(r->order, r->n, sizeof *r->order, by_rank);
     sort_ctx = NULL;
+    /* the wider space: every divisor and knob, scored without allocation */
+    bool exhaustive_mode = !strcmp(c->train.search_mode, "exhaustive");
+    size_t cap = c->train.limit_search_runs > 0 ? (size_t)c->train.limit_search_runs : 100;
+    exh_ctx x = {c, r, r->base, 0.0, NULL, 0, cap, 0, 0};
+    if (exhaustive_mode && !(x.top = calloc(cap + 1, sizeof *x.top))) {
+        search_train_free(r);
+        return ac_err_set(e, AC_E_NOMEM, "out of memory");
+    }
+    search_exhaustive_opts opts = {0};
+    ac_err exh_err;
+    if (search_exhaustive(&r->inputs, &opts, exhaustive_visit, &x, &r->exhaustive_count, &exh_err) == 0) {
+        r->exhaustive_done = true;
+        if (r->exhaustive_found)
+            search_candidate_name(&r->exhaustive_best, c->family, size_text, c->train.num_nodes, r->exhaustive_best_name,
+                                  sizeof r->exhaustive_best_name);
+    }
+    if (exhaustive_mode) {
+        /* the launched set is the extended space's top candidates */
+        if (!r->exhaustive_done || x.n_top == 0) {
+            free(x.top);
+            search_train_free(r);
+            return ac_err_set(e, AC_E_INPUT, "exhaustive search: no candidate of the extended space fits in GPU memory (%zu predicted out of memory)", x.n_oom);
+        }
+        free(r->items);
+        free(r->order);
+        r->items = x.top;
+        r->n = x.n_top;
+        r->order = calloc(r->n, sizeof *r->order);
+        if (!r->order) { search_train_free(r); return ac_err_set(e, AC_E_NOMEM, "out of memory"); }
+        for (size_t i = 0; i < r->n; i++) {
+            search_scored *sc = &r->items[i];
+            r->order[i] = i;
+            search_candidate_name(&sc->cand, c->family, size_text, c->train.num_nodes, sc->name, sizeof sc->name);
+            sc->step_time_s = sc->est.step_time;
+        }
+        r->n_fit = x.n_fit;
+        r->n_oom = x.n_oom;
+    }
     if (r->n_fit == 0) {
         const search_scored *closest = r->n ? &r->items[r->order[0]] : NULL;
-        if (closest && isfinite(closest->est.mem_total))
+        if (closest && isfinite(closest->est.mem_total) && r->exhaustive_found)
+            ac_err_set(e, AC_E_INPUT,
+                       "none of the %zu candidates of the heuristic grid fits in GPU memory (the smallest needs %.1f GiB per "
+                       "GPU, %.1f GiB usable on %s), but the extended space has layouts that fit, the best being %s "
+                       "(%.1f GiB): run with search_config.train_settings.search_mode=exhaustive",
+                       r->n, closest->est.mem_total / EST_GIB, closest->est.mem_limit / EST_GIB, r->base.gpu->name,
+                       r->exhaustive_best_name, r->exhaustive_best_est.mem_total / EST_GIB);
+        else if (closest && isfinite(closest->est.mem_total))
             ac_err_set(e, AC_E_INPUT,
                        "no candidate fits in GPU memory: the smallest needs %.1f GiB per GPU (%s) but %.1f GiB are usable "
                        "on %s; use more nodes, a GPU with more memory, or allow larger TP/PP",
@@ -187,24 +253,15 @@ int search_train_run(const ac_config *c, const model_base_config *b, search_trai
         return -1;
     }
     size_t limit = c->train.limit_search_runs > 0 ? (size_t)c->train.limit_search_runs : r->n_fit;
-    for (size_t k = 0; k < r->n_fit; k++) {
+    size_t ranked = exhaustive_mode ? r->n : r->n_fit;
+    r->n_launch = 0;
+    for (size_t k = 0; k < ranked; k++) {
         search_scored *s = &r->items[r->order[k]];
         s->rank = (int)k + 1;
         if (k < limit) { s->launched = true; r->n_launch++; }
     }
-    /* the wider space: every divisor and knob, scored without allocation */
-    exh_ctx x = {c, r, r->base, 0.0};
-    search_exhaustive_opts opts = {0};
-    ac_err exh_err;
-    if (search_exhaustive(&r->inputs, &opts, exhaustive_visit, &x, &r->exhaustive_count, &exh_err) == 0) {
-        r->exhaustive_done = true;
-        if (r->exhaustive_found) {
-            search_candidate_name(&r->exhaustive_best, c->family, size_text, c->train.num_nodes, r->exhaustive_best_name,
-                                  sizeof r->exhaustive_best_name);
-            const search_scored *best = &r->items[r->order[0]];
-            r->exhaustive_gain = r->exhaustive_best_est.tokens_per_s / best->est.tokens_per_s - 1.0;
-        }
-    }
+    if (r->exhaustive_found)
+        r->exhaustive_gain = r->exhaustive_best_est.tokens_per_s / r->items[r->order[0]].est.tokens_per_s - 1.0;
     r->elapsed_s = now_s() - t0;
     return 0;
 }

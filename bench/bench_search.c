@@ -1,0 +1,208 @@
+/* bench_search.c — the speed and accuracy figures of the estimator and the
+ * training search, printed for the closing notes (make bench):
+ *   1. est_evaluate evaluations per second on one core (target ≥ 1 M/s)
+ *   2. the default search of every preset, config load to result files
+ *      (target < 100 ms each)
+ *   3. the exhaustive mode on a 1T-parameter GPT on 1024 GPUs (target < 5 s)
+ *   4. validate on ../shared/reference/benchmarks_train.csv (median / p90) */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "config/cfg.h"
+#include "estimator/est.h"
+#include "estimator/validate.h"
+#include "model/basecfg.h"
+#include "model/size.h"
+#include "results/train_results.h"
+#include "search/candidate_est.h"
+#include "search/train_search.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void bench_evals(void)
+{
+    model_shape s = {0};
+    s.arch = ARCH_DECODER;
+    s.num_layers = 80; s.hidden = 8192; s.ffn_hidden = 28672; s.heads = 64; s.query_groups = 8;
+    s.kv_channels = 128; s.vocab = 128256; s.seq_length = 8192; s.gated_mlp = true; s.untied_embeddings = true;
+    gpu_catalog_load(NULL);
+    est_input in;
+    est_input_init(&in, &s, gpu_find("h100"));
+    est_cal cal;
+    est_cal_default(&cal, NULL);
+    in.cal = &cal;
+    in.num_gpus = 512;
+    in.gbs = 512;
+    in.sequence_parallel = true;
+    in.zero_stage = 1;
+    static const int tps[] = {1, 2, 4, 8}, pps[] = {1, 2, 4, 8, 16}, mbss[] = {1, 2, 4};
+    est_result r;
+    double sink = 0;
+    long n = 0;
+    double t0 = now();
+    for (int rep = 0; rep < 35000; rep++)
+        for (int a = 0; a < 4; a++)
+            for (int b = 0; b < 5; b++)
+                for (int m = 0; m < 3; m++) {
+                    in.tp = tps[a]; in.pp = pps[b]; in.mbs = mbss[m];
+                    if (est_evaluate(&in, &r) == 0) sink += r.step_time;
+                    n++;
+                }
+    double dt = now() - t0;
+    printf("estimator: %ld evaluations in %.3f s = %.2f M evaluations/s on one core (target >= 1 M/s) [%g]\n", n, dt,
+           n / dt / 1e6, sink > 0 ? 1.0 : 0.0);
+}
+
+static int one_search(const char *value, const char *logs, double *dt, size_t *ncand, ac_err *e)
+{
+    char a1[300], a2[1200];
+    snprintf(a1, sizeof a1, "search_config=%s", value);
+    snprintf(a2, sizeof a2, "search_config.train_settings.logs=%s", logs);
+    char *ov[] = {a1, a2};
+    double t0 = now();
+    ac_config c;
+    if (cfg_load("conf", 2, ov, &c, e)) return -1;
+    model_size_report rep;
+    const model_family *f = model_family_find(c.family);
+    double size_b = c.train.model_size_in_b;
+    int gpus = c.train.num_nodes * c.train.gpus_per_node;
+    if (size_b != size_b) {
+        if (model_recommend_size(f, c.train.max_training_days, gpus, c.train.tflops_per_gpu, c.train.num_tokens_in_b, &rep, e)) { cfg_free(&c); return -1; }
+        size_b = rep.size_b;
+    }
+    model_base_config b = {0};
+    search_train_result r;
+    int rc = -1;
+    if (!model_base_config_build(&c, size_b, &b, e) && !model_base_config_write(&b, c.train.logs, e) &&
+        !search_train_run(&c, &b, &r, e)) {
+        rc = results_write_candidates(&c, &b, &r, c.train.logs, e) || results_write_final(&c, &b, &r, c.train.logs, e);
+        *ncand = r.n;
+        search_train_free(&r);
+    }
+    model_base_config_free(&b);
+    cfg_free(&c);
+    *dt = now() - t0;
+    return rc;
+}
+
+static void bench_presets(void)
+{
+    static const char *const families[] = {"gpt3", "t5", "mt5", "bert", "llama", "mixtral"};
+    char tmpl[] = "/tmp/autoconfig-bench-XXXXXX";
+    char *root = mkdtemp(tmpl);
+    if (!root) return;
+    double worst = 0, total = 0;
+    char worst_name[128] = "";
+    int count = 0, failed = 0;
+    for (size_t i = 0; i < sizeof families / sizeof *families; i++) {
+        char dir[256];
+        snprintf(dir, sizeof dir, "conf/search_config/%s", families[i]);
+        DIR *d = opendir(dir);
+        if (!d) continue;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+            size_t l = strlen(de->d_name);
+            if (l < 6 || strcmp(de->d_name + l - 5, ".yaml")) continue;
+            char value[128], logs[512];
+            snprintf(value, sizeof value, "%s/%.*s", families[i], (int)(l - 5), de->d_name);
+            snprintf(logs, sizeof logs, "%s/%s_%.*s", root, families[i], (int)(l - 5), de->d_name);
+            double dt = 0;
+            size_t n = 0;
+            ac_err e;
+            if (one_search(value, logs, &dt, &n, &e)) {
+                printf("  %-24s failed: %s\n", value, e.msg);
+                failed++;
+                continue;
+            }
+            printf("  %-24s %5zu candidates  %7.1f ms\n", value, n, dt * 1e3);
+            total += dt;
+            count++;
+            if (dt > worst) { worst = dt; snprintf(worst_name, sizeof worst_name, "%s", value); }
+        }
+        closedir(d);
+    }
+    printf("default search, config load to result files: %d presets, %.1f ms total, slowest %s %.1f ms "
+           "(target < 100 ms), %d failed\n", count, total * 1e3, worst_name, worst * 1e3, failed);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", root);
+}
+
+typedef struct {
+    est_input in;
+    search_act_method m;
+    long n;
+    double best;
+} exh;
+
+static int visit(const search_candidate *k, void *u)
+{
+    exh *x = u;
+    est_result r;
+    candidate_est_apply(&x->in, k, x->m);
+    if (est_evaluate(&x->in, &r) == 0 && r.fits && r.tokens_per_s > x->best) x->best = r.tokens_per_s;
+    x->n++;
+    return 0;
+}
+
+static void bench_exhaustive(void)
+{
+    search_inputs in;
+    search_inputs_init(&in);
+    in.family = SEARCH_GPT3;
+    in.size_b = 1000;
+    in.shape.arch = ARCH_DECODER;
+    in.shape.num_layers = 128; in.shape.hidden = 25600; in.shape.ffn_hidden = 4 * 25600; in.shape.heads = 160;
+    in.shape.query_groups = 160; in.shape.kv_channels = 160; in.shape.vocab = 51200; in.shape.seq_length = 2048;
+    in.shape.learned_pos_emb = true;
+    in.num_nodes = 128;
+    in.gpus_per_node = 8;
+    in.base_gbs = 2048;
+    exh x = {0};
+    est_input_init(&x.in, &in.shape, gpu_find("a100_80gb"));
+    x.in.num_gpus = 1024;
+    x.in.gpus_per_node = 8;
+    est_cal cal;
+    est_cal_default(&cal, NULL);
+    x.in.cal = &cal;
+    long count = 0;
+    ac_err e;
+    double t0 = now();
+    int rc = search_exhaustive(&in, NULL, visit, &x, &count, &e);
+    double dt = now() - t0;
+    if (rc) { printf("exhaustive: error %s\n", e.msg); return; }
+    printf("exhaustive, 1T GPT on 1024 A100: %ld candidates scored in %.3f s = %.2f M candidates/s (target < 5 s); "
+           "best %.0f tokens/s (predicted)\n", count, dt, count / dt / 1e6, x.best);
+}
+
+static void bench_validate(void)
+{
+    const char *csv = "../shared/reference/benchmarks_train.csv";
+    FILE *f = fopen(csv, "r");
+    if (!f) { printf("validate: %s not found, skipped\n", csv); return; }
+    fclose(f);
+    validate_summary s;
+    ac_err e;
+    FILE *devnull = fopen("/dev/null", "w");
+    if (validate_train_csv(csv, NULL, NULL, devnull ? devnull : stdout, false, &s, &e) == 0)
+        printf("validate %s: rows %d skipped %d median_abs_err %.1f%% p90_abs_err %.1f%% (targets 10%% / 25%%)\n", csv,
+               s.rows, s.skipped, 100 * s.median_abs_err, 100 * s.p90_abs_err);
+    if (devnull) fclose(devnull);
+}
+
+int main(void)
+{
+    bench_evals();
+    bench_exhaustive();
+    bench_presets();
+    bench_validate();
+    return 0;
+}
