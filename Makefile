@@ -7,7 +7,7 @@ CC       ?= cc
 BUILD    ?= build
 OPT      ?= -O2
 CFLAGS   += -std=c11 $(OPT) -g -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers \
-            -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Isrc -MMD -MP
+            -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Isrc -MMD -MP $(EXTRA_CFLAGS)
 LDLIBS   += -lyaml -lsqlite3 -lm
 
 ifeq ($(SAN),1)
@@ -82,7 +82,7 @@ bench: $(BUILD)/autoconfig $(BENCH_BIN)
 # libFuzzer targets (clang); run e.g. build-fuzz/fuzz_yaml fuzz/corpus/fuzz_yaml
 fuzz:
 	@mkdir -p build-fuzz
-	$(MAKE) BUILD=build-fuzz CC=clang CFLAGS="-fsanitize=fuzzer-no-link,address,undefined" build-fuzz/libautoconfig.a
+	$(MAKE) BUILD=build-fuzz CC=clang EXTRA_CFLAGS="-fsanitize=fuzzer-no-link,address,undefined -Wno-unused-command-line-argument" build-fuzz/libautoconfig.a
 	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
 	  clang -std=c11 -g -O1 -Isrc -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -fsanitize=fuzzer,address,undefined \
 	    $$f build-fuzz/libautoconfig.a $(LDLIBS) -o build-fuzz/$$n || exit 1; echo "built build-fuzz/$$n"; done

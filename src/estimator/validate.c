@@ -48,7 +48,8 @@ static int num(const csv_row *r, int col, double *v)
     char *end;
     double x = strtod(s, &end);
     while (*end == ' ') end++;
-    if (*end || !isfinite(x)) return 0;
+    /* integers the estimator uses fit an int; anything beyond is not a real table value */
+    if (*end || !isfinite(x) || fabs(x) > 1e9) return 0;
     *v = x;
     return 1;
 }
@@ -100,11 +101,14 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
         !num(row, c.seq, &seq))
         return SKIP("model shape missing (layers, hidden size, heads or sequence length)");
     if (!num(row, c.vocab, &vocab)) return SKIP("vocab size missing");
+    if (layers < 1 || hidden < 1 || heads < 1 || seq < 1 || vocab < 1)
+        return SKIP("model shape not positive (layers, hidden size, heads, sequence length, vocab)");
     double tp, pp, ngpu, mbs, gbs;
     if (!num(row, c.tp, &tp) || !num(row, c.pp, &pp)) return SKIP("parallel layout (tp, pp) not published");
     if (!num(row, c.num_gpus, &ngpu)) return SKIP("number of GPUs missing");
     if (!num(row, c.gbs, &gbs)) return SKIP("global batch size missing");
     if (!num(row, c.mbs, &mbs)) return SKIP("micro batch size missing");
+    if (tp < 1 || pp < 1 || ngpu < 1 || gbs < 1 || mbs < 1) return SKIP("parallel sizes and batch sizes must be at least 1");
     const gpu_spec *gpu = gpu_match(csv_get(row, c.gpu_type));
     if (!gpu) return SKIP("GPU type not in the catalog");
     est_precision prec = PREC_BF16;
