@@ -1,0 +1,355 @@
+/* infer.c — the analytical inference model (infer.h).
+ *
+ * Design: one pass of the model over `tokens` tokens (a prefill chunk or a
+ * decode step) is priced per transformer layer as the sum of its kernels, each
+ * a roofline with a launch floor, plus two tensor-parallel all-reduces; a
+ * pipeline stage holds L/pp layers; the request is one prefill pass and
+ * output_len decode passes.  Memory is weights + KV cache + workspace per GPU.
+ */
+#include "estimator/infer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define GB 1e9
+
+/* Decode GEMVs and attention stream weights and KV cache at about 80 % of the HBM
+ * peak (memory-bound kernels reach 80-90 % of datasheet bandwidth; STREAM-like
+ * copies on A100/H100 ~85-90 %, real GEMV with small N somewhat less). */
+static const double INFER_HBM_EFF = 0.80;
+/* Fixed host-side cost per generated token: sampling over the vocabulary
+ * (top-k/top-p sort), stop-condition check and the host/device sync of the
+ * decode loop (FasterTransformer and TensorRT-LLM both sync once per step). */
+static const double INFER_STEP_OVERHEAD_S = 1.0e-3;
+/* Latency of one small NCCL all-reduce inside an NVLink domain (nccl-tests
+ * all_reduce_perf at 8 B on DGX A100/H100: ~20-30 us incl. launch); across
+ * nodes a second, network stage adds as much again. */
+static const double INFER_AR_LATENCY_S = 25e-6;
+/* Latency of one pipeline hop (send/recv of one activation tensor, NCCL p2p). */
+static const double INFER_P2P_LATENCY_S = 20e-6;
+/* Per-kernel floor when the decode step is replayed as a CUDA graph (TensorRT-LLM):
+ * no CPU launch, ~2 us of GPU-side scheduling per kernel (CUDA graph docs). */
+static const double INFER_GRAPH_KERNEL_S = 2e-6;
+/* Non-GEMM kernels per layer: two layernorms, bias+activation, two residual adds,
+ * QKV bias/rotary/KV-cache write (FasterTransformer ParallelGptDecoderLayer). */
+static const double INFER_ELEM_KERNELS = 6.0;
+/* Inference runs the forward half of the training non-GEMM traffic (est_cal
+ * elementwise_units counts forward + backward). */
+static const double INFER_ELEM_FWD_SHARE = 0.5;
+/* Bytes of the embedding and output layer per parameter: engines keep them in
+ * 16-bit even when the transformer GEMMs are quantised (TensorRT-LLM, ModelOpt). */
+static const double INFER_EMB_BYTES = 2.0;
+/* Bytes of activations kept per prefill token per layer width for the workspace:
+ * QKV, attention output, FFN input/output buffers of one layer (reused). */
+static const double INFER_WORKSPACE_UNITS = 6.0;
+/* Share of the free memory a serving runtime gives the paged KV cache at max load
+ * (TensorRT-LLM kv_cache_free_gpu_mem_fraction 0.90-0.95 in its perf runs). */
+static const double INFER_MAX_LOAD_KV_FRAC = 0.90;
+
+typedef struct {
+    const est_infer_input *in;
+    const model_shape *s;
+    est_cal cal;
+    double peak, gemm_eff, hbm, floor_s, wbytes, kvbytes;
+    int kv_heads_gpu; /* KV heads on one GPU */
+} dev_ctx;
+
+void est_infer_input_init(est_infer_input *in, const model_shape *s, const gpu_spec *g)
+{
+    memset(in, 0, sizeof *in);
+    if (s) in->shape = *s;
+    in->gpu = g;
+    in->tp = in->pp = in->bs = 1;
+    in->input_len = 128;
+    in->output_len = 32;
+    in->precision = PREC_FP16;
+}
+
+/* weight bytes per parameter of the quantised GEMMs: fp8 1 byte; NVFP4 4 bits
+ * plus one fp8 scale per 16 values = 0.5625 (NVIDIA NVFP4 format) */
+static double weight_bytes(est_precision p)
+{
+    switch (p) {
+    case PREC_FP8: return 1.0;
+    case PREC_FP4: return 0.5625;
+    case PREC_FP32: return 4.0;
+    default: return 2.0;
+    }
+}
+
+int est_infer_check(const est_infer_input *in, char *why, size_t len)
+{
+    const model_shape *s = &in->shape;
+    char d[8];
+    if (!why) { why = d; len = sizeof d; }
+    why[0] = '\0';
+    if (!in->gpu) { snprintf(why, len, "no GPU"); return -1; }
+    if (s->arch != ARCH_DECODER) { snprintf(why, len, "only decoder models (GPT-3, Llama, Mixtral) are modelled for inference"); return -1; }
+    if (s->num_layers < 1 || s->hidden < 1 || s->heads < 1 || s->vocab < 1) { snprintf(why, len, "model shape incomplete"); return -1; }
+    if (in->tp < 1 || in->pp < 1 || in->bs < 1 || in->input_len < 1 || in->output_len < 1) {
+        snprintf(why, len, "tp, pp, batch size and lengths must be >= 1");
+        return -1;
+    }
+    if (s->heads % in->tp) { snprintf(why, len, "TP %d does not divide %d attention heads", in->tp, s->heads); return -1; }
+    if (s->num_layers % in->pp) { snprintf(why, len, "PP %d does not divide %d layers", in->pp, s->num_layers); return -1; }
+    return 0;
+}
+
+/* roofline of one kernel: max(floor, FLOPs / (peak·eff), bytes / (HBM·eff)) (Williams et al. 2009, Roofline) */
+static double roofline_s(const dev_ctx *d, double flops, double bytes, double eff)
+{
+    double t = fmax(flops / (d->peak * eff), bytes / d->hbm);
+    return fmax(t, d->floor_s);
+}
+
+/* one GEMM [tokens × k]·[k × n] with quantised weights: 2·tokens·k·n FLOPs, k·n weight bytes + 16-bit activations */
+static double gemm_s(const dev_ctx *d, double tokens, double k, double n, double wbytes, double eff)
+{
+    return roofline_s(d, 2.0 * tokens * k * n, k * n * wbytes + tokens * (k + n) * 2.0, eff);
+}
+
+/* ring all-reduce of msg bytes over tp GPUs: α + 2(tp−1)/tp·msg/bw (Thakur et al. 2005); beyond one NVLink
+ * domain hierarchical: reduce-scatter/all-gather in the domain + all-reduce of msg/D across nodes (NCCL tree/ring) */
+static double allreduce_s(const dev_ctx *d, double msg)
+{
+    int tp = d->in->tp;
+    const gpu_spec *g = d->in->gpu;
+    if (tp <= 1) return 0.0;
+    double eff = d->cal.collective_eff;
+    int D = g->nvlink_domain > 1 ? g->nvlink_domain : 1;
+    if (tp <= D) return INFER_AR_LATENCY_S + 2.0 * (tp - 1) / tp * msg / (g->nvlink_gbps * GB * eff);
+    double nodes = (double)tp / D;
+    double intra = D > 1 ? 2.0 * (D - 1) / D * msg / (g->nvlink_gbps * GB * eff) : 0.0;
+    return 2.0 * INFER_AR_LATENCY_S + intra + 2.0 * (nodes - 1) / nodes * (msg / D) / (g->scaleout_gbps * GB * eff);
+}
+
+/* MoE: expected distinct experts hit when `tokens` tokens each pick top-k of E uniformly: E·(1 − (1 − k/E)^tokens)
+ * (balls into bins; balanced routing as Switch Transformer's auxiliary loss aims for) */
+static double experts_touched(int E, int k, double tokens)
+{
+    if (E <= 1) return 1.0;
+    double p = (double)(k > 0 ? k : 1) / E;
+    if (p >= 1.0) return E;
+    return E * (1.0 - pow(1.0 - p, tokens));
+}
+
+typedef struct {
+    double compute, comm;
+} pass_time;
+
+/* one transformer layer on one GPU over `tokens` tokens of `seqs` sequences with context ctx:
+ * QKV, attention, output projection, MLP (dense or MoE), non-GEMM kernels, 2 all-reduces (Megatron TP, Shoeybi 2019) */
+static pass_time layer_s(const dev_ctx *d, double tokens, double seqs, double ctx, bool prefill)
+{
+    const model_shape *s = d->s;
+    double tp = d->in->tp, h = s->hidden, dh = s->kv_channels > 0 ? s->kv_channels : (double)s->hidden / s->heads;
+    double g = s->query_groups > 0 ? s->query_groups : s->heads;
+    double q = s->heads * dh, eff = d->gemm_eff, wb = d->wbytes;
+    pass_time t = { 0, 0 };
+    t.compute += gemm_s(d, tokens, h, (q + 2.0 * g * dh) / tp, wb, eff); /* QKV (column parallel) */
+    t.compute += gemm_s(d, tokens, q / tp, h, wb, eff);                  /* output projection (row parallel) */
+    if (prefill) {
+        /* scores and weighted sum: 4·seqs·ctx²·heads·dh FLOPs (QKᵀ and AV over the whole square, as unfused
+         * context attention computes it; Vaswani 2017) */
+        double fl = 4.0 * seqs * ctx * ctx * q / tp;
+        t.compute += roofline_s(d, fl, tokens * (q + 2.0 * g * dh) / tp * 2.0 * 2.0, d->cal.attn_eff);
+    } else {
+        /* decode: reads every cached K and V of every sequence once (Pope et al. 2022 §2) */
+        double kv = seqs * ctx * 2.0 * d->kv_heads_gpu * dh * d->kvbytes;
+        t.compute += roofline_s(d, 4.0 * seqs * ctx * q / tp, kv, d->cal.attn_eff);
+    }
+    double mats = s->gated_mlp ? 3.0 : 2.0;
+    if (s->num_experts > 1) {
+        double fe = s->moe_ffn_hidden > 0 ? s->moe_ffn_hidden : s->ffn_hidden;
+        double k = s->moe_topk > 0 ? s->moe_topk : 1;
+        double touched = experts_touched(s->num_experts, (int)k, tokens);
+        double flops = 2.0 * tokens * k * mats * h * fe / tp;
+        double bytes = touched * mats * h * fe / tp * wb + tokens * k * (h + fe / tp) * 2.0 * 2.0;
+        t.compute += roofline_s(d, flops, bytes, eff * d->cal.moe_gemm_eff);
+        t.compute += gemm_s(d, tokens, h, s->num_experts, 2.0, eff); /* router */
+    } else {
+        double f = s->ffn_hidden > 0 ? s->ffn_hidden : 4.0 * h;
+        t.compute += gemm_s(d, tokens, h, f * (mats - 1.0) / tp, wb, eff); /* up (+ gate), column parallel */
+        t.compute += gemm_s(d, tokens, f / tp, h, wb, eff);                /* down, row parallel */
+    }
+    /* non-GEMM kernels: elementwise bytes = units·2h per token (est_cal elementwise_units, forward share) */
+    double elem_bytes = d->cal.elementwise_units * INFER_ELEM_FWD_SHARE * 2.0 * h * tokens;
+    t.compute += INFER_ELEM_KERNELS * roofline_s(d, 0.0, elem_bytes / INFER_ELEM_KERNELS, 1.0);
+    t.comm += 2.0 * allreduce_s(d, tokens * h * 2.0);
+    return t;
+}
+
+/* output layer: [tokens × h]·[h × V/tp] (vocab-parallel logits, Megatron) */
+static double logits_s(const dev_ctx *d, double tokens)
+{
+    return gemm_s(d, tokens, d->s->hidden, (double)d->s->vocab / d->in->tp, INFER_EMB_BYTES, d->gemm_eff);
+}
+
+/* pipeline hop of one micro-batch's activations: α + tokens·h·2 / (bw·p2p_eff) */
+static double hop_s(const dev_ctx *d, double tokens)
+{
+    const gpu_spec *g = d->in->gpu;
+    int D = g->nvlink_domain > 1 ? g->nvlink_domain : 1;
+    double bw = d->in->tp * d->in->pp > D ? g->scaleout_gbps : g->nvlink_gbps;
+    return INFER_P2P_LATENCY_S + tokens * d->s->hidden * 2.0 / (bw * GB * d->cal.p2p_eff);
+}
+
+/* one pass through the whole pipeline over `seqs` sequences of `tok_per_seq` new tokens at context ctx:
+ * the batch runs as m = min(pp, seqs) micro-batches, so a pass costs (m + pp − 1) stage times + (pp − 1) hops
+ * (GPipe fill/drain, Huang 2019; FasterTransformer splits the batch into pp micro-batches) */
+static double pass_s(const dev_ctx *d, double seqs, double tok_per_seq, double ctx, bool prefill, double *comm_tp,
+                     double *comm_pp)
+{
+    int pp = d->in->pp, L = d->s->num_layers;
+    double m = pp > 1 ? fmin(pp, ceil(seqs)) : 1.0;
+    double mseqs = seqs / m, mtok = mseqs * tok_per_seq;
+    pass_time lt = layer_s(d, mtok, mseqs, ctx, prefill);
+    double stage = (lt.compute + lt.comm) * L / pp;
+    double hops = (pp - 1) * hop_s(d, mtok);
+    /* logits only for the last position of each sequence */
+    double t = (m + pp - 1) * stage + hops + logits_s(d, mseqs) * m;
+    if (comm_tp) *comm_tp += (m + pp - 1) * lt.comm * L / pp;
+    if (comm_pp) *comm_pp += hops;
+    return t;
+}
+
+static void ctx_init(dev_ctx *d, const est_infer_input *in)
+{
+    memset(d, 0, sizeof *d);
+    d->in = in;
+    d->s = &in->shape;
+    if (in->cal) d->cal = *in->cal;
+    else {
+        ac_err e;
+        if (est_cal_default(&d->cal, &e) != 0) memset(&d->cal, 0, sizeof d->cal); /* malformed data file: caught by tests */
+    }
+    const gpu_spec *g = in->gpu;
+    bool low = in->precision == PREC_FP8 || in->precision == PREC_FP4;
+    d->peak = est_peak_tflops(g, in->precision) * 1e12;
+    if (in->precision == PREC_FP4 && g->fp4_tflops > 0) /* FP4 realises fp4_speedup over FP8, not the 2x of the peaks */
+        d->peak = (g->fp8_tflops > 0 ? g->fp8_tflops : g->bf16_tflops) * 1e12 * d->cal.fp4_speedup;
+    d->gemm_eff = low && g->fp8_gemm_eff > 0 ? g->fp8_gemm_eff : g->gemm_eff;
+    d->hbm = g->hbm_gbps * GB * INFER_HBM_EFF;
+    d->floor_s = in->cuda_graphs ? INFER_GRAPH_KERNEL_S : d->cal.min_kernel_us * 1e-6;
+    d->wbytes = weight_bytes(in->precision);
+    d->kvbytes = in->kv_bytes > 0 ? in->kv_bytes : (low ? 1.0 : 2.0);
+    int g_heads = d->s->query_groups > 0 ? d->s->query_groups : d->s->heads;
+    /* KV heads split over TP; with fewer groups than TP ranks each rank keeps a copy of one (Megatron GQA) */
+    d->kv_heads_gpu = g_heads >= in->tp ? g_heads / in->tp : 1;
+}
+
+/* parameters of one transformer layer (attention + MLP; all experts for MoE), Narayanan 2021 eq. (2) generalised */
+static double layer_params(const model_shape *s, double *active)
+{
+    double h = s->hidden, dh = s->kv_channels > 0 ? s->kv_channels : h / s->heads;
+    double g = s->query_groups > 0 ? s->query_groups : s->heads, q = s->heads * dh;
+    double attn = h * (q + 2 * g * dh) + q * h;
+    double mats = s->gated_mlp ? 3.0 : 2.0;
+    double mlp, mlp_act;
+    if (s->num_experts > 1) {
+        double fe = s->moe_ffn_hidden > 0 ? s->moe_ffn_hidden : s->ffn_hidden;
+        mlp = s->num_experts * mats * h * fe + h * s->num_experts;
+        mlp_act = (s->moe_topk > 0 ? s->moe_topk : 1) * mats * h * fe + h * s->num_experts;
+    } else {
+        double f = s->ffn_hidden > 0 ? s->ffn_hidden : 4 * h;
+        mlp = mlp_act = mats * h * f;
+    }
+    if (active) *active = attn + mlp_act;
+    return attn + mlp;
+}
+
+/* memory per GPU (bytes) of the busiest stage: weights/(tp·pp) + embeddings + KV cache + workspace + CUDA context */
+static void memory_bytes(const dev_ctx *d, double bs, double seq_len, double prefill_tokens, est_infer_result *r)
+{
+    const est_infer_input *in = d->in;
+    const model_shape *s = d->s;
+    double L = s->num_layers, h = s->hidden, dh = s->kv_channels > 0 ? s->kv_channels : h / s->heads;
+    double emb = (double)s->vocab * h / in->tp * INFER_EMB_BYTES;
+    /* pp == 1: input and output matrices on the same GPU (one when tied); pp > 1: one per end stage */
+    double out = in->pp == 1 && s->untied_embeddings ? emb : 0.0;
+    r->mem_weights = layer_params(s, NULL) / in->tp * (L / in->pp) * d->wbytes + emb + out;
+    if (s->learned_pos_emb) r->mem_weights += (double)(s->seq_length > 0 ? s->seq_length : seq_len) * h * INFER_EMB_BYTES;
+    /* KV cache: 2 (K, V) · kv heads on this GPU · dh · bytes per token per layer (Pope et al. 2022) */
+    r->mem_kv = bs * seq_len * 2.0 * d->kv_heads_gpu * dh * d->kvbytes * (L / in->pp);
+    double f = s->num_experts > 1 ? (s->moe_ffn_hidden > 0 ? s->moe_ffn_hidden : s->ffn_hidden) * (s->moe_topk > 0 ? s->moe_topk : 1)
+                                  : (s->ffn_hidden > 0 ? s->ffn_hidden : 4 * h);
+    /* context attention scores, materialised per head by unfused kernels: bs·heads/tp·input² 16-bit values */
+    double scores = prefill_tokens > 0 && bs > 0 ? bs * (double)s->heads / in->tp * pow(prefill_tokens / bs, 2) * 2.0 : 0.0;
+    r->mem_workspace = prefill_tokens * (INFER_WORKSPACE_UNITS * h + 2.0 * f / in->tp) * 2.0 + scores +
+                       bs * (double)s->vocab / in->tp * 4.0 + d->cal.cuda_context_gb * GB;
+    r->mem_total = r->mem_weights + r->mem_kv + r->mem_workspace;
+    r->mem_limit = (in->memory_limit_gb > 0 ? in->memory_limit_gb : in->gpu->memory_gb) * GB * d->cal.memory_limit_frac;
+    r->fits = r->mem_total <= r->mem_limit;
+}
+
+static void params_of(const model_shape *s, est_infer_result *r)
+{
+    double act;
+    double lp = layer_params(s, &act);
+    double emb = (double)s->vocab * s->hidden * (s->untied_embeddings ? 2.0 : 1.0);
+    r->params_b = (lp * s->num_layers + emb) / 1e9;
+    r->active_params_b = (act * s->num_layers + emb) / 1e9;
+}
+
+int est_infer_evaluate(const est_infer_input *in, est_infer_result *r, char *why, size_t len)
+{
+    memset(r, 0, sizeof *r);
+    if (est_infer_check(in, why, len) != 0) return -1;
+    dev_ctx d;
+    ctx_init(&d, in);
+    double bs = in->bs, I = in->input_len, O = in->output_len;
+    r->prefill_s = pass_s(&d, bs, I, I, true, &r->tp_comm_s, &r->pp_comm_s) + INFER_STEP_OVERHEAD_S;
+    /* decode steps priced at the mean context (the KV term is linear in ctx) */
+    double tpc = 0, ppc = 0;
+    r->decode_step_s = pass_s(&d, bs, 1.0, I + O / 2.0, false, &tpc, &ppc) + INFER_STEP_OVERHEAD_S;
+    /* the prefill pass yields the first token; output_len − 1 more steps (FasterTransformer's decode loop) */
+    r->decode_s = (O - 1.0) * r->decode_step_s;
+    r->tp_comm_s += (O - 1.0) * tpc;
+    r->pp_comm_s += (O - 1.0) * ppc;
+    r->latency_s = r->prefill_s + r->decode_s;
+    memory_bytes(&d, bs, I + O, bs * I, r);
+    r->tokens_per_s = bs * O / r->latency_s;
+    r->samples_per_s_per_gpu = bs / r->latency_s / (in->tp * in->pp);
+    params_of(&in->shape, r);
+    return 0;
+}
+
+int est_infer_max_load(const est_infer_input *in0, int max_batch, int max_num_tokens, est_infer_result *r, int *batch,
+                       char *why, size_t len)
+{
+    est_infer_input in = *in0;
+    in.bs = 1;
+    memset(r, 0, sizeof *r);
+    *batch = 0;
+    if (est_infer_check(&in, why, len) != 0) return -1;
+    if (max_batch < 1 || max_num_tokens < 1) { snprintf(why, len, "max batch and max tokens must be >= 1"); return -1; }
+    dev_ctx d;
+    ctx_init(&d, &in);
+    double I = in.input_len, O = in.output_len;
+    /* KV capacity: the runtime gives kv_frac of the memory left after weights and workspace to the cache */
+    est_infer_result one;
+    memory_bytes(&d, 1.0, I + O, fmin(max_num_tokens, I), &one);
+    double free_b = one.mem_limit - one.mem_weights - one.mem_workspace;
+    double per_seq = one.mem_kv;
+    double cap = free_b > 0 ? INFER_MAX_LOAD_KV_FRAC * free_b / per_seq : 0.0;
+    if (cap < 1.0) {
+        snprintf(why, len, "weights %.1f GiB leave no room for one sequence's KV cache", one.mem_weights / EST_GIB);
+        return -1;
+    }
+    double B = fmin(floor(cap), max_batch);
+    /* prefill of B·I tokens in chunks of max_num_tokens */
+    double total = B * I, chunk = fmin(total, max_num_tokens);
+    double seqs_chunk = chunk / I;
+    r->prefill_s = total / chunk * (pass_s(&d, seqs_chunk, I, I, true, &r->tp_comm_s, &r->pp_comm_s) + INFER_STEP_OVERHEAD_S);
+    r->decode_step_s = pass_s(&d, B, 1.0, I + O / 2.0, false, NULL, NULL) + INFER_STEP_OVERHEAD_S;
+    r->decode_s = O * r->decode_step_s;
+    r->latency_s = r->prefill_s + r->decode_s;
+    memory_bytes(&d, B, I + O, chunk, r);
+    r->fits = true;
+    r->tokens_per_s = B * O / r->latency_s;
+    r->samples_per_s_per_gpu = B / r->latency_s / (in.tp * in.pp);
+    params_of(&in.shape, r);
+    *batch = (int)B;
+    return 0;
+}

@@ -1,0 +1,389 @@
+/* infer_validate.c — predicted vs published inference latency / throughput (infer_validate.h). */
+#include "estimator/infer_validate.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "estimator/infer.h"
+#include "estimator/validate.h"
+#include "util/csv.h"
+#include "util/fsutil.h"
+#include "util/json.h"
+#include "util/strbuf.h"
+
+/* TensorRT-LLM build defaults that trtllm-bench runs with when the perf table
+ * states none: max_batch_size 2048, max_num_tokens 8192 (TensorRT-LLM docs,
+ * "Tuning Max Batch Size and Max Num Tokens"). */
+enum { TRTLLM_MAX_BATCH = 2048, TRTLLM_MAX_NUM_TOKENS = 8192 };
+
+/* FFN width of published GQA architectures, which the CSV does not carry
+ * (Meta Llama 3 / 3.1 config.json: intermediate_size); matched by hidden and layers. */
+static const struct {
+    int hidden, layers, ffn;
+} GQA_FFN[] = {
+    { 4096, 32, 14336 },  /* Llama 3 / 3.1 8B */
+    { 8192, 80, 28672 },  /* Llama 3 / 3.1 / 3.3 70B */
+    { 16384, 126, 53248 }, /* Llama 3.1 405B */
+};
+
+/* engines: how a row is predicted, or why it is skipped */
+typedef enum { ENG_FT, ENG_TRTLLM, ENG_SKIP } engine_kind;
+static const struct {
+    const char *pattern;
+    engine_kind kind;
+    const char *reason;
+} ENGINES[] = {
+    { "FasterTransformer", ENG_FT, NULL },
+    { "TensorRT-LLM", ENG_TRTLLM, NULL },
+    { "Megatron-LM (PyTorch)", ENG_SKIP, "engine not modelled (unoptimised PyTorch baseline)" },
+};
+
+typedef struct {
+    int id, source_id, engine, model, layers, hidden, heads, groups, head_dim, vocab, ffn, gpu_type, num_gpus, tp, pp,
+        precision, bs, in, out, lat, tok, tok_gpu, notes;
+} columns;
+
+static columns find_columns(const csv_table *t)
+{
+    columns c;
+    c.id = csv_col(t, "id"); c.source_id = csv_col(t, "source_id"); c.engine = csv_col(t, "engine");
+    c.model = csv_col(t, "model"); c.layers = csv_col(t, "num_layers"); c.hidden = csv_col(t, "hidden_size");
+    c.heads = csv_col(t, "num_attention_heads"); c.groups = csv_col(t, "num_query_groups");
+    c.head_dim = csv_col(t, "head_dim"); c.vocab = csv_col(t, "vocab_size"); c.ffn = csv_col(t, "ffn_hidden_size");
+    c.gpu_type = csv_col(t, "gpu_type"); c.num_gpus = csv_col(t, "num_gpus"); c.tp = csv_col(t, "tp");
+    c.pp = csv_col(t, "pp"); c.precision = csv_col(t, "precision"); c.bs = csv_col(t, "batch_size");
+    c.in = csv_col(t, "input_len"); c.out = csv_col(t, "output_len"); c.lat = csv_col(t, "latency_ms");
+    c.tok = csv_col(t, "throughput_tok_s"); c.tok_gpu = csv_col(t, "throughput_tok_s_per_gpu");
+    c.notes = csv_col(t, "notes");
+    return c;
+}
+
+/* a positive finite number cell: 1 and *v, else 0 */
+static int num(const csv_row *r, int col, double *v)
+{
+    const char *s = csv_get(r, col);
+    while (*s == ' ') s++;
+    if (!*s) return 0;
+    char *end;
+    double x = strtod(s, &end);
+    while (*end == ' ') end++;
+    if (*end || !isfinite(x) || x <= 0 || x > 1e12) return 0;
+    *v = x;
+    return 1;
+}
+
+static int inum(const csv_row *r, int col, int dflt)
+{
+    double v;
+    return num(r, col, &v) && v < 1e9 ? (int)v : dflt;
+}
+
+static bool contains_ci(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++) {
+        size_t k = 0;
+        while (k < n && hay[k] && tolower((unsigned char)hay[k]) == tolower((unsigned char)needle[k])) k++;
+        if (k == n) return true;
+    }
+    return false;
+}
+
+/* "FP8 weights (ModelOpt checkpoint)", "FP16", "BF16" → precision */
+static int parse_precision(const char *text, est_precision *p)
+{
+    static const struct {
+        const char *pat;
+        est_precision p;
+    } P[] = { { "FP4", PREC_FP4 }, { "FP8", PREC_FP8 }, { "BF16", PREC_BF16 }, { "FP16", PREC_FP16 }, { "FP32", PREC_FP32 } };
+    if (est_precision_parse(text, p) == 0) return 0;
+    for (size_t i = 0; i < sizeof P / sizeof *P; i++)
+        if (contains_ci(text, P[i].pat)) { *p = P[i].p; return 0; }
+    return -1;
+}
+
+typedef struct {
+    est_infer_input in;
+    engine_kind kind;
+    double measured;  /* latency ms or tokens/s of all num_gpus */
+    bool is_latency;
+    int replicas;
+} row_case;
+
+/* One CSV row as a model input.  0, or -1 with why (the skip reason). */
+static int row_case_of(const columns *c, const csv_row *r, row_case *rc, char *why, size_t len)
+{
+    memset(rc, 0, sizeof *rc);
+    const char *eng = csv_get(r, c->engine);
+    rc->kind = ENG_SKIP;
+    size_t k;
+    for (k = 0; k < sizeof ENGINES / sizeof *ENGINES; k++)
+        if (contains_ci(eng, ENGINES[k].pattern)) break;
+    if (k == sizeof ENGINES / sizeof *ENGINES) { snprintf(why, len, "engine not modelled"); return -1; }
+    if (ENGINES[k].kind == ENG_SKIP) { snprintf(why, len, "%s", ENGINES[k].reason); return -1; }
+    rc->kind = ENGINES[k].kind;
+    model_shape s = { 0 };
+    s.arch = ARCH_DECODER;
+    s.num_layers = inum(r, c->layers, 0);
+    s.hidden = inum(r, c->hidden, 0);
+    s.heads = inum(r, c->heads, 0);
+    if (!s.num_layers || !s.hidden || !s.heads) { snprintf(why, len, "architecture not published (layers/hidden/heads)"); return -1; }
+    s.vocab = inum(r, c->vocab, 0);
+    if (!s.vocab) { snprintf(why, len, "vocab size not published"); return -1; }
+    int groups = inum(r, c->groups, 0);
+    s.query_groups = groups ? groups : s.heads;
+    s.kv_channels = inum(r, c->head_dim, s.hidden / s.heads);
+    s.ffn_hidden = inum(r, c->ffn, 0);
+    if (groups) { /* GQA rows are Llama-style: SwiGLU, untied output layer, RoPE */
+        s.gated_mlp = true;
+        s.untied_embeddings = true;
+        for (size_t i = 0; !s.ffn_hidden && i < sizeof GQA_FFN / sizeof *GQA_FFN; i++)
+            if (GQA_FFN[i].hidden == s.hidden && GQA_FFN[i].layers == s.num_layers) s.ffn_hidden = GQA_FFN[i].ffn;
+        if (!s.ffn_hidden) { snprintf(why, len, "FFN size not published"); return -1; }
+    } else { /* GPT-3 style: 4h GELU MLP, tied embeddings, learned positions */
+        if (!s.ffn_hidden) s.ffn_hidden = 4 * s.hidden;
+        s.learned_pos_emb = true;
+    }
+    const gpu_spec *g = gpu_match(csv_get(r, c->gpu_type));
+    if (!g) { snprintf(why, len, "GPU not in the catalog"); return -1; }
+    est_infer_input_init(&rc->in, &s, g);
+    rc->in.tp = inum(r, c->tp, 1);
+    rc->in.pp = inum(r, c->pp, 1);
+    if (parse_precision(csv_get(r, c->precision), &rc->in.precision)) { snprintf(why, len, "precision unknown"); return -1; }
+    rc->in.input_len = inum(r, c->in, 0);
+    rc->in.output_len = inum(r, c->out, 0);
+    if (!rc->in.input_len || !rc->in.output_len) { snprintf(why, len, "input/output length not published"); return -1; }
+    int gpus = inum(r, c->num_gpus, rc->in.tp * rc->in.pp);
+    rc->replicas = gpus / (rc->in.tp * rc->in.pp);
+    if (rc->replicas < 1) rc->replicas = 1;
+    rc->in.cuda_graphs = rc->kind == ENG_TRTLLM;
+    double v;
+    if (num(r, c->lat, &v)) {
+        rc->is_latency = true;
+        rc->measured = v;
+        rc->in.bs = inum(r, c->bs, 0);
+        if (!rc->in.bs) { snprintf(why, len, "batch size not published"); return -1; }
+    } else if (num(r, c->tok, &v)) {
+        rc->measured = v;
+    } else if (num(r, c->tok_gpu, &v)) {
+        rc->measured = v * gpus;
+    } else {
+        snprintf(why, len, contains_ci(csv_get(r, c->notes), "OOM") ? "no measurement (OOM as published)"
+                                                                      : "no latency or throughput published");
+        return -1;
+    }
+    if (rc->kind == ENG_FT && !rc->is_latency) { snprintf(why, len, "FasterTransformer row without latency"); return -1; }
+    return 0;
+}
+
+typedef struct {
+    char key[64];
+    int rows, skipped;
+    double *err, *signed_err;
+    size_t n, cap;
+} group_stats;
+
+static group_stats *group_get(group_stats **g, size_t *n, const char *key)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp((*g)[i].key, key)) return &(*g)[i];
+    group_stats *ng = realloc(*g, (*n + 1) * sizeof *ng);
+    if (!ng) return NULL;
+    *g = ng;
+    memset(&ng[*n], 0, sizeof *ng);
+    snprintf(ng[*n].key, sizeof ng[*n].key, "%s", key);
+    return &ng[(*n)++];
+}
+
+static int push(group_stats *s, double err)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 64;
+        double *a = realloc(s->err, cap * sizeof *a);
+        if (!a) return -1;
+        s->err = a;
+        double *b = realloc(s->signed_err, cap * sizeof *b);
+        if (!b) return -1;
+        s->signed_err = b;
+        s->cap = cap;
+    }
+    s->err[s->n] = fabs(err);
+    s->signed_err[s->n++] = err;
+    return 0;
+}
+
+static double quant(const double *v, size_t n, double q, double *tmp)
+{
+    if (!n) return NAN;
+    memcpy(tmp, v, n * sizeof *tmp);
+    return validate_quantile(tmp, n, q);
+}
+
+typedef struct {
+    char reason[128];
+    int count;
+} skip_reason;
+
+static void print_summary(FILE *out, bool json, const char *csv_path, group_stats *all, group_stats *grp, size_t ngrp,
+                          const skip_reason *reasons, size_t nreasons, int oom_rows, int oom_predicted, double *tmp)
+{
+    double med = quant(all->err, all->n, 0.5, tmp), p90 = quant(all->err, all->n, 0.9, tmp);
+    if (!all->n) med = p90 = 0.0;
+    json_writer w;
+    if (json) {
+        json_begin(&w, out);
+        json_obj_open(&w, NULL);
+        json_str(&w, "csv", csv_path);
+        json_str(&w, "quantity", "latency where published, else throughput");
+        json_int(&w, "rows", all->rows);
+        json_int(&w, "skipped", all->skipped);
+        json_num(&w, "median_abs_err_pct", 100 * med);
+        json_num(&w, "p90_abs_err_pct", 100 * p90);
+        json_int(&w, "published_oom_rows", oom_rows);
+        json_int(&w, "published_oom_predicted_no_fit", oom_predicted);
+        json_arr_open(&w, "sources");
+    } else {
+        fprintf(out, "Inference model vs published measurements (latency where published, else throughput; predicted)\n");
+        fprintf(out, "%-22s %6s %8s %11s %11s %11s\n", "source / GPU", "rows", "skipped", "median|err|", "p90|err|", "median err");
+    }
+    for (size_t k = 0; k < ngrp; k++) {
+        group_stats *s = &grp[k];
+        double m = quant(s->err, s->n, 0.5, tmp), p = quant(s->err, s->n, 0.9, tmp), b = quant(s->signed_err, s->n, 0.5, tmp);
+        if (json) {
+            json_obj_open(&w, NULL);
+            json_str(&w, "source", s->key);
+            json_int(&w, "rows", s->rows);
+            json_int(&w, "skipped", s->skipped);
+            if (s->n) {
+                json_num(&w, "median_abs_err_pct", 100 * m);
+                json_num(&w, "p90_abs_err_pct", 100 * p);
+                json_num(&w, "median_err_pct", 100 * b);
+            }
+            json_obj_close(&w);
+        } else if (s->n) {
+            fprintf(out, "%-22s %6d %8d %10.1f%% %10.1f%% %+10.1f%%\n", s->key, s->rows, s->skipped, 100 * m, 100 * p, 100 * b);
+        } else {
+            fprintf(out, "%-22s %6d %8d %11s %11s %11s\n", s->key, s->rows, s->skipped, "-", "-", "-");
+        }
+    }
+    if (json) {
+        json_arr_close(&w);
+        json_obj_open(&w, "skipped_by_reason");
+        for (size_t k = 0; k < nreasons; k++) json_int(&w, reasons[k].reason, reasons[k].count);
+        json_obj_close(&w);
+        json_obj_close(&w);
+        json_end(&w);
+        return;
+    }
+    if (nreasons) fprintf(out, "skipped rows by reason:\n");
+    for (size_t k = 0; k < nreasons; k++) fprintf(out, "  %4d  %s\n", reasons[k].count, reasons[k].reason);
+    if (oom_rows) fprintf(out, "published OOM rows predicted not to fit: %d of %d\n", oom_predicted, oom_rows);
+    fprintf(out, "rows %d skipped %d median_abs_err %.1f%% p90_abs_err %.1f%%\n", all->rows, all->skipped, 100 * med,
+            100 * p90);
+}
+
+int infer_validate_csv(const char *csv_path, const char *out_csv, FILE *out, bool json, ac_err *e)
+{
+    csv_table t;
+    if (gpu_catalog_load(e) != 0) return -1;
+    if (csv_read_file(csv_path, &t, e) != 0) return -1;
+    columns c = find_columns(&t);
+    static const char *const required[] = { "num_layers", "hidden_size", "num_attention_heads", "gpu_type", "tp",
+                                            "input_len", "output_len", "precision" };
+    for (size_t i = 0; i < sizeof required / sizeof *required; i++)
+        if (csv_col(&t, required[i]) < 0) {
+            ac_err_at(e, AC_E_INPUT, csv_path, t.header.line, 0, required[i],
+                      "column missing (the CSV needs the columns of benchmarks_infer.csv)");
+            csv_free(&t);
+            return -1;
+        }
+    if (c.lat < 0 && c.tok < 0 && c.tok_gpu < 0) {
+        ac_err_at(e, AC_E_INPUT, csv_path, t.header.line, 0, "latency_ms", "no latency_ms, throughput_tok_s or throughput_tok_s_per_gpu column");
+        csv_free(&t);
+        return -1;
+    }
+    group_stats *grp = NULL, all = { 0 };
+    size_t ngrp = 0, nreasons = 0;
+    skip_reason reasons[32];
+    int oom_rows = 0, oom_predicted = 0, rc = 0;
+    strbuf rows;
+    sb_init(&rows);
+    sb_add(&rows, "id,source_id,model,gpu,tp,pp,precision,batch_size,input_len,output_len,measured_quantity,measured,"
+                  "predicted,error_pct,predicted_batch,predicted_mem_gib,fits,skip_reason\n");
+    for (size_t i = 0; i < t.n && !rc; i++) {
+        const csv_row *row = &t.rows[i];
+        row_case rcase;
+        char why[192] = "", key[64];
+        int ok = row_case_of(&c, row, &rcase, why, sizeof why) == 0;
+        const gpu_spec *kg = gpu_match(csv_get(row, c.gpu_type));
+        snprintf(key, sizeof key, "%.20s %s", csv_get(row, c.source_id), kg ? kg->name : "(unknown GPU)");
+        group_stats *s = group_get(&grp, &ngrp, key);
+        if (!s) { rc = ac_err_set(e, AC_E_NOMEM, "out of memory"); break; }
+        est_infer_result r;
+        int batch = 0;
+        double pred = NAN;
+        if (ok && rcase.is_latency) {
+            ok = est_infer_evaluate(&rcase.in, &r, why, sizeof why) == 0;
+            batch = rcase.in.bs;
+            pred = r.latency_s * 1e3;
+        } else if (ok) {
+            ok = est_infer_max_load(&rcase.in, TRTLLM_MAX_BATCH, TRTLLM_MAX_NUM_TOKENS, &r, &batch, why, sizeof why) == 0;
+            pred = r.tokens_per_s * rcase.replicas;
+        }
+        if (!ok && !strcmp(why, "no measurement (OOM as published)")) {
+            /* the memory model can still be checked: the published run ran out of memory */
+            row_case oc;
+            char w2[192];
+            oom_rows++;
+            if (row_case_of(&c, row, &oc, w2, sizeof w2) != 0 && oc.in.gpu && !oc.is_latency) {
+                oc.in.bs = inum(row, c.bs, 0);
+                est_infer_result orr;
+                if (oc.in.bs && est_infer_evaluate(&oc.in, &orr, w2, sizeof w2) == 0 && !orr.fits) oom_predicted++;
+            }
+        }
+        sb_csv_field(&rows, csv_get(row, c.id), false);
+        sb_csv_field(&rows, csv_get(row, c.source_id), false);
+        sb_csv_field(&rows, csv_get(row, c.model), false);
+        sb_csv_field(&rows, ok ? rcase.in.gpu->name : csv_get(row, c.gpu_type), false);
+        if (!ok) {
+            s->skipped++;
+            all.skipped++;
+            size_t k = 0;
+            while (k < nreasons && strcmp(reasons[k].reason, why)) k++;
+            if (k == nreasons && nreasons < 32) {
+                snprintf(reasons[k].reason, sizeof reasons[k].reason, "%s", why);
+                reasons[k].count = 0;
+                nreasons++;
+            }
+            if (k < nreasons) reasons[k].count++;
+            sb_add(&rows, ",,,,,,,,,,,,,");
+            sb_csv_field(&rows, why, true);
+            continue;
+        }
+        double err = pred / rcase.measured - 1.0;
+        s->rows++;
+        all.rows++;
+        if (push(s, err) || push(&all, err)) { rc = ac_err_set(e, AC_E_NOMEM, "out of memory"); break; }
+        sb_printf(&rows, "%d,%d,%s,%d,%d,%d,%s,%.6g,%.6g,%.2f,%d,%.2f,%s,\n", rcase.in.tp, rcase.in.pp,
+                  est_precision_name(rcase.in.precision), rcase.is_latency ? rcase.in.bs : 0, rcase.in.input_len,
+                  rcase.in.output_len, rcase.is_latency ? "latency_ms" : "throughput_tok_s", rcase.measured, pred,
+                  100.0 * err, batch, r.mem_total / EST_GIB, r.fits ? "true" : "false");
+    }
+    if (!rc && rows.oom) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
+    if (!rc && out_csv) rc = fs_write_atomic(out_csv, sb_str(&rows), rows.len, e);
+    if (!rc) {
+        double *tmp = malloc((all.n ? all.n : 1) * sizeof *tmp);
+        if (!tmp) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
+        else print_summary(out, json, csv_path, &all, grp, ngrp, reasons, nreasons, oom_rows, oom_predicted, tmp);
+        free(tmp);
+    }
+    for (size_t k = 0; k < ngrp; k++) { free(grp[k].err); free(grp[k].signed_err); }
+    free(grp);
+    free(all.err);
+    free(all.signed_err);
+    sb_free(&rows);
+    csv_free(&t);
+    return rc;
+}

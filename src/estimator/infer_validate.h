@@ -1,0 +1,25 @@
+/* infer_validate.h — the inference model against published measurements.
+ *
+ * Reads any CSV with the columns of ../shared/reference/benchmarks_infer.csv
+ * (header names matter, order and extra columns do not).  A row with a
+ * published latency_ms is predicted as one request of batch_size sequences
+ * (FasterTransformer's benchmark); a row with only a throughput is predicted as
+ * max-load serving (TensorRT-LLM trtllm-bench: as many sequences in flight as
+ * the KV cache holds).  Rows the model cannot take (no architecture, unknown
+ * GPU, unmodelled engine, no measurement) are skipped and counted by reason.
+ * Prints a per-source table and the final line
+ * `rows N skipped M median_abs_err X% p90_abs_err Y%`.
+ */
+#ifndef AC_ESTIMATOR_INFER_VALIDATE_H
+#define AC_ESTIMATOR_INFER_VALIDATE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "util/err.h"
+
+/* out_csv (may be NULL): per-row predictions, written atomically.
+ * Returns 0 (even when errors are large), -1 on unreadable input. */
+int infer_validate_csv(const char *csv_path, const char *out_csv, FILE *out, bool json, ac_err *e);
+
+#endif
