@@ -53,5 +53,6 @@ int cmd_run(int argc, char **argv);
 int cmd_keys(int argc, char **argv);
 int cmd_estimate(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
+int cmd_infer(int argc, char **argv);
 
 #endif

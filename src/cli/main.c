@@ -16,6 +16,7 @@ static const command COMMANDS[] = {
     { "base", cmd_base, "write the base NeMo training config for the chosen model" },
     { "estimate", cmd_estimate, "predict memory and step time of one candidate (analytical, no cluster)" },
     { "validate", cmd_validate, "compare the estimator with published measurements from a CSV" },
+    { "infer", cmd_infer, "inference search: TP, PP and batch size under a latency limit (predicted or measured)" },
     { "keys", cmd_keys, "list every configuration key (type, default, meaning)" },
 };
 

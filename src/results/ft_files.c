@@ -2,6 +2,7 @@
 #include "results/ft_files.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,9 +74,14 @@ long results_json_object_size(const char *s, size_t n)
 /* Python's str(float): the shortest digits that read back the same, with ".0" for whole numbers */
 static void py_float(double v, char *buf, size_t len)
 {
-    for (int p = 1; p <= 17; p++) {
-        snprintf(buf, len, "%.*g", p, v);
-        if (strtod(buf, NULL) == v) break;
+    /* fixed notation below 1e16, as Python's repr; fewest decimals that read back */
+    if (fabs(v) < 1e16) {
+        for (int k = 1; k <= 17; k++) {
+            snprintf(buf, len, "%.*f", k, v);
+            if (strtod(buf, NULL) == v) break;
+        }
+    } else {
+        snprintf(buf, len, "%.17g", v);
     }
     if (!strpbrk(buf, ".eEn")) strncat(buf, ".0", len - strlen(buf) - 1);
 }

@@ -233,9 +233,14 @@ static void py_round(double v, int digits, char *buf, size_t len)
 {
     double p = pow(10, digits);
     v = round(v * p) / p;
-    for (int k = 1; k <= 17; k++) {
-        snprintf(buf, len, "%.*g", k, v);
-        if (strtod(buf, NULL) == v) break;
+    /* fixed notation below 1e16, as Python's repr; fewest decimals that read back */
+    if (fabs(v) < 1e16) {
+        for (int k = 1; k <= 17; k++) {
+            snprintf(buf, len, "%.*f", k, v);
+            if (strtod(buf, NULL) == v) break;
+        }
+    } else {
+        snprintf(buf, len, "%.17g", v);
     }
     if (!strpbrk(buf, ".eEn")) strncat(buf, ".0", len - strlen(buf) - 1);
 }

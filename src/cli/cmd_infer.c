@@ -1,0 +1,45 @@
+/* cmd_infer.c — `autoconfig infer`: the inference HP search on its own
+ * (TP × PP × batch size under a latency limit; predicted on cluster_type sim,
+ * benchmark jobs written on the others, --summarize reads their logs). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "search/infer_search.h"
+
+static const char INFER_HELP[] =
+    "usage: autoconfig infer [--json] [--summarize] [--conf DIR] [overrides...]\n"
+    "\n"
+    "Sweeps tensor parallel x pipeline parallel x batch size for serving the model\n"
+    "(search_config.inference_settings) and ranks configurations by throughput per GPU\n"
+    "within max_latency_ms.  cluster_type=sim (default) predicts every configuration with\n"
+    "the analytical inference model (prefill compute, decode weight/KV-cache reads,\n"
+    "TP all-reduces, PP hops, memory fit); other cluster types write config.ini,\n"
+    "start_ids.csv and submission_script.sh per configuration under\n"
+    "<results_dir>/inference/, and --summarize reads the benchmark logs afterwards.\n"
+    "Output: <results_dir>/inference/final_summary/final_output.csv (one block per\n"
+    "(input_len, output_len) pair) and over_latency_limit.csv.\n"
+    "example: autoconfig infer search_config=gpt3/20b search_config.inference_settings.max_latency_ms=500\n";
+
+int cmd_infer(int argc, char **argv)
+{
+    cli_opts o;
+    ac_err e;
+    static const char *const known[] = { "--summarize", NULL };
+    if (cli_parse(argc, argv, &o, &e) || cli_check_flags(&o, known, &e)) { cli_opts_free(&o); return cli_fail(&e); }
+    if (o.help) { fputs(INFER_HELP, stdout); cli_opts_free(&o); return 0; }
+    ac_config c;
+    if (cli_load_config(&o, &c, &e) != 0) { cli_opts_free(&o); return cli_fail(&e); }
+    model_size_report rep;
+    model_base_config b = { 0 };
+    double size_b;
+    int rc = 0;
+    if (cli_size_stage(&c, &rep, &size_b, &e) || model_base_config_build(&c, size_b, &b, &e)) rc = cli_fail(&e);
+    else if (cli_flag_present(&o, "--summarize") ? search_inference_summarize(&c, &b, stdout, o.json, &e)
+                                                 : search_inference_run(&c, &b, stdout, o.json, &e))
+        rc = cli_fail(&e);
+    model_base_config_free(&b);
+    cfg_free(&c);
+    cli_opts_free(&o);
+    return rc;
+}

@@ -1,0 +1,398 @@
+/* infer_search.c — the inference HP-search stage (infer_search.h). */
+#include "search/infer_search.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/node.h"
+#include "estimator/infer.h"
+#include "results/ft_files.h"
+#include "search/candidate_est.h"
+#include "util/fsutil.h"
+#include "util/json.h"
+#include "util/shell.h"
+
+#define IS_KEY "search_config.inference_settings."
+#define DEFAULT_COMMAND "/opt/FasterTransformer/build/bin/multi_gpu_gpt_example {ini} {csv}"
+
+/* a list of ints from a sequence or a single scalar; 0 when absent/null */
+static int node_ints(const node *n, int *out, int max, const char *key, ac_err *e)
+{
+    if (!n || node_is_null(n)) return 0;
+    long long v;
+    if (n->kind == NODE_SCALAR) {
+        if (!node_get_int(n, &v) || v < 1 || v > 100000000)
+            return ac_err_at(e, AC_E_INPUT, n->file, n->line, n->col, key, "expected a positive integer or a list of them");
+        out[0] = (int)v;
+        return 1;
+    }
+    if (n->kind != NODE_SEQ) return ac_err_at(e, AC_E_INPUT, n->file, n->line, n->col, key, "expected a list of positive integers");
+    int k = 0;
+    for (size_t i = 0; i < n->len; i++) {
+        if (k >= max) return ac_err_at(e, AC_E_INPUT, n->file, n->line, n->col, key, "more than %d values", max);
+        if (!node_get_int(n->items[i], &v) || v < 1 || v > 100000000)
+            return ac_err_at(e, AC_E_INPUT, n->file, n->line, n->col, key, "item %zu is not a positive integer", i + 1);
+        out[k++] = (int)v;
+    }
+    return k;
+}
+
+static const node *tree_get(const ac_config *c, const char *key)
+{
+    return c->root ? node_get_path(c->root, key) : NULL;
+}
+
+/* the new key's list, or its older alias when the new key is absent from the config */
+static int list_or_alias(const ac_config *c, const char *key, const char *alias, const cfg_int_list *typed, int *out,
+                         ac_err *e)
+{
+    const node *n = tree_get(c, key);
+    const node *a = alias ? tree_get(c, alias) : NULL;
+    if ((!n || node_is_null(n)) && a && !node_is_null(a)) return node_ints(a, out, CFG_LIST_MAX, alias, e);
+    for (int i = 0; i < typed->n; i++) out[i] = typed->v[i];
+    return typed->n;
+}
+
+int search_infer_settings_resolve(const ac_config *c, const model_base_config *base, search_infer_settings *s, ac_err *e)
+{
+    memset(s, 0, sizeof *s);
+    const cfg_inference_settings *I = &c->infer;
+    s->ntp = list_or_alias(c, IS_KEY "run.tensor_parallel_sizes", IS_KEY "tensor_parallel_sizes", &I->tensor_parallel_sizes, s->tp, e);
+    s->npp = list_or_alias(c, IS_KEY "run.pipeline_parallel_sizes", IS_KEY "pipeline_parallel_sizes", &I->pipeline_parallel_sizes, s->pp, e);
+    s->nbs = list_or_alias(c, IS_KEY "benchmark.batch_sizes", IS_KEY "max_batch_sizes", &I->batch_sizes, s->bs, e);
+    if (s->ntp < 0 || s->npp < 0 || s->nbs < 0) return -1;
+    /* lengths: int or list, paired element-wise; a single value pairs with every value of the other */
+    int in[SEARCH_INFER_MAX_PAIRS], out[SEARCH_INFER_MAX_PAIRS];
+    const node *ni = tree_get(c, IS_KEY "benchmark.input_len"), *no = tree_get(c, IS_KEY "benchmark.output_len");
+    if (!ni || node_is_null(ni)) ni = tree_get(c, IS_KEY "input_seq_len");
+    if (!no || node_is_null(no)) no = tree_get(c, IS_KEY "output_seq_len");
+    int nin = node_ints(ni, in, SEARCH_INFER_MAX_PAIRS, IS_KEY "benchmark.input_len", e);
+    if (nin < 0) return -1;
+    int nout = node_ints(no, out, SEARCH_INFER_MAX_PAIRS, IS_KEY "benchmark.output_len", e);
+    if (nout < 0) return -1;
+    if (nin == 0) { in[0] = I->input_len > 0 ? I->input_len : 60; nin = 1; }
+    if (nout == 0) { out[0] = I->output_len > 0 ? I->output_len : 20; nout = 1; }
+    if (nin > 1 && nout > 1 && nin != nout)
+        return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "benchmark.input_len",
+                         "%d input lengths and %d output lengths: lists are paired element-wise and must be equally long", nin, nout);
+    s->npairs = nin > nout ? nin : nout;
+    for (int i = 0; i < s->npairs; i++) {
+        s->in_len[i] = in[nin == 1 ? 0 : i];
+        s->out_len[i] = out[nout == 1 ? 0 : i];
+    }
+    s->gpus_per_node = I->gpus_per_node > 0 ? I->gpus_per_node : 8;
+    snprintf(s->name, sizeof s->name, "%s", I->model_train_name[0] ? I->model_train_name : (base ? base->run_name : "model"));
+    snprintf(s->results_dir, sizeof s->results_dir, "%s", I->results_dir[0] ? I->results_dir : c->train.logs);
+    const node *cmd = tree_get(c, IS_KEY "run.benchmark_command");
+    const char *ct = cmd && !node_is_null(cmd) ? node_text(cmd) : NULL;
+    snprintf(s->command, sizeof s->command, "%s", ct ? ct : DEFAULT_COMMAND);
+    if (shell_check_line("benchmark_command", s->command, e) != 0) return -1;
+    return 0;
+}
+
+void search_infer_config_name(const search_infer_settings *s, int tp, int pp, int bs, int in, int out, char *buf, size_t len)
+{
+    if (s->npairs > 1) snprintf(buf, len, "%s_tp%d_pp%d_bs%d_in%d_out%d", s->name, tp, pp, bs, in, out);
+    else snprintf(buf, len, "%s_tp%d_pp%d_bs%d", s->name, tp, pp, bs);
+}
+
+/* "{ini}" / "{csv}" in the command template → the quoted paths */
+static int expand_command(const char *tmpl, const char *ini, const char *csv, strbuf *b, ac_err *e)
+{
+    for (const char *p = tmpl; *p;) {
+        const char *path = !strncmp(p, "{ini}", 5) ? ini : !strncmp(p, "{csv}", 5) ? csv : NULL;
+        if (path) {
+            char *q = shell_quote_dup(path, e);
+            if (!q) return -1;
+            sb_add(b, q);
+            free(q);
+            p += 5;
+        } else {
+            sb_addn(b, p++, 1);
+        }
+    }
+    return 0;
+}
+
+static int add_quoted(strbuf *b, const char *s, ac_err *e)
+{
+    char *q = shell_quote_dup(s, e);
+    if (!q) return -1;
+    sb_add(b, q);
+    free(q);
+    return 0;
+}
+
+int search_infer_job_script(const ac_config *c, const search_infer_settings *s, const search_infer_cfg *g, const char *name,
+                            const char *dir, strbuf *b, ac_err *e)
+{
+    char job[CFG_NAME_MAX * 2 + 64], ini[4096], csv[4096], out[4096], err[4096];
+    snprintf(job, sizeof job, "%sbenchmark_FT_%s", c->cluster.job_name_prefix, name);
+    if (fs_join(ini, sizeof ini, dir, "config.ini", e) || fs_join(csv, sizeof csv, dir, "start_ids.csv", e) ||
+        fs_join(out, sizeof out, dir, "log_job_%j.out", e) || fs_join(err, sizeof err, dir, "log_job_%j.err", e))
+        return -1;
+    if (shell_check_directive("job name", job, e) || shell_check_directive("results folder", out, e) ||
+        shell_check_directive("time_limit", c->infer.time_limit, e))
+        return -1;
+    sb_add(b, "#!/bin/bash\n");
+    sb_printf(b, "#SBATCH --nodes=%d\n#SBATCH --ntasks-per-node=%d\n", g->nodes, g->tasks_per_node);
+    int gpn = c->cluster.gpus_per_node > 0 ? c->cluster.gpus_per_node : s->gpus_per_node;
+    sb_printf(b, "#SBATCH --gpus-per-node=%d\n", gpn);
+    if (c->cluster.partition[0]) {
+        if (shell_check_directive("cluster.partition", c->cluster.partition, e)) return -1;
+        sb_printf(b, "#SBATCH --partition=%s\n", c->cluster.partition);
+    }
+    if (c->cluster.account[0]) {
+        if (shell_check_directive("cluster.account", c->cluster.account, e)) return -1;
+        sb_printf(b, "#SBATCH --account=%s\n", c->cluster.account);
+    }
+    sb_printf(b, "#SBATCH --job-name=%s\n#SBATCH --output=%s\n#SBATCH --time=%s\n", job, out, c->infer.time_limit);
+    sb_printf(b, "#SBATCH --comment=FasterTransformer:%s\n\n", job);
+    sb_add(b, "export NCCL_LAUNCH_MODE=GROUP\ncd ");
+    if (add_quoted(b, dir, e)) return -1;
+    sb_add(b, " || exit 1\n");
+    /* the command each task runs: who am I, then the benchmark */
+    strbuf inner;
+    sb_init(&inner);
+    sb_add(&inner, "echo \"rank ${SLURM_PROCID:-0}@$(hostname)\"; ");
+    if (expand_command(s->command, ini, csv, &inner, e)) { sb_free(&inner); return -1; }
+    if (!sb_str(&inner)) { sb_free(&inner); return ac_err_set(e, AC_E_NOMEM, "out of memory"); }
+    if (!strcmp(c->cluster_type, "local")) {
+        sb_add(b, "bash -c ");
+        if (add_quoted(b, inner.s, e)) { sb_free(&inner); return -1; }
+        sb_add(b, " > \"log_job_${SLURM_JOB_ID:-local}.out\" 2> \"log_job_${SLURM_JOB_ID:-local}.err\"\n");
+    } else {
+        sb_add(b, "srun --mpi pmix --output ");
+        if (add_quoted(b, out, e) || (sb_add(b, " --error "), add_quoted(b, err, e))) { sb_free(&inner); return -1; }
+        const char *image = c->cluster.container_image[0] ? c->cluster.container_image : c->training_container;
+        if (image[0]) {
+            sb_add(b, " --container-image ");
+            if (add_quoted(b, image, e)) { sb_free(&inner); return -1; }
+        }
+        if (c->n_container_mounts > 0) {
+            strbuf m;
+            sb_init(&m);
+            for (int i = 0; i < c->n_container_mounts; i++) {
+                if (i) sb_add(&m, ",");
+                sb_add(&m, c->container_mounts[i]);
+            }
+            sb_add(b, " --container-mounts ");
+            int bad = !sb_str(&m) || add_quoted(b, m.s ? m.s : "", e);
+            sb_free(&m);
+            if (bad) { sb_free(&inner); return -1; }
+        }
+        sb_add(b, " --unbuffered bash -c ");
+        if (add_quoted(b, inner.s, e)) { sb_free(&inner); return -1; }
+        sb_add(b, "\n");
+    }
+    sb_free(&inner);
+    return b->oom ? ac_err_set(e, AC_E_NOMEM, "out of memory") : 0;
+}
+
+/* the default model hook: est_infer_evaluate on the configured GPU */
+static int default_model(const search_infer_point *p, search_infer_estimate *out, ac_err *e)
+{
+    const gpu_spec *g = p->gpu && p->gpu[0] ? gpu_find(p->gpu) : gpu_default_for_memory(p->gpu_memory_gb);
+    if (!g) return ac_err_set(e, AC_E_INPUT, "unknown GPU '%s'", p->gpu ? p->gpu : "");
+    est_infer_input in;
+    est_infer_input_init(&in, p->shape, g);
+    in.tp = p->tp;
+    in.pp = p->pp;
+    in.bs = p->bs * (p->beam_width > 1 ? p->beam_width : 1); /* each beam is a sequence */
+    in.input_len = p->input_len;
+    in.output_len = p->output_len;
+    if (est_precision_parse(p->data_type ? p->data_type : "fp16", &in.precision) != 0) in.precision = PREC_FP16;
+    est_infer_result r;
+    char why[256];
+    if (est_infer_evaluate(&in, &r, why, sizeof why) != 0) return ac_err_set(e, AC_E_INPUT, "%s", why);
+    out->latency_ms = r.latency_s * 1e3;
+    out->mem_gib = r.mem_total / EST_GIB;
+    out->fits = r.fits;
+    return 0;
+}
+
+static bool is_measured(const ac_config *c)
+{
+    return strcmp(c->cluster_type, "sim") != 0 && c->cluster_type[0];
+}
+
+static void emit(const ac_config *c, const results_infer_row *rows, size_t n, const char *note, FILE *out, bool json,
+                 const search_infer_settings *s, size_t nrej, const search_infer_grid *g)
+{
+    if (json) {
+        json_writer w;
+        json_begin(&w, out);
+        json_obj_open(&w, NULL);
+        json_str(&w, "stage", "inference");
+        json_str(&w, "source", is_measured(c) ? "measured" : "predicted");
+        json_str(&w, "results_dir", s->results_dir);
+        if (isfinite(c->infer.max_latency_ms)) json_num(&w, "max_latency_ms", c->infer.max_latency_ms);
+        else json_null(&w, "max_latency_ms");
+        json_int(&w, "rejected_pairs", (long long)nrej);
+        if (g) {
+            json_arr_open(&w, "rejected");
+            for (size_t i = 0; i < g->n_rejected; i++) {
+                json_obj_open(&w, NULL);
+                json_int(&w, "tp", g->rejected[i].tp);
+                json_int(&w, "pp", g->rejected[i].pp);
+                json_str(&w, "rule", search_infer_rule_name(g->rejected[i].rule));
+                json_str(&w, "why", g->rejected[i].why);
+                json_obj_close(&w);
+            }
+            json_arr_close(&w);
+        }
+        if (note) json_str(&w, "note", note);
+        results_infer_json(&w, rows, n, c->infer.top_n);
+        json_obj_close(&w);
+        json_end(&w);
+        return;
+    }
+    if (g && g->n_rejected) {
+        fprintf(out, "Rejected (tp, pp) pairs (x %d batch sizes each):\n", g->n_bs);
+        for (size_t i = 0; i < g->n_rejected; i++)
+            fprintf(out, "  tp %d pp %d: %s (%s)\n", g->rejected[i].tp, g->rejected[i].pp,
+                    search_infer_rule_name(g->rejected[i].rule), g->rejected[i].why);
+    }
+    if (n) results_infer_print(out, rows, n, c->infer.top_n, c->infer.max_latency_ms);
+    if (note) fprintf(out, "%s\n", note);
+}
+
+static int write_ft_inputs(const ac_config *c, const model_base_config *base,
+                           const search_infer_cfg *g, int in, int out, const char *dir, ac_err *e)
+{
+    const model_shape *sh = &base->shape;
+    results_ft_config f;
+    results_ft_config_defaults(&f);
+    f.max_batch_size = f.request_batch_size = g->bs;
+    f.max_seq_len = in + out;
+    f.beam_width = c->infer.beam_width > 0 ? c->infer.beam_width : 1;
+    f.top_k = c->infer.topk;
+    f.top_p = c->infer.topp;
+    f.tensor_para_size = g->tp;
+    f.pipeline_para_size = g->pp;
+    snprintf(f.data_type, sizeof f.data_type, "%s", c->infer.data_type[0] ? c->infer.data_type : "fp16");
+    f.request_output_len = out;
+    f.head_num = sh->heads;
+    f.size_per_head = sh->kv_channels > 0 ? sh->kv_channels : sh->hidden / sh->heads;
+    f.inter_size = sh->ffn_hidden > 0 ? sh->ffn_hidden : 4 * sh->hidden;
+    f.vocab_size = sh->vocab > 0 ? sh->vocab : 51200;
+    f.decoder_layers = sh->num_layers;
+    return results_ft_write(dir, &f, in, e);
+}
+
+int search_inference_run_with(const ac_config *c, const model_base_config *base, const search_infer_hooks *h, FILE *out,
+                              bool json, ac_err *e)
+{
+    if (base->shape.arch != ARCH_DECODER)
+        return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, "search_config",
+                         "the inference search serves decoder models (GPT-3, Llama, Mixtral); %s is not one", base->run_name);
+    search_infer_settings s;
+    if (search_infer_settings_resolve(c, base, &s, e) != 0) return -1;
+    search_infer_grid g;
+    if (search_infer_grid_build(&base->shape, s.gpus_per_node, s.tp, s.ntp, s.pp, s.npp, s.bs, s.nbs, &g, e) != 0) return -1;
+    bool measured = is_measured(c);
+    size_t n = g.n * (size_t)s.npairs;
+    results_infer_row *rows = calloc(n ? n : 1, sizeof *rows);
+    if (!rows) { search_infer_grid_free(&g); return ac_err_set(e, AC_E_NOMEM, "out of memory"); }
+    search_infer_model_fn model = h && h->model ? h->model : default_model;
+    int rc = 0;
+    size_t k = 0;
+    char base_dir[CFG_PATH_MAX + 32];
+    snprintf(base_dir, sizeof base_dir, "%s/inference", s.results_dir);
+    int submitted = 0;
+    for (int p = 0; p < s.npairs && !rc; p++)
+        for (size_t i = 0; i < g.n && !rc; i++, k++) {
+            const search_infer_cfg *gc = &g.items[i];
+            results_infer_row *r = &rows[k];
+            *r = results_infer_row_init(gc->tp, gc->pp, gc->bs, s.in_len[p], s.out_len[p],
+                                        measured ? RES_INFER_MEASURED : RES_INFER_PREDICTED);
+            if (!measured) {
+                search_infer_point pt = { &base->shape, gc->tp, gc->pp, gc->bs, s.in_len[p], s.out_len[p],
+                                          c->infer.beam_width, c->infer.data_type, c->train.gpu, c->train.gpu_memory_gb,
+                                          s.gpus_per_node };
+                search_infer_estimate est;
+                ac_err me;
+                if (model(&pt, &est, &me) != 0) {
+                    results_infer_row_fail(r, "model: %s", me.msg);
+                } else {
+                    r->latency_ms = est.latency_ms;
+                    r->mem_gib = est.mem_gib;
+                    r->fits = est.fits;
+                }
+                results_infer_row_finish(r, c->infer.max_latency_ms);
+                continue;
+            }
+            char name[CFG_NAME_MAX + 96], dir[CFG_PATH_MAX + 256], script[CFG_PATH_MAX + 300];
+            search_infer_config_name(&s, gc->tp, gc->pp, gc->bs, s.in_len[p], s.out_len[p], name, sizeof name);
+            if (snprintf(dir, sizeof dir, "%s/%s", base_dir, name) >= (int)sizeof dir) {
+                rc = ac_err_set(e, AC_E_INPUT, "inference results_dir is too long");
+                break;
+            }
+            strbuf b;
+            sb_init(&b);
+            if (fs_mkdir_p(dir, e) || write_ft_inputs(c, base, gc, s.in_len[p], s.out_len[p], dir, e) ||
+                search_infer_job_script(c, &s, gc, name, dir, &b, e) || fs_join(script, sizeof script, dir, "submission_script.sh", e) ||
+                fs_write_atomic(script, sb_str(&b), b.len, e)) {
+                sb_free(&b);
+                rc = -1;
+                break;
+            }
+            sb_free(&b);
+            if (h && h->submit) {
+                char job_id[64] = "";
+                ac_err se;
+                if (h->submit(h->submit_ctx, c, script, dir, gc->nodes, job_id, sizeof job_id, &se) != 0)
+                    results_infer_row_fail(r, "submission failed: %s", se.msg);
+                else
+                    submitted++;
+            }
+        }
+    if (!rc) rc = results_infer_write_configs(s.results_dir, rows, n, s.npairs > 1, e);
+    if (!rc && !measured) {
+        rc = results_infer_sort(rows, n, e);
+        if (!rc) rc = results_infer_write_summary(s.results_dir, rows, n, e);
+        if (!rc) emit(c, rows, n, NULL, out, json, &s, g.n_rejected, &g);
+    } else if (!rc) {
+        char note[CFG_PATH_MAX + 256];
+        snprintf(note, sizeof note,
+                 "Wrote %zu benchmark jobs under %s (%d submitted); when they finish, `autoconfig infer --summarize` "
+                 "reads their logs.", n, base_dir, submitted);
+        emit(c, NULL, 0, note, out, json, &s, g.n_rejected, &g);
+    }
+    free(rows);
+    search_infer_grid_free(&g);
+    return rc;
+}
+
+int search_inference_run(const ac_config *c, const model_base_config *base, FILE *out, bool json, ac_err *e)
+{
+    return search_inference_run_with(c, base, NULL, out, json, e);
+}
+
+int search_inference_summarize(const ac_config *c, const model_base_config *base, FILE *out, bool json, ac_err *e)
+{
+    search_infer_settings s;
+    if (search_infer_settings_resolve(c, base, &s, e) != 0) return -1;
+    char path[CFG_PATH_MAX + 96];
+    snprintf(path, sizeof path, "%s/inference/final_summary/inference_sweep_configs.csv", s.results_dir);
+    results_infer_row *rows = NULL;
+    size_t n = 0;
+    if (results_infer_read_configs(path, s.in_len[0], s.out_len[0], RES_INFER_MEASURED, &rows, &n, e) != 0) return -1;
+    for (size_t i = 0; i < n; i++) {
+        results_infer_row *r = &rows[i];
+        char name[CFG_NAME_MAX + 96], dir[CFG_PATH_MAX + 256];
+        search_infer_config_name(&s, r->tp, r->pp, r->bs, r->input_len, r->output_len, name, sizeof name);
+        snprintf(dir, sizeof dir, "%s/inference/%s", s.results_dir, name);
+        double lat;
+        char why[256];
+        if (results_ftlog_read_dir(dir, &lat, why, sizeof why) != 0) results_infer_row_fail(r, "%s", why);
+        else r->latency_ms = lat;
+        results_infer_row_finish(r, c->infer.max_latency_ms);
+    }
+    int rc = results_infer_sort(rows, n, e);
+    if (!rc) rc = results_infer_write_summary(s.results_dir, rows, n, e);
+    if (!rc) emit(c, rows, n, NULL, out, json, &s, 0, NULL);
+    free(rows);
+    return rc;
+}

@@ -1,0 +1,228 @@
+/* test_infer.c — the inference search: grid rules, log summary with good,
+ * missing and failed logs, the latency filter, and the analytical model's
+ * direction (batch, TP, GQA, fp8) and memory fit. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "check.h"
+#include "estimator/infer.h"
+#include "results/infer_summary.h"
+#include "search/infer_grid.h"
+#include "util/fsutil.h"
+
+static model_shape gpt20b(void)
+{
+    model_shape s = { 0 };
+    s.arch = ARCH_DECODER;
+    s.num_layers = 44; s.hidden = 6144; s.ffn_hidden = 4 * 6144; s.heads = 48; s.query_groups = 48;
+    s.kv_channels = 128; s.vocab = 51200; s.seq_length = 2048; s.learned_pos_emb = true;
+    return s;
+}
+
+static model_shape llama70b(int groups)
+{
+    model_shape s = { 0 };
+    s.arch = ARCH_DECODER;
+    s.num_layers = 80; s.hidden = 8192; s.ffn_hidden = 28672; s.heads = 64; s.query_groups = groups;
+    s.kv_channels = 128; s.vocab = 128256; s.gated_mlp = true; s.untied_embeddings = true;
+    return s;
+}
+
+static est_infer_result run(const model_shape *s, const char *gpu, int tp, int pp, int bs, int in, int out, est_precision p)
+{
+    est_infer_input x;
+    est_infer_input_init(&x, s, gpu_find(gpu));
+    x.tp = tp; x.pp = pp; x.bs = bs; x.input_len = in; x.output_len = out; x.precision = p;
+    est_infer_result r;
+    char why[256];
+    int rc = est_infer_evaluate(&x, &r, why, sizeof why);
+    CHECK_INT(rc, 0);
+    return r;
+}
+
+static void test_grid_rules(void)
+{
+    model_shape s = gpt20b();
+    /* reference §7: nodes_needed and tasks per node */
+    CHECK_INT(search_infer_nodes_needed(8, 4, 1), 1);
+    CHECK_INT(search_infer_nodes_needed(8, 16, 2), 4);
+    CHECK_INT(search_infer_nodes_needed(8, 12, 1), 0);
+    CHECK_INT(search_infer_tasks_per_node(8, 16), 8);
+    CHECK_INT(search_infer_check(&s, 8, 5, 1, NULL, 0), SEARCH_IRULE_HEADS);   /* 48 % 5 */
+    CHECK_INT(search_infer_check(&s, 8, 4, 2, NULL, 0), SEARCH_IRULE_PARTIAL_NODE);
+    CHECK_INT(search_infer_check(&s, 8, 12, 1, NULL, 0), SEARCH_IRULE_NODES);
+    int tp[] = { 1, 2, 4, 8, 5 }, pp[] = { 1, 2 }, bs[] = { 1, 8, 8 };
+    search_infer_grid g;
+    ac_err e;
+    CHECK_INT(search_infer_grid_build(&s, 8, tp, 5, pp, 2, bs, 3, &g, &e), 0);
+    /* valid pairs: (1,1) (2,1) (4,1) (8,1) (8,2); bs deduplicated to {1, 8} */
+    CHECK_INT(g.n, 10);
+    CHECK_INT(g.n_bs, 2);
+    CHECK_INT(g.n_rejected, 5);
+    CHECK_INT(g.items[9].nodes, 2);
+    search_infer_grid_free(&g);
+    int bad[] = { 7 };
+    CHECK_INT(search_infer_grid_build(&s, 8, bad, 1, pp, 1, bs, 1, &g, &e), -1);
+    CHECK_INT(e.code, AC_E_INPUT);
+    CHECK_CONTAINS(e.msg, "no valid inference configuration");
+}
+
+static void test_layers_rule(void)
+{
+    model_shape s = gpt20b();
+    CHECK_INT(search_infer_check(&s, 8, 8, 3, NULL, 0), SEARCH_IRULE_LAYERS);
+}
+
+static void write_log(const char *dir, const char *name, const char *text)
+{
+    char p[512];
+    ac_err e;
+    fs_mkdir_p(dir, &e);
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    fs_write_atomic(p, text, strlen(text), &e);
+}
+
+static void test_summary_logs(void)
+{
+    char root[] = "/tmp/test_infer_XXXXXX";
+    CHECK(mkdtemp(root) != NULL);
+    char d1[256], d2[256], d3[256], d4[256];
+    snprintf(d1, sizeof d1, "%s/good", root);
+    snprintf(d2, sizeof d2, "%s/failed", root);
+    snprintf(d3, sizeof d3, "%s/missing", root);
+    snprintf(d4, sizeof d4, "%s/two", root);
+    write_log(d1, "log_job_12.out", "rank 0@n1\n[INFO] batch_size 8 beam_width 1 head_num 48 size_per_head 128 total_time 0 FT-CPP-decoding-beamsearch-time 123.45 ms\n");
+    write_log(d2, "log_job_13.out", "rank 0@n1\nCUDA error: out of memory\n");
+    ac_err me;
+    fs_mkdir_p(d3, &me);
+    write_log(d4, "log_job_1.out", "x");
+    write_log(d4, "log_job_2.out", "y");
+    double lat;
+    char why[256];
+    CHECK_INT(results_ftlog_read_dir(d1, &lat, why, sizeof why), 0);
+    CHECK_NEAR(lat, 123.45, 1e-12);
+    CHECK_INT(results_ftlog_read_dir(d2, &lat, why, sizeof why), -1);
+    CHECK_CONTAINS(why, "no line containing");
+    CHECK_INT(results_ftlog_read_dir(d3, &lat, why, sizeof why), -1);
+    CHECK_CONTAINS(why, "missing log");
+    CHECK_INT(results_ftlog_read_dir(d4, &lat, why, sizeof why), -1);
+    CHECK_CONTAINS(why, "2 logs");
+    /* the original's throughput column: bs·1000/latency/tp/pp, rounded to 3 places in the CSV */
+    results_infer_row r = results_infer_row_init(2, 1, 8, 60, 20, RES_INFER_MEASURED);
+    r.latency_ms = 123.45;
+    results_infer_row_finish(&r, NAN);
+    CHECK_NEAR(r.thr_per_gpu, 8 * 1000.0 / 123.45 / 2, 1e-12);
+    strbuf b;
+    sb_init(&b);
+    results_infer_csv_row(&b, &r);
+    CHECK_CONTAINS(sb_str(&b), "2,1,8,123.45,32.402,measured");
+    sb_free(&b);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    CHECK_INT(system(cmd), 0);
+}
+
+static void test_latency_filter_and_sort(void)
+{
+    results_infer_row rows[4];
+    rows[0] = results_infer_row_init(1, 1, 1, 60, 20, RES_INFER_PREDICTED);
+    rows[0].latency_ms = 100;  /* 10 samples/s/GPU */
+    rows[1] = results_infer_row_init(1, 1, 64, 60, 20, RES_INFER_PREDICTED);
+    rows[1].latency_ms = 1000; /* 64: over a 500 ms limit */
+    rows[2] = results_infer_row_init(2, 1, 16, 60, 20, RES_INFER_PREDICTED);
+    rows[2].latency_ms = 400;  /* 20 */
+    rows[3] = results_infer_row_init(4, 1, 16, 60, 20, RES_INFER_MEASURED);
+    results_infer_row_fail(&rows[3], "missing log");
+    for (int i = 0; i < 4; i++) results_infer_row_finish(&rows[i], 500.0);
+    CHECK_INT(rows[1].status, RES_INFER_OVER_LATENCY);
+    CHECK_INT(rows[3].status, RES_INFER_FAILED);
+    ac_err e;
+    CHECK_INT(results_infer_sort(rows, 4, &e), 0);
+    CHECK_INT(rows[0].bs, 16); /* best usable throughput first */
+    CHECK_INT(rows[1].bs, 1);
+    CHECK_INT(rows[2].status, RES_INFER_OVER_LATENCY);
+    CHECK_INT(rows[3].status, RES_INFER_FAILED);
+}
+
+static void test_model_batch_direction(void)
+{
+    model_shape s = gpt20b();
+    est_infer_result a = run(&s, "a100", 1, 1, 1, 60, 20, PREC_FP16), b = run(&s, "a100", 1, 1, 16, 60, 20, PREC_FP16);
+    CHECK(b.latency_s > a.latency_s);
+    CHECK(b.samples_per_s_per_gpu > 4 * a.samples_per_s_per_gpu); /* memory-bound decode: batching is nearly free */
+    CHECK(b.mem_kv > 15 * a.mem_kv);
+}
+
+static void test_model_tp_direction(void)
+{
+    model_shape s = gpt20b();
+    est_infer_result t1 = run(&s, "a100", 1, 1, 1, 60, 20, PREC_FP16), t8 = run(&s, "a100", 8, 1, 1, 60, 20, PREC_FP16);
+    CHECK(t8.latency_s < t1.latency_s);
+    CHECK(t8.tp_comm_s > 0 && t1.tp_comm_s == 0);
+    /* a small model: beyond one node the all-reduces over the network cost more than TP saves */
+    model_shape m = s;
+    m.num_layers = 24; m.hidden = 1024; m.ffn_hidden = 4096; m.heads = 16; m.query_groups = 16; m.kv_channels = 64;
+    est_infer_result s8 = run(&m, "a100", 8, 1, 1, 60, 20, PREC_FP16), s16 = run(&m, "a100", 16, 1, 1, 60, 20, PREC_FP16);
+    CHECK(s16.latency_s > s8.latency_s);
+}
+
+static void test_model_gqa_fp8(void)
+{
+    model_shape mha = llama70b(64), gqa = llama70b(8);
+    est_infer_result a = run(&mha, "h100", 8, 1, 32, 1024, 128, PREC_BF16), b = run(&gqa, "h100", 8, 1, 32, 1024, 128, PREC_BF16);
+    CHECK_NEAR(b.mem_kv * 8, a.mem_kv, 1e-9);
+    CHECK(b.latency_s < a.latency_s);
+    est_infer_result c = run(&gqa, "h100", 8, 1, 32, 1024, 128, PREC_FP8);
+    CHECK(c.latency_s < b.latency_s);
+    CHECK(c.mem_weights < 0.6 * b.mem_weights);
+    /* 70B in bf16 does not fit one 80 GB GPU; 8 GPUs do */
+    est_infer_result one = run(&gqa, "h100", 1, 1, 1, 128, 128, PREC_BF16);
+    CHECK(!one.fits);
+    CHECK(b.fits);
+}
+
+static void test_model_moe(void)
+{
+    model_shape s = llama70b(8);
+    s.num_layers = 32; s.hidden = 4096; s.heads = 32; s.ffn_hidden = 14336; s.num_experts = 8; s.moe_topk = 2;
+    s.moe_ffn_hidden = 14336; s.vocab = 32000;
+    est_infer_result r1 = run(&s, "h100", 2, 1, 1, 128, 64, PREC_BF16), r64 = run(&s, "h100", 2, 1, 64, 128, 64, PREC_BF16);
+    CHECK(r1.active_params_b < 0.4 * r1.params_b);
+    CHECK_NEAR(r1.params_b, 46.7, 0.02); /* Mixtral 8x7B */
+    CHECK(r64.decode_step_s > r1.decode_step_s); /* more experts touched per step */
+}
+
+static void test_max_load(void)
+{
+    model_shape s = llama70b(8);
+    est_infer_input x;
+    est_infer_input_init(&x, &s, gpu_find("h100"));
+    x.tp = 2; x.input_len = 128; x.output_len = 128; x.precision = PREC_FP8; x.cuda_graphs = true;
+    est_infer_result r;
+    int batch;
+    char why[256];
+    CHECK_INT(est_infer_max_load(&x, 2048, 8192, &r, &batch, why, sizeof why), 0);
+    CHECK(batch > 100 && batch <= 2048);
+    x.tp = 1; x.precision = PREC_BF16;
+    CHECK_INT(est_infer_max_load(&x, 2048, 8192, &r, &batch, why, sizeof why), -1);
+    CHECK_CONTAINS(why, "no room");
+}
+
+int main(void)
+{
+    ac_err e;
+    if (gpu_catalog_load(&e) != 0) { printf("FAIL test_infer: catalog: %s\n", e.msg); return 1; }
+    RUN(test_grid_rules);
+    RUN(test_layers_rule);
+    RUN(test_summary_logs);
+    RUN(test_latency_filter_and_sort);
+    RUN(test_model_batch_direction);
+    RUN(test_model_tp_direction);
+    RUN(test_model_gqa_fp8);
+    RUN(test_model_moe);
+    RUN(test_max_load);
+    CHECK_DONE();
+}
