@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "estimator/est.h"
+#include "estimator/infer_validate.h"
 #include "estimator/validate.h"
 #include "search/candidate_est.h"
 #include "util/json.h"
@@ -223,7 +224,7 @@ int cmd_validate(int argc, char **argv)
 {
     cli_opts o;
     ac_err e;
-    static const char *const known[] = {"--csv", "--out", "--calibration", NULL};
+    static const char *const known[] = {"--csv", "--out", "--infer", "--calibration", NULL};
     if (cli_parse(argc, argv, &o, &e) || cli_check_flags(&o, known, &e)) { cli_opts_free(&o); return cli_fail(&e); }
     if (o.help) { fputs(VALIDATE_HELP, stdout); cli_opts_free(&o); return 0; }
     int rc = 0;
@@ -234,6 +235,8 @@ int cmd_validate(int argc, char **argv)
     } else if (o.n_overrides) {
         ac_err_at(&e, AC_E_INPUT, "command line", 0, 0, o.overrides[0], "validate takes no config overrides");
         rc = cli_fail(&e);
+    } else if (cli_flag_present(&o, "--infer")) {
+        if (infer_validate_csv(csv, cli_flag_value(&o, "--out"), stdout, o.json, &e)) rc = cli_fail(&e);
     } else {
         est_cal cal;
         validate_summary sum;

@@ -91,3 +91,9 @@ fi
 printf 'id,source_id,num_layers\n1,X,2\n' > "$T/short.csv"
 expect validate_missing_col 2 "column missing" -- validate --csv "$T/short.csv"
 expect validate_no_csv 2 "needs --csv" -- validate
+VI="$REPO/../shared/reference/benchmarks_infer.csv"
+if [ -f "$VI" ]; then
+    last=$("$AC" validate --infer --csv "$VI" 2>&1 | tail -1)
+    echo "$last" | grep -Eq '^rows [0-9]+ skipped [0-9]+ median_abs_err [0-9.]+% p90_abs_err [0-9.]+%$' \
+        && pass validate_infer_line || fail validate_infer_line "$last"
+fi
