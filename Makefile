@@ -8,7 +8,8 @@ BUILD    ?= build
 OPT      ?= -O2
 CFLAGS   += -std=c11 $(OPT) -g -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers \
             -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Isrc -MMD -MP $(EXTRA_CFLAGS)
-LDLIBS   += -lyaml -lsqlite3 -lm
+# -lcjson: src/results/report.c reads summary.json back (Debian libcjson-dev)
+LDLIBS   += -lyaml -lsqlite3 -lcjson -lm
 
 ifeq ($(SAN),1)
 BUILD    := build-san

@@ -54,5 +54,6 @@ int cmd_keys(int argc, char **argv);
 int cmd_estimate(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_infer(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 #endif

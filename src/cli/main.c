@@ -17,6 +17,7 @@ static const command COMMANDS[] = {
     { "estimate", cmd_estimate, "predict memory and step time of one candidate (analytical, no cluster)" },
     { "validate", cmd_validate, "compare the estimator with published measurements from a CSV" },
     { "infer", cmd_infer, "inference search: TP, PP and batch size under a latency limit (predicted or measured)" },
+    { "report", cmd_report, "write the HTML report (tables and charts) of a search from its result files" },
     { "keys", cmd_keys, "list every configuration key (type, default, meaning)" },
 };
 

@@ -1,0 +1,77 @@
+#!/bin/sh
+# test_report.sh — `autoconfig report LOGS_DIR`: the page from a fixture search
+# (training, inference and cost summaries, a hostile run name), from a real
+# sim search, and the errors; then, where Debian's chromium is installed, the
+# page opened headless: no console messages, every chart drawn, a screenshot
+# saved as docs/report.png (the picture in the README).
+AC=${AUTOCONFIG:?}
+cd "${REPO:?}" || exit 1
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+pass() { echo "PASS report:$1"; }
+fail() { echo "FAIL report:$1: $2"; }
+
+# expect NAME STATUS PATTERN -- args...: exit status and a pattern in stdout+stderr
+expect() {
+    name=$1 want=$2 pat=$3; shift 4
+    out=$("$AC" "$@" 2>&1); got=$?
+    if [ "$got" -ne "$want" ]; then fail "$name" "exit $got, expected $want: $out"; return; fi
+    case "$out" in *"$pat"*) pass "$name" ;; *) fail "$name" "output lacks '$pat': $out" ;; esac
+}
+
+cp -r tests/fixtures/report/full "$T/full"
+HTML="$T/full/final_result/report.html"
+expect fixture 0 "(16 runs, 7 of 7 charts with data, inference, cost)" -- report "$T/full"
+expect fixture_json 0 '"charts_with_data":7,"inference":true,"cost":true}' -- report --json "$T/full"
+expect help 0 "usage: autoconfig report LOGS_DIR" -- report --help
+expect no_dir_arg 2 "missing LOGS_DIR" -- report
+expect missing_dir 2 "$T/nope: no such directory" -- report "$T/nope"
+mkdir -p "$T/empty"
+expect no_summary 2 "final_result/summary.json: no such file" -- report "$T/empty"
+mkdir -p "$T/broken/final_result" && printf '{"runs": [' > "$T/broken/final_result/summary.json"
+expect broken_summary 2 "summary.json: not a JSON object" -- report "$T/broken"
+expect unknown_option 2 "unknown option '--pdf'" -- report "$T/full" --pdf
+
+if [ -f "$HTML" ] && ! grep -q '<script>alert' "$HTML" && grep -q '&lt;script&gt;alert(1)&lt;/script&gt;' "$HTML" \
+   && [ "$(grep -o '<script' "$HTML" | wc -l)" -eq 1 ]; then pass escaped_name
+else fail escaped_name "the hostile run name reached the page unescaped (or no page)"; fi
+if grep -o 'https\?://[^" ]*' "$HTML" | grep -qv '^http://www.w3.org/2000/svg$'; then fail offline "external URL in the page"
+elif grep -Eq '<(link|img|iframe)|src=' "$HTML"; then fail offline "the page loads something from outside"
+else pass offline; fi
+
+# a real (simulated) search, then its report; the inference summary is absent here
+if "$AC" run "search_config.train_settings.logs=$T/run" >/dev/null 2>&1; then
+    expect from_run 0 "charts with data" -- report "$T/run"
+    grep -q "No data: no inference search was run." "$T/run/final_result/report.html" && pass from_run_no_inference \
+        || fail from_run_no_inference "no 'no data' note for the missing inference summary"
+else
+    fail from_run "autoconfig run failed"
+fi
+
+# the page in a real browser
+if command -v chromium >/dev/null 2>&1; then
+    B="timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir=$T/chrome"
+    $B --enable-logging=stderr --v=0 --dump-dom "file://$HTML" >"$T/dom.html" 2>"$T/chrome.log"
+    if grep -q ':CONSOLE' "$T/chrome.log" || grep -q 'Uncaught' "$T/chrome.log"; then
+        fail browser_console "$(grep -E ':CONSOLE|Uncaught' "$T/chrome.log" | head -3)"
+    elif ! grep -q '</html>' "$T/dom.html"; then fail browser_console "chromium printed no DOM: $(tail -3 "$T/chrome.log")"
+    else pass browser_console; fi
+    # the page's script counts the charts whose SVG has a non-empty drawn box
+    if grep -q 'data-charts-rendered="7"' "$T/dom.html"; then pass browser_charts_rendered
+    else fail browser_charts_rendered "$(grep -o 'data-charts-rendered="[0-9]*"' "$T/dom.html" || echo 'script did not run')"; fi
+    missing=""
+    for id in chart-memory chart-heatmap chart-predicted chart-cost chart-inference chart-mem-breakdown chart-time-breakdown; do
+        grep -q "<svg class=\"chart\" id=\"$id\"" "$T/dom.html" || missing="$missing $id"
+    done
+    [ -z "$missing" ] && pass browser_all_charts || fail browser_all_charts "missing or 'no data':$missing"
+    $B --window-size=1280,2500 --screenshot="$T/report.png" "file://$HTML" >/dev/null 2>&1
+    if [ -s "$T/report.png" ] && [ "$(head -c 4 "$T/report.png" | tail -c 3)" = "PNG" ]; then
+        cp "$T/report.png" docs/report.png 2>/dev/null
+        pass browser_screenshot
+    else
+        fail browser_screenshot "no PNG written"
+    fi
+else
+    echo "report: chromium not installed (scripts/install-deps.sh installs it): browser checks skipped"
+fi
