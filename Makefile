@@ -7,9 +7,10 @@ CC       ?= cc
 BUILD    ?= build
 OPT      ?= -O2
 CFLAGS   += -std=c11 $(OPT) -g -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers \
-            -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Isrc -MMD -MP $(EXTRA_CFLAGS)
+            -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Isrc -I$(BUILD)/gen -MMD -MP $(EXTRA_CFLAGS)
 # -lcjson: src/results/report.c reads summary.json back (Debian libcjson-dev)
-LDLIBS   += -lyaml -lsqlite3 -lcjson -lm
+# -lprotobuf-c: src/results/tfevents.c decodes TensorBoard event files
+LDLIBS   += -lyaml -lsqlite3 -lcjson -lprotobuf-c -lm
 
 ifeq ($(SAN),1)
 BUILD    := build-san
@@ -28,8 +29,12 @@ FUZZ_SRC  := $(sort $(wildcard fuzz/fuzz_*.c))
 REPLAY_BIN:= $(FUZZ_SRC:fuzz/%.c=$(BUILD)/replay/%)
 BENCH_SRC := $(sort $(wildcard bench/bench_*.c))
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+# protobuf schemas (src/**/proto/NAME.proto) → $(BUILD)/gen/NAME.pb-c.{c,h} by protoc-c
+PROTO_SRC := $(sort $(shell find src -path '*/proto/*.proto'))
+PROTO_C   := $(foreach p,$(PROTO_SRC),$(BUILD)/gen/$(basename $(notdir $(p))).pb-c.c)
+PROTO_OBJ := $(PROTO_C:%.c=%.o)
 
-.PRECIOUS: $(BUILD)/gen/data_%.c
+.PRECIOUS: $(BUILD)/gen/data_%.c $(BUILD)/gen/%.pb-c.c $(BUILD)/gen/%.pb-c.h
 .PHONY: all run test test-san bench fuzz clean deps lint
 all: $(BUILD)/autoconfig
 
@@ -44,7 +49,16 @@ $(BUILD)/gen/data_%.c: data/%.csv scripts/embed.sh
 $(BUILD)/gen/data_%.o: $(BUILD)/gen/data_%.c
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/libautoconfig.a: $(LIB_OBJ) $(DATA_OBJ)
+# every library object may include a generated header: generate them first
+$(LIB_OBJ): | $(PROTO_C)
+$(BUILD)/gen/%.pb-c.c: $(PROTO_SRC)
+	@mkdir -p $(dir $@)
+	protoc-c --c_out=$(BUILD)/gen $(addprefix -I,$(sort $(dir $(PROTO_SRC)))) $(filter %/$*.proto,$(PROTO_SRC))
+$(BUILD)/gen/%.pb-c.h: $(BUILD)/gen/%.pb-c.c ;
+$(BUILD)/gen/%.pb-c.o: $(BUILD)/gen/%.pb-c.c
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libautoconfig.a: $(LIB_OBJ) $(DATA_OBJ) $(PROTO_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 

@@ -55,5 +55,9 @@ int cmd_estimate(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_infer(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_cancel(int argc, char **argv);
+int cmd_emulate_job(int argc, char **argv);
+int cmd_launch(int argc, char **argv);
 
 #endif

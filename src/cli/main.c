@@ -18,6 +18,10 @@ static const command COMMANDS[] = {
     { "validate", cmd_validate, "compare the estimator with published measurements from a CSV" },
     { "infer", cmd_infer, "inference search: TP, PP and batch size under a latency limit (predicted or measured)" },
     { "report", cmd_report, "write the HTML report (tables and charts) of a search from its result files" },
+    { "launch", cmd_launch, "run candidate configs as real training jobs (Slurm or local) and collect step times" },
+    { "status", cmd_status, "the ledger of real training runs (Slurm or local): states, job ids, step times" },
+    { "cancel", cmd_cancel, "cancel every unfinished job of a search (and nothing else)" },
+    { "emulate-job", cmd_emulate_job, "an emulated training job for machines without GPUs (writes real event files)" },
     { "keys", cmd_keys, "list every configuration key (type, default, meaning)" },
 };
 

@@ -1,0 +1,290 @@
+/* cmd_exec.c — `autoconfig status`, `autoconfig cancel` (the ledger of real
+ * runs) and `autoconfig emulate-job` (a stand-in training job for machines
+ * without GPUs, used by the Slurm and local executors' tests). */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "config/yaml_io.h"
+#include "exec/exec.h"
+#include "results/ledger.h"
+#include "results/tfevents.h"
+#include "util/fsutil.h"
+#include "util/strbuf.h"
+
+/* LOGS_DIR as the first argument, else train_settings.logs of the config (overrides allowed) */
+static int logs_dir_arg(int argc, char **argv, char *out, size_t len, ac_err *e)
+{
+    if (argc >= 2 && argv[1][0] != '-' && !strchr(argv[1], '=')) {
+        if (argc > 2) return ac_err_set(e, AC_E_INPUT, "unexpected argument '%s'", argv[2]);
+        snprintf(out, len, "%s", argv[1]);
+        return 0;
+    }
+    cli_opts o;
+    ac_config c;
+    int rc = cli_parse(argc, argv, &o, e);
+    if (!rc) rc = cli_load_config(&o, &c, e);
+    if (!rc) { snprintf(out, len, "%s", c.train.logs); cfg_free(&c); }
+    cli_opts_free(&o);
+    return rc;
+}
+
+static int wants_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return 1;
+    return 0;
+}
+
+int cmd_status(int argc, char **argv)
+{
+    if (wants_help(argc, argv)) {
+        printf("usage: autoconfig status [LOGS_DIR | key=value ...]\n"
+               "Shows the ledger of real training runs in LOGS_DIR (default: train_settings.logs):\n"
+               "state, job id, predicted and measured step time of every candidate. Running jobs\n"
+               "are asked for their state first; nothing is submitted.\n");
+        return 0;
+    }
+    ac_err e;
+    char logs[1024];
+    if (logs_dir_arg(argc, argv, logs, sizeof logs, &e) < 0) return cli_fail(&e);
+    if (exec_refresh(logs, &e) < 0) return cli_fail(&e);
+    ledger *l = ledger_open_existing(logs, &e);
+    if (!l) return cli_fail(&e);
+    ledger_row *rows;
+    size_t n;
+    if (ledger_list(l, &rows, &n, &e) < 0) { ledger_close(l); return cli_fail(&e); }
+    ledger_close(l);
+    int counts[6] = {0};
+    printf("%-10s %-14s %10s %10s %8s  %s\n", "state", "job id", "predicted", "measured", "error", "name / reason");
+    for (size_t i = 0; i < n; i++) {
+        const ledger_row *r = &rows[i];
+        counts[r->state]++;
+        char meas[32] = "-", err[32] = "-";
+        if (r->step_time_s > 0) snprintf(meas, sizeof meas, "%.4fs", r->step_time_s);
+        if (r->step_time_s > 0 && r->predicted_step_s > 0)
+            snprintf(err, sizeof err, "%+.1f%%", 100.0 * (r->predicted_step_s - r->step_time_s) / r->step_time_s);
+        printf("%-10s %-14s %9.4fs %10s %8s  %s%s%s\n", ledger_state_name(r->state), r->job_id[0] ? r->job_id : "-",
+               r->predicted_step_s, meas, err, r->name, r->reason[0] ? ": " : "", r->reason);
+    }
+    printf("%zu runs: %d done, %d failed, %d running, %d pending\n", n, counts[LEDGER_DONE], counts[LEDGER_FAILED],
+           counts[LEDGER_RUNNING], counts[LEDGER_PENDING] + counts[LEDGER_PLANNED] + counts[LEDGER_SUBMITTING]);
+    free(rows);
+    return 0;
+}
+
+int cmd_cancel(int argc, char **argv)
+{
+    if (wants_help(argc, argv)) {
+        printf("usage: autoconfig cancel [LOGS_DIR | key=value ...]\n"
+               "Cancels every unfinished job of the search whose ledger is in LOGS_DIR (scancel for\n"
+               "Slurm jobs, SIGTERM to local process groups) and marks them failed. Jobs the ledger\n"
+               "does not list are never touched.\n");
+        return 0;
+    }
+    ac_err e;
+    char logs[1024];
+    int n;
+    if (logs_dir_arg(argc, argv, logs, sizeof logs, &e) < 0) return cli_fail(&e);
+    if (exec_cancel_all(logs, &n, &e) < 0) return cli_fail(&e);
+    printf("cancelled %d job%s\n", n, n == 1 ? "" : "s");
+    return 0;
+}
+
+/* ---- emulate-job ---- */
+
+static void sleep_s(double s)
+{
+    if (s <= 0) return;
+    struct timespec ts = { (time_t)s, (long)((s - floor(s)) * 1e9) };
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
+}
+
+/* <logs>/candidate_configs/<name>.yaml → <logs>/training_logs/<name>/results; else ./results */
+static void default_results_dir(const char *cand, char *out, size_t len)
+{
+    const char *slash = strrchr(cand, '/');
+    const char *base = slash ? slash + 1 : cand;
+    size_t bl = strlen(base);
+    if (bl > 5 && !strcmp(base + bl - 5, ".yaml")) bl -= 5;
+    const char *mark = strstr(cand, "candidate_configs/");
+    if (mark && mark + 18 == base)
+        snprintf(out, len, "%.*straining_logs/%.*s/results", (int)(mark - cand), cand, (int)bl, base);
+    else snprintf(out, len, "results");
+}
+
+static int emulate_usage(FILE *f, int status)
+{
+    fprintf(f, "usage: autoconfig emulate-job CANDIDATE.yaml [--step-time S] [--steps N] [--sleep S]\n"
+               "                               [--fail oom|error] [--results-dir DIR]\n"
+               "An EMULATED training job for machines without GPUs: sleeps briefly, then writes a\n"
+               "TensorBoard event file with \"train_step_timing in s\" values and a NeMo-like log into\n"
+               "the run's results dir (default <logs>/training_logs/<name>/results). --fail oom prints\n"
+               "the CUDA out-of-memory text on stderr and exits 1, as does a candidate predicted not\n"
+               "to fit. Default step time: the prediction (today %.2f s), steps: trainer.max_steps.\n",
+            EXEC_EMULATE_STEP_S);
+    return status;
+}
+
+int cmd_emulate_job(int argc, char **argv)
+{
+    const char *cand = NULL, *fail = NULL, *rdir = NULL;
+    double step = -1, sleep_total = -1;
+    long steps = -1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) return emulate_usage(stdout, 0);
+        if (!strcmp(a, "--step-time") && v) { step = strtod(v, NULL); i++; }
+        else if (!strcmp(a, "--steps") && v) { steps = strtol(v, NULL, 10); i++; }
+        else if (!strcmp(a, "--sleep") && v) { sleep_total = strtod(v, NULL); i++; }
+        else if (!strcmp(a, "--fail") && v) { fail = v; i++; }
+        else if (!strcmp(a, "--results-dir") && v) { rdir = v; i++; }
+        else if (a[0] == '-') { fprintf(stderr, "autoconfig: error: emulate-job: unknown or incomplete option '%s'\n", a); return 2; }
+        else if (!cand) cand = a;
+        else { fprintf(stderr, "autoconfig: error: emulate-job: unexpected argument '%s'\n", a); return 2; }
+    }
+    if (!cand) return emulate_usage(stderr, 2);
+    if (fail && strcmp(fail, "oom") && strcmp(fail, "error")) {
+        fprintf(stderr, "autoconfig: error: emulate-job: --fail takes oom or error, not '%s'\n", fail);
+        return 2;
+    }
+    if ((step != -1 && !(step > 0 && step < 1e6)) || (steps != -1 && (steps < 1 || steps > 1000000)) ||
+        (sleep_total != -1 && !(sleep_total >= 0 && sleep_total < 1e6))) {
+        fprintf(stderr, "autoconfig: error: emulate-job: --step-time, --steps and --sleep need positive numbers\n");
+        return 2;
+    }
+    ac_err e;
+    double pred;
+    int fits;
+    if (exec_emulate_prediction(cand, &pred, &fits, &e) < 0) return cli_fail(&e);
+    node *cfg = yaml_load_file(cand, &e);
+    if (!cfg) return cli_fail(&e);
+    long long ms = 50;
+    if (steps < 0 && node_get_int(node_get_path(cfg, "trainer.max_steps"), &ms) && ms > 0) steps = (long)ms;
+    if (steps < 0) steps = 50;
+    node_free(cfg);
+    if (step < 0) step = pred;
+    if (sleep_total < 0) sleep_total = fmin(1.0, step * (double)steps);
+
+    printf("autoconfig emulate-job: EMULATION, no GPU is used: %s, %ld steps at %.4f s\n", cand, steps, step);
+    fflush(stdout);
+    if (fail || !fits) {
+        sleep_s(fmin(sleep_total, 0.2));
+        if (fail && !strcmp(fail, "error"))
+            fprintf(stderr, "RuntimeError: emulated training failure (autoconfig emulate-job --fail error)\n");
+        else
+            fprintf(stderr, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB "
+                            "(emulated by autoconfig emulate-job)\n");
+        return 1;
+    }
+    char results[2048];
+    if (rdir) snprintf(results, sizeof results, "%s", rdir);
+    else default_results_dir(cand, results, sizeof results);
+    if (fs_mkdir_p(results, &e) < 0) return cli_fail(&e);
+
+    double *vals = malloc((size_t)steps * sizeof *vals);
+    if (!vals) { ac_err_set(&e, AC_E_NOMEM, "out of memory"); return cli_fail(&e); }
+    strbuf log;
+    sb_init(&log);
+    sb_printf(&log, "[NeMo I] autoconfig emulate-job: EMULATED training run of %s (no GPU)\n", cand);
+    for (long i = 0; i < steps; i++) {
+        /* the first steps are slow (warm-up), the rest within ±1% of the step time */
+        double jitter = 0.01 * sin((double)i * 1.7);
+        vals[i] = step * (i < 2 ? 3.0 : 1.0 + jitter);
+        sb_printf(&log, "Epoch 0: : %ld/%ld [reduced_train_loss=%.3f, global_step=%ld.0, train_step_timing in s=%.4f]\n",
+                  i + 1, steps, 11.0 - 4.0 * (double)i / (double)steps, i, vals[i]);
+        sleep_s(sleep_total / (double)steps);
+    }
+    char path[2300], host[256] = "localhost";
+    gethostname(host, sizeof host - 1);
+    snprintf(path, sizeof path, "%s/events.out.tfevents.%ld.%s.%d.0", results, (long)time(NULL), host, (int)getpid());
+    int rc = tfev_write_file(path, TFEV_TAG, vals, (size_t)steps, 0, &e);
+    if (!rc) {
+        snprintf(path, sizeof path, "%s/emulated_train.log", results);
+        rc = log.oom ? ac_err_set(&e, AC_E_NOMEM, "out of memory") : fs_write_atomic(path, log.s, log.len, &e);
+    }
+    free(vals);
+    sb_free(&log);
+    if (rc < 0) return cli_fail(&e);
+    printf("autoconfig emulate-job: wrote %ld step timings to %s\n", steps, results);
+    return 0;
+}
+
+/* ---- launch ---- */
+
+static int yaml_name_cmp(const void *a, const void *b) { return strcmp(((const exec_job *)a)->name, ((const exec_job *)b)->name); }
+
+int cmd_launch(int argc, char **argv)
+{
+    cli_opts o;
+    ac_err e;
+    ac_config c;
+    if (cli_parse(argc, argv, &o, &e) < 0) { cli_opts_free(&o); return cli_fail(&e); }
+    if (o.help) {
+        printf("usage: autoconfig launch [--candidates DIR] [key=value ...]\n"
+               "Runs every candidate config (*.yaml) in DIR (default <logs>/candidate_configs) as a\n"
+               "training job on cluster_type=bcm (Slurm) or local, waits for all of them with a\n"
+               "progress line, and prints each measured step time. Resumable: run it again after an\n"
+               "interruption and finished or running jobs are not submitted again (ledger in <logs>).\n");
+        cli_opts_free(&o);
+        return 0;
+    }
+    static const char *const known[] = { "--candidates", NULL };
+    if (cli_check_flags(&o, known, &e) < 0 || cli_load_config(&o, &c, &e) < 0) { cli_opts_free(&o); return cli_fail(&e); }
+    char dir[760];
+    const char *cd = cli_flag_value(&o, "--candidates");
+    int dl = cd ? snprintf(dir, sizeof dir, "%s", cd) : snprintf(dir, sizeof dir, "%.700s/candidate_configs", c.train.logs);
+    exec_job *jobs = NULL;
+    size_t n = 0, cap = 0;
+    DIR *d = opendir(dir);
+    int rc = 0;
+    if (dl < 0 || (size_t)dl >= sizeof dir) rc = ac_err_set(&e, AC_E_INPUT, "candidate directory path too long");
+    else if (!d) rc = ac_err_set(&e, AC_E_INPUT, "%s: cannot open the candidate directory: %s", dir, strerror(errno));
+    struct dirent *de;
+    while (!rc && (de = readdir(d))) {
+        size_t l = strlen(de->d_name);
+        if (l <= 5 || strcmp(de->d_name + l - 5, ".yaml") || de->d_name[0] == '.') continue;
+        if (n == cap) {
+            exec_job *nj = realloc(jobs, (cap = cap ? cap * 2 : 16) * sizeof *nj);
+            if (!nj) { rc = ac_err_set(&e, AC_E_NOMEM, "out of memory"); break; }
+            jobs = nj;
+        }
+        exec_job *j = &jobs[n++];
+        memset(j, 0, sizeof *j);
+        snprintf(j->name, sizeof j->name, "%.*s", (int)(l - 5), de->d_name);
+        snprintf(j->config_path, sizeof j->config_path, "%s/%.250s", dir, de->d_name);
+        j->nodes = c.train.num_nodes;
+        j->gpus_per_node = c.cluster.gpus_per_node > 0 ? c.cluster.gpus_per_node : c.train.gpus_per_node;
+        int fits;
+        if (exec_emulate_prediction(j->config_path, &j->predicted_step_s, &fits, &e) < 0) rc = -1;
+    }
+    if (d) closedir(d);
+    if (!rc && n == 0) rc = ac_err_set(&e, AC_E_INPUT, "%s: no candidate configs (*.yaml)", dir);
+    exec_outcome *out = NULL;
+    if (!rc) {
+        qsort(jobs, n, sizeof *jobs, yaml_name_cmp);
+        out = calloc(n, sizeof *out);
+        if (!out) rc = ac_err_set(&e, AC_E_NOMEM, "out of memory");
+    }
+    if (!rc) rc = exec_run_all(&c, c.train.logs, jobs, n, out, o.quiet ? NULL : stderr, &e);
+    if (!rc) {
+        for (size_t i = 0; i < n; i++) {
+            if (out[i].state == EXEC_DONE)
+                printf("done    %-10s %.4f s/step (%d values)  %s\n", out[i].job_id, out[i].step_time_s, out[i].n_steps, jobs[i].name);
+            else
+                printf("failed  %-10s %s  %s\n", out[i].job_id[0] ? out[i].job_id : "-", out[i].reason, jobs[i].name);
+        }
+    }
+    free(out);
+    free(jobs);
+    cfg_free(&c);
+    cli_opts_free(&o);
+    return rc ? cli_fail(&e) : 0;
+}

@@ -1,0 +1,623 @@
+/* exec.c — the executor common to every backend: job scripts from the command
+ * template, the ledger-driven submit/poll loop with resume, result collection
+ * (OOM text, step timing), cancel and refresh.  See exec.h for the design. */
+#include "exec/exec.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config/yaml_io.h"
+#include "exec/backend.h"
+#include "results/candidate_cfg.h"
+#include "results/ledger.h"
+#include "results/tfevents.h"
+#include "util/fsutil.h"
+#include "util/progress.h"
+#include "util/shell.h"
+#include "util/strbuf.h"
+
+static const char *const STATE_NAMES[] = { "pending", "running", "done", "failed" };
+
+const char *exec_state_name(exec_state s)
+{
+    return (unsigned)s < 4 ? STATE_NAMES[s] : "?";
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
+}
+
+int exec_run_dir(const char *logs_dir, const char *name, char *buf, size_t len, ac_err *e)
+{
+    int n = snprintf(buf, len, "%s/training_logs/%s", logs_dir, name);
+    if (n < 0 || (size_t)n >= len) return ac_err_set(e, AC_E_INPUT, "run directory path too long for %s", name);
+    return 0;
+}
+
+void exec_slurm_job_name(const char *prefix, const char *name, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s%s", prefix ? prefix : "", name);
+}
+
+/* A run name becomes a directory and part of Slurm file patterns: no '/', no
+ * '%' or '\' (Slurm's filename pattern escapes), no control characters, not "." or "..". */
+static int check_job(const exec_job *j, ac_err *e)
+{
+    if (!j->name[0] || !strcmp(j->name, ".") || !strcmp(j->name, ".."))
+        return ac_err_set(e, AC_E_INPUT, "job name \"%s\" is not a usable run name", j->name);
+    if (strpbrk(j->name, "/%\\"))
+        return ac_err_set(e, AC_E_INPUT, "job name \"%s\": '/', '%%' and '\\' are not allowed", j->name);
+    if (shell_check_line("job name", j->name, e) < 0) return -1;
+    if (shell_check_line("job config path", j->config_path, e) < 0) return -1;
+    if (j->nodes < 1 || j->gpus_per_node < 1)
+        return ac_err_set(e, AC_E_INPUT, "job %s: nodes and gpus_per_node must be positive", j->name);
+    return 0;
+}
+
+/* ---- the command template ---- */
+
+static const char DEFAULT_TEMPLATE[] =
+    "{srun} python3 -u /opt/NeMo/examples/nlp/language_modeling/{train_script}"
+    " --config-path={config_dir} --config-name={config_name}"
+    " trainer.num_nodes={nodes} trainer.devices={gpus_per_node} trainer.max_steps={max_steps}"
+    " exp_manager.exp_dir={results_dir} exp_manager.create_checkpoint_callback=False";
+
+/* NeMo's pretraining script by model family; anything else is GPT-like */
+static const struct { const char *family, *script; } TRAIN_SCRIPTS[] = {
+    { "t5", "megatron_t5_pretraining.py" },
+    { "mt5", "megatron_t5_pretraining.py" },
+    { "bert", "megatron_bert_pretraining.py" },
+};
+
+static const char *train_script(const char *family)
+{
+    for (size_t i = 0; i < sizeof TRAIN_SCRIPTS / sizeof TRAIN_SCRIPTS[0]; i++)
+        if (!strcmp(family, TRAIN_SCRIPTS[i].family)) return TRAIN_SCRIPTS[i].script;
+    return "megatron_gpt_pretraining.py";
+}
+
+/* the template text: environment, then <conf>/cluster/job_command.txt, then the default (malloc'd) */
+static char *load_template(const ac_config *c, ac_err *e)
+{
+    const char *env = getenv("AUTOCONFIG_JOB_TEMPLATE");
+    char *t = NULL;
+    if (env && *env) t = strdup(env);
+    else {
+        char path[2048];
+        snprintf(path, sizeof path, "%s/cluster/job_command.txt", c->conf_dir);
+        if (c->conf_dir[0] && fs_exists(path)) {
+            size_t len;
+            t = fs_read_file(path, &len, e);
+            if (!t) return NULL;
+            while (len && (t[len - 1] == '\n' || t[len - 1] == '\r')) t[--len] = '\0';
+        } else t = strdup(DEFAULT_TEMPLATE);
+    }
+    if (!t) ac_err_set(e, AC_E_NOMEM, "out of memory");
+    return t;
+}
+
+static void self_exe(char *buf, size_t len)
+{
+    ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+    if (n <= 0) snprintf(buf, len, "autoconfig");
+    else buf[n] = '\0';
+}
+
+static int is_pyxis_flag(const char *a)
+{
+    return !strncmp(a, "--container", 11) || !strncmp(a, "--no-container", 14);
+}
+
+/* "srun [--container-image I --container-mounts M] [srun_args]": pyxis flags only with an image */
+static void build_srun(const ac_config *c, const char *logs_dir, strbuf *sb, ac_err *e)
+{
+    const char *image = c->cluster.container_image;
+    sb_add(sb, "srun");
+    if (image[0]) {
+        char *q = shell_quote_dup(image, e);
+        sb_printf(sb, " --container-image %s", q ? q : "''");
+        free(q);
+        strbuf m;
+        sb_init(&m);
+        sb_printf(&m, "%s:%s", logs_dir, logs_dir);
+        for (int i = 0; i < c->n_container_mounts; i++) {
+            const char *mt = c->container_mounts[i];
+            if (!mt[0] || !strcmp(mt, "None") || !strcmp(mt, "null")) continue;
+            if (strchr(mt, ':')) sb_printf(&m, ",%s", mt);
+            else sb_printf(&m, ",%s:%s", mt, mt);
+        }
+        q = sb_str(&m) ? shell_quote_dup(sb_str(&m), e) : NULL;
+        sb_printf(sb, " --container-mounts %s", q ? q : "''");
+        free(q);
+        sb_free(&m);
+    }
+    for (int i = 0; i < c->cluster.n_srun_args; i++) {
+        const char *a = c->cluster.srun_args[i];
+        if (!a[0] || (!image[0] && is_pyxis_flag(a))) continue;
+        char *q = shell_quote_dup(a, e);
+        sb_printf(sb, " %s", q ? q : "''");
+        free(q);
+    }
+}
+
+/* expands the template; every placeholder value is single-quoted */
+static int render_command(const ac_config *c, const char *logs_dir, const exec_job *j, const char *run_dir,
+                          const char *tmpl, int slurm, strbuf *out, ac_err *e)
+{
+    char config_dir[1024], config_name[1024], results_dir[1300], nodes[16], gpn[16], steps[16], mins[16], pred[32],
+        self[1024];
+    snprintf(config_dir, sizeof config_dir, "%s", j->config_path);
+    char *slash = strrchr(config_dir, '/');
+    const char *base = slash ? slash + 1 : j->config_path;
+    if (slash) *slash = '\0';
+    else snprintf(config_dir, sizeof config_dir, ".");
+    snprintf(config_name, sizeof config_name, "%s", base);
+    size_t cl = strlen(config_name);
+    if (cl > 5 && !strcmp(config_name + cl - 5, ".yaml")) config_name[cl - 5] = '\0';
+    snprintf(results_dir, sizeof results_dir, "%s/results", run_dir);
+    snprintf(nodes, sizeof nodes, "%d", j->nodes);
+    snprintf(gpn, sizeof gpn, "%d", j->gpus_per_node);
+    snprintf(steps, sizeof steps, "%d", c->train.max_steps_per_run);
+    snprintf(mins, sizeof mins, "%d", c->train.max_minutes_per_run);
+    snprintf(pred, sizeof pred, "%.6g", j->predicted_step_s);
+    self_exe(self, sizeof self);
+    const struct { const char *key, *val; } vars[] = {
+        { "config", j->config_path }, { "config_dir", config_dir }, { "config_name", config_name },
+        { "name", j->name }, { "run_dir", run_dir }, { "results_dir", results_dir },
+        { "nodes", nodes }, { "gpus_per_node", gpn }, { "max_steps", steps }, { "max_minutes", mins },
+        { "predicted_step_s", pred }, { "autoconfig", self },
+        { "launcher_scripts_path", c->launcher_scripts_path }, { "data_dir", c->data_dir },
+        { "train_script", train_script(c->family) },
+    };
+    for (const char *p = tmpl; *p;) {
+        if (*p != '{') { sb_addn(out, p++, 1); continue; }
+        const char *end = strchr(p, '}');
+        size_t kl = end ? (size_t)(end - p - 1) : 0;
+        if (!end || kl == 0 || kl > 32)
+            return ac_err_set(e, AC_E_INPUT, "job command template: unmatched '{' at \"%.20s\"", p);
+        char key[40];
+        memcpy(key, p + 1, kl);
+        key[kl] = '\0';
+        if (!strcmp(key, "srun")) {
+            if (slurm) build_srun(c, logs_dir, out, e);
+        } else {
+            size_t i = 0;
+            while (i < sizeof vars / sizeof vars[0] && strcmp(vars[i].key, key)) i++;
+            if (i == sizeof vars / sizeof vars[0])
+                return ac_err_set(e, AC_E_INPUT, "job command template: unknown placeholder {%s}", key);
+            if (shell_check_line(key, vars[i].val, e) < 0) return -1;
+            char *q = shell_quote_dup(vars[i].val, e);
+            if (!q) return -1;
+            sb_add(out, q);
+            free(q);
+        }
+        p = end + 1;
+    }
+    return out->oom ? ac_err_set(e, AC_E_NOMEM, "out of memory") : 0;
+}
+
+/* per-run limit in seconds: max_minutes_per_run, or AUTOCONFIG_TIME_LIMIT_S (tests need
+ * limits below the schema's 10-minute minimum; Slurm rounds it up to whole minutes) */
+static int time_limit_s(const ac_config *c)
+{
+    const char *tl = getenv("AUTOCONFIG_TIME_LIMIT_S");
+    if (tl && atoi(tl) > 0) return atoi(tl);
+    return c->train.max_minutes_per_run > 0 ? c->train.max_minutes_per_run * 60 : 60;
+}
+
+void exec_argv_free(char **argv)
+{
+    if (!argv) return;
+    for (size_t i = 0; argv[i]; i++) free(argv[i]);
+    free(argv);
+}
+
+static int argv_add(char ***argv, size_t *n, const char *fmt, const char *a, const char *b)
+{
+    char *s;
+    size_t need = strlen(fmt) + strlen(a) + (b ? strlen(b) : 0) + 1;
+    s = malloc(need);
+    char **nv = realloc(*argv, (*n + 2) * sizeof *nv);
+    if (!s || !nv) { free(s); if (nv) *argv = nv; return -1; }
+    *argv = nv;
+    snprintf(s, need, fmt, a, b ? b : "");
+    nv[(*n)++] = s;
+    nv[*n] = NULL;
+    return 0;
+}
+
+static int directive(strbuf *sb, const char *what, const char *flag, const char *value, ac_err *e)
+{
+    if (shell_check_directive(what, value, e) < 0) return -1;
+    sb_printf(sb, "#SBATCH --%s=%s\n", flag, value);
+    return 0;
+}
+
+int exec_job_script(const ac_config *c, const char *logs_dir, const exec_job *j, char **script, char ***sbatch_argv,
+                    ac_err *e)
+{
+    int slurm = !strcmp(c->cluster_type, "bcm");
+    char run_dir[1200], buf[64];
+    *script = NULL;
+    if (sbatch_argv) *sbatch_argv = NULL;
+    if (check_job(j, e) < 0 || exec_run_dir(logs_dir, j->name, run_dir, sizeof run_dir, e) < 0) return -1;
+    if (shell_check_line("logs dir", logs_dir, e) < 0 || strchr(logs_dir, '%'))
+        return e->code ? -1 : ac_err_set(e, AC_E_INPUT, "logs dir \"%s\": '%%' is not allowed", logs_dir);
+    char *tmpl = load_template(c, e);
+    if (!tmpl) return -1;
+    strbuf sb;
+    sb_init(&sb);
+    sb_add(&sb, "#!/bin/bash\n");
+    int rc = 0;
+    if (slurm) {
+        const cfg_cluster *k = &c->cluster;
+        snprintf(buf, sizeof buf, "%d", j->nodes);
+        rc |= directive(&sb, "nodes", "nodes", buf, e);
+        snprintf(buf, sizeof buf, "%d", j->gpus_per_node);
+        rc |= directive(&sb, "ntasks-per-node", "ntasks-per-node", buf, e);
+        rc |= directive(&sb, "gpus_per_node", "gpus-per-node", buf, e);
+        if (k->gpus_per_task > 0) {
+            snprintf(buf, sizeof buf, "%d", k->gpus_per_task);
+            rc |= directive(&sb, "cluster.gpus_per_task", "gpus-per-task", buf, e);
+        }
+        if (k->partition[0]) rc |= directive(&sb, "cluster.partition", "partition", k->partition, e);
+        if (k->account[0]) rc |= directive(&sb, "cluster.account", "account", k->account, e);
+        if (k->nodelist[0]) rc |= directive(&sb, "cluster.nodelist", "nodelist", k->nodelist, e);
+        if (k->exclusive) sb_add(&sb, "#SBATCH --exclusive\n");
+        snprintf(buf, sizeof buf, "%d", k->mem);
+        rc |= directive(&sb, "cluster.mem", "mem", buf, e);
+        results_time_limit_minutes((time_limit_s(c) + 59) / 60, buf, sizeof buf);
+        rc |= directive(&sb, "time", "time", buf, e);
+        sb_add(&sb, "# job name, output and error files are sbatch arguments (see job.argv)\n");
+    }
+    if (rc) { free(tmpl); sb_free(&sb); return -1; }
+    char *qdir = shell_quote_dup(run_dir, e);
+    sb_printf(&sb, "# autoconfig training job (written by autoconfig; values are single-quoted)\nset -u\n"
+                   "cd %s || exit 1\necho $$ > job.pid\n", qdir ? qdir : "''");
+    free(qdir);
+    if (render_command(c, logs_dir, j, run_dir, tmpl, slurm, &sb, e) < 0) { free(tmpl); sb_free(&sb); return -1; }
+    free(tmpl);
+    sb_add(&sb, "\nrc=$?\necho \"$rc\" > exit_code.tmp && mv -f exit_code.tmp exit_code\nexit $rc\n");
+    if (sb.oom) { sb_free(&sb); return ac_err_set(e, AC_E_NOMEM, "out of memory"); }
+    *script = sb.s;
+
+    if (slurm && sbatch_argv) {
+        char jn[512], path[1400];
+        char **argv = NULL;
+        size_t n = 0;
+        exec_slurm_job_name(c->cluster.job_name_prefix, j->name, jn, sizeof jn);
+        int bad = argv_add(&argv, &n, "%s%s", "sbatch", NULL) | argv_add(&argv, &n, "%s%s", "--parsable", NULL) |
+                  argv_add(&argv, &n, "--job-name=%s%s", jn, NULL) |
+                  argv_add(&argv, &n, "--chdir=%s%s", run_dir, NULL);
+        snprintf(path, sizeof path, "%s/log-%%x_%%j", run_dir);
+        bad |= argv_add(&argv, &n, "--output=%s%s", path, ".out") | argv_add(&argv, &n, "--error=%s%s", path, ".err");
+        snprintf(path, sizeof path, "%s/job.sh", run_dir);
+        bad |= argv_add(&argv, &n, "%s%s", path, NULL);
+        if (bad) { exec_argv_free(argv); free(*script); *script = NULL; return ac_err_set(e, AC_E_NOMEM, "out of memory"); }
+        *sbatch_argv = argv;
+    }
+    return 0;
+}
+
+/* ---- collect ---- */
+
+static const char *const OOM_TEXTS[] = { "CUDA out of memory", "OutOfMemoryError" };
+
+/* 1 when a *.err file of run_dir holds an out-of-memory message */
+static int run_has_oom(const char *run_dir)
+{
+    DIR *d = opendir(run_dir);
+    if (!d) return 0;
+    struct dirent *de;
+    int hit = 0;
+    while (!hit && (de = readdir(d))) {
+        size_t l = strlen(de->d_name);
+        if (l < 5 || strcmp(de->d_name + l - 4, ".err")) continue;
+        char path[2048];
+        ac_err fe;
+        size_t len;
+        snprintf(path, sizeof path, "%s/%s", run_dir, de->d_name);
+        char *txt = fs_read_file(path, &len, &fe);
+        if (!txt) continue;
+        for (size_t i = 0; i < sizeof OOM_TEXTS / sizeof OOM_TEXTS[0] && !hit; i++) hit = strstr(txt, OOM_TEXTS[i]) != NULL;
+        free(txt);
+    }
+    closedir(d);
+    return hit;
+}
+
+/* final state from what the scheduler said and what the run left on disk */
+static void collect(ledger_row *r, const char *run_dir, exec_state st, const char *reason)
+{
+    r->finished_at = now_s();
+    if (run_has_oom(run_dir)) {
+        r->state = LEDGER_FAILED;
+        snprintf(r->reason, sizeof r->reason, "CUDA out of memory");
+        return;
+    }
+    if (st == EXEC_FAILED) {
+        r->state = LEDGER_FAILED;
+        snprintf(r->reason, sizeof r->reason, "%s", reason && *reason ? reason : "failed");
+        return;
+    }
+    double avg;
+    size_t nv;
+    ac_err fe;
+    if (tfev_run_step_time(run_dir, &avg, &nv, &fe) < 0) {
+        r->state = LEDGER_FAILED;
+        snprintf(r->reason, sizeof r->reason, "no step timing: %.200s", fe.msg);
+        return;
+    }
+    r->state = LEDGER_DONE;
+    r->step_time_s = avg;
+    r->n_steps = (int)nv;
+    r->reason[0] = '\0';
+}
+
+static const exec_backend *backend_for(const char *name)
+{
+    if (!strcmp(name, "bcm")) return &exec_backend_slurm;
+    if (!strcmp(name, "local")) return &exec_backend_local;
+    return NULL;
+}
+
+/* polls one submitted row; updates the ledger when something changed; *changed set */
+static int step_row(const exec_ctx *x, const exec_backend *b, ledger *l, ledger_row *r, int *changed, ac_err *e)
+{
+    char run_dir[1200], reason[256] = "";
+    exec_state st;
+    *changed = 0;
+    if (exec_run_dir(x->logs_dir, r->name, run_dir, sizeof run_dir, e) < 0) return -1;
+    if (b->poll(x, r, run_dir, &st, reason, sizeof reason, e) < 0) return -1;
+    ledger_state before = r->state;
+    if (st == EXEC_RUNNING && r->state == LEDGER_PENDING) {
+        r->state = LEDGER_RUNNING;
+        r->started_at = now_s();
+    } else if (st == EXEC_DONE || st == EXEC_FAILED) {
+        if (!r->started_at) r->started_at = now_s();
+        collect(r, run_dir, st, reason);
+    }
+    if (r->state == before) return 0;
+    *changed = 1;
+    return ledger_update(l, r, e);
+}
+
+static void to_outcome(const ledger_row *r, exec_outcome *o)
+{
+    memset(o, 0, sizeof *o);
+    o->state = r->state == LEDGER_DONE ? EXEC_DONE : r->state == LEDGER_FAILED ? EXEC_FAILED
+             : r->state == LEDGER_RUNNING ? EXEC_RUNNING : EXEC_PENDING;
+    snprintf(o->job_id, sizeof o->job_id, "%s", r->job_id);
+    o->step_time_s = r->step_time_s;
+    o->n_steps = r->n_steps;
+    snprintf(o->reason, sizeof o->reason, "%s", r->reason);
+}
+
+static int poll_interval_ms(const exec_backend *b)
+{
+    const char *env = getenv("AUTOCONFIG_POLL_MS");
+    long v = env ? strtol(env, NULL, 10) : 0;
+    if (v >= 10 && v <= 60000) return (int)v;
+    return b == &exec_backend_local ? 300 : 2000;
+}
+
+/* writes the job script and removes what an earlier attempt left (pid, exit code) */
+static int prepare_run_dir(const ac_config *c, const char *logs_dir, const exec_job *j, ac_err *e)
+{
+    char run_dir[1200], path[1400];
+    char *script;
+    char **argv = NULL;
+    if (exec_job_script(c, logs_dir, j, &script, &argv, e) < 0) return -1;
+    int rc = exec_run_dir(logs_dir, j->name, run_dir, sizeof run_dir, e);
+    if (!rc) rc = fs_mkdir_p(run_dir, e);
+    if (!rc) { snprintf(path, sizeof path, "%s/results", run_dir); rc = fs_mkdir_p(path, e); }
+    if (!rc) { snprintf(path, sizeof path, "%s/job.sh", run_dir); rc = fs_write_atomic(path, script, strlen(script), e); }
+    if (!rc && argv) { /* the sbatch command line, for humans re-running a job by hand */
+        strbuf sb;
+        sb_init(&sb);
+        for (size_t i = 0; argv[i]; i++) {
+            char *q = shell_quote_dup(argv[i], e);
+            sb_printf(&sb, "%s%s", i ? " " : "", q ? q : "''");
+            free(q);
+        }
+        sb_add(&sb, "\n");
+        snprintf(path, sizeof path, "%s/job.argv", run_dir);
+        rc = sb.oom ? ac_err_set(e, AC_E_NOMEM, "out of memory") : fs_write_atomic(path, sb.s, sb.len, e);
+        sb_free(&sb);
+    }
+    free(script);
+    exec_argv_free(argv);
+    if (!rc) {
+        static const char *const stale[] = { "job.pid", "exit_code", "exit_code.tmp" };
+        for (size_t i = 0; i < 3; i++) { snprintf(path, sizeof path, "%s/%s", run_dir, stale[i]); unlink(path); }
+    }
+    return rc;
+}
+
+int exec_run_all(const ac_config *c, const char *logs_dir, const exec_job *jobs, size_t n, exec_outcome *out,
+                 FILE *progress_out, ac_err *e)
+{
+    const exec_backend *b = backend_for(c->cluster_type);
+    if (!b) return ac_err_set(e, AC_E_INPUT, "cluster_type %s does not run real jobs (use bcm or local)", c->cluster_type);
+    for (size_t i = 0; i < n; i++) {
+        if (check_job(&jobs[i], e) < 0) return -1;
+        for (size_t k = 0; k < i; k++)
+            if (!strcmp(jobs[i].name, jobs[k].name)) return ac_err_set(e, AC_E_INPUT, "job name %s given twice", jobs[i].name);
+    }
+    exec_ctx x = { .c = c };
+    snprintf(x.logs_dir, sizeof x.logs_dir, "%s", logs_dir);
+    x.time_limit_s = time_limit_s(c);
+
+    ledger *l = ledger_open(logs_dir, e);
+    if (!l) return -1;
+    ledger_row *rows = calloc(n ? n : 1, sizeof *rows);
+    if (!rows) { ledger_close(l); return ac_err_set(e, AC_E_NOMEM, "out of memory"); }
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        ledger_row r = {0};
+        snprintf(r.name, sizeof r.name, "%s", jobs[i].name);
+        snprintf(r.config_path, sizeof r.config_path, "%s", jobs[i].config_path);
+        r.nodes = jobs[i].nodes;
+        r.gpus_per_node = jobs[i].gpus_per_node;
+        r.predicted_step_s = jobs[i].predicted_step_s;
+        snprintf(r.backend, sizeof r.backend, "%s", b->name);
+        int found = 0;
+        rc = ledger_plan(l, &r, e);
+        if (!rc) rc = ledger_get(l, r.name, &rows[i], &found, e);
+        if (!rc && !found) rc = ac_err_set(e, AC_E_INTERNAL, "ledger lost row %s", r.name);
+    }
+
+    progress p;
+    if (progress_out) progress_begin(&p, progress_out, "training runs", (int)n);
+    int interval = poll_interval_ms(b);
+    int max_active = b == &exec_backend_local ? exec_local_max_active() : b->max_active;
+    while (!rc) {
+        int active = 0, done = 0, failed = 0, running = 0, pending = 0;
+        for (size_t i = 0; i < n; i++)
+            if (rows[i].state == LEDGER_PENDING || rows[i].state == LEDGER_RUNNING || rows[i].state == LEDGER_SUBMITTING)
+                active++;
+        for (size_t i = 0; i < n && !rc; i++) {
+            ledger_row *r = &rows[i];
+            char run_dir[1200];
+            if ((rc = exec_run_dir(logs_dir, r->name, run_dir, sizeof run_dir, e)) < 0) break;
+            if (r->state == LEDGER_SUBMITTING) {
+                /* killed between "submitting" and the job id: is there a job already? */
+                int found = 0;
+                if ((rc = b->find(&x, r, run_dir, r->job_id, sizeof r->job_id, &found, e)) < 0) break;
+                r->state = found ? LEDGER_PENDING : LEDGER_PLANNED;
+                if (found && !r->submitted_at) r->submitted_at = now_s();
+                if (!found) active--;
+                if ((rc = ledger_update(l, r, e)) < 0) break;
+                if (progress_out) progress_label(&p, r->name);
+            }
+            if (r->state == LEDGER_PLANNED) {
+                if (max_active && active >= max_active) continue;
+                if ((rc = prepare_run_dir(c, logs_dir, &jobs[i], e)) < 0) break;
+                r->state = LEDGER_SUBMITTING;
+                if ((rc = ledger_update(l, r, e)) < 0) break;
+                ac_err se;
+                if (b->submit(&x, &jobs[i], run_dir, r->job_id, sizeof r->job_id, &se) < 0) {
+                    /* nothing half-written: the row goes back to planned */
+                    r->state = LEDGER_PLANNED;
+                    r->job_id[0] = '\0';
+                    ac_err ue;
+                    (void)ledger_update(l, r, &ue);
+                    *e = se;
+                    rc = -1;
+                    break;
+                }
+                r->state = LEDGER_PENDING;
+                r->submitted_at = now_s();
+                if ((rc = ledger_update(l, r, e)) < 0) break;
+                active++;
+                if (progress_out) progress_label(&p, r->name);
+            } else if (r->state == LEDGER_PENDING || r->state == LEDGER_RUNNING) {
+                int changed;
+                if ((rc = step_row(&x, b, l, r, &changed, e)) < 0) break;
+                if (changed && ledger_state_final(r->state)) active--;
+                if (changed && progress_out) progress_label(&p, r->name);
+            }
+        }
+        if (rc) break;
+        for (size_t i = 0; i < n; i++) {
+            switch (rows[i].state) {
+            case LEDGER_DONE: done++; break;
+            case LEDGER_FAILED: failed++; break;
+            case LEDGER_RUNNING: running++; break;
+            default: pending++; break;
+            }
+        }
+        if (progress_out) progress_update(&p, done + failed, running, pending, failed);
+        if (done + failed == (int)n) break;
+        sleep_ms(interval);
+    }
+    if (progress_out) progress_end(&p);
+    for (size_t i = 0; i < n; i++) to_outcome(&rows[i], &out[i]);
+    free(rows);
+    ledger_close(l);
+    return rc;
+}
+
+/* ---- ledger-only operations ---- */
+
+int exec_refresh(const char *logs_dir, ac_err *e)
+{
+    ledger *l = ledger_open_existing(logs_dir, e);
+    if (!l) return -1;
+    ledger_row *rows;
+    size_t n;
+    int rc = ledger_list(l, &rows, &n, e);
+    exec_ctx x = { .c = NULL };
+    snprintf(x.logs_dir, sizeof x.logs_dir, "%s", logs_dir);
+    for (size_t i = 0; !rc && i < n; i++) {
+        const exec_backend *b = backend_for(rows[i].backend);
+        if (!b || (rows[i].state != LEDGER_PENDING && rows[i].state != LEDGER_RUNNING)) continue;
+        int changed;
+        ac_err pe;
+        (void)step_row(&x, b, l, &rows[i], &changed, &pe); /* a scheduler hiccup is not a status error */
+    }
+    free(rows);
+    ledger_close(l);
+    return rc;
+}
+
+int exec_cancel_all(const char *logs_dir, int *n_cancelled, ac_err *e)
+{
+    *n_cancelled = 0;
+    ledger *l = ledger_open_existing(logs_dir, e);
+    if (!l) return -1;
+    ledger_row *rows;
+    size_t n;
+    int rc = ledger_list(l, &rows, &n, e);
+    exec_ctx x = { .c = NULL };
+    snprintf(x.logs_dir, sizeof x.logs_dir, "%s", logs_dir);
+    for (size_t i = 0; !rc && i < n; i++) {
+        ledger_row *r = &rows[i];
+        if (ledger_state_final(r->state)) continue;
+        const exec_backend *b = backend_for(r->backend);
+        char run_dir[1200];
+        if ((rc = exec_run_dir(logs_dir, r->name, run_dir, sizeof run_dir, e)) < 0) break;
+        if (b && r->state == LEDGER_SUBMITTING) {
+            int found = 0;
+            if ((rc = b->find(&x, r, run_dir, r->job_id, sizeof r->job_id, &found, e)) < 0) break;
+        }
+        if (b && r->job_id[0] && (rc = b->cancel(&x, r, run_dir, e)) < 0) break;
+        r->state = LEDGER_FAILED;
+        r->finished_at = now_s();
+        snprintf(r->reason, sizeof r->reason, "cancelled by autoconfig cancel");
+        if ((rc = ledger_update(l, r, e)) < 0) break;
+        (*n_cancelled)++;
+    }
+    free(rows);
+    ledger_close(l);
+    return rc;
+}
+
+/* ---- emulation ---- */
+
+int exec_emulate_prediction(const char *candidate_yaml, double *step_s, int *fits, ac_err *e)
+{
+    /* TODO(owner): evaluate the candidate with est_evaluate (src/estimator/est.h)
+     * and return its predicted step time and memory fit. */
+    node *n = yaml_load_file(candidate_yaml, e);
+    if (!n) return -1;
+    node_free(n);
+    *step_s = EXEC_EMULATE_STEP_S;
+    *fits = 1;
+    return 0;
+}

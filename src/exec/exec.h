@@ -1,0 +1,88 @@
+/* exec.h — running candidates as real training jobs (Slurm or local processes).
+ *
+ * The search stage ranks candidates, writes their configs and calls
+ * exec_run_all, which drives every job to completion through one backend
+ * interface (submit, poll, cancel, find) and the common collect step:
+ *
+ *   ledger (SQLite, <logs>/ledger.sqlite) ── resume: final rows are kept,
+ *        │                                   running rows are polled again,
+ *        │                                   "submitting" rows are looked up by name
+ *   backend.submit → job id ── backend.poll → pending/running/done/failed
+ *        │
+ *   collect: <logs>/training_logs/<name>/ *.err scanned for CUDA OOM text,
+ *            results/events* read for "train_step_timing in s" (reference §6)
+ *
+ * Every job runs a bash script written to its run directory; each value in
+ * it that comes from the user (names, paths, images, mounts, srun args) is
+ * single-quoted (util/shell.h), and per-job text that Slurm would read
+ * unquoted (job name, output paths) is passed as sbatch argv, never parsed by
+ * a shell.
+ *
+ * The job's command comes from a template (AUTOCONFIG_JOB_TEMPLATE in the
+ * environment, else <conf>/cluster/job_command.txt, else the built-in NeMo
+ * training command).  Placeholders, each replaced by a shell-quoted value:
+ *   {config} {config_dir} {config_name} {name} {run_dir} {results_dir} {nodes}
+ *   {gpus_per_node} {max_steps} {max_minutes} {predicted_step_s} {autoconfig}
+ *   {launcher_scripts_path} {data_dir} {train_script}
+ * and {srun}: "srun <container flags> <srun_args>" on Slurm, "" locally.
+ */
+#ifndef AC_EXEC_EXEC_H
+#define AC_EXEC_EXEC_H
+
+#include <stdio.h>
+
+#include "config/cfg.h"
+#include "util/err.h"
+
+typedef struct {
+    char name[256];         /* run name: the directory under training_logs */
+    char config_path[1024]; /* the candidate's NeMo config (yaml) */
+    int nodes;
+    int gpus_per_node;
+    double predicted_step_s;
+} exec_job;
+
+typedef enum { EXEC_PENDING, EXEC_RUNNING, EXEC_DONE, EXEC_FAILED } exec_state;
+
+typedef struct {
+    exec_state state;
+    char job_id[64];
+    double step_time_s; /* measured (reference §6 average), 0 when none */
+    int n_steps;        /* timing values found */
+    char reason[256];   /* why it failed: "CUDA out of memory", "TIMEOUT", ... */
+} exec_outcome;
+
+/* Runs every job to completion on c->cluster_type (bcm or local), with resume
+ * from the ledger in logs_dir; a progress line on a terminal (plain lines when
+ * not a tty) to progress (NULL: none).  Returns 0 when every job reached a
+ * final state (failed jobs are outcomes, not errors); -1 when the scheduler
+ * refused a submission or could not be reached (jobs already submitted keep
+ * running and a second call resumes them). */
+int exec_run_all(const ac_config *c, const char *logs_dir, const exec_job *jobs, size_t n, exec_outcome *out,
+                 FILE *progress, ac_err *e);
+
+/* Cancels every job of the ledger in logs_dir that is not final (scancel for
+ * Slurm jobs whose name still matches, SIGTERM to the process group of local
+ * ones) and marks it failed "cancelled".  *n_cancelled counts them. */
+int exec_cancel_all(const char *logs_dir, int *n_cancelled, ac_err *e);
+
+/* Refreshes non-final ledger rows from the scheduler without submitting
+ * anything (for `autoconfig status`). */
+int exec_refresh(const char *logs_dir, ac_err *e);
+
+const char *exec_state_name(exec_state s);
+
+/* Writes the job script of one job (exposed for tests and `--dry-run`):
+ * into *script (malloc'd), plus the sbatch argv words (NULL-terminated,
+ * malloc'd, free with exec_argv_free) when cluster_type is bcm. */
+int exec_job_script(const ac_config *c, const char *logs_dir, const exec_job *j, char **script, char ***sbatch_argv,
+                    ac_err *e);
+void exec_argv_free(char **argv);
+
+/* The step time an emulated job reports for a candidate, and whether it fits
+ * in memory.  Today a constant (EXEC_EMULATE_STEP_S); the estimator
+ * (est_evaluate, src/estimator/est.h) is meant to be plugged in here. */
+#define EXEC_EMULATE_STEP_S 0.5
+int exec_emulate_prediction(const char *candidate_yaml, double *step_s, int *fits, ac_err *e);
+
+#endif

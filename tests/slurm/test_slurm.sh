@@ -1,0 +1,99 @@
+#!/bin/sh
+# test_slurm.sh — the Slurm executor against the REAL cluster of scripts/slurm-up.sh
+# (run by scripts/run-tests.sh only when AUTOCONFIG_SLURM_TESTS is set).  Jobs are
+# emulated training runs (autoconfig emulate-job).  One PASS/FAIL line per case.
+AC=${AUTOCONFIG:?}
+REPO=${REPO:?}
+: "${SLURM_CONF:?run: eval \"\$(scripts/slurm-up.sh)\"}"
+W=$(mktemp -d /tmp/ac-slurm-test.XXXXXX)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
+export AUTOCONFIG_POLL_MS=300
+# per-job behaviour by name: *oom* fails like CUDA OOM, *slow* outlives any limit
+export AUTOCONFIG_JOB_TEMPLATE='case {name} in *oom*) exec {autoconfig} emulate-job {config} --fail oom;; *slow*) sleep 300;; *) exec {autoconfig} emulate-job {config} --results-dir {results_dir} --step-time 0.25 --sleep 1;; esac'
+# run names carry this run's tag: finished jobs stay visible to squeue for an hour
+R=$(basename "$W" | tr -dc 'a-zA-Z0-9')
+pass() { echo "PASS slurm:$1"; }
+fail() { echo "FAIL slurm:$1: $2"; }
+
+# mklogs DIR NAME...: a logs dir with one candidate config per name
+mklogs() {
+    d=$1; shift
+    mkdir -p "$d/candidate_configs"
+    for n in "$@"; do printf 'trainer:\n  max_steps: 20\n' >"$d/candidate_configs/${n}_$R.yaml"; done
+}
+OPTS="cluster_type=bcm cluster.exclusive=false cluster.mem=100 cluster.gpus_per_node=1 search_config.train_settings.num_nodes=1"
+launch() { # launch LOGS [overrides...]
+    l=$1; shift
+    # shellcheck disable=SC2086
+    (cd "$W" && exec "$AC" launch --conf "$REPO/conf" $OPTS search_config.train_settings.logs="$l" "$@")
+}
+bg_launch() { # bg_launch LOGS: in the background, BG = the tool's own pid (for kill -9)
+    # shellcheck disable=SC2086
+    (cd "$W" && exec "$AC" launch --conf "$REPO/conf" $OPTS search_config.train_settings.logs="$1") >/dev/null 2>&1 &
+    BG=$!
+}
+njobs() { squeue -h -t all -o '%j' | grep -cxF "nemo_megatron_autoconfig:$1_$R"; }
+
+# 0. started first, checked last: a job past a 1-minute limit ends in TIMEOUT (60-100 s)
+mklogs "$W/tmo" slow_tmo
+AUTOCONFIG_TIME_LIMIT_S=60 launch "$W/tmo" >"$W/tmo.out" 2>&1 &
+TMO=$!
+
+# 1. three emulated runs, one with a shell payload in its name, and an OOM run
+mklogs "$W/a" run_a run_b 'q $(touch pwned) x' run_oom
+if launch "$W/a" >"$W/a.out" 2>"$W/a.err"; then
+    n=$(grep -c '^done .* 0.2500 s/step (20 values)' "$W/a.out")
+    [ "$n" = 3 ] && pass "three emulated jobs measured at 0.2500 s/step" || fail "emulated jobs" "$(cat "$W/a.out" "$W/a.err")"
+    grep -q "^failed .*CUDA out of memory  run_oom_$R" "$W/a.out" && pass "OOM job failed with 'CUDA out of memory'" ||
+        fail "OOM job" "$(cat "$W/a.out")"
+    if [ ! -e "$W/pwned" ] && [ ! -e "$W/a/training_logs/pwned" ] && [ ! -e "$W/a/training_logs/q \$(touch pwned) x_$R/pwned" ] &&
+       [ -e "$W/a/training_logs/q \$(touch pwned) x_$R/results/emulated_train.log" ]; then pass "a name holding \$(touch pwned) ran nothing"
+    else fail "quoting" "pwned file created"; fi
+else fail "launch" "$(cat "$W/a.err")"; fi
+"$AC" status "$W/a" >"$W/st.out" 2>&1 && grep -q '4 runs: 3 done, 1 failed' "$W/st.out" && pass "status shows the ledger" ||
+    fail "status" "$(cat "$W/st.out")"
+
+# 2. a second launch resumes from the ledger: nothing is submitted again
+before=$(njobs run_a)
+launch "$W/a" >/dev/null 2>&1
+[ "$(njobs run_a)" = "$before" ] && [ "$before" = 1 ] && pass "relaunch submits nothing twice" || fail "relaunch" "run_a submitted $(njobs run_a) times"
+
+# 3. kill -9 of the tool mid-search, then resume
+mklogs "$W/k" kill_a kill_b
+bg_launch "$W/k"
+K=$BG
+for _ in $(seq 50); do [ "$(njobs kill_b)" = 1 ] && break; sleep 0.1; done
+kill -9 "$K"; wait "$K" 2>/dev/null
+if launch "$W/k" >"$W/k.out" 2>&1 && [ "$(grep -c '^done' "$W/k.out")" = 2 ] && [ "$(njobs kill_a)" = 1 ] && [ "$(njobs kill_b)" = 1 ]; then
+    pass "resume after kill -9: both done, each submitted once"
+else fail "resume after kill -9" "$(cat "$W/k.out"); kill_a x$(njobs kill_a) kill_b x$(njobs kill_b)"; fi
+
+# 4. cancel: owns only the ledger's jobs
+mklogs "$W/c" slow_c
+bg_launch "$W/c"
+C=$BG
+OTHER=$(sbatch --parsable -J not_ours -o /dev/null -t 2 --wrap 'sleep 60')
+for _ in $(seq 50); do [ "$(njobs slow_c)" = 1 ] && break; sleep 0.1; done
+sleep 0.5
+kill -9 "$C"; wait "$C" 2>/dev/null
+"$AC" cancel "$W/c" >"$W/c.out" 2>&1
+sleep 1
+st=$(squeue -h -t all -n "nemo_megatron_autoconfig:slow_c_$R" -o %T)
+other=$(squeue -h -t all -j "$OTHER" -o %T)
+if grep -q 'cancelled 1 job' "$W/c.out" && [ "$st" = CANCELLED ] && [ "$other" != CANCELLED ]; then
+    pass "cancel: the search's job CANCELLED, a foreign job untouched ($other)"
+else fail "cancel" "$(cat "$W/c.out") slow_c=$st other=$other"; fi
+scancel "$OTHER" 2>/dev/null
+"$AC" status "$W/c" 2>&1 | grep -q 'cancelled by autoconfig cancel' && pass "status shows the cancelled run" || fail "status after cancel" "no reason"
+
+# 5. sbatch refused (bad partition): a clear error, the run stays planned
+mklogs "$W/p" refused
+if launch "$W/p" cluster.partition=nope >"$W/p.out" 2>&1; then fail "bad partition" "launch succeeded"
+else
+    grep -q "sbatch refused job refused_$R: .*nvalid partition" "$W/p.out" && "$AC" status "$W/p" 2>&1 | grep -q '^planned ' &&
+        pass "bad partition: clear error, nothing half-written" || fail "bad partition" "$(cat "$W/p.out")"
+fi
+
+# 0 (end). the time-limit kill
+wait "$TMO"
+grep -q '^failed .*TIMEOUT' "$W/tmo.out" && pass "time limit: job ended TIMEOUT" || fail "time limit" "$(cat "$W/tmo.out")"
