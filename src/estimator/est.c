@@ -30,6 +30,11 @@ extern const char ac_data_calibration[]; /* build/gen/data_calibration.c */
 
 #define GB 1e9
 #define GIB (1024.0 * 1024.0 * 1024.0)
+/* host link for CPU offload: PCIe Gen4 x16 sustains ~25 GB/s per direction
+ * (ZeRO-Offload, Ren et al. 2021 §5) */
+#define PCIE_HOST_BPS (25.0 * GB)
+/* DeepSpeed's default reduce_bucket_size 5e8 elements in bf16 */
+#define OFFLOAD_GRAD_BUCKET_B (5e8 * 2.0)
 
 /* ---------- precision ---------- */
 
@@ -428,8 +433,12 @@ static void layer_cost_compute(const est_input *in, const device *dev, double se
     lc->attn_core_fwd = t_attn;
     lc->fwd = gemm_fwd + t_attn + t_elem;
     /* backward: data and weight gradients double the GEMMs; FlashAttention's backward
-     * recomputes the scores, 2.5× the forward (Dao 2023); elementwise ×2 */
-    lc->bwd = 2.0 * gemm_fwd + 2.5 * t_attn + 2.0 * t_elem;
+     * recomputes the scores, 2.5× the forward (Dao 2023); elementwise ×2.  With LoRA
+     * the frozen weights get no weight gradients: only the data-gradient GEMMs run, one
+     * forward's worth (Hu et al. 2021 §4.2: frozen weights need no gradients; the rank-r
+     * adapters add r/h of a layer's GEMM work and are left out) */
+    double bwd_gemms = in->lora_rank > 0 ? 1.0 : 2.0;
+    lc->bwd = bwd_gemms * gemm_fwd + 2.5 * t_attn + 2.0 * t_elem;
 
     /* --- TP collectives: 2 per block forward and 2 backward (all-reduce, or all-gather +
      * reduce-scatter with SP: same volume), message T·h·2 bytes (Korthikanti 2022 §4.2.2) --- */
@@ -595,14 +604,16 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     double T = in->mbs * (s->arch == ARCH_ENCODER_DECODER && s->dec_seq_length > 0 ? s->dec_seq_length : sq) / in->cp;
     double V = s->vocab;
     double t_embed = 3.0 * 2.0 * T * s->hidden / (in->sequence_parallel ? t : 1) / dev.hbm;
-    double t_logits = 3.0 * gemm_s(&dev, T, s->hidden, V / t, 1.0) + 3.0 * 8.0 * T * V / t / dev.hbm;
+    /* output layer: forward, data gradient and (unless frozen under LoRA) weight gradient */
+    double logit_passes = in->lora_rank > 0 ? 2.0 : 3.0;
+    double t_logits = logit_passes * gemm_s(&dev, T, s->hidden, V / t, 1.0) + 3.0 * 8.0 * T * V / t / dev.hbm;
     double first = mb_layers + t_embed + (p == 1 ? t_logits : 0.0);
     double last = mb_layers + (p > 1 ? t_logits : 0.0);
     double t_mb = first > last ? first : last;
 
     /* ---- pipeline: m micro-batches plus a bubble of (p−1)/v of them ---- */
-    r->t_compute_fwd = m * (Ls * lay.fwd + t_embed / 3.0 + t_logits / 3.0);
-    r->t_compute_bwd = m * (Ls * lay.bwd + 2.0 * t_embed / 3.0 + 2.0 * t_logits / 3.0);
+    r->t_compute_fwd = m * (Ls * lay.fwd + t_embed / 3.0 + t_logits / logit_passes);
+    r->t_compute_bwd = m * (Ls * lay.bwd + 2.0 * t_embed / 3.0 + (logit_passes - 1.0) * t_logits / logit_passes);
     r->t_recompute = m * Ls * t_recomp_layer;
     r->t_tp_comm = m * Ls * tp_exposed;
     r->t_cp_comm = m * Ls * cp_exposed;
@@ -644,8 +655,12 @@ int est_evaluate(const est_input *in_arg, est_result *r)
         double weights, grads, opt, cpu = 0.0;
         if (in->lora_rank > 0) {
             weights = P * wbytes + lora_params_gpu * wbytes;
-            grads = lora_params_gpu * 4.0;
+            grads = lora_params_gpu * 4.0 / (in->zero_stage >= 2 ? dp : 1);
             opt = lora_params_gpu * 12.0 / (in->zero_stage >= 1 ? dp : 1);
+            /* ZeRO-3 / FSDP shards the frozen base weights too, gathering two layers at a
+             * time (DeepSpeed ZeRO-3 and PyTorch FSDP with PEFT; answer.ai FSDP+QLoRA 2024) */
+            if (in->zero_stage >= 3)
+                weights = (P + lora_params_gpu) * wbytes / dp + 2.0 * (P / (Ls > 0 ? Ls : 1)) * wbytes;
         } else {
             double shard_d = dp, shard_e = edp;
             weights = P * wbytes;
@@ -654,7 +669,17 @@ int est_evaluate(const est_input *in_arg, est_result *r)
             if (in->zero_stage >= 3) /* FSDP: shards of the weights + two gathered layers in flight */
                 weights = P * wbytes / shard_d + 2.0 * (P / (Ls > 0 ? Ls : 1)) * wbytes;
         }
-        if (in->offload_optimizer) { cpu += opt; opt = 0.0; }
+        if (in->offload_optimizer) {
+            cpu += opt;
+            opt = 0.0;
+            /* ZeRO-Offload (Ren et al. 2021 §4): with partitioned gradients (stage ≥ 2)
+             * the fp32 gradient shard lives on the CPU next to the optimizer; the GPU
+             * keeps DeepSpeed's reduce bucket (reduce_bucket_size 5e8 elements, bf16) */
+            if (in->zero_stage >= 2) {
+                cpu += grads;
+                grads = grads < OFFLOAD_GRAD_BUCKET_B ? grads : OFFLOAD_GRAD_BUCKET_B;
+            }
+        }
         if (in->offload_params && in->zero_stage >= 3) {
             cpu += P * wbytes / dp;
             weights = 2.0 * (P / (Ls > 0 ? Ls : 1)) * wbytes;
@@ -701,22 +726,32 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     double bw_dp = group_bw(in, dp, in->tp * in->cp);
     double bw_edp = group_bw(in, edp, in->tp * in->cp * in->ep);
     double t_dp = 0.0;
+    /* partitioned gradients (ZeRO-2/3, FSDP) cannot accumulate a full gradient, so the
+     * reduce-scatter runs after every micro-batch's backward, not once per step
+     * (Rajbhandari et al. 2020 §5.2; DeepSpeed stage-2 reduces in each backward pass) */
+    double rs_rounds = in->zero_stage >= 2 ? (double)m : 1.0;
     if (in->zero_stage >= 1) {
-        t_dp = gather_s(P_dense_grad * 4.0, dp, bw_dp, c) + gather_s(P_dense_grad * wbytes, dp, bw_dp, c) +
-               gather_s(P_exp_grad * 4.0, edp, bw_edp, c) + gather_s(P_exp_grad * wbytes, edp, bw_edp, c);
+        t_dp = rs_rounds * gather_s(P_dense_grad * 4.0, dp, bw_dp, c) + gather_s(P_dense_grad * wbytes, dp, bw_dp, c) +
+               rs_rounds * gather_s(P_exp_grad * 4.0, edp, bw_edp, c) + gather_s(P_exp_grad * wbytes, edp, bw_edp, c);
     } else {
         t_dp = allreduce_s(P_dense_grad * 4.0, dp, bw_dp, c) + allreduce_s(P_exp_grad * 4.0, edp, bw_edp, c);
     }
     double t_fsdp = 0.0;
-    if (in->zero_stage >= 3 && in->lora_rank == 0) {
+    if (in->zero_stage >= 3) {
         /* FSDP gathers every layer's weights for forward and again for backward, per
-         * micro-batch; prefetching hides it behind compute when compute is longer */
-        double per_mb = 2.0 * gather_s(P_grad * wbytes, dp, bw_dp, c);
+         * micro-batch; prefetching hides it behind compute when compute is longer.
+         * Under LoRA the gathered weights are the frozen base ones. */
+        double P_gather = in->lora_rank > 0 ? p_first : P_grad;
+        double per_mb = 2.0 * gather_s(P_gather * wbytes, dp, bw_dp, c);
+        /* ZeRO-Infinity parameter offload: each rank's shard also crosses PCIe for both
+         * passes (Rajbhandari et al. 2021, ZeRO-Infinity §5) */
+        if (in->offload_params) per_mb += 2.0 * P_gather * wbytes / dp / PCIE_HOST_BPS;
         double hidden = mb_layers;
         t_fsdp = m * (per_mb > hidden ? per_mb - hidden : 0.0);
     }
     r->t_dp_comm = t_dp;
     double window = Ls * (lay.bwd + lay.fwd); /* last micro-batch's backward + first's forward */
+    if (rs_rounds > 1) window = Ls * (rs_rounds * lay.bwd + lay.fwd); /* each backward hides its own reduce */
     double exposed = t_dp - window;
     double tail = c->dp_tail * t_dp;
     r->t_dp_exposed = (exposed > tail ? exposed : tail) + t_fsdp;
@@ -727,7 +762,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
      * DeepSpeed ZeRO-Offload paper) ---- */
     double P_upd = (in->lora_rank > 0 ? lora_params_gpu : p_first) / (in->zero_stage >= 1 ? dp : 1);
     if (in->offload_optimizer)
-        r->t_optimizer = P_upd * 6.0 / (25.0 * GB) + P_upd / 1e9;
+        r->t_optimizer = P_upd * 6.0 / PCIE_HOST_BPS + P_upd / 1e9;
     else
         r->t_optimizer = P_upd * 30.0 / dev.hbm;
     r->t_overhead = c->step_overhead_s;

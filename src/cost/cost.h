@@ -1,0 +1,139 @@
+/* cost.h — cost tuning for pre-training and fine-tuning (issue 8).
+ *
+ * Given a model (a family preset's shape, or a Hugging Face config.json), a task
+ * (pre-training, full fine-tuning, LoRA), a dataset shape (context length, tokens)
+ * and the GPU types a team can rent (count and price per GPU-hour), the search
+ * scores every setup a DeepSpeed/FSDP or Megatron user can pick — GPU type and
+ * count, micro batch, gradient accumulation, ZeRO stage 0-3, CPU offload of the
+ * optimizer and of the parameters, activation checkpointing, TP/PP — with the
+ * analytical estimator (est.h), and ranks them by $ per million tokens, by time,
+ * and under a deadline or a budget.  Every figure is a prediction.
+ *
+ * Framework rules the search follows: ZeRO-2/3 and offload only without TP/PP
+ * (DeepSpeed does not combine ZeRO-2/3 with pipeline parallelism; Megatron's
+ * distributed optimizer is ZeRO-1); parameter offload only with ZeRO-3.
+ */
+#ifndef AC_COST_COST_H
+#define AC_COST_COST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "estimator/est.h"
+#include "estimator/gpu.h"
+#include "model/shape.h"
+#include "util/err.h"
+
+typedef enum { COST_PRETRAIN = 0, COST_FULL, COST_LORA } cost_task;
+
+const char *cost_task_name(cost_task t);
+int cost_task_parse(const char *text, cost_task *out);
+
+/* a model as the cost stage sees it */
+typedef struct {
+    char name[96];
+    model_shape shape;   /* shape.seq_length: the model's own context */
+    int max_context;     /* max_position_embeddings, or the preset's seq_length */
+} cost_model;
+
+/* Hugging Face-style config.json (hidden_size, num_hidden_layers, num_attention_heads,
+ * num_key_value_heads, intermediate_size, vocab_size, max_position_embeddings,
+ * num_local_experts, num_experts_per_tok, head_dim, tie_word_embeddings, model_type).
+ * AC_E_INPUT with the file and key on anything missing or out of range. */
+int cost_hf_config_parse(const char *text, size_t len, const char *file, cost_model *out, ac_err *e);
+int cost_hf_config_load(const char *path, cost_model *out, ac_err *e);
+
+/* LoRA target modules ("q_proj,v_proj", "q,k,v,o", "all-linear") as the estimator's
+ * count of h×h-equivalent adapted matrices per layer (adapter size r·(in+out)) */
+int cost_lora_targets(const char *list, const model_shape *s, int *out, ac_err *e);
+
+#define COST_MAX_POOLS 16
+
+typedef struct {
+    const gpu_spec *gpu;
+    int max_gpus;
+    double price;        /* USD per GPU-hour */
+} cost_pool;
+
+typedef struct {
+    cost_model model;
+    cost_task task;
+    int lora_rank, lora_targets;
+    char lora_modules[160];  /* as given, for the PEFT file ("q_proj,k_proj,v_proj,o_proj") */
+    int context;             /* tokens per sequence */
+    double tokens_b;         /* tokens to train, billions */
+    int gbs;                 /* sequences per optimizer step */
+    cost_pool pools[COST_MAX_POOLS];
+    int n_pools;
+    double deadline_hours;   /* 0 = none */
+    double budget_usd;       /* 0 = none */
+    double cpu_mem_node_gb;  /* host memory per node (10^9 B) */
+    est_precision precision;
+} cost_request;
+
+/* fills defaults: full fine-tuning, rank 16, 4 targets, bf16, 768 GB host memory */
+void cost_request_init(cost_request *rq, const cost_model *m);
+
+/* one setup's knobs */
+typedef struct {
+    int pool;            /* index into rq->pools */
+    int num_gpus, tp, pp, mbs;
+    int zero;
+    bool offload_optimizer, offload_params, checkpointing;
+} cost_knobs;
+
+typedef struct {
+    cost_knobs k;
+    const gpu_spec *gpu;
+    double price;
+    int nodes, dp, grad_accum, gbs;
+    double gpu_mem_gib, gpu_limit_gib;      /* per GPU */
+    double cpu_mem_node_gib, cpu_limit_gib; /* per node, incl. rank-0 checkpoint gather */
+    double rank0_gather_gib;                /* full bf16 weights (LoRA: adapters) on rank 0 */
+    double tokens_per_s, mtok_per_hour;
+    double mfu, hfu;                        /* see COST_MFU_CONVENTION */
+    double hours, usd_per_mtok, usd_total, optimizer_steps, step_time_s;
+    bool feasible;
+    char why[256];                          /* what does not fit, by how much */
+    char label[160];
+    est_result est;
+} cost_option;
+
+extern const char COST_MFU_CONVENTION[];
+
+/* Scores one setup; -1 (AC_E_INPUT) only when the knobs break a layout rule
+ * (opt->why says which).  A setup that does not fit is scored, feasible = false. */
+int cost_evaluate(const cost_request *rq, const cost_knobs *k, cost_option *opt, ac_err *e);
+
+typedef struct {
+    cost_option *opt;     /* one per (GPU type, count): the cheapest feasible setup,
+                           * or when none fits the nearest miss */
+    size_t n;
+    size_t n_evaluated, n_feasible;
+    long best_cost, best_time, best_constrained; /* indices into opt; -1 = none */
+    long best_per_pool[COST_MAX_POOLS];         /* cheapest feasible per GPU type; -1 = none */
+    size_t *by_cost, *by_time;                   /* feasible options ranked */
+    size_t n_ranked;
+} cost_result;
+
+int cost_search(const cost_request *rq, cost_result *out, ac_err *e);
+void cost_result_free(cost_result *r);
+
+/* the setup files: DeepSpeed JSON, training arguments (JSON), PEFT LoRA config */
+int cost_deepspeed_json(const cost_request *rq, const cost_option *o, char **out, ac_err *e);
+int cost_train_args_json(const cost_request *rq, const cost_option *o, char **out, ac_err *e);
+int cost_lora_json(const cost_request *rq, char **out, ac_err *e);
+/* summary.json: request, options, rankings, the chosen setup */
+int cost_summary_json(const cost_request *rq, const cost_result *r, char **out, ac_err *e);
+/* writes <dir>/summary.json, <dir>/ds_config.json, <dir>/train_args.json (and
+ * <dir>/lora_config.json for LoRA) atomically
+ * for the chosen option (the constrained best, else the cheapest) */
+int cost_write_files(const cost_request *rq, const cost_result *r, const char *dir, ac_err *e);
+/* the option the files describe; -1 when nothing is feasible */
+long cost_chosen(const cost_result *r);
+
+/* human-readable tables */
+void cost_print(FILE *out, const cost_request *rq, const cost_result *r);
+
+#endif

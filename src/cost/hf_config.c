@@ -1,0 +1,162 @@
+/* hf_config.c — a Hugging Face-style config.json as a model shape.
+ *
+ * The fields are a table (key spellings of the Llama/Mistral/Mixtral and GPT-2
+ * families, bounds, required or not); generic code reads and checks them.  The
+ * model_type decides what the file does not say: gated MLP, tied embeddings and
+ * learned positions.  Errors name the file and the key.
+ */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cost/cost.h"
+#include "util/fsutil.h"
+
+enum { F_HIDDEN, F_LAYERS, F_HEADS, F_KV, F_FFN, F_VOCAB, F_MAXPOS, F_EXPERTS, F_TOPK, F_MOE_FFN, F_HEAD_DIM, F_N };
+
+static const struct {
+    const char *keys; /* '|'-separated spellings, first found wins */
+    bool required;
+    double hi;
+} HF_FIELDS[F_N] = {
+    [F_HIDDEN] = {"hidden_size|n_embd|d_model", true, 1 << 20},
+    [F_LAYERS] = {"num_hidden_layers|n_layer|num_layers", true, 100000},
+    [F_HEADS] = {"num_attention_heads|n_head", true, 65536},
+    [F_KV] = {"num_key_value_heads|num_kv_heads", false, 65536},
+    [F_FFN] = {"intermediate_size|n_inner|ffn_dim", false, 1 << 22},
+    [F_VOCAB] = {"vocab_size", true, 1 << 24},
+    [F_MAXPOS] = {"max_position_embeddings|n_positions|max_sequence_length", true, 1 << 24},
+    [F_EXPERTS] = {"num_local_experts|num_experts|n_routed_experts", false, 65536},
+    [F_TOPK] = {"num_experts_per_tok|moe_topk", false, 65536},
+    [F_MOE_FFN] = {"moe_intermediate_size", false, 1 << 22},
+    [F_HEAD_DIM] = {"head_dim", false, 65536},
+};
+
+/* what config.json leaves implicit, by model_type (HF transformers defaults) */
+static const struct {
+    const char *type;
+    bool gated, tied, learned_pos;
+} HF_TYPES[] = {
+    {"gpt2", false, true, true},      {"gpt_neox", false, false, false}, {"gptj", false, false, false},
+    {"opt", false, true, true},       {"bloom", false, true, false},     {"falcon", false, true, false},
+    {"phi", false, false, false},     {"gemma", true, true, false},      {"gemma2", true, true, false},
+    {"llama", true, false, false},    {"mistral", true, false, false},   {"mixtral", true, false, false},
+    {"qwen2", true, false, false},    {"qwen2_moe", true, false, false}, {"phi3", true, false, false},
+};
+
+static int read_field(const cJSON *root, int f, const char *file, long *out, bool *found, ac_err *e)
+{
+    char buf[96];
+    snprintf(buf, sizeof buf, "%s", HF_FIELDS[f].keys);
+    *found = false;
+    for (char *save = NULL, *k = strtok_r(buf, "|", &save); k; k = strtok_r(NULL, "|", &save)) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, k);
+        if (!v || cJSON_IsNull(v)) continue;
+        double x = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+        if (!isfinite(x) || x != floor(x) || x < 1 || x > HF_FIELDS[f].hi)
+            return ac_err_at(e, AC_E_INPUT, file, 0, 0, k, "expects a positive integer up to %.0f", HF_FIELDS[f].hi);
+        *out = (long)x;
+        *found = true;
+        return 0;
+    }
+    if (HF_FIELDS[f].required) {
+        char first[48];
+        snprintf(first, sizeof first, "%.*s", (int)strcspn(HF_FIELDS[f].keys, "|"), HF_FIELDS[f].keys);
+        return ac_err_at(e, AC_E_INPUT, file, 0, 0, first, "missing (also accepted: %s)", HF_FIELDS[f].keys);
+    }
+    return 0;
+}
+
+static int build_shape(const cJSON *root, const char *file, cost_model *m, ac_err *e)
+{
+    long v[F_N] = {0};
+    bool have[F_N] = {0};
+    for (int f = 0; f < F_N; f++)
+        if (read_field(root, f, file, &v[f], &have[f], e)) return -1;
+    const cJSON *mt = cJSON_GetObjectItemCaseSensitive(root, "model_type");
+    const char *type = cJSON_IsString(mt) && mt->valuestring ? mt->valuestring : "";
+    bool gated = true, tied = false, learned = false;
+    for (size_t i = 0; i < sizeof HF_TYPES / sizeof *HF_TYPES; i++)
+        if (!strcmp(HF_TYPES[i].type, type)) {
+            gated = HF_TYPES[i].gated;
+            tied = HF_TYPES[i].tied;
+            learned = HF_TYPES[i].learned_pos;
+        }
+    const cJSON *tie = cJSON_GetObjectItemCaseSensitive(root, "tie_word_embeddings");
+    if (cJSON_IsBool(tie)) tied = cJSON_IsTrue(tie);
+
+    model_shape *s = &m->shape;
+    memset(s, 0, sizeof *s);
+    s->arch = ARCH_DECODER;
+    s->hidden = (int)v[F_HIDDEN];
+    s->num_layers = (int)v[F_LAYERS];
+    s->heads = (int)v[F_HEADS];
+    s->query_groups = have[F_KV] ? (int)v[F_KV] : s->heads;
+    if (s->query_groups > s->heads || s->heads % s->query_groups)
+        return ac_err_at(e, AC_E_INPUT, file, 0, 0, "num_key_value_heads", "%d does not divide the %d attention heads",
+                         s->query_groups, s->heads);
+    if (have[F_HEAD_DIM]) {
+        s->kv_channels = (int)v[F_HEAD_DIM];
+    } else {
+        if (s->hidden % s->heads)
+            return ac_err_at(e, AC_E_INPUT, file, 0, 0, "num_attention_heads",
+                             "%d heads do not divide hidden_size %d (give head_dim)", s->heads, s->hidden);
+        s->kv_channels = s->hidden / s->heads;
+    }
+    s->ffn_hidden = have[F_FFN] ? (int)v[F_FFN] : 4 * s->hidden;
+    s->vocab = (int)v[F_VOCAB];
+    s->seq_length = (int)v[F_MAXPOS];
+    s->gated_mlp = gated;
+    s->untied_embeddings = !tied;
+    s->learned_pos_emb = learned;
+    if (have[F_EXPERTS] && v[F_EXPERTS] > 1) {
+        s->num_experts = (int)v[F_EXPERTS];
+        s->moe_topk = have[F_TOPK] ? (int)v[F_TOPK] : 2;
+        if (s->moe_topk > s->num_experts)
+            return ac_err_at(e, AC_E_INPUT, file, 0, 0, "num_experts_per_tok", "%d exceeds the %d experts", s->moe_topk,
+                             s->num_experts);
+        s->moe_ffn_hidden = have[F_MOE_FFN] ? (int)v[F_MOE_FFN] : s->ffn_hidden;
+    }
+    m->max_context = s->seq_length;
+    const cJSON *nm = cJSON_GetObjectItemCaseSensitive(root, "_name_or_path");
+    const char *name = cJSON_IsString(nm) && nm->valuestring && *nm->valuestring ? nm->valuestring
+                       : *type                                                  ? type
+                                                                                : "hf_model";
+    snprintf(m->name, sizeof m->name, "%s", name);
+    return 0;
+}
+
+int cost_hf_config_parse(const char *text, size_t len, const char *file, cost_model *out, ac_err *e)
+{
+    if (!file) file = "config.json";
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
+    if (!root) {
+        long off = end && end >= text ? (long)(end - text) : 0;
+        int line = 1;
+        for (long i = 0; i < off && (size_t)i < len; i++) line += text[i] == '\n';
+        return ac_err_at(e, AC_E_INPUT, file, line, 0, NULL, "not valid JSON (near byte %ld)", off);
+    }
+    int rc;
+    if (!cJSON_IsObject(root)) rc = ac_err_at(e, AC_E_INPUT, file, 1, 0, NULL, "expects a JSON object");
+    else {
+        cost_model m;
+        memset(&m, 0, sizeof m);
+        rc = build_shape(root, file, &m, e);
+        if (!rc) *out = m;
+    }
+    cJSON_Delete(root);
+    return rc;
+}
+
+int cost_hf_config_load(const char *path, cost_model *out, ac_err *e)
+{
+    size_t len;
+    char *text = fs_read_file(path, &len, e);
+    if (!text) return -1;
+    int rc = cost_hf_config_parse(text, len, path, out, e);
+    free(text);
+    return rc;
+}
