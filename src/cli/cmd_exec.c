@@ -15,6 +15,7 @@
 #include "exec/exec.h"
 #include "results/ledger.h"
 #include "results/tfevents.h"
+#include "search/candidate_est.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
 
@@ -121,20 +122,41 @@ static void default_results_dir(const char *cand, char *out, size_t len)
 
 static int emulate_usage(FILE *f, int status)
 {
-    fprintf(f, "usage: autoconfig emulate-job CANDIDATE.yaml [--step-time S] [--steps N] [--sleep S]\n"
-               "                               [--fail oom|error] [--results-dir DIR]\n"
+    fprintf(f, "usage: autoconfig emulate-job CANDIDATE.yaml [--gpu NAME] [--step-time S] [--steps N] [--sleep S]\n"
+               "                               [--scale F] [--noise F] [--mem-scale F] [--fail oom|error]\n"
+               "                               [--results-dir DIR]\n"
                "An EMULATED training job for machines without GPUs: sleeps briefly, then writes a\n"
                "TensorBoard event file with \"train_step_timing in s\" values and a NeMo-like log into\n"
-               "the run's results dir (default <logs>/training_logs/<name>/results). --fail oom prints\n"
-               "the CUDA out-of-memory text on stderr and exits 1, as does a candidate predicted not\n"
-               "to fit. Default step time: the prediction (today %.2f s), steps: trainer.max_steps.\n",
-            EXEC_EMULATE_STEP_S);
+               "the run's results dir (default <logs>/training_logs/<name>/results).\n"
+               "The step time is the estimator's prediction for the candidate on GPU NAME (catalog\n"
+               "name; default a100_80gb, the job template passes {gpu}) with the compiled-in constants.\n"
+               "A candidate predicted not to fit in memory prints the CUDA out-of-memory text on\n"
+               "stderr and exits 1, as does --fail oom (--fail error: a generic failure).\n"
+               "Perturbations, to emulate a cluster that differs from the estimator (for tests of\n"
+               "`autoconfig calibrate`); defaults from the environment in brackets:\n"
+               "  --scale F      step time x F                               [AUTOCONFIG_EMULATE_SCALE, 1]\n"
+               "  --noise F      step time x (1 + F u), u in [-1,1] fixed by a hash of run.name\n"
+               "                                                             [AUTOCONFIG_EMULATE_NOISE, 0]\n"
+               "  --mem-scale F  memory need x F before the fit check       [AUTOCONFIG_EMULATE_MEM_SCALE, 1]\n"
+               "--step-time S replaces the prediction; --steps defaults to trainer.max_steps.\n");
     return status;
+}
+
+/* a perturbation: the flag's value, else the environment's, else dflt; -1 when malformed */
+static int emulate_knob(const char *flag_val, const char *env, double dflt, double lo, double hi, double *out)
+{
+    const char *v = flag_val ? flag_val : getenv(env);
+    if (!v || !*v) { *out = dflt; return 0; }
+    char *end;
+    double x = strtod(v, &end);
+    if (*end || !(x >= lo && x <= hi)) return -1;
+    *out = x;
+    return 0;
 }
 
 int cmd_emulate_job(int argc, char **argv)
 {
-    const char *cand = NULL, *fail = NULL, *rdir = NULL;
+    const char *cand = NULL, *fail = NULL, *rdir = NULL, *gpu = NULL, *scale_s = NULL, *noise_s = NULL, *mem_s = NULL;
     double step = -1, sleep_total = -1;
     long steps = -1;
     for (int i = 1; i < argc; i++) {
@@ -146,6 +168,10 @@ int cmd_emulate_job(int argc, char **argv)
         else if (!strcmp(a, "--sleep") && v) { sleep_total = strtod(v, NULL); i++; }
         else if (!strcmp(a, "--fail") && v) { fail = v; i++; }
         else if (!strcmp(a, "--results-dir") && v) { rdir = v; i++; }
+        else if (!strcmp(a, "--gpu") && v) { gpu = v; i++; }
+        else if (!strcmp(a, "--scale") && v) { scale_s = v; i++; }
+        else if (!strcmp(a, "--noise") && v) { noise_s = v; i++; }
+        else if (!strcmp(a, "--mem-scale") && v) { mem_s = v; i++; }
         else if (a[0] == '-') { fprintf(stderr, "autoconfig: error: emulate-job: unknown or incomplete option '%s'\n", a); return 2; }
         else if (!cand) cand = a;
         else { fprintf(stderr, "autoconfig: error: emulate-job: unexpected argument '%s'\n", a); return 2; }
@@ -160,28 +186,50 @@ int cmd_emulate_job(int argc, char **argv)
         fprintf(stderr, "autoconfig: error: emulate-job: --step-time, --steps and --sleep need positive numbers\n");
         return 2;
     }
+    double scale, noise, mem_scale;
+    if (emulate_knob(scale_s, "AUTOCONFIG_EMULATE_SCALE", 1.0, 0.01, 100.0, &scale) < 0 ||
+        emulate_knob(noise_s, "AUTOCONFIG_EMULATE_NOISE", 0.0, 0.0, 0.9, &noise) < 0 ||
+        emulate_knob(mem_s, "AUTOCONFIG_EMULATE_MEM_SCALE", 1.0, 0.01, 100.0, &mem_scale) < 0) {
+        fprintf(stderr, "autoconfig: error: emulate-job: --scale and --mem-scale (or AUTOCONFIG_EMULATE_SCALE, "
+                        "AUTOCONFIG_EMULATE_MEM_SCALE) take a number in [0.01, 100], --noise "
+                        "(AUTOCONFIG_EMULATE_NOISE) one in [0, 0.9]\n");
+        return 2;
+    }
     ac_err e;
-    double pred;
-    int fits;
-    if (exec_emulate_prediction(cand, &pred, &fits, &e) < 0) return cli_fail(&e);
+    exec_prediction pred;
+    if (exec_predict_candidate(cand, gpu, NULL, &pred, &e) < 0) {
+        /* with --step-time or --fail a config the estimator cannot read still runs (assumed to fit) */
+        if (step < 0 && !fail) return cli_fail(&e);
+        memset(&pred, 0, sizeof pred);
+        snprintf(pred.gpu, sizeof pred.gpu, "%s", gpu ? gpu : "an unknown GPU");
+        pred.fits = 1;
+        pred.limit_gib = INFINITY;
+    }
     node *cfg = yaml_load_file(cand, &e);
     if (!cfg) return cli_fail(&e);
     long long ms = 50;
     if (steps < 0 && node_get_int(node_get_path(cfg, "trainer.max_steps"), &ms) && ms > 0) steps = (long)ms;
     if (steps < 0) steps = 50;
     node_free(cfg);
-    if (step < 0) step = pred;
+    if (step < 0) step = pred.step_s * exec_emulate_factor(pred.run_name, scale, noise);
     if (sleep_total < 0) sleep_total = fmin(1.0, step * (double)steps);
+    double mem_need = pred.mem_gib * mem_scale;
+    int fits = mem_need <= pred.limit_gib;
 
-    printf("autoconfig emulate-job: EMULATION, no GPU is used: %s, %ld steps at %.4f s\n", cand, steps, step);
+    printf("autoconfig emulate-job: EMULATION, no GPU is used: %s on %s, %ld steps at %.4f s "
+           "(estimator %.4f s, scale %g, noise %g), memory %.1f of %.1f GiB\n",
+           cand, pred.gpu, steps, step, pred.step_s, scale, noise, mem_need, pred.limit_gib);
     fflush(stdout);
     if (fail || !fits) {
         sleep_s(fmin(sleep_total, 0.2));
         if (fail && !strcmp(fail, "error"))
             fprintf(stderr, "RuntimeError: emulated training failure (autoconfig emulate-job --fail error)\n");
-        else
+        else if (fail)
             fprintf(stderr, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB "
-                            "(emulated by autoconfig emulate-job)\n");
+                            "(emulated by autoconfig emulate-job --fail oom)\n");
+        else
+            fprintf(stderr, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB; %.2f GiB needed, "
+                            "%.2f GiB usable (emulated by autoconfig emulate-job)\n", mem_need, pred.limit_gib);
         return 1;
     }
     char results[2048];
@@ -238,6 +286,8 @@ int cmd_launch(int argc, char **argv)
     }
     static const char *const known[] = { "--candidates", NULL };
     if (cli_check_flags(&o, known, &e) < 0 || cli_load_config(&o, &c, &e) < 0) { cli_opts_free(&o); return cli_fail(&e); }
+    const gpu_spec *gpu = candidate_gpu(&c, &e);
+    if (!gpu) { cfg_free(&c); cli_opts_free(&o); return cli_fail(&e); }
     char dir[760];
     const char *cd = cli_flag_value(&o, "--candidates");
     int dl = cd ? snprintf(dir, sizeof dir, "%s", cd) : snprintf(dir, sizeof dir, "%.700s/candidate_configs", c.train.logs);
@@ -262,8 +312,10 @@ int cmd_launch(int argc, char **argv)
         snprintf(j->config_path, sizeof j->config_path, "%s/%.250s", dir, de->d_name);
         j->nodes = c.train.num_nodes;
         j->gpus_per_node = c.cluster.gpus_per_node > 0 ? c.cluster.gpus_per_node : c.train.gpus_per_node;
-        int fits;
-        if (exec_emulate_prediction(j->config_path, &j->predicted_step_s, &fits, &e) < 0) rc = -1;
+        /* the prediction shown beside the measurement; 0 (none) for a config the estimator cannot read */
+        exec_prediction p;
+        ac_err pe;
+        j->predicted_step_s = exec_predict_candidate(j->config_path, gpu->name, NULL, &p, &pe) < 0 ? 0 : p.step_s;
     }
     if (d) closedir(d);
     if (!rc && n == 0) rc = ac_err_set(&e, AC_E_INPUT, "%s: no candidate configs (*.yaml)", dir);

@@ -8,6 +8,7 @@
 
 
 #include "cli/cli.h"
+#include "exec/exec.h"
 #include "util/fsutil.h"
 #include "results/train_results.h"
 #include "search/train_search.h"
@@ -38,12 +39,86 @@ static void print_exhaustive(FILE *out, const search_train_result *r)
             r->exhaustive_gain > 0.005 ? "" : " (the grid already holds the best)");
 }
 
+/* cluster types whose selected candidates run as real jobs (src/exec) */
+static bool runs_real_jobs(const ac_config *c)
+{
+    return !strcmp(c->cluster_type, "bcm") || !strcmp(c->cluster_type, "local");
+}
+
+/* Launches the selected candidates (ranked order) through the executor and turns
+ * their outcomes into measured results; candidates not launched stay predicted.
+ * A second call after an interruption resumes from the ledger in the logs dir. */
+static int launch_selected(const ac_config *c, search_train_result *r, size_t *n_done, size_t *n_failed, ac_err *e)
+{
+    *n_done = *n_failed = 0;
+    exec_job *jobs = calloc(r->n_launch ? r->n_launch : 1, sizeof *jobs);
+    size_t *item = calloc(r->n_launch ? r->n_launch : 1, sizeof *item);
+    exec_outcome *out = calloc(r->n_launch ? r->n_launch : 1, sizeof *out);
+    int rc = 0;
+    if (!jobs || !item || !out) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
+    size_t n = 0;
+    for (size_t k = 0; !rc && k < r->n && n < r->n_launch; k++) {
+        const search_scored *s = &r->items[r->order[k]];
+        if (!s->launched) continue;
+        exec_job *j = &jobs[n];
+        int w = snprintf(j->config_path, sizeof j->config_path, "%s/candidate_configs/%s.yaml", c->train.logs, s->name);
+        if (w < 0 || (size_t)w >= sizeof j->config_path) rc = ac_err_set(e, AC_E_INPUT, "logs path too long for %s", s->name);
+        snprintf(j->name, sizeof j->name, "%s", s->name);
+        j->nodes = c->train.num_nodes;
+        /* Slurm asks for the cluster's GPUs per node; local processes get the search's */
+        j->gpus_per_node = !strcmp(c->cluster_type, "bcm") && c->cluster.gpus_per_node > 0 ? c->cluster.gpus_per_node
+                                                                                            : c->train.gpus_per_node;
+        j->predicted_step_s = s->est.step_time;
+        item[n++] = r->order[k];
+    }
+    fflush(stdout); /* what was printed so far comes before the progress line */
+    if (!rc) rc = exec_run_all(c, c->train.logs, jobs, n, out, stderr, e);
+    for (size_t i = 0; !rc && i < n; i++) {
+        search_scored *s = &r->items[item[i]];
+        s->source = RUN_MEASURED;
+        if (out[i].state == EXEC_DONE && out[i].step_time_s > 0) {
+            s->failed = false;
+            s->reason[0] = '\0';
+            s->step_time_s = out[i].step_time_s;
+            (*n_done)++;
+        } else {
+            s->failed = true;
+            snprintf(s->reason, sizeof s->reason, "run failed (job %s): %s", out[i].job_id[0] ? out[i].job_id : "-",
+                     out[i].reason[0] ? out[i].reason : "no result");
+            (*n_failed)++;
+        }
+    }
+    free(jobs);
+    free(item);
+    free(out);
+    return rc;
+}
+
+/* every launched run: measured beside predicted, or why it failed */
+static void print_measured(FILE *out, const search_train_result *r, size_t n_done, size_t n_failed)
+{
+    fprintf(out, "Training runs: %zu measured, %zu failed (ledger: autoconfig status)\n", n_done, n_failed);
+    fprintf(out, "  %-10s %-10s %-8s  %s\n", "measured", "predicted", "error", "run");
+    for (size_t k = 0; k < r->n; k++) {
+        const search_scored *s = &r->items[r->order[k]];
+        if (!s->launched || s->source != RUN_MEASURED) continue;
+        if (s->failed)
+            fprintf(out, "  %-10s %9.4fs %-8s  %s: %s\n", "failed", s->est.step_time, "-", s->name, s->reason);
+        else
+            fprintf(out, "  %9.4fs %9.4fs %+7.1f%%  %s\n", s->step_time_s, s->est.step_time,
+                    100.0 * (s->est.step_time / s->step_time_s - 1.0), s->name);
+    }
+}
+
 int cli_training_stage(const ac_config *c, const model_base_config *b, bool json, ac_err *e)
 {
     search_train_result r;
     if (search_train_run(c, b, &r, e)) return -1;
     int rc = 0;
-    if (results_write_candidates(c, b, &r, c->train.logs, e) || results_write_final(c, b, &r, c->train.logs, e)) {
+    bool real = runs_real_jobs(c);
+    size_t n_done = 0, n_failed = 0;
+    if (results_write_candidates(c, b, &r, c->train.logs, e) ||
+        (real && launch_selected(c, &r, &n_done, &n_failed, e)) || results_write_final(c, b, &r, c->train.logs, e)) {
         rc = -1;
     } else if (json) {
         char path[4096];
@@ -54,6 +129,7 @@ int cli_training_stage(const ac_config *c, const model_base_config *b, bool json
         else { fputs(text, stdout); free(text); }
     } else {
         print_search(stdout, c, &r);
+        if (real) print_measured(stdout, &r, n_done, n_failed);
         results_print_top(stdout, c, b, &r, c->train.logs);
         print_exhaustive(stdout, &r);
         printf("Results: %s/final_result/ (final_summary_%dnodes.csv, failed_jobs_%dnodes.csv, summary.json); "

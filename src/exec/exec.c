@@ -17,6 +17,7 @@
 #include "results/candidate_cfg.h"
 #include "results/ledger.h"
 #include "results/tfevents.h"
+#include "search/candidate_est.h"
 #include "util/fsutil.h"
 #include "util/progress.h"
 #include "util/shell.h"
@@ -176,13 +177,15 @@ static int render_command(const ac_config *c, const char *logs_dir, const exec_j
     snprintf(mins, sizeof mins, "%d", c->train.max_minutes_per_run);
     snprintf(pred, sizeof pred, "%.6g", j->predicted_step_s);
     self_exe(self, sizeof self);
+    const gpu_spec *gpu = candidate_gpu(c, e);
+    if (!gpu) return -1;
     const struct { const char *key, *val; } vars[] = {
         { "config", j->config_path }, { "config_dir", config_dir }, { "config_name", config_name },
         { "name", j->name }, { "run_dir", run_dir }, { "results_dir", results_dir },
         { "nodes", nodes }, { "gpus_per_node", gpn }, { "max_steps", steps }, { "max_minutes", mins },
         { "predicted_step_s", pred }, { "autoconfig", self },
         { "launcher_scripts_path", c->launcher_scripts_path }, { "data_dir", c->data_dir },
-        { "train_script", train_script(c->family) },
+        { "train_script", train_script(c->family) }, { "gpu", gpu->name },
     };
     for (const char *p = tmpl; *p;) {
         if (*p != '{') { sb_addn(out, p++, 1); continue; }
@@ -288,11 +291,13 @@ int exec_job_script(const ac_config *c, const char *logs_dir, const exec_job *j,
     if (rc) { free(tmpl); sb_free(&sb); return -1; }
     char *qdir = shell_quote_dup(run_dir, e);
     sb_printf(&sb, "# autoconfig training job (written by autoconfig; values are single-quoted)\nset -u\n"
-                   "cd %s || exit 1\necho $$ > job.pid\n", qdir ? qdir : "''");
+                   "cd %s || exit 1\necho $$ > job.pid\n"
+                   "# the command runs in a subshell: an `exec` in a template cannot skip the exit code below\n(\n",
+              qdir ? qdir : "''");
     free(qdir);
     if (render_command(c, logs_dir, j, run_dir, tmpl, slurm, &sb, e) < 0) { free(tmpl); sb_free(&sb); return -1; }
     free(tmpl);
-    sb_add(&sb, "\nrc=$?\necho \"$rc\" > exit_code.tmp && mv -f exit_code.tmp exit_code\nexit $rc\n");
+    sb_add(&sb, "\n)\nrc=$?\necho \"$rc\" > exit_code.tmp && mv -f exit_code.tmp exit_code\nexit $rc\n");
     if (sb.oom) { sb_free(&sb); return ac_err_set(e, AC_E_NOMEM, "out of memory"); }
     *script = sb.s;
 
@@ -606,18 +611,4 @@ int exec_cancel_all(const char *logs_dir, int *n_cancelled, ac_err *e)
     free(rows);
     ledger_close(l);
     return rc;
-}
-
-/* ---- emulation ---- */
-
-int exec_emulate_prediction(const char *candidate_yaml, double *step_s, int *fits, ac_err *e)
-{
-    /* TODO(owner): evaluate the candidate with est_evaluate (src/estimator/est.h)
-     * and return its predicted step time and memory fit. */
-    node *n = yaml_load_file(candidate_yaml, e);
-    if (!n) return -1;
-    node_free(n);
-    *step_s = EXEC_EMULATE_STEP_S;
-    *fits = 1;
-    return 0;
 }

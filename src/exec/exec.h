@@ -23,7 +23,7 @@
  * training command).  Placeholders, each replaced by a shell-quoted value:
  *   {config} {config_dir} {config_name} {name} {run_dir} {results_dir} {nodes}
  *   {gpus_per_node} {max_steps} {max_minutes} {predicted_step_s} {autoconfig}
- *   {launcher_scripts_path} {data_dir} {train_script}
+ *   {launcher_scripts_path} {data_dir} {train_script} {gpu} (the catalog GPU of the search)
  * and {srun}: "srun <container flags> <srun_args>" on Slurm, "" locally.
  */
 #ifndef AC_EXEC_EXEC_H
@@ -32,6 +32,7 @@
 #include <stdio.h>
 
 #include "config/cfg.h"
+#include "estimator/est.h"
 #include "util/err.h"
 
 typedef struct {
@@ -79,10 +80,24 @@ int exec_job_script(const ac_config *c, const char *logs_dir, const exec_job *j,
                     ac_err *e);
 void exec_argv_free(char **argv);
 
-/* The step time an emulated job reports for a candidate, and whether it fits
- * in memory.  Today a constant (EXEC_EMULATE_STEP_S); the estimator
- * (est_evaluate, src/estimator/est.h) is meant to be plugged in here. */
-#define EXEC_EMULATE_STEP_S 0.5
-int exec_emulate_prediction(const char *candidate_yaml, double *step_s, int *fits, ac_err *e);
+/* The estimator's prediction for a written candidate config (read back with
+ * candidate_est_from_nemo, scored with est_evaluate): step time, memory need
+ * and fit.  gpu_name is a catalog name ("" or NULL: A100 80 GB, the
+ * original's default); cal NULL: the compiled-in constants.  An emulated job
+ * reports these numbers as if measured; launch uses them as the prediction. */
+typedef struct {
+    double step_s;
+    double mem_gib, limit_gib;
+    int fits;
+    char gpu[32];
+    char run_name[256]; /* run.name of the config */
+} exec_prediction;
+int exec_predict_candidate(const char *candidate_yaml, const char *gpu_name, const est_cal *cal, exec_prediction *p,
+                           ac_err *e);
+
+/* The emulation's perturbation of a candidate's step time: scale x (1 + noise x u)
+ * with u in [-1, 1] fixed by a hash of the run name (deterministic, so a test
+ * knows what a calibration should recover).  Emulation only. */
+double exec_emulate_factor(const char *run_name, double scale, double noise);
 
 #endif

@@ -138,6 +138,38 @@ static void test_local_run(void)
     unsetenv("AUTOCONFIG_JOB_TEMPLATE");
 }
 
+/* the template may end in `exec`: the script still records the exit code */
+static void test_template_exec(void)
+{
+    setup("local");
+    setenv("AUTOCONFIG_POLL_MS", "50", 1);
+    setenv("AUTOCONFIG_JOB_TEMPLATE", "exec sh -c 'echo \"train_step_timing in s=0.5\" > train.log; exit 3'", 1);
+    exec_job j = job("exec_fail");
+    exec_outcome o;
+    ac_err e;
+    CHECK(exec_run_all(&cfg, logs, &j, 1, &o, NULL, &e) == 0);
+    CHECK_INT(o.state, EXEC_FAILED);
+    CHECK_CONTAINS(o.reason, "exit code 3");
+    unsetenv("AUTOCONFIG_JOB_TEMPLATE");
+}
+
+/* the emulation's perturbation: deterministic per name, within scale x (1 +- noise) */
+static void test_emulate_factor(void)
+{
+    CHECK_NEAR(exec_emulate_factor("a", 1.3, 0.0), 1.3, 1e-12);
+    double lo = 10, hi = 0;
+    char name[32];
+    for (int i = 0; i < 200; i++) {
+        snprintf(name, sizeof name, "cand_%d", i);
+        double f = exec_emulate_factor(name, 1.0, 0.1);
+        CHECK(f == exec_emulate_factor(name, 1.0, 0.1));
+        lo = f < lo ? f : lo;
+        hi = f > hi ? f : hi;
+    }
+    CHECK(lo >= 0.9 && lo < 0.93); /* spread over the whole band, not a constant */
+    CHECK(hi <= 1.1 && hi > 1.07);
+}
+
 static void test_bad_type(void)
 {
     setup("sim");
@@ -155,6 +187,8 @@ int main(void)
     RUN(test_slurm_script);
     RUN(test_template);
     RUN(test_local_run);
+    RUN(test_template_exec);
+    RUN(test_emulate_factor);
     RUN(test_bad_type);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", logs);
