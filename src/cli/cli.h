@@ -47,6 +47,10 @@ void cli_estimate_json(json_writer *w, const est_input *in, const est_result *r)
 /* the training HP search stage of `run`: search, result files, printed summary */
 int cli_training_stage(const ac_config *c, const model_base_config *b, bool json, ac_err *e);
 
+/* the cost stage (cmd_cost.c): request from cost_settings and the flags of o (may be NULL),
+ * search, <logs>/cost/ files, printed tables; -1 also when nothing fits */
+int cli_cost_stage(const ac_config *c, const model_base_config *b, const cli_opts *o, bool json, ac_err *e);
+
 int cmd_size(int argc, char **argv);
 int cmd_base(int argc, char **argv);
 int cmd_run(int argc, char **argv);
@@ -59,5 +63,6 @@ int cmd_status(int argc, char **argv);
 int cmd_cancel(int argc, char **argv);
 int cmd_emulate_job(int argc, char **argv);
 int cmd_launch(int argc, char **argv);
+int cmd_cost(int argc, char **argv);
 
 #endif

@@ -159,6 +159,7 @@ int cmd_run(int argc, char **argv)
         printf("Base config: %s (%.3f B parameters: %d layers, hidden %d, %d heads; GBS %d)\n", b.path, b.param_b,
                b.shape.num_layers, b.shape.hidden, b.shape.heads, b.gbs);
     if (c.run_training_hp_search && cli_training_stage(&c, &b, o.json, &e) != 0) goto fail;
+    if (c.run_cost_search && cli_cost_stage(&c, &b, NULL, o.json, &e) != 0) goto fail;
     goto done;
 fail:
     rc = cli_fail(&e);

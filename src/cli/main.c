@@ -17,6 +17,7 @@ static const command COMMANDS[] = {
     { "estimate", cmd_estimate, "predict memory and step time of one candidate (analytical, no cluster)" },
     { "validate", cmd_validate, "compare the estimator with published measurements from a CSV" },
     { "infer", cmd_infer, "inference search: TP, PP and batch size under a latency limit (predicted or measured)" },
+    { "cost", cmd_cost, "cost tuning: GPU type and count, ZeRO/offload, batch, checkpointing by $ per million tokens" },
     { "report", cmd_report, "write the HTML report (tables and charts) of a search from its result files" },
     { "launch", cmd_launch, "run candidate configs as real training jobs (Slurm or local) and collect step times" },
     { "status", cmd_status, "the ledger of real training runs (Slurm or local): states, job ids, step times" },

@@ -196,6 +196,12 @@ int cfg_load(const char *conf_dir, int n_overrides, char **overrides, ac_config 
     for (int i = 0; i < n_overrides; i++) {
         if (!ovs[i].key[0]) continue;
         int r = override_apply(root, &ovs[i], e);
+        const schema_entry *known = r == -2 ? schema_find(ovs[i].key) : NULL;
+        if (known && known->def && known->type != ST_SECTION) {
+            /* a key the schema defaults (e.g. cost_settings.*) exists implicitly: set it */
+            ovs[i].kind = OV_ADD;
+            r = override_apply(root, &ovs[i], e);
+        }
         if (r == -2) {
             const char *s = schema_suggest(ovs[i].key);
             if (s)

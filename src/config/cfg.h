@@ -86,6 +86,23 @@ typedef struct {
     bool present; /* the search config has inference_settings */
 } cfg_inference_settings;
 
+/* cost tuning (search_config.cost_settings, extension): see src/cost/cost.h */
+typedef struct {
+    char task[16];                     /* pretrain | full | lora */
+    int lora_rank;
+    char lora_target_modules[160];
+    char hf_config[CFG_PATH_MAX];      /* "" = the preset's architecture */
+    int context_length;                /* 0 = train_settings.seq_length */
+    double num_tokens_in_b;
+    int global_batch_size;             /* sequences per optimizer step */
+    int n_gpus;
+    char gpus[16][CFG_NAME_MAX];       /* "name", "name:price" or "name:price:max_gpus" */
+    int max_gpus;
+    double deadline_hours, budget_usd; /* NAN = none */
+    double cpu_memory_per_node_gb;
+    char precision[16];
+} cfg_cost_settings;
+
 typedef struct {
     char partition[CFG_NAME_MAX];
     char account[CFG_NAME_MAX];
@@ -108,6 +125,7 @@ typedef struct {
     char search_config_value[CFG_NAME_MAX + 40];
     bool run_training_hp_search;
     bool run_inference_hp_search;
+    bool run_cost_search;     /* extension: the cost stage inside `run` */
     char cluster_type[16];    /* sim | bcm | bcp | local */
     char auto_configurator_path[CFG_PATH_MAX];
     char launcher_scripts_path[CFG_PATH_MAX];
@@ -122,6 +140,7 @@ typedef struct {
     cfg_cluster cluster;
     cfg_train_settings train;
     cfg_inference_settings infer;
+    cfg_cost_settings cost;
 } ac_config;
 
 /* conf_dir: the folder holding config.yaml; overrides: Hydra-style arguments */

@@ -21,6 +21,7 @@
 #define IB "search_config.inference_settings.benchmark."
 #define IS "search_config.inference_settings."
 #define NB 1, 0 /* no bounds */
+#define CS "search_config.cost_settings."
 
 const schema_entry SCHEMA[] = {
     /* ---- conf/config.yaml ---- */
@@ -28,6 +29,7 @@ const schema_entry SCHEMA[] = {
     { "hydra", ST_FREE, NONE, NULL, NB, NULL, 0, "Hydra settings (accepted, not used)" },
     { "run_training_hp_search", ST_BOOL, S(run_training_hp_search), "true", NB, NULL, 0, "Run the training HP search after the base config" },
     { "run_inference_hp_search", ST_BOOL, S(run_inference_hp_search), "true", NB, NULL, 0, "Run the inference HP search (families with inference_settings)" },
+    { "run_cost_search", ST_BOOL, S(run_cost_search), "false", NB, NULL, 0, "extension: run the cost stage (GPU type, ZeRO, offload, $ per million tokens) in `run`" },
     { "cluster_type", ST_ENUM, S(cluster_type), "sim", NB, "sim|bcm|bcp|local", 0, "sim: estimator only, no cluster (default); bcm: Slurm; bcp: synchronous; local: processes on this machine" },
     { "auto_configurator_path", ST_STR, S(auto_configurator_path), ".", NB, NULL, SF_PATH, "Root of this tool; other paths are relative to it" },
     { "launcher_scripts_path", ST_STR, S(launcher_scripts_path), "${auto_configurator_path}/../launcher_scripts", NB, NULL, SF_PATH, "NeMo launcher scripts (Slurm runs)" },
@@ -91,6 +93,22 @@ const schema_entry SCHEMA[] = {
     { TS "search_mode", ST_ENUM, S(train.search_mode), "heuristic", NB, "heuristic|exhaustive", 0, "extension: the original's grid, or every divisor and knob" },
     { TS "rank_by", ST_ENUM, S(train.rank_by), "throughput", NB, "throughput|cost", 0, "extension: rank candidates by speed or by $ for the run" },
     { TS "price_per_gpu_hour", ST_FLOAT, S(train.price_per_gpu_hour), "null", 0.0001, 1e4, NULL, SF_NULLABLE, "extension: $ per GPU-hour (null = catalog price)" },
+
+    /* ---- cost_settings (extension: the cost stage, src/cost/cost.h) ---- */
+    { "search_config.cost_settings", ST_SECTION, NONE, NULL, NB, NULL, 0, "Cost tuning settings (autoconfig cost)" },
+    { CS "task", ST_ENUM, S(cost.task), "full", NB, "pretrain|full|lora", 0, "extension: pre-training, full fine-tuning or LoRA" },
+    { CS "lora_rank", ST_INT, S(cost.lora_rank), "16", 1, 65536, NULL, 0, "extension: LoRA rank r" },
+    { CS "lora_target_modules", ST_STR, S(cost.lora_target_modules), "q_proj,k_proj,v_proj,o_proj", NB, NULL, 0, "extension: adapted linear layers (q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj or all-linear)" },
+    { CS "hf_config", ST_STR, S(cost.hf_config), "null", NB, NULL, SF_NULLABLE | SF_PATH, "extension: Hugging Face config.json of the model (null = the preset's architecture)" },
+    { CS "context_length", ST_INT, S(cost.context_length), "null", 1, 1e7, NULL, SF_NULLABLE, "extension: tokens per training sequence (null = train_settings.seq_length)" },
+    { CS "num_tokens_in_b", ST_FLOAT, S(cost.num_tokens_in_b), "1.0", 1e-6, 1e7, NULL, 0, "extension: tokens to train, in billions" },
+    { CS "global_batch_size", ST_INT, S(cost.global_batch_size), "64", 1, 1e7, NULL, 0, "extension: sequences per optimizer step" },
+    { CS "gpus", ST_STR_LIST, S(cost.gpus), "[a100_80gb, h100_sxm, a10g, l4]", NB, NULL, 0, "extension: GPU types to compare: name, name:price_per_gpu_hour or name:price:max_gpus (price default: data/gpus.csv)" },
+    { CS "max_gpus", ST_INT, S(cost.max_gpus), "64", 1, 65536, NULL, 0, "extension: largest GPU count searched per type (powers of two up to it)" },
+    { CS "deadline_hours", ST_FLOAT, S(cost.deadline_hours), "null", 1e-6, 1e9, NULL, SF_NULLABLE, "extension: cheapest setup that finishes within this many hours" },
+    { CS "budget_usd", ST_FLOAT, S(cost.budget_usd), "null", 1e-6, 1e15, NULL, SF_NULLABLE, "extension: fastest setup whose run costs at most this" },
+    { CS "cpu_memory_per_node_gb", ST_FLOAT, S(cost.cpu_memory_per_node_gb), "768", 1, 1e6, NULL, 0, "extension: host RAM per node in GB (offload, checkpoint gather)" },
+    { CS "precision", ST_ENUM, S(cost.precision), "bf16", NB, "bf16|fp16|fp32", 0, "extension: training precision (fp16 for GPUs without bf16, e.g. V100)" },
 
     /* ---- inference_settings (gpt3 presets) ---- */
     { "search_config.inference_settings", ST_SECTION, NONE, NULL, NB, NULL, 0, "Inference search settings" },
@@ -375,6 +393,8 @@ int schema_fill(const node *root, ac_config *cfg, ac_err *e)
         if (se->type == ST_STR_LIST) {
             if (se->offset == OFF(container_mounts))
                 rc = fill_str_list(n, se->key, &cfg->n_container_mounts, &cfg->container_mounts[0][0], CFG_PATH_MAX, 16, e);
+            else if (se->offset == OFF(cost.gpus))
+                rc = fill_str_list(n, se->key, &cfg->cost.n_gpus, &cfg->cost.gpus[0][0], CFG_NAME_MAX, 16, e);
             else
                 rc = fill_str_list(n, se->key, &cfg->cluster.n_srun_args, &cfg->cluster.srun_args[0][0], CFG_NAME_MAX, 16, e);
         } else {

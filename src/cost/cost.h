@@ -56,6 +56,10 @@ typedef struct {
     double price;        /* USD per GPU-hour */
 } cost_pool;
 
+/* "a10g", "a10g:0.90" or "a10g:0.90:32" (name, USD per GPU-hour, largest count):
+ * unknown names get a "did you mean"; prices must be positive. key names the setting. */
+int cost_pool_parse(const char *entry, int default_max, const char *key, cost_pool *out, ac_err *e);
+
 typedef struct {
     cost_model model;
     cost_task task;
@@ -130,8 +134,9 @@ int cost_summary_json(const cost_request *rq, const cost_result *r, char **out, 
  * <dir>/lora_config.json for LoRA) atomically
  * for the chosen option (the constrained best, else the cheapest) */
 int cost_write_files(const cost_request *rq, const cost_result *r, const char *dir, ac_err *e);
-/* the option the files describe; -1 when nothing is feasible */
-long cost_chosen(const cost_result *r);
+/* the option the files describe: under a deadline or budget the constrained best,
+ * else the cheapest; -1 when none qualifies */
+long cost_chosen(const cost_result *r, const cost_request *rq);
 
 /* human-readable tables */
 void cost_print(FILE *out, const cost_request *rq, const cost_result *r);

@@ -647,6 +647,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
      * fp32 main grads 4 B, fp32 master + Adam m, v 12 B (18 B/param), grads and
      * optimizer sharded over DP with ZeRO-2 / distributed optimizer (ZeRO-1: 6 + 12/d) ---- */
     double wbytes = in->precision == PREC_FP32 ? 4.0 : 2.0;
+    double gbytes = in->grad_bytes > 0 ? in->grad_bytes : 4.0;
     double stage_mem[2];
     double stage_parts[2][5];
     for (int st = 0; st < 2; st++) {
@@ -655,7 +656,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
         double weights, grads, opt, cpu = 0.0;
         if (in->lora_rank > 0) {
             weights = P * wbytes + lora_params_gpu * wbytes;
-            grads = lora_params_gpu * 4.0 / (in->zero_stage >= 2 ? dp : 1);
+            grads = lora_params_gpu * gbytes / (in->zero_stage >= 2 ? dp : 1);
             opt = lora_params_gpu * 12.0 / (in->zero_stage >= 1 ? dp : 1);
             /* ZeRO-3 / FSDP shards the frozen base weights too, gathering two layers at a
              * time (DeepSpeed ZeRO-3 and PyTorch FSDP with PEFT; answer.ai FSDP+QLoRA 2024) */
@@ -664,7 +665,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
         } else {
             double shard_d = dp, shard_e = edp;
             weights = P * wbytes;
-            grads = (P_dense * 4.0) / (in->zero_stage >= 2 ? shard_d : 1) + (P_exp * 4.0) / (in->zero_stage >= 2 ? shard_e : 1);
+            grads = (P_dense * gbytes) / (in->zero_stage >= 2 ? shard_d : 1) + (P_exp * gbytes) / (in->zero_stage >= 2 ? shard_e : 1);
             opt = (P_dense * 12.0) / (in->zero_stage >= 1 ? shard_d : 1) + (P_exp * 12.0) / (in->zero_stage >= 1 ? shard_e : 1);
             if (in->zero_stage >= 3) /* FSDP: shards of the weights + two gathered layers in flight */
                 weights = P * wbytes / shard_d + 2.0 * (P / (Ls > 0 ? Ls : 1)) * wbytes;
@@ -676,7 +677,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
              * the fp32 gradient shard lives on the CPU next to the optimizer; the GPU
              * keeps DeepSpeed's reduce bucket (reduce_bucket_size 5e8 elements, bf16) */
             if (in->zero_stage >= 2) {
-                cpu += grads;
+                cpu += grads * 4.0 / gbytes; /* CPU Adam reads fp32 gradients */
                 grads = grads < OFFLOAD_GRAD_BUCKET_B ? grads : OFFLOAD_GRAD_BUCKET_B;
             }
         }
@@ -731,10 +732,10 @@ int est_evaluate(const est_input *in_arg, est_result *r)
      * (Rajbhandari et al. 2020 §5.2; DeepSpeed stage-2 reduces in each backward pass) */
     double rs_rounds = in->zero_stage >= 2 ? (double)m : 1.0;
     if (in->zero_stage >= 1) {
-        t_dp = rs_rounds * gather_s(P_dense_grad * 4.0, dp, bw_dp, c) + gather_s(P_dense_grad * wbytes, dp, bw_dp, c) +
-               rs_rounds * gather_s(P_exp_grad * 4.0, edp, bw_edp, c) + gather_s(P_exp_grad * wbytes, edp, bw_edp, c);
+        t_dp = rs_rounds * gather_s(P_dense_grad * gbytes, dp, bw_dp, c) + gather_s(P_dense_grad * wbytes, dp, bw_dp, c) +
+               rs_rounds * gather_s(P_exp_grad * gbytes, edp, bw_edp, c) + gather_s(P_exp_grad * wbytes, edp, bw_edp, c);
     } else {
-        t_dp = allreduce_s(P_dense_grad * 4.0, dp, bw_dp, c) + allreduce_s(P_exp_grad * 4.0, edp, bw_edp, c);
+        t_dp = allreduce_s(P_dense_grad * gbytes, dp, bw_dp, c) + allreduce_s(P_exp_grad * gbytes, edp, bw_edp, c);
     }
     double t_fsdp = 0.0;
     if (in->zero_stage >= 3) {

@@ -59,6 +59,8 @@ typedef struct {
     bool offload_optimizer, offload_params;
     int lora_rank;      /* 0 = full training */
     int lora_targets;   /* linear layers per transformer layer with adapters (4 = q,k,v,o) */
+    double grad_bytes;  /* bytes per gradient element: 0 → 4 (Megatron's fp32 main grads);
+                         * 2 for DeepSpeed ZeRO's bf16/fp16 gradients (Rajbhandari et al. 2020 §3: 2Ψ) */
     est_precision precision;
     bool flash_attention; /* true in every NeMo/Megatron-Core release since 2023 */
     bool allow_uneven_pp;  /* layers not divisible by PP: the bottleneck stage gets ceil(L/PP) (Megatron-Core uneven split) */

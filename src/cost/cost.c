@@ -1,0 +1,494 @@
+/* cost.c — scoring and searching training setups by $ per million tokens.
+ *
+ * Each setup (GPU type and count, ZeRO stage, offload, checkpointing, TP/PP,
+ * micro batch) becomes an est_input; the estimator gives GPU memory, the
+ * offloaded host memory and the step time.  This file adds what a user renting
+ * GPUs needs on top: host memory per node (offloaded states of the node's
+ * ranks, plus the consolidated checkpoint rank 0 gathers), MFU under a stated
+ * convention, time and $ for the run, and the ranking.
+ */
+#include "cost/cost.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GIB EST_GIB
+
+const char COST_MFU_CONVENTION[] =
+    "MFU = model FLOPs / (step time x GPUs x dense BF16 peak); model FLOPs per token = 6 x N "
+    "(4 x N for LoRA: frozen weights get no weight gradients) + 12 x layers x heads x head_dim x context "
+    "(attention, PaLM appendix B, no causal halving); N = parameters active per token without the input "
+    "embedding; recomputation is not counted (HFU counts it)";
+
+/* host memory a training process needs besides offloaded states: the CUDA/PyTorch
+ * runtime, pinned staging buffers and dataloader workers (a stated allowance) */
+#define HOST_PER_PROCESS_GB 6.0
+/* of the node's RAM, the share a job may pin (the OS and page cache keep the rest) */
+#define HOST_USABLE_FRAC 0.9
+
+static const char *const TASK_NAMES[] = {[COST_PRETRAIN] = "pretrain", [COST_FULL] = "full", [COST_LORA] = "lora"};
+
+const char *cost_task_name(cost_task t) { return t <= COST_LORA ? TASK_NAMES[t] : "?"; }
+
+int cost_task_parse(const char *text, cost_task *out)
+{
+    static const struct {
+        const char *spelling;
+        cost_task t;
+    } SP[] = {{"pretrain", COST_PRETRAIN}, {"pre-training", COST_PRETRAIN}, {"pretraining", COST_PRETRAIN},
+              {"full", COST_FULL},         {"full-finetune", COST_FULL},    {"sft", COST_FULL},
+              {"finetune", COST_FULL},     {"lora", COST_LORA},             {"peft", COST_LORA}};
+    for (size_t i = 0; i < sizeof SP / sizeof *SP; i++)
+        if (!strcmp(text, SP[i].spelling)) {
+            *out = SP[i].t;
+            return 0;
+        }
+    return -1;
+}
+
+/* ---------- LoRA target modules ---------- */
+
+typedef enum { DIM_H, DIM_Q, DIM_KV, DIM_F } lora_dim;
+
+/* the linear layers PEFT can adapt, by their common names (HF Llama/Mistral,
+ * GPT-NeoX, Megatron), with input and output widths */
+static const struct {
+    const char *names; /* '|'-separated */
+    lora_dim in, out;
+    bool mlp;          /* repeated per expert in MoE models */
+} LORA_MODULES[] = {
+    {"q_proj|q|query|wq", DIM_H, DIM_Q, false},
+    {"k_proj|k|key|wk", DIM_H, DIM_KV, false},
+    {"v_proj|v|value|wv", DIM_H, DIM_KV, false},
+    {"o_proj|o|out_proj|dense|wo", DIM_Q, DIM_H, false},
+    {"gate_proj|gate|w1", DIM_H, DIM_F, true},
+    {"up_proj|up|w3", DIM_H, DIM_F, true},
+    {"down_proj|down|w2", DIM_F, DIM_H, true},
+};
+enum { LORA_N = sizeof LORA_MODULES / sizeof *LORA_MODULES };
+
+static double lora_width(lora_dim d, const model_shape *s)
+{
+    double hd = s->kv_channels > 0 ? s->kv_channels : (double)s->hidden / s->heads;
+    double g = s->query_groups > 0 ? s->query_groups : s->heads;
+    switch (d) {
+    case DIM_H: return s->hidden;
+    case DIM_Q: return s->heads * hd;
+    case DIM_KV: return g * hd;
+    case DIM_F: return s->num_experts > 1 ? s->moe_ffn_hidden : s->ffn_hidden;
+    }
+    return s->hidden;
+}
+
+static int lora_module_find(const char *name)
+{
+    for (int i = 0; i < LORA_N; i++) {
+        char buf[64];
+        snprintf(buf, sizeof buf, "%s", LORA_MODULES[i].names);
+        for (char *save = NULL, *t = strtok_r(buf, "|", &save); t; t = strtok_r(NULL, "|", &save))
+            if (!strcmp(t, name)) return i;
+    }
+    return -1;
+}
+
+/* Adapter size of a module is r·(in + out) (Hu et al. 2021 §4.1); the estimator
+ * counts adapters as r·2h each, so the list becomes Σ (in+out)/2h, rounded. */
+int cost_lora_targets(const char *list, const model_shape *s, int *out, ac_err *e)
+{
+    bool use[LORA_N] = {0};
+    char buf[256];
+    if (!list || !*list) return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, "lora_target_modules", "is empty");
+    if (strlen(list) >= sizeof buf)
+        return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, "lora_target_modules", "longer than %zu characters", sizeof buf - 1);
+    snprintf(buf, sizeof buf, "%s", list);
+    for (char *save = NULL, *t = strtok_r(buf, ", []", &save); t; t = strtok_r(NULL, ", []", &save)) {
+        if (!strcmp(t, "all-linear") || !strcmp(t, "all_linear") || !strcmp(t, "all")) {
+            for (int i = 0; i < LORA_N; i++) use[i] = true;
+            continue;
+        }
+        int i = lora_module_find(t);
+        if (i < 0)
+            return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, "lora_target_modules",
+                             "unknown module '%s' (known: q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, "
+                             "all-linear)", t);
+        use[i] = true;
+    }
+    double sum = 0.0;
+    for (int i = 0; i < LORA_N; i++) {
+        if (!use[i]) continue;
+        if (LORA_MODULES[i].mlp && !s->gated_mlp && !strcmp(LORA_MODULES[i].names, "gate_proj|gate|w1")) continue;
+        double copies = LORA_MODULES[i].mlp && s->num_experts > 1 ? s->num_experts : 1.0;
+        sum += copies * (lora_width(LORA_MODULES[i].in, s) + lora_width(LORA_MODULES[i].out, s)) / (2.0 * s->hidden);
+    }
+    if (sum <= 0) return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, "lora_target_modules", "selects no linear layer of this model");
+    *out = (int)lround(sum) > 0 ? (int)lround(sum) : 1;
+    return 0;
+}
+
+/* ---------- request ---------- */
+
+void cost_request_init(cost_request *rq, const cost_model *m)
+{
+    memset(rq, 0, sizeof *rq);
+    if (m) rq->model = *m;
+    rq->task = COST_FULL;
+    rq->lora_rank = 16;
+    rq->lora_targets = 4;
+    snprintf(rq->lora_modules, sizeof rq->lora_modules, "q_proj,k_proj,v_proj,o_proj");
+    rq->context = m ? m->shape.seq_length : 0;
+    rq->tokens_b = 1.0;
+    rq->gbs = 64;
+    rq->cpu_mem_node_gb = 768.0;
+    rq->precision = PREC_BF16;
+}
+
+/* ---------- model FLOPs and parameters ---------- */
+
+typedef struct {
+    double total;        /* every parameter */
+    double active;       /* per token, without the input embedding (MFU's N) */
+    double attn_per_tok; /* 12·L·a·d·context: attention FLOPs per token (fwd + bwd) */
+} cost_params;
+
+static cost_params params_of(const model_shape *s, int context)
+{
+    cost_params p = {0};
+    double h = s->hidden, a = s->heads, d = s->kv_channels > 0 ? s->kv_channels : h / a;
+    double g = s->query_groups > 0 ? s->query_groups : a;
+    double L = s->arch == ARCH_ENCODER_DECODER ? 2.0 * s->num_layers : s->num_layers;
+    double mats = s->gated_mlp ? 3.0 : 2.0;
+    double attn = 2.0 * h * d * (a + g);
+    bool moe = s->num_experts > 1;
+    double mlp_total = moe ? s->num_experts * mats * h * s->moe_ffn_hidden + h * s->num_experts : mats * h * s->ffn_hidden;
+    double mlp_active = moe ? (s->moe_topk > 0 ? s->moe_topk : 1) * mats * h * s->moe_ffn_hidden : mlp_total;
+    double V = s->vocab;
+    p.total = L * (attn + mlp_total + 2.0 * h) + V * h * (s->untied_embeddings ? 2.0 : 1.0) +
+              (s->learned_pos_emb ? (double)s->seq_length * h : 0.0);
+    p.active = L * (attn + mlp_active) + V * h;
+    p.attn_per_tok = 12.0 * L * a * d * context;
+    return p;
+}
+
+/* model FLOPs per trained token under COST_MFU_CONVENTION */
+static double flops_per_token(const cost_request *rq, const cost_params *p)
+{
+    return (rq->task == COST_LORA ? 4.0 : 6.0) * p->active + p->attn_per_tok;
+}
+
+/* ---------- one setup ---------- */
+
+static int fail_rule(cost_option *o, ac_err *e, const char *msg)
+{
+    snprintf(o->why, sizeof o->why, "%s", msg);
+    return ac_err_set(e, AC_E_INPUT, "%s", msg);
+}
+
+static void make_label(const cost_request *rq, cost_option *o)
+{
+    const cost_knobs *k = &o->k;
+    char off[40] = "";
+    if (k->offload_optimizer || k->offload_params)
+        snprintf(off, sizeof off, " offload %s%s%s", k->offload_optimizer ? "opt" : "", k->offload_optimizer && k->offload_params ? "+" : "",
+                 k->offload_params ? "params" : "");
+    char par[32] = "";
+    if (k->tp > 1 || k->pp > 1) snprintf(par, sizeof par, " TP%d PP%d", k->tp, k->pp);
+    snprintf(o->label, sizeof o->label, "%dx %s%s ZeRO-%d%s mbs %d ga %d ckpt %s%s", k->num_gpus, o->gpu->name, par, k->zero, off,
+             k->mbs, o->grad_accum, k->checkpointing ? "on" : "off", rq->task == COST_LORA ? " LoRA" : "");
+}
+
+int cost_evaluate(const cost_request *rq, const cost_knobs *k, cost_option *o, ac_err *e)
+{
+    memset(o, 0, sizeof *o);
+    o->k = *k;
+    if (k->pool < 0 || k->pool >= rq->n_pools) return fail_rule(o, e, "no such GPU pool");
+    const cost_pool *pool = &rq->pools[k->pool];
+    o->gpu = pool->gpu;
+    o->price = pool->price;
+    if (k->num_gpus < 1 || k->tp < 1 || k->pp < 1 || k->mbs < 1) return fail_rule(o, e, "sizes must be at least 1");
+    /* framework rules (cost.h): Megatron TP/PP with at most its distributed optimizer
+     * (ZeRO-1) and no offload; DeepSpeed offload needs ZeRO ≥ 1, parameter offload ZeRO-3 */
+    if ((k->tp > 1 || k->pp > 1) && (k->zero > 1 || k->offload_optimizer || k->offload_params))
+        return fail_rule(o, e, "TP/PP runs on Megatron: ZeRO-2/3 and CPU offload are DeepSpeed/FSDP-only here");
+    if (k->offload_optimizer && k->zero < 1) return fail_rule(o, e, "optimizer offload needs ZeRO stage 1 or more");
+    if (k->offload_params && k->zero < 3) return fail_rule(o, e, "parameter offload needs ZeRO stage 3");
+    int node = pool->gpu->gpus_per_node > 0 ? pool->gpu->gpus_per_node : 8;
+    if (k->tp > node) return fail_rule(o, e, "TP larger than a node's GPUs");
+
+    est_input in;
+    model_shape s = rq->model.shape;
+    s.seq_length = rq->context;
+    est_input_init(&in, &s, pool->gpu);
+    in.tp = k->tp;
+    in.pp = k->pp;
+    in.num_gpus = k->num_gpus;
+    in.gpus_per_node = k->num_gpus < node ? k->num_gpus : node;
+    in.mbs = k->mbs;
+    in.gbs = rq->gbs;
+    in.sequence_parallel = k->tp > 1;
+    in.recompute = k->checkpointing ? RECOMPUTE_FULL : RECOMPUTE_NONE;
+    in.zero_stage = k->zero;
+    in.offload_optimizer = k->offload_optimizer;
+    in.offload_params = k->offload_params;
+    in.lora_rank = rq->task == COST_LORA ? rq->lora_rank : 0;
+    in.lora_targets = rq->lora_targets;
+    in.grad_bytes = k->tp == 1 && k->pp == 1 ? 2.0 : 0.0; /* DeepSpeed/FSDP: 16-bit grads; Megatron: fp32 */
+    in.precision = rq->precision;
+    in.price_per_gpu_hour = pool->price;
+    if (est_evaluate(&in, &o->est)) return fail_rule(o, e, o->est.why);
+
+    const est_result *r = &o->est;
+    cost_params P = params_of(&s, rq->context);
+    o->dp = k->num_gpus / (k->tp * k->pp);
+    o->nodes = (k->num_gpus + node - 1) / node;
+    o->grad_accum = r->num_microbatches;
+    o->gbs = rq->gbs;
+    o->gpu_mem_gib = r->mem_total / GIB;
+    o->gpu_limit_gib = r->mem_limit / GIB;
+    /* rank 0 writes a consolidated checkpoint: the full 16-bit weights on its host
+     * (DeepSpeed stage3_gather_16bit_weights_on_model_save; FSDP FULL_STATE_DICT with
+     * rank0_only), only the adapters under LoRA */
+    double trainable = rq->task == COST_LORA ? (double)s.num_layers * rq->lora_targets * rq->lora_rank * 2.0 * s.hidden : P.total;
+    o->rank0_gather_gib = trainable * 2.0 / GIB;
+    int ranks_on_node = in.gpus_per_node;
+    o->cpu_mem_node_gib = (r->cpu_mem_per_gpu * ranks_on_node + HOST_PER_PROCESS_GB * 1e9 * ranks_on_node) / GIB + o->rank0_gather_gib;
+    o->cpu_limit_gib = rq->cpu_mem_node_gb * 1e9 * HOST_USABLE_FRAC / GIB;
+    o->step_time_s = r->step_time;
+    o->tokens_per_s = r->tokens_per_s;
+    o->mtok_per_hour = r->tokens_per_s * 3600.0 / 1e6;
+    double peak = est_peak_tflops(pool->gpu, rq->precision) * 1e12 * k->num_gpus;
+    double fpt = flops_per_token(rq, &P);
+    o->mfu = fpt * r->tokens_per_s / peak;
+    double recomputed = k->checkpointing ? 2.0 * P.active + P.attn_per_tok / 3.0 : 0.0;
+    o->hfu = (fpt + recomputed) * r->tokens_per_s / peak;
+    double tokens = rq->tokens_b * 1e9;
+    o->hours = tokens / r->tokens_per_s / 3600.0;
+    o->usd_total = o->hours * k->num_gpus * pool->price;
+    o->usd_per_mtok = k->num_gpus * pool->price / o->mtok_per_hour;
+    o->optimizer_steps = tokens / ((double)rq->gbs * rq->context);
+
+    bool gpu_ok = r->fits, cpu_ok = o->cpu_mem_node_gib <= o->cpu_limit_gib;
+    o->feasible = gpu_ok && cpu_ok;
+    if (!gpu_ok)
+        snprintf(o->why, sizeof o->why, "GPU memory: needs %.1f GiB per GPU, has %.1f GiB usable (%.1f GiB over)", o->gpu_mem_gib,
+                 o->gpu_limit_gib, o->gpu_mem_gib - o->gpu_limit_gib);
+    else if (!cpu_ok)
+        snprintf(o->why, sizeof o->why, "host memory: needs %.0f GiB per node, has %.0f GiB usable (%.0f GiB over)",
+                 o->cpu_mem_node_gib, o->cpu_limit_gib, o->cpu_mem_node_gib - o->cpu_limit_gib);
+    make_label(rq, o);
+    return 0;
+}
+
+/* ---------- search ---------- */
+
+/* how far a setup is from fitting (1 = exactly fits) */
+static double overshoot(const cost_option *o)
+{
+    double g = o->gpu_limit_gib > 0 ? o->gpu_mem_gib / o->gpu_limit_gib : INFINITY;
+    double c = o->cpu_limit_gib > 0 ? o->cpu_mem_node_gib / o->cpu_limit_gib : INFINITY;
+    return g > c ? g : c;
+}
+
+/* a beats b: cheaper per token, then faster, then fewer GPUs */
+static bool cheaper(const cost_option *a, const cost_option *b)
+{
+    if (a->usd_per_mtok != b->usd_per_mtok) return a->usd_per_mtok < b->usd_per_mtok;
+    if (a->hours != b->hours) return a->hours < b->hours;
+    return a->k.num_gpus < b->k.num_gpus;
+}
+
+static bool faster(const cost_option *a, const cost_option *b)
+{
+    if (a->hours != b->hours) return a->hours < b->hours;
+    return a->usd_per_mtok < b->usd_per_mtok;
+}
+
+/* the setups of one (GPU type, count): DeepSpeed/FSDP (ZeRO 0-3, offload) and
+ * Megatron TP×PP (ZeRO 0-1), each micro batch dividing the batch, checkpointing on/off */
+static void search_cell(const cost_request *rq, int pool, int n, cost_option *best, cost_option *miss, bool *have_best,
+                        bool *have_miss, size_t *n_eval, size_t *n_feas)
+{
+    static const struct {
+        int zero;
+        bool opt, params;
+    } DS[] = {{0, false, false}, {1, false, false}, {2, false, false}, {3, false, false}, {1, true, false},
+              {2, true, false},  {3, true, false},  {3, false, true},  {3, true, true}};
+    const gpu_spec *g = rq->pools[pool].gpu;
+    int node = g->gpus_per_node > 0 ? g->gpus_per_node : 8;
+    const model_shape *s = &rq->model.shape;
+    int L = s->arch == ARCH_ENCODER_DECODER ? 2 * s->num_layers : s->num_layers;
+    int groups = s->query_groups > 0 ? s->query_groups : s->heads;
+    for (int tp = 1; tp <= node && tp <= n; tp *= 2) {
+        if (s->heads % tp || groups % tp) continue;
+        for (int pp = 1; pp <= L && tp * pp <= n; pp++) {
+            if (L % pp || n % (tp * pp)) continue;
+            if (pp > 1 && pp & (pp - 1)) continue; /* powers of two: what launchers offer */
+            int dp = n / (tp * pp);
+            if (rq->gbs % dp) continue;
+            bool megatron = tp * pp > 1;
+            size_t nds = megatron ? 2 : sizeof DS / sizeof *DS;
+            for (size_t z = 0; z < nds; z++) {
+                if (dp == 1 && DS[z].zero > 0 && !DS[z].opt && !DS[z].params) continue; /* ZeRO without DP is stage 0 */
+                for (int mbs = 1; mbs <= rq->gbs / dp && mbs <= 64; mbs *= 2) {
+                    if (rq->gbs % (mbs * dp)) continue;
+                    for (int ck = 0; ck < 2; ck++) {
+                        cost_knobs k = {pool, n, tp, pp, mbs, DS[z].zero, DS[z].opt, DS[z].params, ck == 1};
+                        cost_option o;
+                        ac_err e;
+                        if (cost_evaluate(rq, &k, &o, &e)) continue;
+                        (*n_eval)++;
+                        if (o.feasible) {
+                            (*n_feas)++;
+                            if (!*have_best || cheaper(&o, best)) { *best = o; *have_best = true; }
+                        } else if (!*have_miss || overshoot(&o) < overshoot(miss)) {
+                            *miss = o;
+                            *have_miss = true;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+static const cost_result *sort_ctx;
+static int by_cost_cmp(const void *a, const void *b)
+{
+    const cost_option *x = &sort_ctx->opt[*(const size_t *)a], *y = &sort_ctx->opt[*(const size_t *)b];
+    return cheaper(x, y) ? -1 : cheaper(y, x) ? 1 : 0;
+}
+static int by_time_cmp(const void *a, const void *b)
+{
+    const cost_option *x = &sort_ctx->opt[*(const size_t *)a], *y = &sort_ctx->opt[*(const size_t *)b];
+    return faster(x, y) ? -1 : faster(y, x) ? 1 : 0;
+}
+
+int cost_search(const cost_request *rq, cost_result *out, ac_err *e)
+{
+    memset(out, 0, sizeof *out);
+    out->best_cost = out->best_time = out->best_constrained = -1;
+    for (int i = 0; i < COST_MAX_POOLS; i++) out->best_per_pool[i] = -1;
+    if (rq->n_pools < 1) return ac_err_set(e, AC_E_INPUT, "no GPU types to search");
+    if (rq->context < 1 || rq->gbs < 1 || !(rq->tokens_b > 0))
+        return ac_err_set(e, AC_E_INPUT, "context, global batch and tokens must be positive");
+    size_t cap = 0;
+    for (int p = 0; p < rq->n_pools; p++)
+        for (int n = 1; n <= rq->pools[p].max_gpus; n *= 2) cap++;
+    out->opt = calloc(cap ? cap : 1, sizeof *out->opt);
+    out->by_cost = calloc(cap ? cap : 1, sizeof *out->by_cost);
+    out->by_time = calloc(cap ? cap : 1, sizeof *out->by_time);
+    if (!out->opt || !out->by_cost || !out->by_time) {
+        cost_result_free(out);
+        return ac_err_set(e, AC_E_NOMEM, "out of memory");
+    }
+    for (int p = 0; p < rq->n_pools; p++) {
+        for (int n = 1; n <= rq->pools[p].max_gpus; n *= 2) {
+            cost_option best, miss;
+            bool hb = false, hm = false;
+            search_cell(rq, p, n, &best, &miss, &hb, &hm, &out->n_evaluated, &out->n_feasible);
+            if (hb) out->opt[out->n++] = best;
+            else if (hm) out->opt[out->n++] = miss;
+        }
+    }
+    for (size_t i = 0; i < out->n; i++) {
+        const cost_option *o = &out->opt[i];
+        if (!o->feasible) continue;
+        out->by_cost[out->n_ranked] = out->by_time[out->n_ranked] = i;
+        out->n_ranked++;
+        long *bp = &out->best_per_pool[o->k.pool];
+        if (*bp < 0 || cheaper(o, &out->opt[*bp])) *bp = (long)i;
+    }
+    sort_ctx = out;
+    qsort(out->by_cost, out->n_ranked, sizeof *out->by_cost, by_cost_cmp);
+    qsort(out->by_time, out->n_ranked, sizeof *out->by_time, by_time_cmp);
+    sort_ctx = NULL;
+    if (out->n_ranked) {
+        out->best_cost = (long)out->by_cost[0];
+        out->best_time = (long)out->by_time[0];
+    }
+    /* under a deadline: the cheapest that finishes in time; under a budget: the
+     * fastest that stays within it; both: the cheapest meeting both */
+    bool dl = rq->deadline_hours > 0, bu = rq->budget_usd > 0;
+    if (dl || bu) {
+        const size_t *order = dl ? out->by_cost : out->by_time;
+        for (size_t j = 0; j < out->n_ranked; j++) {
+            const cost_option *o = &out->opt[order[j]];
+            if ((!dl || o->hours <= rq->deadline_hours) && (!bu || o->usd_total <= rq->budget_usd)) {
+                out->best_constrained = (long)order[j];
+                break;
+            }
+        }
+    }
+    return 0;
+}
+
+void cost_result_free(cost_result *r)
+{
+    free(r->opt);
+    free(r->by_cost);
+    free(r->by_time);
+    memset(r, 0, sizeof *r);
+    r->best_cost = r->best_time = r->best_constrained = -1;
+}
+
+long cost_chosen(const cost_result *r, const cost_request *rq)
+{
+    if (rq->deadline_hours > 0 || rq->budget_usd > 0) return r->best_constrained;
+    return r->best_cost;
+}
+
+/* ---------- GPU pools ---------- */
+
+static int parse_positive(const char *text, double *out)
+{
+    char *end;
+    double x = strtod(text, &end);
+    if (!*text || *end || !isfinite(x)) return -1;
+    *out = x;
+    return 0;
+}
+
+int cost_pool_parse(const char *entry, int default_max, const char *key, cost_pool *out, ac_err *e)
+{
+    char buf[160];
+    if (!key) key = "gpus";
+    if (!entry || !*entry) return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, key, "empty GPU entry");
+    if (strlen(entry) >= sizeof buf) return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, key, "GPU entry too long: '%.40s...'", entry);
+    snprintf(buf, sizeof buf, "%s", entry);
+    char *price = strchr(buf, ':');
+    char *count = NULL;
+    if (price) {
+        *price++ = '\0';
+        count = strchr(price, ':');
+        if (count) *count++ = '\0';
+    }
+    if (gpu_catalog_load(e)) return -1;
+    const gpu_spec *g = gpu_find(buf);
+    if (!g) {
+        char names[512];
+        gpu_names(names, sizeof names);
+        const char *s = gpu_suggest(buf);
+        if (s) return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, key, "unknown GPU '%s'; did you mean '%s'? (known: %s)", buf, s, names);
+        return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, key, "unknown GPU '%s' (known: %s)", buf, names);
+    }
+    out->gpu = g;
+    out->price = g->price_per_hour;
+    out->max_gpus = default_max;
+    if (price && *price) {
+        double p;
+        if (parse_positive(price, &p))
+            return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, key, "price of %s is not a number: '%s'", g->name, price);
+        if (!(p > 0))
+            return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, key, "price of %s must be positive (USD per GPU-hour), got %g", g->name, p);
+        out->price = p;
+    }
+    if (count && *count) {
+        double n;
+        if (parse_positive(count, &n) || n != floor(n) || n < 1 || n > 65536)
+            return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, key, "GPU count of %s must be an integer in [1, 65536], got '%s'", g->name, count);
+        out->max_gpus = (int)n;
+    }
+    if (!(out->price > 0))
+        return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, key, "%s has no catalog price; give one as %s:PRICE", g->name, g->name);
+    return 0;
+}

@@ -1,0 +1,291 @@
+/* cost_files.c — the cost stage's files: a DeepSpeed config for the chosen ZeRO
+ * stage and offload, the training arguments (Hugging Face Trainer names, plus the
+ * Megatron parallel sizes when TP/PP are used), a PEFT LoRA config, and
+ * summary.json with every option and ranking (which the HTML report charts).
+ * All are built in memory and written atomically.
+ */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cost/cost.h"
+#include "util/fsutil.h"
+
+/* DeepSpeed's reduce/all-gather bucket (elements); its documented default */
+#define DS_BUCKET 5e8
+
+static int finish(cJSON *root, char **out, ac_err *e)
+{
+    char *text = root ? cJSON_Print(root) : NULL;
+    cJSON_Delete(root);
+    if (!text) return ac_err_set(e, AC_E_NOMEM, "out of memory building JSON");
+    /* a trailing newline, and memory the caller frees with free() */
+    size_t n = strlen(text);
+    char *s = malloc(n + 2);
+    if (!s) {
+        cJSON_free(text);
+        return ac_err_set(e, AC_E_NOMEM, "out of memory building JSON");
+    }
+    memcpy(s, text, n);
+    s[n] = '\n';
+    s[n + 1] = '\0';
+    cJSON_free(text);
+    *out = s;
+    return 0;
+}
+
+static void add_num_or_null(cJSON *o, const char *key, double v)
+{
+    if (isfinite(v)) cJSON_AddNumberToObject(o, key, v);
+    else cJSON_AddNullToObject(o, key);
+}
+
+static bool use_fp16(const cost_request *rq) { return rq->precision == PREC_FP16; }
+
+int cost_deepspeed_json(const cost_request *rq, const cost_option *o, char **out, ac_err *e)
+{
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddNumberToObject(r, "train_batch_size", o->gbs);
+    cJSON_AddNumberToObject(r, "train_micro_batch_size_per_gpu", o->k.mbs);
+    cJSON_AddNumberToObject(r, "gradient_accumulation_steps", o->grad_accum);
+    cJSON_AddNumberToObject(r, "gradient_clipping", 1.0);
+    cJSON *bf = cJSON_AddObjectToObject(r, use_fp16(rq) ? "fp16" : "bf16");
+    cJSON_AddBoolToObject(bf, "enabled", rq->precision != PREC_FP32);
+    cJSON *z = cJSON_AddObjectToObject(r, "zero_optimization");
+    cJSON_AddNumberToObject(z, "stage", o->k.zero);
+    if (o->k.zero >= 1) {
+        cJSON_AddBoolToObject(z, "overlap_comm", true);
+        cJSON_AddBoolToObject(z, "contiguous_gradients", true);
+        cJSON_AddNumberToObject(z, "reduce_bucket_size", DS_BUCKET);
+    }
+    if (o->k.zero == 1 || o->k.zero == 2) cJSON_AddNumberToObject(z, "allgather_bucket_size", DS_BUCKET);
+    if (o->k.offload_optimizer) {
+        cJSON *off = cJSON_AddObjectToObject(z, "offload_optimizer");
+        cJSON_AddStringToObject(off, "device", "cpu");
+        cJSON_AddBoolToObject(off, "pin_memory", true);
+    }
+    if (o->k.offload_params) {
+        cJSON *off = cJSON_AddObjectToObject(z, "offload_param");
+        cJSON_AddStringToObject(off, "device", "cpu");
+        cJSON_AddBoolToObject(off, "pin_memory", true);
+    }
+    if (o->k.zero == 3) {
+        cJSON_AddNumberToObject(z, "stage3_prefetch_bucket_size", DS_BUCKET);
+        cJSON_AddBoolToObject(z, "stage3_gather_16bit_weights_on_model_save", true);
+    }
+    if (o->k.checkpointing) {
+        cJSON *ac = cJSON_AddObjectToObject(r, "activation_checkpointing");
+        cJSON_AddBoolToObject(ac, "partition_activations", false);
+        cJSON_AddBoolToObject(ac, "contiguous_memory_optimization", false);
+    }
+    cJSON_AddNumberToObject(r, "steps_per_print", 10);
+    cJSON_AddBoolToObject(r, "wall_clock_breakdown", false);
+    return finish(r, out, e);
+}
+
+int cost_train_args_json(const cost_request *rq, const cost_option *o, char **out, ac_err *e)
+{
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "task", cost_task_name(rq->task));
+    cJSON_AddStringToObject(r, "model", rq->model.name);
+    cJSON_AddStringToObject(r, "gpu", o->gpu->name);
+    cJSON_AddNumberToObject(r, "num_gpus", o->k.num_gpus);
+    cJSON_AddNumberToObject(r, "num_nodes", o->nodes);
+    cJSON_AddNumberToObject(r, "per_device_train_batch_size", o->k.mbs);
+    cJSON_AddNumberToObject(r, "gradient_accumulation_steps", o->grad_accum);
+    cJSON_AddNumberToObject(r, "global_batch_size", o->gbs);
+    cJSON_AddBoolToObject(r, "gradient_checkpointing", o->k.checkpointing);
+    cJSON_AddNumberToObject(r, "max_seq_length", rq->context);
+    cJSON_AddNumberToObject(r, "max_steps", ceil(o->optimizer_steps));
+    cJSON_AddBoolToObject(r, "bf16", rq->precision == PREC_BF16);
+    cJSON_AddBoolToObject(r, "fp16", use_fp16(rq));
+    cJSON_AddStringToObject(r, "deepspeed", "ds_config.json");
+    if (o->k.tp > 1 || o->k.pp > 1) {
+        /* Megatron-LM / NeMo names for the model-parallel layout */
+        cJSON_AddStringToObject(r, "framework", "megatron");
+        cJSON_AddNumberToObject(r, "tensor_model_parallel_size", o->k.tp);
+        cJSON_AddNumberToObject(r, "pipeline_model_parallel_size", o->k.pp);
+        cJSON_AddBoolToObject(r, "sequence_parallel", o->k.tp > 1);
+        cJSON_AddBoolToObject(r, "use_distributed_optimizer", o->k.zero == 1);
+    } else {
+        cJSON_AddStringToObject(r, "framework", "deepspeed");
+    }
+    if (rq->task == COST_LORA) cJSON_AddStringToObject(r, "peft_config", "lora_config.json");
+    cJSON *p = cJSON_AddObjectToObject(r, "predicted");
+    cJSON_AddNumberToObject(p, "tokens_per_s", o->tokens_per_s);
+    cJSON_AddNumberToObject(p, "hours", o->hours);
+    cJSON_AddNumberToObject(p, "usd_total", o->usd_total);
+    cJSON_AddNumberToObject(p, "gpu_mem_gib", o->gpu_mem_gib);
+    return finish(r, out, e);
+}
+
+int cost_lora_json(const cost_request *rq, char **out, ac_err *e)
+{
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "peft_type", "LORA");
+    cJSON_AddStringToObject(r, "task_type", "CAUSAL_LM");
+    cJSON_AddNumberToObject(r, "r", rq->lora_rank);
+    cJSON_AddNumberToObject(r, "lora_alpha", 2 * rq->lora_rank);
+    cJSON_AddNumberToObject(r, "lora_dropout", 0.05);
+    cJSON_AddStringToObject(r, "bias", "none");
+    char buf[sizeof rq->lora_modules];
+    snprintf(buf, sizeof buf, "%s", rq->lora_modules);
+    if (!strcmp(buf, "all-linear") || !strcmp(buf, "all_linear") || !strcmp(buf, "all")) {
+        cJSON_AddStringToObject(r, "target_modules", "all-linear");
+    } else {
+        cJSON *t = cJSON_AddArrayToObject(r, "target_modules");
+        for (char *save = NULL, *m = strtok_r(buf, ", []", &save); m; m = strtok_r(NULL, ", []", &save))
+            cJSON_AddItemToArray(t, cJSON_CreateString(m));
+    }
+    return finish(r, out, e);
+}
+
+static void add_index(cJSON *o, const char *key, long i)
+{
+    if (i >= 0) cJSON_AddNumberToObject(o, key, (double)i);
+    else cJSON_AddNullToObject(o, key);
+}
+
+static cJSON *option_json(const cost_option *o)
+{
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "source", "predicted");
+    cJSON_AddStringToObject(j, "label", o->label);
+    cJSON_AddStringToObject(j, "gpu", o->gpu->name);
+    cJSON_AddNumberToObject(j, "num_gpus", o->k.num_gpus);
+    cJSON_AddNumberToObject(j, "nodes", o->nodes);
+    cJSON_AddNumberToObject(j, "price_per_gpu_hour", o->price);
+    cJSON_AddNumberToObject(j, "tp", o->k.tp);
+    cJSON_AddNumberToObject(j, "pp", o->k.pp);
+    cJSON_AddNumberToObject(j, "dp", o->dp);
+    cJSON_AddNumberToObject(j, "zero_stage", o->k.zero);
+    cJSON_AddBoolToObject(j, "offload_optimizer", o->k.offload_optimizer);
+    cJSON_AddBoolToObject(j, "offload_params", o->k.offload_params);
+    cJSON_AddBoolToObject(j, "activation_checkpointing", o->k.checkpointing);
+    cJSON_AddNumberToObject(j, "mbs", o->k.mbs);
+    cJSON_AddNumberToObject(j, "grad_accum", o->grad_accum);
+    cJSON_AddNumberToObject(j, "gbs", o->gbs);
+    add_num_or_null(j, "gpu_mem_gib", o->gpu_mem_gib);
+    add_num_or_null(j, "gpu_limit_gib", o->gpu_limit_gib);
+    add_num_or_null(j, "cpu_mem_node_gib", o->cpu_mem_node_gib);
+    add_num_or_null(j, "cpu_limit_gib", o->cpu_limit_gib);
+    add_num_or_null(j, "rank0_gather_gib", o->rank0_gather_gib);
+    add_num_or_null(j, "tokens_per_s", o->tokens_per_s);
+    add_num_or_null(j, "mtok_per_hour", o->mtok_per_hour);
+    add_num_or_null(j, "mfu", o->mfu);
+    add_num_or_null(j, "hfu", o->hfu);
+    add_num_or_null(j, "step_time_s", o->step_time_s);
+    add_num_or_null(j, "hours", o->hours);
+    add_num_or_null(j, "usd_total", o->usd_total);
+    add_num_or_null(j, "usd_per_mtok", o->usd_per_mtok);
+    add_num_or_null(j, "optimizer_steps", o->optimizer_steps);
+    cJSON_AddBoolToObject(j, "feasible", o->feasible);
+    if (o->feasible) cJSON_AddNullToObject(j, "why");
+    else cJSON_AddStringToObject(j, "why", o->why);
+    return j;
+}
+
+int cost_summary_json(const cost_request *rq, const cost_result *res, char **out, ac_err *e)
+{
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "source", "predicted");
+    cJSON_AddStringToObject(r, "model", rq->model.name);
+    model_shape s = rq->model.shape;
+    cJSON *m = cJSON_AddObjectToObject(r, "model_shape");
+    cJSON_AddNumberToObject(m, "layers", s.num_layers);
+    cJSON_AddNumberToObject(m, "hidden", s.hidden);
+    cJSON_AddNumberToObject(m, "heads", s.heads);
+    cJSON_AddNumberToObject(m, "kv_heads", s.query_groups);
+    cJSON_AddNumberToObject(m, "ffn_hidden", s.ffn_hidden);
+    cJSON_AddNumberToObject(m, "vocab", s.vocab);
+    cJSON_AddNumberToObject(m, "experts", s.num_experts);
+    cJSON_AddNumberToObject(m, "max_context", rq->model.max_context);
+    if (res->n) cJSON_AddNumberToObject(m, "params_b", res->opt[0].est.params_b);
+    cJSON_AddStringToObject(r, "task", cost_task_name(rq->task));
+    if (rq->task == COST_LORA) {
+        cJSON *l = cJSON_AddObjectToObject(r, "lora");
+        cJSON_AddNumberToObject(l, "rank", rq->lora_rank);
+        cJSON_AddStringToObject(l, "target_modules", rq->lora_modules);
+        cJSON_AddNumberToObject(l, "hxh_equivalent_targets", rq->lora_targets);
+    }
+    cJSON_AddNumberToObject(r, "context", rq->context);
+    cJSON_AddNumberToObject(r, "tokens_b", rq->tokens_b);
+    cJSON_AddNumberToObject(r, "global_batch_size", rq->gbs);
+    cJSON_AddStringToObject(r, "precision", est_precision_name(rq->precision));
+    cJSON_AddNumberToObject(r, "cpu_memory_per_node_gb", rq->cpu_mem_node_gb);
+    if (rq->deadline_hours > 0) cJSON_AddNumberToObject(r, "deadline_hours", rq->deadline_hours);
+    else cJSON_AddNullToObject(r, "deadline_hours");
+    if (rq->budget_usd > 0) cJSON_AddNumberToObject(r, "budget_usd", rq->budget_usd);
+    else cJSON_AddNullToObject(r, "budget_usd");
+    cJSON_AddStringToObject(r, "mfu_convention", COST_MFU_CONVENTION);
+    cJSON_AddNumberToObject(r, "setups_evaluated", (double)res->n_evaluated);
+    cJSON_AddNumberToObject(r, "setups_feasible", (double)res->n_feasible);
+    cJSON *gp = cJSON_AddArrayToObject(r, "gpus");
+    for (int p = 0; p < rq->n_pools; p++) {
+        cJSON *g = cJSON_CreateObject();
+        cJSON_AddStringToObject(g, "gpu", rq->pools[p].gpu->name);
+        cJSON_AddNumberToObject(g, "price_per_gpu_hour", rq->pools[p].price);
+        cJSON_AddNumberToObject(g, "max_gpus", rq->pools[p].max_gpus);
+        add_index(g, "cheapest_option", res->best_per_pool[p]);
+        cJSON_AddItemToArray(gp, g);
+    }
+    cJSON *opts = cJSON_AddArrayToObject(r, "options");
+    for (size_t i = 0; i < res->n; i++) cJSON_AddItemToArray(opts, option_json(&res->opt[i]));
+    cJSON *bc = cJSON_AddArrayToObject(r, "ranking_by_cost");
+    cJSON *bt = cJSON_AddArrayToObject(r, "ranking_by_time");
+    for (size_t i = 0; i < res->n_ranked; i++) {
+        cJSON_AddItemToArray(bc, cJSON_CreateNumber((double)res->by_cost[i]));
+        cJSON_AddItemToArray(bt, cJSON_CreateNumber((double)res->by_time[i]));
+    }
+    add_index(r, "best_cost", res->best_cost);
+    add_index(r, "best_time", res->best_time);
+    add_index(r, "best_constrained", res->best_constrained);
+    add_index(r, "chosen", cost_chosen(res, rq));
+    return finish(r, out, e);
+}
+
+static int write_one(const char *dir, const char *name, const char *text, ac_err *e)
+{
+    char path[4096];
+    if (fs_join(path, sizeof path, dir, name, e)) return -1;
+    return fs_write_atomic(path, text, strlen(text), e);
+}
+
+static void remove_stale(const char *dir, const char *name)
+{
+    char path[4096];
+    ac_err e;
+    if (!fs_join(path, sizeof path, dir, name, &e)) (void)unlink(path);
+}
+
+int cost_write_files(const cost_request *rq, const cost_result *r, const char *dir, ac_err *e)
+{
+    char *sum = NULL, *ds = NULL, *args = NULL, *lora = NULL;
+    long c = cost_chosen(r, rq);
+    int rc = -1;
+    /* build everything first so a failure writes nothing */
+    if (cost_summary_json(rq, r, &sum, e)) goto out;
+    if (c >= 0 && (cost_deepspeed_json(rq, &r->opt[c], &ds, e) || cost_train_args_json(rq, &r->opt[c], &args, e))) goto out;
+    if (c >= 0 && rq->task == COST_LORA && cost_lora_json(rq, &lora, e)) goto out;
+    if (fs_mkdir_p(dir, e)) goto out;
+    if (ds && (write_one(dir, "ds_config.json", ds, e) || write_one(dir, "train_args.json", args, e))) goto out;
+    if (lora && write_one(dir, "lora_config.json", lora, e)) goto out;
+    /* files of an earlier run that this run does not replace would describe another setup */
+    if (!ds) {
+        remove_stale(dir, "ds_config.json");
+        remove_stale(dir, "train_args.json");
+    }
+    if (!lora) remove_stale(dir, "lora_config.json");
+    if (write_one(dir, "summary.json", sum, e)) goto out;
+    rc = 0;
+out:
+    free(sum);
+    free(ds);
+    free(args);
+    free(lora);
+    return rc;
+}

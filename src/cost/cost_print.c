@@ -1,0 +1,122 @@
+/* cost_print.c — the cost search as tables a person reads: per GPU type every
+ * count searched (its best setup, or what does not fit and by how much), the
+ * rankings, the constrained answer and the chosen setup.  Every number is
+ * labelled predicted. */
+#include <stdio.h>
+
+#include "cost/cost.h"
+
+static const char *task_text(cost_task t)
+{
+    return t == COST_PRETRAIN ? "pre-training" : t == COST_LORA ? "LoRA fine-tuning" : "full fine-tuning";
+}
+
+static void knobs_text(const cost_option *o, char *buf, size_t len)
+{
+    const cost_knobs *k = &o->k;
+    const char *off = k->offload_optimizer && k->offload_params ? " +offload opt,params"
+                      : k->offload_optimizer                    ? " +offload opt"
+                      : k->offload_params                       ? " +offload params"
+                                                                : "";
+    if (k->tp > 1 || k->pp > 1)
+        snprintf(buf, len, "TP%d PP%d DP%d%s mbs %d ga %d ckpt %s", k->tp, k->pp, o->dp, k->zero ? " dist-opt" : "", k->mbs,
+                 o->grad_accum, k->checkpointing ? "on" : "off");
+    else
+        snprintf(buf, len, "ZeRO-%d%s mbs %d ga %d ckpt %s", k->zero, off, k->mbs, o->grad_accum, k->checkpointing ? "on" : "off");
+}
+
+static void print_row(FILE *out, const cost_option *o)
+{
+    char kb[96];
+    knobs_text(o, kb, sizeof kb);
+    fprintf(out, "  %-10s %4d  %-40s %5.1f/%-5.1f %6.0f/%-4.0f %8.3f %5.1f%% %9.1f %8.2f %10.0f\n", o->gpu->name, o->k.num_gpus, kb,
+            o->gpu_mem_gib, o->gpu_limit_gib, o->cpu_mem_node_gib, o->cpu_limit_gib, o->mtok_per_hour, 100.0 * o->mfu, o->hours,
+            o->usd_per_mtok, o->usd_total);
+}
+
+static void print_header(FILE *out)
+{
+    fprintf(out, "  %-10s %4s  %-40s %11s %11s %8s %6s %9s %8s %10s\n", "GPU", "GPUs", "setup", "GPU GiB", "host GiB", "MT/hr", "MFU",
+            "hours", "$/MT", "$ run");
+}
+
+void cost_print(FILE *out, const cost_request *rq, const cost_result *r)
+{
+    double params = r->n ? r->opt[0].est.params_b : 0.0;
+    fprintf(out, "Cost search for %s (%.2fB parameters), %s", rq->model.name, params, task_text(rq->task));
+    if (rq->task == COST_LORA) fprintf(out, " (rank %d on %s)", rq->lora_rank, rq->lora_modules);
+    fprintf(out, ", context %d, %.3gB tokens, global batch %d sequences, %s\n", rq->context, rq->tokens_b, rq->gbs,
+            est_precision_name(rq->precision));
+    fprintf(out, "All figures are predicted by the analytical estimator, not measured. %zu setups scored, %zu fit.\n",
+            r->n_evaluated, r->n_feasible);
+    fprintf(out, "MFU convention: %s.\n", COST_MFU_CONVENTION);
+    fprintf(out, "GPU GiB: needed/usable per GPU; host GiB: needed/usable per node (offloaded states, rank-0 checkpoint "
+                 "gather, %d GB RAM per node); MT/hr: million tokens per hour.\n",
+            (int)rq->cpu_mem_node_gb);
+
+    for (int p = 0; p < rq->n_pools; p++) {
+        const cost_pool *pool = &rq->pools[p];
+        fprintf(out, "\n%s at $%.2f per GPU-hour, 1-%d GPUs (predicted):\n", pool->gpu->name, pool->price, pool->max_gpus);
+        print_header(out);
+        for (size_t i = 0; i < r->n; i++) {
+            const cost_option *o = &r->opt[i];
+            if (o->k.pool != p) continue;
+            if (o->feasible) {
+                print_row(out, o);
+            } else {
+                char kb[96];
+                knobs_text(o, kb, sizeof kb);
+                fprintf(out, "  %-10s %4d  does not fit: %s (nearest: %s)\n", o->gpu->name, o->k.num_gpus, o->why, kb);
+            }
+        }
+        long b = r->best_per_pool[p];
+        if (b >= 0)
+            fprintf(out, "  cheapest on %s: %s, $%.2f per million tokens, %.1f h, $%.0f for the run (predicted)\n", pool->gpu->name,
+                    r->opt[b].label, r->opt[b].usd_per_mtok, r->opt[b].hours, r->opt[b].usd_total);
+        else
+            fprintf(out, "  nothing fits on %s with up to %d GPUs\n", pool->gpu->name, pool->max_gpus);
+    }
+
+    size_t top = r->n_ranked < 10 ? r->n_ranked : 10;
+    if (top) {
+        fprintf(out, "\nRanked by $ per million tokens (predicted; top %zu of %zu):\n", top, r->n_ranked);
+        print_header(out);
+        for (size_t j = 0; j < top; j++) print_row(out, &r->opt[r->by_cost[j]]);
+        fprintf(out, "\nRanked by time to train (predicted; top %zu of %zu):\n", top, r->n_ranked);
+        print_header(out);
+        for (size_t j = 0; j < top; j++) print_row(out, &r->opt[r->by_time[j]]);
+    }
+    if (rq->deadline_hours > 0 || rq->budget_usd > 0) {
+        char cond[96];
+        if (rq->deadline_hours > 0 && rq->budget_usd > 0)
+            snprintf(cond, sizeof cond, "within %.1f h and $%.0f", rq->deadline_hours, rq->budget_usd);
+        else if (rq->deadline_hours > 0)
+            snprintf(cond, sizeof cond, "cheapest within a %.1f h deadline", rq->deadline_hours);
+        else
+            snprintf(cond, sizeof cond, "fastest within a $%.0f budget", rq->budget_usd);
+        if (r->best_constrained >= 0) {
+            const cost_option *o = &r->opt[r->best_constrained];
+            fprintf(out, "\n%s: %s, %.1f h, $%.0f, $%.2f per million tokens (predicted)\n", cond, o->label, o->hours, o->usd_total,
+                    o->usd_per_mtok);
+        } else {
+            fprintf(out, "\n%s: no feasible setup meets it", cond);
+            if (r->best_time >= 0)
+                fprintf(out, " (fastest: %.1f h for $%.0f; cheapest: $%.0f in %.1f h)", r->opt[r->best_time].hours,
+                        r->opt[r->best_time].usd_total, r->opt[r->best_cost].usd_total, r->opt[r->best_cost].hours);
+            fprintf(out, "\n");
+        }
+    }
+    long c = cost_chosen(r, rq);
+    if (c >= 0) {
+        const cost_option *o = &r->opt[c];
+        char kb[96];
+        knobs_text(o, kb, sizeof kb);
+        fprintf(out, "\nChosen setup (predicted): %d x %s (%d node%s), %s, context %d, %.0f optimizer steps\n", o->k.num_gpus,
+                o->gpu->name, o->nodes, o->nodes == 1 ? "" : "s", kb, rq->context, o->optimizer_steps);
+        fprintf(out, "  %.2f million tokens/hour, MFU %.1f%% (HFU %.1f%%), %.1f h, $%.2f per million tokens, $%.0f for %.3gB tokens\n",
+                o->mtok_per_hour, 100.0 * o->mfu, 100.0 * o->hfu, o->hours, o->usd_per_mtok, o->usd_total, rq->tokens_b);
+        fprintf(out, "  GPU memory %.1f of %.1f GiB usable; host memory %.0f of %.0f GiB per node (incl. %.1f GiB rank-0 "
+                     "checkpoint gather)\n",
+                o->gpu_mem_gib, o->gpu_limit_gib, o->cpu_mem_node_gib, o->cpu_limit_gib, o->rank0_gather_gib);
+    }
+}
