@@ -22,12 +22,12 @@ static const struct {
     double hi;
 } HF_FIELDS[F_N] = {
     [F_HIDDEN] = {"hidden_size|n_embd|d_model", true, 1 << 20},
-    [F_LAYERS] = {"num_hidden_layers|n_layer|num_layers", true, 100000},
-    [F_HEADS] = {"num_attention_heads|n_head", true, 65536},
+    [F_LAYERS] = {"num_hidden_layers|n_layer|num_layers|n_layers", true, 100000},
+    [F_HEADS] = {"num_attention_heads|n_head|n_heads", true, 65536},
     [F_KV] = {"num_key_value_heads|num_kv_heads", false, 65536},
     [F_FFN] = {"intermediate_size|n_inner|ffn_dim", false, 1 << 22},
     [F_VOCAB] = {"vocab_size", true, 1 << 24},
-    [F_MAXPOS] = {"max_position_embeddings|n_positions|max_sequence_length", true, 1 << 24},
+    [F_MAXPOS] = {"max_position_embeddings|n_positions|max_sequence_length|max_seq_len|seq_length", true, 1 << 24},
     [F_EXPERTS] = {"num_local_experts|num_experts|n_routed_experts", false, 65536},
     [F_TOPK] = {"num_experts_per_tok|moe_topk", false, 65536},
     [F_MOE_FFN] = {"moe_intermediate_size", false, 1 << 22},
@@ -43,7 +43,7 @@ static const struct {
     {"opt", false, true, true},       {"bloom", false, true, false},     {"falcon", false, true, false},
     {"phi", false, false, false},     {"gemma", true, true, false},      {"gemma2", true, true, false},
     {"llama", true, false, false},    {"mistral", true, false, false},   {"mixtral", true, false, false},
-    {"qwen2", true, false, false},    {"qwen2_moe", true, false, false}, {"phi3", true, false, false},
+    {"qwen", true, false, false},     {"qwen2", true, false, false},     {"mpt", false, true, false},    {"qwen2_moe", true, false, false}, {"phi3", true, false, false},
 };
 
 static int read_field(const cJSON *root, int f, const char *file, long *out, bool *found, ac_err *e)

@@ -1,0 +1,91 @@
+#!/bin/sh
+# test_cost.sh — `autoconfig cost` as a user meets it: the tables and the chosen
+# setup, the files under <logs>/cost/ (DeepSpeed config, training arguments, LoRA
+# config, summary.json the report charts), --json, an HF config.json, the cost
+# stage inside `run`, and every bad input with a clear error and non-zero exit.
+AC=${AUTOCONFIG:?}
+cd "${REPO:?}" || exit 1
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass() { echo "PASS cost:$1"; }
+fail() { echo "FAIL cost:$1: $2"; }
+L=search_config.train_settings.logs
+common="search_config=llama/llama2_7b $L=$T/logs"
+
+out=$("$AC" cost $common --gpus a100_80gb,a10g:0.9 2>&1); rc=$?
+[ $rc -eq 0 ] && pass exit_ok || fail exit_ok "exit $rc: $out"
+case "$out" in *"a10g at \$0.90 per GPU-hour"*) pass price_override_shown ;; *) fail price_override_shown "$out" ;; esac
+case "$out" in *"cheapest on a100_80gb:"*"cheapest on a10g:"*) pass cheapest_per_gpu ;; *) fail cheapest_per_gpu "$out" ;; esac
+case "$out" in *"MFU convention:"*"6 x N"*) pass mfu_convention ;; *) fail mfu_convention "$out" ;; esac
+case "$out" in *"Chosen setup (predicted)"*) pass chosen_predicted ;; *) fail chosen_predicted "$out" ;; esac
+case "$out" in *"Ranked by \$ per million tokens (predicted"*"Ranked by time to train (predicted"*) pass rankings ;; *) fail rankings "$out" ;; esac
+# one A10G cannot hold full fine-tuning of 7B without offload: the chosen A10G setups offload or shard
+echo "$out" | grep -E '^  a10g +1 ' | grep -q 'ZeRO-3 +offload' && pass a10g_single_needs_offload \
+    || fail a10g_single_needs_offload "$(echo "$out" | grep -E '^  a10g +1 ')"
+
+D=$T/logs/cost
+for f in summary.json ds_config.json train_args.json; do
+    [ -s "$D/$f" ] && pass "file_$f" || fail "file_$f" "missing"
+done
+[ ! -e "$D/lora_config.json" ] && pass no_lora_file_for_full || fail no_lora_file_for_full "lora_config.json written"
+python3 - "$D" <<'PY' && pass files_consistent || fail files_consistent "see above"
+import json, sys
+d = sys.argv[1]
+s = json.load(open(d + "/summary.json")); ds = json.load(open(d + "/ds_config.json")); ta = json.load(open(d + "/train_args.json"))
+o = s["options"][s["chosen"]]
+for k in ("gpu", "num_gpus", "usd_per_mtok", "hours", "mtok_per_hour", "mfu", "feasible", "label"):
+    assert k in o, k
+assert o["feasible"] and s["source"] == "predicted"
+assert ds["zero_optimization"]["stage"] == o["zero_stage"]
+assert ds["train_batch_size"] == ds["train_micro_batch_size_per_gpu"] * ds["gradient_accumulation_steps"] * o["dp"]
+assert ta["per_device_train_batch_size"] == o["mbs"] and ta["gradient_checkpointing"] == o["activation_checkpointing"]
+costs = [s["options"][i]["usd_per_mtok"] for i in s["ranking_by_cost"]]
+assert costs == sorted(costs)
+assert abs(o["usd_per_mtok"] - o["num_gpus"] * o["price_per_gpu_hour"] / o["mtok_per_hour"]) < 1e-9 * o["usd_per_mtok"] + 1e-12
+PY
+
+out=$("$AC" cost $common --task lora --lora-modules q_proj,v_proj --gpus a10g --json 2>&1); rc=$?
+echo "$out" | python3 -c 'import json,sys; s=json.load(sys.stdin); assert s["task"]=="lora" and s["lora"]["rank"]==16' 2>/dev/null \
+    && [ $rc -eq 0 ] && pass lora_json || fail lora_json "exit $rc: $(echo "$out" | head -5)"
+python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["target_modules"]==["q_proj","v_proj"]' "$D/lora_config.json" 2>/dev/null \
+    && pass lora_config_file || fail lora_config_file "$(cat "$D/lora_config.json" 2>&1)"
+
+# a Hugging Face config.json, with overrides of cost_settings keys
+cat > "$T/mixtral.json" <<'JSON'
+{"model_type": "mixtral", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+ "intermediate_size": 14336, "vocab_size": 32000, "max_position_embeddings": 32768, "num_local_experts": 8, "num_experts_per_tok": 2}
+JSON
+out=$("$AC" cost $common --hf-config "$T/mixtral.json" search_config.cost_settings.gpus=[a100_80gb] \
+      search_config.cost_settings.task=lora search_config.cost_settings.context_length=8192 2>&1); rc=$?
+[ $rc -eq 0 ] && case "$out" in *"46.7"*"B parameters"*"context 8192"*) true ;; *) false ;; esac \
+    && pass hf_config_mixtral || fail hf_config_mixtral "exit $rc: $(echo "$out" | head -3)"
+
+# 70B on A10G only: infeasible with few GPUs, and says by how much
+out=$("$AC" cost search_config=llama/llama2_70b $L=$T/l70 --gpus a10g:1.0:4 2>&1); rc=$?
+[ $rc -eq 1 ] && case "$out" in *"needs"*"GiB"*"has"*"GiB"*) true ;; *) false ;; esac \
+    && pass infeasible_says_by_how_much || fail infeasible_says_by_how_much "exit $rc: $(echo "$out" | tail -3)"
+[ ! -e "$T/l70/cost/ds_config.json" ] && [ -s "$T/l70/cost/summary.json" ] && pass infeasible_no_setup_files \
+    || fail infeasible_no_setup_files "$(ls "$T/l70/cost" 2>&1)"
+
+# the cost stage inside run (training search on, so the report gets the cost chart)
+out=$("$AC" run $common run_cost_search=true run_inference_hp_search=false search_config.cost_settings.gpus=[h100] 2>&1); rc=$?
+[ $rc -eq 0 ] && [ -s "$T/logs/cost/summary.json" ] && pass run_stage || fail run_stage "exit $rc: $(echo "$out" | tail -3)"
+"$AC" report "$T/logs" >/dev/null 2>&1 && grep -q 'h100_sxm' "$T/logs/final_result/report.html" \
+    && pass report_has_cost || fail report_has_cost "no cost data in report"
+
+# bad input: clear error naming the input, exit 2, nothing written
+bad() { # name expected-text args...
+    n=$1; want=$2; shift 2
+    o=$("$AC" cost "$@" 2>&1); r=$?
+    [ $r -eq 2 ] && case "$o" in *"$want"*) true ;; *) false ;; esac && pass "bad_$n" || fail "bad_$n" "exit $r: $o"
+}
+bad unknown_gpu "did you mean 'a100_80gb'" $common --gpus a100_80gbx
+bad zero_price "must be positive" $common --gpus a10g:0
+bad negative_price "must be positive" $common search_config.cost_settings.gpus=[a10g:-1.5]
+bad long_context "exceed the 4096 the model supports" $common --context 8192
+bad missing_hf_key "num_attention_heads: missing" $common --hf-config "$REPO/fuzz/corpus/fuzz_hf_config/missing_heads.json"
+bad missing_hf_file "nope.json" $common --hf-config "$T/nope.json"
+bad unknown_task "unknown task 'qlora'" $common --task qlora
+bad bad_tokens "--tokens" $common --tokens 0
+bad unknown_flag "--frobnicate" $common --frobnicate 1
+bad lora_module "unknown module 'qq'" $common --task lora --lora-modules qq

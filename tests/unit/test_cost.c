@@ -1,0 +1,474 @@
+/* test_cost.c — the cost stage: ZeRO memory accounting per stage as the ZeRO
+ * paper states it (Rajbhandari et al. 2020 §5: model states 2Ψ + 2Ψ + KΨ with
+ * K = 12 for mixed-precision Adam; stage 1 partitions the K Ψ, stage 2 also the
+ * gradients, stage 3 also the parameters), offload, LoRA against full
+ * fine-tuning, the direction of every knob, the search's answers and files,
+ * the Hugging Face config reader and the input errors. */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "cost/cost.h"
+#include "estimator/est.h"
+#include "estimator/gpu.h"
+
+static model_shape llama7b(void)
+{
+    model_shape s = {0};
+    s.arch = ARCH_DECODER;
+    s.num_layers = 32;
+    s.hidden = 4096;
+    s.ffn_hidden = 11008;
+    s.heads = 32;
+    s.query_groups = 32;
+    s.kv_channels = 128;
+    s.vocab = 32000;
+    s.seq_length = 4096;
+    s.gated_mlp = true;
+    s.untied_embeddings = true;
+    return s;
+}
+
+static model_shape llama70b(void)
+{
+    model_shape s = llama7b();
+    s.num_layers = 80;
+    s.hidden = 8192;
+    s.ffn_hidden = 28672;
+    s.heads = 64;
+    s.query_groups = 8;
+    return s;
+}
+
+static const gpu_spec *gpu(const char *name)
+{
+    ac_err e;
+    if (gpu_catalog_load(&e)) return NULL;
+    return gpu_find(name);
+}
+
+static est_input ds_input(int zero, int dp)
+{
+    est_input in;
+    model_shape s = llama7b();
+    est_input_init(&in, &s, gpu("a100_80gb"));
+    in.num_gpus = dp;
+    in.gbs = dp;
+    in.zero_stage = zero;
+    in.grad_bytes = 2.0; /* DeepSpeed: 16-bit gradients, the paper's 2Ψ */
+    return in;
+}
+
+static double states(const est_result *r) { return r->mem_weights + r->mem_grads + r->mem_optimizer; }
+
+/* Ψ = all parameters of the model (one pipeline stage holds them all here) */
+static double psi(void)
+{
+    est_input in = ds_input(0, 1);
+    est_result r;
+    est_evaluate(&in, &r);
+    return r.mem_weights / 2.0;
+}
+
+static void test_zero_stages_as_the_paper(void)
+{
+    const int Nd = 8;
+    double P = psi();
+    CHECK_NEAR(P, 6.74e9, 0.01); /* Llama-2-7B */
+    est_result r[4];
+    for (int z = 0; z < 4; z++) {
+        est_input in = ds_input(z, Nd);
+        CHECK_INT(est_evaluate(&in, &r[z]), 0);
+    }
+    /* stage 0: (2 + 2 + 12) Ψ per GPU */
+    CHECK_NEAR(states(&r[0]), 16.0 * P, 1e-9);
+    /* stage 1 (P_os): 2Ψ + 2Ψ + 12Ψ/Nd */
+    CHECK_NEAR(states(&r[1]), 4.0 * P + 12.0 * P / Nd, 1e-9);
+    /* stage 2 (P_os+g): 2Ψ + 14Ψ/Nd */
+    CHECK_NEAR(states(&r[2]), 2.0 * P + 14.0 * P / Nd, 1e-9);
+    /* stage 3 (P_os+g+p): 16Ψ/Nd, plus the two layers ZeRO-3/FSDP keeps gathered */
+    double gathered = 2.0 * (P / 32.0) * 2.0;
+    CHECK_NEAR(states(&r[3]), 16.0 * P / Nd + gathered, 1e-9);
+    /* the paper's Table 1 example scale: 7.5B, Nd 64 → 120 GB, 31.4 GB, 16.6 GB, 1.9 GB */
+    double p75 = 7.5e9;
+    CHECK_NEAR((4.0 * p75 + 12.0 * p75 / 64) / 1e9, 31.4, 0.01);
+    CHECK_NEAR((2.0 * p75 + 14.0 * p75 / 64) / 1e9, 16.6, 0.01);
+    CHECK_NEAR(16.0 * p75 / 64 / 1e9, 1.875, 0.01);
+    /* every stage saves memory and costs no less communication than the one before */
+    for (int z = 1; z < 4; z++) {
+        CHECK(states(&r[z]) < states(&r[z - 1]));
+        CHECK(r[z].t_dp_comm >= r[z - 1].t_dp_comm * 0.999 || z == 1);
+    }
+}
+
+static void test_offload_moves_states_to_the_host(void)
+{
+    const int Nd = 8;
+    double P = psi();
+    est_input in = ds_input(2, Nd);
+    est_result gpu_only, off;
+    est_evaluate(&in, &gpu_only);
+    in.offload_optimizer = true;
+    est_evaluate(&in, &off);
+    CHECK(off.mem_optimizer == 0.0);
+    /* host keeps the 12Ψ/Nd optimizer shard and the fp32 gradient shard 4Ψ/Nd (ZeRO-Offload §4) */
+    CHECK_NEAR(off.cpu_mem_per_gpu, 12.0 * P / Nd + 4.0 * P / Nd, 1e-9);
+    CHECK(off.mem_total < gpu_only.mem_total);
+    CHECK(off.t_optimizer > gpu_only.t_optimizer); /* CPU Adam and PCIe are slower than HBM */
+    /* parameter offload (ZeRO-3 only) leaves the GPU with the gathered layers */
+    in.zero_stage = 3;
+    est_result z3, z3p;
+    est_evaluate(&in, &z3);
+    in.offload_params = true;
+    est_evaluate(&in, &z3p);
+    /* (the peak pipeline stage holds the embedding or the output layer, not both: 2 % of Ψ) */
+    CHECK_NEAR(z3p.mem_weights, 2.0 * (P / 32.0) * 2.0, 0.03);
+    CHECK_NEAR(z3p.cpu_mem_per_gpu - z3.cpu_mem_per_gpu, 2.0 * P / Nd, 0.03);
+    CHECK(z3p.step_time >= z3.step_time);
+}
+
+static void test_lora_against_full(void)
+{
+    est_input in = ds_input(0, 1);
+    est_result full, lora;
+    est_evaluate(&in, &full);
+    in.lora_rank = 16;
+    in.lora_targets = 4;
+    est_evaluate(&in, &lora);
+    double P = psi();
+    double adapters = 32.0 * 4 * 16 * 2.0 * 4096; /* L · targets · r · (in + out) */
+    /* frozen bf16 weights plus adapters; gradients and Adam only for the adapters */
+    CHECK_NEAR(lora.mem_weights, 2.0 * (P + adapters), 1e-9);
+    CHECK_NEAR(lora.mem_grads, 2.0 * adapters, 1e-9);
+    CHECK_NEAR(lora.mem_optimizer, 12.0 * adapters, 1e-9);
+    CHECK(lora.mem_total < 0.35 * full.mem_total);
+    /* no weight gradients for frozen layers: backward ≈ one forward of GEMMs, not two */
+    CHECK(lora.step_time < full.step_time);
+    CHECK(lora.step_time > 0.55 * full.step_time);
+}
+
+static cost_request request(const model_shape *s, cost_task task)
+{
+    cost_model m = {0};
+    snprintf(m.name, sizeof m.name, "test");
+    m.shape = *s;
+    m.max_context = s->seq_length;
+    cost_request rq;
+    cost_request_init(&rq, &m);
+    rq.task = task;
+    rq.context = 4096;
+    rq.tokens_b = 0.1;
+    rq.gbs = 64;
+    ac_err e;
+    cost_pool_parse("a100_80gb", 8, NULL, &rq.pools[0], &e);
+    cost_pool_parse("a10g", 64, NULL, &rq.pools[1], &e);
+    rq.n_pools = 2;
+    return rq;
+}
+
+static cost_option eval(const cost_request *rq, cost_knobs k)
+{
+    cost_option o;
+    ac_err e;
+    if (cost_evaluate(rq, &k, &o, &e)) printf("  evaluate failed: %s\n", e.msg);
+    return o;
+}
+
+static void test_knob_directions(void)
+{
+    model_shape s = llama7b();
+    cost_request rq = request(&s, COST_FULL);
+    cost_knobs base = {0, 8, 1, 1, 1, 2, false, false, false};
+    cost_option b = eval(&rq, base);
+    CHECK(b.feasible);
+    CHECK_INT(b.grad_accum, 8);
+    /* activation checkpointing: less memory, more time */
+    cost_knobs k = base;
+    k.checkpointing = true;
+    cost_option o = eval(&rq, k);
+    CHECK(o.gpu_mem_gib < b.gpu_mem_gib);
+    CHECK(o.hours > b.hours);
+    CHECK(o.hfu > o.mfu);
+    /* a larger micro batch: more memory, fewer accumulation steps */
+    k = base;
+    k.mbs = 2;
+    o = eval(&rq, k);
+    CHECK(o.gpu_mem_gib > b.gpu_mem_gib);
+    CHECK_INT(o.grad_accum, 4);
+    /* a higher ZeRO stage: less GPU memory */
+    k = base;
+    k.zero = 3;
+    o = eval(&rq, k);
+    CHECK(o.gpu_mem_gib < b.gpu_mem_gib);
+    /* optimizer offload: less GPU memory, more host memory, slower */
+    k = base;
+    k.offload_optimizer = true;
+    o = eval(&rq, k);
+    CHECK(o.gpu_mem_gib < b.gpu_mem_gib);
+    CHECK(o.cpu_mem_node_gib > b.cpu_mem_node_gib);
+    CHECK(o.hours > b.hours);
+    /* more GPUs: faster; $ per token of the same setup about the same */
+    k = base;
+    k.num_gpus = 4;
+    o = eval(&rq, k);
+    CHECK(o.hours > b.hours);
+    CHECK_NEAR(o.usd_per_mtok, b.usd_per_mtok, 0.1);
+    /* a higher price: same time, proportionally more $ */
+    cost_request rq2 = rq;
+    rq2.pools[0].price *= 2;
+    o = eval(&rq2, base);
+    CHECK_NEAR(o.hours, b.hours, 1e-12);
+    CHECK_NEAR(o.usd_per_mtok, 2.0 * b.usd_per_mtok, 1e-9);
+    /* longer context: attention FLOPs per token grow, so does memory */
+    cost_request rq3 = rq;
+    rq3.context = 2048;
+    o = eval(&rq3, base);
+    CHECK(o.gpu_mem_gib < b.gpu_mem_gib);
+    /* more tokens: proportionally more time and $, same $/MT */
+    rq3 = rq;
+    rq3.tokens_b *= 3;
+    o = eval(&rq3, base);
+    CHECK_NEAR(o.hours, 3.0 * b.hours, 1e-9);
+    CHECK_NEAR(o.usd_per_mtok, b.usd_per_mtok, 1e-12);
+    /* TP on Megatron splits the weights */
+    k = base;
+    k.tp = 2;
+    k.zero = 1;
+    o = eval(&rq, k);
+    CHECK(o.est.mem_weights < b.est.mem_weights);
+    /* layout rules the frameworks impose */
+    cost_option bad;
+    ac_err e;
+    k = base;
+    k.tp = 2;
+    k.zero = 3;
+    CHECK(cost_evaluate(&rq, &k, &bad, &e) == -1);
+    k = base;
+    k.offload_params = true; /* ZeRO-2 */
+    CHECK(cost_evaluate(&rq, &k, &bad, &e) == -1);
+    CHECK_CONTAINS(bad.why, "ZeRO stage 3");
+}
+
+static void test_mfu_convention(void)
+{
+    /* full training: 6N + attention is Megatron's formula (est_model_flops) */
+    model_shape s = llama7b();
+    cost_request rq = request(&s, COST_FULL);
+    cost_knobs k = {0, 8, 1, 1, 1, 1, false, false, false};
+    cost_option o = eval(&rq, k);
+    model_shape sc = s;
+    sc.seq_length = rq.context;
+    double mega = est_model_flops(&sc, 1) / rq.context; /* per token */
+    double peak = gpu("a100_80gb")->bf16_tflops * 1e12 * 8;
+    CHECK_NEAR(o.mfu, mega * o.tokens_per_s / peak, 1e-9);
+    /* LoRA counts 4N: its MFU is below the full count of the same throughput */
+    cost_request rl = request(&s, COST_LORA);
+    cost_option l = eval(&rl, k);
+    CHECK(l.mfu / l.tokens_per_s < o.mfu / o.tokens_per_s);
+    CHECK_CONTAINS(COST_MFU_CONVENTION, "6 x N");
+}
+
+static void test_a10g_full_finetune_needs_offload(void)
+{
+    /* 16 bytes per parameter of a 6.7B model do not fit 24 GB without sharding or offload */
+    model_shape s = llama7b();
+    cost_request rq = request(&s, COST_FULL);
+    cost_knobs k = {1, 1, 1, 1, 1, 0, false, false, true};
+    cost_option o = eval(&rq, k);
+    CHECK(!o.feasible);
+    CHECK_CONTAINS(o.why, "GPU memory: needs");
+    CHECK_CONTAINS(o.why, "GiB usable");
+    k.zero = 3;
+    k.offload_optimizer = k.offload_params = true;
+    o = eval(&rq, k);
+    CHECK(o.feasible);
+    /* a single GPU's ZeRO-3 offload is PCIe-bound on parameters: slower than 8 A100s by far */
+    cost_knobs a = {0, 8, 1, 1, 1, 2, false, false, false};
+    CHECK(o.hours > 20.0 * eval(&rq, a).hours);
+    /* 70B on one A10G: infeasible and says by how much */
+    model_shape b = llama70b();
+    cost_request r70 = request(&b, COST_FULL);
+    o = eval(&r70, k);
+    CHECK(!o.feasible);
+}
+
+static void test_search_answers(void)
+{
+    model_shape s = llama7b();
+    cost_request rq = request(&s, COST_FULL);
+    cost_result r;
+    ac_err e;
+    CHECK_INT(cost_search(&rq, &r, &e), 0);
+    CHECK(r.n_evaluated > 100);
+    CHECK(r.best_cost >= 0 && r.best_time >= 0);
+    CHECK(r.best_per_pool[0] >= 0 && r.best_per_pool[1] >= 0);
+    /* the rankings are sorted */
+    for (size_t j = 1; j < r.n_ranked; j++) {
+        CHECK(r.opt[r.by_cost[j]].usd_per_mtok >= r.opt[r.by_cost[j - 1]].usd_per_mtok);
+        CHECK(r.opt[r.by_time[j]].hours >= r.opt[r.by_time[j - 1]].hours);
+    }
+    /* the cheapest per GPU type is the cheapest option of that type */
+    for (size_t i = 0; i < r.n; i++)
+        if (r.opt[i].feasible) CHECK(r.opt[i].usd_per_mtok >= r.opt[r.best_per_pool[r.opt[i].k.pool]].usd_per_mtok);
+    /* a deadline below the cheapest option's time picks a faster one */
+    double cheap_h = r.opt[r.best_cost].hours;
+    cost_result_free(&r);
+    rq.deadline_hours = cheap_h / 2.0;
+    CHECK_INT(cost_search(&rq, &r, &e), 0);
+    if (r.best_constrained >= 0) CHECK(r.opt[r.best_constrained].hours <= rq.deadline_hours);
+    CHECK(cost_chosen(&r, &rq) == r.best_constrained);
+    cost_result_free(&r);
+    /* an impossible deadline: nothing chosen */
+    rq.deadline_hours = 1e-6;
+    CHECK_INT(cost_search(&rq, &r, &e), 0);
+    CHECK(r.best_constrained == -1);
+    CHECK(cost_chosen(&r, &rq) == -1);
+    cost_result_free(&r);
+    /* a budget: the fastest within it */
+    rq.deadline_hours = 0;
+    rq.budget_usd = 1e9;
+    CHECK_INT(cost_search(&rq, &r, &e), 0);
+    CHECK(r.best_constrained == r.best_time);
+    cost_result_free(&r);
+}
+
+static void test_files(void)
+{
+    model_shape s = llama7b();
+    cost_request rq = request(&s, COST_LORA);
+    snprintf(rq.lora_modules, sizeof rq.lora_modules, "q_proj,v_proj");
+    cost_knobs k = {0, 8, 1, 1, 2, 3, true, true, true};
+    cost_option o = eval(&rq, k);
+    char *ds = NULL, *args = NULL, *lora = NULL;
+    ac_err e;
+    CHECK_INT(cost_deepspeed_json(&rq, &o, &ds, &e), 0);
+    CHECK_INT(cost_train_args_json(&rq, &o, &args, &e), 0);
+    CHECK_INT(cost_lora_json(&rq, &lora, &e), 0);
+    cJSON *j = cJSON_Parse(ds);
+    CHECK(j != NULL);
+    const cJSON *z = cJSON_GetObjectItem(j, "zero_optimization");
+    CHECK_INT(cJSON_GetObjectItem(z, "stage")->valueint, 3);
+    CHECK_STR(cJSON_GetObjectItem(cJSON_GetObjectItem(z, "offload_optimizer"), "device")->valuestring, "cpu");
+    CHECK_STR(cJSON_GetObjectItem(cJSON_GetObjectItem(z, "offload_param"), "device")->valuestring, "cpu");
+    /* DeepSpeed's rule: train_batch_size = micro batch × accumulation × data-parallel ranks */
+    CHECK_INT(cJSON_GetObjectItem(j, "train_batch_size")->valueint,
+              cJSON_GetObjectItem(j, "train_micro_batch_size_per_gpu")->valueint *
+                  cJSON_GetObjectItem(j, "gradient_accumulation_steps")->valueint * 8);
+    cJSON_Delete(j);
+    j = cJSON_Parse(args);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(j, "gradient_checkpointing")));
+    CHECK_INT(cJSON_GetObjectItem(j, "max_seq_length")->valueint, 4096);
+    cJSON_Delete(j);
+    j = cJSON_Parse(lora);
+    CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItem(j, "target_modules")), 2);
+    CHECK_INT(cJSON_GetObjectItem(j, "r")->valueint, 16);
+    cJSON_Delete(j);
+    free(ds);
+    free(args);
+    free(lora);
+}
+
+static void test_lora_targets(void)
+{
+    model_shape s = llama7b();
+    int n = 0;
+    ac_err e;
+    CHECK_INT(cost_lora_targets("q_proj,k_proj,v_proj,o_proj", &s, &n, &e), 0);
+    CHECK_INT(n, 4);
+    CHECK_INT(cost_lora_targets("q_proj,v_proj", &s, &n, &e), 0);
+    CHECK_INT(n, 2);
+    int all = 0;
+    CHECK_INT(cost_lora_targets("all-linear", &s, &all, &e), 0);
+    CHECK_INT(all, (int)lround(4 + 3 * (4096.0 + 11008) / 8192));
+    /* GQA: k and v are narrower than q */
+    model_shape g = llama70b();
+    CHECK_INT(cost_lora_targets("k_proj", &g, &n, &e), 0);
+    CHECK_INT(n, 1);
+    CHECK_INT(cost_lora_targets("q_proj,bogus", &s, &n, &e), -1);
+    CHECK_CONTAINS(e.msg, "unknown module 'bogus'");
+}
+
+static const char HF_MIXTRAL[] =
+    "{\"model_type\": \"mixtral\", \"hidden_size\": 4096, \"num_hidden_layers\": 32, \"num_attention_heads\": 32,"
+    " \"num_key_value_heads\": 8, \"intermediate_size\": 14336, \"vocab_size\": 32000,"
+    " \"max_position_embeddings\": 32768, \"num_local_experts\": 8, \"num_experts_per_tok\": 2}";
+
+static void test_hf_config(void)
+{
+    cost_model m;
+    ac_err e;
+    CHECK_INT(cost_hf_config_parse(HF_MIXTRAL, strlen(HF_MIXTRAL), "mixtral.json", &m, &e), 0);
+    CHECK_INT(m.shape.num_experts, 8);
+    CHECK_INT(m.shape.moe_topk, 2);
+    CHECK_INT(m.shape.moe_ffn_hidden, 14336);
+    CHECK_INT(m.shape.query_groups, 8);
+    CHECK_INT(m.max_context, 32768);
+    CHECK(m.shape.gated_mlp && m.shape.untied_embeddings);
+    /* its parameter count is Mixtral's 46.7B */
+    est_input in;
+    est_input_init(&in, &m.shape, gpu("h100"));
+    est_result r;
+    in.shape.seq_length = 4096;
+    in.num_gpus = 1;
+    if (est_evaluate(&in, &r)) printf("  %s\n", r.why);
+    CHECK_NEAR(r.params_b, 46.7, 0.01);
+    /* GPT-2 spellings, tied embeddings and learned positions by model_type */
+    const char *g2 = "{\"model_type\":\"gpt2\",\"n_embd\":768,\"n_layer\":12,\"n_head\":12,\"vocab_size\":50257,\"n_positions\":1024}";
+    CHECK_INT(cost_hf_config_parse(g2, strlen(g2), NULL, &m, &e), 0);
+    CHECK(!m.shape.untied_embeddings && m.shape.learned_pos_emb && !m.shape.gated_mlp);
+    CHECK_INT(m.shape.ffn_hidden, 4 * 768);
+    /* a missing key names the key and the file */
+    const char *miss = "{\"hidden_size\": 4096, \"num_hidden_layers\": 32, \"vocab_size\": 32000, \"max_position_embeddings\": 4096}";
+    CHECK_INT(cost_hf_config_parse(miss, strlen(miss), "cfg.json", &m, &e), -1);
+    CHECK_STR(e.key, "num_attention_heads");
+    CHECK_STR(e.file, "cfg.json");
+    CHECK_CONTAINS(e.msg, "missing");
+    const char *neg = "{\"hidden_size\": -1, \"num_hidden_layers\": 32, \"num_attention_heads\": 32, \"vocab_size\": 1, \"max_position_embeddings\": 1}";
+    CHECK_INT(cost_hf_config_parse(neg, strlen(neg), NULL, &m, &e), -1);
+    CHECK_STR(e.key, "hidden_size");
+    const char *kv = "{\"hidden_size\": 4096, \"num_hidden_layers\": 2, \"num_attention_heads\": 32, \"num_key_value_heads\": 5,"
+                     " \"vocab_size\": 10, \"max_position_embeddings\": 10}";
+    CHECK_INT(cost_hf_config_parse(kv, strlen(kv), NULL, &m, &e), -1);
+    CHECK_CONTAINS(e.msg, "does not divide");
+    CHECK_INT(cost_hf_config_parse("[1,2]", 5, NULL, &m, &e), -1);
+    CHECK_INT(cost_hf_config_parse("{\"a\":", 5, NULL, &m, &e), -1);
+    CHECK_CONTAINS(e.msg, "not valid JSON");
+}
+
+static void test_pool_errors(void)
+{
+    cost_pool p;
+    ac_err e;
+    CHECK_INT(cost_pool_parse("a10g:0.9:16", 64, NULL, &p, &e), 0);
+    CHECK_NEAR(p.price, 0.9, 1e-12);
+    CHECK_INT(p.max_gpus, 16);
+    CHECK_INT(cost_pool_parse("h100", 8, NULL, &p, &e), 0);
+    CHECK_NEAR(p.price, gpu("h100_sxm")->price_per_hour, 1e-12);
+    CHECK_INT(cost_pool_parse("a100_80gbb", 8, NULL, &p, &e), -1);
+    CHECK_CONTAINS(e.msg, "did you mean 'a100_80gb'");
+    CHECK_INT(cost_pool_parse("a10g:0", 8, NULL, &p, &e), -1);
+    CHECK_CONTAINS(e.msg, "must be positive");
+    CHECK_INT(cost_pool_parse("a10g:-2", 8, NULL, &p, &e), -1);
+    CHECK_INT(cost_pool_parse("a10g:abc", 8, NULL, &p, &e), -1);
+    CHECK_CONTAINS(e.msg, "not a number");
+    CHECK_INT(cost_pool_parse("a10g:1:0", 8, NULL, &p, &e), -1);
+}
+
+int main(void)
+{
+    RUN(test_zero_stages_as_the_paper);
+    RUN(test_offload_moves_states_to_the_host);
+    RUN(test_lora_against_full);
+    RUN(test_knob_directions);
+    RUN(test_mfu_convention);
+    RUN(test_a10g_full_finetune_needs_offload);
+    RUN(test_search_answers);
+    RUN(test_files);
+    RUN(test_lora_targets);
+    RUN(test_hf_config);
+    RUN(test_pool_errors);
+    CHECK_DONE();
+}
