@@ -64,5 +64,6 @@ int cmd_cancel(int argc, char **argv);
 int cmd_emulate_job(int argc, char **argv);
 int cmd_launch(int argc, char **argv);
 int cmd_cost(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 
 #endif

@@ -1,6 +1,7 @@
-/* cmd_exec.c — `autoconfig status`, `autoconfig cancel` (the ledger of real
- * runs) and `autoconfig emulate-job` (a stand-in training job for machines
- * without GPUs, used by the Slurm and local executors' tests). */
+/* cmd_exec.c — `autoconfig launch`, `status` and `cancel` (real runs and
+ * their ledger), `autoconfig calibrate` (the estimator fitted to them) and
+ * `autoconfig emulate-job` (a stand-in training job for machines without GPUs,
+ * used by the Slurm and local executors' tests). */
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
@@ -10,7 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "cli/cli.h"
+#include "exec/calibrate.h"
 #include "config/yaml_io.h"
 #include "exec/exec.h"
 #include "results/ledger.h"
@@ -287,7 +291,9 @@ int cmd_launch(int argc, char **argv)
     static const char *const known[] = { "--candidates", NULL };
     if (cli_check_flags(&o, known, &e) < 0 || cli_load_config(&o, &c, &e) < 0) { cli_opts_free(&o); return cli_fail(&e); }
     const gpu_spec *gpu = candidate_gpu(&c, &e);
-    if (!gpu) { cfg_free(&c); cli_opts_free(&o); return cli_fail(&e); }
+    est_cal cal; /* the cluster's calibration, as the search predicts */
+    bool cal_loaded;
+    if (!gpu || candidate_cal_load(&c, &cal, &cal_loaded, &e) < 0) { cfg_free(&c); cli_opts_free(&o); return cli_fail(&e); }
     char dir[760];
     const char *cd = cli_flag_value(&o, "--candidates");
     int dl = cd ? snprintf(dir, sizeof dir, "%s", cd) : snprintf(dir, sizeof dir, "%.700s/candidate_configs", c.train.logs);
@@ -315,7 +321,7 @@ int cmd_launch(int argc, char **argv)
         /* the prediction shown beside the measurement; 0 (none) for a config the estimator cannot read */
         exec_prediction p;
         ac_err pe;
-        j->predicted_step_s = exec_predict_candidate(j->config_path, gpu->name, NULL, &p, &pe) < 0 ? 0 : p.step_s;
+        j->predicted_step_s = exec_predict_candidate(j->config_path, gpu->name, &cal, &p, &pe) < 0 ? 0 : p.step_s;
     }
     if (d) closedir(d);
     if (!rc && n == 0) rc = ac_err_set(&e, AC_E_INPUT, "%s: no candidate configs (*.yaml)", dir);
@@ -336,6 +342,93 @@ int cmd_launch(int argc, char **argv)
     }
     free(out);
     free(jobs);
+    cfg_free(&c);
+    cli_opts_free(&o);
+    return rc ? cli_fail(&e) : 0;
+}
+
+/* ---- calibrate ---- */
+
+/* the GPU a search ran on: cluster.gpu of <logs>/final_result/summary.json ("" when absent) */
+static void summary_gpu(const char *logs, char *out, size_t len)
+{
+    char path[1200];
+    size_t n;
+    ac_err e;
+    out[0] = '\0';
+    snprintf(path, sizeof path, "%s/final_result/summary.json", logs);
+    if (!fs_exists(path)) return;
+    char *text = fs_read_file(path, &n, &e);
+    cJSON *root = text ? cJSON_Parse(text) : NULL;
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "cluster"), "gpu");
+    if (cJSON_IsString(g)) snprintf(out, len, "%s", g->valuestring);
+    cJSON_Delete(root);
+    free(text);
+}
+
+static const char CALIBRATE_HELP[] =
+    "usage: autoconfig calibrate [LOGS_DIR] [--out FILE] [--gpu NAME] [--dry-run] [key=value ...]\n"
+    "Fits the estimator's cluster constants (compute_scale: sustained tensor-core rate vs the\n"
+    "GPU catalog; step_overhead_s: per-step host cost, when 3 runs differ 1.5x in length) to\n"
+    "the measured runs"
+    " in the ledger of LOGS_DIR (default train_settings.logs), by least squares on\n"
+    "log(predicted/measured), and prints the error before and after. The result goes to\n"
+    "<conf>/cluster/calibration_<cluster>.csv (cluster: the defaults list's choice, bcm),\n"
+    "which every later search on that cluster loads; --out writes elsewhere, --dry-run\n"
+    "writes nothing. GPU: --gpu, else the search's (final_result/summary.json), else the\n"
+    "config's.\n";
+
+int cmd_calibrate(int argc, char **argv)
+{
+    const char *logs_pos = NULL;
+    if (argc >= 2 && argv[1][0] != '-' && !strchr(argv[1], '=')) { logs_pos = argv[1]; argc--; argv++; }
+    cli_opts o;
+    ac_err e;
+    ac_config c;
+    if (cli_parse(argc, argv, &o, &e) < 0) { cli_opts_free(&o); return cli_fail(&e); }
+    if (o.help) { fputs(CALIBRATE_HELP, stdout); cli_opts_free(&o); return 0; }
+    static const char *const known[] = { "--out", "--gpu", "--dry-run", NULL };
+    if (cli_check_flags(&o, known, &e) < 0 || cli_load_config(&o, &c, &e) < 0) { cli_opts_free(&o); return cli_fail(&e); }
+    char logs[1024], gpu[64], out[CFG_PATH_MAX + 200];
+    snprintf(logs, sizeof logs, "%s", logs_pos ? logs_pos : c.train.logs);
+    const char *gflag = cli_flag_value(&o, "--gpu"), *oflag = cli_flag_value(&o, "--out");
+    bool dry = cli_flag_present(&o, "--dry-run");
+    int rc = 0;
+    est_cal start;
+    bool loaded;
+    calib_result r = {0};
+    const gpu_spec *cg = NULL;
+    if (gflag) snprintf(gpu, sizeof gpu, "%s", gflag);
+    else summary_gpu(logs, gpu, sizeof gpu);
+    if (!gpu[0]) {
+        if (!(cg = candidate_gpu(&c, &e))) rc = -1;
+        else snprintf(gpu, sizeof gpu, "%s", cg->name);
+    }
+    if (!rc) rc = candidate_cal_load(&c, &start, &loaded, &e);
+    if (!rc && oflag) snprintf(out, sizeof out, "%s", oflag);
+    else if (!rc) rc = candidate_cal_path(&c, out, sizeof out, &e);
+    if (!rc) rc = calib_fit(logs, gpu, &start, &r, &e);
+    if (!rc) {
+        printf("Calibration of cluster %s on %s from %zu measured run%s of %s", c.cluster_name[0] ? c.cluster_name : "-",
+               r.gpu, r.n_runs, r.n_runs == 1 ? "" : "s", logs);
+        if (r.n_unused) printf(" (%zu ledger row%s not used: failed, unfinished or config gone)", r.n_unused, r.n_unused == 1 ? "" : "s");
+        printf("\n  compute_scale    %.4f -> %.4f\n  step_overhead_s  %.4f -> %.4f%s\n", r.before.compute_scale,
+               r.after.compute_scale, r.before.step_overhead_s, r.after.step_overhead_s,
+               r.fitted_overhead ? "" : " (kept: needs 3 runs whose predicted steps differ 1.5x)");
+        printf("  %10s %10s %8s %10s %8s  %s\n", "measured", "before", "error", "after", "error", "run");
+        for (size_t i = 0; i < r.n_runs; i++) {
+            const calib_run *k = &r.runs[i];
+            printf("  %9.4fs %9.4fs %+7.1f%% %9.4fs %+7.1f%%  %s\n", k->measured_s, k->before_s,
+                   100.0 * (k->before_s / k->measured_s - 1.0), k->after_s, 100.0 * (k->after_s / k->measured_s - 1.0),
+                   k->name);
+        }
+        printf("Median |error| of the predicted step time: %.1f%% before, %.1f%% after\n", r.median_err_before,
+               r.median_err_after);
+        if (dry) printf("--dry-run: nothing written\n");
+        else if (!(rc = calib_write(out, &r, logs, &e)))
+            printf("Written: %s%s\n", out, oflag ? "" : " (later searches on this cluster load it)");
+    }
+    calib_free(&r);
     cfg_free(&c);
     cli_opts_free(&o);
     return rc ? cli_fail(&e) : 0;

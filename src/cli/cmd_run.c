@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "exec/exec.h"
+#include "search/candidate_est.h"
 #include "util/fsutil.h"
 #include "results/train_results.h"
 #include "search/train_search.h"
@@ -129,6 +130,12 @@ int cli_training_stage(const ac_config *c, const model_base_config *b, bool json
         else { fputs(text, stdout); free(text); }
     } else {
         print_search(stdout, c, &r);
+        if (r.cal_loaded) {
+            char cal_path[CFG_PATH_MAX + 200];
+            ac_err pe;
+            if (!candidate_cal_path(c, cal_path, sizeof cal_path, &pe))
+                printf("Estimator calibrated for cluster %s by %s (autoconfig calibrate)\n", c->cluster_name, cal_path);
+        }
         if (real) print_measured(stdout, &r, n_done, n_failed);
         results_print_top(stdout, c, b, &r, c->train.logs);
         print_exhaustive(stdout, &r);

@@ -22,6 +22,7 @@ static const command COMMANDS[] = {
     { "launch", cmd_launch, "run candidate configs as real training jobs (Slurm or local) and collect step times" },
     { "status", cmd_status, "the ledger of real training runs (Slurm or local): states, job ids, step times" },
     { "cancel", cmd_cancel, "cancel every unfinished job of a search (and nothing else)" },
+    { "calibrate", cmd_calibrate, "fit the estimator's cluster constants to the measured runs of a search" },
     { "emulate-job", cmd_emulate_job, "an emulated training job for machines without GPUs (writes real event files)" },
     { "keys", cmd_keys, "list every configuration key (type, default, meaning)" },
 };

@@ -180,6 +180,7 @@ int cfg_load(const char *conf_dir, int n_overrides, char **overrides, ac_config 
     for (int g = 0; g < n_groups; g++)
         if (load_group(root, conf_dir, &groups[g], e) != 0) goto done;
     for (int g = 0; g < n_groups; g++) {
+        if (!strcmp(groups[g].name, "cluster")) snprintf(out->cluster_name, sizeof out->cluster_name, "%s", groups[g].choice);
         if (!strcmp(groups[g].name, "search_config")) {
             snprintf(out->search_config_value, sizeof out->search_config_value, "%s", groups[g].choice);
             if (node_map_set(root, "search_config_value", node_str(groups[g].choice)) != 0) {

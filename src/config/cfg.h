@@ -123,6 +123,7 @@ typedef struct {
     char family[32];          /* from search_config_value: gpt3, t5, ... */
     char preset[CFG_NAME_MAX];/* the file name: 5b, unknown_size, llama2_7b */
     char search_config_value[CFG_NAME_MAX + 40];
+    char cluster_name[CFG_NAME_MAX]; /* the defaults list's cluster choice (bcm): names per-cluster files */
     bool run_training_hp_search;
     bool run_inference_hp_search;
     bool run_cost_search;     /* extension: the cost stage inside `run` */

@@ -107,6 +107,7 @@ static const struct {
     {"memory_limit_frac", offsetof(est_cal, memory_limit_frac)}, {"step_overhead_s", offsetof(est_cal, step_overhead_s)},
     {"moe_imbalance", offsetof(est_cal, moe_imbalance)}, {"moe_permute_units", offsetof(est_cal, moe_permute_units)},
     {"fp4_speedup", offsetof(est_cal, fp4_speedup)}, {"layer_overhead_us", offsetof(est_cal, layer_overhead_us)},
+    {"compute_scale", offsetof(est_cal, compute_scale)},
 };
 enum { CAL_N = sizeof CAL_KEYS / sizeof *CAL_KEYS };
 
@@ -134,6 +135,7 @@ static int cal_apply(const csv_table *t, est_cal *c, bool require_all, ac_err *e
         c->attn_eff > 1 || c->moe_gemm_eff <= 0 || c->moe_gemm_eff > 1 || c->tp_overlap > 1 || c->dp_tail > 1 ||
         c->memory_limit_frac <= 0 || c->memory_limit_frac > 1)
         return ac_err_at(e, AC_E_INPUT, t->file, 0, 0, NULL, "efficiencies and fractions must lie in (0, 1]");
+    if (c->compute_scale <= 0) return ac_err_at(e, AC_E_INPUT, t->file, 0, 0, "compute_scale", "must be positive");
     return 0;
 }
 
@@ -530,6 +532,8 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     dev.gemm_eff = (in->precision == PREC_FP8 || in->precision == PREC_FP4) && g->fp8_gemm_eff > 0 ? g->fp8_gemm_eff : g->gemm_eff;
     if (in->precision == PREC_FP4 && g->fp4_tflops > 0) /* FP4 realises fp4_speedup over FP8, not the 2x of the peaks */
         dev.peak = (g->fp8_tflops > 0 ? g->fp8_tflops : g->bf16_tflops) * 1e12 * c->fp4_speedup;
+    dev.peak *= c->compute_scale; /* a cluster's clocks/power cap vs the catalog (1 unless calibrated) */
+    dev.peak16 *= c->compute_scale;
     dev.hbm = g->hbm_gbps * GB * 0.85; /* STREAM-like kernels reach ~85 % of HBM peak */
     dev.elem_bytes = in->precision == PREC_FP8 || in->precision == PREC_FP4 ? 1.0 : (in->precision == PREC_FP32 ? 4.0 : 2.0);
 

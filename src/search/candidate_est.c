@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "model/family.h"
+#include "util/fsutil.h"
 
 const gpu_spec *candidate_gpu(const ac_config *c, ac_err *e)
 {
@@ -106,6 +107,28 @@ void candidate_est_apply(est_input *in, const search_candidate *k, search_act_me
             in->recompute = RECOMPUTE_NONE;
         }
     }
+}
+
+int candidate_cal_path(const ac_config *c, char *buf, size_t len, ac_err *e)
+{
+    char name[CFG_NAME_MAX];
+    snprintf(name, sizeof name, "%s", c->cluster_name[0] ? c->cluster_name : "default");
+    for (char *p = name; *p; p++)
+        if (*p == '/') *p = '_'; /* a nested group choice stays one file name */
+    int n = snprintf(buf, len, "%s/cluster/calibration_%s.csv", c->conf_dir[0] ? c->conf_dir : ".", name);
+    if (n < 0 || (size_t)n >= len) return ac_err_set(e, AC_E_INPUT, "calibration file path too long");
+    return 0;
+}
+
+int candidate_cal_load(const ac_config *c, est_cal *cal, bool *loaded, ac_err *e)
+{
+    char path[CFG_PATH_MAX + 200];
+    *loaded = false;
+    if (est_cal_default(cal, e) || candidate_cal_path(c, path, sizeof path, e)) return -1;
+    if (!fs_exists(path)) return 0;
+    if (est_cal_load_file(path, cal, e)) return -1;
+    *loaded = true;
+    return 0;
 }
 
 static int get_int(const node *cfg, const char *path, int dflt)

@@ -30,6 +30,13 @@ int candidate_est_base(const ac_config *c, const model_base_config *b, est_input
  * activations_checkpoint_method, which gives act_ckpt_layers its meaning) */
 void candidate_est_apply(est_input *in, const search_candidate *k, search_act_method act_method);
 
+/* The per-cluster calibration file `autoconfig calibrate` writes and later
+ * searches read: <conf>/cluster/calibration_<cluster>.csv (<cluster> the
+ * defaults list's cluster choice, "bcm" by default). */
+int candidate_cal_path(const ac_config *c, char *buf, size_t len, ac_err *e);
+/* the compiled-in constants, overlaid by that file when it exists (*loaded set) */
+int candidate_cal_load(const ac_config *c, est_cal *cal, bool *loaded, ac_err *e);
+
 /* a NeMo training config (a candidate YAML) as an estimator input; gpu NULL → A100 80 GB */
 int candidate_est_from_nemo(const node *cfg, const gpu_spec *gpu, est_input *in, ac_err *e);
 

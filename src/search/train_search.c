@@ -159,6 +159,8 @@ int search_train_run(const ac_config *c, const model_base_config *b, search_trai
     double t0 = now_s();
     if (search_train_inputs(c, b, &r->inputs, &r->act_method, e)) return -1;
     if (candidate_est_base(c, b, &r->base, e)) return -1;
+    if (candidate_cal_load(c, &r->cal, &r->cal_loaded, e)) return -1;
+    r->base.cal = &r->cal;
     if (search_grid_build(&r->inputs, &r->grid, e)) return -1;
     r->n = r->grid.n;
     r->items = calloc(r->n ? r->n : 1, sizeof *r->items);

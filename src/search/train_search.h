@@ -39,6 +39,8 @@ typedef struct {
 typedef struct {
     search_grid grid;
     est_input base;          /* cluster, GPU, model; each candidate overwrites its knobs */
+    est_cal cal;             /* the constants base.cal points to: compiled-in, or the cluster's calibration */
+    bool cal_loaded;         /* <conf>/cluster/calibration_<cluster>.csv was applied */
     search_inputs inputs;
     search_act_method act_method;
     search_scored *items;    /* grid order */

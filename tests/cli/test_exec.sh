@@ -55,8 +55,8 @@ n=$(cat "$L"/training_logs/*/starts | wc -l)
 [ "$n" = 3 ] && [ "$(echo "$out" | grep '^Config #1')" = "$(echo "$out2" | grep '^Config #1')" ] &&
     pass rerun_starts_nothing || fail rerun_starts_nothing "$n starts"
 
-# --- an OOM at run time (emulated cluster needing 1.6x the predicted memory) is a failed run with the reason ---
-out=$(AUTOCONFIG_EMULATE_MEM_SCALE=1.6 "$AC" run $common "$S.logs=$T/oom" 2>/dev/null); rc=$?
+# --- an OOM at run time (emulated cluster needing 2.5x the predicted memory: every run fails) is a failed run with the reason ---
+out=$(AUTOCONFIG_EMULATE_MEM_SCALE=2.5 "$AC" run $common "$S.logs=$T/oom" 2>/dev/null); rc=$?
 [ $rc -eq 0 ] && grep -q 'CUDA out of memory' "$T/oom/final_result/failed_jobs_16nodes.csv" &&
     case "$out" in *"failed"*"run failed (job "*"CUDA out of memory"*) true ;; *) false ;; esac &&
     pass run_oom_in_failed_jobs || fail run_oom_in_failed_jobs "exit $rc: $out"
@@ -72,3 +72,45 @@ out=$("$AC" run $common "$S.logs=$KL" 2>/dev/null); rc=$?
 n=$(cat "$KL"/training_logs/*/starts | wc -l)
 [ $rc -eq 0 ] && [ "$n" = 3 ] && case "$out" in *"Training runs: 3 measured, 0 failed"*) true ;; *) false ;; esac &&
     pass resume_after_kill9 || fail resume_after_kill9 "exit $rc, $n starts: $out"
+
+# --- calibrate: an emulated cluster 1.3x slower than the estimator (3 % noise) ---
+C="$T/conf"
+cp -r "$REPO/conf" "$C"
+export AUTOCONFIG_EMULATE_SCALE=1.3 AUTOCONFIG_EMULATE_NOISE=0.03
+# median |Error vs Predicted %| of a summary CSV's measured rows
+med_err() { awk -F, 'NR > 1 && $27 == "measured" { e = $29 < 0 ? -$29 : $29; print e }' "$1" | sort -n |
+            awk '{ v[NR] = $1 } END { if (!NR) print 999; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+"$AC" run --conf "$C" $common search_config=gpt3/20b "$S.logs=$T/u20" >/dev/null 2>&1
+before=$(med_err "$T/u20/final_result/final_summary_64nodes.csv")
+"$AC" run --conf "$C" $common "$S.limit_search_runs=5" "$S.logs=$T/c5" >/dev/null 2>&1
+out=$("$AC" calibrate "$T/c5" --conf "$C" 2>&1); rc=$?
+case "$out" in *"from 5 measured runs"*"Median |error| of the predicted step time: "*"before"*"after"*"calibration_bcm.csv"*)
+    [ $rc -eq 0 ] && [ -f "$C/cluster/calibration_bcm.csv" ] && pass calibrate_writes_cluster_file ;;
+    *) fail calibrate_writes_cluster_file "exit $rc: $out" ;; esac
+echo "$out" | sed -n 's/.*: \([0-9.]*\)% before, \([0-9.]*\)% after/\1 \2/p' | awk '{ exit !($1 > 15 && $2 < 5) }' &&
+    pass calibrate_fit_error_drops || fail calibrate_fit_error_drops "$out"
+# a later search of another model on the same cluster loads it and predicts better
+out=$("$AC" run --conf "$C" $common search_config=gpt3/20b "$S.logs=$T/c20" 2>&1)
+after=$(med_err "$T/c20/final_result/final_summary_64nodes.csv")
+case "$out" in *"Estimator calibrated for cluster bcm by $C/cluster/calibration_bcm.csv"*) pass later_search_loads_calibration ;;
+    *) fail later_search_loads_calibration "$out" ;; esac
+awk -v b="$before" -v a="$after" 'BEGIN { exit !(b > 15 && a < 5) }' && pass calibrated_prediction_error_drops ||
+    fail calibrated_prediction_error_drops "median |error| $before% before, $after% after"
+# --dry-run writes nothing; --out writes elsewhere
+sum=$(cksum <"$C/cluster/calibration_bcm.csv")
+"$AC" calibrate "$T/c5" --conf "$C" --dry-run >/dev/null 2>&1 && [ "$(cksum <"$C/cluster/calibration_bcm.csv")" = "$sum" ] &&
+    "$AC" calibrate "$T/c5" --conf "$C" --out "$T/cal.csv" >/dev/null 2>&1 && grep -q '^compute_scale,' "$T/cal.csv" &&
+    pass calibrate_dry_run_and_out || fail calibrate_dry_run_and_out "file changed or --out missing"
+unset AUTOCONFIG_EMULATE_SCALE AUTOCONFIG_EMULATE_NOISE
+
+# --- calibrate: bad input is a clear error and writes nothing ---
+out=$("$AC" calibrate "$T/sim" --conf "$C" --out "$T/bad1.csv" 2>&1); rc=$?
+[ $rc -eq 2 ] && [ ! -e "$T/bad1.csv" ] && case "$out" in *"no ledger here"*) true ;; *) false ;; esac &&
+    pass calibrate_without_ledger || fail calibrate_without_ledger "exit $rc: $out"
+out=$("$AC" calibrate "$T/oom" --conf "$C" --out "$T/bad2.csv" 2>&1); rc=$?
+[ $rc -eq 2 ] && [ ! -e "$T/bad2.csv" ] && case "$out" in *"no measured run to calibrate on (3 in the ledger: 3 failed"*) true ;; *) false ;; esac &&
+    pass calibrate_only_failed_runs || fail calibrate_only_failed_runs "exit $rc: $out"
+printf 'key,value,reason\ncompute_scale,-1,x\n' >"$C/cluster/calibration_bcm.csv"
+out=$("$AC" run --conf "$C" "$S.logs=$T/bad3" 2>&1); rc=$?
+[ $rc -eq 2 ] && case "$out" in *"calibration_bcm.csv"*"compute_scale"*) true ;; *) false ;; esac &&
+    pass malformed_calibration_file_named || fail malformed_calibration_file_named "exit $rc: $out"
