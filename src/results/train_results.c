@@ -387,10 +387,13 @@ void results_print_top(FILE *out, const ac_config *c, const model_base_config *b
         const search_scored *s = &r->items[idx[i]];
         char cname[320];
         results_config_name(s, cname, sizeof cname);
-        fprintf(out, "Config #%zu: %s with %.4fs per global step (%s; %.0f tokens/s, MFU %.1f%%, %.1f GiB peak)\n", i + 1,
+        /* $ for the full run (num_tokens_in_b at this config's speed), as in the summary's Cost USD column */
+        char usd[48] = "";
+        if (s->est.cost_usd > 0) snprintf(usd, sizeof usd, ", $%.0f for the run", s->est.cost_usd * s->step_time_s / s->est.step_time);
+        fprintf(out, "Config #%zu: %s with %.4fs per global step (%s; %.0f tokens/s, MFU %.1f%%, %.1f GiB peak%s)\n", i + 1,
                 cname, s->step_time_s, s->source == RUN_MEASURED ? "measured" : "predicted",
                 s->est.tokens_per_s * s->est.step_time / s->step_time_s, 100.0 * s->est.mfu * s->est.step_time / s->step_time_s,
-                s->est.mem_total / EST_GIB);
+                s->est.mem_total / EST_GIB, usd);
     }
     if (n) {
         const search_scored *s = &r->items[idx[0]];

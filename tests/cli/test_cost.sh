@@ -70,6 +70,7 @@ out=$("$AC" cost search_config=llama/llama2_70b $L=$T/l70 --gpus a10g:1.0:4 2>&1
 # the cost stage inside run (training search on, so the report gets the cost chart)
 out=$("$AC" run $common run_cost_search=true run_inference_hp_search=false search_config.cost_settings.gpus=[h100] 2>&1); rc=$?
 [ $rc -eq 0 ] && [ -s "$T/logs/cost/summary.json" ] && pass run_stage || fail run_stage "exit $rc: $(echo "$out" | tail -3)"
+case "$out" in *"Config #1:"*"for the run)"*) pass training_search_shows_run_cost ;; *) fail training_search_shows_run_cost "$(echo "$out" | grep 'Config #1')" ;; esac
 "$AC" report "$T/logs" >/dev/null 2>&1 && grep -q 'h100_sxm' "$T/logs/final_result/report.html" \
     && pass report_has_cost || fail report_has_cost "no cost data in report"
 
