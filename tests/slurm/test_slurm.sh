@@ -94,6 +94,61 @@ else
         pass "bad partition: clear error, nothing half-written" || fail "bad partition" "$(cat "$W/p.out")"
 fi
 
+# 6. a whole search on Slurm: `autoconfig run cluster_type=bcm` launches the top 3, measured beside predicted
+S=search_config.train_settings
+RUNOPTS="cluster_type=bcm cluster.exclusive=false cluster.mem=100 cluster.gpus_per_node=1 search_config=gpt3/0.843b $S.num_nodes=1 $S.limit_search_runs=3 run_inference_hp_search=false"
+EMU='{autoconfig} emulate-job {config} --gpu {gpu} --results-dir {results_dir}'
+run_search() { # run_search LOGS SLEEP: in the foreground
+    # shellcheck disable=SC2086
+    (cd "$REPO" && AUTOCONFIG_JOB_TEMPLATE="$EMU --sleep $2" exec "$AC" run $RUNOPTS "$S.logs=$1")
+}
+# jobs of one logs dir, by working directory (names repeat across searches)
+jobs_in() { squeue -h -t all -o '%Z' | grep -c "^$1/training_logs/"; }
+if run_search "$W/full" 1 >"$W/full.out" 2>"$W/full.err" &&
+   grep -q 'cluster_type bcm' "$W/full.out" && grep -q 'Training runs: 3 measured, 0 failed' "$W/full.out" &&
+   [ "$(grep -c ',measured,' "$W/full/final_result/final_summary_1nodes.csv")" = 3 ] && [ "$(jobs_in "$W/full")" = 3 ]; then
+    pass "full search on Slurm: 3 candidates measured, final_summary written"
+else fail "full search" "$(cat "$W/full.out" "$W/full.err")"; fi
+
+# 7. slurmctld stopped mid-search and restarted (its state kept): the tool keeps polling, nothing resubmitted
+D=${AUTOCONFIG_SLURM_DIR:-/tmp/autoconfig-slurm}
+ctld_pid() { p=$(cat "$D/run/slurmctld.pid" 2>/dev/null) && [ "$(cat "/proc/$p/comm" 2>/dev/null)" = slurmctld ] && echo "$p"; }
+ctld_start() {
+    ctld_pid >/dev/null && return 0
+    slurmctld -i </dev/null >>"$D/log/daemons.out" 2>&1
+    for _ in $(seq 100); do timeout 5 scontrol ping 2>/dev/null | grep -q UP && return 0; sleep 0.2; done
+    return 1
+}
+trap 'ctld_start; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT # never leave the shared cluster without a controller
+run_search "$W/ctl" 4 >"$W/ctl.out" 2>"$W/ctl.err" &
+RS=$!
+for _ in $(seq 100); do [ "$(jobs_in "$W/ctl")" = 3 ] && break; sleep 0.1; done
+P=$(ctld_pid)
+if [ -n "$P" ] && [ "$(jobs_in "$W/ctl")" = 3 ]; then
+    kill -TERM "$P"
+    for _ in $(seq 100); do kill -0 "$P" 2>/dev/null || break; sleep 0.1; done
+    sleep 3
+    ctld_start || fail "slurmctld restart" "$(tail -n 5 "$D/log/slurmctld.log")"
+    wait "$RS"; rc=$?
+    if [ $rc -eq 0 ] && grep -q 'Training runs: 3 measured, 0 failed' "$W/ctl.out" && [ "$(jobs_in "$W/ctl")" = 3 ]; then
+        pass "slurmctld stopped mid-search and restarted: 3 runs measured, none resubmitted"
+    else fail "slurmctld restart" "exit $rc: $(cat "$W/ctl.out" "$W/ctl.err"); $(jobs_in "$W/ctl") jobs"; fi
+else
+    wait "$RS"
+    fail "slurmctld restart" "the search did not submit 3 jobs: $(cat "$W/ctl.err")"
+fi
+
+# 8. a job killed by scancel (not by autoconfig) is a failed run with Slurm's state
+mklogs "$W/x" slow_x run_x
+bg_launch "$W/x"
+X=$BG
+for _ in $(seq 100); do [ "$(squeue -h -t running -n "nemo_megatron_autoconfig:slow_x_$R" -o %A)" ] && break; sleep 0.1; done
+scancel -n "nemo_megatron_autoconfig:slow_x_$R"
+wait "$X"
+if launch "$W/x" >"$W/x.out" 2>&1 && grep -q "^failed .*CANCELLED.*slow_x_$R" "$W/x.out" && grep -q "^done .*run_x_$R" "$W/x.out"; then
+    pass "a job killed by scancel: failed CANCELLED, the other run measured"
+else fail "scancel" "$(cat "$W/x.out")"; fi
+
 # 0 (end). the time-limit kill
 wait "$TMO"
 grep -q '^failed .*TIMEOUT' "$W/tmo.out" && pass "time limit: job ended TIMEOUT" || fail "time limit" "$(cat "$W/tmo.out")"
