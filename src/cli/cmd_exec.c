@@ -271,6 +271,36 @@ int cmd_emulate_job(int argc, char **argv)
 
 /* ---- launch ---- */
 
+/* --no-wait: submit, then a summary job (afterany) that runs this same launch again */
+static int submit_with_summary(const ac_config *c, const cli_opts *o, const char *cand_dir, const exec_job *jobs,
+                               size_t n, exec_outcome *out, ac_err *e)
+{
+    if (exec_submit_all(c, c->train.logs, jobs, n, out, e) < 0) return -1;
+    char self[1024], cwd[1024], sid[64];
+    ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (sl <= 0 || !getcwd(cwd, sizeof cwd)) return ac_err_set(e, AC_E_EXEC, "cannot find the tool's own path or directory");
+    self[sl] = '\0';
+    const char **argv = calloc((size_t)o->n_overrides + 8, sizeof *argv);
+    if (!argv) return ac_err_set(e, AC_E_NOMEM, "out of memory");
+    size_t k = 0;
+    argv[k++] = self;
+    argv[k++] = "launch";
+    argv[k++] = "--quiet";
+    argv[k++] = "--conf";
+    argv[k++] = c->conf_dir;
+    if (cand_dir) { argv[k++] = "--candidates"; argv[k++] = cand_dir; }
+    for (int i = 0; i < o->n_overrides; i++) argv[k++] = o->overrides[i];
+    int rc = exec_submit_summary(c, c->train.logs, cwd, argv, out, n, sid, sizeof sid, e);
+    free(argv);
+    if (rc < 0) return -1;
+    size_t open = 0;
+    for (size_t i = 0; i < n; i++) open += out[i].state == EXEC_PENDING || out[i].state == EXEC_RUNNING;
+    printf("submitted: %zu training job%s not yet ended (of %zu); summary job %s runs `autoconfig launch` after all of "
+           "them (afterany), output %s/summary-%s.out; `autoconfig status %s` shows progress\n",
+           open, open == 1 ? "" : "s", n, sid, c->train.logs, sid, c->train.logs);
+    return 0;
+}
+
 static int yaml_name_cmp(const void *a, const void *b) { return strcmp(((const exec_job *)a)->name, ((const exec_job *)b)->name); }
 
 int cmd_launch(int argc, char **argv)
@@ -280,15 +310,18 @@ int cmd_launch(int argc, char **argv)
     ac_config c;
     if (cli_parse(argc, argv, &o, &e) < 0) { cli_opts_free(&o); return cli_fail(&e); }
     if (o.help) {
-        printf("usage: autoconfig launch [--candidates DIR] [key=value ...]\n"
+        printf("usage: autoconfig launch [--candidates DIR] [--no-wait] [key=value ...]\n"
                "Runs every candidate config (*.yaml) in DIR (default <logs>/candidate_configs) as a\n"
                "training job on cluster_type=bcm (Slurm) or local, waits for all of them with a\n"
                "progress line, and prints each measured step time. Resumable: run it again after an\n"
-               "interruption and finished or running jobs are not submitted again (ledger in <logs>).\n");
+               "interruption and finished or running jobs are not submitted again (ledger in <logs>).\n"
+               "--no-wait (Slurm): submit and return; a summary job that depends on every training\n"
+               "job (afterany) runs this same command when they have all ended and writes the\n"
+               "summary to <logs>/summary-<id>.out.\n");
         cli_opts_free(&o);
         return 0;
     }
-    static const char *const known[] = { "--candidates", NULL };
+    static const char *const known[] = { "--candidates", "--no-wait", NULL };
     if (cli_check_flags(&o, known, &e) < 0 || cli_load_config(&o, &c, &e) < 0) { cli_opts_free(&o); return cli_fail(&e); }
     const gpu_spec *gpu = candidate_gpu(&c, &e);
     est_cal cal; /* the cluster's calibration, as the search predicts */
@@ -331,8 +364,13 @@ int cmd_launch(int argc, char **argv)
         out = calloc(n, sizeof *out);
         if (!out) rc = ac_err_set(&e, AC_E_NOMEM, "out of memory");
     }
-    if (!rc) rc = exec_run_all(&c, c.train.logs, jobs, n, out, o.quiet ? NULL : stderr, &e);
-    if (!rc) {
+    bool no_wait = cli_flag_present(&o, "--no-wait");
+    if (!rc && no_wait) {
+        rc = submit_with_summary(&c, &o, cd, jobs, n, out, &e);
+    } else if (!rc) {
+        rc = exec_run_all(&c, c.train.logs, jobs, n, out, o.quiet ? NULL : stderr, &e);
+    }
+    if (!rc && !no_wait) {
         for (size_t i = 0; i < n; i++) {
             if (out[i].state == EXEC_DONE)
                 printf("done    %-10s %.4f s/step (%d values)  %s\n", out[i].job_id, out[i].step_time_s, out[i].n_steps, jobs[i].name);

@@ -4,6 +4,7 @@
 #include "exec/exec.h"
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -454,8 +455,9 @@ static int prepare_run_dir(const ac_config *c, const char *logs_dir, const exec_
     return rc;
 }
 
-int exec_run_all(const ac_config *c, const char *logs_dir, const exec_job *jobs, size_t n, exec_outcome *out,
-                 FILE *progress_out, ac_err *e)
+/* the submit/poll loop; without wait, one pass: submit what may be submitted, poll the rest once */
+static int run_jobs(const ac_config *c, const char *logs_dir, const exec_job *jobs, size_t n, exec_outcome *out,
+                    FILE *progress_out, bool wait, ac_err *e)
 {
     const exec_backend *b = backend_for(c->cluster_type);
     if (!b) return ac_err_set(e, AC_E_INPUT, "cluster_type %s does not run real jobs (use bcm or local)", c->cluster_type);
@@ -548,7 +550,7 @@ int exec_run_all(const ac_config *c, const char *logs_dir, const exec_job *jobs,
             }
         }
         if (progress_out) progress_update(&p, done + failed, running, pending, failed);
-        if (done + failed == (int)n) break;
+        if (done + failed == (int)n || !wait) break;
         sleep_ms(interval);
     }
     if (progress_out) progress_end(&p);
@@ -556,6 +558,20 @@ int exec_run_all(const ac_config *c, const char *logs_dir, const exec_job *jobs,
     free(rows);
     ledger_close(l);
     return rc;
+}
+
+int exec_run_all(const ac_config *c, const char *logs_dir, const exec_job *jobs, size_t n, exec_outcome *out,
+                 FILE *progress_out, ac_err *e)
+{
+    return run_jobs(c, logs_dir, jobs, n, out, progress_out, true, e);
+}
+
+int exec_submit_all(const ac_config *c, const char *logs_dir, const exec_job *jobs, size_t n, exec_outcome *out,
+                    ac_err *e)
+{
+    if (strcmp(c->cluster_type, "bcm"))
+        return ac_err_set(e, AC_E_INPUT, "submitting without waiting needs cluster_type bcm (Slurm), not %s", c->cluster_type);
+    return run_jobs(c, logs_dir, jobs, n, out, NULL, false, e);
 }
 
 /* ---- ledger-only operations ---- */

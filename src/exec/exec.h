@@ -62,6 +62,18 @@ typedef struct {
 int exec_run_all(const ac_config *c, const char *logs_dir, const exec_job *jobs, size_t n, exec_outcome *out,
                  FILE *progress, ac_err *e);
 
+/* Slurm only: submits every job not yet submitted (the same resume rules) and
+ * returns at once; out holds each job's id and state (pending for new ones). */
+int exec_submit_all(const ac_config *c, const char *logs_dir, const exec_job *jobs, size_t n, exec_outcome *out,
+                    ac_err *e);
+
+/* Slurm only: the summary job.  Writes <logs>/summary_job.sh, which runs
+ * cmd_argv (each word single-quoted) in directory cwd, and submits it with
+ * --dependency=afterany on the ids given (jobs already ended are left out: Slurm
+ * may have forgotten them), output <logs>/summary-<id>.out.  *job_id out. */
+int exec_submit_summary(const ac_config *c, const char *logs_dir, const char *cwd, const char *const *cmd_argv,
+                        const exec_outcome *jobs, size_t n, char *job_id, size_t len, ac_err *e);
+
 /* Cancels every job of the ledger in logs_dir that is not final (scancel for
  * Slurm jobs whose name still matches, SIGTERM to the process group of local
  * ones) and marks it failed "cancelled".  *n_cancelled counts them. */

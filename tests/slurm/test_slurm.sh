@@ -149,6 +149,18 @@ if launch "$W/x" >"$W/x.out" 2>&1 && grep -q "^failed .*CANCELLED.*slow_x_$R" "$
     pass "a job killed by scancel: failed CANCELLED, the other run measured"
 else fail "scancel" "$(cat "$W/x.out")"; fi
 
+# 9. --no-wait: the tool returns at once; a summary job (afterany on both runs) prints the summary
+mklogs "$W/nw" nw_a nw_b
+if launch "$W/nw" --no-wait >"$W/nw.out" 2>&1; then
+    SID=$(sed -n 's/.*summary job \([0-9]*\) runs.*/\1/p' "$W/nw.out")
+    dep=$(squeue -h -j "$SID" -o %E 2>/dev/null)
+    for _ in $(seq 150); do [ "$(squeue -h -t all -j "$SID" -o %T 2>/dev/null)" = COMPLETED ] && break; sleep 0.2; done
+    if [ -n "$SID" ] && case "$dep" in afterany:*) true ;; *) false ;; esac &&
+       [ "$(grep -c "^done .* 0.2500 s/step" "$W/nw/summary-$SID.out" 2>/dev/null)" = 2 ]; then
+        pass "--no-wait: summary job $SID ran after both runs (dependency $dep)"
+    else fail "--no-wait" "$(cat "$W/nw.out") dep=$dep; $(cat "$W/nw/summary-$SID.out" 2>&1)"; fi
+else fail "--no-wait" "$(cat "$W/nw.out")"; fi
+
 # 0 (end). the time-limit kill
 wait "$TMO"
 grep -q '^failed .*TIMEOUT' "$W/tmo.out" && pass "time limit: job ended TIMEOUT" || fail "time limit" "$(cat "$W/tmo.out")"
