@@ -189,7 +189,8 @@ static int render_command(const ac_config *c, const char *logs_dir, const exec_j
         { "train_script", train_script(c->family) }, { "gpu", gpu->name },
     };
     for (const char *p = tmpl; *p;) {
-        if (*p != '{') { sb_addn(out, p++, 1); continue; }
+        /* "${VAR}" is the shell's, not a placeholder */
+        if (*p != '{' || (p > tmpl && p[-1] == '$')) { sb_addn(out, p++, 1); continue; }
         const char *end = strchr(p, '}');
         size_t kl = end ? (size_t)(end - p - 1) : 0;
         if (!end || kl == 0 || kl > 32)
@@ -296,6 +297,15 @@ int exec_job_script(const ac_config *c, const char *logs_dir, const exec_job *j,
                    "# the command runs in a subshell: an `exec` in a template cannot skip the exit code below\n(\n",
               qdir ? qdir : "''");
     free(qdir);
+    if (c->wandb_enable && c->wandb_api_key_file[0]) {
+        /* the key is read when the job starts: only the file's path is in the script */
+        char *qk = NULL;
+        if (shell_check_line("wandb.api_key_file", c->wandb_api_key_file, e) < 0 ||
+            !(qk = shell_quote_dup(c->wandb_api_key_file, e))) { free(tmpl); sb_free(&sb); return -1; }
+        sb_printf(&sb, "WANDB_API_KEY=$(cat %s) || { echo 'autoconfig: cannot read wandb.api_key_file' >&2; exit 1; }\n"
+                       "export WANDB_API_KEY\n", qk);
+        free(qk);
+    }
     if (render_command(c, logs_dir, j, run_dir, tmpl, slurm, &sb, e) < 0) { free(tmpl); sb_free(&sb); return -1; }
     free(tmpl);
     sb_add(&sb, "\n)\nrc=$?\necho \"$rc\" > exit_code.tmp && mv -f exit_code.tmp exit_code\nexit $rc\n");

@@ -18,6 +18,10 @@
  * unquoted (job name, output paths) is passed as sbatch argv, never parsed by
  * a shell.
  *
+ * With wandb.enable and wandb.api_key_file the script exports WANDB_API_KEY
+ * read from that file when the job starts: the key itself is never written to
+ * a script, an argv, a log or a result.
+ *
  * The job's command comes from a template (AUTOCONFIG_JOB_TEMPLATE in the
  * environment, else <conf>/cluster/job_command.txt, else the built-in NeMo
  * training command).  Placeholders, each replaced by a shell-quoted value:
@@ -25,6 +29,7 @@
  *   {gpus_per_node} {max_steps} {max_minutes} {predicted_step_s} {autoconfig}
  *   {launcher_scripts_path} {data_dir} {train_script} {gpu} (the catalog GPU of the search)
  * and {srun}: "srun <container flags> <srun_args>" on Slurm, "" locally.
+ * "${...}" is left to the shell.
  */
 #ifndef AC_EXEC_EXEC_H
 #define AC_EXEC_EXEC_H

@@ -114,3 +114,15 @@ printf 'key,value,reason\ncompute_scale,-1,x\n' >"$C/cluster/calibration_bcm.csv
 out=$("$AC" run --conf "$C" "$S.logs=$T/bad3" 2>&1); rc=$?
 [ $rc -eq 2 ] && case "$out" in *"calibration_bcm.csv"*"compute_scale"*) true ;; *) false ;; esac &&
     pass malformed_calibration_file_named || fail malformed_calibration_file_named "exit $rc: $out"
+
+# --- security: the W&B key reaches the job's environment, never a file; shell text in values runs nothing ---
+printf 'SECRET-WANDB-KEY-0042\n' >"$T/key"
+WL="$T/w \$(touch $T/pwned); x"
+AUTOCONFIG_JOB_TEMPLATE='[ -n "${WANDB_API_KEY:-}" ] || exit 7; {autoconfig} emulate-job {config} --results-dir {results_dir} --sleep 0' \
+    "$AC" run $common "$S.limit_search_runs=2" "$S.logs=$WL" wandb.enable=true "wandb.api_key_file=$T/key" >"$T/w.out" 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -q 'Training runs: 2 measured, 0 failed' "$T/w.out" && pass wandb_key_reaches_job ||
+    fail wandb_key_reaches_job "exit $rc: $(cat "$T/w.out")"
+if grep -rq 'SECRET-WANDB-KEY' "$WL" "$T/w.out"; then fail wandb_key_never_written "$(grep -rl 'SECRET-WANDB-KEY' "$WL")"
+else pass wandb_key_never_written; fi
+[ ! -e "$T/pwned" ] && [ -d "$WL/final_result" ] && pass logs_path_with_shell_text_runs_nothing ||
+    fail logs_path_with_shell_text_runs_nothing "pwned created or no results"

@@ -96,12 +96,42 @@ static void test_template(void)
     CHECK(exec_job_script(&cfg, "/logs", &j, &s, NULL, &e) == 0);
     CHECK_CONTAINS(s, "run 't1' '2' '/logs/training_logs/t1/results' |");
     free(s);
+    setenv("AUTOCONFIG_JOB_TEMPLATE", "run ${HOME:-x} {name}", 1); /* the shell's ${...} stays */
+    CHECK(exec_job_script(&cfg, "/logs", &j, &s, NULL, &e) == 0);
+    CHECK_CONTAINS(s, "run ${HOME:-x} 't1'");
+    free(s);
     setenv("AUTOCONFIG_JOB_TEMPLATE", "run {nope}", 1);
     CHECK(exec_job_script(&cfg, "/logs", &j, &s, NULL, &e) < 0);
     CHECK_CONTAINS(e.msg, "unknown placeholder {nope}");
     setenv("AUTOCONFIG_JOB_TEMPLATE", "run {name", 1);
     CHECK(exec_job_script(&cfg, "/logs", &j, &s, NULL, &e) < 0);
     unsetenv("AUTOCONFIG_JOB_TEMPLATE");
+}
+
+/* the W&B key file: its path in the script, never its content */
+static void test_wandb_key(void)
+{
+    setup("bcm");
+    char key[128];
+    snprintf(key, sizeof key, "%s/wandb key", logs);
+    FILE *f = fopen(key, "w");
+    if (!f) { CHECK(0); return; }
+    fputs("SECRET-KEY-4711\n", f);
+    fclose(f);
+    cfg.wandb_enable = true;
+    snprintf(cfg.wandb_api_key_file, sizeof cfg.wandb_api_key_file, "%s", key);
+    exec_job j = job("w");
+    char *s, **argv;
+    ac_err e;
+    CHECK(exec_job_script(&cfg, "/logs", &j, &s, &argv, &e) == 0);
+    if (!s) return;
+    CHECK_CONTAINS(s, "WANDB_API_KEY=$(cat '");
+    CHECK_CONTAINS(s, "/wandb key')");
+    CHECK(strstr(s, "SECRET-KEY-4711") == NULL);
+    for (size_t i = 0; argv[i]; i++) CHECK(strstr(argv[i], "SECRET") == NULL);
+    free(s);
+    exec_argv_free(argv);
+    cfg.wandb_enable = false;
 }
 
 static void test_local_run(void)
@@ -188,6 +218,7 @@ int main(void)
     RUN(test_template);
     RUN(test_local_run);
     RUN(test_template_exec);
+    RUN(test_wandb_key);
     RUN(test_emulate_factor);
     RUN(test_bad_type);
     char cmd[128];
