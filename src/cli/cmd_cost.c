@@ -58,7 +58,7 @@ static int cost_model_of(const ac_config *c, const model_base_config *b, const c
     snprintf(m->name, sizeof m->name, "%s", b->run_name);
     /* a built-in architecture's context is its release's; otherwise the config's */
     const model_preset_arch *pa = c->train.model_name[0] ? model_preset_arch_find(c->train.model_name) : NULL;
-    m->max_context = pa ? pa->seq : b->shape.seq_length;
+    m->max_context = pa ? pa->max_context : b->shape.seq_length;
     return 0;
 }
 

@@ -143,9 +143,20 @@ const char *gpu_suggest(const char *name)
     if (!name || gpu_catalog_load(NULL)) return NULL;
     const char *best = NULL;
     size_t best_d = 99;
+    /* aliases count too ("h100x" is one edit from the alias "h100", four from
+     * "h100_sxm"); the suggestion is always the canonical name */
     for (size_t i = 0; i < catalog_n; i++) {
         size_t d = text_edit_distance(name, catalog[i].name);
         if (d < best_d) { best_d = d; best = catalog[i].name; }
+        const char *a = catalog[i].aliases;
+        while (*a) {
+            size_t n = strcspn(a, "|");
+            char alias[sizeof catalog[i].aliases];
+            snprintf(alias, sizeof alias, "%.*s", (int)n, a);
+            d = text_edit_distance(name, alias);
+            if (n && d < best_d) { best_d = d; best = catalog[i].name; }
+            a += n + (a[n] == '|');
+        }
     }
     return best_d <= 3 ? best : NULL;
 }

@@ -33,14 +33,14 @@ const char *model_family_names(void)
 /* Published architectures (config.json of each Hugging Face release; Mixtral
  * from the Mistral AI release notes). lr as in the NeMo/FL recipes. */
 static const model_preset_arch PRESETS[] = {
-    /* name            family       size   L   h     F      A   g  V       seq   E  k  lr */
-    { "llama2_7b", FAM_LLAMA, 7, 32, 4096, 11008, 32, 32, 32000, 4096, 0, 0, 3.0e-4, "meta-llama/Llama-2-7b-hf config.json" },
-    { "llama2_13b", FAM_LLAMA, 13, 40, 5120, 13824, 40, 40, 32000, 4096, 0, 0, 3.0e-4, "meta-llama/Llama-2-13b-hf config.json" },
-    { "llama2_70b", FAM_LLAMA, 70, 80, 8192, 28672, 64, 8, 32000, 4096, 0, 0, 1.5e-4, "meta-llama/Llama-2-70b-hf config.json" },
-    { "llama3_8b", FAM_LLAMA, 8, 32, 4096, 14336, 32, 8, 128256, 8192, 0, 0, 3.0e-4, "meta-llama/Meta-Llama-3-8B config.json" },
-    { "llama3_70b", FAM_LLAMA, 70, 80, 8192, 28672, 64, 8, 128256, 8192, 0, 0, 1.5e-4, "meta-llama/Meta-Llama-3-70B config.json" },
-    { "mixtral_8x7b", FAM_MIXTRAL, 46.7, 32, 4096, 14336, 32, 8, 32000, 4096, 8, 2, 1.0e-4, "mistralai/Mixtral-8x7B-v0.1 config.json" },
-    { "mixtral_8x22b", FAM_MIXTRAL, 140.6, 56, 6144, 16384, 48, 8, 32768, 4096, 8, 2, 1.0e-4, "mistralai/Mixtral-8x22B-v0.1 config.json" },
+    /* name            family       size   L   h     F      A   g  V       seq   E  k  max_ctx lr */
+    { "llama2_7b", FAM_LLAMA, 7, 32, 4096, 11008, 32, 32, 32000, 4096, 0, 0, 4096, 3.0e-4, "meta-llama/Llama-2-7b-hf config.json" },
+    { "llama2_13b", FAM_LLAMA, 13, 40, 5120, 13824, 40, 40, 32000, 4096, 0, 0, 4096, 3.0e-4, "meta-llama/Llama-2-13b-hf config.json" },
+    { "llama2_70b", FAM_LLAMA, 70, 80, 8192, 28672, 64, 8, 32000, 4096, 0, 0, 4096, 1.5e-4, "meta-llama/Llama-2-70b-hf config.json" },
+    { "llama3_8b", FAM_LLAMA, 8, 32, 4096, 14336, 32, 8, 128256, 8192, 0, 0, 8192, 3.0e-4, "meta-llama/Meta-Llama-3-8B config.json" },
+    { "llama3_70b", FAM_LLAMA, 70, 80, 8192, 28672, 64, 8, 128256, 8192, 0, 0, 8192, 1.5e-4, "meta-llama/Meta-Llama-3-70B config.json" },
+    { "mixtral_8x7b", FAM_MIXTRAL, 46.7, 32, 4096, 14336, 32, 8, 32000, 4096, 8, 2, 32768, 1.0e-4, "mistralai/Mixtral-8x7B-v0.1 config.json" },
+    { "mixtral_8x22b", FAM_MIXTRAL, 140.6, 56, 6144, 16384, 48, 8, 32768, 4096, 8, 2, 65536, 1.0e-4, "mistralai/Mixtral-8x22B-v0.1 config.json" },
 };
 
 const model_preset_arch *model_preset_arch_find(const char *name)

@@ -39,6 +39,7 @@ typedef struct {
     double size_b; /* nominal size, as the preset names it */
     int layers, hidden, ffn, heads, query_groups, vocab, seq;
     int experts, topk;
+    int max_context; /* max_position_embeddings: the longest context the release supports */
     double lr;
     const char *source; /* where the numbers come from */
 } model_preset_arch;

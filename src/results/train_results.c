@@ -86,7 +86,9 @@ size_t results_sorted_runs(const search_train_result *r, size_t *idx, size_t cap
         const search_scored *s = &r->items[r->order[k]];
         if (s->launched && !s->failed) idx[n++] = r->order[k];
     }
-    /* by the result's step time (measured runs may reorder the prediction) */
+    /* by the result's step time (measured runs may reorder the prediction); this is
+     * also the cost order under rank_by=cost: every run of one search has the same
+     * GPU type, GPU count and global batch, so $ is proportional to step time */
     for (size_t i = 1; i < n; i++) {
         size_t x = idx[i], j = i;
         while (j && r->items[idx[j - 1]].step_time_s > r->items[x].step_time_s) { idx[j] = idx[j - 1]; j--; }
@@ -380,7 +382,15 @@ void results_print_top(FILE *out, const ac_config *c, const model_base_config *b
     if (!idx) return;
     size_t n = results_sorted_runs(r, idx, r->n);
     size_t top = (size_t)c->train.output_top_n < n ? (size_t)c->train.output_top_n : n;
-    bool measured = n && r->items[idx[0]].source == RUN_MEASURED;
+    if (!n) {
+        size_t launched = 0;
+        for (size_t k = 0; k < r->n; k++) launched += r->items[k].launched;
+        fprintf(out, "No config to rank: all %zu launched runs failed (reasons in %s/final_result/failed_jobs_%dnodes.csv).\n",
+                launched, logs, c->train.num_nodes);
+        free(idx);
+        return;
+    }
+    bool measured = r->items[idx[0]].source == RUN_MEASURED;
     fprintf(out, "Top %zu configs sorted from fastest to slowest (%s):\n", top,
             measured ? "measured" : "predicted by the estimator, not measured");
     for (size_t i = 0; i < top; i++) {
@@ -395,7 +405,7 @@ void results_print_top(FILE *out, const ac_config *c, const model_base_config *b
                 s->est.tokens_per_s * s->est.step_time / s->step_time_s, 100.0 * s->est.mfu * s->est.step_time / s->step_time_s,
                 s->est.mem_total / EST_GIB, usd);
     }
-    if (n) {
+    {
         const search_scored *s = &r->items[idx[0]];
         fprintf(out, "==================================================\n");
         fprintf(out, "Optimal config: %s with %.4fs per global step.\n", s->name, s->step_time_s);

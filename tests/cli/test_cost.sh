@@ -84,6 +84,10 @@ bad unknown_gpu "did you mean 'a100_80gb'" $common --gpus a100_80gbx
 bad zero_price "must be positive" $common --gpus a10g:0
 bad negative_price "must be positive" $common search_config.cost_settings.gpus=[a10g:-1.5]
 bad long_context "exceed the 4096 the model supports" $common --context 8192
+# a preset's limit is its release's max_position_embeddings (Mixtral-8x7B: 32768), not its training seq_length
+out=$("$AC" cost search_config=mixtral/mixtral_8x7b $L=$T/mx --gpus a100_80gb --task lora --context 8192 2>&1); rc=$?
+[ $rc -eq 0 ] && case "$out" in *"context 8192"*) true ;; *) false ;; esac && pass preset_release_context || fail preset_release_context "exit $rc: $(echo "$out" | head -3)"
+bad preset_context_limit "exceed the 32768 the model supports" search_config=mixtral/mixtral_8x7b $L=$T/mx --context 65536
 bad missing_hf_key "num_attention_heads: missing" $common --hf-config "$REPO/fuzz/corpus/fuzz_hf_config/missing_heads.json"
 bad missing_hf_file "nope.json" $common --hf-config "$T/nope.json"
 bad unknown_task "unknown task 'qlora'" $common --task qlora

@@ -60,6 +60,8 @@ out=$(AUTOCONFIG_EMULATE_MEM_SCALE=2.5 "$AC" run $common "$S.logs=$T/oom" 2>/dev
 [ $rc -eq 0 ] && grep -q 'CUDA out of memory' "$T/oom/final_result/failed_jobs_16nodes.csv" &&
     case "$out" in *"failed"*"run failed (job "*"CUDA out of memory"*) true ;; *) false ;; esac &&
     pass run_oom_in_failed_jobs || fail run_oom_in_failed_jobs "exit $rc: $out"
+case "$out" in *"No config to rank: all 3 launched runs failed"*) pass all_failed_says_so ;;
+    *) fail all_failed_says_so "$out" ;; esac
 
 # --- kill -9 mid-search, then resume: every job started once, all measured ---
 KL="$T/kill"

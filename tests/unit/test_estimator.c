@@ -284,7 +284,9 @@ static void test_catalog(void)
     CHECK_STR(gpu_match("B200 (DGX-B200)")->name, "b200");
     CHECK_STR(gpu_match("A100 SXM 80GB (DGX A100 SuperPOD)")->name, "a100_80gb");
     CHECK(gpu_find("tpu_v5") == NULL);
-    CHECK_STR(gpu_suggest("h10"), "h200");
+    CHECK_STR(gpu_suggest("h10"), "h100_sxm"); /* one edit from the alias h100 */
+    CHECK_STR(gpu_suggest("h100x"), "h100_sxm");
+    CHECK_STR(gpu_suggest("h20"), "h200");
     CHECK_NEAR(gpu_find("h100")->bf16_tflops, 989, 1e-9);
     CHECK_NEAR(est_peak_tflops(gpu_find("h100"), PREC_FP8), 1979, 1e-9);
     CHECK_NEAR(est_peak_tflops(gpu_find("a100"), PREC_FP8), 312, 1e-9);
