@@ -184,6 +184,15 @@ int cmd_estimate(int argc, char **argv)
         rc = cli_fail(&e);
         goto out;
     }
+    /* the cluster's fitted constants (autoconfig calibrate), as the search uses them */
+    est_cal cal;
+    bool cal_loaded = false;
+    char cal_path[CFG_PATH_MAX + 200] = "";
+    if (candidate_cal_load(&c, &cal, &cal_loaded, &e) || candidate_cal_path(&c, cal_path, sizeof cal_path, &e)) {
+        rc = cli_fail(&e);
+        goto out;
+    }
+    if (cal_loaded) in.cal = &cal;
     if (est_evaluate(&in, &r)) {
         ac_err_at(&e, AC_E_INPUT, "command line", 0, 0, NULL, "invalid candidate: %s", r.why);
         rc = cli_fail(&e);
@@ -194,12 +203,14 @@ int cmd_estimate(int argc, char **argv)
         json_begin(&w, stdout);
         json_obj_open(&w, NULL);
         json_str(&w, "model", b.run_name);
+        if (cal_loaded) json_str(&w, "calibration", cal_path); else json_null(&w, "calibration");
         cli_estimate_json(&w, &in, &r);
         json_obj_close(&w);
         json_end(&w);
     } else {
         fprintf(stdout, "%s (%.2fB parameters, %d layers, hidden %d, seq %d)\n", b.run_name, r.params_b,
                 b.shape.num_layers, b.shape.hidden, b.shape.seq_length);
+        if (cal_loaded) fprintf(stdout, "Estimator calibrated for this cluster by %s (autoconfig calibrate)\n", cal_path);
         print_breakdown(stdout, &in, &r);
     }
 out:

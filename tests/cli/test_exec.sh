@@ -98,6 +98,14 @@ case "$out" in *"Estimator calibrated for cluster bcm by $C/cluster/calibration_
     *) fail later_search_loads_calibration "$out" ;; esac
 awk -v b="$before" -v a="$after" 'BEGIN { exit !(b > 15 && a < 5) }' && pass calibrated_prediction_error_drops ||
     fail calibrated_prediction_error_drops "median |error| $before% before, $after% after"
+# estimate on the same cluster uses the fitted constants too, and says so
+e_cal=$("$AC" estimate --conf "$C" --json 2>/dev/null | sed -n 's/.*"step":\([0-9.e+-]*\).*/\1/p' | head -1)
+e_def=$("$AC" estimate --json 2>/dev/null | sed -n 's/.*"step":\([0-9.e+-]*\).*/\1/p' | head -1)
+out=$("$AC" estimate --conf "$C" 2>&1)
+case "$out" in *"Estimator calibrated for this cluster by $C/cluster/calibration_bcm.csv"*)
+    awk -v a="$e_cal" -v b="$e_def" 'BEGIN { exit !(a > 1.15 * b) }' && pass estimate_loads_calibration ||
+        fail estimate_loads_calibration "calibrated $e_cal s vs default $e_def s" ;;
+    *) fail estimate_loads_calibration "$out" ;; esac
 # --dry-run writes nothing; --out writes elsewhere
 sum=$(cksum <"$C/cluster/calibration_bcm.csv")
 "$AC" calibrate "$T/c5" --conf "$C" --dry-run >/dev/null 2>&1 && [ "$(cksum <"$C/cluster/calibration_bcm.csv")" = "$sum" ] &&
