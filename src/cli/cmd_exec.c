@@ -21,6 +21,7 @@
 #include "results/tfevents.h"
 #include "search/candidate_est.h"
 #include "util/fsutil.h"
+#include "util/proc.h"
 #include "util/strbuf.h"
 
 /* LOGS_DIR as the first argument, else train_settings.logs of the config (overrides allowed) */
@@ -104,12 +105,7 @@ int cmd_cancel(int argc, char **argv)
 
 /* ---- emulate-job ---- */
 
-static void sleep_s(double s)
-{
-    if (s <= 0) return;
-    struct timespec ts = { (time_t)s, (long)((s - floor(s)) * 1e9) };
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
-}
+static void sleep_s(double s) { proc_sleep_ms((long)(s * 1000.0)); }
 
 /* <logs>/candidate_configs/<name>.yaml → <logs>/training_logs/<name>/results; else ./results */
 static void default_results_dir(const char *cand, char *out, size_t len)

@@ -20,6 +20,7 @@
 #include "results/tfevents.h"
 #include "search/candidate_est.h"
 #include "util/fsutil.h"
+#include "util/proc.h"
 #include "util/progress.h"
 #include "util/shell.h"
 #include "util/strbuf.h"
@@ -36,12 +37,6 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void sleep_ms(int ms)
-{
-    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
 }
 
 int exec_run_dir(const char *logs_dir, const char *name, char *buf, size_t len, ac_err *e)
@@ -561,7 +556,7 @@ static int run_jobs(const ac_config *c, const char *logs_dir, const exec_job *jo
         }
         if (progress_out) progress_update(&p, done + failed, running, pending, failed);
         if (done + failed == (int)n || !wait) break;
-        sleep_ms(interval);
+        proc_sleep_ms(interval);
     }
     if (progress_out) progress_end(&p);
     for (size_t i = 0; i < n; i++) to_outcome(&rows[i], &out[i]);

@@ -45,22 +45,63 @@ static int ends_with(const char *s, const char *suffix)
     return a >= b && !strcmp(s + a - b, suffix);
 }
 
+/* sbatch errors that mean "the controller is not answering right now" (slurmctld
+ * restarting or failing over), not "this job is refused": worth waiting for */
+static const char *const TRANSIENT_SBATCH[] = {
+    "Unable to contact slurm controller", "Socket timed out", "Zero Bytes were transmitted",
+    "temporarily unable to accept job", "Connection refused",
+};
+
+static int sbatch_transient(const proc_result *r)
+{
+    if (r->timed_out) return 1;
+    for (size_t i = 0; i < sizeof TRANSIENT_SBATCH / sizeof TRANSIENT_SBATCH[0]; i++)
+        if (strstr(r->err, TRANSIENT_SBATCH[i])) return 1;
+    return 0;
+}
+
+/* seconds to keep retrying a submission while the controller is away
+ * (AUTOCONFIG_SBATCH_RETRY_S, default 300; 0 turns retrying off) */
+static double sbatch_retry_budget(void)
+{
+    const char *v = getenv("AUTOCONFIG_SBATCH_RETRY_S");
+    char *end;
+    double s = v && *v ? strtod(v, &end) : 300.0;
+    return v && *v && (*end || s < 0) ? 300.0 : s;
+}
+
+static int slurm_find(const exec_ctx *x, const ledger_row *row, const char *run_dir, char *job_id, size_t len,
+                      int *found, ac_err *e);
+
 static int slurm_submit(const exec_ctx *x, const exec_job *j, const char *run_dir, char *job_id, size_t len, ac_err *e)
 {
-    (void)run_dir;
     char *script;
     char **argv;
     if (exec_job_script(x->c, x->logs_dir, j, &script, &argv, e) < 0) return -1;
     free(script);
     proc_result r;
-    int rc = proc_run((const char *const *)argv, SLURM_CMD_TIMEOUT_MS, &r, e);
+    double budget = sbatch_retry_budget(), waited = 0.0, pause = 1.0;
+    for (;;) {
+        if (proc_run((const char *const *)argv, SLURM_CMD_TIMEOUT_MS, &r, e) < 0) { exec_argv_free(argv); return -1; }
+        trim(r.out);
+        trim(r.err);
+        if ((r.exit_code == 0 && !r.timed_out) || !sbatch_transient(&r) || waited >= budget) break;
+        proc_result_free(&r);
+        /* a timed-out sbatch may still have queued the job: look before submitting again */
+        ledger_row row = {0};
+        snprintf(row.name, sizeof row.name, "%s", j->name);
+        int found = 0;
+        ac_err ignored;
+        if (slurm_find(x, &row, run_dir, job_id, len, &found, &ignored) == 0 && found) { exec_argv_free(argv); return 0; }
+        proc_sleep_ms((long)(pause * 1000));
+        waited += pause;
+        pause = pause * 2 > 30 ? 30 : pause * 2;
+    }
     exec_argv_free(argv);
-    if (rc < 0) return -1;
-    trim(r.out);
-    trim(r.err);
     if (r.exit_code != 0 || r.timed_out) {
-        ac_err_set(e, AC_E_EXEC, "sbatch refused job %s: %s", j->name,
-                   r.timed_out ? "timed out" : r.err[0] ? r.err : "no message");
+        ac_err_set(e, AC_E_EXEC, "sbatch refused job %s: %s%s", j->name,
+                   r.timed_out ? "timed out" : r.err[0] ? r.err : "no message",
+                   sbatch_transient(&r) && waited > 0 ? " (still failing after retrying; run the command again to resume)" : "");
         proc_result_free(&r);
         return -1;
     }

@@ -219,3 +219,10 @@ pid_t proc_spawn(const char *const argv[], const char *workdir, const char *out_
     }
     return pid;
 }
+
+void proc_sleep_ms(long ms)
+{
+    if (ms <= 0) return;
+    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
+}

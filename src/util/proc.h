@@ -42,4 +42,7 @@ pid_t proc_spawn(const char *const argv[], const char *workdir, const char *out_
 /* "argv[0] argv[1] …" with each word shell-quoted, for error messages. */
 void proc_describe(const char *const argv[], char *buf, size_t len);
 
+/* sleeps ms milliseconds, resuming after signals (≤ 0: returns at once) */
+void proc_sleep_ms(long ms);
+
 #endif

@@ -138,6 +138,22 @@ else
     fail "slurmctld restart" "the search did not submit 3 jobs: $(cat "$W/ctl.err")"
 fi
 
+# 7b. slurmctld down when the search submits: sbatch is retried (with a look for a job that got in)
+#     until the controller is back; every run measured, none submitted twice
+P=$(ctld_pid)
+if [ -n "$P" ]; then
+    kill -TERM "$P"
+    for _ in $(seq 100); do kill -0 "$P" 2>/dev/null || break; sleep 0.1; done
+    run_search "$W/down" 1 >"$W/down.out" 2>"$W/down.err" &
+    RS=$!
+    sleep 4
+    ctld_start || fail "submit retry" "slurmctld did not restart: $(tail -n 5 "$D/log/slurmctld.log")"
+    wait "$RS"; rc=$?
+    if [ $rc -eq 0 ] && grep -q 'Training runs: 3 measured, 0 failed' "$W/down.out" && [ "$(jobs_in "$W/down")" = 3 ]; then
+        pass "slurmctld down at submission: sbatch retried until it came back, 3 runs measured, none twice"
+    else fail "submit retry" "exit $rc: $(cat "$W/down.out" "$W/down.err"); $(jobs_in "$W/down") jobs"; fi
+else fail "submit retry" "no slurmctld pid"; fi
+
 # 8. a job killed by scancel (not by autoconfig) is a failed run with Slurm's state
 mklogs "$W/x" slow_x run_x
 bg_launch "$W/x"
