@@ -35,7 +35,7 @@ PROTO_C   := $(foreach p,$(PROTO_SRC),$(BUILD)/gen/$(basename $(notdir $(p))).pb
 PROTO_OBJ := $(PROTO_C:%.c=%.o)
 
 .PRECIOUS: $(BUILD)/gen/data_%.c $(BUILD)/gen/%.pb-c.c $(BUILD)/gen/%.pb-c.h
-.PHONY: all run test test-san bench fuzz clean deps lint
+.PHONY: all run test test-san valgrind bench fuzz clean deps lint
 all: $(BUILD)/autoconfig
 
 $(BUILD)/obj/%.o: %.c
@@ -90,6 +90,11 @@ test: deps
 # Same suite under AddressSanitizer + UndefinedBehaviorSanitizer.
 test-san:
 	$(MAKE) SAN=1 test
+
+# The unit tests and the main commands under valgrind memcheck (errors and definite leaks fail).
+valgrind: deps
+	$(MAKE) $(BUILD)/autoconfig $(TEST_BIN)
+	@scripts/valgrind.sh $(BUILD)
 
 bench: $(BUILD)/autoconfig $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do echo "== $$b"; ./$$b || exit 1; done

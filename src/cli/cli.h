@@ -46,6 +46,7 @@ void cli_estimate_json(json_writer *w, const est_input *in, const est_result *r)
 
 /* the training HP search stage of `run`: search, result files, printed summary */
 int cli_training_stage(const ac_config *c, const model_base_config *b, bool json, ac_err *e);
+int cli_inference_stage(const ac_config *c, const model_base_config *b, bool json, ac_err *e);
 
 /* the cost stage (cmd_cost.c): request from cost_settings and the flags of o (may be NULL),
  * search, <logs>/cost/ files, printed tables; -1 also when nothing fits */

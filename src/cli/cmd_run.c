@@ -11,16 +11,23 @@
 #include "exec/exec.h"
 #include "search/candidate_est.h"
 #include "util/fsutil.h"
+#include "results/report.h"
 #include "results/train_results.h"
+#include "search/infer_search.h"
 #include "search/train_search.h"
+#include "util/json.h"
 
 static const char RUN_HELP[] =
     "usage: autoconfig run [--json] [--conf DIR] [overrides...]\n"
     "\n"
-    "Runs every stage on conf/config.yaml: model size (recommended when\n"
-    "model_size_in_b is null), base config, then the training and inference HP\n"
-    "searches when run_training_hp_search / run_inference_hp_search are true.\n"
-    "cluster_type sim (default) scores candidates with the analytical estimator.\n"
+    "Runs every stage on conf/config.yaml, as the original's main.py: model size\n"
+    "(recommended when model_size_in_b is null), base config, then the training HP\n"
+    "search (run_training_hp_search), the inference HP search (run_inference_hp_search)\n"
+    "and the cost search (run_cost_search), and writes final_result/report.html.\n"
+    "cluster_type sim (default) scores candidates with the analytical estimator;\n"
+    "bcm (Slurm) and local launch the top limit_search_runs candidates as real jobs\n"
+    "and rank their measured step times.  --json prints one object with a member per\n"
+    "stage that ran (training, inference, cost) and the report's path.\n"
     "example: autoconfig run search_config=gpt3/20b search_config.train_settings.num_nodes=32\n";
 
 static void print_search(FILE *out, const ac_config *c, const search_train_result *r)
@@ -146,6 +153,27 @@ int cli_training_stage(const ac_config *c, const model_base_config *b, bool json
     return rc;
 }
 
+/* the inference HP search, as `autoconfig infer` runs it */
+int cli_inference_stage(const ac_config *c, const model_base_config *b, bool json, ac_err *e)
+{
+    return search_inference_run(c, b, stdout, json, e);
+}
+
+/* report.html from whatever the stages wrote (training summary required) */
+static int write_report(const ac_config *c, bool json, ac_err *e)
+{
+    char path[4096];
+    report_info info;
+    if (report_write_info(c->train.logs, path, sizeof path, &info, e)) return -1;
+    if (json) {
+        fputs(",\"report\":", stdout);
+        json_write_escaped(stdout, path);
+    } else {
+        printf("Report: %s\n", path);
+    }
+    return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
     cli_opts o;
@@ -159,16 +187,50 @@ int cmd_run(int argc, char **argv)
     model_base_config b = { 0 };
     double size_b;
     int rc = 0;
+    bool opened = false;  /* --json: the object around the stages' documents */
+    bool pending = false; /* --json: a member's name is out, its value not yet */
     if (cli_size_stage(&c, &rep, &size_b, &e) != 0) goto fail;
-    if (rep.recommended) cli_print_size(stdout, &c, &rep, NULL);
+    if (rep.recommended && !o.json) cli_print_size(stdout, &c, &rep, NULL);
     if (model_base_config_build(&c, size_b, &b, &e) != 0 || model_base_config_write(&b, c.train.logs, &e) != 0) goto fail;
     if (!o.json)
         printf("Base config: %s (%.3f B parameters: %d layers, hidden %d, %d heads; GBS %d)\n", b.path, b.param_b,
                b.shape.num_layers, b.shape.hidden, b.shape.heads, b.gbs);
-    if (c.run_training_hp_search && cli_training_stage(&c, &b, o.json, &e) != 0) goto fail;
-    if (c.run_cost_search && cli_cost_stage(&c, &b, NULL, o.json, &e) != 0) goto fail;
+    if (o.json) {
+        fputs("{\"base_config\":", stdout);
+        json_write_escaped(stdout, b.path);
+        printf(",\"model_size_b\":%.6g", b.param_b);
+        opened = true;
+    }
+    if (c.run_training_hp_search) {
+        if (o.json) { fputs(",\"training\":", stdout); pending = true; }
+        if (cli_training_stage(&c, &b, o.json, &e) != 0) goto fail;
+        pending = false;
+    }
+    if (c.run_inference_hp_search && b.shape.arch != ARCH_DECODER) {
+        /* as the original: the inference search serves decoder models only; t5/mt5/bert
+         * runs keep their training results instead of failing at the last stage */
+        static const char skip[] = "the inference HP search serves decoder models (GPT-3, Llama, Mixtral)";
+        if (o.json) printf(",\"inference\":{\"skipped\":\"%s\"}", skip);
+        else printf("Inference HP search skipped: %s; %s is not one.\n", skip, b.run_name);
+    } else if (c.run_inference_hp_search) {
+        if (o.json) { fputs(",\"inference\":", stdout); pending = true; }
+        else printf("\nInference HP search\n");
+        if (cli_inference_stage(&c, &b, o.json, &e) != 0) goto fail;
+        pending = false;
+    }
+    if (c.run_cost_search) {
+        if (o.json) { fputs(",\"cost\":", stdout); pending = true; }
+        if (cli_cost_stage(&c, &b, NULL, o.json, &e) != 0) goto fail;
+        pending = false;
+    }
+    /* the report needs the training summary; without a training search there is none */
+    char sum[4096];
+    snprintf(sum, sizeof sum, "%s/final_result/summary.json", c.train.logs);
+    if (fs_exists(sum) && write_report(&c, o.json, &e) != 0) goto fail;
+    if (o.json) { fputs("}\n", stdout); opened = false; }
     goto done;
 fail:
+    if (opened) fputs(pending ? "null}\n" : "}\n", stdout); /* keep stdout one parseable object; the error is on stderr */
     rc = cli_fail(&e);
 done:
     model_base_config_free(&b);

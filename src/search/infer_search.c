@@ -351,7 +351,7 @@ int search_inference_run_with(const ac_config *c, const model_base_config *base,
     if (!rc) rc = results_infer_write_configs(s.results_dir, rows, n, s.npairs > 1, e);
     if (!rc && !measured) {
         rc = results_infer_sort(rows, n, e);
-        if (!rc) rc = results_infer_write_summary(s.results_dir, rows, n, e);
+        if (!rc) rc = results_infer_write_summary(s.results_dir, rows, n, c->infer.max_latency_ms, e);
         if (!rc) emit(c, rows, n, NULL, out, json, &s, g.n_rejected, &g);
     } else if (!rc) {
         char note[CFG_PATH_MAX + 256];
@@ -391,7 +391,7 @@ int search_inference_summarize(const ac_config *c, const model_base_config *base
         results_infer_row_finish(r, c->infer.max_latency_ms);
     }
     int rc = results_infer_sort(rows, n, e);
-    if (!rc) rc = results_infer_write_summary(s.results_dir, rows, n, e);
+    if (!rc) rc = results_infer_write_summary(s.results_dir, rows, n, c->infer.max_latency_ms, e);
     if (!rc) emit(c, rows, n, NULL, out, json, &s, 0, NULL);
     free(rows);
     return rc;

@@ -49,6 +49,24 @@ else
     fail from_run "autoconfig run failed"
 fi
 
+# `autoconfig run` writes the report itself, after the inference stage (results in the same folder)
+R="$T/both"
+out=$("$AC" run "search_config.train_settings.logs=$R" "search_config.inference_settings.run.results_dir=$R" 2>&1); rc=$?
+[ $rc -eq 0 ] && case "$out" in *"Inference HP search"*"Report: $R/final_result/report.html"*) true ;; *) false ;; esac &&
+    [ -f "$R/inference/final_summary/summary.json" ] && grep -q 'id="chart-inference"' "$R/final_result/report.html" &&
+    ! grep -q "No data: no inference search was run" "$R/final_result/report.html" &&
+    pass run_writes_report_with_inference || fail run_writes_report_with_inference "exit $rc: $(echo "$out" | tail -3)"
+# --json: one object with a member per stage and the report's path
+"$AC" run --json "search_config.train_settings.logs=$R" "search_config.inference_settings.run.results_dir=$R" >"$T/run.json" 2>/dev/null &&
+    python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["training"]["runs"] and d["inference"]["tables"] and d["report"].endswith("report.html")' "$T/run.json" 2>/dev/null &&
+    pass run_json_one_object || fail run_json_one_object "$(head -c 300 "$T/run.json")"
+# encoder-decoder models: the inference stage is skipped with a reason, the run still succeeds
+out=$("$AC" run search_config=t5/0.22b "search_config.train_settings.logs=$T/t5" 2>&1); rc=$?
+[ $rc -eq 0 ] && case "$out" in *"Inference HP search skipped"*"t5_0.22b is not one"*"Report: "*) true ;; *) false ;; esac &&
+    pass run_t5_skips_inference || fail run_t5_skips_inference "exit $rc: $(echo "$out" | tail -3)"
+
 # the page in a real browser
 if command -v chromium >/dev/null 2>&1; then
     B="timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir=$T/chrome"
