@@ -21,6 +21,7 @@
 #include "results/tfevents.h"
 #include "search/candidate_est.h"
 #include "util/fsutil.h"
+#include "util/json.h"
 #include "util/proc.h"
 #include "util/strbuf.h"
 
@@ -41,6 +42,19 @@ static int logs_dir_arg(int argc, char **argv, char *out, size_t len, ac_err *e)
     return rc;
 }
 
+/* removes --json from argv (status and cancel take positional arguments); true when it was there */
+static bool take_json_flag(int *argc, char **argv)
+{
+    bool found = false;
+    int k = 1;
+    for (int i = 1; i < *argc; i++) {
+        if (!strcmp(argv[i], "--json")) found = true;
+        else argv[k++] = argv[i];
+    }
+    *argc = k;
+    return found;
+}
+
 static int wants_help(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
@@ -51,7 +65,7 @@ static int wants_help(int argc, char **argv)
 int cmd_status(int argc, char **argv)
 {
     if (wants_help(argc, argv)) {
-        printf("usage: autoconfig status [LOGS_DIR | key=value ...]\n"
+        printf("usage: autoconfig status [--json] [LOGS_DIR | key=value ...]\n"
                "Shows the ledger of real training runs in LOGS_DIR (default: train_settings.logs):\n"
                "state, job id, predicted and measured step time of every candidate. Running jobs\n"
                "are asked for their state first; nothing is submitted.\n");
@@ -59,6 +73,7 @@ int cmd_status(int argc, char **argv)
     }
     ac_err e;
     char logs[1024];
+    bool json = take_json_flag(&argc, argv);
     if (logs_dir_arg(argc, argv, logs, sizeof logs, &e) < 0) return cli_fail(&e);
     if (exec_refresh(logs, &e) < 0) return cli_fail(&e);
     ledger *l = ledger_open_existing(logs, &e);
@@ -68,6 +83,30 @@ int cmd_status(int argc, char **argv)
     if (ledger_list(l, &rows, &n, &e) < 0) { ledger_close(l); return cli_fail(&e); }
     ledger_close(l);
     int counts[6] = {0};
+    if (json) {
+        json_writer w;
+        json_begin(&w, stdout);
+        json_obj_open(&w, NULL);
+        json_str(&w, "logs_dir", logs);
+        json_arr_open(&w, "runs");
+        for (size_t i = 0; i < n; i++) {
+            const ledger_row *r = &rows[i];
+            json_obj_open(&w, NULL);
+            json_str(&w, "name", r->name);
+            json_str(&w, "state", ledger_state_name(r->state));
+            if (r->job_id[0]) json_str(&w, "job_id", r->job_id); else json_null(&w, "job_id");
+            json_num(&w, "predicted_step_time_s", r->predicted_step_s);
+            if (r->step_time_s > 0) json_num(&w, "measured_step_time_s", r->step_time_s);
+            else json_null(&w, "measured_step_time_s");
+            if (r->reason[0]) json_str(&w, "reason", r->reason); else json_null(&w, "reason");
+            json_obj_close(&w);
+        }
+        json_arr_close(&w);
+        json_obj_close(&w);
+        json_end(&w);
+        free(rows);
+        return 0;
+    }
     printf("%-10s %-14s %10s %10s %8s  %s\n", "state", "job id", "predicted", "measured", "error", "name / reason");
     for (size_t i = 0; i < n; i++) {
         const ledger_row *r = &rows[i];
@@ -88,7 +127,7 @@ int cmd_status(int argc, char **argv)
 int cmd_cancel(int argc, char **argv)
 {
     if (wants_help(argc, argv)) {
-        printf("usage: autoconfig cancel [LOGS_DIR | key=value ...]\n"
+        printf("usage: autoconfig cancel [--json] [LOGS_DIR | key=value ...]\n"
                "Cancels every unfinished job of the search whose ledger is in LOGS_DIR (scancel for\n"
                "Slurm jobs, SIGTERM to local process groups) and marks them failed. Jobs the ledger\n"
                "does not list are never touched.\n");
@@ -97,9 +136,11 @@ int cmd_cancel(int argc, char **argv)
     ac_err e;
     char logs[1024];
     int n;
+    bool json = take_json_flag(&argc, argv);
     if (logs_dir_arg(argc, argv, logs, sizeof logs, &e) < 0) return cli_fail(&e);
     if (exec_cancel_all(logs, &n, &e) < 0) return cli_fail(&e);
-    printf("cancelled %d job%s\n", n, n == 1 ? "" : "s");
+    if (json) printf("{\"cancelled\":%d}\n", n);
+    else printf("cancelled %d job%s\n", n, n == 1 ? "" : "s");
     return 0;
 }
 

@@ -8,19 +8,21 @@
 
 int cmd_keys(int argc, char **argv)
 {
-    bool markdown = false;
+    bool markdown = false, json = false;
     const char *prefix = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--markdown")) markdown = true;
+        else if (!strcmp(argv[i], "--json")) json = true;
         else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            puts("usage: autoconfig keys [--markdown] [PREFIX]\n\nLists every configuration key with its type, default and meaning.");
+            puts("usage: autoconfig keys [--markdown | --json] [PREFIX]\n\nLists every configuration key with its type, default and meaning.");
             return 0;
         } else if (argv[i][0] == '-') {
             fprintf(stderr, "autoconfig: error: unknown option '%s' (see --help)\n", argv[i]);
             return 2;
         } else prefix = argv[i];
     }
-    if (markdown) schema_print_markdown(stdout);
+    if (json) schema_print_json(stdout, prefix);
+    else if (markdown) schema_print_markdown(stdout);
     else schema_print_help(stdout, prefix);
     return 0;
 }

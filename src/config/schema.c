@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "config/yaml_io.h"
+#include "util/json.h"
 
 #define OFF(field) offsetof(ac_config, field)
 #define SZ(field) sizeof(((ac_config *)0)->field)
@@ -437,4 +438,25 @@ void schema_print_help(FILE *out, const char *prefix)
         fprintf(out, "  %-58s   type %s, default %s%s%s\n", "", type_name(se->type), se->def ? se->def : "(required)",
                 se->choices ? ", one of " : "", se->choices ? se->choices : "");
     }
+}
+
+void schema_print_json(FILE *out, const char *prefix)
+{
+    json_writer w;
+    json_begin(&w, out);
+    json_arr_open(&w, NULL);
+    for (size_t i = 0; i < SCHEMA_LEN; i++) {
+        const schema_entry *se = &SCHEMA[i];
+        if (se->type == ST_SECTION || (prefix && strncmp(se->key, prefix, strlen(prefix)) != 0)) continue;
+        json_obj_open(&w, NULL);
+        json_str(&w, "key", se->key);
+        json_str(&w, "type", type_name(se->type));
+        if (se->def) json_str(&w, "default", se->def); else json_null(&w, "default");
+        if (se->min <= se->max) { json_num(&w, "min", se->min); json_num(&w, "max", se->max); }
+        if (se->choices) json_str(&w, "choices", se->choices);
+        json_str(&w, "help", se->help);
+        json_obj_close(&w);
+    }
+    json_arr_close(&w);
+    json_end(&w);
 }

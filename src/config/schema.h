@@ -62,5 +62,7 @@ const char *schema_suggest(const char *key);
 /* Markdown reference of every key (README / docs) */
 void schema_print_markdown(FILE *out);
 void schema_print_help(FILE *out, const char *prefix);
+/* the same as one JSON array of {key, type, default, min, max, choices, help} */
+void schema_print_json(FILE *out, const char *prefix);
 
 #endif

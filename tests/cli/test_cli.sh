@@ -57,5 +57,10 @@ expect bad_file_yaml 2 "broken.yaml:3:1: malformed YAML" -- size --conf "$T/conf
 
 expect keys_list 0 "search_config.train_settings.tensor_parallel_sizes" -- keys
 expect keys_markdown 0 '| `cluster_type` | choice | sim |' -- keys --markdown
+"$AC" keys --json search_config.train_settings | python3 -c 'import json, sys
+d = json.load(sys.stdin)
+k = {e["key"]: e for e in d}
+assert k["search_config.train_settings.num_nodes"]["type"] == "int" and all(e["key"].startswith("search_config.train_settings") for e in d)' 2>/dev/null &&
+    pass keys_json || fail keys_json "$("$AC" keys --json search_config.train_settings 2>&1 | head -c 300)"
 out=$("$AC" keys --markdown); if [ "$out" = "$(cat docs/config-keys.md)" ]; then pass keys_doc_up_to_date; else fail keys_doc_up_to_date "docs/config-keys.md differs from autoconfig keys --markdown"; fi
 exit 0

@@ -49,6 +49,10 @@ awk -F, 'NR > 1 && $27 == "measured" { if ($29 == "" || $29 > 1 || $29 < -1) bad
 grep -q '"measured_step_time_s":[0-9]' "$L/final_result/summary.json" && pass summary_json_measured ||
     fail summary_json_measured "no measured_step_time_s"
 "$AC" status "$L" 2>&1 | grep -q '^3 runs: 3 done, 0 failed' && pass status_after_run || fail status_after_run "$("$AC" status "$L" 2>&1)"
+"$AC" status --json "$L" 2>/dev/null | python3 -c 'import json, sys
+d = json.load(sys.stdin)
+assert len(d["runs"]) == 3 and all(r["state"] == "done" and r["measured_step_time_s"] > 0 for r in d["runs"])' 2>/dev/null &&
+    pass status_json || fail status_json "$("$AC" status --json "$L" 2>&1 | head -c 300)"
 # a second run resumes from the ledger: nothing starts again, same measurements
 out2=$("$AC" run $common 2>/dev/null)
 n=$(cat "$L"/training_logs/*/starts | wc -l)
