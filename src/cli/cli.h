@@ -34,6 +34,13 @@ bool cli_flag_present(const cli_opts *o, const char *name);
 int cli_check_flags(const cli_opts *o, const char *const *known, ac_err *e);
 
 int cli_load_config(const cli_opts *o, ac_config *c, ac_err *e);
+
+/* The start every config-reading command shares: parse, check the flags against
+ * known (NULL-terminated), print help and stop on --help, load the config.
+ * CLI_GO: go on (free o and c when done); CLI_HELPED: help printed, return 0;
+ * CLI_FAILED: e is set and o already freed, return cli_fail(e). */
+enum { CLI_GO = 0, CLI_HELPED = 1, CLI_FAILED = -1 };
+int cli_start(int argc, char **argv, const char *const *known, const char *help, cli_opts *o, ac_config *c, ac_err *e);
 /* prints the error to stderr and returns the exit status for it */
 int cli_fail(const ac_err *e);
 

@@ -112,3 +112,11 @@ int cli_fail(const ac_err *e)
     fprintf(stderr, "autoconfig: error: %s\n", ac_err_format(e, buf, sizeof buf));
     return ac_err_exit_status(e);
 }
+
+int cli_start(int argc, char **argv, const char *const *known, const char *help, cli_opts *o, ac_config *c, ac_err *e)
+{
+    if (cli_parse(argc, argv, o, e) || cli_check_flags(o, known, e)) { cli_opts_free(o); return CLI_FAILED; }
+    if (o->help) { fputs(help, stdout); cli_opts_free(o); return CLI_HELPED; }
+    if (cli_load_config(o, c, e) != 0) { cli_opts_free(o); return CLI_FAILED; }
+    return CLI_GO;
+}

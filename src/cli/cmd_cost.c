@@ -193,10 +193,9 @@ int cmd_cost(int argc, char **argv)
 {
     cli_opts o;
     ac_err e;
-    if (cli_parse(argc, argv, &o, &e) || cli_check_flags(&o, COST_FLAGS, &e)) { cli_opts_free(&o); return cli_fail(&e); }
-    if (o.help) { fputs(COST_HELP, stdout); cli_opts_free(&o); return 0; }
     ac_config c;
-    if (cli_load_config(&o, &c, &e)) { cli_opts_free(&o); return cli_fail(&e); }
+    int started = cli_start(argc, argv, COST_FLAGS, COST_HELP, &o, &c, &e);
+    if (started != CLI_GO) return started == CLI_HELPED ? 0 : cli_fail(&e);
     int rc = 0;
     model_size_report rep;
     model_base_config b = {0};

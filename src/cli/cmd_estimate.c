@@ -139,10 +139,9 @@ int cmd_estimate(int argc, char **argv)
     ac_err e;
     static const char *const known[] = {"--tp", "--pp", "--vp", "--cp", "--ep", "--mbs", "--gbs", "--recompute",
                                         "--recompute-layers", "--sp", "--zero", "--precision", NULL};
-    if (cli_parse(argc, argv, &o, &e) || cli_check_flags(&o, known, &e)) { cli_opts_free(&o); return cli_fail(&e); }
-    if (o.help) { fputs(ESTIMATE_HELP, stdout); cli_opts_free(&o); return 0; }
     ac_config c;
-    if (cli_load_config(&o, &c, &e)) { cli_opts_free(&o); return cli_fail(&e); }
+    int started = cli_start(argc, argv, known, ESTIMATE_HELP, &o, &c, &e);
+    if (started != CLI_GO) return started == CLI_HELPED ? 0 : cli_fail(&e);
     int rc = 0;
     model_size_report rep;
     model_base_config b = {0};

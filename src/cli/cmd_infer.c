@@ -28,10 +28,9 @@ int cmd_infer(int argc, char **argv)
     cli_opts o;
     ac_err e;
     static const char *const known[] = { "--summarize", NULL };
-    if (cli_parse(argc, argv, &o, &e) || cli_check_flags(&o, known, &e)) { cli_opts_free(&o); return cli_fail(&e); }
-    if (o.help) { fputs(INFER_HELP, stdout); cli_opts_free(&o); return 0; }
     ac_config c;
-    if (cli_load_config(&o, &c, &e) != 0) { cli_opts_free(&o); return cli_fail(&e); }
+    int started = cli_start(argc, argv, known, INFER_HELP, &o, &c, &e);
+    if (started != CLI_GO) return started == CLI_HELPED ? 0 : cli_fail(&e);
     model_size_report rep;
     model_base_config b = { 0 };
     double size_b;

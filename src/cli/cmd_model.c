@@ -94,10 +94,9 @@ int cmd_size(int argc, char **argv)
     cli_opts o;
     ac_err e;
     static const char *const known[] = { NULL };
-    if (cli_parse(argc, argv, &o, &e) || cli_check_flags(&o, known, &e)) { cli_opts_free(&o); return cli_fail(&e); }
-    if (o.help) { fputs(SIZE_HELP, stdout); cli_opts_free(&o); return 0; }
     ac_config c;
-    if (cli_load_config(&o, &c, &e) != 0) { cli_opts_free(&o); return cli_fail(&e); }
+    int started = cli_start(argc, argv, known, SIZE_HELP, &o, &c, &e);
+    if (started != CLI_GO) return started == CLI_HELPED ? 0 : cli_fail(&e);
     int rc = 0;
     const model_family *f = model_family_find(c.family);
     model_size_report rec, days;
@@ -190,10 +189,9 @@ int cmd_base(int argc, char **argv)
     cli_opts o;
     ac_err e;
     static const char *const known[] = { NULL };
-    if (cli_parse(argc, argv, &o, &e) || cli_check_flags(&o, known, &e)) { cli_opts_free(&o); return cli_fail(&e); }
-    if (o.help) { fputs(BASE_HELP, stdout); cli_opts_free(&o); return 0; }
     ac_config c;
-    if (cli_load_config(&o, &c, &e) != 0) { cli_opts_free(&o); return cli_fail(&e); }
+    int started = cli_start(argc, argv, known, BASE_HELP, &o, &c, &e);
+    if (started != CLI_GO) return started == CLI_HELPED ? 0 : cli_fail(&e);
     model_size_report rep;
     model_base_config b = { 0 };
     double size_b;

@@ -290,57 +290,53 @@ static int write_sb(const char *path, strbuf *b, ac_err *e)
 
 static size_t block_end(const results_infer_row *rows, size_t n, size_t begin);
 
+/* the figures of one row, as both JSON outputs show them */
+static void row_json_fields(json_writer *w, const results_infer_row *r)
+{
+    json_int(w, "tp", r->tp);
+    json_int(w, "pp", r->pp);
+    json_int(w, "bs", r->bs);
+    json_num(w, "latency_ms", r->latency_ms);
+    json_num(w, "throughput_per_gpu", r->thr_per_gpu);
+    json_num(w, "tokens_per_s", r->tokens_per_s);
+    json_num(w, "memory_per_gpu_gib", r->mem_gib);
+}
+
 /* summary.json for the report and scripts: every row (not only the top N) per
  * (input, output) pair, so the latency/throughput frontier and what lies over
  * the limit can be drawn */
 static int write_summary_json(const char *path, const results_infer_row *rows, size_t n, double max_latency_ms, ac_err *e)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f) return ac_err_set(e, AC_E_NOMEM, "out of memory");
-    json_writer w;
-    json_begin(&w, f);
-    json_obj_open(&w, NULL);
-    json_str(&w, "stage", "inference");
-    json_str(&w, "source", n && rows[0].source == RES_INFER_MEASURED ? "measured" : "predicted");
-    json_num(&w, "max_latency_ms", max_latency_ms);
-    json_arr_open(&w, "pairs");
+    json_file jf;
+    if (json_file_begin(&jf, e)) return -1;
+    json_writer *w = &jf.w;
+    json_obj_open(w, NULL);
+    json_str(w, "stage", "inference");
+    json_str(w, "source", n && rows[0].source == RES_INFER_MEASURED ? "measured" : "predicted");
+    json_num(w, "max_latency_ms", max_latency_ms);
+    json_arr_open(w, "pairs");
     for (size_t b = 0; b < n;) {
         size_t end = block_end(rows, n, b);
-        json_obj_open(&w, NULL);
-        json_int(&w, "input_len", rows[b].input_len);
-        json_int(&w, "output_len", rows[b].output_len);
-        json_num(&w, "max_latency_ms", max_latency_ms);
-        json_arr_open(&w, "rows");
+        json_obj_open(w, NULL);
+        json_int(w, "input_len", rows[b].input_len);
+        json_int(w, "output_len", rows[b].output_len);
+        json_num(w, "max_latency_ms", max_latency_ms);
+        json_arr_open(w, "rows");
         for (size_t i = b; i < end; i++) {
             const results_infer_row *r = &rows[i];
-            json_obj_open(&w, NULL);
-            json_int(&w, "tp", r->tp);
-            json_int(&w, "pp", r->pp);
-            json_int(&w, "bs", r->bs);
-            json_num(&w, "latency_ms", r->latency_ms);
-            json_num(&w, "throughput_per_gpu", r->thr_per_gpu);
-            json_num(&w, "tokens_per_s", r->tokens_per_s);
-            json_num(&w, "memory_per_gpu_gib", r->mem_gib);
-            json_str(&w, "status", status_name(r->status));
-            if (r->reason[0]) json_str(&w, "reason", r->reason);
-            json_obj_close(&w);
+            json_obj_open(w, NULL);
+            row_json_fields(w, r);
+            json_str(w, "status", status_name(r->status));
+            if (r->reason[0]) json_str(w, "reason", r->reason);
+            json_obj_close(w);
         }
-        json_arr_close(&w);
-        json_obj_close(&w);
+        json_arr_close(w);
+        json_obj_close(w);
         b = end;
     }
-    json_arr_close(&w);
-    json_obj_close(&w);
-    json_end(&w);
-    fputc('\n', f);
-    int failed = ferror(f);
-    fclose(f);
-    int rc = failed || !buf ? ac_err_set(e, AC_E_NOMEM, "out of memory building %s", path)
-                            : fs_write_atomic(path, buf, len, e);
-    free(buf);
-    return rc;
+    json_arr_close(w);
+    json_obj_close(w);
+    return json_file_commit(&jf, path, e);
 }
 
 int results_infer_write_summary(const char *results_dir, const results_infer_row *rows, size_t n, double max_latency_ms,
@@ -483,13 +479,7 @@ void results_infer_json(json_writer *w, const results_infer_row *rows, size_t n,
             if (r->status != RES_INFER_OK || shown >= top_n) continue;
             shown++;
             json_obj_open(w, NULL);
-            json_int(w, "tp", r->tp);
-            json_int(w, "pp", r->pp);
-            json_int(w, "bs", r->bs);
-            json_num(w, "latency_ms", r->latency_ms);
-            json_num(w, "throughput_per_gpu", r->thr_per_gpu);
-            json_num(w, "tokens_per_s", r->tokens_per_s);
-            json_num(w, "memory_per_gpu_gib", r->mem_gib);
+            row_json_fields(w, r);
             json_obj_close(w);
         }
         json_arr_close(w);

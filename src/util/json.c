@@ -1,6 +1,10 @@
 /* json.c — see json.h. */
 #include "util/json.h"
 
+#include <stdlib.h>
+
+#include "util/fsutil.h"
+
 #include <math.h>
 
 void json_write_escaped(FILE *out, const char *s)
@@ -93,4 +97,28 @@ void json_null(json_writer *w, const char *key)
 void json_end(json_writer *w)
 {
     fputc('\n', w->out);
+}
+
+int json_file_begin(json_file *jf, ac_err *e)
+{
+    jf->buf = NULL;
+    jf->len = 0;
+    jf->f = open_memstream(&jf->buf, &jf->len);
+    if (!jf->f) return ac_err_set(e, AC_E_NOMEM, "out of memory");
+    json_begin(&jf->w, jf->f);
+    return 0;
+}
+
+int json_file_commit(json_file *jf, const char *path, ac_err *e)
+{
+    json_end(&jf->w);
+    int failed = ferror(jf->f);
+    if (fclose(jf->f) != 0 || failed || !jf->buf) {
+        free(jf->buf);
+        return ac_err_set(e, AC_E_NOMEM, "out of memory building %s", path);
+    }
+    int rc = fs_write_atomic(path, jf->buf, jf->len, e);
+    free(jf->buf);
+    jf->buf = NULL;
+    return rc;
 }

@@ -5,7 +5,10 @@
 #define AC_JSON_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
+
+#include "util/err.h"
 
 typedef struct {
     FILE *out;
@@ -25,5 +28,18 @@ void json_bool(json_writer *w, const char *key, bool v);
 void json_null(json_writer *w, const char *key);
 void json_end(json_writer *w); /* newline */
 void json_write_escaped(FILE *out, const char *s);
+
+/* A document built in memory and then written to a file atomically (a reader
+ * never sees half of it): json_file_begin, write through jf.w, json_file_commit
+ * (which also frees; on a begin error there is nothing to free). */
+typedef struct {
+    json_writer w;
+    FILE *f;
+    char *buf;
+    size_t len;
+} json_file;
+
+int json_file_begin(json_file *jf, ac_err *e);
+int json_file_commit(json_file *jf, const char *path, ac_err *e);
 
 #endif
