@@ -347,7 +347,7 @@ int cmd_launch(int argc, char **argv)
     ac_config c;
     if (cli_parse(argc, argv, &o, &e) < 0) { cli_opts_free(&o); return cli_fail(&e); }
     if (o.help) {
-        printf("usage: autoconfig launch [--candidates DIR] [--no-wait] [key=value ...]\n"
+        printf("usage: autoconfig launch [--json] [--candidates DIR] [--no-wait] [key=value ...]\n"
                "Runs every candidate config (*.yaml) in DIR (default <logs>/candidate_configs) as a\n"
                "training job on cluster_type=bcm (Slurm) or local, waits for all of them with a\n"
                "progress line, and prints each measured step time. Resumable: run it again after an\n"
@@ -407,7 +407,26 @@ int cmd_launch(int argc, char **argv)
     } else if (!rc) {
         rc = exec_run_all(&c, c.train.logs, jobs, n, out, o.quiet ? NULL : stderr, &e);
     }
-    if (!rc && !no_wait) {
+    if (!rc && !no_wait && o.json) {
+        json_writer w;
+        json_begin(&w, stdout);
+        json_obj_open(&w, NULL);
+        json_arr_open(&w, "runs");
+        for (size_t i = 0; i < n; i++) {
+            json_obj_open(&w, NULL);
+            json_str(&w, "name", jobs[i].name);
+            json_str(&w, "state", out[i].state == EXEC_DONE ? "done" : "failed");
+            if (out[i].job_id[0]) json_str(&w, "job_id", out[i].job_id); else json_null(&w, "job_id");
+            json_num(&w, "predicted_step_time_s", jobs[i].predicted_step_s > 0 ? jobs[i].predicted_step_s : NAN);
+            json_num(&w, "measured_step_time_s", out[i].state == EXEC_DONE ? out[i].step_time_s : NAN);
+            json_int(&w, "timing_values", out[i].n_steps);
+            if (out[i].reason[0]) json_str(&w, "reason", out[i].reason); else json_null(&w, "reason");
+            json_obj_close(&w);
+        }
+        json_arr_close(&w);
+        json_obj_close(&w);
+        json_end(&w);
+    } else if (!rc && !no_wait) {
         for (size_t i = 0; i < n; i++) {
             if (out[i].state == EXEC_DONE)
                 printf("done    %-10s %.4f s/step (%d values)  %s\n", out[i].job_id, out[i].step_time_s, out[i].n_steps, jobs[i].name);
@@ -483,7 +502,40 @@ int cmd_calibrate(int argc, char **argv)
     if (!rc && oflag) snprintf(out, sizeof out, "%s", oflag);
     else if (!rc) rc = candidate_cal_path(&c, out, sizeof out, &e);
     if (!rc) rc = calib_fit(logs, gpu, &start, &r, &e);
-    if (!rc) {
+    if (!rc && o.json) {
+        if (!dry) rc = calib_write(out, &r, logs, &e);
+        if (!rc) {
+            json_writer w;
+            json_begin(&w, stdout);
+            json_obj_open(&w, NULL);
+            json_str(&w, "cluster", c.cluster_name);
+            json_str(&w, "gpu", r.gpu);
+            json_obj_open(&w, "compute_scale");
+            json_num(&w, "before", r.before.compute_scale);
+            json_num(&w, "after", r.after.compute_scale);
+            json_obj_close(&w);
+            json_obj_open(&w, "step_overhead_s");
+            json_num(&w, "before", r.before.step_overhead_s);
+            json_num(&w, "after", r.after.step_overhead_s);
+            json_bool(&w, "fitted", r.fitted_overhead);
+            json_obj_close(&w);
+            json_arr_open(&w, "runs");
+            for (size_t i = 0; i < r.n_runs; i++) {
+                json_obj_open(&w, NULL);
+                json_str(&w, "name", r.runs[i].name);
+                json_num(&w, "measured_s", r.runs[i].measured_s);
+                json_num(&w, "predicted_before_s", r.runs[i].before_s);
+                json_num(&w, "predicted_after_s", r.runs[i].after_s);
+                json_obj_close(&w);
+            }
+            json_arr_close(&w);
+            json_num(&w, "median_abs_err_before_pct", r.median_err_before);
+            json_num(&w, "median_abs_err_after_pct", r.median_err_after);
+            if (dry) json_null(&w, "written"); else json_str(&w, "written", out);
+            json_obj_close(&w);
+            json_end(&w);
+        }
+    } else if (!rc) {
         printf("Calibration of cluster %s on %s from %zu measured run%s of %s", c.cluster_name[0] ? c.cluster_name : "-",
                r.gpu, r.n_runs, r.n_runs == 1 ? "" : "s", logs);
         if (r.n_unused) printf(" (%zu ledger row%s not used: failed, unfinished or config gone)", r.n_unused, r.n_unused == 1 ? "" : "s");

@@ -37,6 +37,16 @@ echo "$a" | awk '{ r = $1 / $2; exit !(r > 1.299 && r < 1.301) }' && pass emulat
 out=$("$AC" emulate-job "$CD/$fit" --noise 2 2>&1); rc=$?
 [ $rc -eq 2 ] && case "$out" in *"--noise"*) true ;; *) false ;; esac && pass emulate_bad_noise || fail emulate_bad_noise "exit $rc: $out"
 
+# --- launch --json: one candidate that fits (measured), one predicted not to (failed with the OOM text) ---
+mkdir -p "$T/two" && cp "$CD/$fit" "$CD/$oom" "$T/two/"
+"$AC" launch --json --candidates "$T/two" cluster_type=local "$S.logs=$T/ln" >"$T/ln.json" 2>/dev/null
+python3 -c 'import json, sys
+runs = {r["name"]: r for r in json.load(open(sys.argv[1]))["runs"]}
+ok, bad = runs[sys.argv[2]], runs[sys.argv[3]]
+assert ok["state"] == "done" and ok["measured_step_time_s"] > 0 and ok["predicted_step_time_s"] > 0
+assert bad["state"] == "failed" and "CUDA out of memory" in bad["reason"] and bad["measured_step_time_s"] is None' \
+    "$T/ln.json" "${fit%.yaml}" "${oom%.yaml}" 2>/dev/null && pass launch_json || fail launch_json "$(head -c 400 "$T/ln.json")"
+
 # --- autoconfig run on cluster_type=local: the top 3 measured, the rest predicted ---
 out=$("$AC" run $common 2>"$T/run.err"); rc=$?
 CSV="$L/final_result/final_summary_16nodes.csv"
@@ -115,6 +125,10 @@ sum=$(cksum <"$C/cluster/calibration_bcm.csv")
 "$AC" calibrate "$T/c5" --conf "$C" --dry-run >/dev/null 2>&1 && [ "$(cksum <"$C/cluster/calibration_bcm.csv")" = "$sum" ] &&
     "$AC" calibrate "$T/c5" --conf "$C" --out "$T/cal.csv" >/dev/null 2>&1 && grep -q '^compute_scale,' "$T/cal.csv" &&
     pass calibrate_dry_run_and_out || fail calibrate_dry_run_and_out "file changed or --out missing"
+"$AC" calibrate "$T/c5" --conf "$C" --dry-run --json 2>/dev/null | python3 -c 'import json, sys
+d = json.load(sys.stdin)
+assert len(d["runs"]) == 5 and d["written"] is None and d["median_abs_err_after_pct"] <= d["median_abs_err_before_pct"] + 0.01 < 5' 2>/dev/null &&
+    pass calibrate_json || fail calibrate_json "$("$AC" calibrate "$T/c5" --conf "$C" --dry-run --json 2>&1 | head -c 300)"
 unset AUTOCONFIG_EMULATE_SCALE AUTOCONFIG_EMULATE_NOISE
 
 # --- calibrate: bad input is a clear error and writes nothing ---
