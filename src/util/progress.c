@@ -48,8 +48,8 @@ static int format_line(const progress *p, char *buf, size_t len, double t)
 {
     char el[32], tot[24] = "";
     if (p->total > 0) snprintf(tot, sizeof tot, "/%d", p->total);
-    return snprintf(buf, len, "[%s] %d%s done, %d running, %d pending, %d failed, %s%s%s", p->what, p->done, tot,
-                    p->running, p->pending, p->failed, progress_fmt_elapsed(el, sizeof el, t), *p->label ? "  " : "",
+    return snprintf(buf, len, "[%s] %d%s ended (%d failed), %d running, %d pending, %s%s%s", p->what, p->done, tot,
+                    p->failed, p->running, p->pending, progress_fmt_elapsed(el, sizeof el, t), *p->label ? "  " : "",
                     p->label);
 }
 
@@ -87,7 +87,7 @@ void progress_end(progress *p)
     char el[32], tot[24] = "";
     if (p->total > 0) snprintf(tot, sizeof tot, "/%d", p->total);
     char line[256];
-    int n = snprintf(line, sizeof line, "[%s] finished: %d%s done, %d failed in %s", p->what, p->done, tot, p->failed,
+    int n = snprintf(line, sizeof line, "[%s] finished: %d%s ended, %d failed in %s", p->what, p->done, tot, p->failed,
                      progress_fmt_elapsed(el, sizeof el, elapsed(p)));
     size_t len = n < 0 ? 0 : (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
     if (p->tty) {

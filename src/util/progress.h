@@ -1,11 +1,12 @@
 /* progress.h — a progress line for long work (launching jobs, waiting on them).
  *
  * On a terminal: one line rewritten in place with '\r'
- *     [training search] 12/40 done, 3 running, 24 pending, 1 failed, 1m05s  gpt3_5b_...
+ *     [training search] 13/40 ended (1 failed), 3 running, 24 pending, 1m05s  gpt3_5b_...
  * Not on a terminal (a pipe, a log file): the same text as ordinary lines,
  * at most one every interval_s seconds (and only when a count changed), so
  * logs stay short.  progress_end prints one summary line either way:
- *     [training search] finished: 40/40 done, 1 failed in 5m12s
+ *     [training search] finished: 40/40 ended, 1 failed in 5m12s
+ * ("ended" counts succeeded and failed jobs alike: done + failed)
  *
  * The caller owns the struct (no allocation); the output FILE is the caller's
  * choice (stderr usually, so --json on stdout stays clean).
@@ -40,6 +41,7 @@ void progress_begin(progress *p, FILE *out, const char *what, int total);
 void progress_set_interval(progress *p, double seconds);
 /* text shown after the counts, e.g. the job just launched (NULL or "" clears) */
 void progress_label(progress *p, const char *label);
+/* done: jobs that ended, failed ones included; failed: how many of those failed */
 void progress_update(progress *p, int done, int running, int pending, int failed);
 /* the summary line (ends the in-place line on a terminal) */
 void progress_end(progress *p);

@@ -47,8 +47,8 @@ static void test_pipe_plain_lines_rate_limited(void)
     /* default interval: the first update, then nothing for 10 s, then the summary */
     CHECK_INT(count_char(buf, '\n'), 2);
     CHECK_INT(count_char(buf, '\r'), 0);
-    CHECK_CONTAINS(buf, "[jobs] 1/50 done, 1 running, 48 pending, 0 failed, 0s\n");
-    CHECK_CONTAINS(buf, "[jobs] finished: 50/50 done, 0 failed in 0s\n");
+    CHECK_CONTAINS(buf, "[jobs] 1/50 ended (0 failed), 1 running, 48 pending, 0s\n");
+    CHECK_CONTAINS(buf, "[jobs] finished: 50/50 ended, 0 failed in 0s\n");
 }
 
 static void test_pipe_every_change_with_zero_interval(void)
@@ -63,16 +63,16 @@ static void test_pipe_every_change_with_zero_interval(void)
     progress_update(&p, 0, 1, 2, 0);
     progress_update(&p, 0, 1, 2, 0); /* unchanged: not repeated */
     progress_update(&p, 1, 1, 1, 0);
-    progress_update(&p, 2, 0, 0, 1);
+    progress_update(&p, 3, 0, 0, 1);
     progress_end(&p);
     fclose(w);
     char buf[4096];
     drain(fds[0], buf, sizeof buf);
     close(fds[0]);
     CHECK_INT(count_char(buf, '\n'), 4);
-    CHECK_CONTAINS(buf, "[launch] 0/3 done, 1 running, 2 pending, 0 failed, 0s  gpt3_5b_tp_1 _pp_1\n");
-    CHECK_CONTAINS(buf, "[launch] 2/3 done, 0 running, 0 pending, 1 failed");
-    CHECK_CONTAINS(buf, "[launch] finished: 2/3 done, 1 failed in 0s\n");
+    CHECK_CONTAINS(buf, "[launch] 0/3 ended (0 failed), 1 running, 2 pending, 0s  gpt3_5b_tp_1 _pp_1\n");
+    CHECK_CONTAINS(buf, "[launch] 3/3 ended (1 failed), 0 running, 0 pending");
+    CHECK_CONTAINS(buf, "[launch] finished: 3/3 ended, 1 failed in 0s\n");
 }
 
 static void test_tty_rewrites_one_line(void)
@@ -95,9 +95,9 @@ static void test_tty_rewrites_one_line(void)
     fclose(w);
     close(m);
     /* every update starts with \r, and only the summary ends a line */
-    CHECK_CONTAINS(buf, "\r[jobs] 0/3 done, 3 running, 0 pending, 0 failed, 0s  a_rather_long_candidate_name");
-    CHECK_CONTAINS(buf, "\r[jobs] 1/3 done, 2 running, 0 pending, 0 failed, 0s    "); /* label blanked */
-    CHECK_CONTAINS(buf, "\r[jobs] finished: 3/3 done, 0 failed in 0s");
+    CHECK_CONTAINS(buf, "\r[jobs] 0/3 ended (0 failed), 3 running, 0 pending, 0s  a_rather_long_candidate_name");
+    CHECK_CONTAINS(buf, "\r[jobs] 1/3 ended (0 failed), 2 running, 0 pending, 0s    "); /* label blanked */
+    CHECK_CONTAINS(buf, "\r[jobs] finished: 3/3 ended, 0 failed in 0s");
     CHECK_INT(count_char(buf, '\n'), 1);
     CHECK(buf[0] == '\r');
 }
@@ -123,7 +123,7 @@ static void test_unknown_total_and_no_output(void)
     char buf[512];
     drain(fds[0], buf, sizeof buf);
     close(fds[0]);
-    CHECK_CONTAINS(buf, "[wait] 4 done, 2 running");
+    CHECK_CONTAINS(buf, "[wait] 4 ended (0 failed), 2 running");
     progress q;
     progress_begin(&q, NULL, NULL, 5); /* no stream: silently nothing */
     progress_update(&q, 1, 0, 0, 0);
