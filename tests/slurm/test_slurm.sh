@@ -119,14 +119,14 @@ ctld_start() {
     for _ in $(seq 100); do timeout 5 scontrol ping 2>/dev/null | grep -q UP && return 0; sleep 0.2; done
     return 1
 }
+ctld_stop() { kill -TERM "$1"; for _ in $(seq 100); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done; }
 trap 'ctld_start; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT # never leave the shared cluster without a controller
 run_search "$W/ctl" 4 >"$W/ctl.out" 2>"$W/ctl.err" &
 RS=$!
 for _ in $(seq 100); do [ "$(jobs_in "$W/ctl")" = 3 ] && break; sleep 0.1; done
 P=$(ctld_pid)
 if [ -n "$P" ] && [ "$(jobs_in "$W/ctl")" = 3 ]; then
-    kill -TERM "$P"
-    for _ in $(seq 100); do kill -0 "$P" 2>/dev/null || break; sleep 0.1; done
+    ctld_stop "$P"
     sleep 3
     ctld_start || fail "slurmctld restart" "$(tail -n 5 "$D/log/slurmctld.log")"
     wait "$RS"; rc=$?
@@ -142,8 +142,7 @@ fi
 #     until the controller is back; every run measured, none submitted twice
 P=$(ctld_pid)
 if [ -n "$P" ]; then
-    kill -TERM "$P"
-    for _ in $(seq 100); do kill -0 "$P" 2>/dev/null || break; sleep 0.1; done
+    ctld_stop "$P"
     run_search "$W/down" 1 >"$W/down.out" 2>"$W/down.err" &
     RS=$!
     sleep 4
