@@ -65,8 +65,12 @@ static const size_row LLAMA_ROWS[] = {
     { 250, false, 12288, 96, 40960, 0, 8, 1e-4 }, { 600, true, 16384, 128, 53248, 0, 8, 8e-5 },
 };
 
-/* Ours: Mixtral-style 8 experts, top-2 (8x7B and 8x22B widths) */
+/* Ours: Mixtral-style 8 experts, top-2 (8x7B and 8x22B widths); below 25 B the same
+ * proportions at smaller widths (expert ffn 3.5h, head dim 128, 8 KV groups), so a
+ * small compute budget gets a model that exists rather than no layer count */
 static const size_row MIXTRAL_ROWS[] = {
+    { 8, false, 2048, 16, 7168, 0, 8, 3e-4 },
+    { 25, false, 3072, 24, 10752, 0, 8, 2e-4 },
     { 80, false, 4096, 32, 14336, 0, 8, 1e-4 },
     { 300, true, 6144, 48, 16384, 0, 8, 1e-4 },
 };
