@@ -19,7 +19,7 @@ for t in "$B"/tests/test_*; do
 done
 AC="$B/autoconfig"
 L=search_config.train_settings.logs
-check run "$AC" run "$L=$T/run" "search_config.inference_settings.run.results_dir=$T/run"
+check run "$AC" run "$L=$T/run"
 check run_llama "$AC" run search_config=llama/llama3_8b "$L=$T/llama"
 check cost "$AC" cost search_config=llama/llama2_7b "$L=$T/cost" --gpus a100_80gb,a10g
 check estimate "$AC" estimate --json

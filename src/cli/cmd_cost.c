@@ -152,7 +152,7 @@ int cli_cost_stage(const ac_config *c, const model_base_config *b, const cli_opt
         /* the HTML report draws the cost chart: refresh it when a training search wrote one */
         char sum[CFG_PATH_MAX + 64];
         snprintf(sum, sizeof sum, "%s/final_result/summary.json", c->train.logs);
-        if (fs_exists(sum) && report_write(c->train.logs, e)) rc = -1;
+        if (fs_exists(sum) && report_write_dirs(c->train.logs, c->infer.results_dir, NULL, 0, NULL, e)) rc = -1;
     }
     if (!rc) {
         if (json) {

@@ -44,7 +44,7 @@ int cmd_infer(int argc, char **argv)
     report_info info;
     snprintf(sum, sizeof sum, "%s/final_result/summary.json", c.train.logs);
     if (!rc && fs_exists(sum)) {
-        if (report_write_info(c.train.logs, path, sizeof path, &info, &e)) rc = cli_fail(&e);
+        if (report_write_dirs(c.train.logs, c.infer.results_dir, path, sizeof path, &info, &e)) rc = cli_fail(&e);
         else if (!o.json) printf("Report: %s\n", path);
     }
     model_base_config_free(&b);

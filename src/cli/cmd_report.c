@@ -6,9 +6,10 @@
 
 #include "cli/cli.h"
 #include "results/report.h"
+#include "util/fsutil.h"
 
 static const char REPORT_HELP[] =
-    "usage: autoconfig report LOGS_DIR [--json]\n"
+    "usage: autoconfig report LOGS_DIR [--inference-dir DIR] [--json]\n"
     "\n"
     "Writes LOGS_DIR/final_result/report.html from LOGS_DIR/final_result/summary.json\n"
     "(and, when present, LOGS_DIR/inference/final_summary/summary.json and\n"
@@ -16,18 +17,30 @@ static const char REPORT_HELP[] =
     "the sortable table of candidates, throughput vs memory, a TP x PP heatmap,\n"
     "predicted vs measured step times, cost vs time, the inference latency frontier\n"
     "and the memory and time breakdown of the best configuration.\n"
-    "LOGS_DIR is search_config.train_settings.logs of the search.\n"
+    "LOGS_DIR is search_config.train_settings.logs of the search; --inference-dir is\n"
+    "search_config.inference_settings.run.results_dir when it was set elsewhere.\n"
     "example: autoconfig report results/gpt3_5b\n";
 
 int cmd_report(int argc, char **argv)
 {
-    const char *dir = NULL;
+    const char *dir = NULL, *infer_dir = NULL;
     bool json = false;
     ac_err e;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) { fputs(REPORT_HELP, stdout); return 0; }
         if (!strcmp(a, "--json")) json = true;
+        else if (!strcmp(a, "--inference-dir") || !strncmp(a, "--inference-dir=", 16)) {
+            infer_dir = a[15] == '=' ? a + 16 : i + 1 < argc ? argv[++i] : NULL;
+            if (!infer_dir || !*infer_dir) {
+                ac_err_set(&e, AC_E_INPUT, "--inference-dir needs a directory (see --help)");
+                return cli_fail(&e);
+            }
+            if (!fs_is_dir(infer_dir)) {
+                ac_err_set(&e, AC_E_INPUT, "--inference-dir %s: no such directory", infer_dir);
+                return cli_fail(&e);
+            }
+        }
         else if (a[0] == '-' && a[1]) {
             ac_err_set(&e, AC_E_INPUT, "unknown option '%s' (see --help)", a);
             return cli_fail(&e);
@@ -42,7 +55,7 @@ int cmd_report(int argc, char **argv)
     }
     char path[4096];
     report_info info;
-    if (report_write_info(dir, path, sizeof path, &info, &e)) return cli_fail(&e);
+    if (report_write_dirs(dir, infer_dir, path, sizeof path, &info, &e)) return cli_fail(&e);
     if (json) {
         json_writer w;
         json_begin(&w, stdout);

@@ -164,7 +164,7 @@ static int write_report(const ac_config *c, bool json, ac_err *e)
 {
     char path[4096];
     report_info info;
-    if (report_write_info(c->train.logs, path, sizeof path, &info, e)) return -1;
+    if (report_write_dirs(c->train.logs, c->infer.results_dir, path, sizeof path, &info, e)) return -1;
     if (json) {
         fputs(",\"report\":", stdout);
         json_write_escaped(stdout, path);

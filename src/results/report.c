@@ -791,14 +791,16 @@ static int read_optional(const char *path, char **text, size_t *len, ac_err *e)
     return *text ? 0 : -1;
 }
 
-int report_write_info(const char *logs_dir, char *path_out, size_t path_len, report_info *info, ac_err *e)
+int report_write_dirs(const char *logs_dir, const char *infer_dir, char *path_out, size_t path_len, report_info *info,
+                      ac_err *e)
 {
     char dir[4096], spath[4096], ipath[4096], cpath[4096], out[4096];
     if (!logs_dir || !*logs_dir) return ac_err_set(e, AC_E_INPUT, "no logs directory given");
     if (!fs_is_dir(logs_dir)) return ac_err_set(e, AC_E_INPUT, "%s: no such directory", logs_dir);
+    if (!infer_dir || !*infer_dir) infer_dir = logs_dir;
     if (fs_join(dir, sizeof dir, logs_dir, "final_result", e) || fs_join(spath, sizeof spath, dir, "summary.json", e) ||
         fs_join(out, sizeof out, dir, "report.html", e) ||
-        fs_join(ipath, sizeof ipath, logs_dir, "inference/final_summary/summary.json", e) ||
+        fs_join(ipath, sizeof ipath, infer_dir, "inference/final_summary/summary.json", e) ||
         fs_join(cpath, sizeof cpath, logs_dir, "cost/summary.json", e))
         return -1;
     if (!fs_exists(spath))
@@ -821,6 +823,11 @@ int report_write_info(const char *logs_dir, char *path_out, size_t path_len, rep
     free(inf);
     free(cst);
     return rc;
+}
+
+int report_write_info(const char *logs_dir, char *path, size_t path_len, report_info *info, ac_err *e)
+{
+    return report_write_dirs(logs_dir, NULL, path, path_len, info, e);
 }
 
 int report_write(const char *logs_dir, ac_err *e) { return report_write_info(logs_dir, NULL, 0, NULL, e); }

@@ -3,7 +3,8 @@
  * (`autoconfig report LOGS_DIR`).
  *
  * Reads  <logs>/final_result/summary.json            (training search; required)
- *        <logs>/inference/final_summary/summary.json (inference search; optional)
+ *        <logs>/inference/final_summary/summary.json (inference search; optional;
+ *                 under inference_settings.run.results_dir, which defaults to logs)
  *        <logs>/cost/summary.json                    (cost comparison; optional)
  * Writes <logs>/final_result/report.html, atomically: one self-contained file
  * (inline CSS, a few lines of inline JavaScript to sort the table, SVG charts
@@ -41,5 +42,8 @@ char *report_build_html(const char *summary, size_t summary_len, const char *inf
 int report_write(const char *logs_dir, ac_err *e);
 /* the same; path (may be NULL) gets the report's path, info (may be NULL) what it holds */
 int report_write_info(const char *logs_dir, char *path, size_t path_len, report_info *info, ac_err *e);
+/* the same with the inference results under infer_dir (NULL or "": logs_dir) */
+int report_write_dirs(const char *logs_dir, const char *infer_dir, char *path, size_t path_len, report_info *info,
+                      ac_err *e);
 
 #endif

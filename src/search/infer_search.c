@@ -132,7 +132,10 @@ int search_infer_job_script(const ac_config *c, const search_infer_settings *s, 
     if (fs_join(ini, sizeof ini, dir, "config.ini", e) || fs_join(csv, sizeof csv, dir, "start_ids.csv", e) ||
         fs_join(out, sizeof out, dir, "log_job_%j.out", e) || fs_join(err, sizeof err, dir, "log_job_%j.err", e))
         return -1;
-    if (shell_check_directive("job name", job, e) || shell_check_directive("results folder", out, e) ||
+    /* on local the script runs under bash and its #SBATCH lines are comments: the
+     * output path (any folder, blanks included) goes to a quoted redirection instead */
+    bool slurm = strcmp(c->cluster_type, "local") != 0;
+    if (shell_check_directive("job name", job, e) || (slurm && shell_check_directive("results folder", out, e)) ||
         shell_check_directive("time_limit", c->infer.time_limit, e))
         return -1;
     sb_add(b, "#!/bin/bash\n");
@@ -147,7 +150,9 @@ int search_infer_job_script(const ac_config *c, const search_infer_settings *s, 
         if (shell_check_directive("cluster.account", c->cluster.account, e)) return -1;
         sb_printf(b, "#SBATCH --account=%s\n", c->cluster.account);
     }
-    sb_printf(b, "#SBATCH --job-name=%s\n#SBATCH --output=%s\n#SBATCH --time=%s\n", job, out, c->infer.time_limit);
+    sb_printf(b, "#SBATCH --job-name=%s\n", job);
+    if (slurm) sb_printf(b, "#SBATCH --output=%s\n", out);
+    sb_printf(b, "#SBATCH --time=%s\n", c->infer.time_limit);
     sb_printf(b, "#SBATCH --comment=FasterTransformer:%s\n\n", job);
     sb_add(b, "export NCCL_LAUNCH_MODE=GROUP\ncd ");
     if (add_quoted(b, dir, e)) return -1;
@@ -158,7 +163,7 @@ int search_infer_job_script(const ac_config *c, const search_infer_settings *s, 
     sb_add(&inner, "echo \"rank ${SLURM_PROCID:-0}@$(hostname)\"; ");
     if (expand_command(s->command, ini, csv, &inner, e)) { sb_free(&inner); return -1; }
     if (!sb_str(&inner)) { sb_free(&inner); return ac_err_set(e, AC_E_NOMEM, "out of memory"); }
-    if (!strcmp(c->cluster_type, "local")) {
+    if (!slurm) {
         sb_add(b, "bash -c ");
         if (add_quoted(b, inner.s, e)) { sb_free(&inner); return -1; }
         sb_add(b, " > \"log_job_${SLURM_JOB_ID:-local}.out\" 2> \"log_job_${SLURM_JOB_ID:-local}.err\"\n");

@@ -3,7 +3,8 @@
 # (training, inference and cost summaries, a hostile run name), from a real
 # sim search, and the errors; then, where Debian's chromium is installed, the
 # page opened headless: no console messages, every chart drawn, a screenshot
-# saved as docs/report.png (the picture in the README).
+# kept as $BUILD/report-fixture.png (docs/report.png, the README's picture, comes
+# from a real run: scripts/report-picture.sh).
 AC=${AUTOCONFIG:?}
 cd "${REPO:?}" || exit 1
 T=$(mktemp -d)
@@ -40,24 +41,41 @@ if grep -o 'https\?://[^" ]*' "$HTML" | grep -qv '^http://www.w3.org/2000/svg$';
 elif grep -Eq '<(link|img|iframe)|src=' "$HTML"; then fail offline "the page loads something from outside"
 else pass offline; fi
 
-# a real (simulated) search, then its report; the inference summary is absent here
+# a real (simulated) search, then its report: only logs is set, and the inference
+# results (inference_settings.run.results_dir follows logs) land in the same folder
 if "$AC" run "search_config.train_settings.logs=$T/run" >/dev/null 2>&1; then
-    expect from_run 0 "charts with data" -- report "$T/run"
-    grep -q "No data: no inference search was run." "$T/run/final_result/report.html" && pass from_run_no_inference \
-        || fail from_run_no_inference "no 'no data' note for the missing inference summary"
+    expect from_run 0 "charts with data, inference)" -- report "$T/run"
+    grep -q 'id="chart-inference"' "$T/run/final_result/report.html" &&
+        ! grep -q "No data: no inference search was run" "$T/run/final_result/report.html" && pass from_run_inference_chart \
+        || fail from_run_inference_chart "the report of a run with the inference search has no inference data"
 else
     fail from_run "autoconfig run failed"
 fi
+if "$AC" run "search_config.train_settings.logs=$T/noinf" run_inference_hp_search=false >/dev/null 2>&1; then
+    grep -q "No data: no inference search was run." "$T/noinf/final_result/report.html" && pass from_run_no_inference \
+        || fail from_run_no_inference "no 'no data' note for the missing inference summary"
+else
+    fail from_run_no_inference "autoconfig run failed"
+fi
+
+# inference results set elsewhere: run reads them from there, and so does report --inference-dir
+R="$T/apart"
+out=$("$AC" run "search_config.train_settings.logs=$R/train" "search_config.inference_settings.run.results_dir=$R/infer" 2>&1); rc=$?
+[ $rc -eq 0 ] && [ -f "$R/infer/inference/final_summary/summary.json" ] &&
+    ! grep -q "No data: no inference search was run" "$R/train/final_result/report.html" &&
+    pass run_inference_results_elsewhere || fail run_inference_results_elsewhere "exit $rc: $(echo "$out" | tail -2)"
+expect report_inference_dir 0 "charts with data, inference)" -- report "$R/train" --inference-dir "$R/infer"
+expect report_inference_dir_missing 2 "--inference-dir $T/nope: no such directory" -- report "$R/train" --inference-dir "$T/nope"
 
 # `autoconfig run` writes the report itself, after the inference stage (results in the same folder)
 R="$T/both"
-out=$("$AC" run "search_config.train_settings.logs=$R" "search_config.inference_settings.run.results_dir=$R" 2>&1); rc=$?
+out=$("$AC" run "search_config.train_settings.logs=$R" 2>&1); rc=$?
 [ $rc -eq 0 ] && case "$out" in *"Inference HP search"*"Report: $R/final_result/report.html"*) true ;; *) false ;; esac &&
     [ -f "$R/inference/final_summary/summary.json" ] && grep -q 'id="chart-inference"' "$R/final_result/report.html" &&
     ! grep -q "No data: no inference search was run" "$R/final_result/report.html" &&
     pass run_writes_report_with_inference || fail run_writes_report_with_inference "exit $rc: $(echo "$out" | tail -3)"
 # --json: one object with a member per stage and the report's path
-"$AC" run --json "search_config.train_settings.logs=$R" "search_config.inference_settings.run.results_dir=$R" >"$T/run.json" 2>/dev/null &&
+"$AC" run --json "search_config.train_settings.logs=$R" >"$T/run.json" 2>/dev/null &&
     python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["training"]["runs"] and d["inference"]["tables"] and d["report"].endswith("report.html")' "$T/run.json" 2>/dev/null &&
@@ -85,7 +103,7 @@ if command -v chromium >/dev/null 2>&1; then
     [ -z "$missing" ] && pass browser_all_charts || fail browser_all_charts "missing or 'no data':$missing"
     $B --window-size=1280,2500 --screenshot="$T/report.png" "file://$HTML" >/dev/null 2>&1
     if [ -s "$T/report.png" ] && [ "$(head -c 4 "$T/report.png" | tail -c 3)" = "PNG" ]; then
-        cp "$T/report.png" docs/report.png 2>/dev/null
+        mkdir -p "${BUILD:-build}" && cp "$T/report.png" "${BUILD:-build}/report-fixture.png" 2>/dev/null
         pass browser_screenshot
     else
         fail browser_screenshot "no PNG written"
