@@ -332,9 +332,24 @@ static int submit_with_summary(const ac_config *c, const cli_opts *o, const char
     if (rc < 0) return -1;
     size_t open = 0;
     for (size_t i = 0; i < n; i++) open += out[i].state == EXEC_PENDING || out[i].state == EXEC_RUNNING;
+    char sum_out[1200];
+    snprintf(sum_out, sizeof sum_out, "%s/summary-%s.out", c->train.logs, sid);
+    if (o->json) {
+        json_writer w;
+        json_begin(&w, stdout);
+        json_obj_open(&w, NULL);
+        json_str(&w, "logs_dir", c->train.logs);
+        json_int(&w, "jobs", (long long)n);
+        json_int(&w, "not_ended", (long long)open);
+        json_str(&w, "summary_job", sid);
+        json_str(&w, "summary_output", sum_out);
+        json_obj_close(&w);
+        json_end(&w);
+        return 0;
+    }
     printf("submitted: %zu training job%s not yet ended (of %zu); summary job %s runs `autoconfig launch` after all of "
-           "them (afterany), output %s/summary-%s.out; `autoconfig status %s` shows progress\n",
-           open, open == 1 ? "" : "s", n, sid, c->train.logs, sid, c->train.logs);
+           "them (afterany), output %s; `autoconfig status %s` shows progress\n",
+           open, open == 1 ? "" : "s", n, sid, sum_out, c->train.logs);
     return 0;
 }
 
@@ -474,8 +489,18 @@ static const char CALIBRATE_HELP[] =
 
 int cmd_calibrate(int argc, char **argv)
 {
+    /* LOGS_DIR: the first word that is no override, no option and no option's value
+     * (so `calibrate --json DIR` works as well as `calibrate DIR --json`) */
     const char *logs_pos = NULL;
-    if (argc >= 2 && argv[1][0] != '-' && !strchr(argv[1], '=')) { logs_pos = argv[1]; argc--; argv++; }
+    static const char *const with_value[] = { "--out", "--gpu", "--conf", NULL };
+    for (int i = 1; i < argc && !logs_pos; i++) {
+        bool is_value = false;
+        for (int k = 0; with_value[k] && i > 1; k++) is_value |= !strcmp(argv[i - 1], with_value[k]);
+        if (argv[i][0] == '-' || strchr(argv[i], '=') || is_value) continue;
+        logs_pos = argv[i];
+        for (int j = i; j + 1 < argc; j++) argv[j] = argv[j + 1];
+        argc--;
+    }
     cli_opts o;
     ac_err e;
     ac_config c;

@@ -2,7 +2,9 @@
 #include "util/progress.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 static double elapsed(const progress *p)
@@ -43,6 +45,19 @@ void progress_label(progress *p, const char *label)
         if ((unsigned char)*c < 0x20) *c = ' ';
 }
 
+/* Columns of the terminal out is on (TIOCGWINSZ; else $COLUMNS; else 80). The
+ * line is kept one shorter: a line that reaches the last column or wraps cannot
+ * be rewritten with '\r', which only returns to the start of the last row. */
+static size_t line_width(FILE *out)
+{
+    struct winsize ws;
+    long cols = 0;
+    if (ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) cols = ws.ws_col;
+    else if (getenv("COLUMNS")) cols = strtol(getenv("COLUMNS"), NULL, 10);
+    if (cols <= 0) cols = 80;
+    return cols > 20 ? (size_t)cols - 1 : 19;
+}
+
 /* "[what] 12/40 done, 3 running, 24 pending, 1 failed, 1m05s  label" */
 static int format_line(const progress *p, char *buf, size_t len, double t)
 {
@@ -67,7 +82,11 @@ void progress_update(progress *p, int done, int running, int pending, int failed
     int n = format_line(p, line, sizeof line, t);
     size_t len = n < 0 ? 0 : (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
     if (p->tty) {
-        /* rewrite in place; blank what a longer previous line left behind */
+        /* rewrite in place, within the terminal's width; blank what a longer
+         * previous line left behind */
+        size_t w = line_width(p->out);
+        if (len > w) line[len = w] = '\0';
+        if (p->last_len > w) p->last_len = w;
         fprintf(p->out, "\r%s", line);
         for (size_t i = len; i < p->last_len; i++) fputc(' ', p->out);
         p->last_len = len;
@@ -91,6 +110,9 @@ void progress_end(progress *p)
                      progress_fmt_elapsed(el, sizeof el, elapsed(p)));
     size_t len = n < 0 ? 0 : (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
     if (p->tty) {
+        size_t w = line_width(p->out);
+        if (len > w) line[len = w] = '\0';
+        if (p->last_len > w) p->last_len = w;
         fprintf(p->out, "\r%s", line);
         for (size_t i = len; i < p->last_len; i++) fputc(' ', p->out);
     } else {

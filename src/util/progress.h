@@ -1,6 +1,6 @@
 /* progress.h — a progress line for long work (launching jobs, waiting on them).
  *
- * On a terminal: one line rewritten in place with '\r'
+ * On a terminal: one line rewritten in place with '\r', cut to the terminal's width
  *     [training search] 13/40 ended (1 failed), 3 running, 24 pending, 1m05s  gpt3_5b_...
  * Not on a terminal (a pipe, a log file): the same text as ordinary lines,
  * at most one every interval_s seconds (and only when a count changed), so

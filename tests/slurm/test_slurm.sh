@@ -176,6 +176,18 @@ if launch "$W/nw" --no-wait >"$W/nw.out" 2>&1; then
     else fail "--no-wait" "$(cat "$W/nw.out") dep=$dep; $(cat "$W/nw/summary-$SID.out" 2>&1)"; fi
 else fail "--no-wait" "$(cat "$W/nw.out")"; fi
 
+# 10. --no-wait --json and cancel --json: one JSON object each on stdout; cancel stops the slow run
+mklogs "$W/nj" slow_nj
+if launch "$W/nj" --no-wait --json >"$W/nj.json" 2>"$W/nj.err" &&
+   python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["jobs"] == 1 and d["summary_job"].isdigit() and d["summary_output"].endswith(".out")' "$W/nj.json" 2>/dev/null; then
+    pass "launch --no-wait --json: one object with the summary job"
+else fail "launch --no-wait --json" "$(cat "$W/nj.json" "$W/nj.err")"; fi
+"$AC" cancel --json "$W/nj" >"$W/njc.json" 2>&1
+python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["cancelled"] == 1' "$W/njc.json" 2>/dev/null &&
+    pass "cancel --json: the slow run cancelled" || fail "cancel --json" "$(cat "$W/njc.json")"
+
 # 0 (end). the time-limit kill
 wait "$TMO"
 grep -q '^failed .*TIMEOUT' "$W/tmo.out" && pass "time limit: job ended TIMEOUT" || fail "time limit" "$(cat "$W/tmo.out")"

@@ -78,7 +78,8 @@ static void test_pipe_every_change_with_zero_interval(void)
 static void test_tty_rewrites_one_line(void)
 {
     int m, s;
-    if (openpty(&m, &s, NULL, NULL, NULL) != 0) { CHECK(!"openpty failed"); return; }
+    struct winsize ws = { .ws_row = 24, .ws_col = 120 };
+    if (openpty(&m, &s, NULL, NULL, &ws) != 0) { CHECK(!"openpty failed"); return; }
     FILE *w = fdopen(s, "w");
     progress p;
     progress_begin(&p, w, "jobs", 3);
@@ -100,6 +101,37 @@ static void test_tty_rewrites_one_line(void)
     CHECK_CONTAINS(buf, "\r[jobs] finished: 3/3 ended, 0 failed in 0s");
     CHECK_INT(count_char(buf, '\n'), 1);
     CHECK(buf[0] == '\r');
+}
+
+/* a line wider than the terminal would wrap, and '\r' would then rewrite only its
+ * last row, leaving a trail of half lines: it is cut to one less than the width */
+static void test_tty_line_fits_the_terminal(void)
+{
+    int m, s;
+    struct winsize ws = { .ws_row = 24, .ws_col = 60 };
+    if (openpty(&m, &s, NULL, NULL, &ws) != 0) { CHECK(!"openpty failed"); return; }
+    FILE *w = fdopen(s, "w");
+    progress p;
+    progress_begin(&p, w, "training runs", 40);
+    progress_label(&p, "gpt3_5b_16nodes_tp_1_pp_1_mbs_1_act_ckpt_None_num_mbs_act_None_act_per_pipe_None");
+    progress_update(&p, 1, 3, 36, 0);
+    progress_label(&p, NULL);
+    progress_update(&p, 2, 3, 35, 0);
+    progress_end(&p);
+    fflush(w);
+    char buf[4096];
+    drain(m, buf, sizeof buf);
+    fclose(w);
+    close(m);
+    /* every segment between '\r's (and the final newline) is at most 59 columns */
+    size_t longest = 0, cur = 0;
+    for (const char *c = buf; *c; c++) {
+        if (*c == '\r' || *c == '\n') cur = 0;
+        else if (++cur > longest) longest = cur;
+    }
+    CHECK_INT((long)longest, 59);
+    CHECK_CONTAINS(buf, "\r[training runs] 1/40 ended (0 failed), 3 running, 36 pendi");
+    CHECK_CONTAINS(buf, "\r[training runs] finished: 2/40 ended, 0 failed in 0s");
 }
 
 static void test_elapsed_format(void)
@@ -135,6 +167,7 @@ int main(void)
     RUN(test_pipe_plain_lines_rate_limited);
     RUN(test_pipe_every_change_with_zero_interval);
     RUN(test_tty_rewrites_one_line);
+    RUN(test_tty_line_fits_the_terminal);
     RUN(test_elapsed_format);
     RUN(test_unknown_total_and_no_output);
     CHECK_DONE();
