@@ -64,6 +64,7 @@ static void print_breakdown(FILE *out, const est_input *in, const est_result *r)
     fprintf(out, "  TP collectives (exposed)                 %8.3f\n", r->t_tp_comm);
     fprintf(out, "  CP ring exchange (exposed)               %8.3f\n", r->t_cp_comm);
     fprintf(out, "  EP all-to-all                            %8.3f\n", r->t_ep_comm);
+    if (r->t_moe_host > 0) fprintf(out, "  MoE expert launches (host)               %8.3f\n", r->t_moe_host);
     fprintf(out, "  pipeline bubble                          %8.3f\n", r->t_pp_bubble);
     fprintf(out, "  pipeline send/recv                       %8.3f\n", r->t_pp_p2p);
     fprintf(out, "  data parallel (%.3f s, exposed)          %8.3f\n", r->t_dp_comm, r->t_dp_exposed);
@@ -112,6 +113,7 @@ void cli_estimate_json(json_writer *w, const est_input *in, const est_result *r)
     json_num(w, "tp_comm", r->t_tp_comm);
     json_num(w, "cp_comm", r->t_cp_comm);
     json_num(w, "ep_comm", r->t_ep_comm);
+    json_num(w, "moe_host", r->t_moe_host);
     json_num(w, "pp_bubble", r->t_pp_bubble);
     json_num(w, "pp_p2p", r->t_pp_p2p);
     json_num(w, "dp_comm", r->t_dp_comm);

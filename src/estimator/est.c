@@ -106,7 +106,7 @@ static const struct {
     {"cuda_context_gb", offsetof(est_cal, cuda_context_gb)}, {"fragmentation", offsetof(est_cal, fragmentation)},
     {"memory_limit_frac", offsetof(est_cal, memory_limit_frac)}, {"step_overhead_s", offsetof(est_cal, step_overhead_s)},
     {"moe_imbalance", offsetof(est_cal, moe_imbalance)}, {"moe_permute_units", offsetof(est_cal, moe_permute_units)},
-    {"fp4_speedup", offsetof(est_cal, fp4_speedup)}, {"layer_overhead_us", offsetof(est_cal, layer_overhead_us)},
+    {"fp4_speedup", offsetof(est_cal, fp4_speedup)}, {"moe_launch_us", offsetof(est_cal, moe_launch_us)}, {"layer_overhead_us", offsetof(est_cal, layer_overhead_us)},
     {"compute_scale", offsetof(est_cal, compute_scale)},
 };
 enum { CAL_N = sizeof CAL_KEYS / sizeof *CAL_KEYS };
@@ -306,24 +306,58 @@ static double params_total(const model_shape *s)
 
 /* ---------- communication ---------- */
 
-/* Per-GPU bandwidth (bytes/s) of a group of `size` ranks spaced `stride` apart.
- * Inside one NVLink domain: NVLink. Across nodes each GPU drives its own NIC, so a
- * ring's bus bandwidth is the group's ranks per node × scale-out per GPU, capped
- * by NVLink (nccl-tests behaviour on DGX-style nodes). */
-static double group_bw(const est_input *in, int size, int stride)
+/* GPUs that talk over NVLink (or PCIe) without the NIC: the NVLink domain when it
+ * spans more than a node (NVL72 racks of 4-GPU trays), else the node. */
+static int local_unit(const est_input *in)
 {
     const gpu_spec *g = in->gpu;
     int domain = g->nvlink_domain > 1 ? g->nvlink_domain : 1;
     int node = in->gpus_per_node > 0 ? in->gpus_per_node : g->gpus_per_node;
-    if (domain < node && domain == 1) domain = 1; /* PCIe boxes: nvlink_gbps is the PCIe rate */
-    long span = (long)size * stride;
-    if (domain > 1 && span <= domain) return g->nvlink_gbps * GB;
-    if (domain == 1 && span <= node) return g->nvlink_gbps * GB;
-    int per_node = stride >= node ? 1 : node / stride;
-    if (per_node > size) per_node = size;
-    double bw = per_node * g->scaleout_gbps * GB;
+    return domain > node ? domain : (node > 0 ? node : 1);
+}
+
+/* ranks of a group of `size` ranks spaced `stride` apart that share one local unit */
+static int ranks_per_unit(const est_input *in, int size, int stride)
+{
+    int unit = local_unit(in);
+    int n = stride >= unit ? 1 : unit / stride;
+    return n < size ? n : size;
+}
+
+/* Per-GPU bandwidth (bytes/s) of a group of `size` ranks spaced `stride` apart.
+ * Inside one NVLink domain (or PCIe box): the local link. Across units each GPU
+ * drives its own NIC, so a ring's bus bandwidth is the group's ranks per unit ×
+ * scale-out per GPU, capped by NVLink (nccl-tests behaviour on DGX-style nodes;
+ * on NVL72 the unit is the 72-GPU rack, not the 4-GPU tray). */
+static double group_bw(const est_input *in, int size, int stride)
+{
+    const gpu_spec *g = in->gpu;
+    if ((long)size * stride <= local_unit(in)) return g->nvlink_gbps * GB;
+    double bw = ranks_per_unit(in, size, stride) * g->scaleout_gbps * GB;
     double cap = g->nvlink_gbps * GB;
     return bw < cap ? bw : cap;
+}
+
+/* EP token dispatch (or combine) of one layer: each of a rank's T tokens goes to k
+ * experts spread evenly over the k_ep ranks of the group (`stride` apart).  Copies for
+ * experts in the same NVLink unit move over NVLink; a token bound for another unit
+ * crosses this GPU's NIC once per unit and is fanned out there over NVLink (node-level
+ * deduplication of DeepEP / Megatron-Core's flex dispatcher; Zhao et al. 2025,
+ * DeepSeek-V3 §3.2.2): with n units a token reaches (n−1)(1 − (1 − 1/n)^k) remote
+ * units on average.  No ring aggregation helps an all-to-all, so the remote part runs
+ * at the per-GPU scale-out rate while NVLink carries the local part. */
+static double dispatch_s(const est_input *in, double T, double k, double token_bytes, int k_ep, int stride,
+                         const est_cal *c)
+{
+    if (k_ep <= 1) return 0.0;
+    const gpu_spec *g = in->gpu;
+    int local = ranks_per_unit(in, k_ep, stride);
+    double units = (double)k_ep / local;
+    double copies_local = k * (local - 1) / k_ep;
+    double copies_remote = units > 1 ? (units - 1.0) * (1.0 - pow(1.0 - 1.0 / units, k)) : 0.0;
+    double t_local = T * copies_local * token_bytes / (g->nvlink_gbps * GB * c->collective_eff);
+    double t_remote = T * copies_remote * token_bytes / (g->scaleout_gbps * GB * c->collective_eff);
+    return t_local > t_remote ? t_local : t_remote;
 }
 
 /* ring all-reduce of `bytes` over k ranks: 2(k−1)/k · bytes / busbw (NCCL's busbw definition) */
@@ -365,8 +399,34 @@ typedef struct {
     double fwd, bwd;          /* compute seconds per layer per micro-batch */
     double attn_core_fwd;     /* attention-core part of fwd (selective recompute, CP overlap) */
     double tp_comm, cp_comm, ep_comm; /* fwd+bwd seconds, before overlap */
+    double host_moe;                  /* host time of the expert block, fwd+bwd (moe_host_s) */
     double act_full, act_ckpt;        /* activation bytes kept per layer per micro-batch */
 } layer_cost;
+
+/* Mean keys a query attends in a sequence of s tokens: s without a mask; causal
+ * (s+1)/2 ≈ s/2; causal with a window of W: query i sees min(i, W) keys, so the
+ * mean is (W(W+1)/2 + (s−W)·W)/s = W − W(W−1)/(2s) (Beltagy et al. 2020, sliding
+ * window cost O(s·W)); a bidirectional window sees min(s, W). */
+double est_attn_keys(double s, bool causal, double window)
+{
+    if (window <= 0 || window >= s) return causal ? s / 2.0 : s;
+    if (!causal) return window;
+    return window - window * (window - 1.0) / (2.0 * s);
+}
+
+/* Host time of one MoE layer's expert block per micro-batch, forward + backward.
+ * Grouped expert GEMMs are issued one expert at a time (Transformer Engine
+ * GroupedLinear loops over the local experts): 2 GEMMs forward and 4 backward per
+ * expert, plus an input cast before each forward GEMM and a gradient cast before
+ * each backward pair under FP8/FP4 (TE quantizes per expert).  Each of these
+ * launches costs moe_launch_us of host time (Python module + quantizer setup +
+ * cuBLAS call in eager PyTorch). */
+static double moe_host_s(const est_input *in, const est_cal *c, double local_experts)
+{
+    bool low_precision = in->precision == PREC_FP8 || in->precision == PREC_FP4;
+    double launches_per_expert = 6.0 + (low_precision ? 4.0 : 0.0);
+    return local_experts * launches_per_expert * c->moe_launch_us * 1e-6;
+}
 
 /* Korthikanti et al. 2022 §4.1 activation inventory per token, generalised:
  * attention keeps the norm input, QKV input, Q/K/V (GQA: g·d for K and V), the
@@ -398,17 +458,18 @@ static void layer_cost_compute(const est_input *in, const device *dev, double se
         double local_experts = E / ep;
         /* balanced routing: this GPU's experts receive T·k tokens in total from the EP group */
         double m_e = T * k / local_experts;
-        /* the busiest expert sets the pace (moe_imbalance) */
-        f_mlp = c->moe_imbalance * local_experts *
+        /* the busiest expert sets the pace (moe_imbalance); benchmark runs that force a
+         * balanced token distribution, or drop tokens beyond a fixed capacity, do not wait */
+        double imbalance = in->moe_force_balanced || in->moe_token_drop ? 1.0 : c->moe_imbalance;
+        f_mlp = imbalance * local_experts *
                     (gemm_s(dev, m_e, h, mats_in * F / etp, c->moe_gemm_eff) + gemm_s(dev, m_e, F / etp, h, c->moe_gemm_eff)) +
                 gemm_s(dev, T, h, E, 1.0) + /* router */
                 c->moe_permute_units * 2.0 * T * k * h / dev->hbm;
-        /* EP all-to-all: dispatch and combine, forward and backward (Megatron-Core token dispatcher) */
-        if (in->ep > 1) {
-            double bytes = T * k * h * 2.0 * (ep - 1) / ep;
-            double bw = group_bw(in, in->ep, in->tp * in->cp);
-            lc->ep_comm = 4.0 * c->moe_imbalance * bytes / (bw * c->collective_eff);
-        }
+        /* EP all-to-all: dispatch and combine, forward and backward (Megatron-Core token
+         * dispatcher); expert ranks are consecutive within the expert-TP groups
+         * (Megatron-Core expert rank order tp-ep-dp-pp with tp = expert TP) */
+        if (in->ep > 1) lc->ep_comm = 4.0 * imbalance * dispatch_s(in, T, k, h * 2.0, in->ep, in->etp, c);
+        lc->host_moe = moe_host_s(in, c, local_experts);
     } else {
         double F = s->ffn_hidden;
         f_mlp = gemm_s(dev, T, h, mats_in * F / t, 1.0) + gemm_s(dev, T, F / t, h, 1.0);
@@ -419,8 +480,12 @@ static void layer_cost_compute(const est_input *in, const device *dev, double se
         f_cross = gemm_s(dev, T, h, a * d / t, 1.0) + gemm_s(dev, Te, h, 2 * g * d / t, 1.0) + gemm_s(dev, T, a * d / t, h, 1.0);
     }
 
-    /* --- attention core: QK^T and AV, 4·T·s_kv·a·d FLOPs, causal masks half (FlashAttention skips them) --- */
-    double attn_flops = 4.0 * T * seq_kv * a * d / t * (causal ? 0.5 : 1.0);
+    /* --- attention core: QK^T and AV, 4·T·keys·a·d FLOPs with keys the mean keys a
+     * query attends (causal masks and sliding windows skip the rest: FlashAttention) --- */
+    double keys = s->swa_window > 0 ? s->swa_share * est_attn_keys(seq_kv, causal, s->swa_window) +
+                                          (1.0 - s->swa_share) * est_attn_keys(seq_kv, causal, 0)
+                                    : est_attn_keys(seq_kv, causal, 0);
+    double attn_flops = 4.0 * T * keys * a * d / t;
     if (cross) attn_flops += 4.0 * T * cross_seq * a * d / t;
     double attn_eff = in->flash_attention ? c->attn_eff : c->attn_eff * 0.6; /* unfused softmax round-trips HBM */
     double t_attn = attn_flops / (dev->peak16 * attn_eff);
@@ -557,6 +622,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     lay.tp_comm = we * enc.tp_comm + wd * dec.tp_comm;
     lay.cp_comm = we * enc.cp_comm + wd * dec.cp_comm;
     lay.ep_comm = we * enc.ep_comm + wd * dec.ep_comm;
+    lay.host_moe = we * enc.host_moe + wd * dec.host_moe;
     lay.act_full = enc.act_full > dec.act_full ? enc.act_full : dec.act_full;
     lay.act_ckpt = enc.act_ckpt > dec.act_ckpt ? enc.act_ckpt : dec.act_ckpt;
 
@@ -602,7 +668,17 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     double cp_exposed = lay.cp_comm - 3.5 * lay.attn_core_fwd;
     if (cp_exposed < 0) cp_exposed = 0;
     double ep_exposed = lay.ep_comm;
-    double mb_layers = Ls * (t_layer + t_recomp_layer + tp_exposed + cp_exposed + ep_exposed + c->layer_overhead_us * 1e-6);
+    /* dropless routing copies the per-expert token counts to the host every layer (the
+     * grouped GEMM needs them as sizes), so the host cannot run ahead and the expert
+     * launches sit on the critical path; with a fixed capacity only the part beyond the
+     * GPU's own layer time shows */
+    double host_exposed = lay.host_moe;
+    if (in->moe_token_drop) {
+        host_exposed -= t_layer + ep_exposed;
+        if (host_exposed < 0) host_exposed = 0;
+    }
+    double mb_layers = Ls * (t_layer + t_recomp_layer + tp_exposed + cp_exposed + ep_exposed + host_exposed +
+                              c->layer_overhead_us * 1e-6);
 
     /* embedding (first stage) and output layer + cross-entropy (last stage) */
     double T = in->mbs * (s->arch == ARCH_ENCODER_DECODER && s->dec_seq_length > 0 ? s->dec_seq_length : sq) / in->cp;
@@ -622,6 +698,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     r->t_tp_comm = m * Ls * tp_exposed;
     r->t_cp_comm = m * Ls * cp_exposed;
     r->t_ep_comm = m * Ls * ep_exposed;
+    r->t_moe_host = m * Ls * host_exposed;
     r->t_pp_bubble = (double)(p - 1) / v * t_mb;
     if (p > 1) {
         double msg = T * s->hidden * 2.0 / (in->sequence_parallel ? t : 1);

@@ -32,7 +32,7 @@ int est_precision_parse(const char *text, est_precision *out);
 typedef struct {
     double collective_eff, p2p_eff, attn_eff, moe_gemm_eff, elementwise_units, min_kernel_us;
     double tp_overlap, dp_tail, cuda_context_gb, fragmentation, memory_limit_frac, step_overhead_s;
-    double moe_imbalance, moe_permute_units, fp4_speedup, layer_overhead_us;
+    double moe_imbalance, moe_permute_units, fp4_speedup, layer_overhead_us, moe_launch_us;
     double compute_scale; /* sustained tensor-core rate vs the catalog; fitted per cluster by `autoconfig calibrate` */
 } est_cal;
 
@@ -64,6 +64,10 @@ typedef struct {
                          * 2 for DeepSpeed ZeRO's bf16/fp16 gradients (Rajbhandari et al. 2020 §3: 2Ψ) */
     est_precision precision;
     bool flash_attention; /* true in every NeMo/Megatron-Core release since 2023 */
+    /* MoE routing: dropless routing syncs with the host every layer to size the expert
+     * GEMMs (Megatron-Core alltoall dispatcher); token dropping (fixed capacity) does
+     * not.  Forced-balanced routing (benchmark runs) has no busiest-expert wait. */
+    bool moe_token_drop, moe_force_balanced;
     bool allow_uneven_pp;  /* layers not divisible by PP: the bottleneck stage gets ceil(L/PP) (Megatron-Core uneven split) */
     const gpu_spec *gpu;
     double memory_limit_gb; /* 0 → the GPU's memory */
@@ -86,6 +90,7 @@ typedef struct {
     /* step time in seconds */
     double t_compute_fwd, t_compute_bwd, t_recompute; /* per step on the slowest stage, incl. embedding/logits */
     double t_tp_comm, t_cp_comm, t_ep_comm;           /* exposed, per step */
+    double t_moe_host;                                /* expert launches on the critical path (dropless MoE) */
     double t_pp_bubble, t_pp_p2p;
     double t_dp_comm, t_dp_exposed;                   /* total traffic time and the exposed part */
     double t_optimizer, t_overhead;
@@ -115,6 +120,10 @@ int est_evaluate(const est_input *in, est_result *out);
  * GPT (and Llama/MoE with Megatron's generalisation, which equals the GPT formula
  * for MHA, 4h GELU MLPs), BERT, T5/mT5.  Non-causal attention, no recompute. */
 double est_model_flops(const model_shape *s, double gbs);
+
+/* mean keys per query of attention over s tokens (causal mask, sliding window of
+ * `window` keys; 0 = none): the attention-core FLOPs scale with it */
+double est_attn_keys(double s, bool causal, double window);
 
 /* dense peak TFLOP/s of the GPU in a precision (fp8/fp4 fall back to bf16 when
  * the GPU has no such units) */

@@ -14,7 +14,7 @@
 typedef struct {
     int id, source_id, model_family, model, num_layers, hidden, ffn, heads, groups, experts, topk, moe_ffn, vocab, seq;
     int gpu_type, num_gpus, tp, pp, vp, cp, ep, etp, dp, fsdp, mbs, gbs, recompute, seq_par, dist_opt, precision;
-    int tok_gpu, tok, step, tflops, flops_formula, task;
+    int tok_gpu, tok, step, tflops, flops_formula, task, arch_source, notes;
 } columns;
 
 static columns find_columns(const csv_table *t)
@@ -36,6 +36,7 @@ static columns find_columns(const csv_table *t)
     c.tok = csv_col(t, "tokens_per_s"); c.step = csv_col(t, "step_time_s");
     c.tflops = csv_col(t, "tflops_per_gpu"); c.flops_formula = csv_col(t, "flops_formula");
     c.task = csv_col(t, "task");
+    c.arch_source = csv_col(t, "arch_source"); c.notes = csv_col(t, "notes");
     return c;
 }
 
@@ -77,10 +78,25 @@ static const struct {
     const char *reason;
 } UNMODELLED[] = {
     {"MLA", "multi-head latent attention (MLA) not modelled"},
-    {"SWA", "sliding-window attention not modelled"},
     {"arch not in table", "architecture not published"},
     {"not transcribed", "architecture not published"},
 };
+
+/* head dimensions that differ from hidden/heads, for families whose table omits
+ * it (a "kv_channels=N" in arch_source or notes takes precedence) */
+static const struct {
+    const char *family;
+    int head_dim;
+} HEAD_DIMS[] = {
+    {"Qwen3", 128}, /* Qwen3 dense and MoE configs: head_dim 128 (HF config.json; NeMo qwen3.py kv_channels=128) */
+};
+
+/* the integer after `key` in text (e.g. "kv_channels=64", "SWA-128"), or 0 */
+static int int_after(const char *text, const char *key)
+{
+    const char *p = strstr(text, key);
+    return p ? atoi(p + strlen(key)) : 0;
+}
 
 /* gated MLPs (SwiGLU) and untied embeddings come with these families */
 static const char *const GATED_FAMILIES[] = {"SwiGLU", "Llama", "Mixtral", "Qwen", "GPT-OSS", "DeepSeek", "Grok"};
@@ -125,6 +141,17 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     s.heads = (int)heads;
     s.query_groups = num_or(row, c.groups, heads);
     s.kv_channels = s.hidden / s.heads;
+    for (size_t i = 0; i < sizeof HEAD_DIMS / sizeof *HEAD_DIMS; i++)
+        if (contains_ci(fam, HEAD_DIMS[i].family)) s.kv_channels = HEAD_DIMS[i].head_dim;
+    int kv = int_after(csv_get(row, c.arch_source), "kv_channels=");
+    if (kv <= 0) kv = int_after(csv_get(row, c.notes), "kv_channels=");
+    if (kv > 0) s.kv_channels = kv;
+    /* sliding-window attention ("alternating SWA-128/full": every other layer) */
+    int window = int_after(fam, "SWA-");
+    if (window > 0) {
+        s.swa_window = window;
+        s.swa_share = contains_ci(fam, "alternating") ? 0.5 : 1.0;
+    }
     s.vocab = (int)vocab;
     s.seq_length = (int)seq;
     bool gated = false;
@@ -152,6 +179,11 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     in->mbs = (int)mbs;
     in->gbs = (int)gbs;
     in->precision = prec;
+    /* benchmark pages state the routing: "force-balanced" token distribution, and
+     * "tokendrop" runs with a fixed expert capacity */
+    const char *notes = csv_get(row, c.notes), *model = csv_get(row, c.model);
+    in->moe_force_balanced = contains_ci(notes, "force-balanced");
+    in->moe_token_drop = contains_ci(model, "tokendrop") || contains_ci(notes, "token dropping");
     in->allow_uneven_pp = true; /* published layouts use Megatron-Core's uneven first/last stages */
     if (in->vp < 1) in->vp = 1;
     if (in->cp < 1) in->cp = 1;

@@ -32,6 +32,8 @@ typedef struct {
     int num_experts;    /* 0 or 1: dense */
     int moe_topk;       /* experts per token */
     int moe_ffn_hidden; /* FFN size of one expert */
+    int swa_window;     /* sliding-window attention: keys a query sees (0 = full attention) */
+    double swa_share;   /* share of layers using the window (GPT-OSS alternates: 0.5; Mistral: 1) */
 } model_shape;
 
 #endif

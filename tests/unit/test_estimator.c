@@ -217,6 +217,87 @@ static void test_directions(void)
     CHECK(g128.tokens_per_s > g64.tokens_per_s);
 }
 
+/* sliding-window attention: query i of s sees min(i, W) keys, mean W − W(W−1)/(2s) */
+static void test_attention_window(void)
+{
+    CHECK_NEAR(est_attn_keys(4096, true, 0), 2048.0, 1e-9);
+    CHECK_NEAR(est_attn_keys(4096, false, 0), 4096.0, 1e-9);
+    CHECK_NEAR(est_attn_keys(4096, true, 128), 128.0 - 128.0 * 127.0 / 8192.0, 1e-9); /* 126.015625 */
+    CHECK_NEAR(est_attn_keys(4096, false, 128), 128.0, 1e-9);
+    CHECK_NEAR(est_attn_keys(4096, true, 8192), 2048.0, 1e-9); /* a window longer than s is full attention */
+    /* GPT-OSS-style alternation: half the layers windowed → attention time between none and full */
+    model_shape s = llama70b();
+    est_input in = base_input(&s, "h100", 8);
+    in.tp = 8;
+    in.sequence_parallel = true;
+    est_result full, alt, all;
+    CHECK(est_evaluate(&in, &full) == 0);
+    in.shape.swa_window = 128;
+    in.shape.swa_share = 0.5;
+    CHECK(est_evaluate(&in, &alt) == 0);
+    in.shape.swa_share = 1.0;
+    CHECK(est_evaluate(&in, &all) == 0);
+    CHECK(all.step_time < alt.step_time && alt.step_time < full.step_time);
+    /* the saving is the attention core only: full − alt = alt − all (linear in the share) */
+    CHECK_NEAR(full.t_compute_fwd - alt.t_compute_fwd, alt.t_compute_fwd - all.t_compute_fwd, 1e-9);
+}
+
+static model_shape qwen3_30b(void)
+{
+    model_shape s = gpt(48, 2048, 32, 4096, 151936);
+    s.query_groups = 4;
+    s.kv_channels = 128;
+    s.gated_mlp = true;
+    s.untied_embeddings = true;
+    s.learned_pos_emb = false;
+    s.num_experts = 128;
+    s.moe_topk = 8;
+    s.moe_ffn_hidden = 768;
+    return s;
+}
+
+/* EP all-to-all: NVLink inside a node; across nodes each token crosses this GPU's NIC
+ * once per remote node it needs (DeepEP-style dedup).  Dropless routing puts the
+ * per-expert launches on the critical path. Hand-computed from the catalog and
+ * calibration values. */
+static void test_moe_dispatch_and_host(void)
+{
+    est_cal c;
+    CHECK(est_cal_default(&c, NULL) == 0);
+    model_shape s = qwen3_30b();
+    est_input in = base_input(&s, "h100", 16);
+    const gpu_spec *g = in.gpu;
+    in.ep = 16;
+    in.mbs = 1;
+    in.gbs = 16; /* one micro-batch per step */
+    in.precision = PREC_FP8;
+    in.moe_force_balanced = true;
+    est_result r;
+    CHECK(est_evaluate(&in, &r) == 0);
+    /* 2 nodes of 8: local copies 8·7/16 = 3.5 tokens over NVLink, remote 1 − (1/2)^8 per
+     * token over the 50 GB/s NIC (the slower side), 4 passes (dispatch + combine, fwd + bwd) */
+    double t_local = 4096.0 * 3.5 * 2 * 2048 / (g->nvlink_gbps * 1e9 * c.collective_eff);
+    double t_remote = 4096.0 * (1.0 - pow(0.5, 8)) * 2 * 2048 / (g->scaleout_gbps * 1e9 * c.collective_eff);
+    CHECK(t_remote > t_local);
+    CHECK_NEAR(r.t_ep_comm, 48 * 4 * t_remote, 1e-9);
+    /* 8 local experts × (6 GEMMs + 4 FP8 casts) launches per layer */
+    CHECK_NEAR(r.t_moe_host, 48 * 8 * 10 * c.moe_launch_us * 1e-6, 1e-9);
+    /* inside one node the all-to-all is NVLink-only and faster */
+    est_result r8;
+    in.num_gpus = 8;
+    in.gbs = 8;
+    in.ep = 8;
+    CHECK(est_evaluate(&in, &r8) == 0);
+    CHECK_NEAR(r8.t_ep_comm, 48 * 4 * 4096.0 * (8 * 7 / 8.0) * 2 * 2048 / (g->nvlink_gbps * 1e9 * c.collective_eff), 1e-9);
+    CHECK(r8.t_ep_comm < r.t_ep_comm);
+    /* token dropping (fixed capacity) needs no host sync: launches hide behind the GPU */
+    est_result drop;
+    in.moe_token_drop = true;
+    CHECK(est_evaluate(&in, &drop) == 0);
+    CHECK(drop.t_moe_host < r8.t_moe_host);
+    CHECK(drop.step_time < r8.step_time);
+}
+
 static void expect_invalid(est_input in, const char *why)
 {
     est_result r;
@@ -337,6 +418,8 @@ int main(void)
     RUN(test_korthikanti_activation_memory);
     RUN(test_bytes_per_param);
     RUN(test_directions);
+    RUN(test_attention_window);
+    RUN(test_moe_dispatch_and_host);
     RUN(test_rules);
     RUN(test_catalog);
     RUN(test_calibration_file);
