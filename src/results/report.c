@@ -151,9 +151,11 @@ static void write_header(strbuf *b, const cJSON *s)
     fact(b, "Cluster", line);
     fact_num(b, "GPU price", num(c, "price_per_gpu_hour"), " USD/GPU-hour");
     char a[40], v[40], o[40], l[40];
-    snprintf(line, sizeof line, "%s: %s candidates, %s valid, %s predicted out of memory, %s launched", str(q, "mode"),
+    snprintf(line, sizeof line, "%s: %s candidates, %s valid, %s predicted out of memory, %s %s", str(q, "mode"),
              svg_fmt_num(a, sizeof a, num(q, "candidates")), svg_fmt_num(v, sizeof v, num(q, "valid")),
-             svg_fmt_num(o, sizeof o, num(q, "predicted_oom")), svg_fmt_num(l, sizeof l, num(q, "launched")));
+             svg_fmt_num(o, sizeof o, num(q, "predicted_oom")), svg_fmt_num(l, sizeof l, num(q, "launched")),
+             /* cluster type sim launches nothing: its selected candidates are the predictions */
+             strcmp(str(c, "type"), "sim") ? "launched" : "selected (sim: predicted, none launched)");
     fact(b, "Search", line);
     fact(b, "Best configuration", str(s, "best"));
     const cJSON *x = obj(q, "exhaustive");
@@ -252,8 +254,9 @@ static double fmax_finite(double a, double v) { return isfinite(v) && (!isfinite
 /* throughput against peak memory, the memory limit as a vertical line */
 static bool chart_memory(strbuf *b, const cJSON *runs, double limit)
 {
-    section_open(b, "Throughput vs peak memory", "Each candidate; crosses are failed runs (out-of-memory ones at "
-                                                 "zero throughput). The dashed line is the usable GPU memory.");
+    section_open(b, "Throughput vs peak memory", "Each candidate; crosses are failed runs and candidates predicted "
+                                                 "not to fit, at their predicted throughput (zero when there is none). "
+                                                 "The dashed line is the usable GPU memory.");
     double xmax = limit, ymax = NAN;
     int n = 0;
     const cJSON *r;
@@ -349,7 +352,8 @@ static bool chart_heatmap(strbuf *b, const cJSON *runs)
         top = fmax_finite(top, t);
     }
     const double ml = 64, mt = 14, mb = 46, cw = (CHART_W - ml - 20) / ntp;
-    const double ch = fmin(48, (CHART_H - mt - mb) / npp), h = mt + ch * npp + mb;
+    /* cells at least 48 px, and together tall enough for the rotated axis label */
+    const double ch = fmin(fmax(48, 170.0 / npp), (CHART_H - mt - mb) / npp), h = mt + ch * npp + mb;
     sb_printf(b, "<svg class=\"chart\" id=\"chart-heatmap\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %.0f\" "
                  "width=\"%d\" height=\"%.0f\" role=\"img\">", CHART_W, h, CHART_W, h);
     char nb[40], col[16], tip[160], tb[40], pb[40];
@@ -501,16 +505,21 @@ static int cmp_double_pair(const void *a, const void *b)
 /* inference: throughput per GPU against latency, per (input, output) pair, with the frontier */
 static bool chart_inference(strbuf *b, const cJSON *infer, const char *infer_problem)
 {
+    const cJSON *pairs = infer ? arr(infer, "pairs") : NULL, *p, *r;
+    bool has_limit = false;
+    cJSON_ArrayForEach(p, pairs) has_limit |= isfinite(num(p, "max_latency_ms")) != 0;
     section_open(b, "Inference: latency vs throughput",
-                 "Each configuration (TP, PP, batch size) per input/output length pair; the line joins the "
-                 "configurations no other beats on both latency and throughput; the dashed line is the latency "
-                 "limit.");
+                 has_limit ? "Each configuration (TP, PP, batch size) per input/output length pair; the line joins the "
+                             "configurations no other beats on both latency and throughput; the dashed line is the "
+                             "latency limit."
+                           : "Each configuration (TP, PP, batch size) per input/output length pair; the line joins the "
+                             "configurations no other beats on both latency and throughput. No latency limit was set "
+                             "(search_config.inference_settings.max_latency_ms is null).");
     if (infer_problem) {
         sb_add(b, "<p class=\"note warn\">");
         svg_esc(b, infer_problem);
         sb_add(b, "</p>");
     }
-    const cJSON *pairs = infer ? arr(infer, "pairs") : NULL, *p, *r;
     double xmax = NAN, ymax = NAN;
     int n = 0;
     cJSON_ArrayForEach(p, pairs) {
@@ -616,7 +625,9 @@ static bool chart_stacked(strbuf *b, const char *id, const cJSON *run, const cha
         svg_no_data(b, id, CHART_W, "No data: no breakdown recorded for the best configuration.");
         return false;
     }
-    const int w = CHART_W, ml = 16, mr = 20, bar_y = 30, bar_h = 34, rows = (n + 3) / 4, h = 92 + 18 * rows;
+    /* legend in three columns: "comm buffers: 0.25 GiB (0 %)" needs about 200 px */
+    const int w = CHART_W, ml = 16, mr = 20, bar_y = 30, bar_h = 34, rows = (n + 2) / 3, h = 92 + 18 * rows;
+    const double col_w = (w - ml - mr) / 3.0;
     svg_scale s;
     svg_scale_nice(&s, 0, isfinite(limit) && limit > total ? limit : total, ml, w - mr);
     sb_add(b, "<svg class=\"chart\" id=\"");
@@ -643,7 +654,7 @@ static bool chart_stacked(strbuf *b, const char *id, const cJSON *run, const cha
                  100 * v / total);
         /* colours by shown part, so the few non-zero parts never share one */
         svg_rect_px(b, x0, bar_y, x1 - x0, bar_h, svg_palette(shown), lb);
-        svg_legend_px(b, ml + 176 * (shown % 4), bar_y + bar_h + 42 + 18 * (shown / 4), svg_palette(shown), lb);
+        svg_legend_px(b, ml + col_w * (shown % 3), bar_y + bar_h + 42 + 18 * (shown / 3), svg_palette(shown), lb);
         shown++;
         acc += v;
     }

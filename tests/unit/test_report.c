@@ -152,6 +152,43 @@ static void test_write_to_logs_dir(void)
     rmdir(dir);
 }
 
+/* what the page says must match what ran: a sim search launches nothing, and the
+ * latency line is only promised when a limit was set */
+static void test_captions_follow_the_search(void)
+{
+    static const char SIM[] =
+        "{\"cluster\":{\"type\":\"sim\"},\"search\":{\"mode\":\"heuristic\",\"candidates\":20,\"valid\":20,"
+        "\"predicted_oom\":1,\"launched\":19},\"runs\":[]}";
+    static const char BCM[] =
+        "{\"cluster\":{\"type\":\"bcm\"},\"search\":{\"mode\":\"heuristic\",\"candidates\":20,\"valid\":20,"
+        "\"predicted_oom\":1,\"launched\":19},\"runs\":[]}";
+    static const char INFER_NO_LIMIT[] =
+        "{\"pairs\":[{\"input_len\":60,\"output_len\":20,\"max_latency_ms\":null,\"rows\":[{\"tp\":1,\"pp\":1,"
+        "\"bs\":8,\"latency_ms\":100,\"throughput_per_gpu\":50,\"status\":\"ok\"}]}]}";
+    static const char INFER_LIMIT[] =
+        "{\"pairs\":[{\"input_len\":60,\"output_len\":20,\"max_latency_ms\":500,\"rows\":[{\"tp\":1,\"pp\":1,"
+        "\"bs\":8,\"latency_ms\":100,\"throughput_per_gpu\":50,\"status\":\"ok\"}]}]}";
+    ac_err e;
+    char *html = build(SIM, INFER_NO_LIMIT, NULL, NULL, &e);
+    CHECK(html != NULL);
+    if (html) {
+        CHECK_CONTAINS(html, "19 selected (sim: predicted, none launched)");
+        CHECK(!strstr(html, "19 launched"));
+        CHECK_CONTAINS(html, "No latency limit was set");
+        CHECK(!strstr(html, "the dashed line is the latency limit"));
+        CHECK(!strstr(html, "limit 500 ms"));
+    }
+    free(html);
+    html = build(BCM, INFER_LIMIT, NULL, NULL, &e);
+    CHECK(html != NULL);
+    if (html) {
+        CHECK_CONTAINS(html, "19 launched");
+        CHECK_CONTAINS(html, "the dashed line is the latency limit");
+        CHECK_CONTAINS(html, "limit 500 ms");
+    }
+    free(html);
+}
+
 static void test_svg_numbers_and_scales(void)
 {
     char b[40];
@@ -187,6 +224,7 @@ int main(void)
     RUN(test_not_json_is_input_error);
     RUN(test_optional_files_broken_or_odd);
     RUN(test_write_to_logs_dir);
+    RUN(test_captions_follow_the_search);
     RUN(test_svg_numbers_and_scales);
     CHECK_DONE();
 }
