@@ -496,16 +496,37 @@ static void layer_cost_compute(const est_input *in, const device *dev, double se
     elem_bytes += 2.0 * 2.0 * T * F_act * (s->gated_mlp ? 1.5 : 1.0) / t; /* activation function read + write */
     double t_elem = elem_bytes / dev->hbm;
 
+    /* --- FP8/FP4 quantization: Transformer Engine casts every GEMM input (forward:
+     * the activation entering each GEMM; backward: the output gradient) from bf16,
+     * reading 2 B and writing a row-wise and a column-wise (transposed, for the weight
+     * gradient) low-precision copy, 4 B per element; weights are cast once per step
+     * and cached (TE fp8 weight caching) --- */
+    double t_cast_fwd = 0.0, t_cast_bwd = 0.0;
+    if (dev->elem_bytes < 2.0) {
+        double qkv_out = a * d + 2 * g * d, fc1_out = mats_in * s->ffn_hidden, fc2_in = s->ffn_hidden;
+        double in_elems = T * (h + a * d) / t, grad_elems = T * (qkv_out + h) / t;
+        if (is_moe(s)) {
+            double k = s->moe_topk > 0 ? s->moe_topk : 1, F = s->moe_ffn_hidden;
+            in_elems += T * k * (h + F) / in->etp;
+            grad_elems += T * k * (mats_in * F + h) / in->etp;
+        } else {
+            in_elems += T * (h + fc2_in) / t;
+            grad_elems += T * (fc1_out + h) / t;
+        }
+        t_cast_fwd = 4.0 * in_elems / dev->hbm;
+        t_cast_bwd = 4.0 * grad_elems / dev->hbm;
+    }
+
     double gemm_fwd = f_attn + f_mlp + f_cross;
     lc->attn_core_fwd = t_attn;
-    lc->fwd = gemm_fwd + t_attn + t_elem;
+    lc->fwd = gemm_fwd + t_attn + t_elem + t_cast_fwd;
     /* backward: data and weight gradients double the GEMMs; FlashAttention's backward
      * recomputes the scores, 2.5× the forward (Dao 2023); elementwise ×2.  With LoRA
      * the frozen weights get no weight gradients: only the data-gradient GEMMs run, one
      * forward's worth (Hu et al. 2021 §4.2: frozen weights need no gradients; the rank-r
      * adapters add r/h of a layer's GEMM work and are left out) */
     double bwd_gemms = in->lora_rank > 0 ? 1.0 : 2.0;
-    lc->bwd = bwd_gemms * gemm_fwd + 2.5 * t_attn + 2.0 * t_elem;
+    lc->bwd = bwd_gemms * gemm_fwd + 2.5 * t_attn + 2.0 * t_elem + t_cast_bwd;
 
     /* --- TP collectives: 2 per block forward and 2 backward (all-reduce, or all-gather +
      * reduce-scatter with SP: same volume), message T·h·2 bytes (Korthikanti 2022 §4.2.2) --- */
