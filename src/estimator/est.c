@@ -414,6 +414,30 @@ double est_attn_keys(double s, bool causal, double window)
     return window - window * (window - 1.0) / (2.0 * s);
 }
 
+/* Elements one GPU casts to FP8/FP4 per layer for T tokens.  Transformer Engine
+ * quantizes every GEMM input: forward the activation entering QKV, the attention
+ * projection, FC1 and FC2; backward the output gradient of each of them (for the data-
+ * and weight-gradient GEMMs).  Each cast reads 2 B and writes a row-wise and a
+ * column-wise (transposed, for the weight gradient) 1-byte copy: 4 B per element.
+ * Weights are cast once per step and cached, so they are left out. MoE experts see
+ * T·k routed tokens split over expert TP. */
+double est_cast_elems(const est_input *in, double T, bool backward)
+{
+    const model_shape *s = &in->shape;
+    double t = in->tp, h = s->hidden, a = s->heads, g = groups(s), d = kv_ch(s);
+    double mats_in = s->gated_mlp ? 2.0 : 1.0;
+    double attn = backward ? T * (a * d + 2 * g * d + h) / t : T * (h + a * d) / t;
+    double mlp;
+    if (is_moe(s)) {
+        double k = s->moe_topk > 0 ? s->moe_topk : 1, F = s->moe_ffn_hidden;
+        mlp = backward ? T * k * (mats_in * F + h) / in->etp : T * k * (h + F) / in->etp;
+    } else {
+        double F = s->ffn_hidden;
+        mlp = backward ? T * (mats_in * F + h) / t : T * (h + F) / t;
+    }
+    return attn + mlp;
+}
+
 /* Host time of one MoE layer's expert block per micro-batch, forward + backward.
  * Grouped expert GEMMs are issued one expert at a time (Transformer Engine
  * GroupedLinear loops over the local experts): 2 GEMMs forward and 4 backward per
@@ -496,25 +520,11 @@ static void layer_cost_compute(const est_input *in, const device *dev, double se
     elem_bytes += 2.0 * 2.0 * T * F_act * (s->gated_mlp ? 1.5 : 1.0) / t; /* activation function read + write */
     double t_elem = elem_bytes / dev->hbm;
 
-    /* --- FP8/FP4 quantization: Transformer Engine casts every GEMM input (forward:
-     * the activation entering each GEMM; backward: the output gradient) from bf16,
-     * reading 2 B and writing a row-wise and a column-wise (transposed, for the weight
-     * gradient) low-precision copy, 4 B per element; weights are cast once per step
-     * and cached (TE fp8 weight caching) --- */
+    /* --- FP8/FP4 quantization (est_cast_elems): 4 B per cast element at HBM speed --- */
     double t_cast_fwd = 0.0, t_cast_bwd = 0.0;
     if (dev->elem_bytes < 2.0) {
-        double qkv_out = a * d + 2 * g * d, fc1_out = mats_in * s->ffn_hidden, fc2_in = s->ffn_hidden;
-        double in_elems = T * (h + a * d) / t, grad_elems = T * (qkv_out + h) / t;
-        if (is_moe(s)) {
-            double k = s->moe_topk > 0 ? s->moe_topk : 1, F = s->moe_ffn_hidden;
-            in_elems += T * k * (h + F) / in->etp;
-            grad_elems += T * k * (mats_in * F + h) / in->etp;
-        } else {
-            in_elems += T * (h + fc2_in) / t;
-            grad_elems += T * (fc1_out + h) / t;
-        }
-        t_cast_fwd = 4.0 * in_elems / dev->hbm;
-        t_cast_bwd = 4.0 * grad_elems / dev->hbm;
+        t_cast_fwd = 4.0 * est_cast_elems(in, T, false) / dev->hbm;
+        t_cast_bwd = 4.0 * est_cast_elems(in, T, true) / dev->hbm;
     }
 
     double gemm_fwd = f_attn + f_mlp + f_cross;

@@ -125,6 +125,10 @@ double est_model_flops(const model_shape *s, double gbs);
  * `window` keys; 0 = none): the attention-core FLOPs scale with it */
 double est_attn_keys(double s, bool causal, double window);
 
+/* elements one GPU casts to FP8/FP4 per layer for T tokens (every GEMM input forward,
+ * every output gradient backward; weights cached); 4 B of HBM traffic each */
+double est_cast_elems(const est_input *in, double T, bool backward);
+
 /* dense peak TFLOP/s of the GPU in a precision (fp8/fp4 fall back to bf16 when
  * the GPU has no such units) */
 double est_peak_tflops(const gpu_spec *g, est_precision p);

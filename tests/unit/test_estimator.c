@@ -298,6 +298,24 @@ static void test_moe_dispatch_and_host(void)
     CHECK(drop.step_time < r8.step_time);
 }
 
+/* FP8 casts per layer: forward inputs of QKV (h), projection (a·d), FC1 (h), FC2 (F);
+ * backward output gradients of QKV (a·d + 2g·d), projection (h), FC1 (2F gated), FC2 (h) */
+static void test_fp8_casts(void)
+{
+    model_shape s = llama70b();
+    est_input in = base_input(&s, "h100", 8);
+    in.tp = 8;
+    CHECK_NEAR(est_cast_elems(&in, 8192, false), 8192.0 * (8192 + 8192 + 8192 + 28672) / 8, 1e-6);
+    CHECK_NEAR(est_cast_elems(&in, 8192, true), 8192.0 * (8192 + 2 * 1024 + 8192 + 2 * 28672 + 8192) / 8, 1e-6);
+    /* the casts cost FP8 more on a small model than on a large one, relative to its GEMMs */
+    est_result b16, f8;
+    in.sequence_parallel = true;
+    CHECK(est_evaluate(&in, &b16) == 0);
+    in.precision = PREC_FP8;
+    CHECK(est_evaluate(&in, &f8) == 0);
+    CHECK(f8.step_time < b16.step_time);
+}
+
 static void expect_invalid(est_input in, const char *why)
 {
     est_result r;
@@ -420,6 +438,7 @@ int main(void)
     RUN(test_directions);
     RUN(test_attention_window);
     RUN(test_moe_dispatch_and_host);
+    RUN(test_fp8_casts);
     RUN(test_rules);
     RUN(test_catalog);
     RUN(test_calibration_file);
