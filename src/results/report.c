@@ -489,6 +489,8 @@ static bool chart_cost(strbuf *b, const cJSON *runs, const cJSON *cost, const ch
             svg_point(b, &c, x, y, 4, svg_palette(g), tip);
         }
     }
+    /* a veil behind the legend keeps it readable over the points it covers */
+    if (ng > 0) svg_rect_px(b, c.w - c.mr - 156, c.mt + 2, 152, 16 * ng + 6, "#ffffffd9", NULL);
     for (int i = 0; i < ng; i++)
         svg_legend_px(b, c.w - c.mr - 150, c.mt + 14 + 16 * i, svg_palette(i), names[i][0] ? names[i] : "(unnamed)");
     svg_chart_end(b);
