@@ -429,13 +429,28 @@ double est_cast_elems(const est_input *in, double T, bool backward)
     double attn = backward ? T * (a * d + 2 * g * d + h) / t : T * (h + a * d) / t;
     double mlp;
     if (is_moe(s)) {
-        double k = s->moe_topk > 0 ? s->moe_topk : 1, F = s->moe_ffn_hidden;
-        mlp = backward ? T * k * (mats_in * F + h) / in->etp : T * k * (h + F) / in->etp;
+        /* est_moe_tokens routed token copies per GPU, each h wide in and F/etp wide inside */
+        double F = s->moe_ffn_hidden, et = in->etp, Tm = est_moe_tokens(in, T);
+        mlp = backward ? Tm * (mats_in * F / et + h) : Tm * (h + F / et);
     } else {
         double F = s->ffn_hidden;
         mlp = backward ? T * (mats_in * F + h) / t : T * (h + F) / t;
     }
     return attn + mlp;
+}
+
+/* Routed token copies one GPU's experts process per micro-batch when each GPU holds T
+ * tokens of the sequence.  With TP > 1 Megatron-Core requires sequence parallelism for
+ * MoE, so a GPU enters the MoE layer with T/tp tokens; each is sent to top-k experts,
+ * and expert-TP ranks all-gather their inputs, so the GPUs of an expert-TP group each
+ * see etp times their share (Megatron-Core MoE docs, "expert tensor parallelism";
+ * token dispatcher all-to-all then ETP all-gather).  Balanced routing spreads these
+ * evenly over the EP group. */
+double est_moe_tokens(const est_input *in, double T)
+{
+    const model_shape *s = &in->shape;
+    double k = s->moe_topk > 0 ? s->moe_topk : 1;
+    return T * k * in->etp / in->tp;
 }
 
 /* Host time of one MoE layer's expert block per micro-batch, forward + backward.
@@ -480,19 +495,20 @@ static void layer_cost_compute(const est_input *in, const device *dev, double se
         double etp = in->etp, ep = in->ep, E = s->num_experts, k = s->moe_topk > 0 ? s->moe_topk : 1;
         double F = s->moe_ffn_hidden;
         double local_experts = E / ep;
-        /* balanced routing: this GPU's experts receive T·k tokens in total from the EP group */
-        double m_e = T * k / local_experts;
+        double T_in = T / t; /* sequence-parallel share entering the layer */
+        /* balanced routing: this GPU's experts receive est_moe_tokens in total */
+        double m_e = est_moe_tokens(in, T) / local_experts;
         /* the busiest expert sets the pace (moe_imbalance); benchmark runs that force a
          * balanced token distribution, or drop tokens beyond a fixed capacity, do not wait */
         double imbalance = in->moe_force_balanced || in->moe_token_drop ? 1.0 : c->moe_imbalance;
         f_mlp = imbalance * local_experts *
                     (gemm_s(dev, m_e, h, mats_in * F / etp, c->moe_gemm_eff) + gemm_s(dev, m_e, F / etp, h, c->moe_gemm_eff)) +
-                gemm_s(dev, T, h, E, 1.0) + /* router */
-                c->moe_permute_units * 2.0 * T * k * h / dev->hbm;
+                gemm_s(dev, T_in, h, E, 1.0) + /* router */
+                c->moe_permute_units * 2.0 * T_in * k * h / dev->hbm;
         /* EP all-to-all: dispatch and combine, forward and backward (Megatron-Core token
          * dispatcher); expert ranks are consecutive within the expert-TP groups
          * (Megatron-Core expert rank order tp-ep-dp-pp with tp = expert TP) */
-        if (in->ep > 1) lc->ep_comm = 4.0 * imbalance * dispatch_s(in, T, k, h * 2.0, in->ep, in->etp, c);
+        if (in->ep > 1) lc->ep_comm = 4.0 * imbalance * dispatch_s(in, T_in, k, h * 2.0, in->ep, in->etp, c);
         lc->host_moe = moe_host_s(in, c, local_experts);
     } else {
         double F = s->ffn_hidden;
@@ -512,7 +528,9 @@ static void layer_cost_compute(const est_input *in, const device *dev, double se
     double attn_flops = 4.0 * T * keys * a * d / t;
     if (cross) attn_flops += 4.0 * T * cross_seq * a * d / t;
     double attn_eff = in->flash_attention ? c->attn_eff : c->attn_eff * 0.6; /* unfused softmax round-trips HBM */
-    double t_attn = attn_flops / (dev->peak16 * attn_eff);
+    /* attn_speedup: GPUs whose softmax exponentials run faster than their MMA peak implies
+     * (Blackwell Ultra doubles the SFU rate; data/gpus.csv) */
+    double t_attn = attn_flops / (dev->peak16 * attn_eff * in->gpu->attn_speedup);
 
     /* --- elementwise traffic (norms, dropout, residual, activation, casts) --- */
     double elem_bytes = c->elementwise_units * 2.0 * T * h / spd;
@@ -561,8 +579,9 @@ static void layer_cost_compute(const est_input *in, const device *dev, double se
         per_tok += 5.0 * a * seq_kv / t;                     /* scores, softmax, dropout (Korthikanti 5as/h) */
     per_tok += (2 * h + 2 * h + mask * h) / spd;            /* norm input, FC1 input, MLP dropout mask */
     if (is_moe(s)) {
-        double k = s->moe_topk > 0 ? s->moe_topk : 1, F = s->moe_ffn_hidden;
-        per_tok += k * (2 * h + 2.0 * mats_in * F + 2.0 * F) / in->etp; /* dispatched tokens, FC1 out, act out */
+        /* dispatched tokens (h wide), FC1 and activation outputs (F/etp wide) */
+        double F = s->moe_ffn_hidden, per_T = est_moe_tokens(in, 1.0);
+        per_tok += per_T * (2 * h + (2.0 * mats_in * F + 2.0 * F) / in->etp);
     } else {
         per_tok += (2.0 * mats_in * s->ffn_hidden + 2.0 * s->ffn_hidden) / t;
     }

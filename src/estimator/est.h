@@ -128,6 +128,8 @@ double est_attn_keys(double s, bool causal, double window);
 /* elements one GPU casts to FP8/FP4 per layer for T tokens (every GEMM input forward,
  * every output gradient backward; weights cached); 4 B of HBM traffic each */
 double est_cast_elems(const est_input *in, double T, bool backward);
+/* Routed token copies one GPU's experts process for T tokens per GPU of the sequence. */
+double est_moe_tokens(const est_input *in, double T);
 
 /* dense peak TFLOP/s of the GPU in a precision (fp8/fp4 fall back to bf16 when
  * the GPU has no such units) */

@@ -25,6 +25,7 @@ typedef struct {
     int gpus_per_node;
     double price_per_hour; /* USD per GPU-hour, default */
     double gemm_eff, fp8_gemm_eff;
+    double attn_speedup; /* attention kernels' speed relative to attn_eff of the bf16 peak */
     char source[256];
 } gpu_spec;
 

@@ -208,6 +208,26 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     return 0;
 }
 
+/* A table that publishes PP > 1 but no virtual-pipeline size: Megatron recipes
+ * interleave whenever the layer count allows it, and benchmark tables report tuned
+ * runs, so assume the VP our own search would pick: the fastest predicted one that
+ * divides the layers of a stage and keeps the schedule legal.  Returns the VP. */
+static int assume_tuned_vp(est_input *in)
+{
+    int L = in->shape.arch == ARCH_ENCODER_DECODER ? 2 * in->shape.num_layers : in->shape.num_layers;
+    int best_vp = 1;
+    double best = INFINITY;
+    if (in->pp < 2 || L % in->pp) return in->vp;
+    for (int v = 1; v <= L / in->pp; v++) {
+        if ((L / in->pp) % v) continue;
+        in->vp = v;
+        est_result r;
+        if (est_evaluate(in, &r) == 0 && r.step_time < best) { best = r.step_time; best_vp = v; }
+    }
+    in->vp = best_vp;
+    return best_vp;
+}
+
 double validate_quantile(double *v, size_t n, double q)
 {
     if (!n) return NAN;
@@ -325,8 +345,9 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
     strbuf rows = {0};
     sb_add(&rows, "id,source_id,model,gpu,num_gpus,tp,pp,vp,cp,ep,mbs,gbs,precision,measured_quantity,measured,"
                   "predicted,error_pct,predicted_step_time_s,predicted_tokens_per_s_per_gpu,predicted_mfu_pct,"
-                  "predicted_peak_mem_gib,fits,skip_reason\n");
-    int rc = 0;
+                  "predicted_peak_mem_gib,fits,skip_reason,s_compute_fwd,s_compute_bwd,s_recompute,s_tp_comm,s_cp_comm,"
+                  "s_ep_comm,s_moe_host,s_pp_bubble,s_pp_p2p,s_dp_exposed,s_optimizer,s_overhead\n");
+    int rc = 0, vp_assumed = 0;
     for (size_t i = 0; i < t.n; i++) {
         const csv_row *row = &t.rows[i];
         source_stats *s = source_get(&src, &nsrc, csv_get(row, c.source_id));
@@ -338,6 +359,11 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
         int ok = validate_row_input(&t, row, &in, why, sizeof why) == 0;
         if (ok) {
             in.cal = cal;
+            double published_vp;
+            if (in.pp > 1 && !num(row, c.vp, &published_vp)) {
+                assume_tuned_vp(&in);
+                vp_assumed++;
+            }
             if (row_measured(&c, row, &in, &m)) { snprintf(why, sizeof why, "no published step time, tokens/s or TFLOP/s"); ok = 0; }
         }
         if (ok && est_evaluate(&in, &r)) { snprintf(why, sizeof why, "%s", r.why); ok = 0; }
@@ -353,7 +379,8 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
             if (k == nreasons && nreasons < 32) { snprintf(reasons[k].reason, sizeof reasons[k].reason, "%s", why); reasons[k].count = 0; nreasons++; }
             if (k < nreasons) reasons[k].count++;
             sb_add(&rows, ",,,,,,,,,,,,,,,,,,");
-            sb_csv_field(&rows, why, true);
+            sb_csv_field(&rows, why, false);
+            sb_add(&rows, ",,,,,,,,,,,\n");
             continue;
         }
         double pred = m.is_step ? r.step_time : r.tokens_per_s_per_gpu;
@@ -361,9 +388,13 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
         s->rows++;
         all.rows++;
         if (push(s, fabs(err), err) || push(&all, fabs(err), err)) { rc = ac_err_set(e, AC_E_NOMEM, "out of memory"); break; }
-        sb_printf(&rows, "%d,%d,%d,%d,%d,%d,%d,%d,%s,%s,%.6g,%.6g,%.2f,%.6g,%.6g,%.2f,%.2f,%s,\n", in.num_gpus, in.tp, in.pp,
+        sb_printf(&rows, "%d,%d,%d,%d,%d,%d,%d,%d,%s,%s,%.6g,%.6g,%.2f,%.6g,%.6g,%.2f,%.2f,%s,", in.num_gpus, in.tp, in.pp,
                   in.vp, in.cp, in.ep, in.mbs, in.gbs, est_precision_name(in.precision), m.what, m.value, pred, 100.0 * err,
                   r.step_time, r.tokens_per_s_per_gpu, 100.0 * r.mfu, r.mem_total / EST_GIB, r.fits ? "true" : "false");
+        /* where the predicted step time goes (seconds per step), to see what a row's error is made of */
+        sb_printf(&rows, ",%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g\n", r.t_compute_fwd, r.t_compute_bwd,
+                  r.t_recompute, r.t_tp_comm, r.t_cp_comm, r.t_ep_comm, r.t_moe_host, r.t_pp_bubble, r.t_pp_p2p,
+                  r.t_dp_exposed, r.t_optimizer, r.t_overhead);
     }
     if (!rc && rows.oom) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
     if (!rc && out_csv) rc = fs_write_atomic(out_csv, sb_str(&rows), rows.len, e);
@@ -423,11 +454,15 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
                 json_obj_open(&w, "skipped_by_reason");
                 for (size_t k = 0; k < nreasons; k++) json_int(&w, reasons[k].reason, reasons[k].count);
                 json_obj_close(&w);
+                json_int(&w, "vp_assumed", vp_assumed);
                 json_obj_close(&w);
                 json_end(&w);
             } else {
                 if (nreasons) fprintf(out, "skipped rows by reason:\n");
                 for (size_t k = 0; k < nreasons; k++) fprintf(out, "  %4d  %s\n", reasons[k].count, reasons[k].reason);
+                if (vp_assumed)
+                    fprintf(out, "%d rows publish PP > 1 but no virtual pipeline size: the fastest VP the estimator finds "
+                                 "was assumed (tables report tuned runs)\n", vp_assumed);
                 fprintf(out, "rows %d skipped %d median_abs_err %.1f%% p90_abs_err %.1f%%\n", all.rows, all.skipped,
                         100.0 * sum->median_abs_err, 100.0 * sum->p90_abs_err);
             }

@@ -85,9 +85,23 @@ if [ -f "$V" ]; then
     echo "$last" | grep -Eq '^rows [0-9]+ skipped [0-9]+ median_abs_err [0-9.]+% p90_abs_err [0-9.]+%$' \
         && pass validate_line || fail validate_line "$last"
     med=$(echo "$last" | sed 's/.*median_abs_err \([0-9.]*\)%.*/\1/')
-    awk -v m="$med" 'BEGIN { exit !(m <= 12.0) }' && pass validate_median || fail validate_median "median $med% > 12%"
+    awk -v m="$med" 'BEGIN { exit !(m <= 10.0) }' && pass validate_median || fail validate_median "median $med% > 10%"
+    p90=$(echo "$last" | sed 's/.*p90_abs_err \([0-9.]*\)%.*/\1/')
+    awk -v m="$p90" 'BEGIN { exit !(m <= 34.0) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 34% (was 32.9%)"
     [ -s "$T/val.csv" ] && head -1 "$T/val.csv" | grep -q "predicted_step_time_s" && pass validate_out || fail validate_out "no per-row CSV"
 fi
+# a table that publishes PP > 1 without VP: the fastest legal VP is assumed and said so;
+# a published VP is kept as is
+cat > "$T/vp.csv" <<'CSV'
+id,source_id,model_family,num_layers,hidden_size,ffn_hidden_size,num_attention_heads,num_query_groups,vocab_size,seq_length,gpu_type,num_gpus,tp,pp,vp,mbs,gbs,precision,step_time_s
+A,X,Llama (dense),80,8192,28672,64,8,128256,8192,H100 SXM,64,4,4,,1,64,BF16,10
+B,X,Llama (dense),80,8192,28672,64,8,128256,8192,H100 SXM,64,4,4,1,1,64,BF16,10
+CSV
+out=$("$AC" validate --csv "$T/vp.csv" --out "$T/vp_out.csv" 2>&1)
+case "$out" in *"1 rows publish PP > 1 but no virtual pipeline size"*) pass validate_vp_note ;; *) fail validate_vp_note "$out" ;; esac
+vpa=$(awk -F, '$1=="A" {print $8}' "$T/vp_out.csv"); vpb=$(awk -F, '$1=="B" {print $8}' "$T/vp_out.csv")
+[ "${vpa:-0}" -gt 1 ] && [ "$vpb" = 1 ] && pass validate_vp_assumed || fail validate_vp_assumed "A vp=$vpa B vp=$vpb"
+head -1 "$T/vp_out.csv" | grep -q "s_compute_fwd,.*s_dp_exposed" && pass validate_breakdown_cols || fail validate_breakdown_cols "$(head -1 "$T/vp_out.csv")"
 printf 'id,source_id,num_layers\n1,X,2\n' > "$T/short.csv"
 expect validate_missing_col 2 "column missing" -- validate --csv "$T/short.csv"
 expect validate_no_csv 2 "needs --csv" -- validate

@@ -298,6 +298,58 @@ static void test_moe_dispatch_and_host(void)
     CHECK(drop.step_time < r8.step_time);
 }
 
+/* With TP > 1 the MoE layer sees the sequence-parallel share of the tokens, gathered
+ * again over expert TP: Qwen3-235B-style top-8 at TP 2, ETP 1 routes T·8/2 copies
+ * per GPU; ETP 2 routes T·8 copies of half the width.  The expert FLOPs per GPU are the
+ * same either way, and half of TP 1's (the whole layer is split over twice the GPUs). */
+static void test_moe_tensor_parallel_tokens(void)
+{
+    model_shape s = qwen3_30b();
+    est_input in = base_input(&s, "h100", 16);
+    in.tp = 2;
+    in.sequence_parallel = true;
+    in.ep = 8;
+    CHECK_NEAR(est_moe_tokens(&in, 4096), 4096.0 * 8 / 2, 1e-9);
+    in.etp = 2;
+    CHECK_NEAR(est_moe_tokens(&in, 4096), 4096.0 * 8, 1e-9);
+    in.etp = 1;
+    in.tp = 1;
+    CHECK_NEAR(est_moe_tokens(&in, 4096), 4096.0 * 8, 1e-9);
+    /* the expert GEMMs dominate this model: doubling TP (ETP 1) roughly halves layer compute,
+     * and the EP all-to-all moves half the tokens per GPU */
+    in.gbs = 16;
+    in.moe_force_balanced = true;
+    est_result t1, t2;
+    CHECK(est_evaluate(&in, &t1) == 0);
+    in.tp = 2;
+    in.gbs = 8;
+    CHECK(est_evaluate(&in, &t2) == 0);
+    CHECK_NEAR(t2.t_ep_comm / t1.t_ep_comm, 0.5, 1e-9);
+    CHECK(t2.t_compute_fwd < 0.75 * t1.t_compute_fwd);
+}
+
+/* Blackwell Ultra's doubled exponential rate: same GEMM peak as Blackwell, attention
+ * core twice as fast (data/gpus.csv attn_speedup) */
+static void test_attention_speedup(void)
+{
+    CHECK(gpu_catalog_load(NULL) == 0);
+    CHECK_NEAR(gpu_find("gb300")->attn_speedup, 2.0, 1e-9);
+    CHECK_NEAR(gpu_find("gb200")->attn_speedup, 1.0, 1e-9);
+    model_shape s = llama70b();
+    est_input a = base_input(&s, "gb200", 8), b = base_input(&s, "gb200", 8);
+    a.tp = b.tp = 8;
+    a.sequence_parallel = b.sequence_parallel = true;
+    est_result ra, rb;
+    CHECK(est_evaluate(&a, &ra) == 0);
+    gpu_spec faster = *b.gpu;
+    faster.attn_speedup = 2.0;
+    b.gpu = &faster;
+    CHECK(est_evaluate(&b, &rb) == 0);
+    CHECK(rb.step_time < ra.step_time);
+    /* only the attention core changed: memory is the same */
+    CHECK_NEAR(rb.mem_total, ra.mem_total, 1.0);
+}
+
 /* FP8 casts per layer: forward inputs of QKV (h), projection (a·d), FC1 (h), FC2 (F);
  * backward output gradients of QKV (a·d + 2g·d), projection (h), FC1 (2F gated), FC2 (h) */
 static void test_fp8_casts(void)
@@ -439,6 +491,8 @@ int main(void)
     RUN(test_attention_window);
     RUN(test_moe_dispatch_and_host);
     RUN(test_fp8_casts);
+    RUN(test_moe_tensor_parallel_tokens);
+    RUN(test_attention_speedup);
     RUN(test_rules);
     RUN(test_catalog);
     RUN(test_calibration_file);
