@@ -15,13 +15,17 @@
 static const char ESTIMATE_HELP[] =
     "usage: autoconfig estimate [--json] [--conf DIR] [--tp N] [--pp N] [--vp N] [--cp N] [--ep N]\n"
     "                           [--mbs N] [--gbs N] [--recompute none|selective|full] [--recompute-layers N]\n"
-    "                           [--sp true|false] [--zero 0-3] [--precision bf16|fp8] [overrides...]\n"
+    "                           [--sp true|false] [--zero 0-3] [--precision bf16|fp8]\n"
+    "                           [--a2a-overlap true|false] [--cuda-graphs true|false] [overrides...]\n"
     "\n"
     "Predicts memory per GPU and step time of ONE training candidate with the analytical\n"
     "estimator (no cluster). The model, cluster and GPU come from the configuration\n"
     "(search_config=..., search_config.train_settings.num_nodes=..., .gpu=h100);\n"
     "flags pick the parallel layout (defaults: the base config's TP/PP/GBS, MBS 1,\n"
     "sequence parallel when TP > 1, distributed optimizer). Every number is predicted.\n"
+    "--a2a-overlap hides MoE all-to-all behind another micro-batch's compute (Megatron-Core\n"
+    "overlap_moe_expert_parallel_comm); --cuda-graphs replays whole layers as CUDA graphs, so\n"
+    "host launch costs leave the critical path (model.enable_cuda_graph / cuda_graph_impl).\n"
     "example: autoconfig estimate search_config=llama/llama3_70b --tp 4 --pp 4 --vp 5 --mbs 1\n";
 
 static int flag_int(const cli_opts *o, const char *name, int dflt, int lo, int hi, int *out, ac_err *e)
@@ -36,6 +40,17 @@ static int flag_int(const cli_opts *o, const char *name, int dflt, int lo, int h
     return 0;
 }
 
+/* --name true|false; absent leaves *out as it is */
+static int flag_bool(const cli_opts *o, const char *name, bool *out, ac_err *e)
+{
+    const char *v = cli_flag_value(o, name);
+    if (!v) return 0;
+    if (!strcmp(v, "true")) *out = true;
+    else if (!strcmp(v, "false")) *out = false;
+    else return ac_err_at(e, AC_E_INPUT, "command line", 0, 0, name, "expects true or false, got '%s'", v);
+    return 0;
+}
+
 static void print_breakdown(FILE *out, const est_input *in, const est_result *r)
 {
     double G = EST_GIB;
@@ -47,6 +62,9 @@ static void print_breakdown(FILE *out, const est_input *in, const est_result *r)
             in->sequence_parallel ? "on" : "off",
             in->recompute == RECOMPUTE_FULL ? "full" : in->recompute == RECOMPUTE_SELECTIVE ? "selective" : "none",
             in->zero_stage, est_precision_name(in->precision));
+    if (in->moe_a2a_overlap || in->cuda_graphs)
+        fprintf(out, "              MoE all-to-all overlap %s, CUDA graphs %s\n", in->moe_a2a_overlap ? "on" : "off",
+                in->cuda_graphs ? "on" : "off");
     fprintf(out, "Memory per GPU (%s pipeline stage)           GiB\n", r->mem_peak_stage ? "last" : "first");
     fprintf(out, "  weights                                  %8.2f\n", r->mem_weights / G);
     fprintf(out, "  gradients                                %8.2f\n", r->mem_grads / G);
@@ -90,6 +108,8 @@ void cli_estimate_json(json_writer *w, const est_input *in, const est_result *r)
     json_int(w, "mbs", in->mbs); json_int(w, "gbs", in->gbs);
     json_int(w, "num_microbatches", r->num_microbatches);
     json_bool(w, "sequence_parallel", in->sequence_parallel);
+    json_bool(w, "moe_a2a_overlap", in->moe_a2a_overlap);
+    json_bool(w, "cuda_graphs", in->cuda_graphs);
     json_str(w, "recompute", in->recompute == RECOMPUTE_FULL ? "full" : in->recompute == RECOMPUTE_SELECTIVE ? "selective" : "none");
     json_int(w, "zero_stage", in->zero_stage);
     json_str(w, "precision", est_precision_name(in->precision));
@@ -140,7 +160,8 @@ int cmd_estimate(int argc, char **argv)
     cli_opts o;
     ac_err e;
     static const char *const known[] = {"--tp", "--pp", "--vp", "--cp", "--ep", "--mbs", "--gbs", "--recompute",
-                                        "--recompute-layers", "--sp", "--zero", "--precision", NULL};
+                                        "--recompute-layers", "--sp", "--zero", "--precision", "--a2a-overlap",
+                                        "--cuda-graphs", NULL};
     ac_config c;
     int started = cli_start(argc, argv, known, ESTIMATE_HELP, &o, &c, &e);
     if (started != CLI_GO) return started == CLI_HELPED ? 0 : cli_fail(&e);
@@ -166,11 +187,10 @@ int cmd_estimate(int argc, char **argv)
         goto out;
     }
     in.sequence_parallel = in.tp > 1;
-    const char *sp = cli_flag_value(&o, "--sp");
-    if (sp) {
-        if (!strcmp(sp, "true")) in.sequence_parallel = true;
-        else if (!strcmp(sp, "false")) in.sequence_parallel = false;
-        else { ac_err_at(&e, AC_E_INPUT, "command line", 0, 0, "--sp", "expects true or false, got '%s'", sp); rc = cli_fail(&e); goto out; }
+    if (flag_bool(&o, "--sp", &in.sequence_parallel, &e) || flag_bool(&o, "--a2a-overlap", &in.moe_a2a_overlap, &e) ||
+        flag_bool(&o, "--cuda-graphs", &in.cuda_graphs, &e)) {
+        rc = cli_fail(&e);
+        goto out;
     }
     const char *rcmp = cli_flag_value(&o, "--recompute");
     if (rcmp) {

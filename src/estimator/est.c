@@ -718,17 +718,20 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     double cp_exposed = lay.cp_comm - 3.5 * lay.attn_core_fwd;
     if (cp_exposed < 0) cp_exposed = 0;
     double ep_exposed = lay.ep_comm;
+    /* A2A overlap (Megatron-Core 1F1B merged forward/backward of two micro-batches): the
+     * all-to-all hides behind the other micro-batch's layer compute; only the excess shows */
+    if (in->moe_a2a_overlap && m >= 2) ep_exposed = fmax(0.0, lay.ep_comm - t_layer);
     /* dropless routing copies the per-expert token counts to the host every layer (the
      * grouped GEMM needs them as sizes), so the host cannot run ahead and the expert
      * launches sit on the critical path; with a fixed capacity only the part beyond the
      * GPU's own layer time shows */
-    double host_exposed = lay.host_moe;
-    if (in->moe_token_drop) {
+    double host_exposed = in->cuda_graphs ? 0.0 : lay.host_moe;
+    if (in->moe_token_drop && host_exposed > 0) {
         host_exposed -= t_layer + ep_exposed;
         if (host_exposed < 0) host_exposed = 0;
     }
-    double mb_layers = Ls * (t_layer + t_recomp_layer + tp_exposed + cp_exposed + ep_exposed + host_exposed +
-                              c->layer_overhead_us * 1e-6);
+    double layer_host_s = in->cuda_graphs ? 0.0 : c->layer_overhead_us * 1e-6;
+    double mb_layers = Ls * (t_layer + t_recomp_layer + tp_exposed + cp_exposed + ep_exposed + host_exposed + layer_host_s);
 
     /* embedding (first stage) and output layer + cross-entropy (last stage) */
     double T = in->mbs * (s->arch == ARCH_ENCODER_DECODER && s->dec_seq_length > 0 ? s->dec_seq_length : sq) / in->cp;

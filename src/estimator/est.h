@@ -68,6 +68,13 @@ typedef struct {
      * GEMMs (Megatron-Core alltoall dispatcher); token dropping (fixed capacity) does
      * not.  Forced-balanced routing (benchmark runs) has no busiest-expert wait. */
     bool moe_token_drop, moe_force_balanced;
+    /* Megatron-Core overlap_moe_expert_parallel_comm: one micro-batch's dispatch/combine
+     * runs under another's compute (needs two or more micro-batches per step) */
+    bool moe_a2a_overlap;
+    /* CUDA graphs over whole layers (Megatron-Core cuda_graph_impl / enable_cuda_graph): one
+     * launch replays a layer, so host dispatch cost and dropless per-expert launches leave
+     * the critical path */
+    bool cuda_graphs;
     bool allow_uneven_pp;  /* layers not divisible by PP: the bottleneck stage gets ceil(L/PP) (Megatron-Core uneven split) */
     const gpu_spec *gpu;
     double memory_limit_gb; /* 0 → the GPU's memory */

@@ -15,6 +15,7 @@ typedef struct {
     int id, source_id, model_family, model, num_layers, hidden, ffn, heads, groups, experts, topk, moe_ffn, vocab, seq;
     int gpu_type, num_gpus, tp, pp, vp, cp, ep, etp, dp, fsdp, mbs, gbs, recompute, seq_par, dist_opt, precision;
     int tok_gpu, tok, step, tflops, flops_formula, task, arch_source, notes;
+    int a2a_overlap, cuda_graphs; /* optional: runs of one's own can say which switches were on */
 } columns;
 
 static columns find_columns(const csv_table *t)
@@ -36,6 +37,7 @@ static columns find_columns(const csv_table *t)
     c.tok = csv_col(t, "tokens_per_s"); c.step = csv_col(t, "step_time_s");
     c.tflops = csv_col(t, "tflops_per_gpu"); c.flops_formula = csv_col(t, "flops_formula");
     c.task = csv_col(t, "task");
+    c.a2a_overlap = csv_col(t, "moe_a2a_overlap"); c.cuda_graphs = csv_col(t, "cuda_graphs");
     c.arch_source = csv_col(t, "arch_source"); c.notes = csv_col(t, "notes");
     return c;
 }
@@ -97,6 +99,8 @@ static int int_after(const char *text, const char *key)
     const char *p = strstr(text, key);
     return p ? atoi(p + strlen(key)) : 0;
 }
+
+static bool truthy(const char *cell) { return contains_ci(cell, "true") || contains_ci(cell, "yes") || !strcmp(cell, "1"); }
 
 /* gated MLPs (SwiGLU) and untied embeddings come with these families */
 static const char *const GATED_FAMILIES[] = {"SwiGLU", "Llama", "Mixtral", "Qwen", "GPT-OSS", "DeepSeek", "Grok"};
@@ -192,13 +196,15 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     /* unpublished switches take the NeMo/Megatron-Bridge recipe defaults: sequence
      * parallel with TP > 1, distributed optimizer, no activation recompute */
     const char *sp = csv_get(row, c.seq_par);
-    in->sequence_parallel = *sp ? (contains_ci(sp, "true") || contains_ci(sp, "yes") || !strcmp(sp, "1")) : in->tp > 1;
+    in->sequence_parallel = *sp ? truthy(sp) : in->tp > 1;
     double fsdp = 0;
     num(row, c.fsdp, &fsdp);
     double zero = 1;
     num(row, c.dist_opt, &zero);
     in->zero_stage = fsdp > 0 ? 3 : (int)zero;
     if (in->zero_stage < 0 || in->zero_stage > 3) in->zero_stage = 1;
+    in->moe_a2a_overlap = truthy(csv_get(row, c.a2a_overlap));
+    in->cuda_graphs = truthy(csv_get(row, c.cuda_graphs));
     const char *rc = csv_get(row, c.recompute);
     if (contains_ci(rc, "full")) in->recompute = RECOMPUTE_FULL;
     else if (contains_ci(rc, "selective")) in->recompute = RECOMPUTE_SELECTIVE;

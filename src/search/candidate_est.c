@@ -50,6 +50,13 @@ static void read_switches(const node *cfg, est_input *in)
     const char *gran = node_text(node_get_path(cfg, "model.activations_checkpoint_granularity"));
     if (gran && !strcmp(gran, "selective")) in->recompute = RECOMPUTE_SELECTIVE;
     if (gran && !strcmp(gran, "full")) in->recompute = RECOMPUTE_FULL;
+    /* Megatron-Core switches as NeMo configs spell them */
+    n = node_get_path(cfg, "model.overlap_moe_expert_parallel_comm");
+    if (n && node_get_bool(n, &bv)) in->moe_a2a_overlap = bv;
+    n = node_get_path(cfg, "model.enable_cuda_graph");
+    if (n && node_get_bool(n, &bv)) in->cuda_graphs = bv;
+    const char *graph_impl = node_text(node_get_path(cfg, "model.cuda_graph_impl"));
+    if (graph_impl && strcmp(graph_impl, "none")) in->cuda_graphs = true;
 }
 
 int candidate_est_base(const ac_config *c, const model_base_config *b, est_input *in, ac_err *e)

@@ -76,6 +76,12 @@ expect estimate_text 0 "activations (" -- estimate search_config=llama/llama3_70
 expect estimate_json 0 '"memory_gib":{"weights":' -- estimate --json search_config=llama/llama3_8b search_config.train_settings.gpu=h100
 expect estimate_bad_tp 2 "TP 3 does not divide 32 attention heads" -- estimate --tp 3
 expect estimate_bad_flag 2 "expects an integer" -- estimate --tp x
+expect estimate_bad_bool 2 "--cuda-graphs: expects true or false" -- estimate --cuda-graphs maybe
+# MoE switches of newer Megatron-Core: the all-to-all and the host launches leave the step
+ep_plain=$("$AC" estimate --json search_config=mixtral/mixtral_8x7b --ep 8 2>/dev/null | python3 -c 'import json,sys; t=json.load(sys.stdin)["time_s"]; print(t["ep_comm"], t["moe_host"], t["step"])')
+ep_on=$("$AC" estimate --json search_config=mixtral/mixtral_8x7b --ep 8 --a2a-overlap true --cuda-graphs true 2>/dev/null | python3 -c 'import json,sys; t=json.load(sys.stdin)["time_s"]; print(t["ep_comm"], t["moe_host"], t["step"])')
+echo "$ep_plain $ep_on" | awk '{ exit !($1 > 0 && $2 > 0 && $4 < $1 && $5 == 0 && $6 < $3) }' \
+    && pass estimate_moe_switches || fail estimate_moe_switches "off: $ep_plain on: $ep_on"
 
 # validate: the shared CSV; final line format and the accuracy we hold
 V="$REPO/../shared/reference/benchmarks_train.csv"

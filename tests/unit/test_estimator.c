@@ -328,6 +328,36 @@ static void test_moe_tensor_parallel_tokens(void)
     CHECK(t2.t_compute_fwd < 0.75 * t1.t_compute_fwd);
 }
 
+/* Switches of newer Megatron-Core releases: the A2A overlap hides the all-to-all behind
+ * another micro-batch (so never with one micro-batch per step); CUDA graphs take the
+ * per-expert launches and per-layer host cost off the critical path */
+static void test_moe_overlap_and_graphs(void)
+{
+    model_shape s = qwen3_30b();
+    est_input in = base_input(&s, "h100", 16);
+    in.ep = 16;
+    in.gbs = 32; /* two micro-batches */
+    in.moe_force_balanced = true;
+    est_result base, ovl, one, graphs;
+    CHECK(est_evaluate(&in, &base) == 0);
+    in.moe_a2a_overlap = true;
+    CHECK(est_evaluate(&in, &ovl) == 0);
+    CHECK(ovl.t_ep_comm < base.t_ep_comm);
+    CHECK(ovl.step_time < base.step_time);
+    CHECK_NEAR(ovl.t_moe_host, base.t_moe_host, 1e-12);
+    in.gbs = 16; /* one micro-batch: nothing to overlap with */
+    CHECK(est_evaluate(&in, &one) == 0);
+    CHECK_NEAR(one.t_ep_comm, base.t_ep_comm / 2, 1e-9);
+    in.gbs = 32;
+    in.moe_a2a_overlap = false;
+    in.cuda_graphs = true;
+    CHECK(est_evaluate(&in, &graphs) == 0);
+    CHECK(base.t_moe_host > 0);
+    CHECK_NEAR(graphs.t_moe_host, 0.0, 1e-12);
+    CHECK_NEAR(graphs.t_ep_comm, base.t_ep_comm, 1e-12);
+    CHECK(graphs.step_time < base.step_time - base.t_moe_host + 1e-9);
+}
+
 /* Blackwell Ultra's doubled exponential rate: same GEMM peak as Blackwell, attention
  * core twice as fast (data/gpus.csv attn_speedup) */
 static void test_attention_speedup(void)
@@ -493,6 +523,7 @@ int main(void)
     RUN(test_fp8_casts);
     RUN(test_moe_tensor_parallel_tokens);
     RUN(test_attention_speedup);
+    RUN(test_moe_overlap_and_graphs);
     RUN(test_rules);
     RUN(test_catalog);
     RUN(test_calibration_file);
