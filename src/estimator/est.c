@@ -572,18 +572,21 @@ static void layer_cost_compute(const est_input *in, const device *dev, double se
     }
 
     /* --- activation bytes per layer per micro-batch --- */
+    /* GEMM inputs kept for the weight gradient: under FP8/FP4 Transformer Engine keeps the
+     * quantized copy (1 B per element) it computed in the forward, not the bf16 tensor */
+    double gin = dev->elem_bytes < 2.0 ? 1.0 : 2.0;
     double per_tok = 0.0;
-    per_tok += (2 * h + 2 * h + mask * h) / spd;            /* norm input, QKV input, attention dropout mask */
-    per_tok += 2.0 * (a * d + 2 * g * d) / t + 2.0 * a * d / t; /* Q, K, V and the context */
+    per_tok += (2 * h + gin * h + mask * h) / spd;          /* norm input, QKV input, attention dropout mask */
+    per_tok += 2.0 * (a * d + 2 * g * d) / t + gin * a * d / t; /* Q, K, V and the context (projection input) */
     if (!in->flash_attention && in->recompute != RECOMPUTE_SELECTIVE)
         per_tok += 5.0 * a * seq_kv / t;                     /* scores, softmax, dropout (Korthikanti 5as/h) */
-    per_tok += (2 * h + 2 * h + mask * h) / spd;            /* norm input, FC1 input, MLP dropout mask */
+    per_tok += (2 * h + gin * h + mask * h) / spd;          /* norm input, FC1 input, MLP dropout mask */
     if (is_moe(s)) {
-        /* dispatched tokens (h wide), FC1 and activation outputs (F/etp wide) */
+        /* dispatched tokens (FC1 input, h wide), FC1 output and activation output (FC2 input) */
         double F = s->moe_ffn_hidden, per_T = est_moe_tokens(in, 1.0);
-        per_tok += per_T * (2 * h + (2.0 * mats_in * F + 2.0 * F) / in->etp);
+        per_tok += per_T * (gin * h + (2.0 * mats_in * F + gin * F) / in->etp);
     } else {
-        per_tok += (2.0 * mats_in * s->ffn_hidden + 2.0 * s->ffn_hidden) / t;
+        per_tok += (2.0 * mats_in * s->ffn_hidden + gin * s->ffn_hidden) / t;
     }
     if (cross) per_tok += (2 * h + mask * h) / spd + 2.0 * a * d / t * 2 + 4.0 * g * d / t * (cross_seq / seq_q);
     lc->act_full = per_tok * T;
@@ -770,6 +773,10 @@ int est_evaluate(const est_input *in_arg, est_result *r)
                     (p == 1 ? (pc.embedding + pc.position + pc.output_layer) / t
                             : (s->untied_embeddings ? pc.output_layer : pc.embedding) / t);
     double p_expert_gpu = Ls * pc.mlp_expert * expert_share;
+    /* CP ranks hold the same weights: Megatron-Core reduces gradients and shards the
+     * distributed optimizer over the DP × CP group (data_parallel_group with context
+     * parallel), so that group sizes the shards and the gradient collectives */
+    int dpc = dp * in->cp;
     int edp = is_moe(s) ? N / (p * in->ep * in->etp) : dp;
     if (edp < 1) edp = 1;
 
@@ -790,14 +797,14 @@ int est_evaluate(const est_input *in_arg, est_result *r)
         double weights, grads, opt, cpu = 0.0;
         if (in->lora_rank > 0) {
             weights = P * wbytes + lora_params_gpu * wbytes;
-            grads = lora_params_gpu * gbytes / (in->zero_stage >= 2 ? dp : 1);
-            opt = lora_params_gpu * 12.0 / (in->zero_stage >= 1 ? dp : 1);
+            grads = lora_params_gpu * gbytes / (in->zero_stage >= 2 ? dpc : 1);
+            opt = lora_params_gpu * 12.0 / (in->zero_stage >= 1 ? dpc : 1);
             /* ZeRO-3 / FSDP shards the frozen base weights too, gathering two layers at a
              * time (DeepSpeed ZeRO-3 and PyTorch FSDP with PEFT; answer.ai FSDP+QLoRA 2024) */
             if (in->zero_stage >= 3)
-                weights = (P + lora_params_gpu) * wbytes / dp + 2.0 * (P / (Ls > 0 ? Ls : 1)) * wbytes;
+                weights = (P + lora_params_gpu) * wbytes / dpc + 2.0 * (P / (Ls > 0 ? Ls : 1)) * wbytes;
         } else {
-            double shard_d = dp, shard_e = edp;
+            double shard_d = dpc, shard_e = edp;
             weights = P * wbytes;
             grads = (P_dense * gbytes) / (in->zero_stage >= 2 ? shard_d : 1) + (P_exp * gbytes) / (in->zero_stage >= 2 ? shard_e : 1);
             opt = (P_dense * 12.0) / (in->zero_stage >= 1 ? shard_d : 1) + (P_exp * 12.0) / (in->zero_stage >= 1 ? shard_e : 1);
@@ -816,7 +823,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
             }
         }
         if (in->offload_params && in->zero_stage >= 3) {
-            cpu += P * wbytes / dp;
+            cpu += P * wbytes / dpc;
             weights = 2.0 * (P / (Ls > 0 ? Ls : 1)) * wbytes;
         }
         double acts, logits = 0.0;
@@ -849,7 +856,9 @@ int est_evaluate(const est_input *in_arg, est_result *r)
         }
     }
     (void)stage_parts;
-    double gpu_mem = in->memory_limit_gb > 0 ? in->memory_limit_gb * GB : g->memory_gb * GB;
+    /* "80 GB" GPUs hold 80 GiB (nvidia-smi: A100 81920 MiB, H100 81559 MiB): the catalog's
+     * memory sizes and the original's gpu_memory_gb are binary gigabytes */
+    double gpu_mem = (in->memory_limit_gb > 0 ? in->memory_limit_gb : g->memory_gb) * GIB;
     r->mem_limit = c->memory_limit_frac * gpu_mem;
     r->fits = r->mem_total <= r->mem_limit;
 
@@ -858,7 +867,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     double P_grad = in->lora_rank > 0 ? lora_params_gpu : p_first;
     double P_dense_grad = in->lora_rank > 0 ? P_grad : P_grad - p_expert_gpu;
     double P_exp_grad = in->lora_rank > 0 ? 0.0 : p_expert_gpu;
-    double bw_dp = group_bw(in, dp, in->tp * in->cp);
+    double bw_dp = group_bw(in, dpc, in->tp);
     double bw_edp = group_bw(in, edp, in->tp * in->cp * in->ep);
     double t_dp = 0.0;
     /* partitioned gradients (ZeRO-2/3, FSDP) cannot accumulate a full gradient, so the
@@ -866,10 +875,10 @@ int est_evaluate(const est_input *in_arg, est_result *r)
      * (Rajbhandari et al. 2020 §5.2; DeepSpeed stage-2 reduces in each backward pass) */
     double rs_rounds = in->zero_stage >= 2 ? (double)m : 1.0;
     if (in->zero_stage >= 1) {
-        t_dp = rs_rounds * gather_s(P_dense_grad * gbytes, dp, bw_dp, c) + gather_s(P_dense_grad * wbytes, dp, bw_dp, c) +
+        t_dp = rs_rounds * gather_s(P_dense_grad * gbytes, dpc, bw_dp, c) + gather_s(P_dense_grad * wbytes, dpc, bw_dp, c) +
                rs_rounds * gather_s(P_exp_grad * gbytes, edp, bw_edp, c) + gather_s(P_exp_grad * wbytes, edp, bw_edp, c);
     } else {
-        t_dp = allreduce_s(P_dense_grad * gbytes, dp, bw_dp, c) + allreduce_s(P_exp_grad * gbytes, edp, bw_edp, c);
+        t_dp = allreduce_s(P_dense_grad * gbytes, dpc, bw_dp, c) + allreduce_s(P_exp_grad * gbytes, edp, bw_edp, c);
     }
     double t_fsdp = 0.0;
     if (in->zero_stage >= 3) {
@@ -877,10 +886,10 @@ int est_evaluate(const est_input *in_arg, est_result *r)
          * micro-batch; prefetching hides it behind compute when compute is longer.
          * Under LoRA the gathered weights are the frozen base ones. */
         double P_gather = in->lora_rank > 0 ? p_first : P_grad;
-        double per_mb = 2.0 * gather_s(P_gather * wbytes, dp, bw_dp, c);
+        double per_mb = 2.0 * gather_s(P_gather * wbytes, dpc, bw_dp, c);
         /* ZeRO-Infinity parameter offload: each rank's shard also crosses PCIe for both
          * passes (Rajbhandari et al. 2021, ZeRO-Infinity §5) */
-        if (in->offload_params) per_mb += 2.0 * P_gather * wbytes / dp / PCIE_HOST_BPS;
+        if (in->offload_params) per_mb += 2.0 * P_gather * wbytes / dpc / PCIE_HOST_BPS;
         double hidden = mb_layers;
         t_fsdp = m * (per_mb > hidden ? per_mb - hidden : 0.0);
     }
@@ -895,7 +904,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
      * bf16 copy (30 B per parameter it owns) at HBM speed; CPU offload moves grads and
      * params over PCIe (~25 GB/s) and runs CPU Adam (~1e9 params/s per GPU's process,
      * DeepSpeed ZeRO-Offload paper) ---- */
-    double P_upd = (in->lora_rank > 0 ? lora_params_gpu : p_first) / (in->zero_stage >= 1 ? dp : 1);
+    double P_upd = (in->lora_rank > 0 ? lora_params_gpu : p_first) / (in->zero_stage >= 1 ? dpc : 1);
     if (in->offload_optimizer)
         r->t_optimizer = P_upd * 6.0 / PCIE_HOST_BPS + P_upd / 1e9;
     else

@@ -17,7 +17,7 @@ typedef struct {
     char aliases[96];   /* '|'-separated */
     char match[128];    /* '|'-separated substrings of benchmark gpu_type text */
     double bf16_tflops, fp8_tflops, fp4_tflops; /* dense peaks; 0 = unsupported */
-    double memory_gb;   /* 10^9 bytes */
+    double memory_gb;   /* GiB (2^30 bytes), as nvidia-smi reports it: an "80 GB" part has 80 GiB */
     double hbm_gbps;
     double nvlink_gbps; /* per GPU per direction; the PCIe rate when nvlink_domain = 1 */
     int nvlink_domain;  /* GPUs joined by NVLink (8 DGX, 72 NVL72, 1 PCIe) */

@@ -353,7 +353,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
                   "predicted,error_pct,predicted_step_time_s,predicted_tokens_per_s_per_gpu,predicted_mfu_pct,"
                   "predicted_peak_mem_gib,fits,skip_reason,s_compute_fwd,s_compute_bwd,s_recompute,s_tp_comm,s_cp_comm,"
                   "s_ep_comm,s_moe_host,s_pp_bubble,s_pp_p2p,s_dp_exposed,s_optimizer,s_overhead\n");
-    int rc = 0, vp_assumed = 0;
+    int rc = 0, vp_assumed = 0, predicted_fit = 0;
     for (size_t i = 0; i < t.n; i++) {
         const csv_row *row = &t.rows[i];
         source_stats *s = source_get(&src, &nsrc, csv_get(row, c.source_id));
@@ -389,6 +389,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
             sb_add(&rows, ",,,,,,,,,,,\n");
             continue;
         }
+        if (r.fits) predicted_fit++;
         double pred = m.is_step ? r.step_time : r.tokens_per_s_per_gpu;
         double err = pred / m.value - 1.0;
         s->rows++;
@@ -461,11 +462,14 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
                 for (size_t k = 0; k < nreasons; k++) json_int(&w, reasons[k].reason, reasons[k].count);
                 json_obj_close(&w);
                 json_int(&w, "vp_assumed", vp_assumed);
+                json_int(&w, "predicted_to_fit", predicted_fit);
                 json_obj_close(&w);
                 json_end(&w);
             } else {
                 if (nreasons) fprintf(out, "skipped rows by reason:\n");
                 for (size_t k = 0; k < nreasons; k++) fprintf(out, "  %4d  %s\n", reasons[k].count, reasons[k].reason);
+                fprintf(out, "memory: %d of %d published runs predicted to fit in GPU memory (each of them ran)\n",
+                        predicted_fit, all.rows);
                 if (vp_assumed)
                     fprintf(out, "%d rows publish PP > 1 but no virtual pipeline size: the fastest VP the estimator finds "
                                  "was assumed (tables report tuned runs)\n", vp_assumed);

@@ -94,6 +94,8 @@ if [ -f "$V" ]; then
     awk -v m="$med" 'BEGIN { exit !(m <= 10.0) }' && pass validate_median || fail validate_median "median $med% > 10%"
     p90=$(echo "$last" | sed 's/.*p90_abs_err \([0-9.]*\)%.*/\1/')
     awk -v m="$p90" 'BEGIN { exit !(m <= 34.0) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 34% (was 32.9%)"
+    fit=$(echo "$out" | sed -n 's/^memory: \([0-9]*\) of \([0-9]*\) published runs.*/\1/p')
+    [ "${fit:-0}" -ge 270 ] && pass validate_memory_fit || fail validate_memory_fit "only ${fit:-?} published runs predicted to fit (was 282)"
     [ -s "$T/val.csv" ] && head -1 "$T/val.csv" | grep -q "predicted_step_time_s" && pass validate_out || fail validate_out "no per-row CSV"
 fi
 # a table that publishes PP > 1 without VP: the fastest legal VP is assumed and said so;

@@ -358,6 +358,22 @@ static void test_moe_overlap_and_graphs(void)
     CHECK(graphs.step_time < base.step_time - base.t_moe_host + 1e-9);
 }
 
+/* Under FP8 the inputs of the four GEMMs of a layer (QKV, projection, FC1, FC2) are kept
+ * as the 1-byte copies Transformer Engine made, not in bf16; and an "80 GB" GPU has
+ * 80 GiB to offer */
+static void test_fp8_activations_and_capacity(void)
+{
+    model_shape s = gpt(24, 4096, 32, 2048, 51200);
+    est_input in = base_input(&s, "h100", 8);
+    est_result b16, f8;
+    CHECK(est_evaluate(&in, &b16) == 0);
+    in.precision = PREC_FP8;
+    CHECK(est_evaluate(&in, &f8) == 0);
+    double saved = 2048.0 * 24 * (4096 + 4096 + 4096 + 16384);
+    CHECK_NEAR(b16.mem_activations - f8.mem_activations, saved, 1.0);
+    CHECK_NEAR(b16.mem_limit, 0.98 * 80 * 1024.0 * 1024 * 1024, 1.0);
+}
+
 /* Blackwell Ultra's doubled exponential rate: same GEMM peak as Blackwell, attention
  * core twice as fast (data/gpus.csv attn_speedup) */
 static void test_attention_speedup(void)
@@ -524,6 +540,7 @@ int main(void)
     RUN(test_moe_tensor_parallel_tokens);
     RUN(test_attention_speedup);
     RUN(test_moe_overlap_and_graphs);
+    RUN(test_fp8_activations_and_capacity);
     RUN(test_rules);
     RUN(test_catalog);
     RUN(test_calibration_file);
