@@ -16,7 +16,8 @@ static const char ESTIMATE_HELP[] =
     "usage: autoconfig estimate [--json] [--conf DIR] [--tp N] [--pp N] [--vp N] [--cp N] [--ep N]\n"
     "                           [--mbs N] [--gbs N] [--recompute none|selective|full] [--recompute-layers N]\n"
     "                           [--sp true|false] [--zero 0-3] [--precision bf16|fp8]\n"
-    "                           [--a2a-overlap true|false] [--cuda-graphs true|false] [overrides...]\n"
+    "                           [--a2a-overlap true|false] [--cuda-graphs true|false]\n"
+    "                           [--offload-act-layers N] [overrides...]\n"
     "\n"
     "Predicts memory per GPU and step time of ONE training candidate with the analytical\n"
     "estimator (no cluster). The model, cluster and GPU come from the configuration\n"
@@ -25,7 +26,9 @@ static const char ESTIMATE_HELP[] =
     "sequence parallel when TP > 1, distributed optimizer). Every number is predicted.\n"
     "--a2a-overlap hides MoE all-to-all behind another micro-batch's compute (Megatron-Core\n"
     "overlap_moe_expert_parallel_comm); --cuda-graphs replays whole layers as CUDA graphs, so\n"
-    "host launch costs leave the critical path (model.enable_cuda_graph / cuda_graph_impl).\n"
+    "host launch costs leave the critical path (model.enable_cuda_graph / cuda_graph_impl);\n"
+    "--offload-act-layers N keeps N layers' activations of each micro-batch in host memory\n"
+    "(model.cpu_offloading_num_layers), copied over PCIe or NVLink-C2C behind compute.\n"
     "example: autoconfig estimate search_config=llama/llama3_70b --tp 4 --pp 4 --vp 5 --mbs 1\n";
 
 static int flag_int(const cli_opts *o, const char *name, int dflt, int lo, int hi, int *out, ac_err *e)
@@ -62,9 +65,9 @@ static void print_breakdown(FILE *out, const est_input *in, const est_result *r)
             in->sequence_parallel ? "on" : "off",
             in->recompute == RECOMPUTE_FULL ? "full" : in->recompute == RECOMPUTE_SELECTIVE ? "selective" : "none",
             in->zero_stage, est_precision_name(in->precision));
-    if (in->moe_a2a_overlap || in->cuda_graphs)
-        fprintf(out, "              MoE all-to-all overlap %s, CUDA graphs %s\n", in->moe_a2a_overlap ? "on" : "off",
-                in->cuda_graphs ? "on" : "off");
+    if (in->moe_a2a_overlap || in->cuda_graphs || in->offload_act_layers)
+        fprintf(out, "              MoE all-to-all overlap %s, CUDA graphs %s, activation offload %d layers\n",
+                in->moe_a2a_overlap ? "on" : "off", in->cuda_graphs ? "on" : "off", in->offload_act_layers);
     fprintf(out, "Memory per GPU (%s pipeline stage)           GiB\n", r->mem_peak_stage ? "last" : "first");
     fprintf(out, "  weights                                  %8.2f\n", r->mem_weights / G);
     fprintf(out, "  gradients                                %8.2f\n", r->mem_grads / G);
@@ -83,6 +86,7 @@ static void print_breakdown(FILE *out, const est_input *in, const est_result *r)
     fprintf(out, "  CP ring exchange (exposed)               %8.3f\n", r->t_cp_comm);
     fprintf(out, "  EP all-to-all                            %8.3f\n", r->t_ep_comm);
     if (r->t_moe_host > 0) fprintf(out, "  MoE expert launches (host)               %8.3f\n", r->t_moe_host);
+    if (in->offload_act_layers > 0) fprintf(out, "  activation offload (exposed)             %8.3f\n", r->t_act_offload);
     fprintf(out, "  pipeline bubble                          %8.3f\n", r->t_pp_bubble);
     fprintf(out, "  pipeline send/recv                       %8.3f\n", r->t_pp_p2p);
     fprintf(out, "  data parallel (%.3f s, exposed)          %8.3f\n", r->t_dp_comm, r->t_dp_exposed);
@@ -110,6 +114,7 @@ void cli_estimate_json(json_writer *w, const est_input *in, const est_result *r)
     json_bool(w, "sequence_parallel", in->sequence_parallel);
     json_bool(w, "moe_a2a_overlap", in->moe_a2a_overlap);
     json_bool(w, "cuda_graphs", in->cuda_graphs);
+    json_int(w, "offload_act_layers", in->offload_act_layers);
     json_str(w, "recompute", in->recompute == RECOMPUTE_FULL ? "full" : in->recompute == RECOMPUTE_SELECTIVE ? "selective" : "none");
     json_int(w, "zero_stage", in->zero_stage);
     json_str(w, "precision", est_precision_name(in->precision));
@@ -134,6 +139,7 @@ void cli_estimate_json(json_writer *w, const est_input *in, const est_result *r)
     json_num(w, "cp_comm", r->t_cp_comm);
     json_num(w, "ep_comm", r->t_ep_comm);
     json_num(w, "moe_host", r->t_moe_host);
+    json_num(w, "act_offload", r->t_act_offload);
     json_num(w, "pp_bubble", r->t_pp_bubble);
     json_num(w, "pp_p2p", r->t_pp_p2p);
     json_num(w, "dp_comm", r->t_dp_comm);
@@ -161,7 +167,7 @@ int cmd_estimate(int argc, char **argv)
     ac_err e;
     static const char *const known[] = {"--tp", "--pp", "--vp", "--cp", "--ep", "--mbs", "--gbs", "--recompute",
                                         "--recompute-layers", "--sp", "--zero", "--precision", "--a2a-overlap",
-                                        "--cuda-graphs", NULL};
+                                        "--cuda-graphs", "--offload-act-layers", NULL};
     ac_config c;
     int started = cli_start(argc, argv, known, ESTIMATE_HELP, &o, &c, &e);
     if (started != CLI_GO) return started == CLI_HELPED ? 0 : cli_fail(&e);
@@ -182,7 +188,8 @@ int cmd_estimate(int argc, char **argv)
         flag_int(&o, "--vp", 1, 1, 1024, &in.vp, &e) || flag_int(&o, "--cp", 1, 1, 1024, &in.cp, &e) ||
         flag_int(&o, "--ep", 1, 1, 1024, &in.ep, &e) || flag_int(&o, "--mbs", 1, 1, 65536, &in.mbs, &e) ||
         flag_int(&o, "--gbs", b.gbs, 1, gbs_max, &in.gbs, &e) || flag_int(&o, "--zero", zero, 0, 3, &in.zero_stage, &e) ||
-        flag_int(&o, "--recompute-layers", 0, 0, 100000, &in.recompute_layers, &e)) {
+        flag_int(&o, "--recompute-layers", 0, 0, 100000, &in.recompute_layers, &e) ||
+        flag_int(&o, "--offload-act-layers", in.offload_act_layers, 0, 100000, &in.offload_act_layers, &e)) {
         rc = cli_fail(&e);
         goto out;
     }

@@ -30,9 +30,6 @@ extern const char ac_data_calibration[]; /* build/gen/data_calibration.c */
 
 #define GB 1e9
 #define GIB (1024.0 * 1024.0 * 1024.0)
-/* host link for CPU offload: PCIe Gen4 x16 sustains ~25 GB/s per direction
- * (ZeRO-Offload, Ren et al. 2021 §5) */
-#define PCIE_HOST_BPS (25.0 * GB)
 /* DeepSpeed's default reduce_bucket_size 5e8 elements in bf16 */
 #define OFFLOAD_GRAD_BUCKET_B (5e8 * 2.0)
 
@@ -260,6 +257,9 @@ int est_check(const est_input *in, char *why, size_t why_len)
     if (in->recompute_layers < 0 || in->recompute_layers > per_chunk)
         return WHY("recompute of %d layers exceeds the %d layers of a pipeline stage", in->recompute_layers, per_chunk);
     if (in->zero_stage < 0 || in->zero_stage > 3) return WHY("ZeRO stage %d is not 0-3", in->zero_stage);
+    if (in->offload_act_layers < 0 || in->offload_act_layers >= (L + in->pp - 1) / in->pp)
+        return WHY("activation offload of %d layers must be fewer than the %d layers of a pipeline stage",
+                   in->offload_act_layers, (L + in->pp - 1) / in->pp);
     if (in->lora_rank < 0) return WHY("LoRA rank must be ≥ 0");
     return 0;
 }
@@ -735,6 +735,13 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     }
     double layer_host_s = in->cuda_graphs ? 0.0 : c->layer_overhead_us * 1e-6;
     double mb_layers = Ls * (t_layer + t_recomp_layer + tp_exposed + cp_exposed + ep_exposed + host_exposed + layer_host_s);
+    /* activation offload: each offloaded layer's activations cross the host link once after
+     * its forward and once before its backward, double-buffered behind the neighbouring
+     * layer's compute (Megatron-Core cpu_offloading); only a copy longer than that shows */
+    double n_off = in->offload_act_layers;
+    double t_copy = act_per_layer / (g->host_gbps * GB);
+    double t_offload_mb = n_off * (fmax(0.0, t_copy - lay.fwd) + fmax(0.0, t_copy - lay.bwd));
+    mb_layers += t_offload_mb;
 
     /* embedding (first stage) and output layer + cross-entropy (last stage) */
     double T = in->mbs * (s->arch == ARCH_ENCODER_DECODER && s->dec_seq_length > 0 ? s->dec_seq_length : sq) / in->cp;
@@ -751,6 +758,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     r->t_compute_fwd = m * (Ls * lay.fwd + t_embed / 3.0 + t_logits / logit_passes);
     r->t_compute_bwd = m * (Ls * lay.bwd + 2.0 * t_embed / 3.0 + (logit_passes - 1.0) * t_logits / logit_passes);
     r->t_recompute = m * Ls * t_recomp_layer;
+    r->t_act_offload = m * t_offload_mb;
     r->t_tp_comm = m * Ls * tp_exposed;
     r->t_cp_comm = m * Ls * cp_exposed;
     r->t_ep_comm = m * Ls * ep_exposed;
@@ -829,11 +837,17 @@ int est_evaluate(const est_input *in_arg, est_result *r)
         double acts, logits = 0.0;
         if (st == 0) {
             acts = inflight_layers * act_per_layer + inflight_mb * (2.0 + 1.0) * T * s->hidden / (in->sequence_parallel ? t : 1);
+            double off = fmin(inflight_layers, inflight_mb * n_off) * act_per_layer;
+            acts -= off;
+            cpu += off;
         } else {
             /* the last stage keeps one micro-batch in flight (more with interleaving) */
             double layers_last = v > 1 ? ((double)(v - 1) * p + 1) * layers_chunk : Ls;
             if (layers_last > m * Ls) layers_last = m * Ls;
             acts = layers_last * act_per_layer;
+            double off = fmin(layers_last, layers_last / Ls * n_off) * act_per_layer; /* as on the first stage */
+            acts -= off;
+            cpu += off;
             /* logits [T, V/t] in bf16 plus the fp32 softmax of the fused cross-entropy */
             logits = 6.0 * T * V / t;
         }
@@ -889,7 +903,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
         double per_mb = 2.0 * gather_s(P_gather * wbytes, dpc, bw_dp, c);
         /* ZeRO-Infinity parameter offload: each rank's shard also crosses PCIe for both
          * passes (Rajbhandari et al. 2021, ZeRO-Infinity §5) */
-        if (in->offload_params) per_mb += 2.0 * P_gather * wbytes / dpc / PCIE_HOST_BPS;
+        if (in->offload_params) per_mb += 2.0 * P_gather * wbytes / dpc / (g->host_gbps * GB);
         double hidden = mb_layers;
         t_fsdp = m * (per_mb > hidden ? per_mb - hidden : 0.0);
     }
@@ -906,7 +920,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
      * DeepSpeed ZeRO-Offload paper) ---- */
     double P_upd = (in->lora_rank > 0 ? lora_params_gpu : p_first) / (in->zero_stage >= 1 ? dpc : 1);
     if (in->offload_optimizer)
-        r->t_optimizer = P_upd * 6.0 / PCIE_HOST_BPS + P_upd / 1e9;
+        r->t_optimizer = P_upd * 6.0 / (g->host_gbps * GB) + P_upd / 1e9;
     else
         r->t_optimizer = P_upd * 30.0 / dev.hbm;
     r->t_overhead = c->step_overhead_s;

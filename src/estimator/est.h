@@ -75,6 +75,9 @@ typedef struct {
      * launch replays a layer, so host dispatch cost and dropless per-expert launches leave
      * the critical path */
     bool cuda_graphs;
+    /* Megatron-Core cpu_offloading_num_layers: activations of this many layers of a stage go
+     * to host memory after their forward and return before their backward (0 = none) */
+    int offload_act_layers;
     bool allow_uneven_pp;  /* layers not divisible by PP: the bottleneck stage gets ceil(L/PP) (Megatron-Core uneven split) */
     const gpu_spec *gpu;
     double memory_limit_gb; /* 0 → the GPU's memory */
@@ -98,6 +101,7 @@ typedef struct {
     double t_compute_fwd, t_compute_bwd, t_recompute; /* per step on the slowest stage, incl. embedding/logits */
     double t_tp_comm, t_cp_comm, t_ep_comm;           /* exposed, per step */
     double t_moe_host;                                /* expert launches on the critical path (dropless MoE) */
+    double t_act_offload;                             /* activation copies to/from host not hidden by compute */
     double t_pp_bubble, t_pp_p2p;
     double t_dp_comm, t_dp_exposed;                   /* total traffic time and the exposed part */
     double t_optimizer, t_overhead;

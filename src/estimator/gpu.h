@@ -26,6 +26,7 @@ typedef struct {
     double price_per_hour; /* USD per GPU-hour, default */
     double gemm_eff, fp8_gemm_eff;
     double attn_speedup; /* attention kernels' speed relative to attn_eff of the bf16 peak */
+    double host_gbps;    /* GPU <-> host memory per direction (PCIe or NVLink-C2C): CPU offload */
     char source[256];
 } gpu_spec;
 

@@ -15,7 +15,7 @@ typedef struct {
     int id, source_id, model_family, model, num_layers, hidden, ffn, heads, groups, experts, topk, moe_ffn, vocab, seq;
     int gpu_type, num_gpus, tp, pp, vp, cp, ep, etp, dp, fsdp, mbs, gbs, recompute, seq_par, dist_opt, precision;
     int tok_gpu, tok, step, tflops, flops_formula, task, arch_source, notes;
-    int a2a_overlap, cuda_graphs; /* optional: runs of one's own can say which switches were on */
+    int a2a_overlap, cuda_graphs, act_offload; /* optional: runs of one's own can say which switches were on */
 } columns;
 
 static columns find_columns(const csv_table *t)
@@ -38,6 +38,7 @@ static columns find_columns(const csv_table *t)
     c.tflops = csv_col(t, "tflops_per_gpu"); c.flops_formula = csv_col(t, "flops_formula");
     c.task = csv_col(t, "task");
     c.a2a_overlap = csv_col(t, "moe_a2a_overlap"); c.cuda_graphs = csv_col(t, "cuda_graphs");
+    c.act_offload = csv_col(t, "cpu_offloading_num_layers");
     c.arch_source = csv_col(t, "arch_source"); c.notes = csv_col(t, "notes");
     return c;
 }
@@ -205,6 +206,7 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     if (in->zero_stage < 0 || in->zero_stage > 3) in->zero_stage = 1;
     in->moe_a2a_overlap = truthy(csv_get(row, c.a2a_overlap));
     in->cuda_graphs = truthy(csv_get(row, c.cuda_graphs));
+    in->offload_act_layers = num_or(row, c.act_offload, 0);
     const char *rc = csv_get(row, c.recompute);
     if (contains_ci(rc, "full")) in->recompute = RECOMPUTE_FULL;
     else if (contains_ci(rc, "selective")) in->recompute = RECOMPUTE_SELECTIVE;

@@ -57,6 +57,11 @@ static void read_switches(const node *cfg, est_input *in)
     if (n && node_get_bool(n, &bv)) in->cuda_graphs = bv;
     const char *graph_impl = node_text(node_get_path(cfg, "model.cuda_graph_impl"));
     if (graph_impl && strcmp(graph_impl, "none")) in->cuda_graphs = true;
+    n = node_get_path(cfg, "model.cpu_offloading");
+    long long off;
+    if (n && node_get_bool(n, &bv) && bv && node_get_int(node_get_path(cfg, "model.cpu_offloading_num_layers"), &off) &&
+        off > 0 && off < 100000)
+        in->offload_act_layers = (int)off;
 }
 
 int candidate_est_base(const ac_config *c, const model_base_config *b, est_input *in, ac_err *e)

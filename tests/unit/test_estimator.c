@@ -374,6 +374,38 @@ static void test_fp8_activations_and_capacity(void)
     CHECK_NEAR(b16.mem_limit, 0.98 * 80 * 1024.0 * 1024 * 1024, 1.0);
 }
 
+/* Activation offload: the offloaded layers' activations leave GPU memory for host
+ * memory; over PCIe (H100, 50 GB/s) the copies outlast a layer's compute and show, over
+ * NVLink-C2C (GB200, 450 GB/s) they hide; a stage must keep at least one layer */
+static void test_activation_offload(void)
+{
+    model_shape s = llama70b();
+    est_input in = base_input(&s, "h100", 64);
+    in.tp = 8;
+    in.pp = 8;
+    in.sequence_parallel = true;
+    in.gbs = 64;
+    est_result none, off;
+    CHECK(est_evaluate(&in, &none) == 0);
+    in.offload_act_layers = 5;
+    CHECK(est_evaluate(&in, &off) == 0);
+    /* 8 micro-batches in flight on the first stage, 5 of its 10 layers offloaded in each */
+    CHECK(off.mem_activations < none.mem_activations);
+    CHECK_NEAR(off.cpu_mem_per_gpu, none.mem_activations - off.mem_activations, 1.0);
+    CHECK(off.t_act_offload > 0 && off.step_time > none.step_time);
+    in.gpu = gpu_find("gb200");
+    in.offload_act_layers = 0;
+    CHECK(est_evaluate(&in, &none) == 0);
+    in.offload_act_layers = 5;
+    CHECK(est_evaluate(&in, &off) == 0);
+    CHECK_NEAR(off.t_act_offload, 0.0, 1e-12);
+    CHECK_NEAR(off.step_time, none.step_time, 1e-12);
+    in.offload_act_layers = 10;
+    char why[256];
+    CHECK(est_check(&in, why, sizeof why) != 0);
+    CHECK_CONTAINS(why, "fewer than the 10 layers of a pipeline stage");
+}
+
 /* Blackwell Ultra's doubled exponential rate: same GEMM peak as Blackwell, attention
  * core twice as fast (data/gpus.csv attn_speedup) */
 static void test_attention_speedup(void)
@@ -541,6 +573,7 @@ int main(void)
     RUN(test_attention_speedup);
     RUN(test_moe_overlap_and_graphs);
     RUN(test_fp8_activations_and_capacity);
+    RUN(test_activation_offload);
     RUN(test_rules);
     RUN(test_catalog);
     RUN(test_calibration_file);
