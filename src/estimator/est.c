@@ -910,6 +910,18 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     r->t_dp_comm = t_dp;
     double window = Ls * (lay.bwd + lay.fwd); /* last micro-batch's backward + first's forward */
     if (rs_rounds > 1) window = Ls * (rs_rounds * lay.bwd + lay.fwd); /* each backward hides its own reduce */
+    /* interleaved schedule: every model chunk is its own DDP instance whose gradients are
+     * final after its last backward; in the last round chunk j finishes j·p chunk-backwards
+     * before the end (backward order: all chunks for p micro-batches at a time), so chunk
+     * reductions run under the remaining chunks' backward, and parameter gathers of later
+     * chunks under the earlier chunks' forward (Megatron-Core overlap_grad_reduce and
+     * overlap_param_gather with virtual pipeline chunks; Narayanan et al. 2021 schedule) */
+    if (v > 1 && rs_rounds == 1) window *= fmax(1.0, (double)(v - 1) / v * fmin((double)p, (double)m));
+    /* a stage's gradients are final once its last backward ran; while it then waits out the
+     * pipeline flush (and the next step's fill) its network is idle, so bucketed gradient
+     * reduction and parameter gathering run in the bubble too (Megatron-Core overlap_grad_reduce
+     * and overlap_param_gather launch per bucket as soon as it is ready) */
+    window += r->t_pp_bubble;
     double exposed = t_dp - window;
     double tail = c->dp_tail * t_dp;
     r->t_dp_exposed = (exposed > tail ? exposed : tail) + t_fsdp;
