@@ -106,7 +106,7 @@ A,X,Llama (dense),80,8192,28672,64,8,128256,8192,H100 SXM,64,4,4,,1,64,BF16,10
 B,X,Llama (dense),80,8192,28672,64,8,128256,8192,H100 SXM,64,4,4,1,1,64,BF16,10
 CSV
 out=$("$AC" validate --csv "$T/vp.csv" --out "$T/vp_out.csv" 2>&1)
-case "$out" in *"1 rows publish PP > 1 but no virtual pipeline size"*) pass validate_vp_note ;; *) fail validate_vp_note "$out" ;; esac
+case "$out" in *"VP not published for 1 row(s) with PP > 1"*) pass validate_vp_note ;; *) fail validate_vp_note "$out" ;; esac
 vpa=$(awk -F, '$1=="A" {print $8}' "$T/vp_out.csv"); vpb=$(awk -F, '$1=="B" {print $8}' "$T/vp_out.csv")
 [ "${vpa:-0}" -gt 1 ] && [ "$vpb" = 1 ] && pass validate_vp_assumed || fail validate_vp_assumed "A vp=$vpa B vp=$vpb"
 head -1 "$T/vp_out.csv" | grep -q "s_compute_fwd,.*s_dp_exposed" && pass validate_breakdown_cols || fail validate_breakdown_cols "$(head -1 "$T/vp_out.csv")"
