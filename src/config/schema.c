@@ -63,7 +63,7 @@ const schema_entry SCHEMA[] = {
     { TS "model_size_in_b", ST_FLOAT, S(train.model_size_in_b), "null", 0.001, 5000, NULL, SF_NULLABLE, "Model size in billions of parameters; null = recommend one from the budget" },
     { TS "num_nodes", ST_INT, S(train.num_nodes), NULL, 1, 100000, NULL, 0, "Nodes for the search and the full training run" },
     { TS "gpus_per_node", ST_INT, S(train.gpus_per_node), "8", 1, 72, NULL, 0, "GPUs per node" },
-    { TS "gpu_memory_gb", ST_INT_CHOICE, S(train.gpu_memory_gb), "80", NB, "16|24|32|40|48|80|94|141|180|186|192", 0, "GPU memory in GB (40 or 80 for A100; must match gpu when set)" },
+    { TS "gpu_memory_gb", ST_INT_CHOICE, S(train.gpu_memory_gb), "80", NB, "16|24|32|40|48|80|94|141|180|186|192", 0, "GPU memory in GiB, as the GPU reports it (40 or 80 for A100; must match gpu when set)" },
     { TS "max_training_days", ST_FLOAT, S(train.max_training_days), NULL, 0.01, 100000, NULL, 0, "Days the full training may take (size recommendation)" },
     { TS "limit_search_runs", ST_INT, S(train.limit_search_runs), "100", 1, 100000, NULL, 0, "Most candidates launched (best predicted first)" },
     { TS "output_top_n", ST_INT, S(train.output_top_n), "10", 1, 100000, NULL, 0, "Configs listed in the summary" },

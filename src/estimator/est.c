@@ -257,6 +257,16 @@ int est_check(const est_input *in, char *why, size_t why_len)
     if (in->recompute_layers < 0 || in->recompute_layers > per_chunk)
         return WHY("recompute of %d layers exceeds the %d layers of a pipeline stage", in->recompute_layers, per_chunk);
     if (in->zero_stage < 0 || in->zero_stage > 3) return WHY("ZeRO stage %d is not 0-3", in->zero_stage);
+    /* Megatron-Core TransformerConfig refuses these combinations */
+    if (is_moe(s) && in->tp > 1 && !in->sequence_parallel)
+        return WHY("MoE with TP %d needs sequence parallelism (Megatron-Core requires it)", in->tp);
+    if (in->moe_a2a_overlap && in->ep < 2) return WHY("MoE all-to-all overlap needs EP > 1");
+    if (in->moe_a2a_overlap && in->pp > 1 && in->vp < 2)
+        return WHY("MoE all-to-all overlap with PP %d needs an interleaved (virtual) pipeline", in->pp);
+    if (in->offload_act_layers > 0 && in->pp > 1)
+        return WHY("activation offload does not run with pipeline parallelism (PP %d)", in->pp);
+    if (in->offload_act_layers > 0 && in->recompute != RECOMPUTE_NONE)
+        return WHY("activation offload does not run together with activation recompute");
     if (in->offload_act_layers < 0 || in->offload_act_layers >= (L + in->pp - 1) / in->pp)
         return WHY("activation offload of %d layers must be fewer than the %d layers of a pipeline stage",
                    in->offload_act_layers, (L + in->pp - 1) / in->pp);
@@ -529,8 +539,11 @@ static void layer_cost_compute(const est_input *in, const device *dev, double se
     if (cross) attn_flops += 4.0 * T * cross_seq * a * d / t;
     double attn_eff = in->flash_attention ? c->attn_eff : c->attn_eff * 0.6; /* unfused softmax round-trips HBM */
     /* attn_speedup: GPUs whose softmax exponentials run faster than their MMA peak implies
-     * (Blackwell Ultra doubles the SFU rate; data/gpus.csv) */
-    double t_attn = attn_flops / (dev->peak16 * attn_eff * in->gpu->attn_speedup);
+     * (Blackwell Ultra doubles the SFU rate; data/gpus.csv).  The forward is exp-bound; the
+     * backward (FlashAttention: 2.5× the forward's work, mostly MMAs) is not, and no kernel
+     * exceeds 95 % of the tensor-core peak */
+    double t_attn = attn_flops / (dev->peak16 * fmin(0.95, attn_eff * in->gpu->attn_speedup));
+    double t_attn_bwd = 2.5 * attn_flops / (dev->peak16 * attn_eff); /* MMA-bound: 5 of the 7 GEMMs */
 
     /* --- elementwise traffic (norms, dropout, residual, activation, casts) --- */
     double elem_bytes = c->elementwise_units * 2.0 * T * h / spd;
@@ -554,7 +567,7 @@ static void layer_cost_compute(const est_input *in, const device *dev, double se
      * forward's worth (Hu et al. 2021 §4.2: frozen weights need no gradients; the rank-r
      * adapters add r/h of a layer's GEMM work and are left out) */
     double bwd_gemms = in->lora_rank > 0 ? 1.0 : 2.0;
-    lc->bwd = bwd_gemms * gemm_fwd + 2.5 * t_attn + 2.0 * t_elem + t_cast_bwd;
+    lc->bwd = bwd_gemms * gemm_fwd + t_attn_bwd + 2.0 * t_elem + t_cast_bwd;
 
     /* --- TP collectives: 2 per block forward and 2 backward (all-reduce, or all-gather +
      * reduce-scatter with SP: same volume), message T·h·2 bytes (Korthikanti 2022 §4.2.2) --- */
@@ -723,7 +736,8 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     double ep_exposed = lay.ep_comm;
     /* A2A overlap (Megatron-Core 1F1B merged forward/backward of two micro-batches): the
      * all-to-all hides behind the other micro-batch's layer compute; only the excess shows */
-    if (in->moe_a2a_overlap && m >= 2) ep_exposed = fmax(0.0, lay.ep_comm - t_layer);
+    if (in->moe_a2a_overlap && m >= 2) /* the first forward and the last backward have no partner */
+        ep_exposed = (m - 1.0) / m * fmax(0.0, lay.ep_comm - t_layer) + lay.ep_comm / m;
     /* dropless routing copies the per-expert token counts to the host every layer (the
      * grouped GEMM needs them as sizes), so the host cannot run ahead and the expert
      * launches sit on the critical path; with a fixed capacity only the part beyond the
@@ -856,7 +870,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
         if (in->recompute == RECOMPUTE_FULL) acts += lay.act_full - lay.act_ckpt;
         int groups_nontrivial = (t > 1) + (p > 1) + (dp > 1) + (in->cp > 1) + (in->ep > 1);
         double comm = groups_nontrivial * 0.25 * GIB; /* NCCL buffers: ~channels × 2 × 4 MiB per communicator */
-        double allowance = c->cuda_context_gb * GB + c->fragmentation * (weights + grads + opt + acts + logits);
+        double allowance = c->cuda_context_gb * GIB + c->fragmentation * (weights + grads + opt + acts + logits);
         stage_parts[st][0] = weights;
         stage_parts[st][1] = grads;
         stage_parts[st][2] = opt;
@@ -883,17 +897,18 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     double P_exp_grad = in->lora_rank > 0 ? 0.0 : p_expert_gpu;
     double bw_dp = group_bw(in, dpc, in->tp);
     double bw_edp = group_bw(in, edp, in->tp * in->cp * in->ep);
-    double t_dp = 0.0;
+    double t_rs = 0.0, t_ag = 0.0; /* gradient reduction, and the parameter all-gather of ZeRO ≥ 1 */
     /* partitioned gradients (ZeRO-2/3, FSDP) cannot accumulate a full gradient, so the
      * reduce-scatter runs after every micro-batch's backward, not once per step
      * (Rajbhandari et al. 2020 §5.2; DeepSpeed stage-2 reduces in each backward pass) */
     double rs_rounds = in->zero_stage >= 2 ? (double)m : 1.0;
     if (in->zero_stage >= 1) {
-        t_dp = rs_rounds * gather_s(P_dense_grad * gbytes, dpc, bw_dp, c) + gather_s(P_dense_grad * wbytes, dpc, bw_dp, c) +
-               rs_rounds * gather_s(P_exp_grad * gbytes, edp, bw_edp, c) + gather_s(P_exp_grad * wbytes, edp, bw_edp, c);
+        t_rs = rs_rounds * (gather_s(P_dense_grad * gbytes, dpc, bw_dp, c) + gather_s(P_exp_grad * gbytes, edp, bw_edp, c));
+        t_ag = gather_s(P_dense_grad * wbytes, dpc, bw_dp, c) + gather_s(P_exp_grad * wbytes, edp, bw_edp, c);
     } else {
-        t_dp = allreduce_s(P_dense_grad * gbytes, dpc, bw_dp, c) + allreduce_s(P_exp_grad * gbytes, edp, bw_edp, c);
+        t_rs = allreduce_s(P_dense_grad * gbytes, dpc, bw_dp, c) + allreduce_s(P_exp_grad * gbytes, edp, bw_edp, c);
     }
+    double t_dp = t_rs + t_ag;
     double t_fsdp = 0.0;
     if (in->zero_stage >= 3) {
         /* FSDP gathers every layer's weights for forward and again for backward, per
@@ -908,22 +923,24 @@ int est_evaluate(const est_input *in_arg, est_result *r)
         t_fsdp = m * (per_mb > hidden ? per_mb - hidden : 0.0);
     }
     r->t_dp_comm = t_dp;
-    double window = Ls * (lay.bwd + lay.fwd); /* last micro-batch's backward + first's forward */
-    if (rs_rounds > 1) window = Ls * (rs_rounds * lay.bwd + lay.fwd); /* each backward hides its own reduce */
-    /* interleaved schedule: every model chunk is its own DDP instance whose gradients are
-     * final after its last backward; in the last round chunk j finishes j·p chunk-backwards
-     * before the end (backward order: all chunks for p micro-batches at a time), so chunk
-     * reductions run under the remaining chunks' backward, and parameter gathers of later
-     * chunks under the earlier chunks' forward (Megatron-Core overlap_grad_reduce and
-     * overlap_param_gather with virtual pipeline chunks; Narayanan et al. 2021 schedule) */
-    if (v > 1 && rs_rounds == 1) window *= fmax(1.0, (double)(v - 1) / v * fmin((double)p, (double)m));
-    /* a stage's gradients are final once its last backward ran; while it then waits out the
-     * pipeline flush (and the next step's fill) its network is idle, so bucketed gradient
-     * reduction and parameter gathering run in the bubble too (Megatron-Core overlap_grad_reduce
-     * and overlap_param_gather launch per bucket as soon as it is ready) */
-    window += r->t_pp_bubble;
-    double exposed = t_dp - window;
-    double tail = c->dp_tail * t_dp;
+    double exposed, tail = c->dp_tail * t_dp;
+    if (v > 1 && rs_rounds == 1) {
+        /* interleaved schedule: every model chunk is its own DDP instance (Megatron-Core
+         * overlap_grad_reduce / overlap_param_gather per chunk).  Backward runs all chunks
+         * for p micro-batches at a time, so in the last round chunk j's gradients are final
+         * j·u before the end (u = p chunk-backwards); their reductions queue on the network
+         * one after another, and the first chunk's, final at the very end, always shows.
+         * A queue of v jobs of c released u apart ends c + (v−1)·max(0, c − u) after the
+         * last release.  Parameter gathers mirror it under the next step's forward. */
+        double rounds = fmin((double)p, (double)m);
+        double u_b = rounds * layers_chunk * lay.bwd, u_f = rounds * layers_chunk * lay.fwd;
+        double c_rs = t_rs / v, c_ag = t_ag / v;
+        exposed = c_rs + (v - 1) * fmax(0.0, c_rs - u_b) + c_ag + (v - 1) * fmax(0.0, c_ag - u_f);
+    } else {
+        double window = Ls * (lay.bwd + lay.fwd); /* last micro-batch's backward + first's forward */
+        if (rs_rounds > 1) window = Ls * (rs_rounds * lay.bwd + lay.fwd); /* each backward hides its own reduce */
+        exposed = t_dp - window;
+    }
     r->t_dp_exposed = (exposed > tail ? exposed : tail) + t_fsdp;
 
     /* ---- optimizer step: Adam reads grad, master, m, v and writes master, m, v and the

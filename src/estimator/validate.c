@@ -230,7 +230,10 @@ static int assume_tuned_vp(est_input *in)
         if ((L / in->pp) % v) continue;
         in->vp = v;
         est_result r;
-        if (est_evaluate(in, &r) == 0 && r.step_time < best) { best = r.step_time; best_vp = v; }
+        /* a VP predicted not to fit is not what the table ran, unless none fits */
+        if (est_evaluate(in, &r) != 0) continue;
+        double key = r.fits ? r.step_time : 1e30 + r.step_time;
+        if (key < best) { best = key; best_vp = v; }
     }
     in->vp = best_vp;
     return best_vp;
@@ -346,7 +349,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
             csv_free(&t);
             return -1;
         }
-    source_stats *src = NULL, all = {0};
+    source_stats *src = NULL, all = {0}, published = {0}; /* published: rows needing no assumed VP */
     size_t nsrc = 0;
     skip_reason reasons[32];
     size_t nreasons = 0;
@@ -364,13 +367,14 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
         est_result r;
         measured m = {0};
         char why[256] = "";
+        bool row_assumed = false;
         int ok = validate_row_input(&t, row, &in, why, sizeof why) == 0;
         if (ok) {
             in.cal = cal;
             double published_vp;
             if (in.pp > 1 && !num(row, c.vp, &published_vp)) {
                 assume_tuned_vp(&in);
-                vp_assumed++;
+                row_assumed = true;
             }
             if (row_measured(&c, row, &in, &m)) { snprintf(why, sizeof why, "no published step time, tokens/s or TFLOP/s"); ok = 0; }
         }
@@ -396,7 +400,11 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
         double err = pred / m.value - 1.0;
         s->rows++;
         all.rows++;
-        if (push(s, fabs(err), err) || push(&all, fabs(err), err)) { rc = ac_err_set(e, AC_E_NOMEM, "out of memory"); break; }
+        if (push(s, fabs(err), err) || push(&all, fabs(err), err) || (!row_assumed && push(&published, fabs(err), err))) {
+            rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
+            break;
+        }
+        if (row_assumed) vp_assumed++;
         sb_printf(&rows, "%d,%d,%d,%d,%d,%d,%d,%d,%s,%s,%.6g,%.6g,%.2f,%.6g,%.6g,%.2f,%.2f,%s,", in.num_gpus, in.tp, in.pp,
                   in.vp, in.cp, in.ep, in.mbs, in.gbs, est_precision_name(in.precision), m.what, m.value, pred, 100.0 * err,
                   r.step_time, r.tokens_per_s_per_gpu, 100.0 * r.mfu, r.mem_total / EST_GIB, r.fits ? "true" : "false");
@@ -464,6 +472,12 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
                 for (size_t k = 0; k < nreasons; k++) json_int(&w, reasons[k].reason, reasons[k].count);
                 json_obj_close(&w);
                 json_int(&w, "vp_assumed", vp_assumed);
+                if (vp_assumed && published.n) {
+                    memcpy(tmp, published.err, published.n * sizeof *tmp);
+                    json_num(&w, "published_layout_median_abs_err_pct", 100.0 * validate_quantile(tmp, published.n, 0.5));
+                    memcpy(tmp, published.err, published.n * sizeof *tmp);
+                    json_num(&w, "published_layout_p90_abs_err_pct", 100.0 * validate_quantile(tmp, published.n, 0.9));
+                }
                 json_int(&w, "predicted_to_fit", predicted_fit);
                 json_obj_close(&w);
                 json_end(&w);
@@ -473,8 +487,16 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
                 fprintf(out, "memory: %d of %d published runs predicted to fit in GPU memory (each of them ran)\n",
                         predicted_fit, all.rows);
                 if (vp_assumed)
-                    fprintf(out, "VP not published for %d row(s) with PP > 1: the fastest VP the estimator finds "
+                    fprintf(out, "VP not published for %d row(s) with PP > 1: the fastest VP predicted to fit "
                                  "was assumed (tables report tuned runs)\n", vp_assumed);
+                if (vp_assumed && published.n) {
+                    memcpy(tmp, published.err, published.n * sizeof *tmp);
+                    double pm = validate_quantile(tmp, published.n, 0.5);
+                    memcpy(tmp, published.err, published.n * sizeof *tmp);
+                    double pp90 = validate_quantile(tmp, published.n, 0.9);
+                    fprintf(out, "without those rows (%zu with a published layout): median_abs_err %.1f%% p90_abs_err %.1f%%\n",
+                            published.n, 100.0 * pm, 100.0 * pp90);
+                }
                 fprintf(out, "rows %d skipped %d median_abs_err %.1f%% p90_abs_err %.1f%%\n", all.rows, all.skipped,
                         100.0 * sum->median_abs_err, 100.0 * sum->p90_abs_err);
             }
@@ -485,6 +507,8 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
     free(src);
     free(all.err);
     free(all.signed_err);
+    free(published.err);
+    free(published.signed_err);
     sb_free(&rows);
     csv_free(&t);
     return rc;

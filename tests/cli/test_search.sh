@@ -77,9 +77,10 @@ expect estimate_json 0 '"memory_gib":{"weights":' -- estimate --json search_conf
 expect estimate_bad_tp 2 "TP 3 does not divide 32 attention heads" -- estimate --tp 3
 expect estimate_bad_flag 2 "expects an integer" -- estimate --tp x
 expect estimate_bad_bool 2 "--cuda-graphs: expects true or false" -- estimate --cuda-graphs maybe
+expect estimate_overlap_needs_vp 2 "needs an interleaved (virtual) pipeline" -- estimate search_config=mixtral/mixtral_8x7b --ep 8 --a2a-overlap true
 # MoE switches of newer Megatron-Core: the all-to-all and the host launches leave the step
-ep_plain=$("$AC" estimate --json search_config=mixtral/mixtral_8x7b --ep 8 2>/dev/null | python3 -c 'import json,sys; t=json.load(sys.stdin)["time_s"]; print(t["ep_comm"], t["moe_host"], t["step"])')
-ep_on=$("$AC" estimate --json search_config=mixtral/mixtral_8x7b --ep 8 --a2a-overlap true --cuda-graphs true 2>/dev/null | python3 -c 'import json,sys; t=json.load(sys.stdin)["time_s"]; print(t["ep_comm"], t["moe_host"], t["step"])')
+ep_plain=$("$AC" estimate --json search_config=mixtral/mixtral_8x7b --ep 8 --vp 4 2>/dev/null | python3 -c 'import json,sys; t=json.load(sys.stdin)["time_s"]; print(t["ep_comm"], t["moe_host"], t["step"])')
+ep_on=$("$AC" estimate --json search_config=mixtral/mixtral_8x7b --ep 8 --vp 4 --a2a-overlap true --cuda-graphs true 2>/dev/null | python3 -c 'import json,sys; t=json.load(sys.stdin)["time_s"]; print(t["ep_comm"], t["moe_host"], t["step"])')
 echo "$ep_plain $ep_on" | awk '{ exit !($1 > 0 && $2 > 0 && $4 < $1 && $5 == 0 && $6 < $3) }' \
     && pass estimate_moe_switches || fail estimate_moe_switches "off: $ep_plain on: $ep_on"
 
@@ -102,7 +103,7 @@ fi
 # a published VP is kept as is
 cat > "$T/vp.csv" <<'CSV'
 id,source_id,model_family,num_layers,hidden_size,ffn_hidden_size,num_attention_heads,num_query_groups,vocab_size,seq_length,gpu_type,num_gpus,tp,pp,vp,mbs,gbs,precision,step_time_s
-A,X,Llama (dense),80,8192,28672,64,8,128256,8192,H100 SXM,64,4,4,,1,64,BF16,10
+A,X,Llama (dense),80,8192,28672,64,8,128256,8192,B200,64,4,4,,1,64,BF16,10
 B,X,Llama (dense),80,8192,28672,64,8,128256,8192,H100 SXM,64,4,4,1,1,64,BF16,10
 CSV
 out=$("$AC" validate --csv "$T/vp.csv" --out "$T/vp_out.csv" 2>&1)
