@@ -1,0 +1,56 @@
+/* test_candidate_est.c — a NeMo training config read back into an estimator input
+ * (what emulate-job and calibrate score): the layout and the Megatron-Core switches
+ * the config sets, spelled as NeMo spells them. */
+#include <string.h>
+
+#include "check.h"
+#include "config/node.h"
+#include "config/yaml_io.h"
+#include "estimator/gpu.h"
+#include "search/candidate_est.h"
+
+static const char MIXTRAL[] =
+    "run:\n  name: mixtral_8x7b_test\n"
+    "trainer:\n  num_nodes: 2\n  devices: 8\n"
+    "model:\n  num_layers: 32\n  hidden_size: 4096\n  ffn_hidden_size: 14336\n  num_attention_heads: 32\n"
+    "  num_query_groups: 8\n  encoder_seq_length: 4096\n  num_moe_experts: 8\n  moe_router_topk: 2\n"
+    "  tensor_model_parallel_size: 2\n  pipeline_model_parallel_size: 1\n  expert_model_parallel_size: 8\n"
+    "  sequence_parallel: true\n  micro_batch_size: 1\n  global_batch_size: 64\n";
+
+static void read_config(const char *extra, est_input *in, est_result *r)
+{
+    char text[2048];
+    snprintf(text, sizeof text, "%s%s", MIXTRAL, extra);
+    ac_err e;
+    node *cfg = yaml_load_string(text, strlen(text), "test.yaml", &e);
+    CHECK(cfg != NULL);
+    if (!cfg) return;
+    CHECK(candidate_est_from_nemo(cfg, gpu_find("h100"), in, &e) == 0);
+    CHECK(est_evaluate(in, r) == 0);
+    node_free(cfg);
+}
+
+static void test_switches_from_nemo(void)
+{
+    CHECK(gpu_catalog_load(NULL) == 0);
+    est_input plain, on;
+    est_result rp, ro;
+    read_config("", &plain, &rp);
+    CHECK(plain.tp == 2 && plain.ep == 8 && plain.num_gpus == 16 && plain.sequence_parallel);
+    CHECK(!plain.moe_a2a_overlap && !plain.cuda_graphs && plain.offload_act_layers == 0);
+    read_config("  overlap_moe_expert_parallel_comm: true\n  cuda_graph_impl: transformer_engine\n"
+         "  cpu_offloading: true\n  cpu_offloading_num_layers: 4\n", &on, &ro);
+    CHECK(on.moe_a2a_overlap && on.cuda_graphs && on.offload_act_layers == 4);
+    CHECK(ro.t_ep_comm < rp.t_ep_comm);
+    CHECK(ro.t_moe_host == 0 && rp.t_moe_host > 0);
+    CHECK(ro.mem_activations < rp.mem_activations);
+    /* cuda_graph_impl none and cpu_offloading false switch nothing on */
+    read_config("  cuda_graph_impl: none\n  cpu_offloading: false\n  cpu_offloading_num_layers: 4\n", &on, &ro);
+    CHECK(!on.cuda_graphs && on.offload_act_layers == 0);
+}
+
+int main(void)
+{
+    RUN(test_switches_from_nemo);
+    CHECK_DONE();
+}
