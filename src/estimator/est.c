@@ -388,6 +388,7 @@ typedef struct {
     double peak;        /* FLOP/s of the GEMM precision */
     double peak16;      /* FLOP/s in bf16 (attention runs in bf16 even in fp8 training) */
     double gemm_eff, hbm; /* bytes/s */
+    double host;          /* bytes/s to host memory (catalog host_gbps): CPU offload */
     double elem_bytes;  /* bytes per GEMM operand element */
     const est_cal *cal;
 } device;
@@ -424,13 +425,21 @@ double est_attn_keys(double s, bool causal, double window)
     return window - window * (window - 1.0) / (2.0 * s);
 }
 
+/* Fraction of the bf16 peak an exp-bound attention forward reaches: attn_eff, times
+ * attn_speedup on GPUs whose softmax exponentials run faster than their MMA peak implies
+ * (Blackwell Ultra doubles the SFU rate; data/gpus.csv); no kernel exceeds 95 % of peak */
+double est_attn_fwd_eff(double attn_eff, const gpu_spec *g)
+{
+    return fmin(0.95, attn_eff * g->attn_speedup);
+}
+
 /* Elements one GPU casts to FP8/FP4 per layer for T tokens.  Transformer Engine
  * quantizes every GEMM input: forward the activation entering QKV, the attention
  * projection, FC1 and FC2; backward the output gradient of each of them (for the data-
  * and weight-gradient GEMMs).  Each cast reads 2 B and writes a row-wise and a
  * column-wise (transposed, for the weight gradient) 1-byte copy: 4 B per element.
  * Weights are cast once per step and cached, so they are left out. MoE experts see
- * T·k routed tokens split over expert TP. */
+ * est_moe_tokens routed copies, F/etp wide inside. */
 double est_cast_elems(const est_input *in, double T, bool backward)
 {
     const model_shape *s = &in->shape;
@@ -538,11 +547,9 @@ static void layer_cost_compute(const est_input *in, const device *dev, double se
     double attn_flops = 4.0 * T * keys * a * d / t;
     if (cross) attn_flops += 4.0 * T * cross_seq * a * d / t;
     double attn_eff = in->flash_attention ? c->attn_eff : c->attn_eff * 0.6; /* unfused softmax round-trips HBM */
-    /* attn_speedup: GPUs whose softmax exponentials run faster than their MMA peak implies
-     * (Blackwell Ultra doubles the SFU rate; data/gpus.csv).  The forward is exp-bound; the
-     * backward (FlashAttention: 2.5× the forward's work, mostly MMAs) is not, and no kernel
-     * exceeds 95 % of the tensor-core peak */
-    double t_attn = attn_flops / (dev->peak16 * fmin(0.95, attn_eff * in->gpu->attn_speedup));
+    /* the forward is exp-bound (est_attn_fwd_eff); the backward (FlashAttention: 2.5× the
+     * forward's work, mostly MMAs) is not */
+    double t_attn = attn_flops / (dev->peak16 * est_attn_fwd_eff(attn_eff, in->gpu));
     double t_attn_bwd = 2.5 * attn_flops / (dev->peak16 * attn_eff); /* MMA-bound: 5 of the 7 GEMMs */
 
     /* --- elementwise traffic (norms, dropout, residual, activation, casts) --- */
@@ -606,6 +613,22 @@ static void layer_cost_compute(const est_input *in, const device *dev, double se
     lc->act_ckpt = 2.0 * h / spd * T; /* full recompute keeps only the layer input */
 }
 
+/* A network queue of v jobs of total/v seconds each, released u apart: it ends
+ * c + (v−1)·max(0, c − u) after the last release (c = total/v). */
+static double chunk_queue_s(double total, int v, double u)
+{
+    double c = total / v;
+    return c + (v - 1) * fmax(0.0, c - u);
+}
+
+/* Activation bytes of a stage holding `layers_held` layer-activations (layers × micro-
+ * batches in flight) that go to host memory when n_off layers of each micro-batch are
+ * offloaded */
+static double offloaded_bytes(double layers_held, double Ls, double n_off, double act_per_layer)
+{
+    return fmin(layers_held, layers_held / Ls * n_off) * act_per_layer;
+}
+
 /* ---------- the model ---------- */
 
 double est_model_flops(const model_shape *s, double B)
@@ -666,6 +689,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     dev.peak *= c->compute_scale; /* a cluster's clocks/power cap vs the catalog (1 unless calibrated) */
     dev.peak16 *= c->compute_scale;
     dev.hbm = g->hbm_gbps * GB * 0.85; /* STREAM-like kernels reach ~85 % of HBM peak */
+    dev.host = g->host_gbps * GB;
     dev.elem_bytes = in->precision == PREC_FP8 || in->precision == PREC_FP4 ? 1.0 : (in->precision == PREC_FP32 ? 4.0 : 2.0);
 
     /* per-layer costs; T5 has encoder and decoder layers of different sequence lengths */
@@ -753,7 +777,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
      * its forward and once before its backward, double-buffered behind the neighbouring
      * layer's compute (Megatron-Core cpu_offloading); only a copy longer than that shows */
     double n_off = in->offload_act_layers;
-    double t_copy = act_per_layer / (g->host_gbps * GB);
+    double t_copy = act_per_layer / dev.host;
     double t_offload_mb = n_off * (fmax(0.0, t_copy - lay.fwd) + fmax(0.0, t_copy - lay.bwd));
     mb_layers += t_offload_mb;
 
@@ -851,7 +875,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
         double acts, logits = 0.0;
         if (st == 0) {
             acts = inflight_layers * act_per_layer + inflight_mb * (2.0 + 1.0) * T * s->hidden / (in->sequence_parallel ? t : 1);
-            double off = fmin(inflight_layers, inflight_mb * n_off) * act_per_layer;
+            double off = offloaded_bytes(inflight_layers, Ls, n_off, act_per_layer);
             acts -= off;
             cpu += off;
         } else {
@@ -859,7 +883,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
             double layers_last = v > 1 ? ((double)(v - 1) * p + 1) * layers_chunk : Ls;
             if (layers_last > m * Ls) layers_last = m * Ls;
             acts = layers_last * act_per_layer;
-            double off = fmin(layers_last, layers_last / Ls * n_off) * act_per_layer; /* as on the first stage */
+            double off = offloaded_bytes(layers_last, Ls, n_off, act_per_layer);
             acts -= off;
             cpu += off;
             /* logits [T, V/t] in bf16 plus the fp32 softmax of the fused cross-entropy */
@@ -918,7 +942,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
         double per_mb = 2.0 * gather_s(P_gather * wbytes, dpc, bw_dp, c);
         /* ZeRO-Infinity parameter offload: each rank's shard also crosses PCIe for both
          * passes (Rajbhandari et al. 2021, ZeRO-Infinity §5) */
-        if (in->offload_params) per_mb += 2.0 * P_gather * wbytes / dpc / (g->host_gbps * GB);
+        if (in->offload_params) per_mb += 2.0 * P_gather * wbytes / dpc / dev.host;
         double hidden = mb_layers;
         t_fsdp = m * (per_mb > hidden ? per_mb - hidden : 0.0);
     }
@@ -930,12 +954,10 @@ int est_evaluate(const est_input *in_arg, est_result *r)
          * for p micro-batches at a time, so in the last round chunk j's gradients are final
          * j·u before the end (u = p chunk-backwards); their reductions queue on the network
          * one after another, and the first chunk's, final at the very end, always shows.
-         * A queue of v jobs of c released u apart ends c + (v−1)·max(0, c − u) after the
-         * last release.  Parameter gathers mirror it under the next step's forward. */
+         * Parameter gathers mirror it under the next step's forward (chunk_queue_s). */
         double rounds = fmin((double)p, (double)m);
         double u_b = rounds * layers_chunk * lay.bwd, u_f = rounds * layers_chunk * lay.fwd;
-        double c_rs = t_rs / v, c_ag = t_ag / v;
-        exposed = c_rs + (v - 1) * fmax(0.0, c_rs - u_b) + c_ag + (v - 1) * fmax(0.0, c_ag - u_f);
+        exposed = chunk_queue_s(t_rs, v, u_b) + chunk_queue_s(t_ag, v, u_f);
     } else {
         double window = Ls * (lay.bwd + lay.fwd); /* last micro-batch's backward + first's forward */
         if (rs_rounds > 1) window = Ls * (rs_rounds * lay.bwd + lay.fwd); /* each backward hides its own reduce */
@@ -945,11 +967,11 @@ int est_evaluate(const est_input *in_arg, est_result *r)
 
     /* ---- optimizer step: Adam reads grad, master, m, v and writes master, m, v and the
      * bf16 copy (30 B per parameter it owns) at HBM speed; CPU offload moves grads and
-     * params over PCIe (~25 GB/s) and runs CPU Adam (~1e9 params/s per GPU's process,
+     * params over the host link (catalog host_gbps) and runs CPU Adam (~1e9 params/s per GPU's process,
      * DeepSpeed ZeRO-Offload paper) ---- */
     double P_upd = (in->lora_rank > 0 ? lora_params_gpu : p_first) / (in->zero_stage >= 1 ? dpc : 1);
     if (in->offload_optimizer)
-        r->t_optimizer = P_upd * 6.0 / (g->host_gbps * GB) + P_upd / 1e9;
+        r->t_optimizer = P_upd * 6.0 / dev.host + P_upd / 1e9;
     else
         r->t_optimizer = P_upd * 30.0 / dev.hbm;
     r->t_overhead = c->step_overhead_s;

@@ -154,7 +154,7 @@ static pass_time layer_s(const dev_ctx *d, double tokens, double seqs, double ct
          * context attention computes it; Vaswani 2017) */
         double fl = 4.0 * seqs * ctx * ctx * q / tp;
         t.compute += roofline_s(d, fl, tokens * (q + 2.0 * g * dh) / tp * 2.0 * 2.0,
-                                d->cal.attn_eff * d->in->gpu->attn_speedup); /* softmax-bound: see data/gpus.csv */
+                                est_attn_fwd_eff(d->cal.attn_eff, d->in->gpu));
     } else {
         /* decode: reads every cached K and V of every sequence once (Pope et al. 2022 §2) */
         double kv = seqs * ctx * 2.0 * d->kv_heads_gpu * dh * d->kvbytes;
