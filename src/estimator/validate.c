@@ -219,13 +219,13 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
 /* A table that publishes PP > 1 but no virtual-pipeline size: Megatron recipes
  * interleave whenever the layer count allows it, and benchmark tables report tuned
  * runs, so assume the VP our own search would pick: the fastest predicted one that
- * divides the layers of a stage and keeps the schedule legal.  Returns the VP. */
-static int assume_tuned_vp(est_input *in)
+ * divides the layers of a stage and keeps the schedule legal. */
+static void assume_tuned_vp(est_input *in)
 {
     int L = in->shape.arch == ARCH_ENCODER_DECODER ? 2 * in->shape.num_layers : in->shape.num_layers;
     int best_vp = 1;
     double best = INFINITY;
-    if (in->pp < 2 || L % in->pp) return in->vp;
+    if (in->pp < 2 || L % in->pp) return;
     for (int v = 1; v <= L / in->pp && v <= 128; v++) { /* published VPs are small (≤ 24 in the shared CSV) */
         if ((L / in->pp) % v) continue;
         in->vp = v;
@@ -236,7 +236,6 @@ static int assume_tuned_vp(est_input *in)
         if (key < best) { best = key; best_vp = v; }
     }
     in->vp = best_vp;
-    return best_vp;
 }
 
 double validate_quantile(double *v, size_t n, double q)
@@ -296,6 +295,16 @@ typedef struct {
     size_t n, cap;
     double *signed_err;
 } source_stats;
+
+/* median and p90 of a set's |errors| (tmp: scratch of at least s->n values; NAN when empty) */
+static void abs_err_quantiles(const source_stats *s, double *tmp, double *median, double *p90)
+{
+    if (!s->n) { *median = *p90 = NAN; return; }
+    memcpy(tmp, s->err, s->n * sizeof *tmp);
+    *median = validate_quantile(tmp, s->n, 0.5);
+    memcpy(tmp, s->err, s->n * sizeof *tmp);
+    *p90 = validate_quantile(tmp, s->n, 0.9);
+}
 
 static source_stats *source_get(source_stats **list, size_t *n, const char *name)
 {
@@ -421,10 +430,9 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
         double *tmp = malloc((all.n ? all.n : 1) * sizeof *tmp);
         if (!tmp) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
         if (!rc) {
-            memcpy(tmp, all.err, all.n * sizeof *tmp);
-            sum->median_abs_err = validate_quantile(tmp, all.n, 0.5);
-            memcpy(tmp, all.err, all.n * sizeof *tmp);
-            sum->p90_abs_err = validate_quantile(tmp, all.n, 0.9);
+            abs_err_quantiles(&all, tmp, &sum->median_abs_err, &sum->p90_abs_err);
+            double pub_med = NAN, pub_p90 = NAN; /* the rows with a published layout only */
+            abs_err_quantiles(&published, tmp, &pub_med, &pub_p90);
             json_writer w;
             if (json) {
                 json_begin(&w, out);
@@ -442,10 +450,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
                 source_stats *s = &src[k];
                 double med = NAN, p90 = NAN, bias = NAN;
                 if (s->n) {
-                    memcpy(tmp, s->err, s->n * sizeof *tmp);
-                    med = validate_quantile(tmp, s->n, 0.5);
-                    memcpy(tmp, s->err, s->n * sizeof *tmp);
-                    p90 = validate_quantile(tmp, s->n, 0.9);
+                    abs_err_quantiles(s, tmp, &med, &p90);
                     memcpy(tmp, s->signed_err, s->n * sizeof *tmp);
                     bias = validate_quantile(tmp, s->n, 0.5);
                 }
@@ -473,10 +478,8 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
                 json_obj_close(&w);
                 json_int(&w, "vp_assumed", vp_assumed);
                 if (vp_assumed && published.n) {
-                    memcpy(tmp, published.err, published.n * sizeof *tmp);
-                    json_num(&w, "published_layout_median_abs_err_pct", 100.0 * validate_quantile(tmp, published.n, 0.5));
-                    memcpy(tmp, published.err, published.n * sizeof *tmp);
-                    json_num(&w, "published_layout_p90_abs_err_pct", 100.0 * validate_quantile(tmp, published.n, 0.9));
+                    json_num(&w, "published_layout_median_abs_err_pct", 100.0 * pub_med);
+                    json_num(&w, "published_layout_p90_abs_err_pct", 100.0 * pub_p90);
                 }
                 json_int(&w, "predicted_to_fit", predicted_fit);
                 json_obj_close(&w);
@@ -489,14 +492,9 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
                 if (vp_assumed)
                     fprintf(out, "VP not published for %d row(s) with PP > 1: the fastest VP predicted to fit "
                                  "was assumed (tables report tuned runs)\n", vp_assumed);
-                if (vp_assumed && published.n) {
-                    memcpy(tmp, published.err, published.n * sizeof *tmp);
-                    double pm = validate_quantile(tmp, published.n, 0.5);
-                    memcpy(tmp, published.err, published.n * sizeof *tmp);
-                    double pp90 = validate_quantile(tmp, published.n, 0.9);
+                if (vp_assumed && published.n)
                     fprintf(out, "without those rows (%zu with a published layout): median_abs_err %.1f%% p90_abs_err %.1f%%\n",
-                            published.n, 100.0 * pm, 100.0 * pp90);
-                }
+                            published.n, 100.0 * pub_med, 100.0 * pub_p90);
                 fprintf(out, "rows %d skipped %d median_abs_err %.1f%% p90_abs_err %.1f%%\n", all.rows, all.skipped,
                         100.0 * sum->median_abs_err, 100.0 * sum->p90_abs_err);
             }
