@@ -139,8 +139,16 @@ int cmd_cancel(int argc, char **argv)
     bool json = take_json_flag(&argc, argv);
     if (logs_dir_arg(argc, argv, logs, sizeof logs, &e) < 0) return cli_fail(&e);
     if (exec_cancel_all(logs, &n, &e) < 0) return cli_fail(&e);
-    if (json) printf("{\"cancelled\":%d}\n", n);
-    else printf("cancelled %d job%s\n", n, n == 1 ? "" : "s");
+    if (json) {
+        json_writer w;
+        json_begin(&w, stdout);
+        json_obj_open(&w, NULL);
+        json_int(&w, "cancelled", n);
+        json_obj_close(&w);
+        json_end(&w);
+    } else {
+        printf("cancelled %d job%s\n", n, n == 1 ? "" : "s");
+    }
     return 0;
 }
 
