@@ -55,6 +55,11 @@ void cli_estimate_json(json_writer *w, const est_input *in, const est_result *r)
 int cli_training_stage(const ac_config *c, const model_base_config *b, bool json, ac_err *e);
 int cli_inference_stage(const ac_config *c, const model_base_config *b, bool json, ac_err *e);
 
+/* Rewrites <logs>/final_result/report.html when a training search of that folder left
+ * its summary.json (infer and cost add their charts to it).  1 written (path filled when
+ * path_len > 0), 0 no training summary, -1 error. */
+int cli_refresh_report(const ac_config *c, char *path, size_t path_len, ac_err *e);
+
 /* the cost stage (cmd_cost.c): request from cost_settings and the flags of o (may be NULL),
  * search, <logs>/cost/ files, printed tables; -1 also when nothing fits */
 int cli_cost_stage(const ac_config *c, const model_base_config *b, const cli_opts *o, bool json, ac_err *e);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "results/report.h"
 #include "util/fsutil.h"
 
 int cli_parse(int argc, char **argv, cli_opts *o, ac_err *e)
@@ -119,4 +120,12 @@ int cli_start(int argc, char **argv, const char *const *known, const char *help,
     if (o->help) { fputs(help, stdout); cli_opts_free(o); return CLI_HELPED; }
     if (cli_load_config(o, c, e) != 0) { cli_opts_free(o); return CLI_FAILED; }
     return CLI_GO;
+}
+
+int cli_refresh_report(const ac_config *c, char *path, size_t path_len, ac_err *e)
+{
+    char sum[CFG_PATH_MAX + 64];
+    snprintf(sum, sizeof sum, "%s/final_result/summary.json", c->train.logs);
+    if (!fs_exists(sum)) return 0;
+    return report_write_dirs(c->train.logs, c->infer.results_dir, path, path_len, NULL, e) ? -1 : 1;
 }

@@ -9,7 +9,6 @@
 #include "cli/cli.h"
 #include "cost/cost.h"
 #include "model/family.h"
-#include "results/report.h"
 #include "util/fsutil.h"
 
 static const char COST_HELP[] =
@@ -150,9 +149,7 @@ int cli_cost_stage(const ac_config *c, const model_base_config *b, const cli_opt
     int rc = fs_join(dir, sizeof dir, c->train.logs, "cost", e) || cost_write_files(&rq, &r, dir, e) ? -1 : 0;
     if (!rc) {
         /* the HTML report draws the cost chart: refresh it when a training search wrote one */
-        char sum[CFG_PATH_MAX + 64];
-        snprintf(sum, sizeof sum, "%s/final_result/summary.json", c->train.logs);
-        if (fs_exists(sum) && report_write_dirs(c->train.logs, c->infer.results_dir, NULL, 0, NULL, e)) rc = -1;
+        if (cli_refresh_report(c, NULL, 0, e) < 0) rc = -1;
     }
     if (!rc) {
         if (json) {

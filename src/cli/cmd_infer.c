@@ -5,9 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "results/report.h"
 #include "search/infer_search.h"
-#include "util/fsutil.h"
 
 static const char INFER_HELP[] =
     "usage: autoconfig infer [--json] [--summarize] [--conf DIR] [overrides...]\n"
@@ -40,12 +38,11 @@ int cmd_infer(int argc, char **argv)
                                                  : search_inference_run(&c, &b, stdout, o.json, &e))
         rc = cli_fail(&e);
     /* refresh the report when the training search of this folder has one */
-    char sum[4096], path[4096];
-    report_info info;
-    snprintf(sum, sizeof sum, "%s/final_result/summary.json", c.train.logs);
-    if (!rc && fs_exists(sum)) {
-        if (report_write_dirs(c.train.logs, c.infer.results_dir, path, sizeof path, &info, &e)) rc = cli_fail(&e);
-        else if (!o.json) printf("Report: %s\n", path);
+    char path[4096];
+    if (!rc) {
+        int written = cli_refresh_report(&c, path, sizeof path, &e);
+        if (written < 0) rc = cli_fail(&e);
+        else if (written && !o.json) printf("Report: %s\n", path);
     }
     model_base_config_free(&b);
     cfg_free(&c);
