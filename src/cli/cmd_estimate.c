@@ -17,7 +17,8 @@ static const char ESTIMATE_HELP[] =
     "                           [--mbs N] [--gbs N] [--recompute none|selective|full] [--recompute-layers N]\n"
     "                           [--sp true|false] [--zero 0-3] [--precision bf16|fp8]\n"
     "                           [--a2a-overlap true|false] [--cuda-graphs true|false]\n"
-    "                           [--offload-act-layers N] [overrides...]\n"
+    "                           [--offload-act-layers N] [--grad-reduce-in-fp32 true|false]\n"
+    "                           [--fp8-param-gather true|false] [overrides...]\n"
     "\n"
     "Predicts memory per GPU and step time of ONE training candidate with the analytical\n"
     "estimator (no cluster). The model, cluster and GPU come from the configuration\n"
@@ -29,6 +30,9 @@ static const char ESTIMATE_HELP[] =
     "host launch costs leave the critical path (model.enable_cuda_graph / cuda_graph_impl);\n"
     "--offload-act-layers N keeps N layers' activations of each micro-batch in host memory\n"
     "(model.cpu_offloading_num_layers), copied over PCIe or NVLink-C2C behind compute.\n"
+    "--grad-reduce-in-fp32 false keeps and reduces gradients in bf16 (model.optim.grad_sync_dtype:\n"
+    "bf16, as NVIDIA's benchmark recipes do; default fp32); --fp8-param-gather keeps FP8 runs'\n"
+    "layer weights in FP8 and all-gathers them in FP8 (model.fp8_params).\n"
     "example: autoconfig estimate search_config=llama/llama3_70b --tp 4 --pp 4 --vp 5 --mbs 1\n";
 
 static int flag_int(const cli_opts *o, const char *name, int dflt, int lo, int hi, int *out, ac_err *e)
@@ -69,8 +73,8 @@ static void print_breakdown(FILE *out, const est_input *in, const est_result *r)
         fprintf(out, "              MoE all-to-all overlap %s, CUDA graphs %s, activation offload %d layers\n",
                 in->moe_a2a_overlap ? "on" : "off", in->cuda_graphs ? "on" : "off", in->offload_act_layers);
     fprintf(out, "Memory per GPU (%s pipeline stage)           GiB\n", r->mem_peak_stage ? "last" : "first");
-    fprintf(out, "  weights                                  %8.2f\n", r->mem_weights / G);
-    fprintf(out, "  gradients                                %8.2f\n", r->mem_grads / G);
+    fprintf(out, "  %-41s%8.2f\n", in->fp8_param_gather ? "weights (fp8 layers)" : "weights", r->mem_weights / G);
+    fprintf(out, "  %-41s%8.2f\n", in->grad_bytes == 2.0 ? "gradients (bf16)" : "gradients (fp32)", r->mem_grads / G);
     fprintf(out, "  optimizer states                         %8.2f\n", r->mem_optimizer / G);
     fprintf(out, "  activations (%.1f micro-batches in flight) %8.2f\n", r->inflight_microbatches, r->mem_activations / G);
     fprintf(out, "  logits                                   %8.2f\n", r->mem_logits / G);
@@ -114,6 +118,8 @@ void cli_estimate_json(json_writer *w, const est_input *in, const est_result *r)
     json_bool(w, "sequence_parallel", in->sequence_parallel);
     json_bool(w, "moe_a2a_overlap", in->moe_a2a_overlap);
     json_bool(w, "cuda_graphs", in->cuda_graphs);
+    json_bool(w, "grad_reduce_in_fp32", in->grad_bytes != 2.0);
+    json_bool(w, "fp8_param_gather", in->fp8_param_gather);
     json_int(w, "offload_act_layers", in->offload_act_layers);
     json_str(w, "recompute", in->recompute == RECOMPUTE_FULL ? "full" : in->recompute == RECOMPUTE_SELECTIVE ? "selective" : "none");
     json_int(w, "zero_stage", in->zero_stage);
@@ -167,7 +173,8 @@ int cmd_estimate(int argc, char **argv)
     ac_err e;
     static const char *const known[] = {"--tp", "--pp", "--vp", "--cp", "--ep", "--mbs", "--gbs", "--recompute",
                                         "--recompute-layers", "--sp", "--zero", "--precision", "--a2a-overlap",
-                                        "--cuda-graphs", "--offload-act-layers", NULL};
+                                        "--cuda-graphs", "--offload-act-layers", "--grad-reduce-in-fp32",
+                                        "--fp8-param-gather", NULL};
     ac_config c;
     int started = cli_start(argc, argv, known, ESTIMATE_HELP, &o, &c, &e);
     if (started != CLI_GO) return started == CLI_HELPED ? 0 : cli_fail(&e);
@@ -195,10 +202,16 @@ int cmd_estimate(int argc, char **argv)
     }
     in.sequence_parallel = in.tp > 1;
     if (flag_bool(&o, "--sp", &in.sequence_parallel, &e) || flag_bool(&o, "--a2a-overlap", &in.moe_a2a_overlap, &e) ||
-        flag_bool(&o, "--cuda-graphs", &in.cuda_graphs, &e)) {
+        flag_bool(&o, "--cuda-graphs", &in.cuda_graphs, &e) || flag_bool(&o, "--fp8-param-gather", &in.fp8_param_gather, &e)) {
         rc = cli_fail(&e);
         goto out;
     }
+    bool grad_fp32 = in.grad_bytes != 2.0;
+    if (flag_bool(&o, "--grad-reduce-in-fp32", &grad_fp32, &e)) {
+        rc = cli_fail(&e);
+        goto out;
+    }
+    in.grad_bytes = grad_fp32 ? 4.0 : 2.0;
     const char *rcmp = cli_flag_value(&o, "--recompute");
     if (rcmp) {
         if (!strcmp(rcmp, "none")) in.recompute = RECOMPUTE_NONE;

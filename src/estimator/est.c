@@ -271,6 +271,10 @@ int est_check(const est_input *in, char *why, size_t why_len)
         return WHY("activation offload of %d layers must be fewer than the %d layers of a pipeline stage",
                    in->offload_act_layers, (L + in->pp - 1) / in->pp);
     if (in->lora_rank < 0) return WHY("LoRA rank must be ≥ 0");
+    if (in->fp8_param_gather && in->precision != PREC_FP8)
+        return WHY("FP8 parameter gather keeps FP8 weights: it needs FP8 precision, not %s", est_precision_name(in->precision));
+    if (in->grad_bytes < 0 || (in->grad_bytes > 0 && in->grad_bytes != 2.0 && in->grad_bytes != 4.0))
+        return WHY("gradients are reduced in 2 (bf16) or 4 (fp32) bytes, not %g", in->grad_bytes);
     return 0;
 }
 
@@ -819,6 +823,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
                     (p == 1 ? (pc.embedding + pc.position + pc.output_layer) / t
                             : (s->untied_embeddings ? pc.output_layer : pc.embedding) / t);
     double p_expert_gpu = Ls * pc.mlp_expert * expert_share;
+    double p_layers_gpu = Ls * (layer_dense / t + pc.mlp_expert * expert_share); /* both stages */
     /* CP ranks hold the same weights: Megatron-Core reduces gradients and shards the
      * distributed optimizer over the DP × CP group (data_parallel_group with context
      * parallel), so that group sizes the shards and the gradient collectives */
@@ -835,6 +840,9 @@ int est_evaluate(const est_input *in_arg, est_result *r)
      * optimizer sharded over DP with ZeRO-2 / distributed optimizer (ZeRO-1: 6 + 12/d) ---- */
     double wbytes = in->precision == PREC_FP32 ? 4.0 : 2.0;
     double gbytes = in->grad_bytes > 0 ? in->grad_bytes : 4.0;
+    /* FP8 parameter gather: the layers' weights are FP8 tensors (1 B); embeddings, the
+     * output layer and LoRA adapters stay bf16 (Megatron-Core fp8_param_gather) */
+    double layer_wbytes = in->fp8_param_gather && in->lora_rank == 0 ? 1.0 : wbytes;
     double stage_mem[2];
     double stage_parts[2][5];
     for (int st = 0; st < 2; st++) {
@@ -851,11 +859,12 @@ int est_evaluate(const est_input *in_arg, est_result *r)
                 weights = (P + lora_params_gpu) * wbytes / dpc + 2.0 * (P / (Ls > 0 ? Ls : 1)) * wbytes;
         } else {
             double shard_d = dpc, shard_e = edp;
-            weights = P * wbytes;
+            double weight_bytes = p_layers_gpu * layer_wbytes + (P - p_layers_gpu) * wbytes;
+            weights = weight_bytes;
             grads = (P_dense * gbytes) / (in->zero_stage >= 2 ? shard_d : 1) + (P_exp * gbytes) / (in->zero_stage >= 2 ? shard_e : 1);
             opt = (P_dense * 12.0) / (in->zero_stage >= 1 ? shard_d : 1) + (P_exp * 12.0) / (in->zero_stage >= 1 ? shard_e : 1);
             if (in->zero_stage >= 3) /* FSDP: shards of the weights + two gathered layers in flight */
-                weights = P * wbytes / shard_d + 2.0 * (P / (Ls > 0 ? Ls : 1)) * wbytes;
+                weights = weight_bytes / shard_d + 2.0 * (P / (Ls > 0 ? Ls : 1)) * layer_wbytes;
         }
         if (in->offload_optimizer) {
             cpu += opt;
@@ -928,7 +937,9 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     double rs_rounds = in->zero_stage >= 2 ? (double)m : 1.0;
     if (in->zero_stage >= 1) {
         t_rs = rs_rounds * (gather_s(P_dense_grad * gbytes, dpc, bw_dp, c) + gather_s(P_exp_grad * gbytes, edp, bw_edp, c));
-        t_ag = gather_s(P_dense_grad * wbytes, dpc, bw_dp, c) + gather_s(P_exp_grad * wbytes, edp, bw_edp, c);
+        double dense_layers = in->lora_rank > 0 ? 0.0 : p_layers_gpu - p_expert_gpu;
+        t_ag = gather_s(dense_layers * layer_wbytes + (P_dense_grad - dense_layers) * wbytes, dpc, bw_dp, c) +
+               gather_s(P_exp_grad * layer_wbytes, edp, bw_edp, c);
     } else {
         t_rs = allreduce_s(P_dense_grad * gbytes, dpc, bw_dp, c) + allreduce_s(P_exp_grad * gbytes, edp, bw_edp, c);
     }

@@ -61,7 +61,12 @@ typedef struct {
     int lora_rank;      /* 0 = full training */
     int lora_targets;   /* linear layers per transformer layer with adapters (4 = q,k,v,o) */
     double grad_bytes;  /* bytes per gradient element: 0 → 4 (Megatron's fp32 main grads);
-                         * 2 for DeepSpeed ZeRO's bf16/fp16 gradients (Rajbhandari et al. 2020 §3: 2Ψ) */
+                         * 2 for DeepSpeed ZeRO's bf16/fp16 gradients (Rajbhandari et al. 2020 §3: 2Ψ)
+                         * and for Megatron with grad_reduce_in_fp32 off (NeMo's grad_sync_dtype bf16),
+                         * which NVIDIA's published benchmark recipes use */
+    /* Megatron fp8_param_gather (NeMo fp8_params): under FP8 the transformer layers' weights
+     * live as 1-byte FP8 tensors and the distributed optimizer all-gathers them in FP8 */
+    bool fp8_param_gather;
     est_precision precision;
     bool flash_attention; /* true in every NeMo/Megatron-Core release since 2023 */
     /* MoE routing: dropless routing syncs with the host every layer to size the expert

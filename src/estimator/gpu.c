@@ -1,7 +1,6 @@
 /* gpu.c — the catalog parsed from the compiled-in data/gpus.csv. */
 #include "estimator/gpu.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,17 +96,6 @@ const gpu_spec *gpu_find(const char *name)
     return NULL;
 }
 
-static const char *ci_strstr(const char *hay, const char *needle)
-{
-    size_t n = strlen(needle);
-    for (; *hay; hay++) {
-        size_t k = 0;
-        while (k < n && hay[k] && tolower((unsigned char)hay[k]) == tolower((unsigned char)needle[k])) k++;
-        if (k == n) return hay;
-    }
-    return NULL;
-}
-
 const gpu_spec *gpu_match(const char *text)
 {
     if (!text || gpu_catalog_load(NULL)) return NULL;
@@ -118,7 +106,7 @@ const gpu_spec *gpu_match(const char *text)
         snprintf(buf, sizeof buf, "%s", catalog[i].match);
         for (char *tok = strtok(buf, "|"); tok; tok = strtok(NULL, "|")) {
             size_t l = strlen(tok);
-            if (l > best_len && ci_strstr(text, tok)) { best = &catalog[i]; best_len = l; }
+            if (l > best_len && text_find_ci(text, tok)) { best = &catalog[i]; best_len = l; }
         }
     }
     return best;

@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "estimator/recipe.h"
 #include "util/fsutil.h"
 #include "util/json.h"
 #include "util/strbuf.h"
+#include "util/text.h"
 
 /* column lookups are by name: any CSV of the schema works */
 typedef struct {
@@ -16,6 +18,7 @@ typedef struct {
     int gpu_type, num_gpus, tp, pp, vp, cp, ep, etp, dp, fsdp, mbs, gbs, recompute, seq_par, dist_opt, precision;
     int tok_gpu, tok, step, tflops, flops_formula, task, arch_source, notes;
     int a2a_overlap, cuda_graphs, act_offload; /* optional: runs of one's own can say which switches were on */
+    int framework, grad_fp32, fp8_gather;      /* the recipe (data/recipes.csv), or the row's own switches */
 } columns;
 
 static columns find_columns(const csv_table *t)
@@ -37,6 +40,8 @@ static columns find_columns(const csv_table *t)
     c.tok = csv_col(t, "tokens_per_s"); c.step = csv_col(t, "step_time_s");
     c.tflops = csv_col(t, "tflops_per_gpu"); c.flops_formula = csv_col(t, "flops_formula");
     c.task = csv_col(t, "task");
+    c.framework = csv_col(t, "framework");
+    c.grad_fp32 = csv_col(t, "grad_reduce_in_fp32"); c.fp8_gather = csv_col(t, "fp8_param_gather");
     c.a2a_overlap = csv_col(t, "moe_a2a_overlap"); c.cuda_graphs = csv_col(t, "cuda_graphs");
     c.act_offload = csv_col(t, "cpu_offloading_num_layers");
     c.arch_source = csv_col(t, "arch_source"); c.notes = csv_col(t, "notes");
@@ -64,16 +69,7 @@ static int num_or(const csv_row *r, int col, double dflt)
     return num(r, col, &v) ? (int)v : (int)dflt;
 }
 
-static bool contains_ci(const char *hay, const char *needle)
-{
-    size_t n = strlen(needle);
-    for (; *hay; hay++) {
-        size_t k = 0;
-        while (k < n && hay[k] && tolower((unsigned char)hay[k]) == tolower((unsigned char)needle[k])) k++;
-        if (k == n) return true;
-    }
-    return false;
-}
+static bool contains_ci(const char *hay, const char *needle) { return text_find_ci(hay, needle) != NULL; }
 
 /* architectures whose attention or layer mix the shape cannot express */
 static const struct {
@@ -207,6 +203,16 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     in->moe_a2a_overlap = truthy(csv_get(row, c.a2a_overlap));
     in->cuda_graphs = truthy(csv_get(row, c.cuda_graphs));
     in->offload_act_layers = num_or(row, c.act_offload, 0);
+    /* gradient and weight precision: the row's own columns, else its framework's
+     * benchmark recipe (data/recipes.csv), else Megatron-LM's defaults */
+    const recipe_defaults *recipe = recipe_match(csv_get(row, c.framework));
+    const char *grad_cell = csv_get(row, c.grad_fp32), *gather_cell = csv_get(row, c.fp8_gather);
+    bool grad_fp32 = *grad_cell ? truthy(grad_cell) : !recipe || recipe->grad_reduce_in_fp32;
+    bool fp8_gather = *gather_cell ? truthy(gather_cell) : recipe && recipe->fp8_param_gather;
+    in->grad_bytes = grad_fp32 ? 4.0 : 2.0;
+    /* MXFP8 and block-scaled recipes keep bf16 weights (Megatron-Bridge bf16_with_mxfp8_mixed:
+     * fp8_param_gather = False); only per-tensor FP8 keeps FP8 weights */
+    in->fp8_param_gather = fp8_gather && prec == PREC_FP8 && !contains_ci(ptext, "MX") && !contains_ci(ptext, "block");
     const char *rc = csv_get(row, c.recompute);
     if (contains_ci(rc, "full")) in->recompute = RECOMPUTE_FULL;
     else if (contains_ci(rc, "selective")) in->recompute = RECOMPUTE_SELECTIVE;
@@ -367,7 +373,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
                   "predicted,error_pct,predicted_step_time_s,predicted_tokens_per_s_per_gpu,predicted_mfu_pct,"
                   "predicted_peak_mem_gib,fits,skip_reason,s_compute_fwd,s_compute_bwd,s_recompute,s_tp_comm,s_cp_comm,"
                   "s_ep_comm,s_moe_host,s_pp_bubble,s_pp_p2p,s_dp_exposed,s_optimizer,s_overhead\n");
-    int rc = 0, vp_assumed = 0, predicted_fit = 0;
+    int rc = 0, vp_assumed = 0, predicted_fit = 0, bf16_grads = 0, fp8_weights = 0;
     for (size_t i = 0; i < t.n; i++) {
         const csv_row *row = &t.rows[i];
         source_stats *s = source_get(&src, &nsrc, csv_get(row, c.source_id));
@@ -405,6 +411,8 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
             continue;
         }
         if (r.fits) predicted_fit++;
+        bf16_grads += in.grad_bytes == 2.0;
+        fp8_weights += in.fp8_param_gather;
         double pred = m.is_step ? r.step_time : r.tokens_per_s_per_gpu;
         double err = pred / m.value - 1.0;
         s->rows++;
@@ -482,6 +490,8 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
                     json_num(&w, "published_layout_p90_abs_err_pct", 100.0 * pub_p90);
                 }
                 json_int(&w, "predicted_to_fit", predicted_fit);
+                json_int(&w, "bf16_gradient_rows", bf16_grads);
+                json_int(&w, "fp8_weight_rows", fp8_weights);
                 json_obj_close(&w);
                 json_end(&w);
             } else {
@@ -489,6 +499,10 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
                 for (size_t k = 0; k < nreasons; k++) fprintf(out, "  %4d  %s\n", reasons[k].count, reasons[k].reason);
                 fprintf(out, "memory: %d of %d published runs predicted to fit in GPU memory (each of them ran)\n",
                         predicted_fit, all.rows);
+                fprintf(out, "recipes: %d row(s) reduce gradients in bf16 and %d keep FP8 weights, as their framework's "
+                             "benchmark recipes do (data/recipes.csv)", bf16_grads, fp8_weights);
+                if (bf16_grads < all.rows) fprintf(out, "; %d use Megatron-LM's fp32 gradients", all.rows - bf16_grads);
+                fputc('\n', out);
                 if (vp_assumed)
                     fprintf(out, "VP not published for %d row(s) with PP > 1: the fastest VP predicted to fit "
                                  "was assumed (tables report tuned runs)\n", vp_assumed);

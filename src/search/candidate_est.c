@@ -57,6 +57,12 @@ static void read_switches(const node *cfg, est_input *in)
     if (n && node_get_bool(n, &bv)) in->cuda_graphs = bv;
     const char *graph_impl = node_text(node_get_path(cfg, "model.cuda_graph_impl"));
     if (graph_impl && strcmp(graph_impl, "none")) in->cuda_graphs = true;
+    /* NeMo 1.0 spellings of Megatron's grad_reduce_in_fp32 and fp8_param_gather */
+    const char *grad_dtype = node_text(node_get_path(cfg, "model.optim.grad_sync_dtype"));
+    if (grad_dtype && (!strcmp(grad_dtype, "bf16") || !strcmp(grad_dtype, "fp16"))) in->grad_bytes = 2.0;
+    if (grad_dtype && !strcmp(grad_dtype, "fp32")) in->grad_bytes = 4.0;
+    n = node_get_path(cfg, "model.fp8_params");
+    if (n && node_get_bool(n, &bv)) in->fp8_param_gather = bv && in->precision == PREC_FP8;
     n = node_get_path(cfg, "model.cpu_offloading");
     long long off;
     if (n && node_get_bool(n, &bv) && bv && node_get_int(node_get_path(cfg, "model.cpu_offloading_num_layers"), &off) &&

@@ -35,3 +35,14 @@ int text_name_cmp(const char *a, const char *b)
         if (x != y || !x) return x - y;
     }
 }
+
+const char *text_find_ci(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++) {
+        size_t k = 0;
+        while (k < n && hay[k] && tolower((unsigned char)hay[k]) == tolower((unsigned char)needle[k])) k++;
+        if (k == n) return hay;
+    }
+    return n ? NULL : hay;
+}

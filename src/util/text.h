@@ -1,4 +1,4 @@
-/* text.h — small string helpers shared by "did you mean" messages. */
+/* text.h — small string helpers: "did you mean" messages, name and substring matching. */
 #ifndef AC_UTIL_TEXT_H
 #define AC_UTIL_TEXT_H
 
@@ -8,5 +8,7 @@
 size_t text_edit_distance(const char *a, const char *b);
 /* strcasecmp that treats '-' and '_' as equal (GPU and preset names) */
 int text_name_cmp(const char *a, const char *b);
+/* the first occurrence of needle in hay ignoring ASCII case, or NULL */
+const char *text_find_ci(const char *hay, const char *needle);
 
 #endif

@@ -11,6 +11,7 @@
 #include "config/schema.h"
 #include "config/yaml_io.h"
 #include "util/fsutil.h"
+#include "util/text.h"
 
 static char tmpdir[256];
 
@@ -303,8 +304,21 @@ static void test_schema_suggest(void)
     CHECK(schema_suggest("search_config.train_settings.zzzzzzzzzz") == NULL);
 }
 
+/* case-insensitive substring search (GPU and framework names in benchmark tables) */
+static void test_text_find_ci(void)
+{
+    const char *hay = "H100 SXM 80GB (DGX-H100)";
+    CHECK(text_find_ci(hay, "dgx-h100") == hay + 15);
+    CHECK(text_find_ci(hay, "h100 sxm") == hay);
+    CHECK(text_find_ci(hay, "B200") == NULL);
+    CHECK(text_find_ci("", "x") == NULL);
+    CHECK(text_find_ci(hay, "") == hay);
+    CHECK(text_find_ci("SX", "sxm") == NULL); /* a needle longer than the rest of hay */
+}
+
 int main(void)
 {
+    RUN(test_text_find_ci);
     RUN(test_yaml_roundtrip);
     RUN(test_yaml_errors);
     RUN(test_override_values);

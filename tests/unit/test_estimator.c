@@ -9,6 +9,8 @@
 #include "check.h"
 #include "estimator/est.h"
 #include "estimator/gpu.h"
+#include "estimator/recipe.h"
+#include "util/csv.h"
 #include "estimator/validate.h"
 
 static model_shape gpt(int L, int h, int a, int seq, int V)
@@ -141,6 +143,78 @@ static void test_bytes_per_param(void)
     double expect = 32 * (12.0 * 4096 * 4096 + 2 * 4096) + 32000.0 * 4096;
     CHECK_NEAR(P, expect, 1e-9);
     CHECK_NEAR(r.params_b, expect / 1e9, 1e-9);
+}
+
+/* grad_reduce_in_fp32 off: 2-byte gradient buffers and reduce-scatters; FP8 parameter
+ * gather: the layers' weights in 1 byte, gathered in 1 byte, embeddings stay bf16 */
+static void test_gradient_and_weight_precision(void)
+{
+    model_shape s = gpt(32, 4096, 32, 2048, 32000);
+    s.learned_pos_emb = false;
+    est_input in = base_input(&s, "h100", 64);
+    in.gpus_per_node = 8;
+    in.tp = 8;
+    in.gbs = 64;
+    in.precision = PREC_FP8;
+    in.zero_stage = 1; /* distributed optimizer: gradient reduce-scatter + parameter all-gather */
+    est_result r4, r2, rg;
+    CHECK(est_evaluate(&in, &r4) == 0);
+    in.grad_bytes = 2.0;
+    CHECK(est_evaluate(&in, &r2) == 0);
+    CHECK_NEAR(r2.mem_grads, r4.mem_grads / 2.0, 1e-6 * r4.mem_grads);
+    CHECK(r2.t_dp_comm < r4.t_dp_comm && r2.t_dp_comm > 0.5 * r4.t_dp_comm); /* the gather is unchanged */
+    CHECK(r2.mem_weights == r4.mem_weights);
+    in.fp8_param_gather = true;
+    CHECK(est_evaluate(&in, &rg) == 0);
+    double layers = 32 * (12.0 * 4096 * 4096 + 2 * 4096) / 8, embedding = 32000.0 * 4096 / 8;
+    CHECK_NEAR(r2.mem_weights, 2.0 * (layers + embedding), 1e-6 * r2.mem_weights);
+    CHECK_NEAR(rg.mem_weights, 1.0 * layers + 2.0 * embedding, 1e-6 * rg.mem_weights);
+    CHECK(rg.t_dp_comm < r2.t_dp_comm);
+    CHECK(rg.mem_grads == r2.mem_grads);
+}
+
+/* data/recipes.csv: which published frameworks reduce gradients in bf16 */
+static void test_recipes(void)
+{
+    CHECK(recipe_table_load(NULL) == 0);
+    const recipe_defaults *mb = recipe_match("Megatron-Bridge (Megatron-Core)");
+    CHECK(mb && !mb->grad_reduce_in_fp32 && mb->fp8_param_gather && strlen(mb->source) > 40);
+    const recipe_defaults *n1 = recipe_match("NeMo 1.0 / Megatron-Core (NeMo 24.07)");
+    CHECK(n1 && !n1->grad_reduce_in_fp32);
+    CHECK(n1 && strstr(n1->source, "grad_sync_dtype"));
+    CHECK(recipe_match("nemo 25.02.01") != NULL); /* case-insensitive */
+    CHECK(recipe_match("Megatron-LM") == NULL);
+    CHECK(recipe_match("MaxText/JAX") == NULL);
+    CHECK(recipe_match("") == NULL && recipe_match(NULL) == NULL);
+}
+
+/* a benchmark row takes its framework's recipe unless it says otherwise */
+static void test_validate_row_recipe(void)
+{
+    static const char CSV[] =
+        "id,framework,model_family,num_layers,hidden_size,num_attention_heads,vocab_size,seq_length,gpu_type,"
+        "num_gpus,tp,pp,mbs,gbs,precision,grad_reduce_in_fp32,fp8_param_gather,step_time_s\n"
+        "a,Megatron-Bridge (Megatron-Core),GPT-3,24,2048,16,51200,2048,H100 SXM,8,1,1,1,8,FP8 (per-tensor current scaling),,,1\n"
+        "b,Megatron-LM,GPT-3,24,2048,16,51200,2048,H100 SXM,8,1,1,1,8,FP8,,,1\n"
+        "c,Megatron-Bridge (Megatron-Core),GPT-3,24,2048,16,51200,2048,H100 SXM,8,1,1,1,8,MXFP8,,,1\n"
+        "d,Megatron-Bridge (Megatron-Core),GPT-3,24,2048,16,51200,2048,H100 SXM,8,1,1,1,8,FP8,true,false,1\n"
+        "e,Megatron-Bridge (Megatron-Core),GPT-3,24,2048,16,51200,2048,H100 SXM,8,1,1,1,8,BF16,,,1\n";
+    csv_table t;
+    ac_err e;
+    CHECK(csv_parse(CSV, strlen(CSV), "rows.csv", &t, &e) == 0);
+    est_input in;
+    char why[256];
+    CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0);
+    CHECK(in.grad_bytes == 2.0 && in.fp8_param_gather);
+    CHECK(validate_row_input(&t, &t.rows[1], &in, why, sizeof why) == 0);
+    CHECK(in.grad_bytes == 4.0 && !in.fp8_param_gather);
+    CHECK(validate_row_input(&t, &t.rows[2], &in, why, sizeof why) == 0);
+    CHECK(in.grad_bytes == 2.0 && !in.fp8_param_gather); /* MXFP8 keeps bf16 weights */
+    CHECK(validate_row_input(&t, &t.rows[3], &in, why, sizeof why) == 0);
+    CHECK(in.grad_bytes == 4.0 && !in.fp8_param_gather); /* the row's own columns win */
+    CHECK(validate_row_input(&t, &t.rows[4], &in, why, sizeof why) == 0);
+    CHECK(in.grad_bytes == 2.0 && !in.fp8_param_gather); /* no FP8 weights without FP8 */
+    csv_free(&t);
 }
 
 static void test_directions(void)
@@ -501,6 +575,12 @@ static void test_rules(void)
     in.num_gpus = 24;
     in.gbs = 24;
     expect_invalid(in, "EP 3 does not divide 8 experts");
+    in = base_input(&s, "h100", 8);
+    in.fp8_param_gather = true;
+    expect_invalid(in, "FP8 parameter gather keeps FP8 weights: it needs FP8 precision, not bf16");
+    in.fp8_param_gather = false;
+    in.grad_bytes = 3;
+    expect_invalid(in, "gradients are reduced in 2 (bf16) or 4 (fp32) bytes, not 3");
 }
 
 static void test_catalog(void)
@@ -572,6 +652,9 @@ int main(void)
     RUN(test_flops_worked_values);
     RUN(test_korthikanti_activation_memory);
     RUN(test_bytes_per_param);
+    RUN(test_gradient_and_weight_precision);
+    RUN(test_recipes);
+    RUN(test_validate_row_recipe);
     RUN(test_directions);
     RUN(test_attention_window);
     RUN(test_moe_dispatch_and_host);
