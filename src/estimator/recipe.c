@@ -2,6 +2,7 @@
 #include "estimator/recipe.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/csv.h"
@@ -9,18 +10,34 @@
 
 extern const char ac_data_recipes[]; /* build/gen/data_recipes.c */
 
-enum { RECIPE_MAX = 32 };
-static recipe_defaults table[RECIPE_MAX];
+typedef struct {
+    char framework[64], model[48], gpu[32], precision[32]; /* "" = any */
+    int tp, pp, fsdp;                                      /* -1 = any */
+    recipe_switches sets;                                  /* -1 = not set by this row */
+    char source[320];
+} recipe_row;
+
+enum { RECIPE_MAX = 48 };
+static recipe_row table[RECIPE_MAX];
 static size_t table_n;
 static bool loaded;
 
-/* "0" or "1" */
-static int flag_field(const csv_table *t, const csv_row *r, const char *col, bool *out, ac_err *e)
+/* an integer cell in [lo, hi], or -1 when empty */
+static int int_field(const csv_table *t, const csv_row *r, const char *col, int lo, int hi, int *out, ac_err *e)
 {
     const char *s = csv_get(r, csv_col(t, col));
-    if (strcmp(s, "0") && strcmp(s, "1")) return ac_err_at(e, AC_E_INTERNAL, t->file, r->line, 0, col, "expects 0 or 1, got '%s'", s);
-    *out = s[0] == '1';
+    if (!*s) { *out = -1; return 0; }
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*end || v < lo || v > hi)
+        return ac_err_at(e, AC_E_INTERNAL, t->file, r->line, 0, col, "expects an integer in [%d, %d] or nothing, got '%s'", lo, hi, s);
+    *out = (int)v;
     return 0;
+}
+
+static void text_field(const csv_table *t, const csv_row *r, const char *col, char *out, size_t n)
+{
+    snprintf(out, n, "%s", csv_get(r, csv_col(t, col)));
 }
 
 int recipe_table_load(ac_err *e)
@@ -28,40 +45,58 @@ int recipe_table_load(ac_err *e)
     if (loaded) return 0;
     csv_table t;
     if (csv_parse(ac_data_recipes, strlen(ac_data_recipes), "data/recipes.csv", &t, e)) return -1;
-    static const char *const cols[] = {"framework", "grad_reduce_in_fp32", "fp8_param_gather", "source"};
+    static const char *const cols[] = {"framework", "model", "gpu", "precision", "tp", "pp", "fsdp", "grad_reduce_in_fp32",
+                                       "fp8_param_gather", "cpu_offloading_num_layers", "source"};
     for (size_t i = 0; i < sizeof cols / sizeof *cols; i++)
         if (csv_col(&t, cols[i]) < 0) {
             csv_free(&t);
             return ac_err_set(e, AC_E_INTERNAL, "data/recipes.csv lacks the column %s", cols[i]);
         }
     size_t n = 0;
-    for (size_t i = 0; i < t.n && n < RECIPE_MAX; i++) {
+    int rc = 0;
+    for (size_t i = 0; i < t.n && n < RECIPE_MAX && !rc; i++) {
         const csv_row *r = &t.rows[i];
-        recipe_defaults d = {0};
-        snprintf(d.framework, sizeof d.framework, "%s", csv_get(r, csv_col(&t, "framework")));
-        snprintf(d.source, sizeof d.source, "%s", csv_get(r, csv_col(&t, "source")));
-        if (!d.framework[0] || !d.source[0]) {
-            ac_err_at(e, AC_E_INTERNAL, t.file, r->line, 0, "framework", "a recipe row needs a framework and its source");
-            csv_free(&t);
-            return -1;
-        }
-        if (flag_field(&t, r, "grad_reduce_in_fp32", &d.grad_reduce_in_fp32, e) ||
-            flag_field(&t, r, "fp8_param_gather", &d.fp8_param_gather, e)) {
-            csv_free(&t);
-            return -1;
-        }
-        table[n++] = d;
+        recipe_row d;
+        text_field(&t, r, "framework", d.framework, sizeof d.framework);
+        text_field(&t, r, "model", d.model, sizeof d.model);
+        text_field(&t, r, "gpu", d.gpu, sizeof d.gpu);
+        text_field(&t, r, "precision", d.precision, sizeof d.precision);
+        text_field(&t, r, "source", d.source, sizeof d.source);
+        rc = int_field(&t, r, "tp", 1, 1024, &d.tp, e) || int_field(&t, r, "pp", 1, 1024, &d.pp, e) ||
+             int_field(&t, r, "fsdp", 0, 1, &d.fsdp, e) ||
+             int_field(&t, r, "grad_reduce_in_fp32", 0, 1, &d.sets.grad_reduce_in_fp32, e) ||
+             int_field(&t, r, "fp8_param_gather", 0, 1, &d.sets.fp8_param_gather, e) ||
+             int_field(&t, r, "cpu_offloading_num_layers", 1, 1000, &d.sets.cpu_offloading_num_layers, e);
+        if (!rc && (!d.framework[0] || !d.source[0]))
+            rc = ac_err_at(e, AC_E_INTERNAL, t.file, r->line, 0, "framework", "a recipe row needs a framework and its source");
+        if (!rc) table[n++] = d;
     }
     csv_free(&t);
+    if (rc) return -1;
     table_n = n;
     loaded = true;
     return 0;
 }
 
-const recipe_defaults *recipe_match(const char *framework)
+static bool text_applies(const char *want, const char *have) { return !*want || (have && text_find_ci(have, want)); }
+
+static bool applies(const recipe_row *d, const recipe_query *q)
 {
-    if (!framework || !*framework || recipe_table_load(NULL)) return NULL;
-    for (size_t i = 0; i < table_n; i++)
-        if (text_find_ci(framework, table[i].framework)) return &table[i];
-    return NULL;
+    return text_applies(d->framework, q->framework) && text_applies(d->model, q->model) && text_applies(d->gpu, q->gpu) &&
+           text_applies(d->precision, q->precision) && (d->tp < 0 || d->tp == q->tp) && (d->pp < 0 || d->pp == q->pp) &&
+           (d->fsdp < 0 || d->fsdp == (int)q->fsdp);
+}
+
+recipe_switches recipe_lookup(const recipe_query *q)
+{
+    recipe_switches s = {-1, -1, -1};
+    if (!q || !q->framework || !*q->framework || recipe_table_load(NULL)) return s;
+    for (size_t i = 0; i < table_n; i++) {
+        const recipe_row *d = &table[i];
+        if (!applies(d, q)) continue;
+        if (s.grad_reduce_in_fp32 < 0) s.grad_reduce_in_fp32 = d->sets.grad_reduce_in_fp32;
+        if (s.fp8_param_gather < 0) s.fp8_param_gather = d->sets.fp8_param_gather;
+        if (s.cpu_offloading_num_layers < 0) s.cpu_offloading_num_layers = d->sets.cpu_offloading_num_layers;
+    }
+    return s;
 }

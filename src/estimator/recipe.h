@@ -1,11 +1,13 @@
-/* recipe.h — gradient and parameter precision of published benchmark recipes.
+/* recipe.h — switches of published benchmark recipes that the tables do not print.
  *
- * NVIDIA's benchmark tables are produced by framework recipes that change two
- * Megatron defaults the tables do not print: gradients reduced in bf16 instead of
- * fp32 (grad_reduce_in_fp32 off, NeMo's grad_sync_dtype bf16), and FP8 weights
- * all-gathered in FP8 (fp8_param_gather).  data/recipes.csv (compiled in) maps the
- * framework a benchmark row names to those switches, with the recipe file that
- * sets them.  Used by `autoconfig validate`.
+ * NVIDIA's benchmark tables come from framework recipes that change Megatron
+ * defaults: gradients reduced in bf16 instead of fp32 (grad_reduce_in_fp32 off,
+ * NeMo's grad_sync_dtype bf16), FP8 weights all-gathered in FP8 (fp8_param_gather),
+ * and for some workloads activation offload to host memory.  data/recipes.csv
+ * (compiled in) lists them, each row with the recipe file that sets it; a row
+ * applies to a benchmark row whose framework, model, GPU and precision contain its
+ * texts and whose TP/PP/FSDP equal its numbers (empty cells match anything).  Each
+ * switch comes from the first applicable row that sets it.  Used by `validate`.
  */
 #ifndef AC_ESTIMATOR_RECIPE_H
 #define AC_ESTIMATOR_RECIPE_H
@@ -13,17 +15,23 @@
 #include <stdbool.h>
 #include "util/err.h"
 
+/* what a benchmark row says about itself */
 typedef struct {
-    char framework[64];       /* substring of a benchmark row's framework cell */
-    bool grad_reduce_in_fp32; /* false: 2-byte gradients */
-    bool fp8_param_gather;    /* per-tensor FP8 runs keep and gather 1-byte weights */
-    char source[320];
-} recipe_defaults;
+    const char *framework, *model, *gpu, *precision;
+    int tp, pp;
+    bool fsdp;
+} recipe_query;
+
+/* switches; -1 where no applicable recipe row sets them */
+typedef struct {
+    int grad_reduce_in_fp32;       /* 0: 2-byte gradients */
+    int fp8_param_gather;          /* 1: per-tensor FP8 runs keep and gather 1-byte weights */
+    int cpu_offloading_num_layers; /* activation offload of that many layers */
+} recipe_switches;
 
 /* Loads the compiled-in table once.  -1 only when the data file is malformed. */
 int recipe_table_load(ac_err *e);
-/* the first row whose framework text occurs in `framework` (case-insensitive);
- * NULL: Megatron-LM's own defaults (fp32 reduction under bf16, bf16 gathers) */
-const recipe_defaults *recipe_match(const char *framework);
+/* the switches the table gives a row (all -1 when none applies) */
+recipe_switches recipe_lookup(const recipe_query *q);
 
 #endif

@@ -203,12 +203,13 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     in->moe_a2a_overlap = truthy(csv_get(row, c.a2a_overlap));
     in->cuda_graphs = truthy(csv_get(row, c.cuda_graphs));
     in->offload_act_layers = num_or(row, c.act_offload, 0);
-    /* gradient and weight precision: the row's own columns, else its framework's
-     * benchmark recipe (data/recipes.csv), else Megatron-LM's defaults */
-    const recipe_defaults *recipe = recipe_match(csv_get(row, c.framework));
+    /* gradient and weight precision and activation offload: the row's own columns, else
+     * its framework's benchmark recipe (data/recipes.csv), else Megatron-LM's defaults */
+    recipe_query q = {csv_get(row, c.framework), csv_get(row, c.model), csv_get(row, c.gpu_type), ptext, in->tp, in->pp, fsdp > 0};
+    recipe_switches rs = recipe_lookup(&q);
     const char *grad_cell = csv_get(row, c.grad_fp32), *gather_cell = csv_get(row, c.fp8_gather);
-    bool grad_fp32 = *grad_cell ? truthy(grad_cell) : !recipe || recipe->grad_reduce_in_fp32;
-    bool fp8_gather = *gather_cell ? truthy(gather_cell) : recipe && recipe->fp8_param_gather;
+    bool grad_fp32 = *grad_cell ? truthy(grad_cell) : rs.grad_reduce_in_fp32 != 0;
+    bool fp8_gather = *gather_cell ? truthy(gather_cell) : rs.fp8_param_gather == 1;
     in->grad_bytes = grad_fp32 ? 4.0 : 2.0;
     /* MXFP8 and block-scaled recipes keep bf16 weights (Megatron-Bridge bf16_with_mxfp8_mixed:
      * fp8_param_gather = False); only per-tensor FP8 keeps FP8 weights */
@@ -216,6 +217,9 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     const char *rc = csv_get(row, c.recompute);
     if (contains_ci(rc, "full")) in->recompute = RECOMPUTE_FULL;
     else if (contains_ci(rc, "selective")) in->recompute = RECOMPUTE_SELECTIVE;
+    /* a recipe's offload belongs to its recipe: not to a row that publishes recompute */
+    if (!*csv_get(row, c.act_offload) && rs.cpu_offloading_num_layers > 0 && in->recompute == RECOMPUTE_NONE)
+        in->offload_act_layers = rs.cpu_offloading_num_layers;
     /* the published DP may exclude CP or experts; ours is derived from the GPU count */
     char rule[256];
     if (est_check(in, rule, sizeof rule)) return SKIP("layout inconsistent: %s", rule);
@@ -373,7 +377,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
                   "predicted,error_pct,predicted_step_time_s,predicted_tokens_per_s_per_gpu,predicted_mfu_pct,"
                   "predicted_peak_mem_gib,fits,skip_reason,s_compute_fwd,s_compute_bwd,s_recompute,s_tp_comm,s_cp_comm,"
                   "s_ep_comm,s_moe_host,s_pp_bubble,s_pp_p2p,s_dp_exposed,s_optimizer,s_overhead\n");
-    int rc = 0, vp_assumed = 0, predicted_fit = 0, bf16_grads = 0, fp8_weights = 0;
+    int rc = 0, vp_assumed = 0, predicted_fit = 0, bf16_grads = 0, fp8_weights = 0, offloaded = 0;
     for (size_t i = 0; i < t.n; i++) {
         const csv_row *row = &t.rows[i];
         source_stats *s = source_get(&src, &nsrc, csv_get(row, c.source_id));
@@ -413,6 +417,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
         if (r.fits) predicted_fit++;
         bf16_grads += in.grad_bytes == 2.0;
         fp8_weights += in.fp8_param_gather;
+        offloaded += in.offload_act_layers > 0;
         double pred = m.is_step ? r.step_time : r.tokens_per_s_per_gpu;
         double err = pred / m.value - 1.0;
         s->rows++;
@@ -492,6 +497,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
                 json_int(&w, "predicted_to_fit", predicted_fit);
                 json_int(&w, "bf16_gradient_rows", bf16_grads);
                 json_int(&w, "fp8_weight_rows", fp8_weights);
+                json_int(&w, "activation_offload_rows", offloaded);
                 json_obj_close(&w);
                 json_end(&w);
             } else {
@@ -499,8 +505,8 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
                 for (size_t k = 0; k < nreasons; k++) fprintf(out, "  %4d  %s\n", reasons[k].count, reasons[k].reason);
                 fprintf(out, "memory: %d of %d published runs predicted to fit in GPU memory (each of them ran)\n",
                         predicted_fit, all.rows);
-                fprintf(out, "recipes: %d row(s) reduce gradients in bf16 and %d keep FP8 weights, as their framework's "
-                             "benchmark recipes do (data/recipes.csv)", bf16_grads, fp8_weights);
+                fprintf(out, "recipes: %d row(s) reduce gradients in bf16, %d keep FP8 weights and %d offload activations, "
+                             "as their framework's benchmark recipes do (data/recipes.csv)", bf16_grads, fp8_weights, offloaded);
                 if (bf16_grads < all.rows) fprintf(out, "; %d use Megatron-LM's fp32 gradients", all.rows - bf16_grads);
                 fputc('\n', out);
                 if (vp_assumed)

@@ -173,19 +173,26 @@ static void test_gradient_and_weight_precision(void)
     CHECK(rg.mem_grads == r2.mem_grads);
 }
 
-/* data/recipes.csv: which published frameworks reduce gradients in bf16 */
+/* data/recipes.csv: what published frameworks' recipes switch on */
 static void test_recipes(void)
 {
     CHECK(recipe_table_load(NULL) == 0);
-    const recipe_defaults *mb = recipe_match("Megatron-Bridge (Megatron-Core)");
-    CHECK(mb && !mb->grad_reduce_in_fp32 && mb->fp8_param_gather && strlen(mb->source) > 40);
-    const recipe_defaults *n1 = recipe_match("NeMo 1.0 / Megatron-Core (NeMo 24.07)");
-    CHECK(n1 && !n1->grad_reduce_in_fp32);
-    CHECK(n1 && strstr(n1->source, "grad_sync_dtype"));
-    CHECK(recipe_match("nemo 25.02.01") != NULL); /* case-insensitive */
-    CHECK(recipe_match("Megatron-LM") == NULL);
-    CHECK(recipe_match("MaxText/JAX") == NULL);
-    CHECK(recipe_match("") == NULL && recipe_match(NULL) == NULL);
+    recipe_query q = {"Megatron-Bridge (Megatron-Core)", "LLAMA3_70B", "GB200 (NVL72)", "FP8", 1, 1, true};
+    recipe_switches s = recipe_lookup(&q);
+    CHECK(s.grad_reduce_in_fp32 == 0 && s.fp8_param_gather == 1 && s.cpu_offloading_num_layers == 40);
+    q.pp = 4; /* another layout ran another recipe: no offload, the framework-wide switches stay */
+    s = recipe_lookup(&q);
+    CHECK(s.grad_reduce_in_fp32 == 0 && s.cpu_offloading_num_layers == -1);
+    q.framework = "NeMo 1.0 / Megatron-Core (NeMo 24.07)";
+    CHECK(recipe_lookup(&q).grad_reduce_in_fp32 == 0);
+    q.framework = "nemo 25.02.01"; /* case-insensitive */
+    CHECK(recipe_lookup(&q).grad_reduce_in_fp32 == 0);
+    q.framework = "Megatron-LM";
+    s = recipe_lookup(&q);
+    CHECK(s.grad_reduce_in_fp32 == -1 && s.fp8_param_gather == -1 && s.cpu_offloading_num_layers == -1);
+    q.framework = NULL;
+    CHECK(recipe_lookup(&q).grad_reduce_in_fp32 == -1);
+    CHECK(recipe_lookup(NULL).fp8_param_gather == -1);
 }
 
 /* a benchmark row takes its framework's recipe unless it says otherwise */
@@ -199,6 +206,11 @@ static void test_validate_row_recipe(void)
         "c,Megatron-Bridge (Megatron-Core),GPT-3,24,2048,16,51200,2048,H100 SXM,8,1,1,1,8,MXFP8,,,1\n"
         "d,Megatron-Bridge (Megatron-Core),GPT-3,24,2048,16,51200,2048,H100 SXM,8,1,1,1,8,FP8,true,false,1\n"
         "e,Megatron-Bridge (Megatron-Core),GPT-3,24,2048,16,51200,2048,H100 SXM,8,1,1,1,8,BF16,,,1\n";
+    static const char LLAMA[] =
+        "id,framework,model,model_family,num_layers,hidden_size,ffn_hidden_size,num_attention_heads,num_query_groups,"
+        "vocab_size,seq_length,gpu_type,num_gpus,tp,pp,fsdp,mbs,gbs,precision,act_recompute,tokens_per_s_per_gpu\n"
+        "a,Megatron-Bridge (Megatron-Core),LLAMA3_70B,Llama,80,8192,28672,64,8,128256,8192,GB200 (NVL72),64,1,1,64,2,256,FP8,,4000\n"
+        "b,Megatron-Bridge (Megatron-Core),LLAMA3_70B,Llama,80,8192,28672,64,8,128256,8192,GB200 (NVL72),64,1,1,64,2,256,FP8,full,4000\n";
     csv_table t;
     ac_err e;
     CHECK(csv_parse(CSV, strlen(CSV), "rows.csv", &t, &e) == 0);
@@ -214,6 +226,15 @@ static void test_validate_row_recipe(void)
     CHECK(in.grad_bytes == 4.0 && !in.fp8_param_gather); /* the row's own columns win */
     CHECK(validate_row_input(&t, &t.rows[4], &in, why, sizeof why) == 0);
     CHECK(in.grad_bytes == 2.0 && !in.fp8_param_gather); /* no FP8 weights without FP8 */
+    csv_free(&t);
+    /* the Llama3-70B GB200 FSDP recipe offloads 40 layers' activations; not when the row recomputes */
+    CHECK(csv_parse(LLAMA, strlen(LLAMA), "llama.csv", &t, &e) == 0);
+    CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0);
+    CHECK(in.offload_act_layers == 40 && in.zero_stage == 3);
+    est_result r;
+    CHECK(est_evaluate(&in, &r) == 0 && r.fits);
+    CHECK(validate_row_input(&t, &t.rows[1], &in, why, sizeof why) == 0);
+    CHECK(in.offload_act_layers == 0 && in.recompute == RECOMPUTE_FULL);
     csv_free(&t);
 }
 
