@@ -15,7 +15,7 @@
 static const char ESTIMATE_HELP[] =
     "usage: autoconfig estimate [--json] [--conf DIR] [--tp N] [--pp N] [--vp N] [--cp N] [--ep N]\n"
     "                           [--mbs N] [--gbs N] [--recompute none|selective|full] [--recompute-layers N]\n"
-    "                           [--sp true|false] [--zero 0-3] [--precision bf16|fp8]\n"
+    "                           [--sp true|false] [--zero 0-3] [--precision bf16|fp8|mxfp8]\n"
     "                           [--a2a-overlap true|false] [--cuda-graphs true|false]\n"
     "                           [--offload-act-layers N] [--grad-reduce-in-fp32 true|false]\n"
     "                           [--fp8-param-gather true|false] [overrides...]\n"
@@ -73,7 +73,7 @@ static void print_breakdown(FILE *out, const est_input *in, const est_result *r)
         fprintf(out, "              MoE all-to-all overlap %s, CUDA graphs %s, activation offload %d layers\n",
                 in->moe_a2a_overlap ? "on" : "off", in->cuda_graphs ? "on" : "off", in->offload_act_layers);
     fprintf(out, "Memory per GPU (%s pipeline stage)           GiB\n", r->mem_peak_stage ? "last" : "first");
-    fprintf(out, "  %-41s%8.2f\n", in->fp8_param_gather ? "weights (fp8 layers)" : "weights", r->mem_weights / G);
+    fprintf(out, "  %-41s%8.2f\n", in->fp8_param_gather ? "weights (fp8 layers)" : in->precision == PREC_FP8 ? "weights (+ cached fp8 copies)" : "weights", r->mem_weights / G);
     fprintf(out, "  %-41s%8.2f\n", in->grad_bytes == 2.0 ? "gradients (bf16)" : "gradients (fp32)", r->mem_grads / G);
     fprintf(out, "  optimizer states                         %8.2f\n", r->mem_optimizer / G);
     fprintf(out, "  activations (%.1f micro-batches in flight) %8.2f\n", r->inflight_microbatches, r->mem_activations / G);
@@ -221,10 +221,11 @@ int cmd_estimate(int argc, char **argv)
     }
     const char *prec = cli_flag_value(&o, "--precision");
     if (prec && est_precision_parse(prec, &in.precision)) {
-        ac_err_at(&e, AC_E_INPUT, "command line", 0, 0, "--precision", "unknown precision '%s' (bf16, fp16, fp8, fp4, fp32)", prec);
+        ac_err_at(&e, AC_E_INPUT, "command line", 0, 0, "--precision", "unknown precision '%s' (bf16, fp16, fp8, mxfp8, fp4, fp32)", prec);
         rc = cli_fail(&e);
         goto out;
     }
+    if (prec) in.fp8_block_scaled = in.precision == PREC_FP8 && strstr(prec, "mx"); /* MXFP8: row- and column-wise copies */
     /* the cluster's fitted constants (autoconfig calibrate), as the search uses them */
     est_cal cal;
     bool cal_loaded = false;

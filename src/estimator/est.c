@@ -273,6 +273,10 @@ int est_check(const est_input *in, char *why, size_t why_len)
     if (in->lora_rank < 0) return WHY("LoRA rank must be ≥ 0");
     if (in->fp8_param_gather && in->precision != PREC_FP8)
         return WHY("FP8 parameter gather keeps FP8 weights: it needs FP8 precision, not %s", est_precision_name(in->precision));
+    /* Megatron-LM arguments.py: fp8_param_gather only with the distributed optimizer or FSDP */
+    if (in->fp8_param_gather && in->zero_stage < 1)
+        return WHY("FP8 parameter gather needs the distributed optimizer or FSDP (ZeRO stage >= 1)");
+    if (in->fp8_param_gather && in->lora_rank > 0) return WHY("FP8 parameter gather is for full training, not LoRA");
     if (in->grad_bytes < 0 || (in->grad_bytes > 0 && in->grad_bytes != 2.0 && in->grad_bytes != 4.0))
         return WHY("gradients are reduced in 2 (bf16) or 4 (fp32) bytes, not %g", in->grad_bytes);
     return 0;
@@ -840,9 +844,17 @@ int est_evaluate(const est_input *in_arg, est_result *r)
      * optimizer sharded over DP with ZeRO-2 / distributed optimizer (ZeRO-1: 6 + 12/d) ---- */
     double wbytes = in->precision == PREC_FP32 ? 4.0 : 2.0;
     double gbytes = in->grad_bytes > 0 ? in->grad_bytes : 4.0;
-    /* FP8 parameter gather: the layers' weights are FP8 tensors (1 B); embeddings, the
-     * output layer and LoRA adapters stay bf16 (Megatron-Core fp8_param_gather) */
-    double layer_wbytes = in->fp8_param_gather && in->lora_rank == 0 ? 1.0 : wbytes;
+    /* Transformer-layer weights under FP8 (Transformer Engine): the bf16 weight plus the FP8
+     * copies TE casts once per step and keeps for the other micro-batches (the weight and, on
+     * Hopper/Ada, its transpose: catalog fp8_weight_copies); with fp8_param_gather the FP8
+     * copies are the weight, and the distributed optimizer gathers the 1-byte data.
+     * Embeddings and the output layer stay bf16; LoRA (full training only) keeps bf16. */
+    double layer_wbytes = wbytes, layer_gather_bytes = wbytes;
+    if (in->precision == PREC_FP8 && in->lora_rank == 0) {
+        double copies = in->fp8_block_scaled ? 2.0 : g->fp8_weight_copies;
+        layer_wbytes = in->fp8_param_gather ? copies : wbytes + copies;
+        if (in->fp8_param_gather) layer_gather_bytes = 1.0;
+    }
     double stage_mem[2];
     double stage_parts[2][5];
     for (int st = 0; st < 2; st++) {
@@ -864,7 +876,8 @@ int est_evaluate(const est_input *in_arg, est_result *r)
             grads = (P_dense * gbytes) / (in->zero_stage >= 2 ? shard_d : 1) + (P_exp * gbytes) / (in->zero_stage >= 2 ? shard_e : 1);
             opt = (P_dense * 12.0) / (in->zero_stage >= 1 ? shard_d : 1) + (P_exp * 12.0) / (in->zero_stage >= 1 ? shard_e : 1);
             if (in->zero_stage >= 3) /* FSDP: shards of the weights + two gathered layers in flight */
-                weights = weight_bytes / shard_d + 2.0 * (P / (Ls > 0 ? Ls : 1)) * layer_wbytes;
+                weights = (weight_bytes + p_layers_gpu * (layer_gather_bytes - layer_wbytes)) / shard_d +
+                          2.0 * weight_bytes / (Ls > 0 ? Ls : 1);
         }
         if (in->offload_optimizer) {
             cpu += opt;
@@ -938,8 +951,8 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     if (in->zero_stage >= 1) {
         t_rs = rs_rounds * (gather_s(P_dense_grad * gbytes, dpc, bw_dp, c) + gather_s(P_exp_grad * gbytes, edp, bw_edp, c));
         double dense_layers = in->lora_rank > 0 ? 0.0 : p_layers_gpu - p_expert_gpu;
-        t_ag = gather_s(dense_layers * layer_wbytes + (P_dense_grad - dense_layers) * wbytes, dpc, bw_dp, c) +
-               gather_s(P_exp_grad * layer_wbytes, edp, bw_edp, c);
+        t_ag = gather_s(dense_layers * layer_gather_bytes + (P_dense_grad - dense_layers) * wbytes, dpc, bw_dp, c) +
+               gather_s(P_exp_grad * layer_gather_bytes, edp, bw_edp, c);
     } else {
         t_rs = allreduce_s(P_dense_grad * gbytes, dpc, bw_dp, c) + allreduce_s(P_exp_grad * gbytes, edp, bw_edp, c);
     }
@@ -950,7 +963,8 @@ int est_evaluate(const est_input *in_arg, est_result *r)
          * micro-batch; prefetching hides it behind compute when compute is longer.
          * Under LoRA the gathered weights are the frozen base ones. */
         double P_gather = in->lora_rank > 0 ? p_first : P_grad;
-        double per_mb = 2.0 * gather_s(P_gather * wbytes, dpc, bw_dp, c);
+        double gathered_bytes = in->lora_rank > 0 ? P_gather * wbytes : p_layers_gpu * layer_gather_bytes + (P_gather - p_layers_gpu) * wbytes;
+        double per_mb = 2.0 * gather_s(gathered_bytes, dpc, bw_dp, c);
         /* ZeRO-Infinity parameter offload: each rank's shard also crosses PCIe for both
          * passes (Rajbhandari et al. 2021, ZeRO-Infinity §5) */
         if (in->offload_params) per_mb += 2.0 * P_gather * wbytes / dpc / dev.host;

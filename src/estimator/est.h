@@ -67,6 +67,10 @@ typedef struct {
     /* Megatron fp8_param_gather (NeMo fp8_params): under FP8 the transformer layers' weights
      * live as 1-byte FP8 tensors and the distributed optimizer all-gathers them in FP8 */
     bool fp8_param_gather;
+    /* MXFP8 / block-scaled FP8: scales per block along one dimension, so a weight needs a
+     * row-wise and a column-wise quantized copy on every GPU (per-tensor FP8 needs the
+     * transpose only where GEMMs take TN operands: catalog fp8_weight_copies) */
+    bool fp8_block_scaled;
     est_precision precision;
     bool flash_attention; /* true in every NeMo/Megatron-Core release since 2023 */
     /* MoE routing: dropless routing syncs with the host every layer to size the expert

@@ -14,7 +14,7 @@ typedef struct {
     char framework[64], model[48], gpu[32], precision[32]; /* "" = any */
     int tp, pp, fsdp;                                      /* -1 = any */
     recipe_switches sets;                                  /* -1 = not set by this row */
-    char source[320];
+    char source[512];
 } recipe_row;
 
 enum { RECIPE_MAX = 48 };
@@ -35,9 +35,13 @@ static int int_field(const csv_table *t, const csv_row *r, const char *col, int 
     return 0;
 }
 
-static void text_field(const csv_table *t, const csv_row *r, const char *col, char *out, size_t n)
+/* a text cell; a cell longer than the field is an error (a cut matcher would match more) */
+static int text_field(const csv_table *t, const csv_row *r, const char *col, char *out, size_t n, ac_err *e)
 {
-    snprintf(out, n, "%s", csv_get(r, csv_col(t, col)));
+    const char *s = csv_get(r, csv_col(t, col));
+    if (strlen(s) >= n) return ac_err_at(e, AC_E_INTERNAL, t->file, r->line, 0, col, "longer than %zu characters", n - 1);
+    memcpy(out, s, strlen(s) + 1);
+    return 0;
 }
 
 int recipe_table_load(ac_err *e)
@@ -54,15 +58,14 @@ int recipe_table_load(ac_err *e)
         }
     size_t n = 0;
     int rc = 0;
-    for (size_t i = 0; i < t.n && n < RECIPE_MAX && !rc; i++) {
+    if (t.n > RECIPE_MAX) rc = ac_err_set(e, AC_E_INTERNAL, "data/recipes.csv has more than %d rows", RECIPE_MAX);
+    for (size_t i = 0; i < t.n && !rc; i++) {
         const csv_row *r = &t.rows[i];
         recipe_row d;
-        text_field(&t, r, "framework", d.framework, sizeof d.framework);
-        text_field(&t, r, "model", d.model, sizeof d.model);
-        text_field(&t, r, "gpu", d.gpu, sizeof d.gpu);
-        text_field(&t, r, "precision", d.precision, sizeof d.precision);
-        text_field(&t, r, "source", d.source, sizeof d.source);
-        rc = int_field(&t, r, "tp", 1, 1024, &d.tp, e) || int_field(&t, r, "pp", 1, 1024, &d.pp, e) ||
+        rc = text_field(&t, r, "framework", d.framework, sizeof d.framework, e) ||
+             text_field(&t, r, "model", d.model, sizeof d.model, e) || text_field(&t, r, "gpu", d.gpu, sizeof d.gpu, e) ||
+             text_field(&t, r, "precision", d.precision, sizeof d.precision, e) ||
+             text_field(&t, r, "source", d.source, sizeof d.source, e) || int_field(&t, r, "tp", 1, 1024, &d.tp, e) || int_field(&t, r, "pp", 1, 1024, &d.pp, e) ||
              int_field(&t, r, "fsdp", 0, 1, &d.fsdp, e) ||
              int_field(&t, r, "grad_reduce_in_fp32", 0, 1, &d.sets.grad_reduce_in_fp32, e) ||
              int_field(&t, r, "fp8_param_gather", 0, 1, &d.sets.fp8_param_gather, e) ||

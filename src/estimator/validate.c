@@ -211,9 +211,8 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     bool grad_fp32 = *grad_cell ? truthy(grad_cell) : rs.grad_reduce_in_fp32 != 0;
     bool fp8_gather = *gather_cell ? truthy(gather_cell) : rs.fp8_param_gather == 1;
     in->grad_bytes = grad_fp32 ? 4.0 : 2.0;
-    /* MXFP8 and block-scaled recipes keep bf16 weights (Megatron-Bridge bf16_with_mxfp8_mixed:
-     * fp8_param_gather = False); only per-tensor FP8 keeps FP8 weights */
-    in->fp8_param_gather = fp8_gather && prec == PREC_FP8 && !contains_ci(ptext, "MX") && !contains_ci(ptext, "block");
+    in->fp8_block_scaled = prec == PREC_FP8 && (contains_ci(ptext, "MX") || contains_ci(ptext, "block"));
+    in->fp8_param_gather = fp8_gather && prec == PREC_FP8 && in->zero_stage >= 1;
     const char *rc = csv_get(row, c.recompute);
     if (contains_ci(rc, "full")) in->recompute = RECOMPUTE_FULL;
     else if (contains_ci(rc, "selective")) in->recompute = RECOMPUTE_SELECTIVE;
@@ -355,7 +354,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
                        validate_summary *sum, ac_err *e)
 {
     memset(sum, 0, sizeof *sum);
-    if (gpu_catalog_load(e)) return -1;
+    if (gpu_catalog_load(e) || recipe_table_load(e)) return -1;
     csv_table t;
     if (csv_read_file(csv_path, &t, e)) return -1;
     columns c = find_columns(&t);

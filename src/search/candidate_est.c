@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "model/family.h"
 #include "util/fsutil.h"
@@ -59,10 +60,15 @@ static void read_switches(const node *cfg, est_input *in)
     if (graph_impl && strcmp(graph_impl, "none")) in->cuda_graphs = true;
     /* NeMo 1.0 spellings of Megatron's grad_reduce_in_fp32 and fp8_param_gather */
     const char *grad_dtype = node_text(node_get_path(cfg, "model.optim.grad_sync_dtype"));
-    if (grad_dtype && (!strcmp(grad_dtype, "bf16") || !strcmp(grad_dtype, "fp16"))) in->grad_bytes = 2.0;
-    if (grad_dtype && !strcmp(grad_dtype, "fp32")) in->grad_bytes = 4.0;
+    if (grad_dtype) {
+        static const struct { const char *name; double bytes; } GRAD_DTYPES[] = {
+            {"bf16", 2.0}, {"bfloat16", 2.0}, {"fp16", 2.0}, {"float16", 2.0}, {"fp32", 4.0}, {"float32", 4.0}};
+        for (size_t i = 0; i < sizeof GRAD_DTYPES / sizeof *GRAD_DTYPES; i++)
+            if (!strcasecmp(grad_dtype, GRAD_DTYPES[i].name)) in->grad_bytes = GRAD_DTYPES[i].bytes;
+    }
+    /* Megatron keeps FP8 weights only with FP8 compute and a sharded optimizer */
     n = node_get_path(cfg, "model.fp8_params");
-    if (n && node_get_bool(n, &bv)) in->fp8_param_gather = bv && in->precision == PREC_FP8;
+    if (n && node_get_bool(n, &bv)) in->fp8_param_gather = bv && in->precision == PREC_FP8 && in->zero_stage >= 1;
     n = node_get_path(cfg, "model.cpu_offloading");
     long long off;
     if (n && node_get_bool(n, &bv) && bv && node_get_int(node_get_path(cfg, "model.cpu_offloading_num_layers"), &off) &&
@@ -102,6 +108,7 @@ void candidate_est_apply(est_input *in, const search_candidate *k, search_act_me
     in->dp = k->dp;
     in->sequence_parallel = k->sequence_parallel && k->tp > 1;
     in->zero_stage = k->distributed_optimizer ? 1 : 0;
+    if (in->zero_stage < 1) in->fp8_param_gather = false; /* Megatron: FP8 weights need the sharded optimizer */
     in->recompute = k->recompute == SEARCH_RC_FULL ? RECOMPUTE_FULL
                   : k->recompute == SEARCH_RC_SELECTIVE ? RECOMPUTE_SELECTIVE : RECOMPUTE_NONE;
     in->recompute_layers = 0;

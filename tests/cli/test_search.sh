@@ -104,10 +104,11 @@ if [ -f "$V" ]; then
     # fixed memory and the DP time of the NeMo rows but sped up the GPT-OSS rows already too fast
     awk -v m="$p90" 'BEGIN { exit !(m <= 36.0) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 36% (was 35.5%)"
     fit=$(echo "$out" | sed -n 's/^memory: \([0-9]*\) of \([0-9]*\) published runs.*/\1/p')
-    [ "${fit:-0}" -ge 340 ] && pass validate_memory_fit || fail validate_memory_fit "only ${fit:-?} published runs predicted to fit (was 346)"
+    [ "${fit:-0}" -ge 340 ] && pass validate_memory_fit || fail validate_memory_fit "only ${fit:-?} published runs predicted to fit (was 344)"
     # the per-source median target (10%) holds for every source but S6 (MoE release spread)
     bad=$(echo "$out" | awk '$1 ~ /^S(4|5|7|10)$/ && $4+0 > 10.0 {print $1 " " $4}')
-    [ -z "$bad" ] && pass validate_source_medians || fail validate_source_medians "median above 10%: $bad"
+    seen=$(echo "$out" | awk '$1 ~ /^S(4|5|7|10)$/ && $4 ~ /%$/' | wc -l)
+    [ -z "$bad" ] && [ "$seen" -eq 4 ] && pass validate_source_medians || fail validate_source_medians "median above 10%: $bad (sources seen: $seen)"
     [ -s "$T/val.csv" ] && head -1 "$T/val.csv" | grep -q "predicted_step_time_s" && pass validate_out || fail validate_out "no per-row CSV"
 fi
 # a table that publishes PP > 1 without VP: the fastest legal VP is assumed and said so;

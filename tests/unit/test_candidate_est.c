@@ -54,16 +54,19 @@ static void test_precision_switches_from_nemo(void)
 {
     est_input plain, on;
     est_result rp, ro;
-    read_config("  fp8: true\n", &plain, &rp);
-    CHECK(plain.precision == PREC_FP8 && plain.grad_bytes != 2.0 && !plain.fp8_param_gather);
-    read_config("  fp8: true\n  fp8_params: true\n  optim:\n    name: distributed_fused_adam\n    grad_sync_dtype: bf16\n",
+    read_config("  fp8: true\n  optim:\n    name: distributed_fused_adam\n", &plain, &rp);
+    CHECK(plain.precision == PREC_FP8 && plain.grad_bytes != 2.0 && !plain.fp8_param_gather && plain.zero_stage == 1);
+    read_config("  fp8: true\n  fp8_params: true\n  optim:\n    name: distributed_fused_adam\n    grad_sync_dtype: BF16\n",
                 &on, &ro);
     CHECK(on.grad_bytes == 2.0 && on.fp8_param_gather);
     CHECK_NEAR(ro.mem_grads, rp.mem_grads / 2.0, 1e-6 * rp.mem_grads);
     CHECK(ro.mem_weights < rp.mem_weights);
-    /* fp8_params without FP8 compute keeps 16-bit weights (Megatron needs fp8 for it) */
-    read_config("  fp8_params: true\n", &on, &ro);
+    /* fp8_params without FP8 compute or without the distributed optimizer keeps 16-bit
+     * weights (Megatron needs both for it) */
+    read_config("  fp8_params: true\n  optim:\n    name: distributed_fused_adam\n", &on, &ro);
     CHECK(!on.fp8_param_gather);
+    read_config("  fp8: true\n  fp8_params: true\n  optim:\n    name: fused_adam\n    grad_sync_dtype: float32\n", &on, &ro);
+    CHECK(!on.fp8_param_gather && on.grad_bytes == 4.0);
 }
 
 int main(void)

@@ -145,20 +145,26 @@ static void test_bytes_per_param(void)
     CHECK_NEAR(r.params_b, expect / 1e9, 1e-9);
 }
 
-/* grad_reduce_in_fp32 off: 2-byte gradient buffers and reduce-scatters; FP8 parameter
- * gather: the layers' weights in 1 byte, gathered in 1 byte, embeddings stay bf16 */
+/* grad_reduce_in_fp32 off: 2-byte gradient buffers and reduce-scatters.  FP8 weights
+ * (Transformer Engine): the bf16 weight plus cached FP8 copies, one on Blackwell, the
+ * weight and its transpose on Hopper, row- and column-wise for MXFP8; with FP8 parameter
+ * gather the copies are the weight and the gather moves 1 byte.  Embeddings stay bf16. */
 static void test_gradient_and_weight_precision(void)
 {
     model_shape s = gpt(32, 4096, 32, 2048, 32000);
     s.learned_pos_emb = false;
+    double layers = 32 * (12.0 * 4096 * 4096 + 2 * 4096) / 8, embedding = 32000.0 * 4096 / 8;
     est_input in = base_input(&s, "h100", 64);
     in.gpus_per_node = 8;
     in.tp = 8;
     in.gbs = 64;
-    in.precision = PREC_FP8;
     in.zero_stage = 1; /* distributed optimizer: gradient reduce-scatter + parameter all-gather */
-    est_result r4, r2, rg;
+    est_result r4, r2, rg, rb;
+    CHECK(est_evaluate(&in, &rb) == 0); /* bf16 */
+    CHECK_NEAR(rb.mem_weights, 2.0 * (layers + embedding), 1e-6 * rb.mem_weights);
+    in.precision = PREC_FP8;
     CHECK(est_evaluate(&in, &r4) == 0);
+    CHECK_NEAR(r4.mem_weights, 4.0 * layers + 2.0 * embedding, 1e-6 * r4.mem_weights); /* H100: + FP8 weight and transpose */
     in.grad_bytes = 2.0;
     CHECK(est_evaluate(&in, &r2) == 0);
     CHECK_NEAR(r2.mem_grads, r4.mem_grads / 2.0, 1e-6 * r4.mem_grads);
@@ -166,11 +172,28 @@ static void test_gradient_and_weight_precision(void)
     CHECK(r2.mem_weights == r4.mem_weights);
     in.fp8_param_gather = true;
     CHECK(est_evaluate(&in, &rg) == 0);
-    double layers = 32 * (12.0 * 4096 * 4096 + 2 * 4096) / 8, embedding = 32000.0 * 4096 / 8;
-    CHECK_NEAR(r2.mem_weights, 2.0 * (layers + embedding), 1e-6 * r2.mem_weights);
-    CHECK_NEAR(rg.mem_weights, 1.0 * layers + 2.0 * embedding, 1e-6 * rg.mem_weights);
+    CHECK_NEAR(rg.mem_weights, 2.0 * layers + 2.0 * embedding, 1e-6 * rg.mem_weights);
     CHECK(rg.t_dp_comm < r2.t_dp_comm);
     CHECK(rg.mem_grads == r2.mem_grads);
+    /* Blackwell takes FP8 operands in any layout: one copy; MXFP8 needs both orientations */
+    in.gpu = gpu_find("b200");
+    CHECK(est_evaluate(&in, &rg) == 0);
+    CHECK_NEAR(rg.mem_weights, 1.0 * layers + 2.0 * embedding, 1e-6 * rg.mem_weights);
+    in.fp8_block_scaled = true;
+    CHECK(est_evaluate(&in, &rg) == 0);
+    CHECK_NEAR(rg.mem_weights, 2.0 * layers + 2.0 * embedding, 1e-6 * rg.mem_weights);
+    in.fp8_param_gather = false;
+    CHECK(est_evaluate(&in, &rg) == 0);
+    CHECK_NEAR(rg.mem_weights, 4.0 * layers + 2.0 * embedding, 1e-6 * rg.mem_weights);
+    /* FSDP: the shard holds 1-byte weights, and each micro-batch's gathers move 1 byte */
+    in.fp8_block_scaled = false;
+    in.tp = 1;
+    in.zero_stage = 3;
+    est_result f16, f8;
+    CHECK(est_evaluate(&in, &f16) == 0);
+    in.fp8_param_gather = true;
+    CHECK(est_evaluate(&in, &f8) == 0);
+    CHECK(f8.mem_weights < f16.mem_weights && f8.t_dp_exposed <= f16.t_dp_exposed && f8.t_dp_comm < f16.t_dp_comm);
 }
 
 /* data/recipes.csv: what published frameworks' recipes switch on */
@@ -221,7 +244,7 @@ static void test_validate_row_recipe(void)
     CHECK(validate_row_input(&t, &t.rows[1], &in, why, sizeof why) == 0);
     CHECK(in.grad_bytes == 4.0 && !in.fp8_param_gather);
     CHECK(validate_row_input(&t, &t.rows[2], &in, why, sizeof why) == 0);
-    CHECK(in.grad_bytes == 2.0 && !in.fp8_param_gather); /* MXFP8 keeps bf16 weights */
+    CHECK(in.grad_bytes == 2.0 && in.fp8_param_gather && in.fp8_block_scaled); /* MXFP8: row- and column-wise copies */
     CHECK(validate_row_input(&t, &t.rows[3], &in, why, sizeof why) == 0);
     CHECK(in.grad_bytes == 4.0 && !in.fp8_param_gather); /* the row's own columns win */
     CHECK(validate_row_input(&t, &t.rows[4], &in, why, sizeof why) == 0);
@@ -599,6 +622,13 @@ static void test_rules(void)
     in = base_input(&s, "h100", 8);
     in.fp8_param_gather = true;
     expect_invalid(in, "FP8 parameter gather keeps FP8 weights: it needs FP8 precision, not bf16");
+    in.precision = PREC_FP8;
+    in.zero_stage = 0;
+    expect_invalid(in, "FP8 parameter gather needs the distributed optimizer or FSDP (ZeRO stage >= 1)");
+    in.zero_stage = 1;
+    in.lora_rank = 16;
+    expect_invalid(in, "FP8 parameter gather is for full training, not LoRA");
+    in.lora_rank = 0;
     in.fp8_param_gather = false;
     in.grad_bytes = 3;
     expect_invalid(in, "gradients are reduced in 2 (bf16) or 4 (fp32) bytes, not 3");
