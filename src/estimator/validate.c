@@ -375,7 +375,8 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
     sb_add(&rows, "id,source_id,model,gpu,num_gpus,tp,pp,vp,cp,ep,mbs,gbs,precision,measured_quantity,measured,"
                   "predicted,error_pct,predicted_step_time_s,predicted_tokens_per_s_per_gpu,predicted_mfu_pct,"
                   "predicted_peak_mem_gib,fits,skip_reason,s_compute_fwd,s_compute_bwd,s_recompute,s_tp_comm,s_cp_comm,"
-                  "s_ep_comm,s_moe_host,s_pp_bubble,s_pp_p2p,s_dp_exposed,s_optimizer,s_overhead\n");
+                  "s_ep_comm,s_moe_host,s_pp_bubble,s_pp_p2p,s_dp_exposed,s_optimizer,s_overhead,"
+                  "grad_reduce_in_fp32,fp8_param_gather,cpu_offloading_num_layers\n");
     int rc = 0, vp_assumed = 0, predicted_fit = 0, bf16_grads = 0, fp8_weights = 0, offloaded = 0;
     for (size_t i = 0; i < t.n; i++) {
         const csv_row *row = &t.rows[i];
@@ -410,7 +411,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
             if (k < nreasons) reasons[k].count++;
             sb_add(&rows, ",,,,,,,,,,,,,,,,,,");
             sb_csv_field(&rows, why, false);
-            sb_add(&rows, ",,,,,,,,,,,\n");
+            sb_add(&rows, ",,,,,,,,,,,,,,\n");
             continue;
         }
         if (r.fits) predicted_fit++;
@@ -430,9 +431,12 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
                   in.vp, in.cp, in.ep, in.mbs, in.gbs, est_precision_name(in.precision), m.what, m.value, pred, 100.0 * err,
                   r.step_time, r.tokens_per_s_per_gpu, 100.0 * r.mfu, r.mem_total / EST_GIB, r.fits ? "true" : "false");
         /* where the predicted step time goes (seconds per step), to see what a row's error is made of */
-        sb_printf(&rows, ",%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g\n", r.t_compute_fwd, r.t_compute_bwd,
+        sb_printf(&rows, ",%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g", r.t_compute_fwd, r.t_compute_bwd,
                   r.t_recompute, r.t_tp_comm, r.t_cp_comm, r.t_ep_comm, r.t_moe_host, r.t_pp_bubble, r.t_pp_p2p,
                   r.t_dp_exposed, r.t_optimizer, r.t_overhead);
+        /* the switches the row ran with (its own columns or its framework's recipe) */
+        sb_printf(&rows, ",%s,%s,%d\n", in.grad_bytes == 2.0 ? "false" : "true", in.fp8_param_gather ? "true" : "false",
+                  in.offload_act_layers);
     }
     if (!rc && rows.oom) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
     if (!rc && out_csv) rc = fs_write_atomic(out_csv, sb_str(&rows), rows.len, e);

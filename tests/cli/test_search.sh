@@ -122,7 +122,11 @@ out=$("$AC" validate --csv "$T/vp.csv" --out "$T/vp_out.csv" 2>&1)
 case "$out" in *"VP not published for 1 row(s) with PP > 1"*) pass validate_vp_note ;; *) fail validate_vp_note "$out" ;; esac
 vpa=$(awk -F, '$1=="A" {print $8}' "$T/vp_out.csv"); vpb=$(awk -F, '$1=="B" {print $8}' "$T/vp_out.csv")
 [ "${vpa:-0}" -gt 1 ] && [ "$vpb" = 1 ] && pass validate_vp_assumed || fail validate_vp_assumed "A vp=$vpa B vp=$vpb"
-head -1 "$T/vp_out.csv" | grep -q "s_compute_fwd,.*s_dp_exposed" && pass validate_breakdown_cols || fail validate_breakdown_cols "$(head -1 "$T/vp_out.csv")"
+head -1 "$T/vp_out.csv" | grep -q "s_compute_fwd,.*s_dp_exposed.*,grad_reduce_in_fp32,fp8_param_gather,cpu_offloading_num_layers$" \
+    && pass validate_breakdown_cols || fail validate_breakdown_cols "$(head -1 "$T/vp_out.csv")"
+# no framework column: Megatron-LM's defaults (fp32 gradients, bf16 weights, no offload)
+awk -F, '$1=="B" { exit !($(NF-2)=="true" && $(NF-1)=="false" && $NF==0) }' "$T/vp_out.csv" \
+    && pass validate_row_switches || fail validate_row_switches "$(grep '^B,' "$T/vp_out.csv")"
 printf 'id,source_id,num_layers\n1,X,2\n' > "$T/short.csv"
 expect validate_missing_col 2 "column missing" -- validate --csv "$T/short.csv"
 expect validate_no_csv 2 "needs --csv" -- validate
