@@ -148,8 +148,9 @@ int cli_cost_stage(const ac_config *c, const model_base_config *b, const cli_opt
     char dir[CFG_PATH_MAX + 16];
     int rc = fs_join(dir, sizeof dir, c->train.logs, "cost", e) || cost_write_files(&rq, &r, dir, e) ? -1 : 0;
     if (!rc) {
-        /* the HTML report draws the cost chart: refresh it when a training search wrote one */
-        if (cli_refresh_report(c, NULL, 0, e) < 0) rc = -1;
+        /* the HTML report draws the cost chart: refresh it when a training search wrote one
+         * (inside `run`, o is NULL and run writes the report once at its end) */
+        if (o && cli_refresh_report(c, NULL, 0, e) < 0) rc = -1;
     }
     if (!rc) {
         if (json) {

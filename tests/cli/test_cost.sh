@@ -71,6 +71,8 @@ out=$("$AC" cost search_config=llama/llama2_70b $L=$T/l70 --gpus a10g:1.0:4 2>&1
 out=$("$AC" run $common run_cost_search=true run_inference_hp_search=false search_config.cost_settings.gpus=[h100] 2>&1); rc=$?
 [ $rc -eq 0 ] && [ -s "$T/logs/cost/summary.json" ] && pass run_stage || fail run_stage "exit $rc: $(echo "$out" | tail -3)"
 case "$out" in *"Config #1:"*"for the run)"*) pass training_search_shows_run_cost ;; *) fail training_search_shows_run_cost "$(echo "$out" | grep 'Config #1')" ;; esac
+# run writes the report once, at its end, after the cost stage: the chart is in it
+grep -q 'h100_sxm' "$T/logs/final_result/report.html" && pass run_report_has_cost || fail run_report_has_cost "no cost data in run's report"
 "$AC" report "$T/logs" >/dev/null 2>&1 && grep -q 'h100_sxm' "$T/logs/final_result/report.html" \
     && pass report_has_cost || fail report_has_cost "no cost data in report"
 
