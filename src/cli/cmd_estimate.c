@@ -11,6 +11,7 @@
 #include "estimator/validate.h"
 #include "search/candidate_est.h"
 #include "util/json.h"
+#include "util/text.h"
 
 static const char ESTIMATE_HELP[] =
     "usage: autoconfig estimate [--json] [--conf DIR] [--tp N] [--pp N] [--vp N] [--cp N] [--ep N]\n"
@@ -225,7 +226,7 @@ int cmd_estimate(int argc, char **argv)
         rc = cli_fail(&e);
         goto out;
     }
-    if (prec) in.fp8_block_scaled = in.precision == PREC_FP8 && strstr(prec, "mx"); /* MXFP8: row- and column-wise copies */
+    if (prec) in.fp8_block_scaled = in.precision == PREC_FP8 && text_find_ci(prec, "mx"); /* MXFP8: row- and column-wise copies */
     /* the cluster's fitted constants (autoconfig calibrate), as the search uses them */
     est_cal cal;
     bool cal_loaded = false;

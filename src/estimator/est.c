@@ -848,7 +848,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
      * copies TE casts once per step and keeps for the other micro-batches (the weight and, on
      * Hopper/Ada, its transpose: catalog fp8_weight_copies); with fp8_param_gather the FP8
      * copies are the weight, and the distributed optimizer gathers the 1-byte data.
-     * Embeddings and the output layer stay bf16; LoRA (full training only) keeps bf16. */
+     * Embeddings and the output layer stay bf16, and so (counted here) do LoRA's frozen weights. */
     double layer_wbytes = wbytes, layer_gather_bytes = wbytes;
     if (in->precision == PREC_FP8 && in->lora_rank == 0) {
         double copies = in->fp8_block_scaled ? 2.0 : g->fp8_weight_copies;
