@@ -84,6 +84,12 @@ g32=$("$AC" estimate --json search_config=llama/llama3_70b search_config.train_s
 g16=$("$AC" estimate --json search_config=llama/llama3_70b search_config.train_settings.gpu=h100 --tp 4 --pp 4 --vp 5 --grad-reduce-in-fp32 false 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["memory_gib"]["grads"], d["time_s"]["dp_comm"], d["grad_reduce_in_fp32"])')
 echo "$g32 $g16" | awk '{ exit !($3 > 0 && ($1 / $3 - 2) ^ 2 < 1e-6 && $4 < $2 && $5 == "False") }' \
     && pass estimate_bf16_gradients || fail estimate_bf16_gradients "fp32: $g32 bf16: $g16"
+# FP8 weights: TE's cached copies (one on B200, two for MXFP8); FP8 gather drops the bf16 weight
+w=""
+for a in "--precision fp8" "--precision MXFP8" "--precision fp8 --fp8-param-gather true" "--precision bf16"; do
+    w="$w $("$AC" estimate --json search_config=llama/llama3_8b search_config.train_settings.gpu=b200 $a 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["memory_gib"]["weights"])')"
+done
+echo "$w" | awk '{ exit !($2 > $1 && $1 > $4 && $3 < $4) }' && pass estimate_fp8_weight_copies || fail estimate_fp8_weight_copies "fp8, mxfp8, fp8+gather, bf16:$w"
 # MoE switches of newer Megatron-Core: the all-to-all and the host launches leave the step
 ep_plain=$("$AC" estimate --json search_config=mixtral/mixtral_8x7b --ep 8 --vp 4 2>/dev/null | python3 -c 'import json,sys; t=json.load(sys.stdin)["time_s"]; print(t["ep_comm"], t["moe_host"], t["step"])')
 ep_on=$("$AC" estimate --json search_config=mixtral/mixtral_8x7b --ep 8 --vp 4 --a2a-overlap true --cuda-graphs true 2>/dev/null | python3 -c 'import json,sys; t=json.load(sys.stdin)["time_s"]; print(t["ep_comm"], t["moe_host"], t["step"])')
