@@ -963,7 +963,8 @@ int est_evaluate(const est_input *in_arg, est_result *r)
          * micro-batch; prefetching hides it behind compute when compute is longer.
          * Under LoRA the gathered weights are the frozen base ones. */
         double P_gather = in->lora_rank > 0 ? p_first : P_grad;
-        double gathered_bytes = in->lora_rank > 0 ? P_gather * wbytes : p_layers_gpu * layer_gather_bytes + (P_gather - p_layers_gpu) * wbytes;
+        double gathered_bytes = in->lora_rank > 0 ? P_gather * wbytes
+                                                  : p_layers_gpu * layer_gather_bytes + (P_gather - p_layers_gpu) * wbytes;
         double per_mb = 2.0 * gather_s(gathered_bytes, dpc, bw_dp, c);
         /* ZeRO-Infinity parameter offload: each rank's shard also crosses PCIe for both
          * passes (Rajbhandari et al. 2021, ZeRO-Infinity §5) */

@@ -58,7 +58,8 @@ int gpu_catalog_load(ac_err *e)
         g.attn_speedup = v[12]; g.host_gbps = v[13]; g.fp8_weight_copies = (int)v[14];
         if (!g.name[0] || g.bf16_tflops <= 0 || g.memory_gb <= 0 || g.hbm_gbps <= 0 || g.nvlink_domain < 1 ||
             g.gpus_per_node < 1 || g.gemm_eff <= 0 || g.gemm_eff > 1 || g.fp8_gemm_eff > 1 ||
-            g.attn_speedup <= 0 || g.host_gbps <= 0 || g.fp8_weight_copies > 2 || (g.fp8_tflops > 0) != (g.fp8_weight_copies > 0)) {
+            g.attn_speedup <= 0 || g.host_gbps <= 0 || g.fp8_weight_copies > 2 ||
+            (g.fp8_tflops > 0) != (g.fp8_weight_copies > 0)) {
             ac_err_at(e, AC_E_INTERNAL, t.file, r->line, 0, g.name, "incomplete GPU row");
             csv_free(&t);
             return -1;

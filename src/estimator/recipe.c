@@ -65,8 +65,8 @@ int recipe_table_load(ac_err *e)
         rc = text_field(&t, r, "framework", d.framework, sizeof d.framework, e) ||
              text_field(&t, r, "model", d.model, sizeof d.model, e) || text_field(&t, r, "gpu", d.gpu, sizeof d.gpu, e) ||
              text_field(&t, r, "precision", d.precision, sizeof d.precision, e) ||
-             text_field(&t, r, "source", d.source, sizeof d.source, e) || int_field(&t, r, "tp", 1, 1024, &d.tp, e) || int_field(&t, r, "pp", 1, 1024, &d.pp, e) ||
-             int_field(&t, r, "fsdp", 0, 1, &d.fsdp, e) ||
+             text_field(&t, r, "source", d.source, sizeof d.source, e) || int_field(&t, r, "tp", 1, 1024, &d.tp, e) ||
+             int_field(&t, r, "pp", 1, 1024, &d.pp, e) || int_field(&t, r, "fsdp", 0, 1, &d.fsdp, e) ||
              int_field(&t, r, "grad_reduce_in_fp32", 0, 1, &d.sets.grad_reduce_in_fp32, e) ||
              int_field(&t, r, "fp8_param_gather", 0, 1, &d.sets.fp8_param_gather, e) ||
              int_field(&t, r, "cpu_offloading_num_layers", 1, 1000, &d.sets.cpu_offloading_num_layers, e);

@@ -25,7 +25,7 @@ typedef struct {
 /* switches; -1 where no applicable recipe row sets them */
 typedef struct {
     int grad_reduce_in_fp32;       /* 0: 2-byte gradients */
-    int fp8_param_gather;          /* 1: per-tensor FP8 runs keep and gather 1-byte weights */
+    int fp8_param_gather;          /* 1: FP8 runs keep FP8 weights (no bf16 copy) and gather 1 byte */
     int cpu_offloading_num_layers; /* activation offload of that many layers */
 } recipe_switches;
 
