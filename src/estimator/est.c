@@ -282,6 +282,11 @@ int est_check(const est_input *in, char *why, size_t why_len)
     return 0;
 }
 
+bool est_fp8_gather_allowed(const est_input *in)
+{
+    return in->precision == PREC_FP8 && in->zero_stage >= 1 && in->lora_rank == 0;
+}
+
 /* ---------- parameters ---------- */
 
 typedef struct {
@@ -637,6 +642,13 @@ static double offloaded_bytes(double layers_held, double Ls, double n_off, doubl
     return fmin(layers_held, layers_held / Ls * n_off) * act_per_layer;
 }
 
+/* Bytes of `total` parameters of which `layers` sit in transformer layers at `layer_b`
+ * bytes each and the rest (embeddings, output layer) at `other_b` */
+static double param_bytes(double total, double layers, double layer_b, double other_b)
+{
+    return layers * layer_b + (total - layers) * other_b;
+}
+
 /* ---------- the model ---------- */
 
 double est_model_flops(const model_shape *s, double B)
@@ -871,12 +883,12 @@ int est_evaluate(const est_input *in_arg, est_result *r)
                 weights = (P + lora_params_gpu) * wbytes / dpc + 2.0 * (P / (Ls > 0 ? Ls : 1)) * wbytes;
         } else {
             double shard_d = dpc, shard_e = edp;
-            double weight_bytes = p_layers_gpu * layer_wbytes + (P - p_layers_gpu) * wbytes;
+            double weight_bytes = param_bytes(P, p_layers_gpu, layer_wbytes, wbytes);
             weights = weight_bytes;
             grads = (P_dense * gbytes) / (in->zero_stage >= 2 ? shard_d : 1) + (P_exp * gbytes) / (in->zero_stage >= 2 ? shard_e : 1);
             opt = (P_dense * 12.0) / (in->zero_stage >= 1 ? shard_d : 1) + (P_exp * 12.0) / (in->zero_stage >= 1 ? shard_e : 1);
             if (in->zero_stage >= 3) /* FSDP: shards of the weights + two gathered layers in flight */
-                weights = (weight_bytes + p_layers_gpu * (layer_gather_bytes - layer_wbytes)) / shard_d +
+                weights = param_bytes(P, p_layers_gpu, layer_gather_bytes, wbytes) / shard_d +
                           2.0 * weight_bytes / (Ls > 0 ? Ls : 1);
         }
         if (in->offload_optimizer) {
@@ -894,23 +906,21 @@ int est_evaluate(const est_input *in_arg, est_result *r)
             cpu += P * wbytes / dpc;
             weights = 2.0 * (P / (Ls > 0 ? Ls : 1)) * wbytes;
         }
-        double acts, logits = 0.0;
+        double acts, logits = 0.0, layers_held;
         if (st == 0) {
+            layers_held = inflight_layers;
             acts = inflight_layers * act_per_layer + inflight_mb * (2.0 + 1.0) * T * s->hidden / (in->sequence_parallel ? t : 1);
-            double off = offloaded_bytes(inflight_layers, Ls, n_off, act_per_layer);
-            acts -= off;
-            cpu += off;
         } else {
             /* the last stage keeps one micro-batch in flight (more with interleaving) */
-            double layers_last = v > 1 ? ((double)(v - 1) * p + 1) * layers_chunk : Ls;
-            if (layers_last > m * Ls) layers_last = m * Ls;
-            acts = layers_last * act_per_layer;
-            double off = offloaded_bytes(layers_last, Ls, n_off, act_per_layer);
-            acts -= off;
-            cpu += off;
+            layers_held = v > 1 ? ((double)(v - 1) * p + 1) * layers_chunk : Ls;
+            if (layers_held > m * Ls) layers_held = m * Ls;
+            acts = layers_held * act_per_layer;
             /* logits [T, V/t] in bf16 plus the fp32 softmax of the fused cross-entropy */
             logits = 6.0 * T * V / t;
         }
+        double off = offloaded_bytes(layers_held, Ls, n_off, act_per_layer);
+        acts -= off;
+        cpu += off;
         if (st == 0 && p == 1) logits = 6.0 * T * V / t;
         /* during backward of a recomputed layer its full activations exist once */
         if (in->recompute == RECOMPUTE_FULL) acts += lay.act_full - lay.act_ckpt;
@@ -950,8 +960,8 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     double rs_rounds = in->zero_stage >= 2 ? (double)m : 1.0;
     if (in->zero_stage >= 1) {
         t_rs = rs_rounds * (gather_s(P_dense_grad * gbytes, dpc, bw_dp, c) + gather_s(P_exp_grad * gbytes, edp, bw_edp, c));
-        double dense_layers = in->lora_rank > 0 ? 0.0 : p_layers_gpu - p_expert_gpu;
-        t_ag = gather_s(dense_layers * layer_gather_bytes + (P_dense_grad - dense_layers) * wbytes, dpc, bw_dp, c) +
+        /* (under LoRA layer_gather_bytes is wbytes, so the layer split does not matter) */
+        t_ag = gather_s(param_bytes(P_dense_grad, p_layers_gpu - p_expert_gpu, layer_gather_bytes, wbytes), dpc, bw_dp, c) +
                gather_s(P_exp_grad * layer_gather_bytes, edp, bw_edp, c);
     } else {
         t_rs = allreduce_s(P_dense_grad * gbytes, dpc, bw_dp, c) + allreduce_s(P_exp_grad * gbytes, edp, bw_edp, c);
@@ -963,9 +973,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
          * micro-batch; prefetching hides it behind compute when compute is longer.
          * Under LoRA the gathered weights are the frozen base ones. */
         double P_gather = in->lora_rank > 0 ? p_first : P_grad;
-        double gathered_bytes = in->lora_rank > 0 ? P_gather * wbytes
-                                                  : p_layers_gpu * layer_gather_bytes + (P_gather - p_layers_gpu) * wbytes;
-        double per_mb = 2.0 * gather_s(gathered_bytes, dpc, bw_dp, c);
+        double per_mb = 2.0 * gather_s(param_bytes(P_gather, p_layers_gpu, layer_gather_bytes, wbytes), dpc, bw_dp, c);
         /* ZeRO-Infinity parameter offload: each rank's shard also crosses PCIe for both
          * passes (Rajbhandari et al. 2021, ZeRO-Infinity §5) */
         if (in->offload_params) per_mb += 2.0 * P_gather * wbytes / dpc / dev.host;

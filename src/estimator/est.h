@@ -131,6 +131,10 @@ typedef struct {
  * MBS·DP, GPUs = TP·PP·CP·DP, …).  0 when valid, else -1 with why set, e.g.
  * "TP 3 does not divide 32 attention heads". */
 int est_check(const est_input *in, char *why, size_t why_len);
+/* whether Megatron runs fp8_param_gather for this input: FP8 compute, a sharded optimizer
+ * (distributed optimizer or FSDP) and full training; est_check refuses it otherwise, so
+ * readers of configs and tables that name it turn it on only when this holds */
+bool est_fp8_gather_allowed(const est_input *in);
 
 /* Scores one candidate: 0, or -1 with out->why when est_check fails.  A candidate
  * that does not fit still gets its times (fits = false).  Pure and thread-safe. */

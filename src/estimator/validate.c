@@ -212,7 +212,7 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     bool fp8_gather = *gather_cell ? truthy(gather_cell) : rs.fp8_param_gather == 1;
     in->grad_bytes = grad_fp32 ? 4.0 : 2.0;
     in->fp8_block_scaled = prec == PREC_FP8 && (contains_ci(ptext, "MX") || contains_ci(ptext, "block"));
-    in->fp8_param_gather = fp8_gather && prec == PREC_FP8 && in->zero_stage >= 1;
+    in->fp8_param_gather = fp8_gather && est_fp8_gather_allowed(in);
     const char *rc = csv_get(row, c.recompute);
     if (contains_ci(rc, "full")) in->recompute = RECOMPUTE_FULL;
     else if (contains_ci(rc, "selective")) in->recompute = RECOMPUTE_SELECTIVE;

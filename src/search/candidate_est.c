@@ -66,9 +66,8 @@ static void read_switches(const node *cfg, est_input *in)
         for (size_t i = 0; i < sizeof GRAD_DTYPES / sizeof *GRAD_DTYPES; i++)
             if (!strcasecmp(grad_dtype, GRAD_DTYPES[i].name)) in->grad_bytes = GRAD_DTYPES[i].bytes;
     }
-    /* Megatron keeps FP8 weights only with FP8 compute and a sharded optimizer */
     n = node_get_path(cfg, "model.fp8_params");
-    if (n && node_get_bool(n, &bv)) in->fp8_param_gather = bv && in->precision == PREC_FP8 && in->zero_stage >= 1;
+    if (n && node_get_bool(n, &bv)) in->fp8_param_gather = bv && est_fp8_gather_allowed(in);
     n = node_get_path(cfg, "model.cpu_offloading");
     long long off;
     if (n && node_get_bool(n, &bv) && bv && node_get_int(node_get_path(cfg, "model.cpu_offloading_num_layers"), &off) &&
@@ -108,7 +107,7 @@ void candidate_est_apply(est_input *in, const search_candidate *k, search_act_me
     in->dp = k->dp;
     in->sequence_parallel = k->sequence_parallel && k->tp > 1;
     in->zero_stage = k->distributed_optimizer ? 1 : 0;
-    if (in->zero_stage < 1) in->fp8_param_gather = false; /* Megatron: FP8 weights need the sharded optimizer */
+    in->fp8_param_gather = in->fp8_param_gather && est_fp8_gather_allowed(in); /* the candidate may drop the sharded optimizer */
     in->recompute = k->recompute == SEARCH_RC_FULL ? RECOMPUTE_FULL
                   : k->recompute == SEARCH_RC_SELECTIVE ? RECOMPUTE_SELECTIVE : RECOMPUTE_NONE;
     in->recompute_layers = 0;
