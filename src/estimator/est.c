@@ -260,6 +260,7 @@ int est_check(const est_input *in, char *why, size_t why_len)
     /* Megatron-Core TransformerConfig refuses these combinations */
     if (is_moe(s) && in->tp > 1 && !in->sequence_parallel)
         return WHY("MoE with TP %d needs sequence parallelism (Megatron-Core requires it)", in->tp);
+    /* est_a2a_overlap_allowed states the same rule */
     if (in->moe_a2a_overlap && in->ep < 2) return WHY("MoE all-to-all overlap needs EP > 1");
     if (in->moe_a2a_overlap && in->pp > 1 && in->vp < 2)
         return WHY("MoE all-to-all overlap with PP %d needs an interleaved (virtual) pipeline", in->pp);
@@ -285,6 +286,11 @@ int est_check(const est_input *in, char *why, size_t why_len)
 bool est_fp8_gather_allowed(const est_input *in)
 {
     return in->precision == PREC_FP8 && in->zero_stage >= 1 && in->lora_rank == 0;
+}
+
+bool est_a2a_overlap_allowed(const est_input *in)
+{
+    return is_moe(&in->shape) && in->ep >= 2 && (in->pp == 1 || in->vp >= 2);
 }
 
 /* ---------- parameters ---------- */

@@ -135,6 +135,10 @@ int est_check(const est_input *in, char *why, size_t why_len);
  * (distributed optimizer or FSDP) and full training; est_check refuses it otherwise, so
  * readers of configs and tables that name it turn it on only when this holds */
 bool est_fp8_gather_allowed(const est_input *in);
+/* whether Megatron-Core runs overlap_moe_expert_parallel_comm here: an MoE model with
+ * EP > 1 and, under pipeline parallelism, an interleaved schedule (est_check refuses it
+ * otherwise) */
+bool est_a2a_overlap_allowed(const est_input *in);
 
 /* Scores one candidate: 0, or -1 with out->why when est_check fails.  A candidate
  * that does not fit still gets its times (fits = false).  Pure and thread-safe. */

@@ -12,6 +12,7 @@ extern const char ac_data_recipes[]; /* build/gen/data_recipes.c */
 
 typedef struct {
     char framework[64], model[48], gpu[32], precision[32]; /* "" = any */
+    char since[16];                                        /* first release it applies to; "" = any */
     int tp, pp, fsdp;                                      /* -1 = any */
     recipe_switches sets;                                  /* -1 = not set by this row */
     char source[512];
@@ -50,7 +51,8 @@ int recipe_table_load(ac_err *e)
     csv_table t;
     if (csv_parse(ac_data_recipes, strlen(ac_data_recipes), "data/recipes.csv", &t, e)) return -1;
     static const char *const cols[] = {"framework", "model", "gpu", "precision", "tp", "pp", "fsdp", "grad_reduce_in_fp32",
-                                       "fp8_param_gather", "cpu_offloading_num_layers", "source"};
+                                       "fp8_param_gather", "cpu_offloading_num_layers", "since", "cuda_graphs",
+                                       "moe_a2a_overlap", "source"};
     for (size_t i = 0; i < sizeof cols / sizeof *cols; i++)
         if (csv_col(&t, cols[i]) < 0) {
             csv_free(&t);
@@ -69,9 +71,16 @@ int recipe_table_load(ac_err *e)
              int_field(&t, r, "pp", 1, 1024, &d.pp, e) || int_field(&t, r, "fsdp", 0, 1, &d.fsdp, e) ||
              int_field(&t, r, "grad_reduce_in_fp32", 0, 1, &d.sets.grad_reduce_in_fp32, e) ||
              int_field(&t, r, "fp8_param_gather", 0, 1, &d.sets.fp8_param_gather, e) ||
-             int_field(&t, r, "cpu_offloading_num_layers", 1, 1000, &d.sets.cpu_offloading_num_layers, e);
+             int_field(&t, r, "cpu_offloading_num_layers", 1, 1000, &d.sets.cpu_offloading_num_layers, e) ||
+             int_field(&t, r, "cuda_graphs", 0, 1, &d.sets.cuda_graphs, e) ||
+             int_field(&t, r, "moe_a2a_overlap", 0, 1, &d.sets.moe_a2a_overlap, e) ||
+             text_field(&t, r, "since", d.since, sizeof d.since, e);
         if (!rc && (!d.framework[0] || !d.source[0]))
             rc = ac_err_at(e, AC_E_INTERNAL, t.file, r->line, 0, "framework", "a recipe row needs a framework and its source");
+        char whole[sizeof d.since];
+        if (!rc && d.since[0] && (!recipe_release_in_text(d.since, whole, sizeof whole) || strcmp(whole, d.since)))
+            rc = ac_err_at(e, AC_E_INTERNAL, t.file, r->line, 0, "since", "expects a release such as 26.06 or 26.06.01, got '%s'",
+                           d.since);
         if (!rc) table[n++] = d;
     }
     csv_free(&t);
@@ -83,16 +92,61 @@ int recipe_table_load(ac_err *e)
 
 static bool text_applies(const char *want, const char *have) { return !*want || (have && text_find_ci(have, want)); }
 
+/* a row bound to a first release applies only to rows whose release is known and not older */
+static bool release_applies(const char *since, const char *release)
+{
+    return !*since || (release && *release && recipe_release_at_least(release, since));
+}
+
 static bool applies(const recipe_row *d, const recipe_query *q)
 {
     return text_applies(d->framework, q->framework) && text_applies(d->model, q->model) && text_applies(d->gpu, q->gpu) &&
            text_applies(d->precision, q->precision) && (d->tp < 0 || d->tp == q->tp) && (d->pp < 0 || d->pp == q->pp) &&
-           (d->fsdp < 0 || d->fsdp == (int)q->fsdp);
+           (d->fsdp < 0 || d->fsdp == (int)q->fsdp) && release_applies(d->since, q->release);
+}
+
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+bool recipe_release_in_text(const char *text, char *out, size_t n)
+{
+    if (n) *out = '\0';
+    if (!text) return false;
+    for (const char *p = text; *p; p++) {
+        /* two digits, not inside a longer number, then ".dd" */
+        if (p > text && is_digit(p[-1])) continue;
+        if (!(is_digit(p[0]) && is_digit(p[1]) && p[2] == '.' && is_digit(p[3]) && is_digit(p[4]))) continue;
+        const char *end = p + 5;
+        if (is_digit(*end)) continue; /* 26.061 is not a release */
+        while (end[0] == '.' && is_digit(end[1])) {
+            end++;
+            while (is_digit(*end)) end++;
+        }
+        size_t len = (size_t)(end - p);
+        if (len >= n) return false;
+        memcpy(out, p, len);
+        out[len] = '\0';
+        return true;
+    }
+    return false;
+}
+
+bool recipe_release_at_least(const char *a, const char *b)
+{
+    for (;;) { /* each pass consumes one number of each (missing numbers count 0) */
+        long x = 0, y = 0;
+        for (int k = 0; is_digit(*a) && k < 9; k++) x = 10 * x + (*a++ - '0');
+        for (int k = 0; is_digit(*b) && k < 9; k++) y = 10 * y + (*b++ - '0');
+        if (x != y) return x > y;
+        bool more_a = *a == '.', more_b = *b == '.';
+        if (!more_a && !more_b) return true;
+        if (more_a) a++;
+        if (more_b) b++;
+    }
 }
 
 recipe_switches recipe_lookup(const recipe_query *q)
 {
-    recipe_switches s = {-1, -1, -1};
+    recipe_switches s = {-1, -1, -1, -1, -1};
     if (!q || !q->framework || !*q->framework || recipe_table_load(NULL)) return s;
     for (size_t i = 0; i < table_n; i++) {
         const recipe_row *d = &table[i];
@@ -100,6 +154,8 @@ recipe_switches recipe_lookup(const recipe_query *q)
         if (s.grad_reduce_in_fp32 < 0) s.grad_reduce_in_fp32 = d->sets.grad_reduce_in_fp32;
         if (s.fp8_param_gather < 0) s.fp8_param_gather = d->sets.fp8_param_gather;
         if (s.cpu_offloading_num_layers < 0) s.cpu_offloading_num_layers = d->sets.cpu_offloading_num_layers;
+        if (s.cuda_graphs < 0) s.cuda_graphs = d->sets.cuda_graphs;
+        if (s.moe_a2a_overlap < 0) s.moe_a2a_overlap = d->sets.moe_a2a_overlap;
     }
     return s;
 }

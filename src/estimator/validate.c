@@ -19,6 +19,7 @@ typedef struct {
     int tok_gpu, tok, step, tflops, flops_formula, task, arch_source, notes;
     int a2a_overlap, cuda_graphs, act_offload; /* optional: runs of one's own can say which switches were on */
     int framework, grad_fp32, fp8_gather;      /* the recipe (data/recipes.csv), or the row's own switches */
+    int release, source;                       /* the container release a recipe row may start from */
 } columns;
 
 static columns find_columns(const csv_table *t)
@@ -44,6 +45,7 @@ static columns find_columns(const csv_table *t)
     c.grad_fp32 = csv_col(t, "grad_reduce_in_fp32"); c.fp8_gather = csv_col(t, "fp8_param_gather");
     c.a2a_overlap = csv_col(t, "moe_a2a_overlap"); c.cuda_graphs = csv_col(t, "cuda_graphs");
     c.act_offload = csv_col(t, "cpu_offloading_num_layers");
+    c.release = csv_col(t, "release"); c.source = csv_col(t, "source");
     c.arch_source = csv_col(t, "arch_source"); c.notes = csv_col(t, "notes");
     return c;
 }
@@ -200,13 +202,20 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     num(row, c.dist_opt, &zero);
     in->zero_stage = fsdp > 0 ? 3 : (int)zero;
     if (in->zero_stage < 0 || in->zero_stage > 3) in->zero_stage = 1;
-    in->moe_a2a_overlap = truthy(csv_get(row, c.a2a_overlap));
-    in->cuda_graphs = truthy(csv_get(row, c.cuda_graphs));
     in->offload_act_layers = num_or(row, c.act_offload, 0);
-    /* gradient and weight precision and activation offload: the row's own columns, else
-     * its framework's benchmark recipe (data/recipes.csv), else Megatron-LM's defaults */
-    recipe_query q = {csv_get(row, c.framework), csv_get(row, c.model), csv_get(row, c.gpu_type), ptext, in->tp, in->pp, fsdp > 0};
+    /* gradient and weight precision, activation offload, CUDA graphs and all-to-all
+     * overlap: the row's own columns, else its framework's benchmark recipe
+     * (data/recipes.csv, some rows from a container release on), else Megatron-LM's defaults */
+    char release[32];
+    const char *release_cell = csv_get(row, c.release);
+    if (!recipe_release_in_text(*release_cell ? release_cell : csv_get(row, c.source), release, sizeof release)) release[0] = '\0';
+    recipe_query q = {.framework = csv_get(row, c.framework), .model = csv_get(row, c.model), .gpu = csv_get(row, c.gpu_type),
+                      .precision = ptext, .release = release, .tp = in->tp, .pp = in->pp, .fsdp = fsdp > 0};
     recipe_switches rs = recipe_lookup(&q);
+    const char *graphs_cell = csv_get(row, c.cuda_graphs), *a2a_cell = csv_get(row, c.a2a_overlap);
+    in->cuda_graphs = *graphs_cell ? truthy(graphs_cell) : rs.cuda_graphs == 1;
+    /* a recipe's overlap only where Megatron-Core runs it; a row's own cell is checked by est_check */
+    in->moe_a2a_overlap = *a2a_cell ? truthy(a2a_cell) : rs.moe_a2a_overlap == 1 && est_a2a_overlap_allowed(in);
     const char *grad_cell = csv_get(row, c.grad_fp32), *gather_cell = csv_get(row, c.fp8_gather);
     bool grad_fp32 = *grad_cell ? truthy(grad_cell) : rs.grad_reduce_in_fp32 != 0;
     bool fp8_gather = *gather_cell ? truthy(gather_cell) : rs.fp8_param_gather == 1;
@@ -376,8 +385,8 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
                   "predicted,error_pct,predicted_step_time_s,predicted_tokens_per_s_per_gpu,predicted_mfu_pct,"
                   "predicted_peak_mem_gib,fits,skip_reason,s_compute_fwd,s_compute_bwd,s_recompute,s_tp_comm,s_cp_comm,"
                   "s_ep_comm,s_moe_host,s_pp_bubble,s_pp_p2p,s_dp_exposed,s_optimizer,s_overhead,"
-                  "grad_reduce_in_fp32,fp8_param_gather,cpu_offloading_num_layers\n");
-    int rc = 0, vp_assumed = 0, predicted_fit = 0, bf16_grads = 0, fp8_weights = 0, offloaded = 0;
+                  "grad_reduce_in_fp32,fp8_param_gather,cpu_offloading_num_layers,cuda_graphs,moe_a2a_overlap\n");
+    int rc = 0, vp_assumed = 0, predicted_fit = 0, bf16_grads = 0, fp8_weights = 0, offloaded = 0, graphed = 0, a2a_hidden = 0;
     for (size_t i = 0; i < t.n; i++) {
         const csv_row *row = &t.rows[i];
         source_stats *s = source_get(&src, &nsrc, csv_get(row, c.source_id));
@@ -418,6 +427,8 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
         bf16_grads += in.grad_bytes == 2.0;
         fp8_weights += in.fp8_param_gather;
         offloaded += in.offload_act_layers > 0;
+        graphed += in.cuda_graphs;
+        a2a_hidden += in.moe_a2a_overlap;
         double pred = m.is_step ? r.step_time : r.tokens_per_s_per_gpu;
         double err = pred / m.value - 1.0;
         s->rows++;
@@ -435,8 +446,8 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
                   r.t_recompute, r.t_tp_comm, r.t_cp_comm, r.t_ep_comm, r.t_moe_host, r.t_pp_bubble, r.t_pp_p2p,
                   r.t_dp_exposed, r.t_optimizer, r.t_overhead);
         /* the switches the row ran with (its own columns or its framework's recipe) */
-        sb_printf(&rows, ",%s,%s,%d\n", in.grad_bytes == 2.0 ? "false" : "true", in.fp8_param_gather ? "true" : "false",
-                  in.offload_act_layers);
+        sb_printf(&rows, ",%s,%s,%d,%s,%s\n", in.grad_bytes == 2.0 ? "false" : "true", in.fp8_param_gather ? "true" : "false",
+                  in.offload_act_layers, in.cuda_graphs ? "true" : "false", in.moe_a2a_overlap ? "true" : "false");
     }
     if (!rc && rows.oom) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
     if (!rc && out_csv) rc = fs_write_atomic(out_csv, sb_str(&rows), rows.len, e);
@@ -501,6 +512,8 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
                 json_int(&w, "bf16_gradient_rows", bf16_grads);
                 json_int(&w, "fp8_weight_rows", fp8_weights);
                 json_int(&w, "activation_offload_rows", offloaded);
+                json_int(&w, "cuda_graph_rows", graphed);
+                json_int(&w, "a2a_overlap_rows", a2a_hidden);
                 json_obj_close(&w);
                 json_end(&w);
             } else {
@@ -512,6 +525,9 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
                              "as their framework's benchmark recipes do (data/recipes.csv)", bf16_grads, fp8_weights, offloaded);
                 if (bf16_grads < all.rows) fprintf(out, "; %d use Megatron-LM's fp32 gradients", all.rows - bf16_grads);
                 fputc('\n', out);
+                if (graphed || a2a_hidden)
+                    fprintf(out, "recipes by release: %d row(s) replay the whole iteration as a CUDA graph, %d overlap the MoE "
+                                 "all-to-all with compute\n", graphed, a2a_hidden);
                 if (vp_assumed)
                     fprintf(out, "VP not published for %d row(s) with PP > 1: the fastest VP predicted to fit "
                                  "was assumed (tables report tuned runs)\n", vp_assumed);

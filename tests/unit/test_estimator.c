@@ -200,7 +200,8 @@ static void test_gradient_and_weight_precision(void)
 static void test_recipes(void)
 {
     CHECK(recipe_table_load(NULL) == 0);
-    recipe_query q = {"Megatron-Bridge (Megatron-Core)", "LLAMA3_70B", "GB200 (NVL72)", "FP8", 1, 1, true};
+    recipe_query q = {.framework = "Megatron-Bridge (Megatron-Core)", .model = "LLAMA3_70B", .gpu = "GB200 (NVL72)",
+                      .precision = "FP8", .tp = 1, .pp = 1, .fsdp = true};
     recipe_switches s = recipe_lookup(&q);
     CHECK(s.grad_reduce_in_fp32 == 0 && s.fp8_param_gather == 1 && s.cpu_offloading_num_layers == 40);
     q.pp = 4; /* another layout ran another recipe: no offload, the framework-wide switches stay */
@@ -216,6 +217,52 @@ static void test_recipes(void)
     q.framework = NULL;
     CHECK(recipe_lookup(&q).grad_reduce_in_fp32 == -1);
     CHECK(recipe_lookup(NULL).fp8_param_gather == -1);
+}
+
+/* recipes that begin with a container release (data/recipes.csv `since`) */
+static void test_recipe_releases(void)
+{
+    char r[16];
+    CHECK(recipe_release_in_text("Megatron-Bridge performance summary (NeMo container 26.06.01)", r, sizeof r) &&
+          !strcmp(r, "26.06.01"));
+    CHECK(recipe_release_in_text("dgxc-benchmarking v24.11.1 README", r, sizeof r) && !strcmp(r, "24.11.1"));
+    CHECK(recipe_release_in_text("NeMo 23.07/23.08 README", r, sizeof r) && !strcmp(r, "23.07"));
+    CHECK(!recipe_release_in_text("NeMo 2.0, Llama3.1 405B", r, sizeof r) && !r[0]);
+    CHECK(!recipe_release_in_text("year 2026.06", r, sizeof r));
+    CHECK(!recipe_release_in_text("26.061", r, sizeof r));
+    CHECK(!recipe_release_in_text("26.06.0123456789", r, 8)); /* does not fit: no cut release */
+    CHECK(!recipe_release_in_text(NULL, r, sizeof r));
+    CHECK(recipe_release_at_least("26.06.01", "26.06") && recipe_release_at_least("26.06", "26.06"));
+    CHECK(!recipe_release_at_least("26.06", "26.06.01") && !recipe_release_at_least("26.04.01", "26.06"));
+    CHECK(recipe_release_at_least("26.10", "26.08.02") && !recipe_release_at_least("25.11", "26.02"));
+
+    /* Qwen3 MoE MXFP8 on GB200: full-iteration CUDA graphs and all-to-all overlap from 26.06 */
+    recipe_query q = {.framework = "Megatron-Bridge (Megatron-Core)", .model = "Qwen3_30B_a3B", .gpu = "GB200 (NVL72)",
+                      .precision = "MXFP8", .release = "26.06", .tp = 1, .pp = 1};
+    recipe_switches s = recipe_lookup(&q);
+    CHECK(s.cuda_graphs == 1 && s.moe_a2a_overlap == 1 && s.grad_reduce_in_fp32 == 0);
+    q.release = "26.08";
+    CHECK(recipe_lookup(&q).cuda_graphs == 1);
+    q.release = "26.04.01"; /* before: eager launches, the framework-wide switches stay */
+    s = recipe_lookup(&q);
+    CHECK(s.cuda_graphs == -1 && s.moe_a2a_overlap == -1 && s.grad_reduce_in_fp32 == 0);
+    q.release = ""; /* a row of unknown release gets no release-bound switch */
+    CHECK(recipe_lookup(&q).cuda_graphs == -1);
+    q.release = NULL;
+    CHECK(recipe_lookup(&q).cuda_graphs == -1);
+    /* B300 got the same recipe one release later (26.06.01) */
+    q.gpu = "B300 (DGX-B300)";
+    q.release = "26.06";
+    CHECK(recipe_lookup(&q).cuda_graphs == -1);
+    q.release = "26.06.01";
+    CHECK(recipe_lookup(&q).cuda_graphs == 1);
+    /* a dense model or BF16 run of the same release does not */
+    q.gpu = "GB200 (NVL72)";
+    q.precision = "BF16";
+    CHECK(recipe_lookup(&q).cuda_graphs == -1);
+    q.precision = "MXFP8";
+    q.model = "Qwen3_8B";
+    CHECK(recipe_lookup(&q).cuda_graphs == -1);
 }
 
 /* a benchmark row takes its framework's recipe unless it says otherwise */
@@ -258,6 +305,33 @@ static void test_validate_row_recipe(void)
     CHECK(est_evaluate(&in, &r) == 0 && r.fits);
     CHECK(validate_row_input(&t, &t.rows[1], &in, why, sizeof why) == 0);
     CHECK(in.offload_act_layers == 0 && in.recompute == RECOMPUTE_FULL);
+    csv_free(&t);
+    /* the release comes from `release`, else from the source text; a row's own cells win */
+    static const char QWEN[] =
+        "id,source,framework,model,model_family,num_layers,hidden_size,ffn_hidden_size,num_attention_heads,"
+        "num_query_groups,num_experts,moe_topk,moe_ffn_hidden_size,vocab_size,seq_length,gpu_type,num_gpus,tp,pp,ep,"
+        "mbs,gbs,precision,release,cuda_graphs,moe_a2a_overlap,tokens_per_s_per_gpu\n"
+        "a,NeMo container 26.06,Megatron-Bridge,Qwen3_30B_a3B,Qwen3 MoE,48,2048,6144,32,4,128,8,768,151936,4096,"
+        "GB200 (NVL72),8,1,1,8,4,512,MXFP8,,,,40000\n"
+        "b,NeMo container 26.04,Megatron-Bridge,Qwen3_30B_a3B,Qwen3 MoE,48,2048,6144,32,4,128,8,768,151936,4096,"
+        "GB200 (NVL72),8,1,1,8,4,512,MXFP8,,,,26000\n"
+        "c,NeMo container 26.04,Megatron-Bridge,Qwen3_30B_a3B,Qwen3 MoE,48,2048,6144,32,4,128,8,768,151936,4096,"
+        "GB200 (NVL72),8,1,1,8,4,512,MXFP8,26.08,,,40000\n"
+        "d,NeMo container 26.06,Megatron-Bridge,Qwen3_30B_a3B,Qwen3 MoE,48,2048,6144,32,4,128,8,768,151936,4096,"
+        "GB200 (NVL72),8,1,1,8,4,512,MXFP8,,false,false,26000\n";
+    CHECK(csv_parse(QWEN, strlen(QWEN), "qwen.csv", &t, &e) == 0);
+    est_result graphed, eager;
+    CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0);
+    CHECK(in.cuda_graphs && in.moe_a2a_overlap);
+    CHECK(est_evaluate(&in, &graphed) == 0 && graphed.t_moe_host == 0);
+    CHECK(validate_row_input(&t, &t.rows[1], &in, why, sizeof why) == 0);
+    CHECK(!in.cuda_graphs && !in.moe_a2a_overlap);
+    CHECK(est_evaluate(&in, &eager) == 0 && eager.t_moe_host > 0);
+    CHECK(graphed.tokens_per_s_per_gpu > eager.tokens_per_s_per_gpu);
+    CHECK(validate_row_input(&t, &t.rows[2], &in, why, sizeof why) == 0);
+    CHECK(in.cuda_graphs && in.moe_a2a_overlap); /* `release` 26.08 wins over the source's 26.04 */
+    CHECK(validate_row_input(&t, &t.rows[3], &in, why, sizeof why) == 0);
+    CHECK(!in.cuda_graphs && !in.moe_a2a_overlap);
     csv_free(&t);
 }
 
@@ -705,6 +779,7 @@ int main(void)
     RUN(test_bytes_per_param);
     RUN(test_gradient_and_weight_precision);
     RUN(test_recipes);
+    RUN(test_recipe_releases);
     RUN(test_validate_row_recipe);
     RUN(test_directions);
     RUN(test_attention_window);
