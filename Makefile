@@ -100,11 +100,13 @@ bench: $(BUILD)/autoconfig $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do echo "== $$b"; ./$$b || exit 1; done
 
 # libFuzzer targets (clang); run e.g. build-fuzz/fuzz_yaml fuzz/corpus/fuzz_yaml
+# UB aborts (no recovery) so the fuzzer keeps the input that caused it
+FUZZ_SAN := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 fuzz:
 	@mkdir -p build-fuzz
-	$(MAKE) BUILD=build-fuzz CC=clang EXTRA_CFLAGS="-fsanitize=fuzzer-no-link,address,undefined -Wno-unused-command-line-argument" build-fuzz/libautoconfig.a
+	$(MAKE) BUILD=build-fuzz CC=clang EXTRA_CFLAGS="$(FUZZ_SAN) -Wno-unused-command-line-argument" build-fuzz/libautoconfig.a
 	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
-	  clang -std=c11 -g -O1 -Isrc -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -fsanitize=fuzzer,address,undefined \
+	  clang -std=c11 -g -O1 -Isrc -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	    $$f build-fuzz/libautoconfig.a $(LDLIBS) -o build-fuzz/$$n || exit 1; echo "built build-fuzz/$$n"; done
 
 # installs the Debian packages once (a quick no-op when they are present)

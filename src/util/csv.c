@@ -37,7 +37,7 @@ static int fl_push(field_list *l, const field_buf *b)
     }
     char *s = malloc(b->len + 1);
     if (!s) return -1;
-    memcpy(s, b->buf, b->len);
+    if (b->len) memcpy(s, b->buf, b->len); /* an empty field may have no buffer yet */
     s[b->len] = '\0';
     /* trim surrounding spaces of unquoted-looking values; quoted spaces are rare in our inputs */
     l->f[l->n++] = s;
