@@ -90,7 +90,17 @@ int recipe_table_load(ac_err *e)
     return 0;
 }
 
-static bool text_applies(const char *want, const char *have) { return !*want || (have && text_find_ci(have, want)); }
+static bool is_alnum(char c) { return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z'); }
+
+/* want occurs in have at the start of a word: "B300" is not in "GB300 (NVL72)", "FP8" not
+ * in "MXFP8", while "GB200" is in "GB200 (NVL72)" and "NeMo 25." in "nemo 25.02.01" */
+static bool text_applies(const char *want, const char *have)
+{
+    if (!*want) return true;
+    for (const char *p = have ? text_find_ci(have, want) : NULL; p; p = text_find_ci(p + 1, want))
+        if (p == have || !is_alnum(p[-1])) return true;
+    return false;
+}
 
 /* a row bound to a first release applies only to rows whose release is known and not older */
 static bool release_applies(const char *since, const char *release)
@@ -112,8 +122,8 @@ bool recipe_release_in_text(const char *text, char *out, size_t n)
     if (n) *out = '\0';
     if (!text) return false;
     for (const char *p = text; *p; p++) {
-        /* two digits, not inside a longer number, then ".dd" */
-        if (p > text && is_digit(p[-1])) continue;
+        /* two digits, not inside a longer number or version ("2026.06", "v0.26.06"), then ".dd" */
+        if (p > text && (is_digit(p[-1]) || p[-1] == '.')) continue;
         if (!(is_digit(p[0]) && is_digit(p[1]) && p[2] == '.' && is_digit(p[3]) && is_digit(p[4]))) continue;
         const char *end = p + 5;
         if (is_digit(*end)) continue; /* 26.061 is not a release */
@@ -130,13 +140,26 @@ bool recipe_release_in_text(const char *text, char *out, size_t n)
     return false;
 }
 
+/* compares one dot-separated number of each, however long (leading zeros ignored), and
+ * moves both past it; missing numbers count 0 */
+static int compare_number(const char **a, const char **b)
+{
+    while (**a == '0') (*a)++;
+    while (**b == '0') (*b)++;
+    const char *sa = *a, *sb = *b;
+    while (is_digit(**a)) (*a)++;
+    while (is_digit(**b)) (*b)++;
+    size_t la = (size_t)(*a - sa), lb = (size_t)(*b - sb);
+    if (la != lb) return la > lb ? 1 : -1;
+    int c = strncmp(sa, sb, la);
+    return (c > 0) - (c < 0);
+}
+
 bool recipe_release_at_least(const char *a, const char *b)
 {
-    for (;;) { /* each pass consumes one number of each (missing numbers count 0) */
-        long x = 0, y = 0;
-        for (int k = 0; is_digit(*a) && k < 9; k++) x = 10 * x + (*a++ - '0');
-        for (int k = 0; is_digit(*b) && k < 9; k++) y = 10 * y + (*b++ - '0');
-        if (x != y) return x > y;
+    for (;;) {
+        int c = compare_number(&a, &b);
+        if (c) return c > 0;
         bool more_a = *a == '.', more_b = *b == '.';
         if (!more_a && !more_b) return true;
         if (more_a) a++;

@@ -42,8 +42,9 @@ int recipe_table_load(ac_err *e);
 recipe_switches recipe_lookup(const recipe_query *q);
 
 /* The first release number in a text ("... NeMo container 26.06.01)" -> "26.06.01"):
- * two digits, a dot, two digits, optionally more dot-separated numbers.  Copies it to
- * out and returns true; false (out = "") when there is none or it does not fit. */
+ * two digits, a dot, two digits, optionally more dot-separated numbers, not part of a
+ * longer number or version ("2026.06", "0.26.06").  Copies it to out and returns true;
+ * false (out = "") when there is none or it does not fit. */
 bool recipe_release_in_text(const char *text, char *out, size_t n);
 /* release a is b or later, comparing dot-separated numbers (26.06.01 > 26.06 > 26.04.01) */
 bool recipe_release_at_least(const char *a, const char *b);

@@ -214,7 +214,8 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     recipe_switches rs = recipe_lookup(&q);
     const char *graphs_cell = csv_get(row, c.cuda_graphs), *a2a_cell = csv_get(row, c.a2a_overlap);
     in->cuda_graphs = *graphs_cell ? truthy(graphs_cell) : rs.cuda_graphs == 1;
-    /* a recipe's overlap only where Megatron-Core runs it; a row's own cell is checked by est_check */
+    /* a recipe's overlap only where Megatron-Core runs it (a row with PP > 1 and no published
+     * VP, whose VP is assumed later, goes without); a row's own cell is checked by est_check */
     in->moe_a2a_overlap = *a2a_cell ? truthy(a2a_cell) : rs.moe_a2a_overlap == 1 && est_a2a_overlap_allowed(in);
     const char *grad_cell = csv_get(row, c.grad_fp32), *gather_cell = csv_get(row, c.fp8_gather);
     bool grad_fp32 = *grad_cell ? truthy(grad_cell) : rs.grad_reduce_in_fp32 != 0;
@@ -381,11 +382,28 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
     skip_reason reasons[32];
     size_t nreasons = 0;
     strbuf rows = {0};
-    sb_add(&rows, "id,source_id,model,gpu,num_gpus,tp,pp,vp,cp,ep,mbs,gbs,precision,measured_quantity,measured,"
-                  "predicted,error_pct,predicted_step_time_s,predicted_tokens_per_s_per_gpu,predicted_mfu_pct,"
-                  "predicted_peak_mem_gib,fits,skip_reason,s_compute_fwd,s_compute_bwd,s_recompute,s_tp_comm,s_cp_comm,"
-                  "s_ep_comm,s_moe_host,s_pp_bubble,s_pp_p2p,s_dp_exposed,s_optimizer,s_overhead,"
-                  "grad_reduce_in_fp32,fp8_param_gather,cpu_offloading_num_layers,cuda_graphs,moe_a2a_overlap\n");
+    /* a skipped row fills every column after gpu with nothing but its skip_reason */
+    static const char header_before_reason[] =
+        "id,source_id,model,gpu,num_gpus,tp,pp,vp,cp,ep,mbs,gbs,precision,measured_quantity,measured,"
+        "predicted,error_pct,predicted_step_time_s,predicted_tokens_per_s_per_gpu,predicted_mfu_pct,"
+        "predicted_peak_mem_gib,fits,";
+    static const char header_after_reason[] =
+        ",s_compute_fwd,s_compute_bwd,s_recompute,s_tp_comm,s_cp_comm,s_ep_comm,s_moe_host,s_pp_bubble,s_pp_p2p,"
+        "s_dp_exposed,s_optimizer,s_overhead,grad_reduce_in_fp32,fp8_param_gather,cpu_offloading_num_layers,"
+        "cuda_graphs,moe_a2a_overlap\n";
+    sb_add(&rows, header_before_reason);
+    sb_add(&rows, "skip_reason");
+    sb_add(&rows, header_after_reason);
+    /* empty cells, one comma each: the first four columns and the comma after the reason
+     * are written per row */
+    char empty_before[64], empty_after[64];
+    size_t nb = 0, na = 0;
+    for (const char *p = header_before_reason; *p; p++) nb += *p == ',';
+    for (const char *p = header_after_reason; *p; p++) na += *p == ',';
+    nb -= 4;
+    na -= 1;
+    memset(empty_before, ',', nb); empty_before[nb] = '\0';
+    memset(empty_after, ',', na); empty_after[na] = '\0';
     int rc = 0, vp_assumed = 0, predicted_fit = 0, bf16_grads = 0, fp8_weights = 0, offloaded = 0, graphed = 0, a2a_hidden = 0;
     for (size_t i = 0; i < t.n; i++) {
         const csv_row *row = &t.rows[i];
@@ -418,9 +436,10 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
             while (k < nreasons && strcmp(reasons[k].reason, why)) k++;
             if (k == nreasons && nreasons < 32) { snprintf(reasons[k].reason, sizeof reasons[k].reason, "%s", why); reasons[k].count = 0; nreasons++; }
             if (k < nreasons) reasons[k].count++;
-            sb_add(&rows, ",,,,,,,,,,,,,,,,,,");
+            sb_add(&rows, empty_before);
             sb_csv_field(&rows, why, false);
-            sb_add(&rows, ",,,,,,,,,,,,,,\n");
+            sb_add(&rows, empty_after);
+            sb_add(&rows, "\n");
             continue;
         }
         if (r.fits) predicted_fit++;
@@ -526,8 +545,9 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
                 if (bf16_grads < all.rows) fprintf(out, "; %d use Megatron-LM's fp32 gradients", all.rows - bf16_grads);
                 fputc('\n', out);
                 if (graphed || a2a_hidden)
-                    fprintf(out, "recipes by release: %d row(s) replay the whole iteration as a CUDA graph, %d overlap the MoE "
-                                 "all-to-all with compute\n", graphed, a2a_hidden);
+                    fprintf(out, "graphs and overlap: %d row(s) replay the whole iteration as a CUDA graph, %d overlap the "
+                                 "MoE all-to-all with compute (their release's recipe or their own columns)\n",
+                            graphed, a2a_hidden);
                 if (vp_assumed)
                     fprintf(out, "VP not published for %d row(s) with PP > 1: the fastest VP predicted to fit "
                                  "was assumed (tables report tuned runs)\n", vp_assumed);

@@ -116,6 +116,12 @@ if [ -f "$V" ]; then
     seen=$(echo "$out" | awk '$1 ~ /^S(4|5|7|10)$/ && $4 ~ /%$/' | wc -l)
     [ -z "$bad" ] && [ "$seen" -eq 4 ] && pass validate_source_medians || fail validate_source_medians "median above 10%: $bad (sources seen: $seen)"
     [ -s "$T/val.csv" ] && head -1 "$T/val.csv" | grep -q "predicted_step_time_s" && pass validate_out || fail validate_out "no per-row CSV"
+    # every row, predicted or skipped, has the header's columns
+    shapes=$(python3 -c 'import csv,sys; print(sorted({len(r) for r in csv.reader(open(sys.argv[1]))}))' "$T/val.csv")
+    [ "$shapes" = "[40]" ] && pass validate_out_shape || fail validate_out_shape "row lengths $shapes (header 40)"
+    # the 26.06+ Qwen3 MoE runs on GB200 ran the release's full-iteration graphs and overlap
+    g=$(python3 -c 'import csv,sys; print(sorted({(r["cuda_graphs"], r["moe_a2a_overlap"]) for r in csv.DictReader(open(sys.argv[1])) if r["id"] in ("T0365", "T0389")}))' "$T/val.csv")
+    [ "$g" = "[('true', 'true')]" ] && pass validate_release_recipe || fail validate_release_recipe "$g"
 fi
 # a table that publishes PP > 1 without VP: the fastest legal VP is assumed and said so;
 # a published VP is kept as is

@@ -204,6 +204,9 @@ static void test_recipes(void)
                       .precision = "FP8", .tp = 1, .pp = 1, .fsdp = true};
     recipe_switches s = recipe_lookup(&q);
     CHECK(s.grad_reduce_in_fp32 == 0 && s.fp8_param_gather == 1 && s.cpu_offloading_num_layers == 40);
+    q.precision = "MXFP8"; /* another recipe: "FP8" names per-tensor scaling only */
+    CHECK(recipe_lookup(&q).cpu_offloading_num_layers == -1);
+    q.precision = "FP8";
     q.pp = 4; /* another layout ran another recipe: no offload, the framework-wide switches stay */
     s = recipe_lookup(&q);
     CHECK(s.grad_reduce_in_fp32 == 0 && s.cpu_offloading_num_layers == -1);
@@ -229,12 +232,16 @@ static void test_recipe_releases(void)
     CHECK(recipe_release_in_text("NeMo 23.07/23.08 README", r, sizeof r) && !strcmp(r, "23.07"));
     CHECK(!recipe_release_in_text("NeMo 2.0, Llama3.1 405B", r, sizeof r) && !r[0]);
     CHECK(!recipe_release_in_text("year 2026.06", r, sizeof r));
+    CHECK(!recipe_release_in_text("2026.06.01", r, sizeof r) && !recipe_release_in_text("v0.26.06", r, sizeof r));
+    CHECK(recipe_release_in_text("PyTorch 2.6, NeMo 25.04.01", r, sizeof r) && !strcmp(r, "25.04.01"));
     CHECK(!recipe_release_in_text("26.061", r, sizeof r));
     CHECK(!recipe_release_in_text("26.06.0123456789", r, 8)); /* does not fit: no cut release */
     CHECK(!recipe_release_in_text(NULL, r, sizeof r));
     CHECK(recipe_release_at_least("26.06.01", "26.06") && recipe_release_at_least("26.06", "26.06"));
     CHECK(!recipe_release_at_least("26.06", "26.06.01") && !recipe_release_at_least("26.04.01", "26.06"));
     CHECK(recipe_release_at_least("26.10", "26.08.02") && !recipe_release_at_least("25.11", "26.02"));
+    CHECK(!recipe_release_at_least("26.1234567890", "26.1234567891") && recipe_release_at_least("26.010", "26.10"));
+    CHECK(recipe_release_at_least("26.06.00", "26.06") && recipe_release_at_least("26.06", "26.06.00"));
 
     /* Qwen3 MoE MXFP8 on GB200: full-iteration CUDA graphs and all-to-all overlap from 26.06 */
     recipe_query q = {.framework = "Megatron-Bridge (Megatron-Core)", .model = "Qwen3_30B_a3B", .gpu = "GB200 (NVL72)",
@@ -256,6 +263,16 @@ static void test_recipe_releases(void)
     CHECK(recipe_lookup(&q).cuda_graphs == -1);
     q.release = "26.06.01";
     CHECK(recipe_lookup(&q).cuda_graphs == 1);
+    /* names match at a word start: the B300 row is not a GB300 row, FP8 is not MXFP8 */
+    q.gpu = "GB300 (NVL72)";
+    q.release = "26.06";
+    CHECK(recipe_lookup(&q).cuda_graphs == 1); /* GB300's own row, from 26.06 */
+    q.gpu = "XB300";
+    q.release = "26.08";
+    CHECK(recipe_lookup(&q).cuda_graphs == -1);
+    q.gpu = "B300 (DGX-B300)";
+    q.precision = "FP8 block-scaled";
+    CHECK(recipe_lookup(&q).cuda_graphs == -1); /* the rows name MXFP8 */
     /* a dense model or BF16 run of the same release does not */
     q.gpu = "GB200 (NVL72)";
     q.precision = "BF16";
