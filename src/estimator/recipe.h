@@ -7,10 +7,10 @@
  * full-iteration CUDA graphs with the MoE all-to-all overlapped.  data/recipes.csv
  * (compiled in) lists them, each row with the recipe file or pull request that sets
  * it; a row applies to a benchmark row whose framework, model, GPU and precision
- * contain its texts, whose TP/PP/FSDP equal its numbers (empty cells match anything)
- * and, when the row names a first release, whose container release is that one or
- * later.  Each switch comes from the first applicable row that sets it.  Used by
- * `validate`.
+ * contain its texts at the start of a word, whose TP/PP/FSDP equal its numbers
+ * (empty cells match anything) and, when the row names a first release, whose
+ * container release is that one or later.  Each switch comes from the first
+ * applicable row that sets it.  Used by `validate`.
  */
 #ifndef AC_ESTIMATOR_RECIPE_H
 #define AC_ESTIMATOR_RECIPE_H
