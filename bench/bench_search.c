@@ -197,7 +197,7 @@ static void bench_validate(void)
     ac_err e;
     printf("validate %s (targets: median 10%%, p90 25%%, per source too):\n", csv);
     fflush(stdout);
-    if (validate_train_csv(csv, NULL, NULL, stdout, false, &s, &e)) printf("validate: %s\n", e.msg);
+    if (validate_train_csv(csv, NULL, NULL, NULL, stdout, false, &s, &e)) printf("validate: %s\n", e.msg);
     f = fopen(csv_infer, "r");
     if (!f) { printf("validate --infer: %s not found, skipped\n", csv_infer); return; }
     fclose(f);

@@ -9,7 +9,9 @@
 #include "estimator/est.h"
 #include "estimator/infer_validate.h"
 #include "estimator/validate.h"
+#include "results/validate_page.h"
 #include "search/candidate_est.h"
+#include "util/fsutil.h"
 #include "util/json.h"
 #include "util/text.h"
 
@@ -264,7 +266,7 @@ out:
 }
 
 static const char VALIDATE_HELP[] =
-    "usage: autoconfig validate --csv FILE [--out FILE] [--infer] [--calibration FILE] [--json]\n"
+    "usage: autoconfig validate --csv FILE [--out FILE] [--html FILE] [--infer] [--calibration FILE] [--json]\n"
     "\n"
     "Predicts every row of a CSV of published measurements with the estimator and\n"
     "compares: training rows (columns of benchmarks_train.csv) on step time, or on\n"
@@ -272,15 +274,30 @@ static const char VALIDATE_HELP[] =
     "of benchmarks_infer.csv) on latency, else throughput. Rows the estimator cannot\n"
     "model are skipped and counted by reason. Prints a per-source table, then\n"
     "  rows N skipped M median_abs_err X% p90_abs_err Y%\n"
-    "--out writes the per-row predictions as CSV.\n";
+    "--out writes the per-row predictions as CSV; --html draws them (error histogram by\n"
+    "source, every run by model, the rows furthest off) as one self-contained page.\n";
+
+/* the picture of a validation run (results/validate_page.h), written atomically */
+static int write_validate_page(const char *path, const char *csv, const char *rows, const validate_summary *sum,
+                               ac_err *e)
+{
+    validate_page_info info = {.title = csv, .median_abs_err = sum->median_abs_err, .p90_abs_err = sum->p90_abs_err};
+    char *page = validate_page_html(rows, strlen(rows), &info, e);
+    if (!page) return -1;
+    int rc = fs_write_atomic(path, page, strlen(page), e);
+    free(page);
+    if (!rc) fprintf(stderr, "validate: wrote %s\n", path);
+    return rc;
+}
 
 int cmd_validate(int argc, char **argv)
 {
     cli_opts o;
     ac_err e;
-    static const char *const known[] = {"--csv", "--out", "--infer", "--calibration", NULL};
+    static const char *const known[] = {"--csv", "--out", "--html", "--infer", "--calibration", NULL};
     if (cli_parse(argc, argv, &o, &e) || cli_check_flags(&o, known, &e)) { cli_opts_free(&o); return cli_fail(&e); }
     if (o.help) { fputs(VALIDATE_HELP, stdout); cli_opts_free(&o); return 0; }
+    const char *html = cli_flag_value(&o, "--html");
     int rc = 0;
     const char *csv = cli_flag_value(&o, "--csv");
     if (!csv) {
@@ -290,14 +307,22 @@ int cmd_validate(int argc, char **argv)
         ac_err_at(&e, AC_E_INPUT, "command line", 0, 0, o.overrides[0], "validate takes no config overrides");
         rc = cli_fail(&e);
     } else if (cli_flag_present(&o, "--infer")) {
-        if (infer_validate_csv(csv, cli_flag_value(&o, "--out"), stdout, o.json, &e)) rc = cli_fail(&e);
+        if (html) {
+            ac_err_at(&e, AC_E_INPUT, "command line", 0, 0, "--html", "draws training validation only (not with --infer)");
+            rc = cli_fail(&e);
+        } else if (infer_validate_csv(csv, cli_flag_value(&o, "--out"), stdout, o.json, &e)) {
+            rc = cli_fail(&e);
+        }
     } else {
         est_cal cal;
         validate_summary sum;
+        char *rows = NULL;
         const char *calf = cli_flag_value(&o, "--calibration");
         if (est_cal_default(&cal, &e) || (calf && est_cal_load_file(calf, &cal, &e)) ||
-            validate_train_csv(csv, cli_flag_value(&o, "--out"), &cal, stdout, o.json, &sum, &e))
+            validate_train_csv(csv, cli_flag_value(&o, "--out"), html ? &rows : NULL, &cal, stdout, o.json, &sum, &e) ||
+            (html && write_validate_page(html, csv, rows, &sum, &e)))
             rc = cli_fail(&e);
+        free(rows);
     }
     cli_opts_free(&o);
     return rc;

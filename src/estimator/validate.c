@@ -360,7 +360,7 @@ typedef struct {
     int count;
 } skip_reason;
 
-int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal *cal, FILE *out, bool json,
+int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_csv, const est_cal *cal, FILE *out, bool json,
                        validate_summary *sum, ac_err *e)
 {
     memset(sum, 0, sizeof *sum);
@@ -470,6 +470,11 @@ int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal 
     }
     if (!rc && rows.oom) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
     if (!rc && out_csv) rc = fs_write_atomic(out_csv, sb_str(&rows), rows.len, e);
+    if (!rc && rows_csv) { /* handed over */
+        *rows_csv = rows.s;
+        rows.s = NULL;
+        rows.len = rows.cap = 0;
+    }
     if (!rc) {
         sum->rows = all.rows;
         sum->skipped = all.skipped;

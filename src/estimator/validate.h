@@ -25,10 +25,12 @@ typedef struct {
 /* One CSV row as an estimator input.  0, or -1 with why (the skip reason). */
 int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, char *why, size_t why_len);
 
-/* The whole run.  out_csv (may be NULL): per-row predictions, written atomically.
- * cal: NULL = defaults.  Returns 0 (even when errors are large), -1 on unreadable input. */
-int validate_train_csv(const char *csv_path, const char *out_csv, const est_cal *cal, FILE *out, bool json,
-                       validate_summary *sum, ac_err *e);
+/* The whole run.  out_csv (may be NULL): per-row predictions, written atomically;
+ * rows_csv (may be NULL): the same text, malloc'd, for the caller to free (the
+ * picture of `validate --html`).  cal: NULL = defaults.  Returns 0 (even when errors
+ * are large), -1 on unreadable input. */
+int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_csv, const est_cal *cal, FILE *out,
+                       bool json, validate_summary *sum, ac_err *e);
 
 /* the p-quantile (0..1) of n values, sorting them in place (linear interpolation) */
 double validate_quantile(double *v, size_t n, double q);

@@ -103,6 +103,8 @@ static const char PAGE_JS[] =
     "document.body.setAttribute('data-charts-rendered',String(n));\n"
     "})();\n";
 
+const char *report_page_css(void) { return PAGE_CSS; }
+
 static void section_open(strbuf *b, const char *title, const char *note)
 {
     sb_add(b, "<section><h2>");

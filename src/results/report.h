@@ -30,6 +30,9 @@ typedef struct {
     bool cost;            /* a cost summary was read */
 } report_info;
 
+/* the report's style sheet, for other pages that should look the same (validate --html) */
+const char *report_page_css(void);
+
 /* Builds the report page from the texts of the three files (infer and cost
  * may be NULL: absent).  Returns a malloc'd NUL-terminated string; NULL with
  * AC_E_INPUT when summary is not a JSON object, AC_E_NOMEM on allocation

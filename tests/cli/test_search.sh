@@ -143,6 +143,33 @@ awk -F, '$1=="B" { exit !($(NF-4)=="true" && $(NF-3)=="false" && $(NF-2)==0 && $
 printf 'id,source_id,num_layers\n1,X,2\n' > "$T/short.csv"
 expect validate_missing_col 2 "column missing" -- validate --csv "$T/short.csv"
 expect validate_no_csv 2 "needs --csv" -- validate
+# --html: the picture of a validation run; every predicted row is one dot, texts escaped
+cat > "$T/pic.csv" <<'CSV'
+id,source_id,model,model_family,num_layers,hidden_size,ffn_hidden_size,num_attention_heads,num_query_groups,vocab_size,seq_length,gpu_type,num_gpus,tp,pp,vp,mbs,gbs,precision,step_time_s,tokens_per_s_per_gpu
+A,X,<script>alert(1)</script>,Llama (dense),80,8192,28672,64,8,128256,8192,H100 SXM,64,4,4,5,1,64,BF16,10,
+B,Y,Llama 70B,Llama (dense),80,8192,28672,64,8,128256,8192,H100 SXM,64,4,4,5,1,64,BF16,,500
+C,Y,Llama 70B,Llama (dense),80,8192,28672,64,8,,8192,H100 SXM,64,4,4,5,1,64,BF16,,500
+CSV
+out=$("$AC" validate --csv "$T/pic.csv" --html "$T/pic.html" 2>&1); st=$?
+dots=$(grep -o '<circle' "$T/pic.html" 2>/dev/null | wc -l)
+[ $st -eq 0 ] && [ "$dots" -eq 2 ] && grep -q 'id="chart-error-histogram"' "$T/pic.html" \
+    && grep -q 'id="chart-error-by-model"' "$T/pic.html" && grep -q '<dt>rows skipped</dt><dd>1 ' "$T/pic.html" \
+    && pass validate_html || fail validate_html "exit $st, $dots dots: $out"
+grep -q '<script>alert' "$T/pic.html" && fail validate_html_escaped "raw model name in the page" \
+    || { grep -q '&lt;script&gt;alert(1)&lt;/script&gt;' "$T/pic.html" && pass validate_html_escaped || fail validate_html_escaped "name missing"; }
+# a row published as step time is drawn in throughput terms: predicted 2x slower is -50 %, not +100 %
+"$AC" validate --csv "$T/pic.csv" --out "$T/pic_rows.csv" >/dev/null 2>&1
+e_row=$(awk -F, '$1=="A" {print $17}' "$T/pic_rows.csv")
+tip=$(grep -o '<title>A X [^<]*' "$T/pic.html" | head -1)
+python3 - "$e_row" "$tip" <<'PY' && pass validate_html_speed_sign || fail validate_html_speed_sign "row $e_row tip $tip"
+import re, sys
+e = float(sys.argv[1]); m = re.search(r"\(([-+][0-9.]+) %\)", sys.argv[2])
+want = 100 * (1 / (1 + e / 100) - 1)
+sys.exit(0 if m and abs(float(m.group(1)) - want) < 0.1 else 1)
+PY
+expect validate_html_infer 2 "training validation only" -- validate --csv "$T/pic.csv" --infer --html "$T/x.html"
+[ ! -e "$T/x.html" ] && pass validate_html_infer_nofile || fail validate_html_infer_nofile "page written"
+expect validate_html_bad_path 1 "$T/nodir/p.html" -- validate --csv "$T/pic.csv" --html "$T/nodir/p.html"
 VI="$REPO/../shared/reference/benchmarks_infer.csv"
 if [ -f "$VI" ]; then
     last=$("$AC" validate --infer --csv "$VI" 2>&1 | tail -1)
