@@ -26,7 +26,7 @@ check estimate "$AC" estimate --json
 check report "$AC" report "$T/run"
 check infer "$AC" infer search_config=gpt3/20b "$L=$T/infer"
 V=../shared/reference/benchmarks_train.csv
-[ -f "$V" ] && check validate "$AC" validate --csv "$V" --out "$T/val.csv"
+[ -f "$V" ] && check validate "$AC" validate --csv "$V" --out "$T/val.csv" --html "$T/val.html"
 # real runs on this machine (emulated jobs): executor, ledger, event-file reader, progress
 export AUTOCONFIG_POLL_MS=100
 export AUTOCONFIG_JOB_TEMPLATE='exec {autoconfig} emulate-job {config} --gpu {gpu} --results-dir {results_dir} --sleep 0.2'
