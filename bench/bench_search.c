@@ -203,7 +203,7 @@ static void bench_validate(void)
     fclose(f);
     FILE *tmp = tmpfile();
     if (!tmp) return;
-    if (infer_validate_csv(csv_infer, NULL, tmp, false, &e)) {
+    if (infer_validate_csv(csv_infer, NULL, NULL, tmp, false, &e)) {
         printf("validate --infer: %s\n", e.msg);
     } else {
         char line[512], last[512] = "";

@@ -307,12 +307,12 @@ int cmd_validate(int argc, char **argv)
         ac_err_at(&e, AC_E_INPUT, "command line", 0, 0, o.overrides[0], "validate takes no config overrides");
         rc = cli_fail(&e);
     } else if (cli_flag_present(&o, "--infer")) {
-        if (html) {
-            ac_err_at(&e, AC_E_INPUT, "command line", 0, 0, "--html", "draws training validation only (not with --infer)");
+        char *rows = NULL;
+        validate_summary from_rows = {.median_abs_err = NAN, .p90_abs_err = NAN}; /* the page computes them */
+        if (infer_validate_csv(csv, cli_flag_value(&o, "--out"), html ? &rows : NULL, stdout, o.json, &e) ||
+            (html && write_validate_page(html, csv, rows, &from_rows, &e)))
             rc = cli_fail(&e);
-        } else if (infer_validate_csv(csv, cli_flag_value(&o, "--out"), stdout, o.json, &e)) {
-            rc = cli_fail(&e);
-        }
+        free(rows);
     } else {
         est_cal cal;
         validate_summary sum;

@@ -284,7 +284,7 @@ static void print_summary(FILE *out, bool json, const char *csv_path, group_stat
             100 * p90);
 }
 
-int infer_validate_csv(const char *csv_path, const char *out_csv, FILE *out, bool json, ac_err *e)
+int infer_validate_csv(const char *csv_path, const char *out_csv, char **rows_csv, FILE *out, bool json, ac_err *e)
 {
     csv_table t;
     if (gpu_catalog_load(e) != 0) return -1;
@@ -373,6 +373,11 @@ int infer_validate_csv(const char *csv_path, const char *out_csv, FILE *out, boo
     }
     if (!rc && rows.oom) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
     if (!rc && out_csv) rc = fs_write_atomic(out_csv, sb_str(&rows), rows.len, e);
+    if (!rc && rows_csv) { /* handed over */
+        *rows_csv = rows.s;
+        rows.s = NULL;
+        rows.len = rows.cap = 0;
+    }
     if (!rc) {
         double *tmp = malloc((all.n ? all.n : 1) * sizeof *tmp);
         if (!tmp) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");

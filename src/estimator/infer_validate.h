@@ -18,8 +18,9 @@
 
 #include "util/err.h"
 
-/* out_csv (may be NULL): per-row predictions, written atomically.
+/* out_csv (may be NULL): per-row predictions, written atomically; rows_csv (may be
+ * NULL): the same text, malloc'd, for the caller to free (`validate --infer --html`).
  * Returns 0 (even when errors are large), -1 on unreadable input. */
-int infer_validate_csv(const char *csv_path, const char *out_csv, FILE *out, bool json, ac_err *e);
+int infer_validate_csv(const char *csv_path, const char *out_csv, char **rows_csv, FILE *out, bool json, ac_err *e);
 
 #endif

@@ -184,6 +184,21 @@ static void td(strbuf *b, const char *cls, const char *text)
     sb_add(b, "</td>");
 }
 
+/* "TP4 PP8 VP4 EP8" from the layout columns the CSV has and the row fills */
+static void layout_text(char *out, size_t n, const page_data *d, const point *p)
+{
+    const struct { const char *name; int col; } parts[] = {
+        {"TP", d->c.tp}, {"PP", d->c.pp}, {"VP", d->c.vp}, {"EP", d->c.ep}};
+    size_t len = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
+        const char *v = cell(p, parts[i].col);
+        if (!*v || len >= n) continue;
+        int w = snprintf(out + len, n - len, "%s%s%.8s", len ? " " : "", parts[i].name, v);
+        if (w > 0) len += (size_t)w;
+    }
+}
+
 static void table_worst(strbuf *b, const page_data *d)
 {
     point *sorted = malloc((size_t)(d->n ? d->n : 1) * sizeof *sorted);
@@ -200,8 +215,7 @@ static void table_worst(strbuf *b, const page_data *d)
     char layout[96], err[32];
     for (int i = 0; i < d->n && i < WORST_ROWS; i++) {
         const point *p = &sorted[i];
-        snprintf(layout, sizeof layout, "TP%.6s PP%.6s VP%.6s EP%.6s", cell(p, d->c.tp), cell(p, d->c.pp),
-                 cell(p, d->c.vp), cell(p, d->c.ep));
+        layout_text(layout, sizeof layout, d, p);
         snprintf(err, sizeof err, "%+.1f", p->err);
         sb_add(b, "<tr>");
         td(b, "s", cell(p, d->c.id));
@@ -249,8 +263,10 @@ static int collect(page_data *d, ac_err *e)
         point *p = &d->pts[d->n++];
         p->row = r;
         p->err_row = err;
-        /* a row published as step time: its throughput error is published / predicted step − 1 */
-        bool step = c->quantity >= 0 && strstr(csv_get(r, c->quantity), "step");
+        /* a row published as a time (step time, latency): its throughput error is
+         * published / predicted time − 1 */
+        const char *q = csv_get(r, c->quantity);
+        bool step = strstr(q, "step") || strstr(q, "latency");
         p->err = step && err > -100.0 ? 100.0 * (1.0 / (1.0 + err / 100.0) - 1.0) : err;
         err = p->err;
         p->source = index_of(d->sources, &d->nsources, MAX_SOURCES, csv_get(r, c->source_id));
@@ -277,6 +293,27 @@ static int collect(page_data *d, ac_err *e)
         d->model_n[m] = k;
         d->model_median[m] = k ? (k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2])) : 0.0;
     }
+    free(v);
+    return 0;
+}
+
+/* linear-interpolation quantile of sorted v */
+static double quantile_sorted(const double *v, int n, double q)
+{
+    double pos = q * (n - 1);
+    int i = (int)pos;
+    return i + 1 < n ? v[i] + (pos - i) * (v[i + 1] - v[i]) : v[n - 1];
+}
+
+/* median and p90 of the rows' own |error|, as fractions; -1 when out of memory */
+static int abs_err_quantiles(const page_data *d, double *med, double *p90)
+{
+    double *v = malloc((size_t)d->n * sizeof *v);
+    if (!v) return -1;
+    for (int i = 0; i < d->n; i++) v[i] = fabs(d->pts[i].err_row) / 100.0;
+    qsort(v, (size_t)d->n, sizeof *v, cmp_double);
+    *med = quantile_sorted(v, d->n, 0.5);
+    *p90 = quantile_sorted(v, d->n, 0.9);
     free(v);
     return 0;
 }
@@ -310,18 +347,20 @@ char *validate_page_html(const char *rows_csv, size_t len, const validate_page_i
     }
     sb_printf(&b, "<dl class=\"facts\"><dt>rows predicted</dt><dd>%d</dd><dt>rows skipped</dt><dd>%d "
                   "(what the estimator cannot model or the table does not publish)</dd>", d.n, d.skipped);
-    if (info && isfinite(info->median_abs_err))
-        sb_printf(&b, "<dt>median |error|</dt><dd>%.1f %%</dd><dt>p90 |error|</dt><dd>%.1f %%</dd>",
-                  100.0 * info->median_abs_err, 100.0 * info->p90_abs_err);
+    double med = info ? info->median_abs_err : NAN, p90 = info ? info->p90_abs_err : NAN;
+    if (!isfinite(med) && d.n && abs_err_quantiles(&d, &med, &p90)) b.oom = true;
+    if (isfinite(med))
+        sb_printf(&b, "<dt>median |error|</dt><dd>%.1f %%</dd><dt>p90 |error|</dt><dd>%.1f %%</dd>", 100.0 * med,
+                  100.0 * p90);
     if (d.n)
         sb_printf(&b, "<dt>within &plusmn;10 %%</dt><dd>%d (%.0f %%)</dd><dt>within &plusmn;25 %%</dt><dd>%d (%.0f %%)</dd>",
                   within10, 100.0 * within10 / d.n, within25, 100.0 * within25 / d.n);
     sb_add(&b, "</dl>\n");
     sb_add(&b, "<section><h2>How far off</h2><p class=\"note\">Rows per 5 % bin of signed error, stacked by source; "
                "the end bins also hold the rows beyond them. Both charts show every row as predicted over published "
-               "throughput &minus; 1, so right of zero the estimator is optimistic; for a row published as step time "
-               "that is published over predicted step time &minus; 1 (the summary above counts each row's own "
-               "quantity).</p>");
+               "throughput &minus; 1, so right of zero the estimator is optimistic; for a row published as a time "
+               "(step time, latency) that is published over predicted time &minus; 1 (the summary above counts "
+               "each row's own quantity).</p>");
     if (d.n) chart_histogram(&b, &d);
     else svg_no_data(&b, "chart-error-histogram", CHART_W, "No data: every row was skipped.");
     sb_add(&b, "</section>\n<section><h2>By model</h2><p class=\"note\">One dot per published run, coloured by "

@@ -1,8 +1,9 @@
 /* validate_page.h — the picture of `autoconfig validate --html FILE`: how far the
  * estimator is from published measurements, and where.
  *
- * Built from the per-row CSV that validate writes (its header names matter, not
- * their order): a histogram of the signed errors stacked by source with the
+ * Built from the per-row CSV that validate writes, training or inference (its
+ * header names matter, not their order; rows published as a time, step time or
+ * latency, are drawn in throughput terms): a histogram of the signed errors stacked by source with the
  * ±10 % and ±25 % marks, one strip per model (a dot per row, coloured by source,
  * models ordered by their median error) and the rows furthest off.  One
  * self-contained HTML file with the search report's style; every text from the
@@ -17,7 +18,7 @@
 
 typedef struct {
     const char *title;                  /* e.g. the CSV path */
-    double median_abs_err, p90_abs_err; /* fractions, as validate reports them */
+    double median_abs_err, p90_abs_err; /* fractions, as validate reports them; NaN: from the rows */
 } validate_page_info;
 
 /* A malloc'd NUL-terminated page, or NULL with e set (AC_E_INPUT when rows_csv lacks
