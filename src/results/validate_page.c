@@ -62,9 +62,13 @@ static const char *cell(const point *p, int col) { return csv_get(p->row, col); 
 
 static const char *source_colour(int i) { return svg_palette(i); }
 
+/* one entry per source, spaced by the length of its name (~7 px per character at 11 px) */
 static void legend(strbuf *b, const page_data *d, double x, double y)
 {
-    for (int s = 0; s < d->nsources; s++) svg_legend_px(b, x + 70.0 * s, y, source_colour(s), d->sources[s]);
+    for (int s = 0; s < d->nsources; s++) {
+        svg_legend_px(b, x, y, source_colour(s), d->sources[s]);
+        x += 30.0 + 7.0 * (double)(strlen(d->sources[s]) < 40 ? strlen(d->sources[s]) : 40);
+    }
 }
 
 /* signed errors, 5 % bins, stacked by source; ±10 % and ±25 % marked */
