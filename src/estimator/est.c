@@ -17,6 +17,7 @@
  */
 #include "estimator/est.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,8 +205,8 @@ static int total_layers(const model_shape *s) { return s->arch == ARCH_ENCODER_D
 static int derive_dp(const est_input *in)
 {
     if (in->dp > 0) return in->dp;
-    int mp = in->tp * in->pp * in->cp;
-    return mp > 0 && in->num_gpus > 0 && in->num_gpus % mp == 0 ? in->num_gpus / mp : 0;
+    long long mp = (long long)in->tp * in->pp * in->cp; /* 64-bit: sizes are checked, products are not */
+    return mp > 0 && in->num_gpus > 0 && in->num_gpus % mp == 0 ? (int)(in->num_gpus / mp) : 0;
 }
 
 #define WHY(...) (snprintf(why, why_len, __VA_ARGS__), -1)
@@ -232,28 +233,33 @@ int est_check(const est_input *in, char *why, size_t why_len)
         if (L % in->pp == 0 && (L / in->pp) % in->vp)
             return WHY("virtual pipeline %d does not divide %d layers per pipeline stage", in->vp, L / in->pp);
     }
-    if (in->cp > 1 && s->seq_length % (2 * in->cp))
+    if (in->cp > 1 && s->seq_length % (2LL * in->cp))
         return WHY("CP %d: sequence length %d is not a multiple of 2×CP (load-balanced causal split)", in->cp, s->seq_length);
     if (in->ep > 1 && !is_moe(s)) return WHY("EP %d needs a mixture-of-experts model", in->ep);
     if (is_moe(s) && s->num_experts % in->ep) return WHY("EP %d does not divide %d experts", in->ep, s->num_experts);
     if (in->precision == PREC_FP8 && in->gpu->fp8_tflops <= 0) return WHY("%s has no FP8 tensor cores", in->gpu->name);
     if (in->precision == PREC_FP4 && in->gpu->fp4_tflops <= 0) return WHY("%s has no FP4 tensor cores", in->gpu->name);
-    int mp = in->tp * in->pp * in->cp;
+    /* products in 64 bits: each size is an int, a product of them need not be */
+    long long mp = (long long)in->tp * in->pp * in->cp;
     int dp = derive_dp(in);
-    if (dp < 1) return WHY("%d GPUs are not a multiple of TP %d × PP %d × CP %d = %d", in->num_gpus, in->tp, in->pp, in->cp, mp);
+    if (dp < 1)
+        return WHY("%d GPUs are not a multiple of TP %d × PP %d × CP %d = %lld", in->num_gpus, in->tp, in->pp, in->cp, mp);
     if (in->num_gpus > 0 && in->num_gpus != mp * dp)
-        return WHY("%d GPUs ≠ TP·PP·CP·DP = %d", in->num_gpus, mp * dp);
+        return WHY("%d GPUs ≠ TP·PP·CP·DP = %lld", in->num_gpus, mp * dp);
+    if (in->num_gpus <= 0 && mp * dp > INT_MAX) return WHY("TP·PP·CP·DP = %lld GPUs is not a real cluster", mp * dp);
     if (in->ep > 1) {
-        int world_per_stage = in->tp * in->cp * dp;
-        if (world_per_stage % (in->ep * in->etp))
-            return WHY("EP %d × expert TP %d does not divide the %d GPUs of a pipeline stage", in->ep, in->etp, world_per_stage);
+        long long world_per_stage = (long long)in->tp * in->cp * dp;
+        if (world_per_stage % ((long long)in->ep * in->etp))
+            return WHY("EP %d × expert TP %d does not divide the %lld GPUs of a pipeline stage", in->ep, in->etp,
+                       world_per_stage);
     }
-    if (in->gbs % (in->mbs * dp))
-        return WHY("GBS %d is not a multiple of MBS %d × DP %d = %d", in->gbs, in->mbs, dp, in->mbs * dp);
-    int m = in->gbs / (in->mbs * dp);
+    long long mbs_dp = (long long)in->mbs * dp;
+    if (in->gbs % mbs_dp) return WHY("GBS %d is not a multiple of MBS %d × DP %d = %lld", in->gbs, in->mbs, dp, mbs_dp);
+    int m = (int)(in->gbs / mbs_dp);
     if (in->vp > 1 && m % in->pp)
         return WHY("interleaved pipeline needs the %d micro-batches per step to be a multiple of PP %d", m, in->pp);
-    int per_chunk = (L + in->pp * in->vp - 1) / (in->pp * in->vp);
+    long long stage_chunks = (long long)in->pp * in->vp;
+    int per_chunk = (int)((L + stage_chunks - 1) / stage_chunks);
     if (in->recompute_layers < 0 || in->recompute_layers > per_chunk)
         return WHY("recompute of %d layers exceeds the %d layers of a pipeline stage", in->recompute_layers, per_chunk);
     if (in->zero_stage < 0 || in->zero_stage > 3) return WHY("ZeRO stage %d is not 0-3", in->zero_stage);

@@ -163,7 +163,9 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     s.untied_embeddings = gated || contains_ci(fam, "Nemotron");
     s.learned_pos_emb = contains_ci(fam, "GPT-3") || s.arch == ARCH_ENCODER;
     double ffn;
-    s.ffn_hidden = num(row, c.ffn, &ffn) ? (int)ffn : 4 * s.hidden;
+    if (!num(row, c.ffn, &ffn)) ffn = 4.0 * hidden; /* GPT's 4h when not published */
+    if (ffn < 1 || ffn > 1e9) return SKIP("FFN hidden size out of range");
+    s.ffn_hidden = (int)ffn;
     s.num_experts = num_or(row, c.experts, 0);
     if (s.num_experts > 1) {
         s.moe_topk = num_or(row, c.topk, 2);
