@@ -103,7 +103,16 @@ static const char PAGE_JS[] =
     "document.body.setAttribute('data-charts-rendered',String(n));\n"
     "})();\n";
 
-const char *report_page_css(void) { return PAGE_CSS; }
+void report_page_head(strbuf *b, const char *title_prefix, const char *title)
+{
+    sb_add(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+              "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>");
+    svg_esc(b, title_prefix);
+    svg_esc(b, title);
+    sb_add(b, "</title><style>");
+    sb_add(b, PAGE_CSS);
+    sb_add(b, "</style></head><body>\n");
+}
 
 static void section_open(strbuf *b, const char *title, const char *note)
 {
@@ -741,12 +750,7 @@ char *report_build_html(const char *summary, size_t summary_len, const char *inf
 
     strbuf b;
     sb_init(&b);
-    sb_add(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-               "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>autoconfig report: ");
-    svg_esc(&b, *str(obj(s, "model"), "name") ? str(obj(s, "model"), "name") : "search");
-    sb_add(&b, "</title><style>");
-    sb_add(&b, PAGE_CSS);
-    sb_add(&b, "</style></head><body>\n");
+    report_page_head(&b, "autoconfig report: ", *str(obj(s, "model"), "name") ? str(obj(s, "model"), "name") : "search");
     write_header(&b, s);
     if (*cost_problem) {
         sb_add(&b, "<p class=\"note warn\">");

@@ -21,6 +21,7 @@
 #include <stddef.h>
 
 #include "util/err.h"
+#include "util/strbuf.h"
 
 typedef struct {
     int runs;             /* entries of "runs" that are objects */
@@ -30,8 +31,9 @@ typedef struct {
     bool cost;            /* a cost summary was read */
 } report_info;
 
-/* the report's style sheet, for other pages that should look the same (validate --html) */
-const char *report_page_css(void);
+/* the report's page head: doctype, title (prefix and title escaped) and style sheet, up to
+ * and including <body>; other pages that should look the same use it (validate --html) */
+void report_page_head(strbuf *b, const char *title_prefix, const char *title);
 
 /* Builds the report page from the texts of the three files (infer and cost
  * may be NULL: absent).  Returns a malloc'd NUL-terminated string; NULL with

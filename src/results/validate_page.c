@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "estimator/validate.h"
 #include "results/report.h"
 #include "results/svg.h"
 #include "util/csv.h"
@@ -50,12 +51,6 @@ static int index_of(const char **names, int *n, int cap, const char *name)
         return (*n)++;
     }
     return cap; /* the overflow slot */
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 static const char *cell(const point *p, int col) { return csv_get(p->row, col); }
@@ -293,20 +288,11 @@ static int collect(page_data *d, ac_err *e)
         int k = 0;
         for (int i = 0; i < d->n; i++)
             if (d->pts[i].model == m) v[k++] = d->pts[i].err;
-        qsort(v, (size_t)k, sizeof *v, cmp_double);
         d->model_n[m] = k;
-        d->model_median[m] = k ? (k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2])) : 0.0;
+        d->model_median[m] = k ? validate_quantile(v, (size_t)k, 0.5) : 0.0;
     }
     free(v);
     return 0;
-}
-
-/* linear-interpolation quantile of sorted v */
-static double quantile_sorted(const double *v, int n, double q)
-{
-    double pos = q * (n - 1);
-    int i = (int)pos;
-    return i + 1 < n ? v[i] + (pos - i) * (v[i + 1] - v[i]) : v[n - 1];
 }
 
 /* median and p90 of the rows' own |error|, as fractions; -1 when out of memory */
@@ -315,9 +301,8 @@ static int abs_err_quantiles(const page_data *d, double *med, double *p90)
     double *v = malloc((size_t)d->n * sizeof *v);
     if (!v) return -1;
     for (int i = 0; i < d->n; i++) v[i] = fabs(d->pts[i].err_row) / 100.0;
-    qsort(v, (size_t)d->n, sizeof *v, cmp_double);
-    *med = quantile_sorted(v, d->n, 0.5);
-    *p90 = quantile_sorted(v, d->n, 0.9);
+    *med = validate_quantile(v, (size_t)d->n, 0.5);
+    *p90 = validate_quantile(v, (size_t)d->n, 0.9); /* v is sorted now; the quantile is the same */
     free(v);
     return 0;
 }
@@ -335,12 +320,8 @@ char *validate_page_html(const char *rows_csv, size_t len, const validate_page_i
     strbuf b;
     sb_init(&b);
     const char *title = info && info->title ? info->title : "published measurements";
-    sb_add(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-               "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>autoconfig validate: ");
-    svg_esc(&b, title);
-    sb_add(&b, "</title><style>");
-    sb_add(&b, report_page_css());
-    sb_add(&b, "</style></head><body>\n<h1>Estimator against published measurements</h1><p class=\"sub\">");
+    report_page_head(&b, "autoconfig validate: ", title);
+    sb_add(&b, "<h1>Estimator against published measurements</h1><p class=\"sub\">");
     svg_esc(&b, title);
     sb_add(&b, " &mdash; every number on this page is a prediction of autoconfig's estimator set against a "
                "published measurement of the same run.</p>");
