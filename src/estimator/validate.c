@@ -101,6 +101,9 @@ static int int_after(const char *text, const char *key)
 
 static bool truthy(const char *cell) { return contains_ci(cell, "true") || contains_ci(cell, "yes") || !strcmp(cell, "1"); }
 
+/* a switch a row may publish: its own cell when filled, else dflt (the recipe's or Megatron's) */
+static bool switch_cell(const char *cell, bool dflt) { return *cell ? truthy(cell) : dflt; }
+
 /* gated MLPs (SwiGLU) and untied embeddings come with these families */
 static const char *const GATED_FAMILIES[] = {"SwiGLU", "Llama", "Mixtral", "Qwen", "GPT-OSS", "DeepSeek", "Grok"};
 
@@ -196,8 +199,7 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     if (in->etp < 1) in->etp = 1;
     /* unpublished switches take the NeMo/Megatron-Bridge recipe defaults: sequence
      * parallel with TP > 1, distributed optimizer, no activation recompute */
-    const char *sp = csv_get(row, c.seq_par);
-    in->sequence_parallel = *sp ? truthy(sp) : in->tp > 1;
+    in->sequence_parallel = switch_cell(csv_get(row, c.seq_par), in->tp > 1);
     double fsdp = 0;
     num(row, c.fsdp, &fsdp);
     double zero = 1;
@@ -214,15 +216,13 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     recipe_query q = {.framework = csv_get(row, c.framework), .model = csv_get(row, c.model), .gpu = csv_get(row, c.gpu_type),
                       .precision = ptext, .release = release, .tp = in->tp, .pp = in->pp, .fsdp = fsdp > 0};
     recipe_switches rs = recipe_lookup(&q);
-    const char *graphs_cell = csv_get(row, c.cuda_graphs), *a2a_cell = csv_get(row, c.a2a_overlap);
-    in->cuda_graphs = *graphs_cell ? truthy(graphs_cell) : rs.cuda_graphs == 1;
+    in->cuda_graphs = switch_cell(csv_get(row, c.cuda_graphs), rs.cuda_graphs == 1);
     /* a recipe's overlap only where Megatron-Core runs it (a row with PP > 1 and no published
      * VP, whose VP is assumed later, goes without); a row's own cell is checked by est_check */
-    in->moe_a2a_overlap = *a2a_cell ? truthy(a2a_cell) : rs.moe_a2a_overlap == 1 && est_a2a_overlap_allowed(in);
-    const char *grad_cell = csv_get(row, c.grad_fp32), *gather_cell = csv_get(row, c.fp8_gather);
-    bool grad_fp32 = *grad_cell ? truthy(grad_cell) : rs.grad_reduce_in_fp32 != 0;
-    bool fp8_gather = *gather_cell ? truthy(gather_cell) : rs.fp8_param_gather == 1;
-    in->grad_bytes = grad_fp32 ? 4.0 : 2.0;
+    in->moe_a2a_overlap =
+        switch_cell(csv_get(row, c.a2a_overlap), rs.moe_a2a_overlap == 1 && est_a2a_overlap_allowed(in));
+    in->grad_bytes = switch_cell(csv_get(row, c.grad_fp32), rs.grad_reduce_in_fp32 != 0) ? 4.0 : 2.0;
+    bool fp8_gather = switch_cell(csv_get(row, c.fp8_gather), rs.fp8_param_gather == 1);
     in->fp8_block_scaled = prec == PREC_FP8 && (contains_ci(ptext, "MX") || contains_ci(ptext, "block"));
     in->fp8_param_gather = fp8_gather && est_fp8_gather_allowed(in);
     const char *rc = csv_get(row, c.recompute);
