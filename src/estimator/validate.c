@@ -472,11 +472,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
     }
     if (!rc && rows.oom) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
     if (!rc && out_csv) rc = fs_write_atomic(out_csv, sb_str(&rows), rows.len, e);
-    if (!rc && rows_csv) { /* handed over */
-        *rows_csv = rows.s;
-        rows.s = NULL;
-        rows.len = rows.cap = 0;
-    }
+    if (!rc && rows_csv) *rows_csv = sb_take(&rows);
     if (!rc) {
         sum->rows = all.rows;
         sum->skipped = all.skipped;

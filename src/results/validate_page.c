@@ -357,10 +357,7 @@ char *validate_page_html(const char *rows_csv, size_t len, const validate_page_i
     sb_add(&b, "</section>\n</body></html>\n");
     free(d.pts);
     csv_free(&t);
-    if (b.oom || !sb_str(&b)) {
-        sb_free(&b);
-        ac_err_set(e, AC_E_NOMEM, "out of memory");
-        return NULL;
-    }
-    return b.s; /* the buffer is handed over */
+    char *page = sb_take(&b);
+    if (!page) ac_err_set(e, AC_E_NOMEM, "out of memory");
+    return page;
 }

@@ -68,3 +68,11 @@ const char *sb_str(const strbuf *b)
     if (b->oom) return NULL;
     return b->s ? b->s : "";
 }
+
+char *sb_take(strbuf *b)
+{
+    char *s = b->oom ? NULL : b->s;
+    if (!s) free(b->s);
+    memset(b, 0, sizeof *b);
+    return s;
+}

@@ -22,5 +22,8 @@ void sb_printf(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2,
 void sb_csv_field(strbuf *b, const char *s, bool last);
 /* the string ("" when empty); NULL after an allocation failure */
 const char *sb_str(const strbuf *b);
+/* hands the malloc'd string to the caller (free it) and leaves b empty; NULL after an
+ * allocation failure (the buffer is freed) or when nothing was added */
+char *sb_take(strbuf *b);
 
 #endif

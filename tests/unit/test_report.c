@@ -2,12 +2,14 @@
  * searches still give a page whose charts say "no data", optional files
  * missing or broken, the SVG helpers' numbers and scales. */
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "check.h"
 #include "results/report.h"
 #include "results/svg.h"
 #include "util/fsutil.h"
+#include "util/strbuf.h"
 
 static int count_str(const char *hay, const char *needle)
 {
@@ -217,9 +219,26 @@ static void test_svg_numbers_and_scales(void)
     sb_free(&sb);
 }
 
+/* pages are built in a strbuf and handed over whole; an allocation failure hands over nothing */
+static void test_strbuf_take(void)
+{
+    strbuf b;
+    sb_init(&b);
+    sb_add(&b, "<p>");
+    char *s = sb_take(&b);
+    CHECK(s && !strcmp(s, "<p>"));
+    CHECK(b.s == NULL && b.len == 0 && !b.oom);
+    free(s);
+    CHECK(sb_take(&b) == NULL); /* nothing added */
+    sb_add(&b, "x");
+    b.oom = true; /* as after a failed realloc: the partial buffer is freed, not returned */
+    CHECK(sb_take(&b) == NULL && b.s == NULL);
+}
+
 int main(void)
 {
     RUN(test_hostile_run_name_is_escaped);
+    RUN(test_strbuf_take);
     RUN(test_empty_runs_say_no_data);
     RUN(test_not_json_is_input_error);
     RUN(test_optional_files_broken_or_odd);
