@@ -792,12 +792,9 @@ char *report_build_html(const char *summary, size_t summary_len, const char *inf
     cJSON_Delete(s);
     cJSON_Delete(inf);
     cJSON_Delete(cst);
-    if (b.oom || !sb_str(&b)) {
-        sb_free(&b);
-        ac_err_set(e, AC_E_NOMEM, "out of memory building the report");
-        return NULL;
-    }
-    return b.s; /* the buffer is handed over */
+    char *page = sb_take(&b);
+    if (!page) ac_err_set(e, AC_E_NOMEM, "out of memory building the report");
+    return page;
 }
 
 /* reads an optional file: NULL text and no error when it does not exist */
