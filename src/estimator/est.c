@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/layer.h"
 #include "util/csv.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
@@ -302,31 +303,43 @@ bool est_a2a_overlap_allowed(const est_input *in)
 /* ---------- parameters ---------- */
 
 typedef struct {
-    double attn, mlp_dense, mlp_expert, norms; /* per layer */
+    double attn, mlp_dense, mlp_expert, norms; /* per layer: the average layer of the stack */
     double cross_attn;                         /* per T5 decoder layer */
     double embedding, output_layer, position;
+    double mtp;                                /* multi-token prediction modules (last stage) */
 } param_counts;
 
-/* Parameter counts from the shape (Megatron-Core layer spec): QKV h·(a·d + 2·g·d),
- * output a·d·h, MLP (2 or 3)·h·F, router h·E, two norms; embedding V·h. Biases are
- * ignored (< 0.1 %). */
+/* Parameter counts from the shape (Megatron-Core layer spec; layer.h for attention and
+ * MLP weights): expert layers hold experts, shared experts and a router, leading dense
+ * layers a dense MLP; each average layer carries its share of both.  Two norms per
+ * layer; embedding V·h.  A multi-token prediction module is one expert layer plus the
+ * 2h→h projection of [hidden; next embedding] (DeepSeek-V3 §2.2).  Biases are ignored
+ * (< 0.1 %). */
 static param_counts count_params(const model_shape *s)
 {
     param_counts p = {0};
     double h = s->hidden, d = kv_ch(s), a = s->heads, g = groups(s);
-    double mats = s->gated_mlp ? 3.0 : 2.0;
-    p.attn = h * (a * d + 2.0 * g * d) + a * d * h;
-    if (is_moe(s)) {
-        p.mlp_expert = s->num_experts * mats * h * s->moe_ffn_hidden;
-        p.mlp_dense = h * s->num_experts; /* router */
+    layer_attn at;
+    layer_attn_of(s, &at);
+    p.attn = at.weights;
+    double L = s->num_layers, moe = layer_moe_count(s), expert_layer = 0.0;
+    double dense_mlp = layer_mlp_weights(s, false, NULL);
+    if (moe > 0) {
+        double E = s->num_experts, fe = s->moe_ffn_hidden > 0 ? s->moe_ffn_hidden : s->ffn_hidden;
+        expert_layer = E * (s->gated_mlp ? 3.0 : 2.0) * h * fe;
+        double moe_rest = layer_mlp_weights(s, true, NULL) - expert_layer; /* shared experts + router */
+        p.mlp_expert = moe / L * expert_layer;
+        p.mlp_dense = ((L - moe) * dense_mlp + moe * moe_rest) / L;
     } else {
-        p.mlp_dense = mats * h * s->ffn_hidden;
+        p.mlp_dense = dense_mlp;
     }
     p.norms = 2.0 * h;
     if (s->arch == ARCH_ENCODER_DECODER) p.cross_attn = h * (a * d) * 2.0 + 2.0 * h * g * d + h;
     p.embedding = (double)s->vocab * h;
     p.output_layer = s->untied_embeddings ? (double)s->vocab * h : 0.0;
     p.position = s->learned_pos_emb ? (double)s->seq_length * h : 0.0;
+    if (s->mtp_layers > 0)
+        p.mtp = s->mtp_layers * (at.weights + layer_mlp_weights(s, moe > 0, NULL) + 2.0 * h * h + 4.0 * h);
     return p;
 }
 
@@ -334,7 +347,7 @@ static double params_total(const model_shape *s)
 {
     param_counts p = count_params(s);
     double per_layer = p.attn + p.mlp_dense + p.mlp_expert + p.norms;
-    double n = per_layer * total_layers(s) + p.embedding + p.output_layer + p.position;
+    double n = per_layer * total_layers(s) + p.embedding + p.output_layer + p.position + p.mtp;
     if (s->arch == ARCH_ENCODER_DECODER) n += p.cross_attn * s->num_layers;
     return n;
 }
@@ -465,17 +478,23 @@ double est_attn_fwd_eff(double attn_eff, const gpu_spec *g)
  * column-wise (transposed, for the weight gradient) 1-byte copy: 4 B per element.
  * Weights are cast once per step and cached, so they are left out. MoE experts see
  * est_moe_tokens routed copies, F/etp wide inside. */
-double est_cast_elems(const est_input *in, double T, bool backward)
+double est_cast_elems(const est_input *in, double T, bool backward, bool moe_layer)
 {
     const model_shape *s = &in->shape;
-    double t = in->tp, h = s->hidden, a = s->heads, g = groups(s), d = kv_ch(s);
+    double t = in->tp, h = s->hidden;
     double mats_in = s->gated_mlp ? 2.0 : 1.0;
-    double attn = backward ? T * (a * d + 2 * g * d + h) / t : T * (h + a * d) / t;
+    layer_attn at;
+    layer_attn_of(s, &at);
+    /* MLA adds the up-projections' latent inputs and the down-projection's output gradient */
+    double attn = backward ? T * ((at.q + at.k + at.v + h) / t + at.down)
+                           : T * ((h + at.ctx) / t + at.q_latent + at.kv_latent);
     double mlp;
-    if (is_moe(s)) {
+    if (moe_layer) {
         /* est_moe_tokens routed token copies per GPU, each h wide in and F/etp wide inside */
         double F = s->moe_ffn_hidden, et = in->etp, Tm = est_moe_tokens(in, T);
         mlp = backward ? Tm * (mats_in * F / et + h) : Tm * (h + F / et);
+        double Fs = s->moe_shared_ffn; /* shared experts: a dense MLP every token passes */
+        if (Fs > 0) mlp += backward ? T * (mats_in * Fs + h) / t : T * (h + Fs) / t;
     } else {
         double F = s->ffn_hidden;
         mlp = backward ? T * (mats_in * F + h) / t : T * (h + F) / t;
@@ -518,12 +537,14 @@ static double moe_host_s(const est_input *in, const est_cal *c, double local_exp
  * input, FC1 output (two for gated MLPs), activation output and a mask. Norm inputs,
  * masks and FC inputs are split by TP only with sequence parallelism. */
 static void layer_cost_compute(const est_input *in, const device *dev, double seq_q, double seq_kv, bool causal,
-                               bool cross, double cross_seq, layer_cost *lc)
+                               bool cross, double cross_seq, bool moe_layer, layer_cost *lc)
 {
     const model_shape *s = &in->shape;
     const est_cal *c = dev->cal;
     double t = in->tp, cp = in->cp;
     double h = s->hidden, a = s->heads, g = groups(s), d = kv_ch(s);
+    layer_attn at;
+    layer_attn_of(s, &at);
     double T = in->mbs * seq_q / cp; /* tokens per GPU per micro-batch */
     bool sp = in->sequence_parallel && in->tp > 1;
     double spd = sp ? t : 1.0;
@@ -532,10 +553,19 @@ static void layer_cost_compute(const est_input *in, const device *dev, double se
     memset(lc, 0, sizeof *lc);
 
     /* --- GEMMs, forward --- */
-    double f_attn = gemm_s(dev, T, h, (a * d + 2 * g * d) / t, 1.0) + gemm_s(dev, T, a * d / t, h, 1.0);
+    double f_attn = gemm_s(dev, T, at.ctx / t, h, 1.0); /* output projection (row parallel) */
+    if (layer_is_mla(s)) {
+        /* MLA: the down-projection is replicated across TP ranks (Megatron-Core MLA
+         * "duplicated" linear), the up-projections are column parallel */
+        f_attn += gemm_s(dev, T, h, at.down, 1.0) + gemm_s(dev, T, at.kv_latent, a * (d + at.v_dim) / t, 1.0);
+        if (at.q_latent > 0) f_attn += gemm_s(dev, T, at.q_latent, at.q / t, 1.0);
+        else f_attn += gemm_s(dev, T, h, at.q / t, 1.0);
+    } else {
+        f_attn += gemm_s(dev, T, h, (at.q + at.k + at.v) / t, 1.0);
+    }
     double f_mlp;
     double mats_in = s->gated_mlp ? 2.0 : 1.0;
-    if (is_moe(s)) {
+    if (moe_layer) {
         double etp = in->etp, ep = in->ep, E = s->num_experts, k = s->moe_topk > 0 ? s->moe_topk : 1;
         double F = s->moe_ffn_hidden;
         double local_experts = E / ep;
@@ -554,6 +584,10 @@ static void layer_cost_compute(const est_input *in, const device *dev, double se
          * (Megatron-Core expert rank order tp-ep-dp-pp with tp = expert TP) */
         if (in->ep > 1) lc->ep_comm = 4.0 * imbalance * dispatch_s(in, T_in, k, h * 2.0, in->ep, in->etp, c);
         lc->host_moe = moe_host_s(in, c, local_experts);
+        /* shared experts: a dense MLP of moe_shared_ffn every token passes, TP-split
+         * (DeepSeekMoE, Dai et al. 2024 §3.2; Megatron-Core SharedExpertMLP) */
+        double Fs = s->moe_shared_ffn;
+        if (Fs > 0) f_mlp += gemm_s(dev, T, h, mats_in * Fs / t, 1.0) + gemm_s(dev, T, Fs / t, h, 1.0);
     } else {
         double F = s->ffn_hidden;
         f_mlp = gemm_s(dev, T, h, mats_in * F / t, 1.0) + gemm_s(dev, T, F / t, h, 1.0);
@@ -569,7 +603,7 @@ static void layer_cost_compute(const est_input *in, const device *dev, double se
     double keys = s->swa_window > 0 ? s->swa_share * est_attn_keys(seq_kv, causal, s->swa_window) +
                                           (1.0 - s->swa_share) * est_attn_keys(seq_kv, causal, 0)
                                     : est_attn_keys(seq_kv, causal, 0);
-    double attn_flops = 4.0 * T * keys * a * d / t;
+    double attn_flops = 2.0 * T * keys * a * (at.qk_dim + at.v_dim) / t; /* QKᵀ over qk_dim, AV over v_dim */
     if (cross) attn_flops += 4.0 * T * cross_seq * a * d / t;
     double attn_eff = in->flash_attention ? c->attn_eff : c->attn_eff * 0.6; /* unfused softmax round-trips HBM */
     /* the forward is exp-bound (est_attn_fwd_eff); the backward (FlashAttention: 2.5× the
@@ -579,15 +613,15 @@ static void layer_cost_compute(const est_input *in, const device *dev, double se
 
     /* --- elementwise traffic (norms, dropout, residual, activation, casts) --- */
     double elem_bytes = c->elementwise_units * 2.0 * T * h / spd;
-    double F_act = is_moe(s) ? s->moe_ffn_hidden * (s->moe_topk > 0 ? s->moe_topk : 1) : s->ffn_hidden;
+    double F_act = moe_layer ? s->moe_ffn_hidden * (s->moe_topk > 0 ? s->moe_topk : 1) + s->moe_shared_ffn : s->ffn_hidden;
     elem_bytes += 2.0 * 2.0 * T * F_act * (s->gated_mlp ? 1.5 : 1.0) / t; /* activation function read + write */
     double t_elem = elem_bytes / dev->hbm;
 
     /* --- FP8/FP4 quantization (est_cast_elems): 4 B per cast element at HBM speed --- */
     double t_cast_fwd = 0.0, t_cast_bwd = 0.0;
     if (dev->elem_bytes < 2.0) {
-        t_cast_fwd = 4.0 * est_cast_elems(in, T, false) / dev->hbm;
-        t_cast_bwd = 4.0 * est_cast_elems(in, T, true) / dev->hbm;
+        t_cast_fwd = 4.0 * est_cast_elems(in, T, false, moe_layer) / dev->hbm;
+        t_cast_bwd = 4.0 * est_cast_elems(in, T, true, moe_layer) / dev->hbm;
     }
 
     double gemm_fwd = f_attn + f_mlp + f_cross;
@@ -611,7 +645,7 @@ static void layer_cost_compute(const est_input *in, const device *dev, double se
     /* --- CP: ring exchange of K and V chunks, (cp−1) steps forward; backward also
      * returns dK, dV (Megatron-Core context parallel, Liu et al. 2023 ring attention) --- */
     if (in->cp > 1) {
-        double kv_bytes = 2.0 * T * g * d / t * 2.0;
+        double kv_bytes = T * (at.k + at.v) / t * 2.0;
         double bw = group_bw(in, in->cp, in->tp);
         lc->cp_comm = 3.0 * (cp - 1) * kv_bytes / (bw * c->p2p_eff);
     }
@@ -622,14 +656,16 @@ static void layer_cost_compute(const est_input *in, const device *dev, double se
     double gin = dev->elem_bytes < 2.0 ? 1.0 : 2.0;
     double per_tok = 0.0;
     per_tok += (2 * h + gin * h + mask * h) / spd;          /* norm input, QKV input, attention dropout mask */
-    per_tok += 2.0 * (a * d + 2 * g * d) / t + gin * a * d / t; /* Q, K, V and the context (projection input) */
+    per_tok += 2.0 * (at.q + at.k + at.v) / t + gin * at.ctx / t; /* Q, K, V and the context (projection input) */
+    per_tok += gin * (at.q_latent + at.kv_latent);                /* MLA: latents the up-projections read */
     if (!in->flash_attention && in->recompute != RECOMPUTE_SELECTIVE)
         per_tok += 5.0 * a * seq_kv / t;                     /* scores, softmax, dropout (Korthikanti 5as/h) */
     per_tok += (2 * h + gin * h + mask * h) / spd;          /* norm input, FC1 input, MLP dropout mask */
-    if (is_moe(s)) {
+    if (moe_layer) {
         /* dispatched tokens (FC1 input, h wide), FC1 output and activation output (FC2 input) */
-        double F = s->moe_ffn_hidden, per_T = est_moe_tokens(in, 1.0);
+        double F = s->moe_ffn_hidden, per_T = est_moe_tokens(in, 1.0), Fs = s->moe_shared_ffn;
         per_tok += per_T * (gin * h + (2.0 * mats_in * F + gin * F) / in->etp);
+        per_tok += (2.0 * mats_in * Fs + gin * Fs) / t; /* shared experts (their input is the MLP input above) */
     } else {
         per_tok += (2.0 * mats_in * s->ffn_hidden + gin * s->ffn_hidden) / t;
     }
@@ -661,6 +697,22 @@ static double param_bytes(double total, double layers, double layer_b, double ot
     return layers * layer_b + (total - layers) * other_b;
 }
 
+/* the average of two kinds of layer, a share w_x of the first: times add up, the larger
+ * activation sets the memory a stage must hold */
+static void layer_cost_mix(const layer_cost *x, const layer_cost *y, double w_x, layer_cost *out)
+{
+    double w_y = 1.0 - w_x;
+    out->fwd = w_x * x->fwd + w_y * y->fwd;
+    out->bwd = w_x * x->bwd + w_y * y->bwd;
+    out->attn_core_fwd = w_x * x->attn_core_fwd + w_y * y->attn_core_fwd;
+    out->tp_comm = w_x * x->tp_comm + w_y * y->tp_comm;
+    out->cp_comm = w_x * x->cp_comm + w_y * y->cp_comm;
+    out->ep_comm = w_x * x->ep_comm + w_y * y->ep_comm;
+    out->host_moe = w_x * x->host_moe + w_y * y->host_moe;
+    out->act_full = fmax(x->act_full, y->act_full);
+    out->act_ckpt = fmax(x->act_ckpt, y->act_ckpt);
+}
+
 /* ---------- the model ---------- */
 
 double est_model_flops(const model_shape *s, double B)
@@ -675,13 +727,23 @@ double est_model_flops(const model_shape *s, double B)
                      6 * B * sd * h * f;
         return 3.0 * ((enc + dec) * L + 2 * B * sd * h * V);
     }
-    /* decoders: Megatron's num_floating_point_operations (training.py), which is the
-     * original's GPT formula (24Bsh² + 4Bs²h)·3L + 6BshV for MHA with a 4h GELU MLP */
-    double a = s->heads, g = groups(s), qratio = kv_ch(s) * a / h;
-    double F = is_moe(s) ? s->moe_ffn_hidden : s->ffn_hidden;
-    double k = is_moe(s) ? (s->moe_topk > 0 ? s->moe_topk : 1) : 1;
-    double gated = s->gated_mlp ? 1.5 : 1.0;
-    return 12.0 * B * sq * L * h * h * (qratio * (1.0 + g / a + sq / h) + (F / h) * k * gated + V / (2.0 * L * h));
+    /* decoders: Megatron's num_floating_point_operations (training.py): 6 FLOPs per token
+     * per GEMM weight it passes (Kaplan et al. 2020 §2.1), attention 6·s²·a·(d_qk + d_v)
+     * per sequence and layer (full square, as Megatron counts it), output layer 6·s·h·V;
+     * for MHA with a 4h GELU MLP the original's GPT formula (24Bsh² + 4Bs²h)·3L + 6BshV.
+     * Multi-token prediction modules add their projection, layer and output layer. */
+    layer_attn at;
+    layer_attn_of(s, &at);
+    double attn = 6.0 * B * sq * sq * s->heads * (at.qk_dim + at.v_dim);
+    double logits = 6.0 * B * sq * h * V;
+    double flops = 6.0 * B * sq * layer_stack_active_gemm_weights(s) + L * attn + logits;
+    if (s->mtp_layers > 0) {
+        double mlp_active;
+        layer_mlp_weights(s, layer_moe_count(s) > 0, &mlp_active);
+        if (layer_moe_count(s) > 0) mlp_active -= h * (double)s->num_experts; /* router: no GEMM */
+        flops += s->mtp_layers * (6.0 * B * sq * (at.weights + mlp_active + 2.0 * h * h) + attn + logits);
+    }
+    return flops;
 }
 
 int est_evaluate(const est_input *in_arg, est_result *r)
@@ -724,29 +786,29 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     dev.host = g->host_gbps * GB;
     dev.elem_bytes = in->precision == PREC_FP8 || in->precision == PREC_FP4 ? 1.0 : (in->precision == PREC_FP32 ? 4.0 : 2.0);
 
-    /* per-layer costs; T5 has encoder and decoder layers of different sequence lengths */
-    layer_cost enc, dec;
+    /* per-layer costs; T5 has encoder and decoder layers of different sequence lengths,
+     * MoE models may lead with dense layers: an average layer of the stage mixes them
+     * (T5: equal split of both stacks) */
+    layer_cost lay, mtp_layer = {0};
     double sq = s->seq_length;
+    bool moe = is_moe(s);
     if (s->arch == ARCH_ENCODER_DECODER) {
         double sd = s->dec_seq_length > 0 ? s->dec_seq_length : sq;
-        layer_cost_compute(in, &dev, sq, sq, false, false, 0, &enc);
-        layer_cost_compute(in, &dev, sd, sd, true, true, sq, &dec);
+        layer_cost enc, dec;
+        layer_cost_compute(in, &dev, sq, sq, false, false, 0, moe, &enc);
+        layer_cost_compute(in, &dev, sd, sd, true, true, sq, moe, &dec);
+        layer_cost_mix(&enc, &dec, 0.5, &lay);
     } else {
-        layer_cost_compute(in, &dev, sq, sq, s->arch == ARCH_DECODER, false, 0, &enc);
-        dec = enc;
+        bool causal = s->arch == ARCH_DECODER;
+        layer_cost_compute(in, &dev, sq, sq, causal, false, 0, moe, &lay);
+        int dense = moe ? s->num_layers - layer_moe_count(s) : 0;
+        if (dense > 0) {
+            layer_cost dense_layer, expert_layer = lay;
+            layer_cost_compute(in, &dev, sq, sq, causal, false, 0, false, &dense_layer);
+            layer_cost_mix(&dense_layer, &expert_layer, (double)dense / s->num_layers, &lay);
+        }
+        if (s->mtp_layers > 0) layer_cost_compute(in, &dev, sq, sq, causal, false, 0, moe, &mtp_layer);
     }
-    /* an average layer of the stage (equal split of both stacks for T5) */
-    layer_cost lay;
-    double we = s->arch == ARCH_ENCODER_DECODER ? 0.5 : 1.0, wd = 1.0 - we;
-    lay.fwd = we * enc.fwd + wd * dec.fwd;
-    lay.bwd = we * enc.bwd + wd * dec.bwd;
-    lay.attn_core_fwd = we * enc.attn_core_fwd + wd * dec.attn_core_fwd;
-    lay.tp_comm = we * enc.tp_comm + wd * dec.tp_comm;
-    lay.cp_comm = we * enc.cp_comm + wd * dec.cp_comm;
-    lay.ep_comm = we * enc.ep_comm + wd * dec.ep_comm;
-    lay.host_moe = we * enc.host_moe + wd * dec.host_moe;
-    lay.act_full = enc.act_full > dec.act_full ? enc.act_full : dec.act_full;
-    lay.act_ckpt = enc.act_ckpt > dec.act_ckpt ? enc.act_ckpt : dec.act_ckpt;
 
     /* ---- recompute: the share of layer-micro-batches that recompute their forward ---- */
     double layers_chunk = Ls / v;
@@ -820,13 +882,24 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     /* output layer: forward, data gradient and (unless frozen under LoRA) weight gradient */
     double logit_passes = in->lora_rank > 0 ? 2.0 : 3.0;
     double t_logits = logit_passes * gemm_s(&dev, T, s->hidden, V / t, 1.0) + 3.0 * 8.0 * T * V / t / dev.hbm;
-    double first = mb_layers + t_embed + (p == 1 ? t_logits : 0.0);
-    double last = mb_layers + (p > 1 ? t_logits : 0.0);
+    /* multi-token prediction (DeepSeek-V3 §2.2; Megatron-Core MTP on the last stage): per
+     * module a 2h→h projection, one more layer and one more output layer + cross-entropy */
+    double mtp = s->mtp_layers, mtp_fwd = 0.0, mtp_bwd = 0.0, mtp_comm = 0.0;
+    if (mtp > 0) {
+        double proj = gemm_s(&dev, T, 2.0 * s->hidden, s->hidden / t, 1.0);
+        mtp_fwd = mtp * (mtp_layer.fwd + proj + t_logits / logit_passes);
+        mtp_bwd = mtp * (mtp_layer.bwd + 2.0 * proj + (logit_passes - 1.0) * t_logits / logit_passes);
+        mtp_comm = mtp * ((1.0 - c->tp_overlap) * mtp_layer.tp_comm + mtp_layer.ep_comm +
+                          (in->cuda_graphs ? 0.0 : mtp_layer.host_moe + layer_host_s));
+    }
+    double t_head = t_logits + mtp_fwd + mtp_bwd + mtp_comm; /* what the last stage adds */
+    double first = mb_layers + t_embed + (p == 1 ? t_head : 0.0);
+    double last = mb_layers + (p > 1 ? t_head : 0.0);
     double t_mb = first > last ? first : last;
 
     /* ---- pipeline: m micro-batches plus a bubble of (p−1)/v of them ---- */
-    r->t_compute_fwd = m * (Ls * lay.fwd + t_embed / 3.0 + t_logits / logit_passes);
-    r->t_compute_bwd = m * (Ls * lay.bwd + 2.0 * t_embed / 3.0 + (logit_passes - 1.0) * t_logits / logit_passes);
+    r->t_compute_fwd = m * (Ls * lay.fwd + t_embed / 3.0 + t_logits / logit_passes + mtp_fwd);
+    r->t_compute_bwd = m * (Ls * lay.bwd + 2.0 * t_embed / 3.0 + (logit_passes - 1.0) * t_logits / logit_passes + mtp_bwd);
     r->t_recompute = m * Ls * t_recomp_layer;
     r->t_act_offload = m * t_offload_mb;
     r->t_tp_comm = m * Ls * tp_exposed;
@@ -852,6 +925,10 @@ int est_evaluate(const est_input *in_arg, est_result *r)
                             : (s->untied_embeddings ? pc.output_layer : pc.embedding) / t);
     double p_expert_gpu = Ls * pc.mlp_expert * expert_share;
     double p_layers_gpu = Ls * (layer_dense / t + pc.mlp_expert * expert_share); /* both stages */
+    /* the last stage also holds the multi-token prediction modules */
+    double mtp_experts = s->mtp_layers > 0 && layer_moe_count(s) > 0 ? s->mtp_layers * (pc.mlp_expert * s->num_layers / layer_moe_count(s)) : 0.0;
+    double p_mtp_gpu = (pc.mtp - mtp_experts) / t + mtp_experts * expert_share;
+    p_last += p_mtp_gpu;
     /* CP ranks hold the same weights: Megatron-Core reduces gradients and shards the
      * distributed optimizer over the DP × CP group (data_parallel_group with context
      * parallel), so that group sizes the shards and the gradient collectives */
@@ -883,7 +960,8 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     double stage_parts[2][5];
     for (int st = 0; st < 2; st++) {
         double P = st == 0 ? p_first : p_last;
-        double P_exp = p_expert_gpu, P_dense = P - P_exp;
+        double P_exp = p_expert_gpu + (st == 1 ? mtp_experts * expert_share : 0.0), P_dense = P - P_exp;
+        double P_layers = p_layers_gpu + (st == 1 ? p_mtp_gpu : 0.0);
         double weights, grads, opt, cpu = 0.0;
         if (in->lora_rank > 0) {
             weights = P * wbytes + lora_params_gpu * wbytes;
@@ -895,12 +973,12 @@ int est_evaluate(const est_input *in_arg, est_result *r)
                 weights = (P + lora_params_gpu) * wbytes / dpc + 2.0 * (P / (Ls > 0 ? Ls : 1)) * wbytes;
         } else {
             double shard_d = dpc, shard_e = edp;
-            double weight_bytes = param_bytes(P, p_layers_gpu, layer_wbytes, wbytes);
+            double weight_bytes = param_bytes(P, P_layers, layer_wbytes, wbytes);
             weights = weight_bytes;
             grads = (P_dense * gbytes) / (in->zero_stage >= 2 ? shard_d : 1) + (P_exp * gbytes) / (in->zero_stage >= 2 ? shard_e : 1);
             opt = (P_dense * 12.0) / (in->zero_stage >= 1 ? shard_d : 1) + (P_exp * 12.0) / (in->zero_stage >= 1 ? shard_e : 1);
             if (in->zero_stage >= 3) /* FSDP: shards of the weights + two gathered layers in flight */
-                weights = param_bytes(P, p_layers_gpu, layer_gather_bytes, wbytes) / shard_d +
+                weights = param_bytes(P, P_layers, layer_gather_bytes, wbytes) / shard_d +
                           2.0 * weight_bytes / (Ls > 0 ? Ls : 1);
         }
         if (in->offload_optimizer) {
@@ -934,6 +1012,11 @@ int est_evaluate(const est_input *in_arg, est_result *r)
         acts -= off;
         cpu += off;
         if (st == 0 && p == 1) logits = 6.0 * T * V / t;
+        /* the stage with the output layer also keeps the MTP modules' activations and logits */
+        if (s->mtp_layers > 0 && logits > 0) {
+            acts += s->mtp_layers * mtp_layer.act_full * fmax(1.0, layers_held / Ls);
+            logits *= 1.0 + s->mtp_layers;
+        }
         /* during backward of a recomputed layer its full activations exist once */
         if (in->recompute == RECOMPUTE_FULL) acts += lay.act_full - lay.act_ckpt;
         int groups_nontrivial = (t > 1) + (p > 1) + (dp > 1) + (in->cp > 1) + (in->ep > 1);

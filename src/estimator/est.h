@@ -154,8 +154,9 @@ double est_model_flops(const model_shape *s, double gbs);
 double est_attn_keys(double s, bool causal, double window);
 
 /* elements one GPU casts to FP8/FP4 per layer for T tokens (every GEMM input forward,
- * every output gradient backward; weights cached); 4 B of HBM traffic each */
-double est_cast_elems(const est_input *in, double T, bool backward);
+ * every output gradient backward; weights cached); 4 B of HBM traffic each.  moe_layer:
+ * a layer with routed experts (MoE models may lead with dense layers) */
+double est_cast_elems(const est_input *in, double T, bool backward, bool moe_layer);
 /* fraction of the bf16 peak an (exp-bound) attention forward reaches on this GPU */
 double est_attn_fwd_eff(double attn_eff, const gpu_spec *g);
 /* Routed token copies one GPU's experts process for T tokens per GPU of the sequence. */

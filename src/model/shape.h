@@ -34,6 +34,14 @@ typedef struct {
     int moe_ffn_hidden; /* FFN size of one expert */
     int swa_window;     /* sliding-window attention: keys a query sees (0 = full attention) */
     double swa_share;   /* share of layers using the window (GPT-OSS alternates: 0.5; Mistral: 1) */
+    /* multi-head latent attention (DeepSeek-V2 §2.1; Megatron-Core MLASelfAttention), on when
+     * kv_lora_rank > 0: queries pass a rank-q_lora_rank bottleneck (0 = none), keys and values
+     * come from one kv_lora_rank-wide latent per token; each head attends with kv_channels
+     * (no-RoPE part) + qk_rope_dim query/key channels and v_head_dim value channels */
+    int q_lora_rank, kv_lora_rank, qk_rope_dim, v_head_dim;
+    int moe_shared_ffn;   /* FFN width of the shared experts every token also passes (0 = none) */
+    int moe_dense_layers; /* leading layers with a dense FFN of ffn_hidden instead of experts */
+    int mtp_layers;       /* multi-token prediction modules after the last layer (DeepSeek-V3 §2.2) */
 } model_shape;
 
 #endif

@@ -651,8 +651,8 @@ static void test_fp8_casts(void)
     model_shape s = llama70b();
     est_input in = base_input(&s, "h100", 8);
     in.tp = 8;
-    CHECK_NEAR(est_cast_elems(&in, 8192, false), 8192.0 * (8192 + 8192 + 8192 + 28672) / 8, 1e-6);
-    CHECK_NEAR(est_cast_elems(&in, 8192, true), 8192.0 * (8192 + 2 * 1024 + 8192 + 2 * 28672 + 8192) / 8, 1e-6);
+    CHECK_NEAR(est_cast_elems(&in, 8192, false, false), 8192.0 * (8192 + 8192 + 8192 + 28672) / 8, 1e-6);
+    CHECK_NEAR(est_cast_elems(&in, 8192, true, false), 8192.0 * (8192 + 2 * 1024 + 8192 + 2 * 28672 + 8192) / 8, 1e-6);
     /* the casts cost FP8 more on a small model than on a large one, relative to its GEMMs */
     est_result b16, f8;
     in.sequence_parallel = true;

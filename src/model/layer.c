@@ -1,0 +1,88 @@
+/* layer.c — widths and weights inside one transformer layer (layer.h) */
+#include "model/layer.h"
+
+bool layer_is_mla(const model_shape *s) { return s->kv_lora_rank > 0; }
+
+static double head_dim(const model_shape *s)
+{
+    return s->kv_channels > 0 ? s->kv_channels : (double)s->hidden / (s->heads > 0 ? s->heads : 1);
+}
+
+void layer_attn_of(const model_shape *s, layer_attn *out)
+{
+    double h = s->hidden, a = s->heads, d = head_dim(s);
+    *out = (layer_attn){0};
+    if (!layer_is_mla(s)) {
+        /* Megatron-Core self-attention: fused QKV h·(a + 2g)·d, output a·d·h; GQA shares
+         * each K/V head among a/g query heads (Ainslie et al. 2023) */
+        double g = s->query_groups > 0 ? s->query_groups : a;
+        out->qk_dim = out->v_dim = d;
+        out->q = a * d;
+        out->k = out->v = g * d;
+        out->ctx = a * d;
+        out->weights = h * (out->q + out->k + out->v) + out->ctx * h;
+        out->cache = 2.0 * g * d;
+        out->cache_qk = out->cache_v = d;
+        return;
+    }
+    /* MLA (DeepSeek-V2 §2.1.2-2.1.3, Megatron-Core MLASelfAttention): a down-projection
+     * h → q latent (or the queries directly) + kv latent + one RoPE key shared by all
+     * heads; up-projections q latent → a·(d_nope + d_rope) and kv latent → a·(d_nope + d_v);
+     * output a·d_v·h.  Training materialises per-head K and V; inference caches only the
+     * kv latent and the RoPE key and folds the up-projections into the query and output
+     * (weight absorption, §2.1.2), so a decode step works on kv_lora + d_rope channels. */
+    double rope = s->qk_rope_dim, dv = s->v_head_dim > 0 ? s->v_head_dim : d;
+    double qr = s->q_lora_rank, kvr = s->kv_lora_rank;
+    out->qk_dim = d + rope;
+    out->v_dim = dv;
+    out->q = a * out->qk_dim;
+    out->k = a * out->qk_dim;
+    out->v = a * dv;
+    out->ctx = a * dv;
+    out->q_latent = qr;
+    out->kv_latent = kvr;
+    out->down = qr + kvr + rope;
+    double q_weights = qr > 0 ? h * qr + qr * out->q : h * out->q; /* without a q latent h projects straight to queries */
+    double kv_weights = h * (kvr + rope) + kvr * a * (d + dv);
+    out->weights = q_weights + kv_weights + out->ctx * h;
+    if (qr <= 0) out->down = kvr + rope;
+    out->cache = kvr + rope;
+    out->cache_qk = kvr + rope;
+    out->cache_v = kvr;
+}
+
+int layer_moe_count(const model_shape *s)
+{
+    if (s->num_experts <= 1) return 0;
+    int dense = s->moe_dense_layers > 0 ? s->moe_dense_layers : 0;
+    return dense < s->num_layers ? s->num_layers - dense : 0;
+}
+
+double layer_mlp_weights(const model_shape *s, bool moe_layer, double *active)
+{
+    double h = s->hidden, mats = s->gated_mlp ? 3.0 : 2.0;
+    if (!moe_layer || s->num_experts <= 1) {
+        double f = s->ffn_hidden > 0 ? s->ffn_hidden : 4.0 * h;
+        if (active) *active = mats * h * f;
+        return mats * h * f;
+    }
+    double E = s->num_experts, k = s->moe_topk > 0 ? s->moe_topk : 1;
+    double fe = s->moe_ffn_hidden > 0 ? s->moe_ffn_hidden : s->ffn_hidden;
+    double shared = mats * h * s->moe_shared_ffn, router = h * E;
+    if (active) *active = k * mats * h * fe + shared + router;
+    return E * mats * h * fe + shared + router;
+}
+
+double layer_stack_active_gemm_weights(const model_shape *s)
+{
+    layer_attn at;
+    layer_attn_of(s, &at);
+    int moe = layer_moe_count(s);
+    double dense_active, moe_active = 0.0;
+    layer_mlp_weights(s, false, &dense_active);
+    if (moe > 0) {
+        layer_mlp_weights(s, true, &moe_active);
+        moe_active -= s->hidden * (double)s->num_experts; /* the router is not a GEMM the FLOP rule counts */
+    }
+    return s->num_layers * at.weights + (s->num_layers - moe) * dense_active + moe * moe_active;
+}
