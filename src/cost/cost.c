@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/layer.h"
+
 #define GIB EST_GIB
 
 const char COST_MFU_CONVENTION[] =
@@ -154,19 +156,20 @@ typedef struct {
 static cost_params params_of(const model_shape *s, int context)
 {
     cost_params p = {0};
-    double h = s->hidden, a = s->heads, d = s->kv_channels > 0 ? s->kv_channels : h / a;
-    double g = s->query_groups > 0 ? s->query_groups : a;
+    double h = s->hidden, a = s->heads;
     double L = s->arch == ARCH_ENCODER_DECODER ? 2.0 * s->num_layers : s->num_layers;
-    double mats = s->gated_mlp ? 3.0 : 2.0;
-    double attn = 2.0 * h * d * (a + g);
-    bool moe = s->num_experts > 1;
-    double mlp_total = moe ? s->num_experts * mats * h * s->moe_ffn_hidden + h * s->num_experts : mats * h * s->ffn_hidden;
-    double mlp_active = moe ? (s->moe_topk > 0 ? s->moe_topk : 1) * mats * h * s->moe_ffn_hidden : mlp_total;
+    double stacks = L / s->num_layers;
+    layer_attn at;
+    layer_attn_of(s, &at);
+    /* layer.h: attention (MHA/GQA/MLA), leading dense layers, expert layers (experts,
+     * shared experts, router); active = the GEMM weights one token passes */
+    double moe = layer_moe_count(s);
+    double mlp_total = (s->num_layers - moe) * layer_mlp_weights(s, false, NULL) + (moe > 0 ? moe * layer_mlp_weights(s, true, NULL) : 0.0);
     double V = s->vocab;
-    p.total = L * (attn + mlp_total + 2.0 * h) + V * h * (s->untied_embeddings ? 2.0 : 1.0) +
+    p.total = L * (at.weights + 2.0 * h) + stacks * mlp_total + V * h * (s->untied_embeddings ? 2.0 : 1.0) +
               (s->learned_pos_emb ? (double)s->seq_length * h : 0.0);
-    p.active = L * (attn + mlp_active) + V * h;
-    p.attn_per_tok = 12.0 * L * a * d * context;
+    p.active = stacks * layer_stack_active_gemm_weights(s) + V * h;
+    p.attn_per_tok = 6.0 * L * a * (at.qk_dim + at.v_dim) * context;
     return p;
 }
 

@@ -14,24 +14,36 @@
 #include "cost/cost.h"
 #include "util/fsutil.h"
 
-enum { F_HIDDEN, F_LAYERS, F_HEADS, F_KV, F_FFN, F_VOCAB, F_MAXPOS, F_EXPERTS, F_TOPK, F_MOE_FFN, F_HEAD_DIM, F_N };
+enum {
+    F_HIDDEN, F_LAYERS, F_HEADS, F_KV, F_FFN, F_VOCAB, F_MAXPOS, F_EXPERTS, F_TOPK, F_MOE_FFN, F_HEAD_DIM,
+    F_Q_LORA, F_KV_LORA, F_QK_NOPE, F_QK_ROPE, F_V_HEAD, F_SHARED, F_SHARED_FFN, F_DENSE_FIRST, F_N
+};
 
 static const struct {
     const char *keys; /* '|'-separated spellings, first found wins */
     bool required;
-    double hi;
+    double lo, hi;
 } HF_FIELDS[F_N] = {
-    [F_HIDDEN] = {"hidden_size|n_embd|d_model", true, 1 << 20},
-    [F_LAYERS] = {"num_hidden_layers|n_layer|num_layers|n_layers", true, 100000},
-    [F_HEADS] = {"num_attention_heads|n_head|n_heads", true, 65536},
-    [F_KV] = {"num_key_value_heads|num_kv_heads", false, 65536},
-    [F_FFN] = {"intermediate_size|n_inner|ffn_dim", false, 1 << 22},
-    [F_VOCAB] = {"vocab_size", true, 1 << 24},
-    [F_MAXPOS] = {"max_position_embeddings|n_positions|max_sequence_length|max_seq_len|seq_length", true, 1 << 24},
-    [F_EXPERTS] = {"num_local_experts|num_experts|n_routed_experts", false, 65536},
-    [F_TOPK] = {"num_experts_per_tok|moe_topk", false, 65536},
-    [F_MOE_FFN] = {"moe_intermediate_size", false, 1 << 22},
-    [F_HEAD_DIM] = {"head_dim", false, 65536},
+    [F_HIDDEN] = {"hidden_size|n_embd|d_model", true, 1, 1 << 20},
+    [F_LAYERS] = {"num_hidden_layers|n_layer|num_layers|n_layers", true, 1, 100000},
+    [F_HEADS] = {"num_attention_heads|n_head|n_heads", true, 1, 65536},
+    [F_KV] = {"num_key_value_heads|num_kv_heads", false, 1, 65536},
+    [F_FFN] = {"intermediate_size|n_inner|ffn_dim", false, 1, 1 << 22},
+    [F_VOCAB] = {"vocab_size", true, 1, 1 << 24},
+    [F_MAXPOS] = {"max_position_embeddings|n_positions|max_sequence_length|max_seq_len|seq_length", true, 1, 1 << 24},
+    [F_EXPERTS] = {"num_local_experts|num_experts|n_routed_experts", false, 1, 65536},
+    [F_TOPK] = {"num_experts_per_tok|moe_topk", false, 1, 65536},
+    [F_MOE_FFN] = {"moe_intermediate_size", false, 1, 1 << 22},
+    [F_HEAD_DIM] = {"head_dim", false, 1, 65536},
+    /* multi-head latent attention and DeepSeekMoE (DeepSeek-V2/V3 and Kimi-K2 configs) */
+    [F_Q_LORA] = {"q_lora_rank", false, 1, 1 << 20},
+    [F_KV_LORA] = {"kv_lora_rank", false, 1, 1 << 20},
+    [F_QK_NOPE] = {"qk_nope_head_dim", false, 1, 65536},
+    [F_QK_ROPE] = {"qk_rope_head_dim", false, 0, 65536},
+    [F_V_HEAD] = {"v_head_dim", false, 1, 65536},
+    [F_SHARED] = {"n_shared_experts|num_shared_experts", false, 0, 65536},
+    [F_SHARED_FFN] = {"shared_expert_intermediate_size", false, 0, 1 << 22},
+    [F_DENSE_FIRST] = {"first_k_dense_replace", false, 0, 100000},
 };
 
 /* what config.json leaves implicit, by model_type (HF transformers defaults) */
@@ -44,6 +56,7 @@ static const struct {
     {"phi", false, false, false},     {"gemma", true, true, false},      {"gemma2", true, true, false},
     {"llama", true, false, false},    {"mistral", true, false, false},   {"mixtral", true, false, false},
     {"qwen", true, false, false},     {"qwen2", true, false, false},     {"mpt", false, true, false},    {"qwen2_moe", true, false, false}, {"phi3", true, false, false},
+    {"deepseek_v2", true, false, false}, {"deepseek_v3", true, false, false}, {"kimi_k2", true, false, false},
 };
 
 static int read_field(const cJSON *root, int f, const char *file, long *out, bool *found, ac_err *e)
@@ -55,8 +68,9 @@ static int read_field(const cJSON *root, int f, const char *file, long *out, boo
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, k);
         if (!v || cJSON_IsNull(v)) continue;
         double x = cJSON_IsNumber(v) ? v->valuedouble : NAN;
-        if (!isfinite(x) || x != floor(x) || x < 1 || x > HF_FIELDS[f].hi)
-            return ac_err_at(e, AC_E_INPUT, file, 0, 0, k, "expects a positive integer up to %.0f", HF_FIELDS[f].hi);
+        if (!isfinite(x) || x != floor(x) || x < HF_FIELDS[f].lo || x > HF_FIELDS[f].hi)
+            return ac_err_at(e, AC_E_INPUT, file, 0, 0, k, "expects an integer from %.0f to %.0f", HF_FIELDS[f].lo,
+                             HF_FIELDS[f].hi);
         *out = (long)x;
         *found = true;
         return 0;
@@ -100,7 +114,7 @@ static int build_shape(const cJSON *root, const char *file, cost_model *m, ac_er
     if (have[F_HEAD_DIM]) {
         s->kv_channels = (int)v[F_HEAD_DIM];
     } else {
-        if (s->hidden % s->heads)
+        if (s->hidden % s->heads && !have[F_KV_LORA]) /* MLA sets its head sizes below */
             return ac_err_at(e, AC_E_INPUT, file, 0, 0, "num_attention_heads",
                              "%d heads do not divide hidden_size %d (give head_dim)", s->heads, s->hidden);
         s->kv_channels = s->hidden / s->heads;
@@ -118,7 +132,27 @@ static int build_shape(const cJSON *root, const char *file, cost_model *m, ac_er
             return ac_err_at(e, AC_E_INPUT, file, 0, 0, "num_experts_per_tok", "%d exceeds the %d experts", s->moe_topk,
                              s->num_experts);
         s->moe_ffn_hidden = have[F_MOE_FFN] ? (int)v[F_MOE_FFN] : s->ffn_hidden;
+        /* shared experts: a count of expert-sized MLPs (DeepSeek) or one width (Qwen2-MoE) */
+        s->moe_shared_ffn = have[F_SHARED_FFN] ? (int)v[F_SHARED_FFN] : (int)(v[F_SHARED] * s->moe_ffn_hidden);
+        s->moe_dense_layers = (int)v[F_DENSE_FIRST];
+        if (s->moe_dense_layers >= s->num_layers)
+            return ac_err_at(e, AC_E_INPUT, file, 0, 0, "first_k_dense_replace", "%d leaves none of the %d layers to the experts",
+                             s->moe_dense_layers, s->num_layers);
     }
+    if (have[F_KV_LORA]) {
+        /* MLA: per-head key/query channels are the no-RoPE part + the RoPE part */
+        if (!have[F_QK_NOPE] || !have[F_V_HEAD])
+            return ac_err_at(e, AC_E_INPUT, file, 0, 0, have[F_QK_NOPE] ? "v_head_dim" : "qk_nope_head_dim",
+                             "missing: kv_lora_rank (multi-head latent attention) needs qk_nope_head_dim and v_head_dim");
+        s->kv_lora_rank = (int)v[F_KV_LORA];
+        s->q_lora_rank = (int)v[F_Q_LORA];
+        s->kv_channels = (int)v[F_QK_NOPE];
+        s->qk_rope_dim = (int)v[F_QK_ROPE];
+        s->v_head_dim = (int)v[F_V_HEAD];
+        s->query_groups = s->heads; /* every head gets its own keys from the latent */
+    }
+    /* num_nextn_predict_layers (DeepSeek-V3's MTP module) is left out: Hugging Face
+     * transformers does not load or train it, so fine-tuning from this file does not either */
     m->max_context = s->seq_length;
     const cJSON *nm = cJSON_GetObjectItemCaseSensitive(root, "_name_or_path");
     const char *name = cJSON_IsString(nm) && nm->valuestring && *nm->valuestring ? nm->valuestring

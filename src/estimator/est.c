@@ -271,6 +271,8 @@ int est_check(const est_input *in, char *why, size_t why_len)
     if (in->moe_a2a_overlap && in->ep < 2) return WHY("MoE all-to-all overlap needs EP > 1");
     if (in->moe_a2a_overlap && in->pp > 1 && in->vp < 2)
         return WHY("MoE all-to-all overlap with PP %d needs an interleaved (virtual) pipeline", in->pp);
+    if (in->recompute_mla_up_proj && !layer_is_mla(s))
+        return WHY("MLA up-projection recompute needs multi-head latent attention (kv_lora_rank > 0)");
     if (in->offload_act_layers > 0 && in->pp > 1)
         return WHY("activation offload does not run with pipeline parallelism (PP %d)", in->pp);
     if (in->offload_act_layers > 0 && in->recompute != RECOMPUTE_NONE)
@@ -447,6 +449,7 @@ static double gemm_s(const device *d, double M, double K, double N, double eff_s
 typedef struct {
     double fwd, bwd;          /* compute seconds per layer per micro-batch */
     double attn_core_fwd;     /* attention-core part of fwd (selective recompute, CP overlap) */
+    double mla_up_fwd;        /* MLA up-projections' part of fwd (recompute_mla_up_proj) */
     double tp_comm, cp_comm, ep_comm; /* fwd+bwd seconds, before overlap */
     double host_moe;                  /* host time of the expert block, fwd+bwd (moe_host_s) */
     double act_full, act_ckpt;        /* activation bytes kept per layer per micro-batch */
@@ -557,9 +560,10 @@ static void layer_cost_compute(const est_input *in, const device *dev, double se
     if (layer_is_mla(s)) {
         /* MLA: the down-projection is replicated across TP ranks (Megatron-Core MLA
          * "duplicated" linear), the up-projections are column parallel */
-        f_attn += gemm_s(dev, T, h, at.down, 1.0) + gemm_s(dev, T, at.kv_latent, a * (d + at.v_dim) / t, 1.0);
-        if (at.q_latent > 0) f_attn += gemm_s(dev, T, at.q_latent, at.q / t, 1.0);
-        else f_attn += gemm_s(dev, T, h, at.q / t, 1.0);
+        double up = gemm_s(dev, T, at.kv_latent, a * (d + at.v_dim) / t, 1.0);
+        if (at.q_latent > 0) up += gemm_s(dev, T, at.q_latent, at.q / t, 1.0);
+        f_attn += gemm_s(dev, T, h, at.down, 1.0) + up + (at.q_latent > 0 ? 0.0 : gemm_s(dev, T, h, at.q / t, 1.0));
+        lc->mla_up_fwd = up;
     } else {
         f_attn += gemm_s(dev, T, h, (at.q + at.k + at.v) / t, 1.0);
     }
@@ -656,7 +660,10 @@ static void layer_cost_compute(const est_input *in, const device *dev, double se
     double gin = dev->elem_bytes < 2.0 ? 1.0 : 2.0;
     double per_tok = 0.0;
     per_tok += (2 * h + gin * h + mask * h) / spd;          /* norm input, QKV input, attention dropout mask */
-    per_tok += 2.0 * (at.q + at.k + at.v) / t + gin * at.ctx / t; /* Q, K, V and the context (projection input) */
+    /* Q, K, V (MLA with recompute_mla_up_proj: recomputed from the latents instead) and the
+     * context (projection input) */
+    if (!(in->recompute_mla_up_proj && layer_is_mla(s))) per_tok += 2.0 * (at.q + at.k + at.v) / t;
+    per_tok += gin * at.ctx / t;
     per_tok += gin * (at.q_latent + at.kv_latent);                /* MLA: latents the up-projections read */
     if (!in->flash_attention && in->recompute != RECOMPUTE_SELECTIVE)
         per_tok += 5.0 * a * seq_kv / t;                     /* scores, softmax, dropout (Korthikanti 5as/h) */
@@ -705,6 +712,7 @@ static void layer_cost_mix(const layer_cost *x, const layer_cost *y, double w_x,
     out->fwd = w_x * x->fwd + w_y * y->fwd;
     out->bwd = w_x * x->bwd + w_y * y->bwd;
     out->attn_core_fwd = w_x * x->attn_core_fwd + w_y * y->attn_core_fwd;
+    out->mla_up_fwd = w_x * x->mla_up_fwd + w_y * y->mla_up_fwd;
     out->tp_comm = w_x * x->tp_comm + w_y * y->tp_comm;
     out->cp_comm = w_x * x->cp_comm + w_y * y->cp_comm;
     out->ep_comm = w_x * x->ep_comm + w_y * y->ep_comm;
@@ -847,6 +855,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     double t_layer = lay.fwd + lay.bwd;
     double t_recomp_layer = ckpt_share * lay.fwd;
     if (in->recompute == RECOMPUTE_SELECTIVE && !in->flash_attention) t_recomp_layer = lay.attn_core_fwd;
+    if (in->recompute_mla_up_proj) t_recomp_layer += (1.0 - ckpt_share) * lay.mla_up_fwd; /* layers not fully recomputed */
     double tp_exposed = (1.0 - c->tp_overlap) * lay.tp_comm;
     /* CP ring steps overlap with attention compute (forward and backward) */
     double cp_exposed = lay.cp_comm - 3.5 * lay.attn_core_fwd;

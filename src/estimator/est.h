@@ -80,6 +80,9 @@ typedef struct {
     /* Megatron-Core overlap_moe_expert_parallel_comm: one micro-batch's dispatch/combine
      * runs under another's compute (needs two or more micro-batches per step) */
     bool moe_a2a_overlap;
+    /* Megatron-Core recompute_modules "mla_up_proj": multi-head latent attention keeps only
+     * its latents and recomputes the up-projected Q, K and V in backward */
+    bool recompute_mla_up_proj;
     /* CUDA graphs over whole layers (Megatron-Core cuda_graph_impl / enable_cuda_graph): one
      * launch replays a layer, so host dispatch cost and dropless per-expert launches leave
      * the critical path */

@@ -52,7 +52,7 @@ int recipe_table_load(ac_err *e)
     if (csv_parse(ac_data_recipes, strlen(ac_data_recipes), "data/recipes.csv", &t, e)) return -1;
     static const char *const cols[] = {"framework", "model", "gpu", "precision", "tp", "pp", "fsdp", "grad_reduce_in_fp32",
                                        "fp8_param_gather", "cpu_offloading_num_layers", "since", "cuda_graphs",
-                                       "moe_a2a_overlap", "source"};
+                                       "moe_a2a_overlap", "recompute_mla_up_proj", "source"};
     for (size_t i = 0; i < sizeof cols / sizeof *cols; i++)
         if (csv_col(&t, cols[i]) < 0) {
             csv_free(&t);
@@ -74,6 +74,7 @@ int recipe_table_load(ac_err *e)
              int_field(&t, r, "cpu_offloading_num_layers", 1, 1000, &d.sets.cpu_offloading_num_layers, e) ||
              int_field(&t, r, "cuda_graphs", 0, 1, &d.sets.cuda_graphs, e) ||
              int_field(&t, r, "moe_a2a_overlap", 0, 1, &d.sets.moe_a2a_overlap, e) ||
+             int_field(&t, r, "recompute_mla_up_proj", 0, 1, &d.sets.recompute_mla_up_proj, e) ||
              text_field(&t, r, "since", d.since, sizeof d.since, e);
         if (!rc && (!d.framework[0] || !d.source[0]))
             rc = ac_err_at(e, AC_E_INTERNAL, t.file, r->line, 0, "framework", "a recipe row needs a framework and its source");
@@ -169,7 +170,7 @@ bool recipe_release_at_least(const char *a, const char *b)
 
 recipe_switches recipe_lookup(const recipe_query *q)
 {
-    recipe_switches s = {-1, -1, -1, -1, -1};
+    recipe_switches s = {-1, -1, -1, -1, -1, -1};
     if (!q || !q->framework || !*q->framework || recipe_table_load(NULL)) return s;
     for (size_t i = 0; i < table_n; i++) {
         const recipe_row *d = &table[i];
@@ -179,6 +180,7 @@ recipe_switches recipe_lookup(const recipe_query *q)
         if (s.cpu_offloading_num_layers < 0) s.cpu_offloading_num_layers = d->sets.cpu_offloading_num_layers;
         if (s.cuda_graphs < 0) s.cuda_graphs = d->sets.cuda_graphs;
         if (s.moe_a2a_overlap < 0) s.moe_a2a_overlap = d->sets.moe_a2a_overlap;
+        if (s.recompute_mla_up_proj < 0) s.recompute_mla_up_proj = d->sets.recompute_mla_up_proj;
     }
     return s;
 }

@@ -34,6 +34,7 @@ typedef struct {
     int cpu_offloading_num_layers; /* activation offload of that many layers */
     int cuda_graphs;               /* 1: the whole iteration replayed as a CUDA graph */
     int moe_a2a_overlap;           /* 1: MoE all-to-all hidden behind another micro-batch */
+    int recompute_mla_up_proj;     /* 1: MLA's up-projected Q, K, V recomputed in backward */
 } recipe_switches;
 
 /* Loads the compiled-in table once.  -1 only when the data file is malformed. */

@@ -50,6 +50,17 @@ static columns find_columns(const csv_table *t)
     return c;
 }
 
+/* the integer right before `key` in text ("1 shared" → 1), or 0 */
+static int int_before(const char *text, const char *key)
+{
+    const char *p = strstr(text, key);
+    if (!p) return 0;
+    while (p > text && p[-1] == ' ') p--;
+    const char *q = p;
+    while (q > text && isdigit((unsigned char)q[-1])) q--;
+    return q < p ? atoi(q) : 0;
+}
+
 /* a number cell: returns 1 and sets *v, 0 when empty or not a number */
 static int num(const csv_row *r, int col, double *v)
 {
@@ -78,7 +89,6 @@ static const struct {
     const char *pattern;
     const char *reason;
 } UNMODELLED[] = {
-    {"MLA", "multi-head latent attention (MLA) not modelled"},
     {"arch not in table", "architecture not published"},
     {"not transcribed", "architecture not published"},
 };
@@ -90,6 +100,19 @@ static const struct {
     int head_dim;
 } HEAD_DIMS[] = {
     {"Qwen3", 128}, /* Qwen3 dense and MoE configs: head_dim 128 (HF config.json; NeMo qwen3.py kv_channels=128) */
+};
+
+/* Multi-head latent attention families: the tables name the attention, not its sizes.
+ * Dimensions and vocab from each model's published config.json (q_lora_rank,
+ * kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim, vocab_size); mtp: the
+ * multi-token prediction modules its benchmark recipe trains unless the row says "w/o MTP" */
+static const struct {
+    const char *family;
+    int q_lora, kv_lora, nope, rope, v, vocab, mtp;
+} MLA_FAMILIES[] = {
+    /* deepseek-ai/DeepSeek-V3 config.json (num_nextn_predict_layers 1); Megatron-Bridge
+     * deepseek_v3 pretrain layout "Et|(tt|)*30mL" places that MTP module ("m") */
+    {"DeepSeek-V3", 1536, 512, 128, 64, 128, 129280, 1},
 };
 
 /* the integer after `key` in text (e.g. "kv_channels=64", "SWA-128"), or 0 */
@@ -122,7 +145,16 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     if (!num(row, c.num_layers, &layers) || !num(row, c.hidden, &hidden) || !num(row, c.heads, &heads) ||
         !num(row, c.seq, &seq))
         return SKIP("model shape missing (layers, hidden size, heads or sequence length)");
-    if (!num(row, c.vocab, &vocab)) return SKIP("vocab size missing");
+    int mla = -1; /* MLA_FAMILIES entry: sizes the table omits */
+    if (strstr(fam, "MLA")) {
+        for (size_t i = 0; i < sizeof MLA_FAMILIES / sizeof *MLA_FAMILIES; i++)
+            if (contains_ci(fam, MLA_FAMILIES[i].family)) mla = (int)i;
+        if (mla < 0) return SKIP("multi-head latent attention (MLA) sizes not known for this family");
+    }
+    if (!num(row, c.vocab, &vocab)) {
+        if (mla < 0) return SKIP("vocab size missing");
+        vocab = MLA_FAMILIES[mla].vocab;
+    }
     if (layers < 1 || hidden < 1 || heads < 1 || seq < 1 || vocab < 1)
         return SKIP("model shape not positive (layers, hidden size, heads, sequence length, vocab)");
     double tp, pp, ngpu, mbs, gbs;
@@ -174,6 +206,20 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
         s.moe_topk = num_or(row, c.topk, 2);
         double mf;
         s.moe_ffn_hidden = num(row, c.moe_ffn, &mf) ? (int)mf : s.ffn_hidden;
+        /* "256 routed + 1 shared": shared experts of the routed experts' width; "first 3
+         * layers dense": leading layers with the dense FFN (ffn_hidden_size) */
+        s.moe_shared_ffn = int_before(fam, " shared") * s.moe_ffn_hidden;
+        if (strstr(fam, "layers dense")) s.moe_dense_layers = int_after(fam, "first ");
+        if (s.moe_dense_layers >= s.num_layers) return SKIP("no layer left for the experts");
+    }
+    if (mla >= 0) {
+        s.q_lora_rank = MLA_FAMILIES[mla].q_lora;
+        s.kv_lora_rank = MLA_FAMILIES[mla].kv_lora;
+        s.kv_channels = MLA_FAMILIES[mla].nope;
+        s.qk_rope_dim = MLA_FAMILIES[mla].rope;
+        s.v_head_dim = MLA_FAMILIES[mla].v;
+        s.query_groups = s.heads; /* every head has its own keys, up-projected from the latent */
+        s.mtp_layers = contains_ci(csv_get(row, c.model), "w/o MTP") ? 0 : MLA_FAMILIES[mla].mtp;
     }
 
     est_input_init(in, &s, gpu);
@@ -222,6 +268,7 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     in->moe_a2a_overlap =
         switch_cell(csv_get(row, c.a2a_overlap), rs.moe_a2a_overlap == 1 && est_a2a_overlap_allowed(in));
     in->grad_bytes = switch_cell(csv_get(row, c.grad_fp32), rs.grad_reduce_in_fp32 != 0) ? 4.0 : 2.0;
+    in->recompute_mla_up_proj = rs.recompute_mla_up_proj == 1 && mla >= 0;
     bool fp8_gather = switch_cell(csv_get(row, c.fp8_gather), rs.fp8_param_gather == 1);
     in->fp8_block_scaled = prec == PREC_FP8 && (contains_ci(ptext, "MX") || contains_ci(ptext, "block"));
     in->fp8_param_gather = fp8_gather && est_fp8_gather_allowed(in);

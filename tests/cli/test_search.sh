@@ -107,8 +107,25 @@ if [ -f "$V" ]; then
     awk -v m="$med" 'BEGIN { exit !(m <= 10.0) }' && pass validate_median || fail validate_median "median $med% > 10%"
     p90=$(echo "$last" | sed 's/.*p90_abs_err \([0-9.]*\)%.*/\1/')
     # p90 is a regression guard (target 25%): 35.5% before the release-bound recipes (CUDA
-    # graphs and all-to-all overlap of the 26.06+ MoE runs), 31.9% with them
-    awk -v m="$p90" 'BEGIN { exit !(m <= 33.0) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 33% (was 31.9%)"
+    # graphs and all-to-all overlap of the 26.06+ MoE runs), 31.9% with them; 37.9% once the
+    # 34 DeepSeek-V3 runs (multi-head latent attention) are predicted too.  The rows that were
+    # predicted before keep their own guard.
+    awk -v m="$p90" 'BEGIN { exit !(m <= 38.5) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 38.5% (was 37.9%)"
+    p90_old=$(python3 -c '
+import csv, sys
+e = sorted(abs(float(r["error_pct"])) for r in csv.DictReader(open(sys.argv[1]))
+           if r["error_pct"] and "DeepSeek" not in r["model"])
+x = 0.9 * (len(e) - 1); i = int(x)
+print("%.1f" % (e[i] + (x - i) * (e[min(i + 1, len(e) - 1)] - e[i])))' "$T/val.csv")
+    awk -v m="$p90_old" 'BEGIN { exit !(m <= 33.0) }' && pass validate_p90_without_mla \
+        || fail validate_p90_without_mla "p90 without the DeepSeek-V3 rows $p90_old% > 33% (was 31.9%)"
+    # the DeepSeek-V3 rows: every one predicted (sizes from MLA_FAMILIES), all fit in memory
+    # with the recipe's MLA up-projection recompute
+    ds=$(python3 -c '
+import csv, sys
+r = [r for r in csv.DictReader(open(sys.argv[1])) if r["model"].startswith("DeepSeekV3") and r["error_pct"]]
+print(len(r), sum(x["fits"] == "true" for x in r))' "$T/val.csv")
+    [ "$ds" = "34 34" ] && pass validate_deepseek_v3 || fail validate_deepseek_v3 "predicted, fitting: $ds (want 34 34)"
     fit=$(echo "$out" | sed -n 's/^memory: \([0-9]*\) of \([0-9]*\) published runs.*/\1/p')
     [ "${fit:-0}" -ge 340 ] && pass validate_memory_fit || fail validate_memory_fit "only ${fit:-?} published runs predicted to fit (was 345)"
     # the per-source median target (10%) holds for every source but S6 (MoE release spread)
