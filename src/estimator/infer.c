@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "model/layer.h"
+
 #define GB 1e9
 
 /* Decode GEMVs and attention stream weights and KV cache at about 80 % of the HBM
@@ -53,6 +55,8 @@ typedef struct {
     est_cal cal;
     double peak, gemm_eff, hbm, floor_s, wbytes, kvbytes;
     int kv_heads_gpu; /* KV heads on one GPU */
+    double kv_elems_gpu; /* cached elements per token per layer on one GPU (K and V; MLA: its latent) */
+    layer_attn at;       /* attention widths (model/layer.h) */
 } dev_ctx;
 
 void est_infer_input_init(est_infer_input *in, const model_shape *s, const gpu_spec *g)
@@ -147,18 +151,27 @@ static pass_time layer_s(const dev_ctx *d, double tokens, double seqs, double ct
     double g = s->query_groups > 0 ? s->query_groups : s->heads;
     double q = s->heads * dh, eff = d->gemm_eff, wb = d->wbytes;
     pass_time t = { 0, 0 };
-    t.compute += gemm_s(d, tokens, h, (q + 2.0 * g * dh) / tp, wb, eff); /* QKV (column parallel) */
-    t.compute += gemm_s(d, tokens, q / tp, h, wb, eff);                  /* output projection (row parallel) */
+    const layer_attn *at = &d->at;
+    if (layer_is_mla(s)) {
+        /* MLA's projections (down, up, output; absorbed or not) as one GEMM of the same
+         * weights and FLOPs */
+        t.compute += gemm_s(d, tokens, h, at->weights / h / tp, wb, eff);
+    } else {
+        t.compute += gemm_s(d, tokens, h, (q + 2.0 * g * dh) / tp, wb, eff); /* QKV (column parallel) */
+        t.compute += gemm_s(d, tokens, q / tp, h, wb, eff);                  /* output projection (row parallel) */
+    }
+    double a_gpu = s->heads / tp;
     if (prefill) {
-        /* scores and weighted sum: 4·seqs·ctx²·heads·dh FLOPs (QKᵀ and AV over the whole square, as unfused
-         * context attention computes it; Vaswani 2017) */
-        double fl = 4.0 * seqs * ctx * ctx * q / tp;
-        t.compute += roofline_s(d, fl, tokens * (q + 2.0 * g * dh) / tp * 2.0 * 2.0,
+        /* scores and weighted sum: 2·seqs·ctx²·heads·(d_qk + d_v) FLOPs (QKᵀ and AV over the whole
+         * square, as unfused context attention computes it; Vaswani 2017) */
+        double fl = 2.0 * seqs * ctx * ctx * a_gpu * (at->qk_dim + at->v_dim);
+        t.compute += roofline_s(d, fl, tokens * (at->q + at->k + at->v) / tp * 2.0 * 2.0,
                                 est_attn_fwd_eff(d->cal.attn_eff, d->in->gpu));
     } else {
-        /* decode: reads every cached K and V of every sequence once (Pope et al. 2022 §2) */
-        double kv = seqs * ctx * 2.0 * d->kv_heads_gpu * dh * d->kvbytes;
-        t.compute += roofline_s(d, 4.0 * seqs * ctx * q / tp, kv, d->cal.attn_eff);
+        /* decode: reads every cached K and V (MLA: latent) of every sequence once (Pope et al.
+         * 2022 §2); MLA scores and sums over the latent's widths (DeepSeek-V2 §2.1.2) */
+        double kv = seqs * ctx * d->kv_elems_gpu * d->kvbytes;
+        t.compute += roofline_s(d, 2.0 * seqs * ctx * a_gpu * (at->cache_qk + at->cache_v), kv, d->cal.attn_eff);
     }
     double mats = s->gated_mlp ? 3.0 : 2.0;
     if (s->num_experts > 1) {
@@ -238,26 +251,23 @@ static void ctx_init(dev_ctx *d, const est_infer_input *in)
     int g_heads = d->s->query_groups > 0 ? d->s->query_groups : d->s->heads;
     /* KV heads split over TP; with fewer groups than TP ranks each rank keeps a copy of one (Megatron GQA) */
     d->kv_heads_gpu = g_heads >= in->tp ? g_heads / in->tp : 1;
+    layer_attn_of(d->s, &d->at);
+    /* MLA's latent serves every head: each TP rank caches all of it */
+    d->kv_elems_gpu = layer_is_mla(d->s) ? d->at.cache : 2.0 * d->kv_heads_gpu * d->at.qk_dim;
 }
 
-/* parameters of one transformer layer (attention + MLP; all experts for MoE), Narayanan 2021 eq. (2) generalised */
+/* parameters of an average transformer layer (attention + MLP; all experts for MoE,
+ * leading dense layers in their share; model/layer.h), Narayanan 2021 eq. (2) generalised */
 static double layer_params(const model_shape *s, double *active)
 {
-    double h = s->hidden, dh = s->kv_channels > 0 ? s->kv_channels : h / s->heads;
-    double g = s->query_groups > 0 ? s->query_groups : s->heads, q = s->heads * dh;
-    double attn = h * (q + 2 * g * dh) + q * h;
-    double mats = s->gated_mlp ? 3.0 : 2.0;
-    double mlp, mlp_act;
-    if (s->num_experts > 1) {
-        double fe = s->moe_ffn_hidden > 0 ? s->moe_ffn_hidden : s->ffn_hidden;
-        mlp = s->num_experts * mats * h * fe + h * s->num_experts;
-        mlp_act = (s->moe_topk > 0 ? s->moe_topk : 1) * mats * h * fe + h * s->num_experts;
-    } else {
-        double f = s->ffn_hidden > 0 ? s->ffn_hidden : 4 * h;
-        mlp = mlp_act = mats * h * f;
-    }
-    if (active) *active = attn + mlp_act;
-    return attn + mlp;
+    layer_attn at;
+    layer_attn_of(s, &at);
+    double L = s->num_layers, moe = layer_moe_count(s);
+    double dense_act, moe_act = 0.0;
+    double dense = layer_mlp_weights(s, false, &dense_act);
+    double experts = moe > 0 ? layer_mlp_weights(s, true, &moe_act) : 0.0;
+    if (active) *active = at.weights + ((L - moe) * dense_act + moe * moe_act) / L;
+    return at.weights + ((L - moe) * dense + moe * experts) / L;
 }
 
 /* memory per GPU (bytes) of the busiest stage: weights/(tp·pp) + embeddings + KV cache + workspace + CUDA context */
@@ -265,14 +275,14 @@ static void memory_bytes(const dev_ctx *d, double bs, double seq_len, double pre
 {
     const est_infer_input *in = d->in;
     const model_shape *s = d->s;
-    double L = s->num_layers, h = s->hidden, dh = s->kv_channels > 0 ? s->kv_channels : h / s->heads;
+    double L = s->num_layers, h = s->hidden;
     double emb = (double)s->vocab * h / in->tp * INFER_EMB_BYTES;
     /* pp == 1: input and output matrices on the same GPU (one when tied); pp > 1: one per end stage */
     double out = in->pp == 1 && s->untied_embeddings ? emb : 0.0;
     r->mem_weights = layer_params(s, NULL) / in->tp * (L / in->pp) * d->wbytes + emb + out;
     if (s->learned_pos_emb) r->mem_weights += (double)(s->seq_length > 0 ? s->seq_length : seq_len) * h * INFER_EMB_BYTES;
     /* KV cache: 2 (K, V) · kv heads on this GPU · dh · bytes per token per layer (Pope et al. 2022) */
-    r->mem_kv = bs * seq_len * 2.0 * d->kv_heads_gpu * dh * d->kvbytes * (L / in->pp);
+    r->mem_kv = bs * seq_len * d->kv_elems_gpu * d->kvbytes * (L / in->pp);
     double f = s->num_experts > 1 ? (s->moe_ffn_hidden > 0 ? s->moe_ffn_hidden : s->ffn_hidden) * (s->moe_topk > 0 ? s->moe_topk : 1)
                                   : (s->ffn_hidden > 0 ? s->ffn_hidden : 4 * h);
     /* context attention scores, materialised per head by unfused kernels: bs·heads/tp·input² 16-bit values */
