@@ -436,6 +436,36 @@ static void test_hf_config(void)
     CHECK_INT(cost_hf_config_parse("[1,2]", 5, NULL, &m, &e), -1);
     CHECK_INT(cost_hf_config_parse("{\"a\":", 5, NULL, &m, &e), -1);
     CHECK_CONTAINS(e.msg, "not valid JSON");
+    /* DeepSeek-V3's keys: multi-head latent attention, shared experts, leading dense layers;
+     * the model is the paper's 671B (its MTP module is not loaded for fine-tuning) */
+    const char *ds = "{\"model_type\":\"deepseek_v3\",\"hidden_size\":7168,\"num_hidden_layers\":61,"
+                     "\"num_attention_heads\":128,\"num_key_value_heads\":128,\"intermediate_size\":18432,"
+                     "\"moe_intermediate_size\":2048,\"n_routed_experts\":256,\"n_shared_experts\":1,"
+                     "\"num_experts_per_tok\":8,\"first_k_dense_replace\":3,\"q_lora_rank\":1536,\"kv_lora_rank\":512,"
+                     "\"qk_nope_head_dim\":128,\"qk_rope_head_dim\":64,\"v_head_dim\":128,\"vocab_size\":129280,"
+                     "\"max_position_embeddings\":163840,\"num_nextn_predict_layers\":1,\"tie_word_embeddings\":false}";
+    CHECK_INT(cost_hf_config_parse(ds, strlen(ds), "ds.json", &m, &e), 0);
+    CHECK_INT(m.shape.kv_lora_rank, 512);
+    CHECK_INT(m.shape.q_lora_rank, 1536);
+    CHECK_INT(m.shape.kv_channels, 128);
+    CHECK_INT(m.shape.qk_rope_dim, 64);
+    CHECK_INT(m.shape.moe_shared_ffn, 2048);
+    CHECK_INT(m.shape.moe_dense_layers, 3);
+    CHECK_INT(m.shape.mtp_layers, 0);
+    est_input_init(&in, &m.shape, gpu("h100"));
+    in.shape.seq_length = 4096;
+    in.num_gpus = 1;
+    CHECK_INT(est_evaluate(&in, &r), 0);
+    CHECK(fabs(r.params_b / 671.0 - 1.0) < 0.01);
+    /* MLA without its head sizes is refused with the key to add */
+    const char *mla = "{\"hidden_size\":1024,\"num_hidden_layers\":2,\"num_attention_heads\":8,\"kv_lora_rank\":64,"
+                      "\"qk_nope_head_dim\":64,\"vocab_size\":10,\"max_position_embeddings\":10}";
+    CHECK_INT(cost_hf_config_parse(mla, strlen(mla), "mla.json", &m, &e), -1);
+    CHECK_STR(e.key, "v_head_dim");
+    const char *dense = "{\"hidden_size\":1024,\"num_hidden_layers\":2,\"num_attention_heads\":8,\"n_routed_experts\":4,"
+                        "\"first_k_dense_replace\":2,\"vocab_size\":10,\"max_position_embeddings\":10}";
+    CHECK_INT(cost_hf_config_parse(dense, strlen(dense), NULL, &m, &e), -1);
+    CHECK_STR(e.key, "first_k_dense_replace");
 }
 
 static void test_pool_errors(void)

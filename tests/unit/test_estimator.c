@@ -12,6 +12,7 @@
 #include "estimator/recipe.h"
 #include "util/csv.h"
 #include "estimator/validate.h"
+#include "model/layer.h"
 
 static model_shape gpt(int L, int h, int a, int seq, int V)
 {
@@ -622,6 +623,80 @@ static void test_activation_offload(void)
     CHECK_CONTAINS(why, "recompute");
 }
 
+/* DeepSeek-V3 (deepseek-ai/DeepSeek-V3 config.json): multi-head latent attention,
+ * 256 routed + 1 shared expert of 2048, top-8, first 3 layers dense (18432) */
+static model_shape deepseek_v3(void)
+{
+    model_shape s = gpt(61, 7168, 128, 4096, 129280);
+    s.ffn_hidden = 18432;
+    s.gated_mlp = true;
+    s.untied_embeddings = true;
+    s.learned_pos_emb = false;
+    s.kv_channels = 128;
+    s.q_lora_rank = 1536;
+    s.kv_lora_rank = 512;
+    s.qk_rope_dim = 64;
+    s.v_head_dim = 128;
+    s.num_experts = 256;
+    s.moe_topk = 8;
+    s.moe_ffn_hidden = 2048;
+    s.moe_shared_ffn = 2048;
+    s.moe_dense_layers = 3;
+    return s;
+}
+
+/* The paper's sizes (DeepSeek-V3 report §1, §2.1): 671B parameters, 37B active per
+ * token; the KV cache of MLA is (kv_lora + rope) elements per token per layer
+ * (DeepSeek-V2 §2.1.2), 70 KB per token in BF16 */
+static void test_mla_deepseek_v3(void)
+{
+    model_shape s = deepseek_v3();
+    layer_attn at;
+    layer_attn_of(&s, &at);
+    CHECK(layer_is_mla(&s));
+    /* down 7168·(1536+512+64), q up 1536·128·192, kv up 512·128·256, out 128·128·7168 */
+    CHECK_NEAR(at.weights, 7168.0 * 2112 + 1536.0 * 128 * 192 + 512.0 * 128 * 256 + 128.0 * 128 * 7168, 1e-3);
+    CHECK_NEAR(at.cache * 61 * 2 / 1024.0, 68.6, 0.1); /* 35136 elements, 70.3 kB */
+    CHECK(layer_moe_count(&s) == 58);
+    double emb = 2.0 * 129280 * 7168;
+    double total = 61 * (at.weights + 2.0 * 7168) + 3 * layer_mlp_weights(&s, false, NULL) + 58 * layer_mlp_weights(&s, true, NULL) + emb;
+    CHECK(fabs(total / 671e9 - 1.0) < 0.01);
+    double active = layer_stack_active_gemm_weights(&s) + emb / 2.0;
+    CHECK(active > 36e9 && active < 38e9);
+
+    /* the estimator counts the same parameters, plus one MTP module when asked */
+    est_input in = base_input(&s, "gb200", 256);
+    in.pp = 4;
+    in.vp = 4;
+    in.ep = 64;
+    in.gbs = 4096;
+    in.precision = PREC_FP8;
+    in.allow_uneven_pp = true; /* 61 layers over 4 stages, as Megatron-Core's layouts split them */
+    est_result r, mtp, up;
+    CHECK(est_evaluate(&in, &r) == 0);
+    CHECK(fabs(r.params_b / 671.0 - 1.0) < 0.01);
+    in.shape.mtp_layers = 1;
+    CHECK(est_evaluate(&in, &mtp) == 0);
+    CHECK(mtp.params_b > r.params_b + 11.0 && mtp.params_b < r.params_b + 12.5); /* one expert layer + 2h² */
+    CHECK(mtp.step_time > r.step_time && mtp.model_flops_per_step > r.model_flops_per_step);
+    /* recomputing the up-projections trades memory for time */
+    in.recompute_mla_up_proj = true;
+    CHECK(est_evaluate(&in, &up) == 0);
+    CHECK(up.mem_activations < mtp.mem_activations && up.step_time > mtp.step_time);
+    /* a layer without MLA has nothing to recompute there */
+    model_shape l = llama70b();
+    est_input bad = base_input(&l, "h100", 64);
+    bad.recompute_mla_up_proj = true;
+    char why[256];
+    CHECK(est_check(&bad, why, sizeof why) != 0);
+    CHECK_CONTAINS(why, "multi-head latent attention");
+    /* dense-first layers: the same model with experts in every layer holds more */
+    in.shape.moe_dense_layers = 0;
+    est_result all_moe;
+    CHECK(est_evaluate(&in, &all_moe) == 0);
+    CHECK(all_moe.params_b > mtp.params_b);
+}
+
 /* Blackwell Ultra's doubled exponential rate: same GEMM peak as Blackwell, attention
  * core twice as fast (data/gpus.csv attn_speedup) */
 static void test_attention_speedup(void)
@@ -807,6 +882,7 @@ int main(void)
     RUN(test_moe_overlap_and_graphs);
     RUN(test_fp8_activations_and_capacity);
     RUN(test_activation_offload);
+    RUN(test_mla_deepseek_v3);
     RUN(test_rules);
     RUN(test_catalog);
     RUN(test_calibration_file);

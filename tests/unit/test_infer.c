@@ -195,6 +195,26 @@ static void test_model_moe(void)
     CHECK(r64.decode_step_s > r1.decode_step_s); /* more experts touched per step */
 }
 
+/* MLA caches one latent per token and layer for all heads (DeepSeek-V2 §2.1.2): DeepSeek-V3
+ * keeps (512 + 64) × 61 elements per token, each TP rank all of it, where per-head K and V
+ * of its 128 heads would be 2·128·192 per layer */
+static void test_model_mla(void)
+{
+    model_shape s = llama70b(128);
+    s.num_layers = 61; s.hidden = 7168; s.heads = 128; s.ffn_hidden = 18432; s.vocab = 129280;
+    s.kv_channels = 128; s.q_lora_rank = 1536; s.kv_lora_rank = 512; s.qk_rope_dim = 64; s.v_head_dim = 128;
+    s.num_experts = 256; s.moe_topk = 8; s.moe_ffn_hidden = 2048; s.moe_shared_ffn = 2048; s.moe_dense_layers = 3;
+    est_infer_result r = run(&s, "h200", 8, 1, 16, 1024, 128, PREC_FP8);
+    CHECK_NEAR(r.mem_kv, 16.0 * (1024 + 128) * 576 * 61 * 1.0, 1.0); /* FP8 cache, 1 B per element */
+    CHECK(r.params_b > 664 && r.params_b < 678);
+    CHECK(r.active_params_b > 36 && r.active_params_b < 39);
+    /* the same heads with materialised K and V per head: a cache 2·128·192 / 576 / 8 = 10.7x larger per GPU */
+    model_shape mha = s;
+    mha.kv_lora_rank = 0; mha.q_lora_rank = 0; mha.kv_channels = 192;
+    est_infer_result m = run(&mha, "h200", 8, 1, 16, 1024, 128, PREC_FP8);
+    CHECK(m.mem_kv > 10 * r.mem_kv);
+}
+
 static void test_max_load(void)
 {
     model_shape s = llama70b(8);
@@ -223,6 +243,7 @@ int main(void)
     RUN(test_model_tp_direction);
     RUN(test_model_gqa_fp8);
     RUN(test_model_moe);
+    RUN(test_model_mla);
     RUN(test_max_load);
     CHECK_DONE();
 }
