@@ -19,7 +19,7 @@
 
 const char COST_MFU_CONVENTION[] =
     "MFU = model FLOPs / (step time x GPUs x dense BF16 peak); model FLOPs per token = 6 x N "
-    "(4 x N for LoRA: frozen weights get no weight gradients) + 12 x layers x heads x head_dim x context "
+    "(4 x N for LoRA: frozen weights get no weight gradients) + 6 x layers x heads x (key + value head dims) x context "
     "(attention, PaLM appendix B, no causal halving); N = parameters active per token without the input "
     "embedding; recomputation is not counted (HFU counts it)";
 
