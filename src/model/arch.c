@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "model/layer.h"
+
 /* ---- §3.3: hidden / heads / ffn / kv / lr by size ---- */
 
 typedef struct {
@@ -115,18 +117,20 @@ static double params_bert(const model_shape *s)
     return L * (F + h * (4 * h + 3 * A + 2 * F + 6)) + h * (V + sq + h + 5);
 }
 
-/* Llama/Mixtral (ours, counted from the layer definitions): per layer
- * Q and O h² each, K and V h·g·d each, FFN 3·h·F (SwiGLU) per expert, router h·E,
- * two RMSNorms h each; plus input and (untied) output embeddings V·h and a final norm h. */
-static double params_llama(const model_shape *s)
+/* Llama/Mixtral (ours, counted from the layer definitions, model/layer.h): per layer
+ * attention h·(a + 2g)·d + a·d·h, FFN 3·h·F (SwiGLU) per expert, router h·E, two
+ * RMSNorms h each; plus input and (untied) output embeddings V·h and a final norm h. */
+static double params_llama(const model_shape *shape)
 {
+    model_shape swiglu = *shape; /* these families are SwiGLU whatever the shape says */
+    swiglu.gated_mlp = true;
+    const model_shape *s = &swiglu;
     double L = s->num_layers, h = s->hidden, V = s->vocab;
-    double d = s->kv_channels ? s->kv_channels : (double)s->hidden / s->heads;
-    double attn = 2.0 * h * h + 2.0 * h * s->query_groups * d;
-    double experts = s->num_experts > 1 ? s->num_experts : 1;
-    double ffn_size = s->num_experts > 1 ? s->moe_ffn_hidden : s->ffn_hidden;
-    double mlp = experts * 3.0 * h * ffn_size + (s->num_experts > 1 ? h * experts : 0.0);
-    return L * (attn + mlp + 2.0 * h) + (s->untied_embeddings ? 2.0 : 1.0) * V * h + h;
+    layer_attn at;
+    layer_attn_of(s, &at);
+    double moe = layer_moe_count(s);
+    double mlp = (L - moe) * layer_mlp_weights(s, false, NULL) + (moe > 0 ? moe * layer_mlp_weights(s, true, NULL) : 0.0);
+    return L * (at.weights + 2.0 * h) + mlp + (s->untied_embeddings ? 2.0 : 1.0) * V * h + h;
 }
 
 double model_param_count_b(family_id fam, const model_shape *s)
