@@ -163,10 +163,8 @@ static cost_params params_of(const model_shape *s, int context)
     layer_attn_of(s, &at);
     /* layer.h: attention (MHA/GQA/MLA), leading dense layers, expert layers (experts,
      * shared experts, router); active = the GEMM weights one token passes */
-    double moe = layer_moe_count(s);
-    double mlp_total = (s->num_layers - moe) * layer_mlp_weights(s, false, NULL) + (moe > 0 ? moe * layer_mlp_weights(s, true, NULL) : 0.0);
     double V = s->vocab;
-    p.total = L * (at.weights + 2.0 * h) + stacks * mlp_total + V * h * (s->untied_embeddings ? 2.0 : 1.0) +
+    p.total = L * (at.weights + 2.0 * h) + stacks * layer_stack_mlp_weights(s, NULL) + V * h * (s->untied_embeddings ? 2.0 : 1.0) +
               (s->learned_pos_emb ? (double)s->seq_length * h : 0.0);
     p.active = stacks * layer_stack_active_gemm_weights(s) + V * h;
     p.attn_per_tok = 6.0 * L * a * (at.qk_dim + at.v_dim) * context;

@@ -308,7 +308,7 @@ typedef struct {
     double attn, mlp_dense, mlp_expert, norms; /* per layer: the average layer of the stack */
     double cross_attn;                         /* per T5 decoder layer */
     double embedding, output_layer, position;
-    double mtp;                                /* multi-token prediction modules (last stage) */
+    double mtp, mtp_experts;                   /* multi-token prediction modules (last stage), their routed experts */
 } param_counts;
 
 /* Parameter counts from the shape (Megatron-Core layer spec; layer.h for attention and
@@ -324,24 +324,18 @@ static param_counts count_params(const model_shape *s)
     layer_attn at;
     layer_attn_of(s, &at);
     p.attn = at.weights;
-    double L = s->num_layers, moe = layer_moe_count(s), expert_layer = 0.0;
-    double dense_mlp = layer_mlp_weights(s, false, NULL);
-    if (moe > 0) {
-        double E = s->num_experts, fe = s->moe_ffn_hidden > 0 ? s->moe_ffn_hidden : s->ffn_hidden;
-        expert_layer = E * (s->gated_mlp ? 3.0 : 2.0) * h * fe;
-        double moe_rest = layer_mlp_weights(s, true, NULL) - expert_layer; /* shared experts + router */
-        p.mlp_expert = moe / L * expert_layer;
-        p.mlp_dense = ((L - moe) * dense_mlp + moe * moe_rest) / L;
-    } else {
-        p.mlp_dense = dense_mlp;
-    }
+    double L = s->num_layers, moe = layer_moe_count(s), experts = layer_expert_weights(s);
+    p.mlp_expert = moe / L * experts; /* routed experts: sharded by EP */
+    p.mlp_dense = (layer_stack_mlp_weights(s, NULL) - moe * experts) / L; /* dense MLPs, shared experts, routers */
     p.norms = 2.0 * h;
     if (s->arch == ARCH_ENCODER_DECODER) p.cross_attn = h * (a * d) * 2.0 + 2.0 * h * g * d + h;
     p.embedding = (double)s->vocab * h;
     p.output_layer = s->untied_embeddings ? (double)s->vocab * h : 0.0;
     p.position = s->learned_pos_emb ? (double)s->seq_length * h : 0.0;
-    if (s->mtp_layers > 0)
+    if (s->mtp_layers > 0) {
         p.mtp = s->mtp_layers * (at.weights + layer_mlp_weights(s, moe > 0, NULL) + 2.0 * h * h + 4.0 * h);
+        p.mtp_experts = moe > 0 ? s->mtp_layers * experts : 0.0;
+    }
     return p;
 }
 
@@ -746,9 +740,7 @@ double est_model_flops(const model_shape *s, double B)
     double logits = 6.0 * B * sq * h * V;
     double flops = 6.0 * B * sq * layer_stack_active_gemm_weights(s) + L * attn + logits;
     if (s->mtp_layers > 0) {
-        double mlp_active;
-        layer_mlp_weights(s, layer_moe_count(s) > 0, &mlp_active);
-        if (layer_moe_count(s) > 0) mlp_active -= h * (double)s->num_experts; /* router: no GEMM */
+        double mlp_active = layer_mlp_gemm_active(s, layer_moe_count(s) > 0);
         flops += s->mtp_layers * (6.0 * B * sq * (at.weights + mlp_active + 2.0 * h * h) + attn + logits);
     }
     return flops;
@@ -935,7 +927,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     double p_expert_gpu = Ls * pc.mlp_expert * expert_share;
     double p_layers_gpu = Ls * (layer_dense / t + pc.mlp_expert * expert_share); /* both stages */
     /* the last stage also holds the multi-token prediction modules */
-    double mtp_experts = s->mtp_layers > 0 && layer_moe_count(s) > 0 ? s->mtp_layers * (pc.mlp_expert * s->num_layers / layer_moe_count(s)) : 0.0;
+    double mtp_experts = pc.mtp_experts;
     double p_mtp_gpu = (pc.mtp - mtp_experts) / t + mtp_experts * expert_share;
     p_last += p_mtp_gpu;
     /* CP ranks hold the same weights: Megatron-Core reduces gradients and shards the

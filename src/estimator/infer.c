@@ -262,12 +262,10 @@ static double layer_params(const model_shape *s, double *active)
 {
     layer_attn at;
     layer_attn_of(s, &at);
-    double L = s->num_layers, moe = layer_moe_count(s);
-    double dense_act, moe_act = 0.0;
-    double dense = layer_mlp_weights(s, false, &dense_act);
-    double experts = moe > 0 ? layer_mlp_weights(s, true, &moe_act) : 0.0;
-    if (active) *active = at.weights + ((L - moe) * dense_act + moe * moe_act) / L;
-    return at.weights + ((L - moe) * dense + moe * experts) / L;
+    double L = s->num_layers, mlp_active;
+    double mlp = layer_stack_mlp_weights(s, &mlp_active);
+    if (active) *active = at.weights + mlp_active / L;
+    return at.weights + mlp / L;
 }
 
 /* memory per GPU (bytes) of the busiest stage: weights/(tp·pp) + embeddings + KV cache + workspace + CUDA context */

@@ -128,9 +128,7 @@ static double params_llama(const model_shape *shape)
     double L = s->num_layers, h = s->hidden, V = s->vocab;
     layer_attn at;
     layer_attn_of(s, &at);
-    double moe = layer_moe_count(s);
-    double mlp = (L - moe) * layer_mlp_weights(s, false, NULL) + (moe > 0 ? moe * layer_mlp_weights(s, true, NULL) : 0.0);
-    return L * (at.weights + 2.0 * h) + mlp + (s->untied_embeddings ? 2.0 : 1.0) * V * h + h;
+    return L * (at.weights + 2.0 * h) + layer_stack_mlp_weights(s, NULL) + (s->untied_embeddings ? 2.0 : 1.0) * V * h + h;
 }
 
 double model_param_count_b(family_id fam, const model_shape *s)

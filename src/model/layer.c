@@ -58,6 +58,13 @@ int layer_moe_count(const model_shape *s)
     return dense < s->num_layers ? s->num_layers - dense : 0;
 }
 
+double layer_expert_weights(const model_shape *s)
+{
+    if (s->num_experts <= 1) return 0.0;
+    double fe = s->moe_ffn_hidden > 0 ? s->moe_ffn_hidden : s->ffn_hidden;
+    return s->num_experts * (s->gated_mlp ? 3.0 : 2.0) * s->hidden * fe;
+}
+
 double layer_mlp_weights(const model_shape *s, bool moe_layer, double *active)
 {
     double h = s->hidden, mats = s->gated_mlp ? 3.0 : 2.0;
@@ -66,11 +73,28 @@ double layer_mlp_weights(const model_shape *s, bool moe_layer, double *active)
         if (active) *active = mats * h * f;
         return mats * h * f;
     }
-    double E = s->num_experts, k = s->moe_topk > 0 ? s->moe_topk : 1;
-    double fe = s->moe_ffn_hidden > 0 ? s->moe_ffn_hidden : s->ffn_hidden;
-    double shared = mats * h * s->moe_shared_ffn, router = h * E;
+    double k = s->moe_topk > 0 ? s->moe_topk : 1, fe = s->moe_ffn_hidden > 0 ? s->moe_ffn_hidden : s->ffn_hidden;
+    double shared = mats * h * s->moe_shared_ffn, router = h * s->num_experts;
     if (active) *active = k * mats * h * fe + shared + router;
-    return E * mats * h * fe + shared + router;
+    return layer_expert_weights(s) + shared + router;
+}
+
+double layer_mlp_gemm_active(const model_shape *s, bool moe_layer)
+{
+    double active;
+    layer_mlp_weights(s, moe_layer, &active);
+    bool router = moe_layer && s->num_experts > 1; /* a GEMV the FLOP rule does not count */
+    return router ? active - s->hidden * (double)s->num_experts : active;
+}
+
+double layer_stack_mlp_weights(const model_shape *s, double *active)
+{
+    double moe = layer_moe_count(s), dense = s->num_layers - moe;
+    double dense_act, moe_act = 0.0;
+    double total = dense * layer_mlp_weights(s, false, &dense_act);
+    if (moe > 0) total += moe * layer_mlp_weights(s, true, &moe_act);
+    if (active) *active = dense * dense_act + moe * moe_act;
+    return total;
 }
 
 double layer_stack_active_gemm_weights(const model_shape *s)
@@ -78,11 +102,6 @@ double layer_stack_active_gemm_weights(const model_shape *s)
     layer_attn at;
     layer_attn_of(s, &at);
     int moe = layer_moe_count(s);
-    double dense_active, moe_active = 0.0;
-    layer_mlp_weights(s, false, &dense_active);
-    if (moe > 0) {
-        layer_mlp_weights(s, true, &moe_active);
-        moe_active -= s->hidden * (double)s->num_experts; /* the router is not a GEMM the FLOP rule counts */
-    }
-    return s->num_layers * at.weights + (s->num_layers - moe) * dense_active + moe * moe_active;
+    return s->num_layers * at.weights + (s->num_layers - moe) * layer_mlp_gemm_active(s, false) +
+           moe * layer_mlp_gemm_active(s, true);
 }

@@ -29,10 +29,21 @@ void layer_attn_of(const model_shape *s, layer_attn *out);
 /* layers with routed experts (all but the leading dense ones; 0 for dense models) */
 int layer_moe_count(const model_shape *s);
 
+/* the routed experts' weights of one expert layer (0 for a dense model) */
+double layer_expert_weights(const model_shape *s);
+
 /* MLP weights of one layer: a dense layer (moe_layer false) or an expert layer
  * (all experts + shared experts + router); *active (may be NULL) gets the weights one
  * token passes (top-k experts + shared + router) */
 double layer_mlp_weights(const model_shape *s, bool moe_layer, double *active);
+
+/* the GEMM weights one token passes in one layer's MLP: layer_mlp_weights' active
+ * without the router (a GEMV the FLOP rule does not count) */
+double layer_mlp_gemm_active(const model_shape *s, bool moe_layer);
+
+/* MLP weights summed over the stack (leading dense layers and expert layers);
+ * *active (may be NULL) the same sum of layer_mlp_weights' active */
+double layer_stack_mlp_weights(const model_shape *s, double *active);
 
 /* GEMM weights of the whole decoder stack one token passes, without the router and
  * embeddings: the N of the 6·N·tokens FLOP rule (Kaplan et al. 2020 §2.1) */
