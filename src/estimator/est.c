@@ -339,12 +339,12 @@ static param_counts count_params(const model_shape *s)
     return p;
 }
 
-static double params_total(const model_shape *s)
+/* every parameter of the model, from its counts (count_params) */
+static double params_total(const model_shape *s, const param_counts *p)
 {
-    param_counts p = count_params(s);
-    double per_layer = p.attn + p.mlp_dense + p.mlp_expert + p.norms;
-    double n = per_layer * total_layers(s) + p.embedding + p.output_layer + p.position + p.mtp;
-    if (s->arch == ARCH_ENCODER_DECODER) n += p.cross_attn * s->num_layers;
+    double per_layer = p->attn + p->mlp_dense + p->mlp_expert + p->norms;
+    double n = per_layer * total_layers(s) + p->embedding + p->output_layer + p->position + p->mtp;
+    if (s->arch == ARCH_ENCODER_DECODER) n += p->cross_attn * s->num_layers;
     return n;
 }
 
@@ -425,6 +425,7 @@ typedef struct {
     double host;          /* bytes/s to host memory (catalog host_gbps): CPU offload */
     double elem_bytes;  /* bytes per GEMM operand element */
     const est_cal *cal;
+    layer_attn at;      /* the model's attention widths, derived once per evaluation */
 } device;
 
 /* One GEMM (M×K)·(K×N): roofline of FLOPs at the achievable fraction of peak vs
@@ -475,16 +476,14 @@ double est_attn_fwd_eff(double attn_eff, const gpu_spec *g)
  * column-wise (transposed, for the weight gradient) 1-byte copy: 4 B per element.
  * Weights are cast once per step and cached, so they are left out. MoE experts see
  * est_moe_tokens routed copies, F/etp wide inside. */
-double est_cast_elems(const est_input *in, double T, bool backward, bool moe_layer)
+static double cast_elems(const est_input *in, const layer_attn *at, double T, bool backward, bool moe_layer)
 {
     const model_shape *s = &in->shape;
     double t = in->tp, h = s->hidden;
     double mats_in = s->gated_mlp ? 2.0 : 1.0;
-    layer_attn at;
-    layer_attn_of(s, &at);
     /* MLA adds the up-projections' latent inputs and the down-projection's output gradient */
-    double attn = backward ? T * ((at.q + at.k + at.v + h) / t + at.down)
-                           : T * ((h + at.ctx) / t + at.q_latent + at.kv_latent);
+    double attn = backward ? T * ((at->q + at->k + at->v + h) / t + at->down)
+                           : T * ((h + at->ctx) / t + at->q_latent + at->kv_latent);
     double mlp;
     if (moe_layer) {
         /* est_moe_tokens routed token copies per GPU, each h wide in and F/etp wide inside */
@@ -497,6 +496,13 @@ double est_cast_elems(const est_input *in, double T, bool backward, bool moe_lay
         mlp = backward ? T * (mats_in * F + h) / t : T * (h + F) / t;
     }
     return attn + mlp;
+}
+
+double est_cast_elems(const est_input *in, double T, bool backward, bool moe_layer)
+{
+    layer_attn at;
+    layer_attn_of(&in->shape, &at);
+    return cast_elems(in, &at, T, backward, moe_layer);
 }
 
 /* Routed token copies one GPU's experts process per micro-batch when each GPU holds T
@@ -540,8 +546,7 @@ static void layer_cost_compute(const est_input *in, const device *dev, double se
     const est_cal *c = dev->cal;
     double t = in->tp, cp = in->cp;
     double h = s->hidden, a = s->heads, g = groups(s), d = kv_ch(s);
-    layer_attn at;
-    layer_attn_of(s, &at);
+    const layer_attn at = dev->at;
     double T = in->mbs * seq_q / cp; /* tokens per GPU per micro-batch */
     bool sp = in->sequence_parallel && in->tp > 1;
     double spd = sp ? t : 1.0;
@@ -618,8 +623,8 @@ static void layer_cost_compute(const est_input *in, const device *dev, double se
     /* --- FP8/FP4 quantization (est_cast_elems): 4 B per cast element at HBM speed --- */
     double t_cast_fwd = 0.0, t_cast_bwd = 0.0;
     if (dev->elem_bytes < 2.0) {
-        t_cast_fwd = 4.0 * est_cast_elems(in, T, false, moe_layer) / dev->hbm;
-        t_cast_bwd = 4.0 * est_cast_elems(in, T, true, moe_layer) / dev->hbm;
+        t_cast_fwd = 4.0 * cast_elems(in, &at, T, false, moe_layer) / dev->hbm;
+        t_cast_bwd = 4.0 * cast_elems(in, &at, T, true, moe_layer) / dev->hbm;
     }
 
     double gemm_fwd = f_attn + f_mlp + f_cross;
@@ -785,6 +790,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     dev.hbm = g->hbm_gbps * GB * 0.85; /* STREAM-like kernels reach ~85 % of HBM peak */
     dev.host = g->host_gbps * GB;
     dev.elem_bytes = in->precision == PREC_FP8 || in->precision == PREC_FP4 ? 1.0 : (in->precision == PREC_FP32 ? 4.0 : 2.0);
+    layer_attn_of(s, &dev.at);
 
     /* per-layer costs; T5 has encoder and decoder layers of different sequence lengths,
      * MoE models may lead with dense layers: an average layer of the stage mixes them
@@ -1114,7 +1120,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     r->model_flops_per_step = est_model_flops(s, in->gbs);
     r->tflops_per_gpu = r->model_flops_per_step / r->step_time / N / 1e12;
     r->mfu = r->tflops_per_gpu / est_peak_tflops(g, in->precision);
-    r->params_b = params_total(s) / 1e9;
+    r->params_b = params_total(s, &pc) / 1e9;
     if (in->num_tokens_b > 0) {
         r->days_to_train = in->num_tokens_b * 1e9 / r->tokens_per_s / 86400.0;
         double price = in->price_per_gpu_hour > 0 ? in->price_per_gpu_hour : g->price_per_hour;
