@@ -133,7 +133,11 @@ static int build_shape(const cJSON *root, const char *file, cost_model *m, ac_er
                              s->num_experts);
         s->moe_ffn_hidden = have[F_MOE_FFN] ? (int)v[F_MOE_FFN] : s->ffn_hidden;
         /* shared experts: a count of expert-sized MLPs (DeepSeek) or one width (Qwen2-MoE) */
-        s->moe_shared_ffn = have[F_SHARED_FFN] ? (int)v[F_SHARED_FFN] : (int)(v[F_SHARED] * s->moe_ffn_hidden);
+        double shared = have[F_SHARED_FFN] ? (double)v[F_SHARED_FFN] : (double)v[F_SHARED] * s->moe_ffn_hidden;
+        if (shared > HF_FIELDS[F_SHARED_FFN].hi)
+            return ac_err_at(e, AC_E_INPUT, file, 0, 0, "n_shared_experts", "%ld shared experts of %d make an FFN wider than %.0f",
+                             v[F_SHARED], s->moe_ffn_hidden, HF_FIELDS[F_SHARED_FFN].hi);
+        s->moe_shared_ffn = (int)shared;
         s->moe_dense_layers = (int)v[F_DENSE_FIRST];
         if (s->moe_dense_layers >= s->num_layers)
             return ac_err_at(e, AC_E_INPUT, file, 0, 0, "first_k_dense_replace", "%d leaves none of the %d layers to the experts",

@@ -50,6 +50,13 @@ static columns find_columns(const csv_table *t)
     return c;
 }
 
+/* a count written in a text cell, capped where no table value goes (int arithmetic stays safe) */
+static int text_count(const char *digits)
+{
+    long v = strtol(digits, NULL, 10);
+    return v < 0 ? 0 : v > 1000000 ? 1000000 : (int)v;
+}
+
 /* the integer right before `key` in text ("1 shared" → 1), or 0 */
 static int int_before(const char *text, const char *key)
 {
@@ -58,7 +65,7 @@ static int int_before(const char *text, const char *key)
     while (p > text && p[-1] == ' ') p--;
     const char *q = p;
     while (q > text && isdigit((unsigned char)q[-1])) q--;
-    return q < p ? atoi(q) : 0;
+    return q < p ? text_count(q) : 0;
 }
 
 /* a number cell: returns 1 and sets *v, 0 when empty or not a number */
@@ -119,7 +126,7 @@ static const struct {
 static int int_after(const char *text, const char *key)
 {
     const char *p = strstr(text, key);
-    return p ? atoi(p + strlen(key)) : 0;
+    return p ? text_count(p + strlen(key)) : 0;
 }
 
 static bool truthy(const char *cell) { return contains_ci(cell, "true") || contains_ci(cell, "yes") || !strcmp(cell, "1"); }
@@ -208,7 +215,9 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
         s.moe_ffn_hidden = num(row, c.moe_ffn, &mf) ? (int)mf : s.ffn_hidden;
         /* "256 routed + 1 shared": shared experts of the routed experts' width; "first 3
          * layers dense": leading layers with the dense FFN (ffn_hidden_size) */
-        s.moe_shared_ffn = int_before(fam, " shared") * s.moe_ffn_hidden;
+        double shared = (double)int_before(fam, " shared") * s.moe_ffn_hidden;
+        if (shared > 1e9) return SKIP("shared experts' FFN size out of range");
+        s.moe_shared_ffn = (int)shared;
         if (strstr(fam, "layers dense")) s.moe_dense_layers = int_after(fam, "first ");
         if (s.moe_dense_layers >= s.num_layers) return SKIP("no layer left for the experts");
     }

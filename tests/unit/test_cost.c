@@ -466,6 +466,12 @@ static void test_hf_config(void)
                         "\"first_k_dense_replace\":2,\"vocab_size\":10,\"max_position_embeddings\":10}";
     CHECK_INT(cost_hf_config_parse(dense, strlen(dense), NULL, &m, &e), -1);
     CHECK_STR(e.key, "first_k_dense_replace");
+    /* shared experts multiply the expert width: a product past any real FFN is refused, not wrapped */
+    const char *wide = "{\"hidden_size\":1024,\"num_hidden_layers\":2,\"num_attention_heads\":8,\"n_routed_experts\":4,"
+                       "\"n_shared_experts\":65536,\"moe_intermediate_size\":4194304,\"vocab_size\":10,"
+                       "\"max_position_embeddings\":10}";
+    CHECK_INT(cost_hf_config_parse(wide, strlen(wide), NULL, &m, &e), -1);
+    CHECK_STR(e.key, "n_shared_experts");
 }
 
 static void test_pool_errors(void)
