@@ -15,7 +15,7 @@
 /* column lookups are by name: any CSV of the schema works */
 typedef struct {
     int id, source_id, model_family, model, num_layers, hidden, ffn, heads, groups, experts, topk, moe_ffn, vocab, seq;
-    int gpu_type, num_gpus, tp, pp, vp, cp, ep, etp, dp, fsdp, mbs, gbs, recompute, seq_par, dist_opt, precision;
+    int gpu_type, num_gpus, tp, pp, vp, cp, ep, etp, dp, fsdp, mbs, gbs, grad_accum, recompute, seq_par, dist_opt, precision;
     int tok_gpu, tok, step, tflops, flops_formula, task, arch_source, notes;
     int a2a_overlap, cuda_graphs, act_offload; /* optional: runs of one's own can say which switches were on */
     int framework, grad_fp32, fp8_gather;      /* the recipe (data/recipes.csv), or the row's own switches */
@@ -35,7 +35,7 @@ static columns find_columns(const csv_table *t)
     c.gpu_type = csv_col(t, "gpu_type"); c.num_gpus = csv_col(t, "num_gpus");
     c.tp = csv_col(t, "tp"); c.pp = csv_col(t, "pp"); c.vp = csv_col(t, "vp"); c.cp = csv_col(t, "cp");
     c.ep = csv_col(t, "ep"); c.etp = csv_col(t, "etp"); c.dp = csv_col(t, "dp"); c.fsdp = csv_col(t, "fsdp");
-    c.mbs = csv_col(t, "mbs"); c.gbs = csv_col(t, "gbs"); c.recompute = csv_col(t, "act_recompute");
+    c.mbs = csv_col(t, "mbs"); c.gbs = csv_col(t, "gbs"); c.grad_accum = csv_col(t, "grad_accum"); c.recompute = csv_col(t, "act_recompute");
     c.seq_par = csv_col(t, "seq_parallel"); c.dist_opt = csv_col(t, "dist_opt_zero");
     c.precision = csv_col(t, "precision"); c.tok_gpu = csv_col(t, "tokens_per_s_per_gpu");
     c.tok = csv_col(t, "tokens_per_s"); c.step = csv_col(t, "step_time_s");
@@ -290,6 +290,17 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     /* the published DP may exclude CP or experts; ours is derived from the GPU count */
     char rule[256];
     if (est_check(in, rule, sizeof rule)) return SKIP("layout inconsistent: %s", rule);
+    /* a published gradient accumulation must close the batch arithmetic: GBS = MBS × DP ×
+     * GA with DP = GPUs / (TP·PP·CP) (Megatron's num_microbatches); a row where it does not
+     * carries a mistyped cell (tables that share MBS between variants), so which layout ran
+     * is unknown */
+    double ga;
+    if (num(row, c.grad_accum, &ga) && ga >= 1) {
+        double dp = ngpu / ((double)in->tp * in->pp * in->cp);
+        if (fabs(mbs * dp * ga - gbs) > 0.5)
+            return SKIP("layout inconsistent: MBS %g × DP %g × gradient accumulation %g is not the published GBS %g", mbs,
+                        dp, ga, gbs);
+    }
     return 0;
 }
 

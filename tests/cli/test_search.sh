@@ -157,6 +157,16 @@ head -1 "$T/vp_out.csv" | grep -q "s_compute_fwd,.*s_dp_exposed.*,grad_reduce_in
 # eager launches, exposed all-to-all)
 awk -F, '$1=="B" { exit !($(NF-4)=="true" && $(NF-3)=="false" && $(NF-2)==0 && $(NF-1)=="false" && $NF=="false") }' "$T/vp_out.csv" \
     && pass validate_row_switches || fail validate_row_switches "$(grep '^B,' "$T/vp_out.csv")"
+# a published gradient accumulation that does not close GBS = MBS x DP x GA: which layout
+# ran is unknown, so the row is skipped with the arithmetic; a consistent one is predicted
+cat > "$T/ga.csv" <<'CSV'
+id,source_id,model_family,num_layers,hidden_size,ffn_hidden_size,num_attention_heads,num_query_groups,vocab_size,seq_length,gpu_type,num_gpus,tp,pp,vp,mbs,gbs,grad_accum,precision,step_time_s
+G1,X,Llama (dense),80,8192,28672,64,8,128256,8192,GB200,64,2,4,5,2,128,16,BF16,10
+G2,X,Llama (dense),80,8192,28672,64,8,128256,8192,GB200,64,2,4,5,1,128,16,BF16,10
+CSV
+out=$("$AC" validate --csv "$T/ga.csv" 2>&1)
+case "$out" in *"MBS 2 × DP 8 × gradient accumulation 16 is not the published GBS 128"*"rows 1 skipped 1 "*) pass validate_ga_inconsistent ;;
+    *) fail validate_ga_inconsistent "$out" ;; esac
 printf 'id,source_id,num_layers\n1,X,2\n' > "$T/short.csv"
 expect validate_missing_col 2 "column missing" -- validate --csv "$T/short.csv"
 expect validate_no_csv 2 "needs --csv" -- validate
