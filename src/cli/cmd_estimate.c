@@ -21,7 +21,7 @@ static const char ESTIMATE_HELP[] =
     "                           [--sp true|false] [--zero 0-3] [--precision bf16|fp8|mxfp8]\n"
     "                           [--a2a-overlap true|false] [--cuda-graphs true|false]\n"
     "                           [--offload-act-layers N] [--grad-reduce-in-fp32 true|false]\n"
-    "                           [--fp8-param-gather true|false] [overrides...]\n"
+    "                           [--fp8-param-gather true|false] [--recompute-modules LIST] [overrides...]\n"
     "\n"
     "Predicts memory per GPU and step time of ONE training candidate with the analytical\n"
     "estimator (no cluster). The model, cluster and GPU come from the configuration\n"
@@ -36,6 +36,8 @@ static const char ESTIMATE_HELP[] =
     "--grad-reduce-in-fp32 false keeps and reduces gradients in bf16 (model.optim.grad_sync_dtype:\n"
     "bf16, as NVIDIA's benchmark recipes do; default fp32); --fp8-param-gather keeps FP8 runs'\n"
     "layer weights in FP8 and all-gathers them in FP8 (model.fp8_params).\n"
+    "--recompute-modules picks Megatron-Core's selective recompute modules, comma-separated:\n"
+    "core_attn (= --recompute selective), layernorm, moe_act (MoE models), mla_up_proj (MLA models).\n"
     "example: autoconfig estimate search_config=llama/llama3_70b --tp 4 --pp 4 --vp 5 --mbs 1\n";
 
 static int flag_int(const cli_opts *o, const char *name, int dflt, int lo, int hi, int *out, ac_err *e)
@@ -68,10 +70,13 @@ static void print_breakdown(FILE *out, const est_input *in, const est_result *r)
     fprintf(out, "  layout      TP %d  PP %d  VP %d  CP %d  EP %d  DP %d  on %d x %s  MBS %d  GBS %d  (%d micro-batches)\n",
             in->tp, in->pp, in->vp, in->cp, in->ep, in->num_gpus / (in->tp * in->pp * in->cp), in->num_gpus,
             in->gpu->name, in->mbs, in->gbs, r->num_microbatches);
+    char modules[80];
+    est_recompute_text(in, modules, sizeof modules);
+    char label[100];
+    if (in->recompute == RECOMPUTE_FULL || !modules[0]) snprintf(label, sizeof label, "%s", modules[0] ? modules : "none");
+    else snprintf(label, sizeof label, "selective (%s)", modules);
     fprintf(out, "  switches    sequence parallel %s, recompute %s, ZeRO stage %d, %s\n",
-            in->sequence_parallel ? "on" : "off",
-            in->recompute == RECOMPUTE_FULL ? "full" : in->recompute == RECOMPUTE_SELECTIVE ? "selective" : "none",
-            in->zero_stage, est_precision_name(in->precision));
+            in->sequence_parallel ? "on" : "off", label, in->zero_stage, est_precision_name(in->precision));
     if (in->moe_a2a_overlap || in->cuda_graphs || in->offload_act_layers)
         fprintf(out, "              MoE all-to-all overlap %s, CUDA graphs %s, activation offload %d layers\n",
                 in->moe_a2a_overlap ? "on" : "off", in->cuda_graphs ? "on" : "off", in->offload_act_layers);
@@ -125,6 +130,9 @@ void cli_estimate_json(json_writer *w, const est_input *in, const est_result *r)
     json_bool(w, "fp8_param_gather", in->fp8_param_gather);
     json_int(w, "offload_act_layers", in->offload_act_layers);
     json_str(w, "recompute", in->recompute == RECOMPUTE_FULL ? "full" : in->recompute == RECOMPUTE_SELECTIVE ? "selective" : "none");
+    char modules[80];
+    est_recompute_text(in, modules, sizeof modules);
+    json_str(w, "recompute_modules", modules);
     json_int(w, "zero_stage", in->zero_stage);
     json_str(w, "precision", est_precision_name(in->precision));
     json_obj_open(w, "memory_gib");
@@ -170,6 +178,50 @@ void cli_estimate_json(json_writer *w, const est_input *in, const est_result *r)
     }
 }
 
+/* --recompute-modules core_attn,layernorm,moe_act,mla_up_proj (Megatron-Core recompute_modules) */
+static int parse_recompute_modules(const char *list, est_input *in, ac_err *e)
+{
+    if (!list) return 0;
+    static const char *const names[] = {"core_attn", "layernorm", "moe_act", "mla_up_proj"};
+    const char *p = list;
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        char word[32];
+        if (n == 0 || n >= sizeof word)
+            return ac_err_at(e, AC_E_INPUT, "command line", 0, 0, "--recompute-modules",
+                             "expects a comma-separated list of core_attn, layernorm, moe_act, mla_up_proj, got '%s'", list);
+        memcpy(word, p, n);
+        word[n] = '\0';
+        size_t best = 0, best_d = 99;
+        for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+            size_t d = text_edit_distance(word, names[i]);
+            if (d < best_d) best_d = d, best = i;
+        }
+        if (best_d != 0) {
+            if (best_d <= 3)
+                return ac_err_at(e, AC_E_INPUT, "command line", 0, 0, "--recompute-modules",
+                                 "unknown module '%s' (did you mean %s?); known: core_attn, layernorm, moe_act, mla_up_proj",
+                                 word, names[best]);
+            return ac_err_at(e, AC_E_INPUT, "command line", 0, 0, "--recompute-modules",
+                             "unknown module '%s'; known: core_attn, layernorm, moe_act, mla_up_proj", word);
+        }
+        switch (best) {
+        case 0:
+            if (in->recompute == RECOMPUTE_FULL)
+                return ac_err_at(e, AC_E_INPUT, "command line", 0, 0, "--recompute-modules",
+                                 "core_attn is selective recompute, but --recompute full was asked for");
+            in->recompute = RECOMPUTE_SELECTIVE;
+            break;
+        case 1: in->recompute_layernorm = true; break;
+        case 2: in->recompute_moe_act = true; break;
+        default: in->recompute_mla_up_proj = true; break;
+        }
+        p += n;
+        if (*p == ',') p++;
+    }
+    return 0;
+}
+
 int cmd_estimate(int argc, char **argv)
 {
     cli_opts o;
@@ -177,7 +229,7 @@ int cmd_estimate(int argc, char **argv)
     static const char *const known[] = {"--tp", "--pp", "--vp", "--cp", "--ep", "--mbs", "--gbs", "--recompute",
                                         "--recompute-layers", "--sp", "--zero", "--precision", "--a2a-overlap",
                                         "--cuda-graphs", "--offload-act-layers", "--grad-reduce-in-fp32",
-                                        "--fp8-param-gather", NULL};
+                                        "--fp8-param-gather", "--recompute-modules", NULL};
     ac_config c;
     int started = cli_start(argc, argv, known, ESTIMATE_HELP, &o, &c, &e);
     if (started != CLI_GO) return started == CLI_HELPED ? 0 : cli_fail(&e);
@@ -221,6 +273,10 @@ int cmd_estimate(int argc, char **argv)
         else if (!strcmp(rcmp, "selective")) in.recompute = RECOMPUTE_SELECTIVE;
         else if (!strcmp(rcmp, "full")) in.recompute = RECOMPUTE_FULL;
         else { ac_err_at(&e, AC_E_INPUT, "command line", 0, 0, "--recompute", "expects none, selective or full, got '%s'", rcmp); rc = cli_fail(&e); goto out; }
+    }
+    if (parse_recompute_modules(cli_flag_value(&o, "--recompute-modules"), &in, &e)) {
+        rc = cli_fail(&e);
+        goto out;
     }
     const char *prec = cli_flag_value(&o, "--precision");
     if (prec && est_precision_parse(prec, &in.precision)) {

@@ -273,6 +273,8 @@ int est_check(const est_input *in, char *why, size_t why_len)
         return WHY("MoE all-to-all overlap with PP %d needs an interleaved (virtual) pipeline", in->pp);
     if (in->recompute_mla_up_proj && !layer_is_mla(s))
         return WHY("MLA up-projection recompute needs multi-head latent attention (kv_lora_rank > 0)");
+    if (in->recompute_moe_act && !is_moe(s))
+        return WHY("MoE activation recompute (moe_act) needs a mixture-of-experts model (num_experts > 1)");
     if (in->offload_act_layers > 0 && in->pp > 1)
         return WHY("activation offload does not run with pipeline parallelism (PP %d)", in->pp);
     if (in->offload_act_layers > 0 && in->recompute != RECOMPUTE_NONE)
@@ -445,6 +447,7 @@ typedef struct {
     double fwd, bwd;          /* compute seconds per layer per micro-batch */
     double attn_core_fwd;     /* attention-core part of fwd (selective recompute, CP overlap) */
     double mla_up_fwd;        /* MLA up-projections' part of fwd (recompute_mla_up_proj) */
+    double module_recomp;     /* recompute_layernorm / recompute_moe_act: their forward again */
     double tp_comm, cp_comm, ep_comm; /* fwd+bwd seconds, before overlap */
     double host_moe;                  /* host time of the expert block, fwd+bwd (moe_host_s) */
     double act_full, act_ckpt;        /* activation bytes kept per layer per micro-batch */
@@ -496,6 +499,27 @@ static double cast_elems(const est_input *in, const layer_attn *at, double T, bo
         mlp = backward ? T * (mats_in * F + h) / t : T * (h + F) / t;
     }
     return attn + mlp;
+}
+
+/* what a row recomputes, as Megatron-Core names it: "full", or the selective modules
+ * joined by '+' (core_attn, mla_up_proj, layernorm, moe_act); empty for none */
+void est_recompute_text(const est_input *in, char *buf, size_t n)
+{
+    static const char *const names[] = {"core_attn", "mla_up_proj", "layernorm", "moe_act"};
+    bool on[] = {in->recompute == RECOMPUTE_SELECTIVE, in->recompute_mla_up_proj, in->recompute_layernorm,
+                 in->recompute_moe_act};
+    buf[0] = '\0';
+    if (in->recompute == RECOMPUTE_FULL) {
+        snprintf(buf, n, "full");
+        return;
+    }
+    size_t len = 0;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        if (!on[i]) continue;
+        int w = snprintf(buf + len, n - len, "%s%s", len ? "+" : "", names[i]);
+        if (w < 0 || (size_t)w >= n - len) return;
+        len += (size_t)w;
+    }
 }
 
 double est_cast_elems(const est_input *in, double T, bool backward, bool moe_layer)
@@ -619,6 +643,12 @@ static void layer_cost_compute(const est_input *in, const device *dev, double se
     double F_act = moe_layer ? s->moe_ffn_hidden * (s->moe_topk > 0 ? s->moe_topk : 1) + s->moe_shared_ffn : s->ffn_hidden;
     elem_bytes += 2.0 * 2.0 * T * F_act * (s->gated_mlp ? 1.5 : 1.0) / t; /* activation function read + write */
     double t_elem = elem_bytes / dev->hbm;
+    /* selective module recompute (Megatron-Core recompute_modules): each norm reads its
+     * input and writes its output again (2·h + 2·h bytes per token); the experts'
+     * activation reads the FC1 output again and writes its output (gated: 2·2F + 2F) */
+    if (in->recompute_layernorm) lc->module_recomp += 2.0 * 4.0 * h * T / spd / dev->hbm;
+    if (in->recompute_moe_act && moe_layer)
+        lc->module_recomp += est_moe_tokens(in, T) * 2.0 * (mats_in + 1.0) * s->moe_ffn_hidden / in->etp / dev->hbm;
 
     /* --- FP8/FP4 quantization (est_cast_elems): 4 B per cast element at HBM speed --- */
     double t_cast_fwd = 0.0, t_cast_bwd = 0.0;
@@ -659,6 +689,7 @@ static void layer_cost_compute(const est_input *in, const device *dev, double se
     double gin = dev->elem_bytes < 2.0 ? 1.0 : 2.0;
     double per_tok = 0.0;
     per_tok += (2 * h + gin * h + mask * h) / spd;          /* norm input, QKV input, attention dropout mask */
+    if (in->recompute_layernorm) per_tok -= 2.0 * gin * h / spd; /* both norms' outputs recomputed */
     /* Q, K, V (MLA with recompute_mla_up_proj: recomputed from the latents instead) and the
      * context (projection input) */
     if (!(in->recompute_mla_up_proj && layer_is_mla(s))) per_tok += 2.0 * (at.q + at.k + at.v) / t;
@@ -670,7 +701,7 @@ static void layer_cost_compute(const est_input *in, const device *dev, double se
     if (moe_layer) {
         /* dispatched tokens (FC1 input, h wide), FC1 output and activation output (FC2 input) */
         double F = s->moe_ffn_hidden, per_T = est_moe_tokens(in, 1.0), Fs = s->moe_shared_ffn;
-        per_tok += per_T * (gin * h + (2.0 * mats_in * F + gin * F) / in->etp);
+        per_tok += per_T * (gin * h + (2.0 * mats_in * F + (in->recompute_moe_act ? 0.0 : gin * F)) / in->etp);
         per_tok += (2.0 * mats_in * Fs + gin * Fs) / t; /* shared experts (their input is the MLP input above) */
     } else {
         per_tok += (2.0 * mats_in * s->ffn_hidden + gin * s->ffn_hidden) / t;
@@ -712,6 +743,7 @@ static void layer_cost_mix(const layer_cost *x, const layer_cost *y, double w_x,
     out->bwd = w_x * x->bwd + w_y * y->bwd;
     out->attn_core_fwd = w_x * x->attn_core_fwd + w_y * y->attn_core_fwd;
     out->mla_up_fwd = w_x * x->mla_up_fwd + w_y * y->mla_up_fwd;
+    out->module_recomp = w_x * x->module_recomp + w_y * y->module_recomp;
     out->tp_comm = w_x * x->tp_comm + w_y * y->tp_comm;
     out->cp_comm = w_x * x->cp_comm + w_y * y->cp_comm;
     out->ep_comm = w_x * x->ep_comm + w_y * y->ep_comm;
@@ -854,6 +886,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     double t_recomp_layer = ckpt_share * lay.fwd;
     if (in->recompute == RECOMPUTE_SELECTIVE && !in->flash_attention) t_recomp_layer = lay.attn_core_fwd;
     if (in->recompute_mla_up_proj) t_recomp_layer += (1.0 - ckpt_share) * lay.mla_up_fwd; /* layers not fully recomputed */
+    t_recomp_layer += (1.0 - ckpt_share) * lay.module_recomp;
     double tp_exposed = (1.0 - c->tp_overlap) * lay.tp_comm;
     /* CP ring steps overlap with attention compute (forward and backward) */
     double cp_exposed = lay.cp_comm - 3.5 * lay.attn_core_fwd;

@@ -83,6 +83,11 @@ typedef struct {
     /* Megatron-Core recompute_modules "mla_up_proj": multi-head latent attention keeps only
      * its latents and recomputes the up-projected Q, K and V in backward */
     bool recompute_mla_up_proj;
+    /* Megatron-Core recompute_modules "layernorm" and "moe_act": the two norms' outputs
+     * (the QKV and FC1 inputs) and the routed experts' activation output (the FC2 input)
+     * are dropped after the forward and recomputed from what stays (the norm inputs, the
+     * FC1 output) before their backward: elementwise work for GEMM-input memory */
+    bool recompute_layernorm, recompute_moe_act;
     /* CUDA graphs over whole layers (Megatron-Core cuda_graph_impl / enable_cuda_graph): one
      * launch replays a layer, so host dispatch cost and dropless per-expert launches leave
      * the critical path */
@@ -156,6 +161,9 @@ double est_model_flops(const model_shape *s, double gbs);
  * `window` keys; 0 = none): the attention-core FLOPs scale with it */
 double est_attn_keys(double s, bool causal, double window);
 
+/* what a candidate recomputes, as Megatron-Core names it: "full", or the selective
+ * modules joined by '+' (core_attn, mla_up_proj, layernorm, moe_act); "" for none */
+void est_recompute_text(const est_input *in, char *buf, size_t n);
 /* elements one GPU casts to FP8/FP4 per layer for T tokens (every GEMM input forward,
  * every output gradient backward; weights cached); 4 B of HBM traffic each.  moe_layer:
  * a layer with routed experts (MoE models may lead with dense layers) */

@@ -35,6 +35,8 @@ typedef struct {
     int cuda_graphs;               /* 1: the whole iteration replayed as a CUDA graph */
     int moe_a2a_overlap;           /* 1: MoE all-to-all hidden behind another micro-batch */
     int recompute_mla_up_proj;     /* 1: MLA's up-projected Q, K, V recomputed in backward */
+    int recompute_layernorm;       /* 1: the norms' outputs recomputed in backward */
+    int recompute_moe_act;         /* 1: the routed experts' activation output recomputed */
 } recipe_switches;
 
 /* Loads the compiled-in table once.  -1 only when the data file is malformed. */

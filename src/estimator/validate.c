@@ -278,6 +278,8 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
         switch_cell(csv_get(row, c.a2a_overlap), rs.moe_a2a_overlap == 1 && est_a2a_overlap_allowed(in));
     in->grad_bytes = switch_cell(csv_get(row, c.grad_fp32), rs.grad_reduce_in_fp32 != 0) ? 4.0 : 2.0;
     in->recompute_mla_up_proj = rs.recompute_mla_up_proj == 1 && mla >= 0;
+    in->recompute_layernorm = rs.recompute_layernorm == 1;
+    in->recompute_moe_act = rs.recompute_moe_act == 1 && s.num_experts > 1;
     bool fp8_gather = switch_cell(csv_get(row, c.fp8_gather), rs.fp8_param_gather == 1);
     in->fp8_block_scaled = prec == PREC_FP8 && (contains_ci(ptext, "MX") || contains_ci(ptext, "block"));
     in->fp8_param_gather = fp8_gather && est_fp8_gather_allowed(in);
@@ -459,7 +461,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
     static const char header_after_reason[] =
         ",s_compute_fwd,s_compute_bwd,s_recompute,s_tp_comm,s_cp_comm,s_ep_comm,s_moe_host,s_pp_bubble,s_pp_p2p,"
         "s_dp_exposed,s_optimizer,s_overhead,grad_reduce_in_fp32,fp8_param_gather,cpu_offloading_num_layers,"
-        "cuda_graphs,moe_a2a_overlap\n";
+        "cuda_graphs,moe_a2a_overlap,recompute_modules\n";
     sb_add(&rows, header_before_reason);
     sb_add(&rows, "skip_reason");
     sb_add(&rows, header_after_reason);
@@ -473,7 +475,8 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
     na -= 1;
     memset(empty_before, ',', nb); empty_before[nb] = '\0';
     memset(empty_after, ',', na); empty_after[na] = '\0';
-    int rc = 0, vp_assumed = 0, predicted_fit = 0, bf16_grads = 0, fp8_weights = 0, offloaded = 0, graphed = 0, a2a_hidden = 0;
+    int rc = 0, vp_assumed = 0, predicted_fit = 0, bf16_grads = 0, fp8_weights = 0, offloaded = 0, graphed = 0, a2a_hidden = 0,
+        module_recompute = 0;
     for (size_t i = 0; i < t.n; i++) {
         const csv_row *row = &t.rows[i];
         source_stats *s = source_get(&src, &nsrc, csv_get(row, c.source_id));
@@ -534,8 +537,11 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
                   r.t_recompute, r.t_tp_comm, r.t_cp_comm, r.t_ep_comm, r.t_moe_host, r.t_pp_bubble, r.t_pp_p2p,
                   r.t_dp_exposed, r.t_optimizer, r.t_overhead);
         /* the switches the row ran with (its own columns or its framework's recipe) */
-        sb_printf(&rows, ",%s,%s,%d,%s,%s\n", in.grad_bytes == 2.0 ? "false" : "true", in.fp8_param_gather ? "true" : "false",
-                  in.offload_act_layers, in.cuda_graphs ? "true" : "false", in.moe_a2a_overlap ? "true" : "false");
+        char modules[80];
+        est_recompute_text(&in, modules, sizeof modules);
+        if (in.recompute_layernorm || in.recompute_moe_act || in.recompute_mla_up_proj) module_recompute++;
+        sb_printf(&rows, ",%s,%s,%d,%s,%s,%s\n", in.grad_bytes == 2.0 ? "false" : "true", in.fp8_param_gather ? "true" : "false",
+                  in.offload_act_layers, in.cuda_graphs ? "true" : "false", in.moe_a2a_overlap ? "true" : "false", modules);
     }
     if (!rc && rows.oom) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
     if (!rc && out_csv) rc = fs_write_atomic(out_csv, sb_str(&rows), rows.len, e);
@@ -603,6 +609,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
                 json_int(&w, "activation_offload_rows", offloaded);
                 json_int(&w, "cuda_graph_rows", graphed);
                 json_int(&w, "a2a_overlap_rows", a2a_hidden);
+                json_int(&w, "module_recompute_rows", module_recompute);
                 json_obj_close(&w);
                 json_end(&w);
             } else {
@@ -614,6 +621,10 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
                              "as their framework's benchmark recipes do (data/recipes.csv)", bf16_grads, fp8_weights, offloaded);
                 if (bf16_grads < all.rows) fprintf(out, "; %d use Megatron-LM's fp32 gradients", all.rows - bf16_grads);
                 fputc('\n', out);
+                if (module_recompute)
+                    fprintf(out, "recompute modules: %d row(s) recompute norms, MoE activations or MLA up-projections in "
+                                 "backward as their recipe does (per-row column recompute_modules)\n",
+                            module_recompute);
                 if (graphed || a2a_hidden)
                     fprintf(out, "graphs and overlap: %d row(s) replay the whole iteration as a CUDA graph, %d overlap the "
                                  "MoE all-to-all with compute (their release's recipe or their own columns)\n",

@@ -77,6 +77,9 @@ expect estimate_json 0 '"memory_gib":{"weights":' -- estimate --json search_conf
 expect estimate_bad_tp 2 "TP 3 does not divide 32 attention heads" -- estimate --tp 3
 expect estimate_bad_flag 2 "expects an integer" -- estimate --tp x
 expect estimate_bad_bool 2 "--cuda-graphs: expects true or false" -- estimate --cuda-graphs maybe
+expect estimate_modules 0 "recompute selective (layernorm)" -- estimate search_config=llama/llama3_70b --recompute-modules layernorm
+expect estimate_modules_typo 2 "unknown module 'layernrom' (did you mean layernorm?)" -- estimate --recompute-modules layernrom
+expect estimate_modules_dense 2 "moe_act) needs a mixture-of-experts model" -- estimate search_config=llama/llama3_70b --recompute-modules moe_act
 expect estimate_overlap_needs_vp 2 "needs an interleaved (virtual) pipeline" -- estimate search_config=mixtral/mixtral_8x7b --ep 8 --a2a-overlap true
 expect estimate_fp8_gather_needs_fp8 2 "FP8 parameter gather keeps FP8 weights: it needs FP8 precision, not bf16" -- estimate --fp8-param-gather true
 # bf16 gradients (NVIDIA's benchmark recipes) halve the gradient buffers and shrink the DP traffic
@@ -135,7 +138,7 @@ print(len(r), sum(x["fits"] == "true" for x in r))' "$T/val.csv")
     [ -s "$T/val.csv" ] && head -1 "$T/val.csv" | grep -q "predicted_step_time_s" && pass validate_out || fail validate_out "no per-row CSV"
     # every row, predicted or skipped, has the header's columns
     shapes=$(python3 -c 'import csv,sys; print(sorted({len(r) for r in csv.reader(open(sys.argv[1]))}))' "$T/val.csv")
-    [ "$shapes" = "[40]" ] && pass validate_out_shape || fail validate_out_shape "row lengths $shapes (header 40)"
+    [ "$shapes" = "[41]" ] && pass validate_out_shape || fail validate_out_shape "row lengths $shapes (header 41)"
     # the 26.06+ Qwen3 MoE runs on GB200 ran the release's full-iteration graphs and overlap
     g=$(python3 -c 'import csv,sys; print(sorted({(r["cuda_graphs"], r["moe_a2a_overlap"]) for r in csv.DictReader(open(sys.argv[1])) if r["id"] in ("T0365", "T0389")}))' "$T/val.csv")
     [ "$g" = "[('true', 'true')]" ] && pass validate_release_recipe || fail validate_release_recipe "$g"
@@ -151,11 +154,11 @@ out=$("$AC" validate --csv "$T/vp.csv" --out "$T/vp_out.csv" 2>&1)
 case "$out" in *"VP not published for 1 row(s) with PP > 1"*) pass validate_vp_note ;; *) fail validate_vp_note "$out" ;; esac
 vpa=$(awk -F, '$1=="A" {print $8}' "$T/vp_out.csv"); vpb=$(awk -F, '$1=="B" {print $8}' "$T/vp_out.csv")
 [ "${vpa:-0}" -gt 1 ] && [ "$vpb" = 1 ] && pass validate_vp_assumed || fail validate_vp_assumed "A vp=$vpa B vp=$vpb"
-head -1 "$T/vp_out.csv" | grep -q "s_compute_fwd,.*s_dp_exposed.*,grad_reduce_in_fp32,fp8_param_gather,cpu_offloading_num_layers,cuda_graphs,moe_a2a_overlap$" \
+head -1 "$T/vp_out.csv" | grep -q "s_compute_fwd,.*s_dp_exposed.*,grad_reduce_in_fp32,fp8_param_gather,cpu_offloading_num_layers,cuda_graphs,moe_a2a_overlap,recompute_modules$" \
     && pass validate_breakdown_cols || fail validate_breakdown_cols "$(head -1 "$T/vp_out.csv")"
 # no framework column: Megatron-LM's defaults (fp32 gradients, bf16 weights, no offload,
 # eager launches, exposed all-to-all)
-awk -F, '$1=="B" { exit !($(NF-4)=="true" && $(NF-3)=="false" && $(NF-2)==0 && $(NF-1)=="false" && $NF=="false") }' "$T/vp_out.csv" \
+awk -F, '$1=="B" { exit !($(NF-5)=="true" && $(NF-4)=="false" && $(NF-3)==0 && $(NF-2)=="false" && $(NF-1)=="false" && $NF=="") }' "$T/vp_out.csv" \
     && pass validate_row_switches || fail validate_row_switches "$(grep '^B,' "$T/vp_out.csv")"
 # a published gradient accumulation that does not close GBS = MBS x DP x GA: which layout
 # ran is unknown, so the row is skipped with the arithmetic; a consistent one is predicted

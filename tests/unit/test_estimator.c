@@ -697,6 +697,47 @@ static void test_mla_deepseek_v3(void)
     CHECK(all_moe.params_b > mtp.params_b);
 }
 
+/* Megatron-Core recompute_modules layernorm and moe_act: the norms' outputs (2 B × h each,
+ * twice per layer) and the routed experts' activation output (2 B × F per routed copy)
+ * leave memory; their forward runs again (elementwise traffic at HBM speed) */
+static void test_module_recompute(void)
+{
+    model_shape s = llama70b();
+    est_input a = base_input(&s, "h100", 8);
+    a.tp = 8;
+    a.sequence_parallel = false; /* the norm outputs are whole on every TP rank */
+    est_input b = a;
+    b.recompute_layernorm = true;
+    est_result ra, rb;
+    CHECK(est_evaluate(&a, &ra) == 0);
+    CHECK(est_evaluate(&b, &rb) == 0);
+    /* PP 1, one micro-batch in flight: 80 layers × 8192 tokens × 2 norms × 2 B × 8192 */
+    CHECK_NEAR(ra.mem_activations - rb.mem_activations, 80.0 * 8192 * 2 * 2 * 8192, 1.0);
+    /* time: 80 layers × 2 norms × (2h read + 2h written) × 8192 tokens at 85 % of 3.35 TB/s
+     * (elementwise kernels' share of HBM peak), per micro-batch */
+    double norms_s = 80.0 * 2 * 4 * 8192 * 8192 / (0.85 * 3350e9);
+    CHECK_NEAR(rb.t_recompute - ra.t_recompute, rb.num_microbatches * norms_s, 1e-6);
+    CHECK(rb.step_time > ra.step_time);
+
+    model_shape q = qwen3_30b();
+    est_input m = base_input(&q, "h100", 8);
+    m.ep = 8;
+    est_input n = m;
+    n.recompute_moe_act = true;
+    est_result rm, rn;
+    CHECK(est_evaluate(&m, &rm) == 0);
+    CHECK(est_evaluate(&n, &rn) == 0);
+    /* 48 layers × 4096 tokens × top-8 copies × 2 B × F = 768 */
+    CHECK_NEAR(rm.mem_activations - rn.mem_activations, 48.0 * 4096 * 8 * 2 * 768, 1.0);
+    CHECK(rn.t_recompute > rm.t_recompute && rn.step_time > rm.step_time);
+    /* a dense model has no expert activation to recompute */
+    est_input dense = a;
+    dense.recompute_moe_act = true;
+    char why[256];
+    CHECK(est_check(&dense, why, sizeof why) != 0);
+    CHECK_CONTAINS(why, "moe_act");
+}
+
 /* Blackwell Ultra's doubled exponential rate: same GEMM peak as Blackwell, attention
  * core twice as fast (data/gpus.csv attn_speedup) */
 static void test_attention_speedup(void)
@@ -883,6 +924,7 @@ int main(void)
     RUN(test_fp8_activations_and_capacity);
     RUN(test_activation_offload);
     RUN(test_mla_deepseek_v3);
+    RUN(test_module_recompute);
     RUN(test_rules);
     RUN(test_catalog);
     RUN(test_calibration_file);
