@@ -111,9 +111,10 @@ if [ -f "$V" ]; then
     p90=$(echo "$last" | sed 's/.*p90_abs_err \([0-9.]*\)%.*/\1/')
     # p90 is a regression guard (target 25%): 35.5% before the release-bound recipes (CUDA
     # graphs and all-to-all overlap of the 26.06+ MoE runs), 31.9% with them; 37.9% once the
-    # 34 DeepSeek-V3 runs (multi-head latent attention) are predicted too.  The rows that were
-    # predicted before keep their own guard.
-    awk -v m="$p90" 'BEGIN { exit !(m <= 38.5) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 38.5% (was 37.9%)"
+    # 34 DeepSeek-V3 runs (multi-head latent attention) are predicted too; 33.2% with the
+    # DeepSeek-V3 26.06 MXFP8 recipes (full-iteration graphs, all-to-all overlap).  The rows
+    # that were predicted before keep their own guard.
+    awk -v m="$p90" 'BEGIN { exit !(m <= 34.0) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 34% (was 33.2%)"
     p90_old=$(python3 -c '
 import csv, sys
 e = sorted(abs(float(r["error_pct"])) for r in csv.DictReader(open(sys.argv[1]))
