@@ -23,6 +23,9 @@ LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 # data files compiled into the library (scripts/embed.sh): data/NAME.csv → ac_data_NAME
 DATA_CSV  := $(sort $(wildcard data/*.csv))
 DATA_OBJ  := $(DATA_CSV:data/%.csv=$(BUILD)/gen/data_%.o)
+# and the family templates: base_configs/NAME.yaml → ac_base_NAME (a copy on disk overrides it)
+BASE_YAML := $(sort $(wildcard base_configs/*.yaml))
+DATA_OBJ  += $(BASE_YAML:base_configs/%.yaml=$(BUILD)/gen/base_%.o)
 TEST_SRC  := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN  := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_SRC  := $(sort $(wildcard fuzz/fuzz_*.c))
@@ -34,7 +37,7 @@ PROTO_SRC := $(sort $(shell find src -path '*/proto/*.proto'))
 PROTO_C   := $(foreach p,$(PROTO_SRC),$(BUILD)/gen/$(basename $(notdir $(p))).pb-c.c)
 PROTO_OBJ := $(PROTO_C:%.c=%.o)
 
-.PRECIOUS: $(BUILD)/gen/data_%.c $(BUILD)/gen/%.pb-c.c $(BUILD)/gen/%.pb-c.h
+.PRECIOUS: $(BUILD)/gen/data_%.c $(BUILD)/gen/base_%.c $(BUILD)/gen/%.pb-c.c $(BUILD)/gen/%.pb-c.h
 .PHONY: all run test test-san valgrind bench fuzz clean deps lint
 all: $(BUILD)/autoconfig
 
@@ -47,6 +50,13 @@ $(BUILD)/gen/data_%.c: data/%.csv scripts/embed.sh
 	scripts/embed.sh ac_data_$* $< > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/gen/data_%.o: $(BUILD)/gen/data_%.c
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/gen/base_%.c: base_configs/%.yaml scripts/embed.sh
+	@mkdir -p $(dir $@)
+	scripts/embed.sh ac_base_$* $< > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/base_%.o: $(BUILD)/gen/base_%.c
 	$(CC) $(CFLAGS) -c $< -o $@
 
 # every library object may include a generated header: generate them first

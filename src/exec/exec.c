@@ -39,9 +39,12 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* absolute: the job script, the local executor and sbatch --chdir all change directory */
 int exec_run_dir(const char *logs_dir, const char *name, char *buf, size_t len, ac_err *e)
 {
-    int n = snprintf(buf, len, "%s/training_logs/%s", logs_dir, name);
+    char abs_logs[4096];
+    if (fs_abspath(logs_dir, abs_logs, sizeof abs_logs, e) < 0) return -1;
+    int n = snprintf(buf, len, "%s/training_logs/%s", abs_logs, name);
     if (n < 0 || (size_t)n >= len) return ac_err_set(e, AC_E_INPUT, "run directory path too long for %s", name);
     return 0;
 }
@@ -158,12 +161,12 @@ static int render_command(const ac_config *c, const char *logs_dir, const exec_j
 {
     char config_dir[1024], config_name[1024], results_dir[1300], nodes[16], gpn[16], steps[16], mins[16], pred[32],
         self[1024];
-    snprintf(config_dir, sizeof config_dir, "%s", j->config_path);
-    char *slash = strrchr(config_dir, '/');
-    const char *base = slash ? slash + 1 : j->config_path;
+    char config_abs[1024];
+    if (fs_abspath(j->config_path, config_abs, sizeof config_abs, e) < 0) return -1;
+    snprintf(config_dir, sizeof config_dir, "%s", config_abs);
+    char *slash = strrchr(config_dir, '/'); /* absolute: there is one */
+    snprintf(config_name, sizeof config_name, "%s", slash ? slash + 1 : config_abs);
     if (slash) *slash = '\0';
-    else snprintf(config_dir, sizeof config_dir, ".");
-    snprintf(config_name, sizeof config_name, "%s", base);
     size_t cl = strlen(config_name);
     if (cl > 5 && !strcmp(config_name + cl - 5, ".yaml")) config_name[cl - 5] = '\0';
     snprintf(results_dir, sizeof results_dir, "%s/results", run_dir);
@@ -176,7 +179,7 @@ static int render_command(const ac_config *c, const char *logs_dir, const exec_j
     const gpu_spec *gpu = candidate_gpu(c, e);
     if (!gpu) return -1;
     const struct { const char *key, *val; } vars[] = {
-        { "config", j->config_path }, { "config_dir", config_dir }, { "config_name", config_name },
+        { "config", config_abs }, { "config_dir", config_dir }, { "config_name", config_name },
         { "name", j->name }, { "run_dir", run_dir }, { "results_dir", results_dir },
         { "nodes", nodes }, { "gpus_per_node", gpn }, { "max_steps", steps }, { "max_minutes", mins },
         { "predicted_step_s", pred }, { "autoconfig", self },

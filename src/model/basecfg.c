@@ -227,7 +227,15 @@ int model_base_config_build(const ac_config *c, double size_b, model_base_config
         snprintf(tpl_path, sizeof tpl_path, "%s", c->train.custom_config);
     else
         snprintf(tpl_path, sizeof tpl_path, "%s/base_configs/%s", c->auto_configurator_path, b->family->template_file);
-    node *t = yaml_load_file(tpl_path, e);
+    /* the family template on disk when there is one (users edit it, as in the original);
+     * else the copy compiled in, so the tool works from any directory */
+    node *t;
+    if (b->from_custom || fs_exists(tpl_path)) {
+        t = yaml_load_file(tpl_path, e);
+    } else {
+        snprintf(tpl_path, sizeof tpl_path, "base_configs/%s (built in)", b->family->template_file);
+        t = yaml_load_string(b->family->template_text, strlen(b->family->template_text), tpl_path, e);
+    }
     if (!t) return -1;
     b->cfg = t;
     if (t->kind != NODE_MAP || !node_get_path(t, "model") || !node_get_path(t, "trainer") || !node_get_path(t, "run"))

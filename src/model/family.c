@@ -3,14 +3,17 @@
 
 #include <string.h>
 
+/* build/gen/base_<name>.c: base_configs/<name>.yaml compiled in */
+extern const char ac_base_gpt3[], ac_base_t5[], ac_base_mt5[], ac_base_bert[], ac_base_llama[], ac_base_mixtral[];
+
 static const model_family FAMILIES[FAM_COUNT] = {
-    /* id         name       arch                   mult template        size  time  auto  gated untied learnpos dec */
-    { FAM_GPT3, "gpt3", ARCH_DECODER, 1, "gpt3.yaml", 1.0, 1.0, true, false, false, true, 0 },
-    { FAM_T5, "t5", ARCH_ENCODER_DECODER, 2, "t5.yaml", 1.0, 1.0, true, true, false, false, 128 },
-    { FAM_MT5, "mt5", ARCH_ENCODER_DECODER, 2, "mt5.yaml", 0.87, 1.15, true, true, false, false, 128 },
-    { FAM_BERT, "bert", ARCH_ENCODER, 1, "bert.yaml", 1.0, 1.0, true, false, false, true, 0 },
-    { FAM_LLAMA, "llama", ARCH_DECODER, 1, "llama.yaml", 1.0, 1.0, false, true, true, false, 0 },
-    { FAM_MIXTRAL, "mixtral", ARCH_DECODER, 1, "mixtral.yaml", 1.0, 1.0, false, true, true, false, 0 },
+    /* id         name       arch                   mult template   (compiled in)   size  time  auto  gated untied learnpos dec */
+    { FAM_GPT3, "gpt3", ARCH_DECODER, 1, "gpt3.yaml", ac_base_gpt3, 1.0, 1.0, true, false, false, true, 0 },
+    { FAM_T5, "t5", ARCH_ENCODER_DECODER, 2, "t5.yaml", ac_base_t5, 1.0, 1.0, true, true, false, false, 128 },
+    { FAM_MT5, "mt5", ARCH_ENCODER_DECODER, 2, "mt5.yaml", ac_base_mt5, 0.87, 1.15, true, true, false, false, 128 },
+    { FAM_BERT, "bert", ARCH_ENCODER, 1, "bert.yaml", ac_base_bert, 1.0, 1.0, true, false, false, true, 0 },
+    { FAM_LLAMA, "llama", ARCH_DECODER, 1, "llama.yaml", ac_base_llama, 1.0, 1.0, false, true, true, false, 0 },
+    { FAM_MIXTRAL, "mixtral", ARCH_DECODER, 1, "mixtral.yaml", ac_base_mixtral, 1.0, 1.0, false, true, true, false, 0 },
 };
 
 const model_family *model_family_find(const char *name)

@@ -20,6 +20,7 @@ typedef struct {
     model_arch arch;
     int layer_multiplier;      /* 2 for encoder-decoder (the original's "multiplier") */
     const char *template_file; /* base_configs/<file> */
+    const char *template_text; /* the same file compiled in (Makefile: ac_base_<name>) */
     double size_penalty;       /* §2: model size from budget × this (0.87 for mT5) */
     double time_penalty;       /* §2: training days × this (1.15 for mT5) */
     bool original_autosize;    /* the original recommends sizes for this family */

@@ -25,6 +25,12 @@ char *fs_read_file(const char *path, size_t *len, ac_err *e)
         size_t got = fread(buf + n, 1, cap - n - 1, f);
         n += got;
         if (got == 0) break;
+        if (n > FS_READ_MAX) {
+            fclose(f);
+            free(buf);
+            ac_err_at(e, AC_E_INPUT, path, 0, 0, NULL, "larger than %zu MiB: not a file this tool reads", FS_READ_MAX >> 20);
+            return NULL;
+        }
         if (n + 1 == cap) {
             char *nb = realloc(buf, cap *= 2);
             if (!nb) free(buf);
@@ -131,4 +137,20 @@ int fs_sync_dir(const char *dir, ac_err *e)
     int saved = errno;
     close(fd);
     return rc ? ac_err_at(e, AC_E_IO, dir, 0, 0, NULL, "syncfs failed: %s", strerror(saved)) : 0;
+}
+
+int fs_abspath(const char *path, char *buf, size_t len, ac_err *e)
+{
+    int n;
+    if (path[0] == '/') {
+        n = snprintf(buf, len, "%s", path);
+    } else {
+        char cwd[4096];
+        if (!getcwd(cwd, sizeof cwd)) return ac_err_set(e, AC_E_IO, "cannot read the working directory: %s", strerror(errno));
+        while (path[0] == '.' && path[1] == '/') path += 2 + strspn(path + 2, "/");
+        if (!strcmp(path, ".")) path = "";
+        n = snprintf(buf, len, "%s%s%s", cwd, path[0] && strcmp(cwd, "/") ? "/" : "", path);
+    }
+    if (n < 0 || (size_t)n >= len) return ac_err_set(e, AC_E_INPUT, "path too long: %.80s...", path);
+    return 0;
 }

@@ -8,6 +8,10 @@
 #include <stddef.h>
 #include "util/err.h"
 
+/* inputs larger than this are refused, not read: a config, CSV or log is far smaller,
+ * and /dev/zero or a wrong path must not eat the machine's memory */
+#define FS_READ_MAX ((size_t)256 << 20)
+
 /* reads a whole file; *len gets its size; NUL-terminated; NULL on error */
 char *fs_read_file(const char *path, size_t *len, ac_err *e);
 int fs_write_atomic(const char *path, const void *data, size_t len, ac_err *e);
@@ -19,6 +23,9 @@ int fs_mkdir_p(const char *path, ac_err *e);
 bool fs_exists(const char *path);
 bool fs_is_dir(const char *path);
 /* "a/b" + "c" → "a/b/c" into buf; returns -1 (AC_E_INPUT) when it does not fit */
+/* path made absolute against the working directory (no symlinks resolved, the path
+ * need not exist): job scripts and executors chdir, so they must not see "./x" */
+int fs_abspath(const char *path, char *buf, size_t len, ac_err *e);
 int fs_join(char *buf, size_t len, const char *a, const char *b, ac_err *e);
 
 #endif

@@ -77,6 +77,14 @@ out=$(AUTOCONFIG_EMULATE_MEM_SCALE=2.5 "$AC" run $common "$S.logs=$T/oom" 2>/dev
 case "$out" in *"No config to rank: all 3 launched runs failed"*) pass all_failed_says_so ;;
     *) fail all_failed_says_so "$out" ;; esac
 
+# --- a relative logs path (the default ./results is one): the jobs chdir, their paths must not break ---
+mkdir -p "$T/rel"
+out=$(cd "$T/rel" && "$AC" run --conf "$REPO/conf" cluster_type=local "$S.limit_search_runs=2" "$S.logs=./logs" \
+      run_inference_hp_search=false 2>&1); rc=$?
+[ $rc -eq 0 ] && case "$out" in *"Training runs: 2 measured, 0 failed"*) true ;; *) false ;; esac &&
+    grep -q "^cd '$T/rel/logs/training_logs/" "$T"/rel/logs/training_logs/*/job.sh &&
+    pass relative_logs_path_runs || fail relative_logs_path_runs "exit $rc: $out"
+
 # --- kill -9 mid-search, then resume: every job started once, all measured ---
 KL="$T/kill"
 AUTOCONFIG_JOB_TEMPLATE='echo started >> {run_dir}/starts; exec {autoconfig} emulate-job {config} --gpu {gpu} --results-dir {results_dir} --sleep 1.5' \
