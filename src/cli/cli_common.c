@@ -9,6 +9,20 @@
 #include "results/report.h"
 #include "util/fsutil.h"
 
+/* "--name" is a flag; anything else after a flag ("4", "-2", "a,b") can be its value */
+static bool is_flag(const char *a)
+{
+    return a[0] == '-' && a[1] == '-';
+}
+
+/* a token that may follow "--name" as its value: not a flag, not an override, and
+ * "-x" only when it is a negative number (so "--tp -2" reaches the range check) */
+static bool can_be_value(const char *a)
+{
+    if (is_flag(a) || strchr(a, '=')) return false;
+    return a[0] != '-' || (a[1] >= '0' && a[1] <= '9') || a[1] == '.';
+}
+
 int cli_parse(int argc, char **argv, cli_opts *o, ac_err *e)
 {
     memset(o, 0, sizeof *o);
@@ -27,7 +41,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, ac_err *e)
         else if (a[0] == '-' && a[1] == '-') {
             o->flags[o->n_flags++] = argv[i];
             /* "--name value" form: keep the value with its flag */
-            if (!strchr(a, '=') && i + 1 < argc && argv[i + 1][0] != '-' && !strchr(argv[i + 1], '='))
+            if (!strchr(a, '=') && i + 1 < argc && can_be_value(argv[i + 1]))
                 o->flags[o->n_flags++] = argv[++i];
         } else if (a[0] == '-' && a[1] && a[1] != '-' && !strchr(a, '=')) {
             return ac_err_set(e, AC_E_INPUT, "unknown option '%s' (see --help)", a);
@@ -52,7 +66,7 @@ const char *cli_flag_value(const cli_opts *o, const char *name)
     for (int i = 0; i < o->n_flags; i++) {
         const char *f = o->flags[i];
         if (!strncmp(f, name, n) && f[n] == '=') return f + n + 1;
-        if (!strcmp(f, name) && i + 1 < o->n_flags && o->flags[i + 1][0] != '-') return o->flags[i + 1];
+        if (!strcmp(f, name) && i + 1 < o->n_flags && !is_flag(o->flags[i + 1])) return o->flags[i + 1];
     }
     return NULL;
 }
@@ -65,17 +79,27 @@ bool cli_flag_present(const cli_opts *o, const char *name)
     return false;
 }
 
+/* known: "--name=" takes a value, "--name" is a switch */
 int cli_check_flags(const cli_opts *o, const char *const *known, ac_err *e)
 {
     for (int i = 0; i < o->n_flags; i++) {
         const char *f = o->flags[i];
-        if (f[0] != '-') continue; /* a value */
-        bool ok = false;
-        for (const char *const *k = known; *k && !ok; k++) {
-            size_t n = strlen(*k);
-            ok = !strcmp(f, *k) || (!strncmp(f, *k, n) && f[n] == '=');
+        if (!is_flag(f)) continue; /* a value */
+        const char *eq = strchr(f, '=');
+        size_t flen = eq ? (size_t)(eq - f) : strlen(f);
+        const char *match = NULL;
+        for (const char *const *k = known; *k && !match; k++) {
+            size_t n = strcspn(*k, "=");
+            if (n == flen && !strncmp(f, *k, n)) match = *k;
         }
-        if (!ok) return ac_err_set(e, AC_E_INPUT, "unknown option '%s' (see --help)", f);
+        if (!match) return ac_err_set(e, AC_E_INPUT, "unknown option '%.*s' (see --help)", (int)flen, f);
+        bool takes_value = strchr(match, '=') != NULL;
+        bool has_value = eq || (i + 1 < o->n_flags && !is_flag(o->flags[i + 1]));
+        if (takes_value && (!has_value || (eq && !eq[1])))
+            return ac_err_set(e, AC_E_INPUT, "option '%.*s' needs a value (see --help)", (int)flen, f);
+        if (!takes_value && has_value)
+            return ac_err_set(e, AC_E_INPUT, "option '%.*s' takes no value, got '%s'", (int)flen, f,
+                              eq ? eq + 1 : o->flags[i + 1]);
     }
     return 0;
 }

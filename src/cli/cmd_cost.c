@@ -30,9 +30,9 @@ static const char COST_HELP[] =
     "2 on bad input.\n"
     "example: autoconfig cost search_config=llama/llama2_7b --task lora --gpus a100_80gb,a10g:0.9\n";
 
-static const char *const COST_FLAGS[] = {"--hf-config", "--task", "--lora-rank", "--lora-modules", "--context", "--tokens",
-                                         "--gbs", "--gpus", "--max-gpus", "--deadline-hours", "--budget-usd",
-                                         "--cpu-memory-gb", NULL};
+static const char *const COST_FLAGS[] = {"--hf-config=", "--task=", "--lora-rank=", "--lora-modules=", "--context=", "--tokens=",
+                                         "--gbs=", "--gpus=", "--max-gpus=", "--deadline-hours=", "--budget-usd=",
+                                         "--cpu-memory-gb=", NULL};
 
 static int flag_num(const cli_opts *o, const char *name, double lo, double hi, bool integer, double *out, ac_err *e)
 {

@@ -226,10 +226,10 @@ int cmd_estimate(int argc, char **argv)
 {
     cli_opts o;
     ac_err e;
-    static const char *const known[] = {"--tp", "--pp", "--vp", "--cp", "--ep", "--mbs", "--gbs", "--recompute",
-                                        "--recompute-layers", "--sp", "--zero", "--precision", "--a2a-overlap",
-                                        "--cuda-graphs", "--offload-act-layers", "--grad-reduce-in-fp32",
-                                        "--fp8-param-gather", "--recompute-modules", NULL};
+    static const char *const known[] = {"--tp=", "--pp=", "--vp=", "--cp=", "--ep=", "--mbs=", "--gbs=", "--recompute=",
+                                        "--recompute-layers=", "--sp=", "--zero=", "--precision=", "--a2a-overlap=",
+                                        "--cuda-graphs=", "--offload-act-layers=", "--grad-reduce-in-fp32=",
+                                        "--fp8-param-gather=", "--recompute-modules=", NULL};
     ac_config c;
     int started = cli_start(argc, argv, known, ESTIMATE_HELP, &o, &c, &e);
     if (started != CLI_GO) return started == CLI_HELPED ? 0 : cli_fail(&e);
@@ -350,7 +350,7 @@ int cmd_validate(int argc, char **argv)
 {
     cli_opts o;
     ac_err e;
-    static const char *const known[] = {"--csv", "--out", "--html", "--infer", "--calibration", NULL};
+    static const char *const known[] = {"--csv=", "--out=", "--html=", "--infer", "--calibration=", NULL};
     if (cli_parse(argc, argv, &o, &e) || cli_check_flags(&o, known, &e)) { cli_opts_free(&o); return cli_fail(&e); }
     if (o.help) { fputs(VALIDATE_HELP, stdout); cli_opts_free(&o); return 0; }
     const char *html = cli_flag_value(&o, "--html");

@@ -381,7 +381,7 @@ int cmd_launch(int argc, char **argv)
         cli_opts_free(&o);
         return 0;
     }
-    static const char *const known[] = { "--candidates", "--no-wait", NULL };
+    static const char *const known[] = { "--candidates=", "--no-wait", NULL };
     if (cli_check_flags(&o, known, &e) < 0 || cli_load_config(&o, &c, &e) < 0) { cli_opts_free(&o); return cli_fail(&e); }
     const gpu_spec *gpu = candidate_gpu(&c, &e);
     est_cal cal; /* the cluster's calibration, as the search predicts */
@@ -514,7 +514,7 @@ int cmd_calibrate(int argc, char **argv)
     ac_config c;
     if (cli_parse(argc, argv, &o, &e) < 0) { cli_opts_free(&o); return cli_fail(&e); }
     if (o.help) { fputs(CALIBRATE_HELP, stdout); cli_opts_free(&o); return 0; }
-    static const char *const known[] = { "--out", "--gpu", "--dry-run", NULL };
+    static const char *const known[] = { "--out=", "--gpu=", "--dry-run", NULL };
     if (cli_check_flags(&o, known, &e) < 0 || cli_load_config(&o, &c, &e) < 0) { cli_opts_free(&o); return cli_fail(&e); }
     char logs[1024], gpu[64], out[CFG_PATH_MAX + 200];
     snprintf(logs, sizeof logs, "%s", logs_pos ? logs_pos : c.train.logs);

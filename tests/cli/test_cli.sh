@@ -23,6 +23,13 @@ for c in run size base keys; do expect "help_$c" 0 "usage: autoconfig $c" -- "$c
 expect no_command 2 "usage:" --
 expect unknown_command 2 "unknown command 'sise'" -- sise
 expect unknown_option 2 "unknown option '--jsn'" -- size --jsn
+# a flag that needs a value never silently falls back to its default
+expect flag_without_value 2 "option '--tp' needs a value" -- estimate --tp --pp 2
+expect flag_without_value_last 2 "option '--gpus' needs a value" -- cost --gpus
+expect flag_negative_value 2 "--tp: expects an integer in [1, 1024], got '-2'" -- estimate --tp -2
+expect switch_with_value 2 "option '--infer' takes no value, got 'x'" -- validate --infer x --csv y
+# a file that is not an input (an endless device) is refused, not read into memory
+expect huge_input_refused 2 "larger than 256 MiB" -- validate --csv /dev/zero
 expect size_text 0 "You can train a 3.23B parameter model in 5 days using 128 GPUs" -- size
 expect size_optimal 0 "Second opinion (compute-optimal" -- size
 expect size_json 0 '"recommended_size_b":3.23' -- size --json
