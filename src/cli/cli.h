@@ -51,10 +51,6 @@ void cli_print_size(FILE *out, const ac_config *c, const model_size_report *rec,
 /* an estimate's fields into an open JSON object (estimate, run's summary.json) */
 void cli_estimate_json(json_writer *w, const est_input *in, const est_result *r);
 
-/* the training HP search stage of `run`: search, result files, printed summary */
-int cli_training_stage(const ac_config *c, const model_base_config *b, bool json, ac_err *e);
-int cli_inference_stage(const ac_config *c, const model_base_config *b, bool json, ac_err *e);
-
 /* Rewrites <logs>/final_result/report.html when a training search of that folder left
  * its summary.json (infer and cost add their charts to it).  1 written (path filled when
  * path_len > 0), 0 no training summary, -1 error. */

@@ -118,15 +118,14 @@ static void print_measured(FILE *out, const search_train_result *r, size_t n_don
     }
 }
 
-int cli_training_stage(const ac_config *c, const model_base_config *b, bool json, ac_err *e)
+/* the training stage's files, launches and output, from a search already run */
+static int training_stage(const ac_config *c, const model_base_config *b, search_train_result *r, bool json, ac_err *e)
 {
-    search_train_result r;
-    if (search_train_run(c, b, &r, e)) return -1;
     int rc = 0;
     bool real = runs_real_jobs(c);
     size_t n_done = 0, n_failed = 0;
-    if (results_write_candidates(c, b, &r, c->train.logs, e) ||
-        (real && launch_selected(c, &r, &n_done, &n_failed, e)) || results_write_final(c, b, &r, c->train.logs, e)) {
+    if (results_write_candidates(c, b, r, c->train.logs, e) ||
+        (real && launch_selected(c, r, &n_done, &n_failed, e)) || results_write_final(c, b, r, c->train.logs, e)) {
         rc = -1;
     } else if (json) {
         char path[4096];
@@ -136,27 +135,20 @@ int cli_training_stage(const ac_config *c, const model_base_config *b, bool json
         if (!text) rc = -1;
         else { fputs(text, stdout); free(text); }
     } else {
-        print_search(stdout, c, &r);
-        if (r.cal_loaded) {
+        print_search(stdout, c, r);
+        if (r->cal_loaded) {
             char cal_path[CFG_PATH_MAX + 200];
             ac_err pe;
             if (!candidate_cal_path(c, cal_path, sizeof cal_path, &pe))
                 printf("Estimator calibrated for cluster %s by %s (autoconfig calibrate)\n", c->cluster_name, cal_path);
         }
-        if (real) print_measured(stdout, &r, n_done, n_failed);
-        results_print_top(stdout, c, b, &r, c->train.logs);
-        print_exhaustive(stdout, &r);
+        if (real) print_measured(stdout, r, n_done, n_failed);
+        results_print_top(stdout, c, b, r, c->train.logs);
+        print_exhaustive(stdout, r);
         printf("Results: %s/final_result/ (final_summary_%dnodes.csv, failed_jobs_%dnodes.csv, summary.json); "
                "candidates: %s/candidate_configs/\n", c->train.logs, c->train.num_nodes, c->train.num_nodes, c->train.logs);
     }
-    search_train_free(&r);
     return rc;
-}
-
-/* the inference HP search, as `autoconfig infer` runs it */
-int cli_inference_stage(const ac_config *c, const model_base_config *b, bool json, ac_err *e)
-{
-    return search_inference_run(c, b, stdout, json, e);
 }
 
 /* report.html from whatever the stages wrote (training summary required) */
@@ -188,9 +180,17 @@ int cmd_run(int argc, char **argv)
     int rc = 0;
     bool opened = false;  /* --json: the object around the stages' documents */
     bool pending = false; /* --json: a member's name is out, its value not yet */
+    search_train_result train;
+    bool have_train = false;
     if (cli_size_stage(&c, &rep, &size_b, &e) != 0) goto fail;
     if (rep.recommended && !o.json) cli_print_size(stdout, &c, &rep, NULL);
-    if (model_base_config_build(&c, size_b, &b, &e) != 0 || model_base_config_write(&b, c.train.logs, &e) != 0) goto fail;
+    /* every stage's input is checked (and the training grid scored) before the first
+     * file is written: a bad setting leaves no half-done results behind */
+    if (model_base_config_build(&c, size_b, &b, &e) != 0) goto fail;
+    if (c.run_training_hp_search && search_train_run(&c, &b, &train, &e) != 0) goto fail;
+    have_train = c.run_training_hp_search;
+    if (c.run_inference_hp_search && search_inference_check(&c, &b, &e) != 0) goto fail;
+    if (model_base_config_write(&b, c.train.logs, &e) != 0) goto fail;
     if (!o.json)
         printf("Base config: %s (%.3f B parameters: %d layers, hidden %d, %d heads; GBS %d)\n", b.path, b.param_b,
                b.shape.num_layers, b.shape.hidden, b.shape.heads, b.gbs);
@@ -202,7 +202,7 @@ int cmd_run(int argc, char **argv)
     }
     if (c.run_training_hp_search) {
         if (o.json) { fputs(",\"training\":", stdout); pending = true; }
-        if (cli_training_stage(&c, &b, o.json, &e) != 0) goto fail;
+        if (training_stage(&c, &b, &train, o.json, &e) != 0) goto fail;
         pending = false;
     }
     if (c.run_inference_hp_search && b.shape.arch != ARCH_DECODER) {
@@ -214,7 +214,7 @@ int cmd_run(int argc, char **argv)
     } else if (c.run_inference_hp_search) {
         if (o.json) { fputs(",\"inference\":", stdout); pending = true; }
         else printf("\nInference HP search\n");
-        if (cli_inference_stage(&c, &b, o.json, &e) != 0) goto fail;
+        if (search_inference_run(&c, &b, stdout, o.json, &e) != 0) goto fail;
         pending = false;
     }
     if (c.run_cost_search) {
@@ -232,6 +232,7 @@ fail:
     if (opened) fputs(pending ? "null}\n" : "}\n", stdout); /* keep stdout one parseable object; the error is on stderr */
     rc = cli_fail(&e);
 done:
+    if (have_train) search_train_free(&train);
     model_base_config_free(&b);
     cfg_free(&c);
     cli_opts_free(&o);

@@ -370,6 +370,20 @@ int search_inference_run_with(const ac_config *c, const model_base_config *base,
     return rc;
 }
 
+int search_inference_check(const ac_config *c, const model_base_config *base, ac_err *e)
+{
+    if (base->shape.arch != ARCH_DECODER) return 0; /* the stage is skipped, not failed */
+    search_infer_settings s;
+    search_infer_grid g;
+    if (search_infer_settings_resolve(c, base, &s, e) != 0 ||
+        search_infer_grid_build(&base->shape, s.gpus_per_node, s.tp, s.ntp, s.pp, s.npp, s.bs, s.nbs, &g, e) != 0)
+        return -1;
+    search_infer_grid_free(&g);
+    char job[CFG_NAME_MAX + 32];
+    snprintf(job, sizeof job, "%sbenchmark_FT", c->cluster.job_name_prefix);
+    return is_measured(c) ? shell_check_directive("job name (cluster.job_name_prefix)", job, e) : 0;
+}
+
 int search_inference_run(const ac_config *c, const model_base_config *base, FILE *out, bool json, ac_err *e)
 {
     return search_inference_run_with(c, base, NULL, out, json, e);

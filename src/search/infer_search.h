@@ -89,6 +89,9 @@ int search_infer_settings_resolve(const ac_config *c, const model_base_config *b
 
 /* the stage with the default hooks */
 int search_inference_run(const ac_config *c, const model_base_config *base, FILE *out, bool json, ac_err *e);
+/* the stage's settings, sweep and job names checked, nothing written: `run` calls it
+ * before its first file so a bad inference setting leaves no half-done results */
+int search_inference_check(const ac_config *c, const model_base_config *base, ac_err *e);
 /* the stage with explicit hooks (tests, the executor) */
 int search_inference_run_with(const ac_config *c, const model_base_config *base, const search_infer_hooks *h,
                               FILE *out, bool json, ac_err *e);

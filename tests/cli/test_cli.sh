@@ -53,6 +53,10 @@ expect bad_preset 2 "available: bert/0.11b" -- base search_config=gpt3/6b "searc
 expect bad_seq 2 "seq_length 3000 is not supported (available: 2048, 4096, 8192, 16384, 32768)" -- base search_config.train_settings.seq_length=3000 "search_config.train_settings.logs=$B"
 expect bad_yaml_override 2 "not valid YAML" -- base "search_config.train_settings.num_nodes=[1," "search_config.train_settings.logs=$B"
 expect bad_family_size 2 "no architecture for 2000 B" -- base search_config.train_settings.model_size_in_b=2000 "search_config.train_settings.logs=$B"
+# run: a setting only a later stage uses is checked before the first file (base config) is written
+expect run_bad_tp 2 "TP does not divide 32 attention heads for every TP in [3]" -- run "search_config.train_settings.tensor_parallel_sizes=[3]" "search_config.train_settings.logs=$B"
+expect run_bad_gpu 2 "unknown GPU 'h900'; did you mean 'h100_sxm'?" -- run search_config.train_settings.gpu=h900 "search_config.train_settings.logs=$B"
+expect run_bad_infer_tp 2 "no valid inference configuration" -- run "search_config.inference_settings.run.tensor_parallel_sizes=[3]" "search_config.train_settings.logs=$B"
 [ ! -e "$B" ] && pass bad_input_writes_nothing || fail bad_input_writes_nothing "$B was created"
 
 # a broken file in a copied conf dir: file and line in the message
