@@ -134,6 +134,7 @@ int cli_load_config(const cli_opts *o, ac_config *c, ac_err *e)
 int cli_fail(const ac_err *e)
 {
     char buf[2048];
+    fflush(stdout); /* what was printed before the error comes before it in a shared log */
     fprintf(stderr, "autoconfig: error: %s\n", ac_err_format(e, buf, sizeof buf));
     return ac_err_exit_status(e);
 }

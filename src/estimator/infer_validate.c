@@ -230,7 +230,7 @@ static void print_summary(FILE *out, bool json, const char *csv_path, group_stat
                           const skip_reason *reasons, size_t nreasons, int oom_rows, int oom_predicted, double *tmp)
 {
     double med = quant(all->err, all->n, 0.5, tmp), p90 = quant(all->err, all->n, 0.9, tmp);
-    if (!all->n) med = p90 = 0.0;
+    if (!all->n) med = p90 = NAN; /* JSON null, text "-" */
     json_writer w;
     if (json) {
         json_begin(&w, out);
@@ -280,8 +280,11 @@ static void print_summary(FILE *out, bool json, const char *csv_path, group_stat
     if (nreasons) fprintf(out, "skipped rows by reason:\n");
     for (size_t k = 0; k < nreasons; k++) fprintf(out, "  %4d  %s\n", reasons[k].count, reasons[k].reason);
     if (oom_rows) fprintf(out, "published OOM rows predicted not to fit: %d of %d\n", oom_predicted, oom_rows);
-    fprintf(out, "rows %d skipped %d median_abs_err %.1f%% p90_abs_err %.1f%%\n", all->rows, all->skipped, 100 * med,
-            100 * p90);
+    if (all->n)
+        fprintf(out, "rows %d skipped %d median_abs_err %.1f%% p90_abs_err %.1f%%\n", all->rows, all->skipped, 100 * med,
+                100 * p90);
+    else
+        fprintf(out, "rows %d skipped %d median_abs_err - p90_abs_err -\n", all->rows, all->skipped);
 }
 
 int infer_validate_csv(const char *csv_path, const char *out_csv, char **rows_csv, FILE *out, bool json, ac_err *e)
@@ -372,7 +375,7 @@ int infer_validate_csv(const char *csv_path, const char *out_csv, char **rows_cs
                   100.0 * err, batch, r.mem_total / EST_GIB, r.fits ? "true" : "false");
     }
     if (!rc && rows.oom) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
-    if (!rc && out_csv) rc = fs_write_atomic(out_csv, sb_str(&rows), rows.len, e);
+    if (!rc && out_csv && all.n) rc = fs_write_atomic(out_csv, sb_str(&rows), rows.len, e);
     if (!rc && rows_csv) *rows_csv = sb_take(&rows);
     if (!rc) {
         double *tmp = malloc((all.n ? all.n : 1) * sizeof *tmp);
@@ -380,6 +383,8 @@ int infer_validate_csv(const char *csv_path, const char *out_csv, char **rows_cs
         else print_summary(out, json, csv_path, &all, grp, ngrp, reasons, nreasons, oom_rows, oom_predicted, tmp);
         free(tmp);
     }
+    if (!rc && !all.n)
+        rc = validate_no_rows_error(e, csv_path, all.skipped, out_csv != NULL);
     for (size_t k = 0; k < ngrp; k++) { free(grp[k].err); free(grp[k].signed_err); }
     free(grp);
     free(all.err);

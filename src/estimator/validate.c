@@ -431,6 +431,12 @@ typedef struct {
     int count;
 } skip_reason;
 
+int validate_no_rows_error(ac_err *e, const char *csv_path, int skipped, bool wrote_nothing)
+{
+    return ac_err_at(e, AC_E_INPUT, csv_path, 0, 0, NULL, "no row could be predicted (%s)%s",
+                     skipped ? "every row skipped, reasons above" : "no data rows", wrote_nothing ? "; nothing written" : "");
+}
+
 int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_csv, const est_cal *cal, FILE *out, bool json,
                        validate_summary *sum, ac_err *e)
 {
@@ -544,7 +550,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
                   in.offload_act_layers, in.cuda_graphs ? "true" : "false", in.moe_a2a_overlap ? "true" : "false", modules);
     }
     if (!rc && rows.oom) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
-    if (!rc && out_csv) rc = fs_write_atomic(out_csv, sb_str(&rows), rows.len, e);
+    if (!rc && out_csv && all.n) rc = fs_write_atomic(out_csv, sb_str(&rows), rows.len, e);
     if (!rc && rows_csv) *rows_csv = sb_take(&rows);
     if (!rc) {
         sum->rows = all.rows;
@@ -635,11 +641,16 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
                 if (vp_assumed && published.n)
                     fprintf(out, "without those rows (%zu with a published layout): median_abs_err %.1f%% p90_abs_err %.1f%%\n",
                             published.n, 100.0 * pub_med, 100.0 * pub_p90);
-                fprintf(out, "rows %d skipped %d median_abs_err %.1f%% p90_abs_err %.1f%%\n", all.rows, all.skipped,
-                        100.0 * sum->median_abs_err, 100.0 * sum->p90_abs_err);
+                if (all.n)
+                    fprintf(out, "rows %d skipped %d median_abs_err %.1f%% p90_abs_err %.1f%%\n", all.rows, all.skipped,
+                            100.0 * sum->median_abs_err, 100.0 * sum->p90_abs_err);
+                else
+                    fprintf(out, "rows %d skipped %d median_abs_err - p90_abs_err -\n", all.rows, all.skipped);
             }
         }
         free(tmp);
+        if (!rc && !all.n)
+            rc = validate_no_rows_error(e, csv_path, all.skipped, out_csv != NULL);
     }
     for (size_t k = 0; k < nsrc; k++) { free(src[k].err); free(src[k].signed_err); }
     free(src);

@@ -29,6 +29,8 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
  * rows_csv (may be NULL): the same text, malloc'd, for the caller to free (the
  * picture of `validate --html`).  cal: NULL = defaults.  Returns 0 (even when errors
  * are large), -1 on unreadable input. */
+/* the error when no row of a CSV could be predicted: a table of nothing is not a pass */
+int validate_no_rows_error(ac_err *e, const char *csv_path, int skipped, bool wrote_nothing);
 int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_csv, const est_cal *cal, FILE *out,
                        bool json, validate_summary *sum, ac_err *e);
 

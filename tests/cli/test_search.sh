@@ -171,6 +171,12 @@ CSV
 out=$("$AC" validate --csv "$T/ga.csv" 2>&1)
 case "$out" in *"MBS 2 × DP 8 × gradient accumulation 16 is not the published GBS 128"*"rows 1 skipped 1 "*) pass validate_ga_inconsistent ;;
     *) fail validate_ga_inconsistent "$out" ;; esac
+# only the inconsistent row: nothing to compare is an error, not a "nan%" pass; no per-row file
+grep -v '^G2' "$T/ga.csv" > "$T/ga_bad.csv"
+out=$("$AC" validate --csv "$T/ga_bad.csv" --out "$T/ga_bad_out.csv" 2>&1); rc=$?
+[ $rc -eq 2 ] && [ ! -e "$T/ga_bad_out.csv" ] &&
+    case "$out" in *"rows 0 skipped 1 median_abs_err - p90_abs_err -"*"no row could be predicted (every row skipped"*) true ;; *) false ;; esac &&
+    pass validate_no_usable_rows || fail validate_no_usable_rows "exit $rc: $out"
 printf 'id,source_id,num_layers\n1,X,2\n' > "$T/short.csv"
 expect validate_missing_col 2 "column missing" -- validate --csv "$T/short.csv"
 expect validate_no_csv 2 "needs --csv" -- validate
