@@ -57,6 +57,9 @@ expect bad_family_size 2 "no architecture for 2000 B" -- base search_config.trai
 expect run_bad_tp 2 "TP does not divide 32 attention heads for every TP in [3]" -- run "search_config.train_settings.tensor_parallel_sizes=[3]" "search_config.train_settings.logs=$B"
 expect run_bad_gpu 2 "unknown GPU 'h900'; did you mean 'h100_sxm'?" -- run search_config.train_settings.gpu=h900 "search_config.train_settings.logs=$B"
 expect run_bad_infer_tp 2 "no valid inference configuration" -- run "search_config.inference_settings.run.tensor_parallel_sizes=[3]" "search_config.train_settings.logs=$B"
+# gpu_memory_gb describes the GPU: no A100 has 24 GB; an explicit 40 contradicts gpu=h100
+expect gpu_memory_no_a100 2 "24 GB names no A100 (40 or 80): set search_config.train_settings.gpu to the GPU with that memory: l4, a10g" -- run search_config.train_settings.gpu_memory_gb=24 "search_config.train_settings.logs=$B"
+expect gpu_memory_contradicts_gpu 2 "40 GB does not match gpu h100_sxm (80 GB)" -- estimate search_config.train_settings.gpu_memory_gb=40 search_config.train_settings.gpu=h100
 [ ! -e "$B" ] && pass bad_input_writes_nothing || fail bad_input_writes_nothing "$B was created"
 
 # a broken file in a copied conf dir: file and line in the message

@@ -19,6 +19,7 @@ static void setup(const char *type)
     snprintf(cfg.family, sizeof cfg.family, "gpt3");
     cfg.train.max_minutes_per_run = 20;
     cfg.train.max_steps_per_run = 50;
+    cfg.train.gpu_memory_gb = 80;
     cfg.cluster.exclusive = true;
     cfg.cluster.gpus_per_node = 8;
     snprintf(cfg.cluster.partition, sizeof cfg.cluster.partition, "batch");
