@@ -468,11 +468,32 @@ static int no_candidate(const ctx *c, const long *rej, long evaluated, ac_err *e
                              "%d (max_model_parallel_size)",
                              c->lists.min_mp, (c->cp.n > 1 || c->ep.n > 1 || c->cp.v[0] > 1 || c->ep.v[0] > 1) ? "·CP·EP" : "",
                              c->lists.max_mp);
-        case SEARCH_RULE_GPUS:
+        case SEARCH_RULE_GPUS: {
+            /* the usual cause: the model needs more model parallelism than the cluster has GPUs */
+            long long best = 0;
+            int btp = 0, bpp = 0, bcp = 0;
+            for (int i = 0; i < c->tp.n; i++)
+                for (int j = 0; j < c->pp.n; j++)
+                    for (int k = 0; k < c->cp.n; k++) {
+                        long long tp = c->tp.v[i], pp = c->pp.v[j], cp = c->cp.v[k];
+                        if (combo_fails(c, tp, pp, cp, 1, 1, 1, true) & ((1u << SEARCH_RULE_HEADS) | (1u << SEARCH_RULE_LAYERS) | (1u << SEARCH_RULE_MP)))
+                            continue;
+                        if (!best || tp * pp * cp < best) { best = tp * pp * cp; btp = (int)tp; bpp = (int)pp; bcp = (int)cp; }
+                    }
+            if (best > c->n_gpu) {
+                long long per_node = in->gpus_per_node > 0 ? in->gpus_per_node : 1;
+                return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, "train_settings.num_nodes",
+                                 "no candidate: the model needs more GPUs than the %lld (%d nodes × %d): its smallest "
+                                 "allowed layout is TP %d × PP %d × CP %d = %lld GPUs (min_model_parallel_size %d); "
+                                 "use at least %lld nodes",
+                                 c->n_gpu, in->num_nodes, in->gpus_per_node, btp, bpp, bcp, best, c->lists.min_mp,
+                                 (best + per_node - 1) / per_node);
+            }
             return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, "train_settings.num_nodes",
                              "no candidate: TP·PP·CP does not divide the %lld GPUs (%d nodes × %d) "
                              "for any (TP, PP, CP)",
                              c->n_gpu, in->num_nodes, in->gpus_per_node);
+        }
         case SEARCH_RULE_GBS:
             fmt_list(&c->mbs, a, sizeof a);
             fmt_list(&c->gbs, b, sizeof b);
