@@ -408,7 +408,7 @@ static int step_row(const exec_ctx *x, const exec_backend *b, ledger *l, ledger_
     }
     if (r->state == before) return 0;
     *changed = 1;
-    return ledger_update(l, r, e);
+    return ledger_state_final(r->state) ? ledger_finish(l, r, e) : ledger_update(l, r, e);
 }
 
 static void to_outcome(const ledger_row *r, exec_outcome *o)
@@ -510,6 +510,21 @@ static int run_jobs(const ac_config *c, const char *logs_dir, const exec_job *jo
             ledger_row *r = &rows[i];
             char run_dir[1200];
             if ((rc = exec_run_dir(logs_dir, r->name, run_dir, sizeof run_dir, e)) < 0) break;
+            if (!ledger_state_final(r->state)) {
+                /* `autoconfig cancel` from another shell marks rows final in the ledger: a planned
+                 * row is then never started, and a job this loop started meanwhile is stopped */
+                ledger_row cur;
+                int found = 0;
+                if ((rc = ledger_get(l, r->name, &cur, &found, e)) < 0) break;
+                if (found && ledger_state_final(cur.state)) {
+                    ac_err ce;
+                    if (r->job_id[0] && !cur.job_id[0]) (void)b->cancel(&x, r, run_dir, &ce);
+                    if (r->state != LEDGER_PLANNED) active--;
+                    *r = cur;
+                    if (progress_out) progress_label(&p, r->name);
+                    continue;
+                }
+            }
             if (r->state == LEDGER_SUBMITTING) {
                 /* killed between "submitting" and the job id: is there a job already? */
                 int found = 0;
@@ -562,6 +577,13 @@ static int run_jobs(const ac_config *c, const char *logs_dir, const exec_job *jo
         proc_sleep_ms(interval);
     }
     if (progress_out) progress_end(&p);
+    /* the ledger has the last word: a cancel from another shell may have landed after our poll */
+    for (size_t i = 0; i < n && !rc; i++) {
+        ledger_row cur;
+        int found = 0;
+        if ((rc = ledger_get(l, rows[i].name, &cur, &found, e)) < 0) break;
+        if (found && ledger_state_final(cur.state)) rows[i] = cur;
+    }
     for (size_t i = 0; i < n; i++) to_outcome(&rows[i], &out[i]);
     free(rows);
     ledger_close(l);
@@ -615,9 +637,11 @@ int exec_cancel_all(const char *logs_dir, int *n_cancelled, ac_err *e)
     int rc = ledger_list(l, &rows, &n, e);
     exec_ctx x = { .c = NULL };
     snprintf(x.logs_dir, sizeof x.logs_dir, "%s", logs_dir);
+    /* planned rows first: a search still running must not start them once its current jobs die */
+    for (int pass = 0; pass < 2; pass++)
     for (size_t i = 0; !rc && i < n; i++) {
         ledger_row *r = &rows[i];
-        if (ledger_state_final(r->state)) continue;
+        if (ledger_state_final(r->state) || (r->state == LEDGER_PLANNED) != (pass == 0)) continue;
         const exec_backend *b = backend_for(r->backend);
         char run_dir[1200];
         if ((rc = exec_run_dir(logs_dir, r->name, run_dir, sizeof run_dir, e)) < 0) break;
@@ -625,11 +649,13 @@ int exec_cancel_all(const char *logs_dir, int *n_cancelled, ac_err *e)
             int found = 0;
             if ((rc = b->find(&x, r, run_dir, r->job_id, sizeof r->job_id, &found, e)) < 0) break;
         }
-        if (b && r->job_id[0] && (rc = b->cancel(&x, r, run_dir, e)) < 0) break;
+        /* the row is marked before the job is stopped: a search polling it then reads
+         * "cancelled", not the bare death of its process */
         r->state = LEDGER_FAILED;
         r->finished_at = now_s();
         snprintf(r->reason, sizeof r->reason, "cancelled by autoconfig cancel");
         if ((rc = ledger_update(l, r, e)) < 0) break;
+        if (b && r->job_id[0] && (rc = b->cancel(&x, r, run_dir, e)) < 0) break;
         (*n_cancelled)++;
     }
     free(rows);

@@ -146,12 +146,15 @@ int ledger_get(ledger *l, const char *name, ledger_row *out, int *found, ac_err 
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_fail(l, e, "select");
 }
 
-int ledger_update(ledger *l, const ledger_row *r, ac_err *e)
+static int update_row(ledger *l, const ledger_row *r, bool unless_final, int *changes, ac_err *e)
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(l->db,
-                           "UPDATE jobs SET state=?, job_id=?, submitted_at=?, started_at=?, finished_at=?,"
-                           " step_time_s=?, n_steps=?, reason=?, backend=? WHERE name=?",
+                           unless_final
+                               ? "UPDATE jobs SET state=?, job_id=?, submitted_at=?, started_at=?, finished_at=?,"
+                                 " step_time_s=?, n_steps=?, reason=?, backend=? WHERE name=? AND state NOT IN ('done', 'failed')"
+                               : "UPDATE jobs SET state=?, job_id=?, submitted_at=?, started_at=?, finished_at=?,"
+                                 " step_time_s=?, n_steps=?, reason=?, backend=? WHERE name=?",
                            -1, &st, NULL) != SQLITE_OK)
         return db_fail(l, e, "prepare");
     sqlite3_bind_text(st, 1, ledger_state_name(r->state), -1, SQLITE_STATIC);
@@ -167,9 +170,25 @@ int ledger_update(ledger *l, const ledger_row *r, ac_err *e)
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) return db_fail(l, e, "update");
-    if (sqlite3_changes(l->db) != 1)
-        return ac_err_set(e, AC_E_INTERNAL, "%s: no ledger row named %s", l->path, r->name);
+    *changes = sqlite3_changes(l->db);
     return 0;
+}
+
+int ledger_update(ledger *l, const ledger_row *r, ac_err *e)
+{
+    int changes;
+    if (update_row(l, r, false, &changes, e) < 0) return -1;
+    if (changes != 1) return ac_err_set(e, AC_E_INTERNAL, "%s: no ledger row named %s", l->path, r->name);
+    return 0;
+}
+
+int ledger_finish(ledger *l, ledger_row *r, ac_err *e)
+{
+    int changes, found = 0;
+    if (update_row(l, r, true, &changes, e) < 0) return -1;
+    if (changes == 1) return 0;
+    if (ledger_get(l, r->name, r, &found, e) < 0) return -1;
+    return found ? 0 : ac_err_set(e, AC_E_INTERNAL, "%s: no ledger row named %s", l->path, r->name);
 }
 
 int ledger_list(ledger *l, ledger_row **rows, size_t *n, ac_err *e)

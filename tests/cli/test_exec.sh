@@ -97,6 +97,20 @@ n=$(cat "$KL"/training_logs/*/starts | wc -l)
 [ $rc -eq 0 ] && [ "$n" = 3 ] && case "$out" in *"Training runs: 3 measured, 0 failed"*) true ;; *) false ;; esac &&
     pass resume_after_kill9 || fail resume_after_kill9 "exit $rc, $n starts: $out"
 
+# --- cancel from another shell while run waits: the running job stops, the planned ones never start ---
+CL="$T/cancel"
+AUTOCONFIG_LOCAL_PARALLEL=1 AUTOCONFIG_JOB_TEMPLATE='echo started >> {run_dir}/starts; exec {autoconfig} emulate-job {config} --gpu {gpu} --results-dir {results_dir} --sleep 30' \
+    "$AC" run $common "$S.logs=$CL" run_inference_hp_search=false >"$T/cancel.out" 2>&1 &
+BG=$!
+for _ in $(seq 100); do [ "$(cat "$CL"/training_logs/*/starts 2>/dev/null | wc -l)" -ge 1 ] && break; sleep 0.05; done
+"$AC" cancel "$CL" >"$T/cancel.msg" 2>&1
+for _ in $(seq 100); do kill -0 $BG 2>/dev/null || break; sleep 0.1; done
+if kill -0 $BG 2>/dev/null; then kill $BG; fi
+wait $BG; rc=$?
+n=$(cat "$CL"/training_logs/*/starts 2>/dev/null | wc -l)
+[ "$n" = 1 ] && [ "$(grep -c 'cancelled by autoconfig cancel' "$T/cancel.out")" = 3 ] && grep -q 'cancelled 3' "$T/cancel.msg" &&
+    pass cancel_stops_running_search || fail cancel_stops_running_search "exit $rc, $n starts: $(cat "$T/cancel.msg" "$T/cancel.out")"
+
 # --- calibrate: an emulated cluster 1.3x slower than the estimator (3 % noise) ---
 C="$T/conf"
 cp -r "$REPO/conf" "$C"
