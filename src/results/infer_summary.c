@@ -305,7 +305,8 @@ static void row_json_fields(json_writer *w, const results_infer_row *r)
 /* summary.json for the report and scripts: every row (not only the top N) per
  * (input, output) pair, so the latency/throughput frontier and what lies over
  * the limit can be drawn */
-static int write_summary_json(const char *path, const results_infer_row *rows, size_t n, double max_latency_ms, ac_err *e)
+static int write_summary_json(const char *path, const results_infer_row *rows, size_t n, double max_latency_ms,
+                              const char *model, const char *gpu, ac_err *e)
 {
     json_file jf;
     if (json_file_begin(&jf, e)) return -1;
@@ -313,6 +314,8 @@ static int write_summary_json(const char *path, const results_infer_row *rows, s
     json_obj_open(w, NULL);
     json_str(w, "stage", "inference");
     json_str(w, "source", n && rows[0].source == RES_INFER_MEASURED ? "measured" : "predicted");
+    json_str(w, "model", model);
+    json_str(w, "gpu", gpu);
     json_num(w, "max_latency_ms", max_latency_ms);
     json_arr_open(w, "pairs");
     for (size_t b = 0; b < n;) {
@@ -340,14 +343,14 @@ static int write_summary_json(const char *path, const results_infer_row *rows, s
 }
 
 int results_infer_write_summary(const char *results_dir, const results_infer_row *rows, size_t n, double max_latency_ms,
-                                ac_err *e)
+                                const char *model, const char *gpu, ac_err *e)
 {
     char final_path[4096], over_path[4096], json_path[4096];
     if (summary_path(final_path, sizeof final_path, results_dir, "final_output.csv", true, e) != 0 ||
         summary_path(over_path, sizeof over_path, results_dir, "over_latency_limit.csv", false, e) != 0 ||
         summary_path(json_path, sizeof json_path, results_dir, "summary.json", false, e) != 0)
         return -1;
-    if (write_summary_json(json_path, rows, n, max_latency_ms, e) != 0) return -1;
+    if (write_summary_json(json_path, rows, n, max_latency_ms, model, gpu, e) != 0) return -1;
     strbuf a, o;
     sb_init(&a);
     sb_init(&o);

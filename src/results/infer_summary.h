@@ -94,9 +94,11 @@ void results_infer_csv_row(strbuf *b, const results_infer_row *r);
 
 /* writes final_output.csv, over_latency_limit.csv and summary.json (every row per
  * (input, output) pair with its status, for the report) under
- * <results_dir>/inference/final_summary/ (created); rows should be sorted */
+ * <results_dir>/inference/final_summary/ (created); rows should be sorted.  model
+ * (run name) and gpu (catalog name) go into summary.json, so a report never shows
+ * another model's or GPU's sweep as its own. */
 int results_infer_write_summary(const char *results_dir, const results_infer_row *rows, size_t n, double max_latency_ms,
-                                ac_err *e);
+                                const char *model, const char *gpu, ac_err *e);
 
 /* inference_sweep_configs.csv under <results_dir>/inference/final_summary/;
  * with_lengths adds the Input len, Output len columns */

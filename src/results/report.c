@@ -735,8 +735,21 @@ char *report_build_html(const char *summary, size_t summary_len, const char *inf
         ac_err_set(e, AC_E_INPUT, "summary.json is not a JSON object%s", summary ? "" : " (no text)");
         return NULL;
     }
-    char infer_problem[160] = "", cost_problem[160] = "";
+    char infer_problem[512] = "", cost_problem[160] = "";
     cJSON *inf = parse_optional(infer, infer_len, "inference", infer_problem, sizeof infer_problem);
+    if (inf) {
+        /* a sweep of another model or GPU (an older search in the same folder) is not this report's */
+        const char *im = str(inf, "model"), *ig = str(inf, "gpu");
+        const char *tm = str(obj(s, "model"), "name"), *tg = str(obj(s, "cluster"), "gpu");
+        if ((*im && *tm && strcmp(im, tm)) || (*ig && *tg && strcmp(ig, tg))) {
+            snprintf(infer_problem, sizeof infer_problem,
+                     "The inference summary in this folder is from another search (%.60s on %.30s), not this one "
+                     "(%.60s on %.30s); it is left out. Run the inference search again to chart it.",
+                     im, ig, tm, tg);
+            cJSON_Delete(inf);
+            inf = NULL;
+        }
+    }
     cJSON *cst = parse_optional(cost, cost_len, "cost", cost_problem, sizeof cost_problem);
     info->inference = inf != NULL;
     info->cost = cst != NULL;

@@ -88,6 +88,9 @@ int search_infer_settings_resolve(const ac_config *c, const model_base_config *b
     const char *ct = cmd && !node_is_null(cmd) ? node_text(cmd) : NULL;
     snprintf(s->command, sizeof s->command, "%s", ct ? ct : DEFAULT_COMMAND);
     if (shell_check_line("benchmark_command", s->command, e) != 0) return -1;
+    const gpu_spec *g = candidate_gpu(c, e);
+    if (!g) return -1;
+    snprintf(s->gpu_name, sizeof s->gpu_name, "%s", g->name);
     return 0;
 }
 
@@ -231,6 +234,7 @@ static void emit(const ac_config *c, const results_infer_row *rows, size_t n, co
         json_obj_open(&w, NULL);
         json_str(&w, "stage", "inference");
         json_str(&w, "source", is_measured(c) ? "measured" : "predicted");
+        json_str(&w, "gpu", s->gpu_name);
         json_str(&w, "results_dir", s->results_dir);
         if (isfinite(c->infer.max_latency_ms)) json_num(&w, "max_latency_ms", c->infer.max_latency_ms);
         else json_null(&w, "max_latency_ms");
@@ -259,7 +263,11 @@ static void emit(const ac_config *c, const results_infer_row *rows, size_t n, co
             fprintf(out, "  tp %d pp %d: %s (%s)\n", g->rejected[i].tp, g->rejected[i].pp,
                     search_infer_rule_name(g->rejected[i].rule), g->rejected[i].why);
     }
-    if (n) results_infer_print(out, rows, n, c->infer.top_n, c->infer.max_latency_ms);
+    if (n) {
+        fprintf(out, "Inference on %s, %d GPUs per node (%s):\n", s->gpu_name, s->gpus_per_node,
+                is_measured(c) ? "measured" : "predicted by the analytical model");
+        results_infer_print(out, rows, n, c->infer.top_n, c->infer.max_latency_ms);
+    }
     if (note) fprintf(out, "%s\n", note);
 }
 
@@ -356,7 +364,7 @@ int search_inference_run_with(const ac_config *c, const model_base_config *base,
     if (!rc) rc = results_infer_write_configs(s.results_dir, rows, n, s.npairs > 1, e);
     if (!rc && !measured) {
         rc = results_infer_sort(rows, n, e);
-        if (!rc) rc = results_infer_write_summary(s.results_dir, rows, n, c->infer.max_latency_ms, e);
+        if (!rc) rc = results_infer_write_summary(s.results_dir, rows, n, c->infer.max_latency_ms, base->run_name, s.gpu_name, e);
         if (!rc) emit(c, rows, n, NULL, out, json, &s, g.n_rejected, &g);
     } else if (!rc) {
         char note[CFG_PATH_MAX + 256];
@@ -410,7 +418,7 @@ int search_inference_summarize(const ac_config *c, const model_base_config *base
         results_infer_row_finish(r, c->infer.max_latency_ms);
     }
     int rc = results_infer_sort(rows, n, e);
-    if (!rc) rc = results_infer_write_summary(s.results_dir, rows, n, c->infer.max_latency_ms, e);
+    if (!rc) rc = results_infer_write_summary(s.results_dir, rows, n, c->infer.max_latency_ms, base->run_name, s.gpu_name, e);
     if (!rc) emit(c, rows, n, NULL, out, json, &s, 0, NULL);
     free(rows);
     return rc;

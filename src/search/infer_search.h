@@ -80,6 +80,7 @@ typedef struct {
     int bs[CFG_LIST_MAX], nbs;
     int in_len[SEARCH_INFER_MAX_PAIRS], out_len[SEARCH_INFER_MAX_PAIRS], npairs;
     int gpus_per_node;
+    char gpu_name[32];              /* catalog name of the GPU (train_settings.gpu / gpu_memory_gb) */
     char name[CFG_NAME_MAX];        /* model_train_name */
     char results_dir[CFG_PATH_MAX]; /* inference results go to <results_dir>/inference */
     char command[1024];             /* benchmark command template */

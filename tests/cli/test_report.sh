@@ -33,6 +33,13 @@ expect no_summary 2 "final_result/summary.json: no such file" -- report "$T/empt
 mkdir -p "$T/broken/final_result" && printf '{"runs": [' > "$T/broken/final_result/summary.json"
 expect broken_summary 2 "summary.json: not a JSON object" -- report "$T/broken"
 expect unknown_option 2 "unknown option '--pdf'" -- report "$T/full" --pdf
+# an older inference sweep in the same folder (another GPU) is named and left out, not charted as this search's
+S=search_config.train_settings
+"$AC" run "$S.logs=$T/stale" >/dev/null 2>&1
+out=$("$AC" run "$S.logs=$T/stale" "$S.gpu=h100" run_inference_hp_search=false 2>&1); rc=$?
+[ $rc -eq 0 ] && grep -q 'from another search (gpt3_5b on a100_80gb), not this one (gpt3_5b on h100_sxm)' "$T/stale/final_result/report.html" &&
+    grep -q '"gpu":"a100_80gb"' "$T/stale/inference/final_summary/summary.json" &&
+    pass stale_inference_left_out || fail stale_inference_left_out "exit $rc: $out"
 
 if [ -f "$HTML" ] && ! grep -q '<script>alert' "$HTML" && grep -q '&lt;script&gt;alert(1)&lt;/script&gt;' "$HTML" \
    && [ "$(grep -o '<script' "$HTML" | wc -l)" -eq 1 ]; then pass escaped_name
