@@ -274,6 +274,12 @@ int cmd_estimate(int argc, char **argv)
         else if (!strcmp(rcmp, "full")) in.recompute = RECOMPUTE_FULL;
         else { ac_err_at(&e, AC_E_INPUT, "command line", 0, 0, "--recompute", "expects none, selective or full, got '%s'", rcmp); rc = cli_fail(&e); goto out; }
     }
+    if (in.recompute_layers > 0 && in.recompute != RECOMPUTE_FULL) {
+        ac_err_at(&e, AC_E_INPUT, "command line", 0, 0, "--recompute-layers",
+                  "counts the layers of full recompute: add --recompute full");
+        rc = cli_fail(&e);
+        goto out;
+    }
     if (parse_recompute_modules(cli_flag_value(&o, "--recompute-modules"), &in, &e)) {
         rc = cli_fail(&e);
         goto out;

@@ -232,7 +232,7 @@ int cmd_emulate_job(int argc, char **argv)
     }
     if ((step != -1 && !(step > 0 && step < 1e6)) || (steps != -1 && (steps < 1 || steps > 1000000)) ||
         (sleep_total != -1 && !(sleep_total >= 0 && sleep_total < 1e6))) {
-        fprintf(stderr, "autoconfig: error: emulate-job: --step-time, --steps and --sleep need positive numbers\n");
+        fprintf(stderr, "autoconfig: error: emulate-job: --step-time needs (0, 1e6) s, --steps 1 to 1000000, --sleep [0, 1e6) s\n");
         return 2;
     }
     double scale, noise, mem_scale;

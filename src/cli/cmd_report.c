@@ -19,7 +19,7 @@ static const char REPORT_HELP[] =
     "and the memory and time breakdown of the best configuration.\n"
     "LOGS_DIR is search_config.train_settings.logs of the search; --inference-dir is\n"
     "search_config.inference_settings.run.results_dir when it was set elsewhere.\n"
-    "example: autoconfig report results/gpt3_5b\n";
+    "example: autoconfig report results/gpt3/5b_80gb\n";
 
 int cmd_report(int argc, char **argv)
 {

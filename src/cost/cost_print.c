@@ -89,11 +89,11 @@ void cost_print(FILE *out, const cost_request *rq, const cost_result *r)
     if (rq->deadline_hours > 0 || rq->budget_usd > 0) {
         char cond[96];
         if (rq->deadline_hours > 0 && rq->budget_usd > 0)
-            snprintf(cond, sizeof cond, "within %.1f h and $%.0f", rq->deadline_hours, rq->budget_usd);
+            snprintf(cond, sizeof cond, "within %.1f h and $%.*f", rq->deadline_hours, rq->budget_usd < 10 ? 2 : 0, rq->budget_usd);
         else if (rq->deadline_hours > 0)
             snprintf(cond, sizeof cond, "cheapest within a %.1f h deadline", rq->deadline_hours);
         else
-            snprintf(cond, sizeof cond, "fastest within a $%.0f budget", rq->budget_usd);
+            snprintf(cond, sizeof cond, "fastest within a $%.*f budget", rq->budget_usd < 10 ? 2 : 0, rq->budget_usd);
         if (r->best_constrained >= 0) {
             const cost_option *o = &r->opt[r->best_constrained];
             fprintf(out, "\n%s: %s, %.1f h, $%.0f, $%.2f per million tokens (predicted)\n", cond, o->label, o->hours, o->usd_total,

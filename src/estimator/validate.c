@@ -148,6 +148,14 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     const char *task = csv_get(row, c.task);
     if (contains_ci(task, "SFT") || contains_ci(task, "LoRA"))
         return SKIP("fine-tuning row (packed sequences, frozen weights: not the pre-training model)");
+    /* a cell that is there but is no usable number is named as such, not as missing */
+    const int numeric[] = { c.num_layers, c.hidden, c.heads, c.seq, c.vocab, c.tp, c.pp, c.num_gpus, c.gbs, c.mbs };
+    for (size_t i = 0; i < sizeof numeric / sizeof *numeric; i++) {
+        double v;
+        const char *cell = csv_get(row, numeric[i]);
+        if (cell[strspn(cell, " ")] && !num(row, numeric[i], &v))
+            return SKIP("%s is not a usable number (up to 1e9)", t->header.field[numeric[i]]);
+    }
     double layers, hidden, heads, vocab, seq;
     if (!num(row, c.num_layers, &layers) || !num(row, c.hidden, &hidden) || !num(row, c.heads, &heads) ||
         !num(row, c.seq, &seq))

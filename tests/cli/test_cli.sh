@@ -23,6 +23,8 @@ for c in run size base keys; do expect "help_$c" 0 "usage: autoconfig $c" -- "$c
 expect no_command 2 "usage:" --
 expect unknown_command 2 "unknown command 'sise'" -- sise
 expect unknown_option 2 "unknown option '--jsn'" -- size --jsn
+expect keys_unknown_prefix 2 "no key starts with 'search_config.train_setings'; did you mean 'search_config.train_settings'?" -- keys search_config.train_setings
+expect recompute_layers_need_full 2 "--recompute-layers: counts the layers of full recompute: add --recompute full" -- estimate --recompute-layers 4
 # a flag that needs a value never silently falls back to its default
 expect flag_without_value 2 "option '--tp' needs a value" -- estimate --tp --pp 2
 expect flag_without_value_last 2 "option '--gpus' needs a value" -- cost --gpus

@@ -178,6 +178,10 @@ out=$("$AC" validate --csv "$T/ga_bad.csv" --out "$T/ga_bad_out.csv" 2>&1); rc=$
 [ $rc -eq 2 ] && [ ! -e "$T/ga_bad_out.csv" ] &&
     case "$out" in *"rows 0 skipped 1 median_abs_err - p90_abs_err -"*"no row could be predicted (every row skipped"*) true ;; *) false ;; esac &&
     pass validate_no_usable_rows || fail validate_no_usable_rows "exit $rc: $out"
+# a cell that is there but no usable number is named, not called missing
+sed 's/^G1,X,Llama (dense),80,/G1,X,Llama (dense),abc,/' "$T/ga.csv" > "$T/nan.csv"
+out=$("$AC" validate --csv "$T/nan.csv" 2>&1)
+case "$out" in *"num_layers is not a usable number"*) pass validate_bad_number_named ;; *) fail validate_bad_number_named "$out" ;; esac
 printf 'id,source_id,num_layers\n1,X,2\n' > "$T/short.csv"
 expect validate_missing_col 2 "column missing" -- validate --csv "$T/short.csv"
 expect validate_no_csv 2 "needs --csv" -- validate
