@@ -406,6 +406,8 @@ int search_inference_summarize(const ac_config *c, const model_base_config *base
     results_infer_row *rows = NULL;
     size_t n = 0;
     if (results_infer_read_configs(path, s.in_len[0], s.out_len[0], RES_INFER_MEASURED, &rows, &n, e) != 0) return -1;
+    size_t n_read = 0;
+    char first_why[256] = "";
     for (size_t i = 0; i < n; i++) {
         results_infer_row *r = &rows[i];
         char name[CFG_NAME_MAX + 96], dir[CFG_PATH_MAX + 256];
@@ -413,9 +415,20 @@ int search_inference_summarize(const ac_config *c, const model_base_config *base
         snprintf(dir, sizeof dir, "%s/inference/%s", s.results_dir, name);
         double lat;
         char why[256];
-        if (results_ftlog_read_dir(dir, &lat, why, sizeof why) != 0) results_infer_row_fail(r, "%s", why);
-        else r->latency_ms = lat;
+        if (results_ftlog_read_dir(dir, &lat, why, sizeof why) != 0) {
+            results_infer_row_fail(r, "%s", why);
+            if (!first_why[0]) snprintf(first_why, sizeof first_why, "%s", why);
+        } else {
+            r->latency_ms = lat;
+            n_read++;
+        }
         results_infer_row_finish(r, c->infer.max_latency_ms);
+    }
+    if (n && !n_read) {
+        /* no job has left a latency yet: a summary of failures would replace whatever was there */
+        free(rows);
+        return ac_err_set(e, AC_E_INPUT, "no benchmark log with a latency under %s/inference (%zu jobs; first: %s); "
+                          "have the jobs run? nothing written", s.results_dir, n, first_why);
     }
     int rc = results_infer_sort(rows, n, e);
     if (!rc) rc = results_infer_write_summary(s.results_dir, rows, n, c->infer.max_latency_ms, base->run_name, s.gpu_name, e);

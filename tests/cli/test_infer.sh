@@ -43,6 +43,11 @@ grep -q "tensor_para_size = 2" "$D/gpt3_20b_tp2_pp1_bs8/config.ini" 2>/dev/null 
 grep -q "^#SBATCH --job-name=.*benchmark_FT_gpt3_20b_tp2_pp1_bs8" "$D/gpt3_20b_tp2_pp1_bs8/submission_script.sh" 2>/dev/null \
     && pass script_job_name || fail script_job_name "$(cat "$D/gpt3_20b_tp2_pp1_bs8/submission_script.sh" 2>&1)"
 bash -n "$D/gpt3_20b_tp2_pp1_bs8/submission_script.sh" 2>/dev/null && pass script_syntax || fail script_syntax "bash -n failed"
+# before any job has written its log: an error, and the predicted summary stays
+sum=$(cksum <"$CSV")
+out=$("$AC" infer --summarize $common cluster_type=bcm "$K.run.tensor_parallel_sizes=[1,2]" "$K.run.pipeline_parallel_sizes=[1]" "$K.benchmark.batch_sizes=[1,8]" 2>&1); rc=$?
+[ $rc -eq 2 ] && [ "$(cksum <"$CSV")" = "$sum" ] && case "$out" in *"no benchmark log with a latency"*"nothing written"*) true ;; *) false ;; esac &&
+    pass summarize_without_logs || fail summarize_without_logs "exit $rc: $out"
 printf 'rank 0@node\n[INFO] batch_size 1 FT-CPP-decoding-beamsearch-time 200.00 ms\n' > "$D/gpt3_20b_tp1_pp1_bs1/log_job_7.out"
 printf 'rank 0@node\n[INFO] batch_size 8 FT-CPP-decoding-beamsearch-time 400.00 ms\n' > "$D/gpt3_20b_tp2_pp1_bs8/log_job_8.out"
 printf 'rank 0@node\nterminate called after throwing an instance of std::runtime_error\n' > "$D/gpt3_20b_tp1_pp1_bs8/log_job_9.out"
