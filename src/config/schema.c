@@ -382,7 +382,16 @@ int schema_fill(const node *root, ac_config *cfg, ac_err *e)
             if (!se->def) {
                 /* inference keys only matter when the section exists */
                 if (!strncmp(se->key, "search_config.inference_settings", 32)) continue;
-                return ac_err_at(e, AC_E_INPUT, root->file, 0, 0, se->key, "required key is missing");
+                /* blame the file that should hold it: the nearest enclosing section's (the preset) */
+                char path[256];
+                snprintf(path, sizeof path, "%s", se->key);
+                const node *owner = NULL;
+                for (char *dot = strrchr(path, '.'); dot && !owner; dot = strrchr(path, '.')) {
+                    *dot = '\0';
+                    owner = node_get_path(root, path);
+                }
+                const char *file = owner && owner->file ? owner->file : root->file;
+                return ac_err_at(e, AC_E_INPUT, file, 0, 0, se->key, "required key is missing");
             }
             ac_err ye;
             def = yaml_load_string(se->def, strlen(se->def), "(schema default)", &ye);

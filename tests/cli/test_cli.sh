@@ -68,6 +68,9 @@ expect gpu_memory_contradicts_gpu 2 "40 GB does not match gpu h100_sxm (80 GB)" 
 cp -r conf "$T/conf"
 printf 'train_settings:\n  num_nodes: 2\n  max_trainig_days: 1\n' > "$T/conf/search_config/gpt3/typo.yaml"
 expect bad_file_key 2 "typo.yaml:3:3: search_config.train_settings.max_trainig_days: unknown key; did you mean 'max_training_days'?" -- size --conf "$T/conf" search_config=gpt3/typo
+: > "$T/conf/search_config/gpt3/empty.yaml"
+expect empty_preset_named 2 "search_config/gpt3/empty.yaml: search_config.train_settings.num_nodes: required key is missing" -- size --conf "$T/conf" search_config=gpt3/empty
+expect required_key_not_removable 2 "search_config.train_settings.num_nodes: override 1: a required key cannot be removed" -- size '~search_config.train_settings.num_nodes'
 printf 'train_settings:\n  num_nodes: [2\n' > "$T/conf/search_config/gpt3/broken.yaml"
 expect bad_file_yaml 2 "broken.yaml:3:1: malformed YAML" -- size --conf "$T/conf" search_config=gpt3/broken
 
