@@ -453,6 +453,15 @@ void results_infer_print(FILE *out, const results_infer_row *rows, size_t n, int
         if (shown == 0) fprintf(out, "  (none)\n");
         if (cnt[RES_INFER_OVER_LATENCY])
             fprintf(out, "  %zu over the latency limit (over_latency_limit.csv)\n", cnt[RES_INFER_OVER_LATENCY]);
+        if (shown == 0 && cnt[RES_INFER_OVER_LATENCY]) {
+            /* nothing usable: say how far the limit is from the fastest configuration */
+            const results_infer_row *fast = NULL;
+            for (size_t i = b; i < e; i++)
+                if (rows[i].status == RES_INFER_OVER_LATENCY && (!fast || rows[i].latency_ms < fast->latency_ms)) fast = &rows[i];
+            fprintf(out, "  No configuration meets the %g ms limit: the fastest takes %.2f ms (TP %d, PP %d, BS %d); "
+                         "raise search_config.inference_settings.max_latency_ms or add smaller batch sizes\n",
+                    max_latency_ms, fast->latency_ms, fast->tp, fast->pp, fast->bs);
+        }
         if (cnt[RES_INFER_NO_FIT]) fprintf(out, "  %zu do not fit in GPU memory\n", cnt[RES_INFER_NO_FIT]);
         if (cnt[RES_INFER_FAILED]) {
             fprintf(out, "  %zu failed:\n", cnt[RES_INFER_FAILED]);

@@ -34,6 +34,10 @@ case "$out" in *'"source":"predicted"'*'"tables":[{"input_len":60,"output_len":2
 out=$("$AC" infer $common "$K.run.tensor_parallel_sizes=[7]" 2>&1); rc=$?
 [ $rc -eq 2 ] && case "$out" in *"no valid inference configuration"*) true ;; *) false ;; esac && pass no_valid_config || fail no_valid_config "exit $rc: $out"
 
+out=$("$AC" infer $common "search_config.inference_settings.max_latency_ms=1" 2>&1); rc=$?
+[ $rc -eq 0 ] && case "$out" in *"No configuration meets the 1 ms limit: the fastest takes "*" ms (TP "*) true ;; *) false ;; esac &&
+    pass latency_limit_unmet_explained || fail latency_limit_unmet_explained "exit $rc: $out"
+
 # measured path: jobs written, not submitted; emulate the benchmark's logs
 out=$("$AC" infer $common cluster_type=bcm "$K.run.tensor_parallel_sizes=[1,2]" "$K.run.pipeline_parallel_sizes=[1]" "$K.benchmark.batch_sizes=[1,8]" 2>&1); rc=$?
 D="$T/r/inference"
