@@ -391,6 +391,21 @@ static const exec_backend *backend_for(const char *name)
 }
 
 /* polls one submitted row; updates the ledger when something changed; *changed set */
+/* writes r's transition unless another process (autoconfig cancel, or a status refresh)
+ * finished the row meanwhile: then r becomes the stored row, *live is 0, and the job
+ * this search holds for it is stopped (a no-op for a job that has ended) */
+static int advance_or_stop(const exec_ctx *x, const exec_backend *b, ledger *l, ledger_row *r, const char *run_dir,
+                           int *live, ac_err *e)
+{
+    ledger_row mine = *r;
+    if (ledger_advance(l, r, live, e) < 0) return -1;
+    if (!*live && mine.job_id[0]) {
+        ac_err ce;
+        (void)b->cancel(x, &mine, run_dir, &ce);
+    }
+    return 0;
+}
+
 static int step_row(const exec_ctx *x, const exec_backend *b, ledger *l, ledger_row *r, int *changed, ac_err *e)
 {
     char run_dir[1200], reason[256] = "";
@@ -408,7 +423,8 @@ static int step_row(const exec_ctx *x, const exec_backend *b, ledger *l, ledger_
     }
     if (r->state == before) return 0;
     *changed = 1;
-    return ledger_state_final(r->state) ? ledger_finish(l, r, e) : ledger_update(l, r, e);
+    int live;
+    return advance_or_stop(x, b, l, r, run_dir, &live, e);
 }
 
 static void to_outcome(const ledger_row *r, exec_outcome *o)
@@ -512,49 +528,57 @@ static int run_jobs(const ac_config *c, const char *logs_dir, const exec_job *jo
             if ((rc = exec_run_dir(logs_dir, r->name, run_dir, sizeof run_dir, e)) < 0) break;
             if (!ledger_state_final(r->state)) {
                 /* `autoconfig cancel` from another shell marks rows final in the ledger: a planned
-                 * row is then never started, and a job this loop started meanwhile is stopped */
+                 * row is then never started, and a job this loop holds for it is stopped */
                 ledger_row cur;
                 int found = 0;
                 if ((rc = ledger_get(l, r->name, &cur, &found, e)) < 0) break;
                 if (found && ledger_state_final(cur.state)) {
                     ac_err ce;
-                    if (r->job_id[0] && !cur.job_id[0]) (void)b->cancel(&x, r, run_dir, &ce);
+                    if (r->job_id[0]) (void)b->cancel(&x, r, run_dir, &ce);
                     if (r->state != LEDGER_PLANNED) active--;
                     *r = cur;
                     if (progress_out) progress_label(&p, r->name);
                     continue;
                 }
             }
+            int live;
             if (r->state == LEDGER_SUBMITTING) {
                 /* killed between "submitting" and the job id: is there a job already? */
                 int found = 0;
                 if ((rc = b->find(&x, r, run_dir, r->job_id, sizeof r->job_id, &found, e)) < 0) break;
                 r->state = found ? LEDGER_PENDING : LEDGER_PLANNED;
                 if (found && !r->submitted_at) r->submitted_at = now_s();
-                if (!found) active--;
-                if ((rc = ledger_update(l, r, e)) < 0) break;
+                active--;
+                if ((rc = advance_or_stop(&x, b, l, r, run_dir, &live, e)) < 0) break;
+                if (live && found) active++;
                 if (progress_out) progress_label(&p, r->name);
+                if (!live) continue;
             }
             if (r->state == LEDGER_PLANNED) {
                 if (max_active && active >= max_active) continue;
                 if ((rc = prepare_run_dir(c, logs_dir, &jobs[i], e)) < 0) break;
                 r->state = LEDGER_SUBMITTING;
-                if ((rc = ledger_update(l, r, e)) < 0) break;
+                if ((rc = advance_or_stop(&x, b, l, r, run_dir, &live, e)) < 0) break;
+                if (!live) { /* cancelled before it started */
+                    if (progress_out) progress_label(&p, r->name);
+                    continue;
+                }
                 ac_err se;
                 if (b->submit(&x, &jobs[i], run_dir, r->job_id, sizeof r->job_id, &se) < 0) {
                     /* nothing half-written: the row goes back to planned */
                     r->state = LEDGER_PLANNED;
                     r->job_id[0] = '\0';
                     ac_err ue;
-                    (void)ledger_update(l, r, &ue);
+                    (void)ledger_advance(l, r, &live, &ue);
                     *e = se;
                     rc = -1;
                     break;
                 }
                 r->state = LEDGER_PENDING;
                 r->submitted_at = now_s();
-                if ((rc = ledger_update(l, r, e)) < 0) break;
-                active++;
+                /* a cancel that landed while it was submitted stops it here */
+                if ((rc = advance_or_stop(&x, b, l, r, run_dir, &live, e)) < 0) break;
+                if (live) active++;
                 if (progress_out) progress_label(&p, r->name);
             } else if (r->state == LEDGER_PENDING || r->state == LEDGER_RUNNING) {
                 int changed;
@@ -641,21 +665,30 @@ int exec_cancel_all(const char *logs_dir, int *n_cancelled, ac_err *e)
     for (int pass = 0; pass < 2; pass++)
     for (size_t i = 0; !rc && i < n; i++) {
         ledger_row *r = &rows[i];
-        if (ledger_state_final(r->state) || (r->state == LEDGER_PLANNED) != (pass == 0)) continue;
+        int found = 0, applied;
+        /* the row as it is now: a search running beside us moves it on */
+        if ((rc = ledger_get(l, rows[i].name, r, &found, e)) < 0) break;
+        if (!found || ledger_state_final(r->state) || (r->state == LEDGER_PLANNED) != (pass == 0)) continue;
         const exec_backend *b = backend_for(r->backend);
         char run_dir[1200];
         if ((rc = exec_run_dir(logs_dir, r->name, run_dir, sizeof run_dir, e)) < 0) break;
-        if (b && r->state == LEDGER_SUBMITTING) {
-            int found = 0;
-            if ((rc = b->find(&x, r, run_dir, r->job_id, sizeof r->job_id, &found, e)) < 0) break;
-        }
+        if (b && r->state == LEDGER_SUBMITTING &&
+            (rc = b->find(&x, r, run_dir, r->job_id, sizeof r->job_id, &found, e)) < 0)
+            break;
         /* the row is marked before the job is stopped: a search polling it then reads
-         * "cancelled", not the bare death of its process */
+         * "cancelled", not the bare death of its process; a row that finished meanwhile stays */
+        ledger_row before = *r;
         r->state = LEDGER_FAILED;
         r->finished_at = now_s();
         snprintf(r->reason, sizeof r->reason, "cancelled by autoconfig cancel");
-        if ((rc = ledger_update(l, r, e)) < 0) break;
-        if (b && r->job_id[0] && (rc = b->cancel(&x, r, run_dir, e)) < 0) break;
+        if ((rc = ledger_advance(l, r, &applied, e)) < 0) break;
+        if (!applied) continue;
+        if (b && r->job_id[0] && (rc = b->cancel(&x, r, run_dir, e)) < 0) {
+            /* not stopped: the row stays live, so a second cancel tries again */
+            ac_err ue;
+            (void)ledger_update(l, &before, &ue);
+            break;
+        }
         (*n_cancelled)++;
     }
     free(rows);

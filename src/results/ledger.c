@@ -182,11 +182,12 @@ int ledger_update(ledger *l, const ledger_row *r, ac_err *e)
     return 0;
 }
 
-int ledger_finish(ledger *l, ledger_row *r, ac_err *e)
+int ledger_advance(ledger *l, ledger_row *r, int *applied, ac_err *e)
 {
     int changes, found = 0;
+    *applied = 0;
     if (update_row(l, r, true, &changes, e) < 0) return -1;
-    if (changes == 1) return 0;
+    if (changes == 1) { *applied = 1; return 0; }
     if (ledger_get(l, r->name, r, &found, e) < 0) return -1;
     return found ? 0 : ac_err_set(e, AC_E_INTERNAL, "%s: no ledger row named %s", l->path, r->name);
 }

@@ -57,9 +57,10 @@ int ledger_plan(ledger *l, const ledger_row *r, ac_err *e);
 int ledger_get(ledger *l, const char *name, ledger_row *out, int *found, ac_err *e);
 /* replaces state, job id, times and results of the row r->name (one transaction) */
 int ledger_update(ledger *l, const ledger_row *r, ac_err *e);
-/* the same for a row reaching done/failed, unless another process (autoconfig cancel)
- * finished it first: then the stored row wins and is copied into *r.  0, or -1. */
-int ledger_finish(ledger *l, ledger_row *r, ac_err *e);
+/* the same, unless the stored row is already done/failed (another process finished or
+ * cancelled it): then nothing is written, the stored row is copied into *r and
+ * *applied is 0.  Every transition of a live search goes through here.  0, or -1. */
+int ledger_advance(ledger *l, ledger_row *r, int *applied, ac_err *e);
 /* every row, ordered by insertion; *rows malloc'd */
 int ledger_list(ledger *l, ledger_row **rows, size_t *n, ac_err *e);
 

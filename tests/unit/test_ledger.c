@@ -105,6 +105,32 @@ static void test_kill9(void)
     ledger_close(l);
 }
 
+/* a row another process finished stays finished: a late cancel (or a late poll of the
+ * search) neither erases a measurement nor revives a cancelled row */
+static void test_advance_keeps_finished(void)
+{
+    ac_err e;
+    ledger *l = ledger_open(dir, &e);
+    CHECK(l != NULL);
+    if (!l) return;
+    ledger_row done = row("fin"), late;
+    CHECK(ledger_plan(l, &done, &e) == 0);
+    done.state = LEDGER_DONE;
+    done.step_time_s = 3.25;
+    int applied = -1;
+    CHECK(ledger_advance(l, &done, &applied, &e) == 0);
+    CHECK_INT(applied, 1);
+    late = row("fin");
+    late.state = LEDGER_FAILED;
+    snprintf(late.reason, sizeof late.reason, "cancelled by autoconfig cancel");
+    CHECK(ledger_advance(l, &late, &applied, &e) == 0);
+    CHECK_INT(applied, 0);
+    CHECK_INT(late.state, LEDGER_DONE); /* the stored row, copied back */
+    CHECK_NEAR(late.step_time_s, 3.25, 1e-12);
+    CHECK_STR(late.reason, "");
+    ledger_close(l);
+}
+
 static void test_missing(void)
 {
     ac_err e;
@@ -118,6 +144,7 @@ int main(void)
     if (!mkdtemp(dir)) return 1;
     RUN(test_plan_update_resume);
     RUN(test_kill9);
+    RUN(test_advance_keeps_finished);
     RUN(test_missing);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
