@@ -19,7 +19,7 @@ static bool is_flag(const char *a)
  * "-x" only when it is a negative number (so "--tp -2" reaches the range check) */
 static bool can_be_value(const char *a)
 {
-    if (is_flag(a) || strchr(a, '=')) return false;
+    if (is_flag(a) || strchr(a, '=') || a[0] == '~') return false; /* ~key is an override */
     return a[0] != '-' || (a[1] >= '0' && a[1] <= '9') || a[1] == '.';
 }
 

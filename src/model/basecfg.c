@@ -228,9 +228,10 @@ int model_base_config_build(const ac_config *c, double size_b, model_base_config
     else
         snprintf(tpl_path, sizeof tpl_path, "%s/base_configs/%s", c->auto_configurator_path, b->family->template_file);
     /* the family template on disk when there is one (users edit it, as in the original);
-     * else the copy compiled in, so the tool works from any directory */
+     * else, with the default auto_configurator_path ".", the copy compiled in, so the tool
+     * works from any directory.  A path the user set must hold the template. */
     node *t;
-    if (b->from_custom || fs_exists(tpl_path)) {
+    if (b->from_custom || fs_exists(tpl_path) || strcmp(c->auto_configurator_path, ".")) {
         t = yaml_load_file(tpl_path, e);
     } else {
         snprintf(tpl_path, sizeof tpl_path, "base_configs/%s (built in)", b->family->template_file);

@@ -470,24 +470,31 @@ static int no_candidate(const ctx *c, const long *rej, long evaluated, ac_err *e
                              c->lists.max_mp);
         case SEARCH_RULE_GPUS: {
             /* the usual cause: the model needs more model parallelism than the cluster has GPUs */
-            long long best = 0;
+            /* the smallest node count some allowed layout divides: nodes·gpus_per_node must be
+             * a multiple of TP·PP·CP, i.e. nodes a multiple of lcm(TP·PP·CP, gpn) / gpn */
+            long long per_node = in->gpus_per_node > 0 ? in->gpus_per_node : 1;
+            long long best_nodes = 0, best = 0;
             int btp = 0, bpp = 0, bcp = 0;
             for (int i = 0; i < c->tp.n; i++)
                 for (int j = 0; j < c->pp.n; j++)
                     for (int k = 0; k < c->cp.n; k++) {
-                        long long tp = c->tp.v[i], pp = c->pp.v[j], cp = c->cp.v[k];
+                        long long tp = c->tp.v[i], pp = c->pp.v[j], cp = c->cp.v[k], split = tp * pp * cp;
                         if (combo_fails(c, tp, pp, cp, 1, 1, 1, true) & ((1u << SEARCH_RULE_HEADS) | (1u << SEARCH_RULE_LAYERS) | (1u << SEARCH_RULE_MP)))
                             continue;
-                        if (!best || tp * pp * cp < best) { best = tp * pp * cp; btp = (int)tp; bpp = (int)pp; bcp = (int)cp; }
+                        long long gcd = split, g = per_node;
+                        while (g) { long long t = gcd % g; gcd = g; g = t; }
+                        long long nodes = split / gcd; /* lcm(split, per_node) / per_node */
+                        if (!best_nodes || nodes < best_nodes) {
+                            best_nodes = nodes; best = split; btp = (int)tp; bpp = (int)pp; bcp = (int)cp;
+                        }
                     }
             if (best > c->n_gpu) {
-                long long per_node = in->gpus_per_node > 0 ? in->gpus_per_node : 1;
                 return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, "train_settings.num_nodes",
                                  "no candidate: the model needs more GPUs than the %lld (%d nodes × %d): its smallest "
                                  "allowed layout is TP %d × PP %d × CP %d = %lld GPUs (min_model_parallel_size %d); "
-                                 "use at least %lld nodes",
+                                 "use %lld nodes (or a multiple)",
                                  c->n_gpu, in->num_nodes, in->gpus_per_node, btp, bpp, bcp, best, c->lists.min_mp,
-                                 (best + per_node - 1) / per_node);
+                                 best_nodes);
             }
             return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, "train_settings.num_nodes",
                              "no candidate: TP·PP·CP does not divide the %lld GPUs (%d nodes × %d) "

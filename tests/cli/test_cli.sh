@@ -25,6 +25,12 @@ expect unknown_command 2 "unknown command 'sise'" -- sise
 expect unknown_option 2 "unknown option '--jsn'" -- size --jsn
 expect keys_unknown_prefix 2 "no key starts with 'search_config.train_setings'; did you mean 'search_config.train_settings'?" -- keys search_config.train_setings
 expect recompute_layers_need_full 2 "--recompute-layers: counts the layers of full recompute: add --recompute full" -- estimate --recompute-layers 4
+# a ~key override after a switch is an override, not the switch's value
+out=$("$AC" validate --infer '~search_config.train_settings.gpu' 2>&1); rc=$?
+[ $rc -eq 2 ] && case "$out" in *"needs --csv"*) true ;; *) false ;; esac && pass switch_then_tilde_override ||
+    fail switch_then_tilde_override "exit $rc: $out"
+# an explicit auto_configurator_path must hold the templates (the compiled-in copy serves only the default ".")
+expect explicit_tool_path_needs_templates 2 "$T/nowhere/base_configs/gpt3.yaml: cannot open" -- base "auto_configurator_path=$T/nowhere"
 # a flag that needs a value never silently falls back to its default
 expect flag_without_value 2 "option '--tp' needs a value" -- estimate --tp --pp 2
 expect flag_without_value_last 2 "option '--gpus' needs a value" -- cost --gpus

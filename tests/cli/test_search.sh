@@ -67,7 +67,7 @@ expect run_json 0 '"tool":"autoconfig"' -- run --json "search_config.train_setti
 
 # bad input
 expect unknown_gpu 2 "unknown GPU 'h1000'; did you mean" -- run search_config.train_settings.gpu=h1000 "search_config.train_settings.logs=$T/bad1"
-expect too_few_gpus 2 "the model needs more GPUs than the 8 (1 nodes × 8): its smallest allowed layout is TP 8 × PP 4 × CP 1 = 32 GPUs (min_model_parallel_size 32); use at least 4 nodes" -- run search_config=gpt3/175b search_config.train_settings.num_nodes=1 "search_config.train_settings.logs=$T/bad175"
+expect too_few_gpus 2 "the model needs more GPUs than the 8 (1 nodes × 8): its smallest allowed layout is TP 8 × PP 4 × CP 1 = 32 GPUs (min_model_parallel_size 32); use 4 nodes (or a multiple)" -- run search_config=gpt3/175b search_config.train_settings.num_nodes=1 "search_config.train_settings.logs=$T/bad175"
 [ ! -d "$T/bad1/final_result" ] && pass unknown_gpu_nothing_written || fail unknown_gpu_nothing_written "wrote results"
 expect too_large 2 "no candidate fits in GPU memory: the smallest needs" -- run search_config=gpt3/175b search_config.train_settings.num_nodes=1 "search_config.train_settings.tensor_parallel_sizes=[1]" "search_config.train_settings.pipeline_parallel_sizes=[1]" search_config.train_settings.min_model_parallel_size=1 search_config.train_settings.max_model_parallel_size=1 "search_config.train_settings.logs=$T/bad2"
 expect empty_grid 2 "heads" -- run "search_config.train_settings.tensor_parallel_sizes=[3]" "search_config.train_settings.logs=$T/bad3"
