@@ -140,6 +140,12 @@ static int build_request(const ac_config *c, const model_base_config *b, const c
     return 0;
 }
 
+int cli_cost_check(const ac_config *c, const model_base_config *b, ac_err *e)
+{
+    cost_request rq;
+    return build_request(c, b, NULL, &rq, e);
+}
+
 int cli_cost_stage(const ac_config *c, const model_base_config *b, const cli_opts *o, bool json, ac_err *e)
 {
     cost_request rq;

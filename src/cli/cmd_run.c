@@ -53,6 +53,39 @@ static bool runs_real_jobs(const ac_config *c)
     return !strcmp(c->cluster_type, "bcm") || !strcmp(c->cluster_type, "local");
 }
 
+/* the executor's job for one selected candidate */
+static int fill_job(const ac_config *c, const search_scored *s, exec_job *j, ac_err *e)
+{
+    int w = snprintf(j->config_path, sizeof j->config_path, "%s/candidate_configs/%s.yaml", c->train.logs, s->name);
+    if (w < 0 || (size_t)w >= sizeof j->config_path) return ac_err_set(e, AC_E_INPUT, "logs path too long for %s", s->name);
+    snprintf(j->name, sizeof j->name, "%s", s->name);
+    j->nodes = c->train.num_nodes;
+    /* Slurm asks for the cluster's GPUs per node; local processes get the search's */
+    j->gpus_per_node = !strcmp(c->cluster_type, "bcm") && c->cluster.gpus_per_node > 0 ? c->cluster.gpus_per_node
+                                                                                        : c->train.gpus_per_node;
+    j->predicted_step_s = s->est.step_time;
+    return 0;
+}
+
+/* The first launched candidate's job script rendered and dropped: a template, partition
+ * or path the executor would refuse fails here, before any result file is written. */
+static int check_launch(const ac_config *c, const search_train_result *r, ac_err *e)
+{
+    if (!runs_real_jobs(c)) return 0;
+    for (size_t k = 0; k < r->n; k++) {
+        const search_scored *s = &r->items[r->order[k]];
+        if (!s->launched) continue;
+        exec_job j = { 0 };
+        char *script = NULL, **argv = NULL;
+        int rc = fill_job(c, s, &j, e);
+        if (!rc) rc = exec_job_script(c, c->train.logs, &j, &script, !strcmp(c->cluster_type, "bcm") ? &argv : NULL, e);
+        free(script);
+        exec_argv_free(argv);
+        return rc;
+    }
+    return 0;
+}
+
 /* Launches the selected candidates (ranked order) through the executor and turns
  * their outcomes into measured results; candidates not launched stay predicted.
  * A second call after an interruption resumes from the ledger in the logs dir. */
@@ -68,15 +101,7 @@ static int launch_selected(const ac_config *c, search_train_result *r, size_t *n
     for (size_t k = 0; !rc && k < r->n && n < r->n_launch; k++) {
         const search_scored *s = &r->items[r->order[k]];
         if (!s->launched) continue;
-        exec_job *j = &jobs[n];
-        int w = snprintf(j->config_path, sizeof j->config_path, "%s/candidate_configs/%s.yaml", c->train.logs, s->name);
-        if (w < 0 || (size_t)w >= sizeof j->config_path) rc = ac_err_set(e, AC_E_INPUT, "logs path too long for %s", s->name);
-        snprintf(j->name, sizeof j->name, "%s", s->name);
-        j->nodes = c->train.num_nodes;
-        /* Slurm asks for the cluster's GPUs per node; local processes get the search's */
-        j->gpus_per_node = !strcmp(c->cluster_type, "bcm") && c->cluster.gpus_per_node > 0 ? c->cluster.gpus_per_node
-                                                                                            : c->train.gpus_per_node;
-        j->predicted_step_s = s->est.step_time;
+        rc = fill_job(c, s, &jobs[n], e);
         item[n++] = r->order[k];
     }
     fflush(stdout); /* what was printed so far comes before the progress line */
@@ -189,7 +214,9 @@ int cmd_run(int argc, char **argv)
     if (model_base_config_build(&c, size_b, &b, &e) != 0) goto fail;
     if (c.run_training_hp_search && search_train_run(&c, &b, &train, &e) != 0) goto fail;
     have_train = c.run_training_hp_search;
+    if (have_train && check_launch(&c, &train, &e) != 0) goto fail;
     if (c.run_inference_hp_search && search_inference_check(&c, &b, &e) != 0) goto fail;
+    if (c.run_cost_search && cli_cost_check(&c, &b, &e) != 0) goto fail;
     if (model_base_config_write(&b, c.train.logs, &e) != 0) goto fail;
     if (!o.json)
         printf("Base config: %s (%.3f B parameters: %d layers, hidden %d, %d heads; GBS %d)\n", b.path, b.param_b,

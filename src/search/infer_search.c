@@ -386,10 +386,20 @@ int search_inference_check(const ac_config *c, const model_base_config *base, ac
     if (search_infer_settings_resolve(c, base, &s, e) != 0 ||
         search_infer_grid_build(&base->shape, s.gpus_per_node, s.tp, s.ntp, s.pp, s.npp, s.bs, s.nbs, &g, e) != 0)
         return -1;
+    int rc = 0;
+    if (is_measured(c) && g.n) {
+        /* one job script rendered and dropped: what would refuse it (time_limit, job name,
+         * folder, command) fails here rather than after the first files are written */
+        char name[CFG_NAME_MAX + 96], dir[CFG_PATH_MAX + 256];
+        search_infer_config_name(&s, g.items[0].tp, g.items[0].pp, g.items[0].bs, s.in_len[0], s.out_len[0], name, sizeof name);
+        snprintf(dir, sizeof dir, "%s/inference/%s", s.results_dir, name);
+        strbuf b;
+        sb_init(&b);
+        rc = search_infer_job_script(c, &s, &g.items[0], name, dir, &b, e);
+        sb_free(&b);
+    }
     search_infer_grid_free(&g);
-    char job[CFG_NAME_MAX + 32];
-    snprintf(job, sizeof job, "%sbenchmark_FT", c->cluster.job_name_prefix);
-    return is_measured(c) ? shell_check_directive("job name (cluster.job_name_prefix)", job, e) : 0;
+    return rc;
 }
 
 int search_inference_run(const ac_config *c, const model_base_config *base, FILE *out, bool json, ac_err *e)
