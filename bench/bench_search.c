@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "config/cfg.h"
@@ -68,6 +69,9 @@ static int one_search(const char *value, const char *logs, double *dt, size_t *n
     snprintf(a1, sizeof a1, "search_config=%s", value);
     snprintf(a2, sizeof a2, "search_config.train_settings.logs=%s", logs);
     char *ov[] = {a1, a2};
+    /* the previous preset's files flushed first: each search's own syncfs then waits only
+     * for what it wrote itself, as a single `autoconfig run` does */
+    sync();
     double t0 = now();
     ac_config c;
     if (cfg_load("conf", 2, ov, &c, e)) return -1;
