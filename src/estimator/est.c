@@ -1083,7 +1083,8 @@ int est_evaluate(const est_input *in_arg, est_result *r)
 
     /* ---- data parallel: fp32 gradient reduce-scatter (+ bf16 parameter all-gather with
      * the distributed optimizer) or all-reduce (Megatron DDP, grads in fp32 for bf16 training) ---- */
-    double P_grad = in->lora_rank > 0 ? lora_params_gpu : p_first;
+    /* the stage holding the most parameters (with PP 1: embedding and output layer) sets the pace */
+    double P_grad = in->lora_rank > 0 ? lora_params_gpu : fmax(p_first, p_last);
     double P_dense_grad = in->lora_rank > 0 ? P_grad : P_grad - p_expert_gpu;
     double P_exp_grad = in->lora_rank > 0 ? 0.0 : p_expert_gpu;
     double bw_dp = group_bw(in, dpc, in->tp);
@@ -1138,7 +1139,11 @@ int est_evaluate(const est_input *in_arg, est_result *r)
      * bf16 copy (30 B per parameter it owns) at HBM speed; CPU offload moves grads and
      * params over the host link (catalog host_gbps) and runs CPU Adam (~1e9 params/s per GPU's process,
      * DeepSpeed ZeRO-Offload paper) ---- */
-    double P_upd = (in->lora_rank > 0 ? lora_params_gpu : p_first) / (in->zero_stage >= 1 ? dpc : 1);
+    /* the distributed optimizer shards dense states over DP·CP and expert states over the
+     * expert-data-parallel group (Megatron-Core), as the memory above does */
+    double P_upd = in->lora_rank > 0 ? lora_params_gpu / (in->zero_stage >= 1 ? dpc : 1)
+                 : in->zero_stage >= 1 ? P_dense_grad / dpc + P_exp_grad / edp
+                                       : p_first;
     if (in->offload_optimizer)
         r->t_optimizer = P_upd * 6.0 / dev.host + P_upd / 1e9;
     else
