@@ -56,11 +56,11 @@ void cli_estimate_json(json_writer *w, const est_input *in, const est_result *r)
  * path_len > 0), 0 no training summary, -1 error. */
 int cli_refresh_report(const ac_config *c, char *path, size_t path_len, ac_err *e);
 
+/* the cost stage's settings checked (GPU pools, task, model), nothing searched or written */
+int cli_cost_check(const ac_config *c, const model_base_config *b, ac_err *e);
 /* the cost stage (cmd_cost.c): request from cost_settings and the flags of o, search,
  * <logs>/cost/ files, printed tables, HTML report refreshed; o is NULL inside `run`, which
  * writes the report once at its end.  -1 also when nothing fits */
-/* the cost stage's settings checked (GPU pools, task, model), nothing searched or written */
-int cli_cost_check(const ac_config *c, const model_base_config *b, ac_err *e);
 int cli_cost_stage(const ac_config *c, const model_base_config *b, const cli_opts *o, bool json, ac_err *e);
 
 int cmd_size(int argc, char **argv);

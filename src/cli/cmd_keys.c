@@ -21,18 +21,14 @@ int cmd_keys(int argc, char **argv)
             return 2;
         } else prefix = argv[i];
     }
-    if (prefix) {
+    if (prefix && !schema_count(prefix)) {
         /* a prefix no key starts with is a typo, not an empty reference */
-        size_t n = 0, plen = strlen(prefix);
-        for (size_t i = 0; i < SCHEMA_LEN; i++) n += SCHEMA[i].type != ST_SECTION && !strncmp(SCHEMA[i].key, prefix, plen);
-        if (!n) {
-            const char *s = schema_suggest(prefix);
-            const char *dot = strrchr(prefix, '.');
-            int keep = dot ? (int)(dot - prefix + 1) : 0; /* the suggestion is a sibling of the last part */
-            if (s) fprintf(stderr, "autoconfig: error: no key starts with '%s'; did you mean '%.*s%s'?\n", prefix, keep, prefix, s);
-            else fprintf(stderr, "autoconfig: error: no key starts with '%s' (autoconfig keys lists them all)\n", prefix);
-            return 2;
-        }
+        const char *s = schema_suggest(prefix);
+        const char *dot = strrchr(prefix, '.');
+        int keep = dot ? (int)(dot - prefix + 1) : 0; /* the suggestion is a sibling of the last part */
+        if (s) fprintf(stderr, "autoconfig: error: no key starts with '%s'; did you mean '%.*s%s'?\n", prefix, keep, prefix, s);
+        else fprintf(stderr, "autoconfig: error: no key starts with '%s' (autoconfig keys lists them all)\n", prefix);
+        return 2;
     }
     if (json) schema_print_json(stdout, prefix);
     else if (markdown) schema_print_markdown(stdout);

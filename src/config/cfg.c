@@ -197,7 +197,7 @@ int cfg_load(const char *conf_dir, int n_overrides, char **overrides, ac_config 
     for (int i = 0; i < n_overrides; i++) {
         if (!ovs[i].key[0]) continue;
         const schema_entry *req = ovs[i].kind == OV_DELETE ? schema_find(ovs[i].key) : NULL;
-        if (req && !req->def && req->type != ST_SECTION && strncmp(req->key, "search_config.inference_settings", 32)) {
+        if (req && schema_required(req)) {
             ac_err_at(e, AC_E_INPUT, "command line", 0, 0, ovs[i].key, "override %d: a required key cannot be removed", i + 1);
             goto done;
         }

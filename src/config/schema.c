@@ -380,8 +380,7 @@ int schema_fill(const node *root, ac_config *cfg, ac_err *e)
         node *def = NULL;
         if (!n) {
             if (!se->def) {
-                /* inference keys only matter when the section exists */
-                if (!strncmp(se->key, "search_config.inference_settings", 32)) continue;
+                if (!schema_required(se)) continue;
                 /* blame the file that should hold it: the nearest enclosing section's (the preset) */
                 char path[256];
                 snprintf(path, sizeof path, "%s", se->key);
@@ -438,11 +437,30 @@ void schema_print_markdown(FILE *out)
     }
 }
 
+bool schema_required(const schema_entry *se)
+{
+    /* inference keys only matter when the section exists */
+    return !se->def && se->type != ST_SECTION && strncmp(se->key, "search_config.inference_settings", 32) != 0;
+}
+
+/* a key the reference lists under prefix (NULL = every key) */
+static bool listed(const schema_entry *se, const char *prefix)
+{
+    return se->type != ST_SECTION && (!prefix || !strncmp(se->key, prefix, strlen(prefix)));
+}
+
+size_t schema_count(const char *prefix)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < SCHEMA_LEN; i++) n += listed(&SCHEMA[i], prefix);
+    return n;
+}
+
 void schema_print_help(FILE *out, const char *prefix)
 {
     for (size_t i = 0; i < SCHEMA_LEN; i++) {
         const schema_entry *se = &SCHEMA[i];
-        if (se->type == ST_SECTION || (prefix && strncmp(se->key, prefix, strlen(prefix)) != 0)) continue;
+        if (!listed(se, prefix)) continue;
         fprintf(out, "  %-58s %s\n", se->key, se->help);
         fprintf(out, "  %-58s   type %s, default %s%s%s\n", "", type_name(se->type), se->def ? se->def : "(required)",
                 se->choices ? ", one of " : "", se->choices ? se->choices : "");
@@ -456,7 +474,7 @@ void schema_print_json(FILE *out, const char *prefix)
     json_arr_open(&w, NULL);
     for (size_t i = 0; i < SCHEMA_LEN; i++) {
         const schema_entry *se = &SCHEMA[i];
-        if (se->type == ST_SECTION || (prefix && strncmp(se->key, prefix, strlen(prefix)) != 0)) continue;
+        if (!listed(se, prefix)) continue;
         json_obj_open(&w, NULL);
         json_str(&w, "key", se->key);
         json_str(&w, "type", type_name(se->type));

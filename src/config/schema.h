@@ -62,6 +62,10 @@ const char *schema_suggest(const char *key);
 /* Markdown reference of every key (README / docs) */
 void schema_print_markdown(FILE *out);
 void schema_print_help(FILE *out, const char *prefix);
+/* how many keys schema_print_help lists under prefix (NULL = all) */
+size_t schema_count(const char *prefix);
+/* a key every config must hold (no default; inference keys only with their section) */
+bool schema_required(const schema_entry *se);
 /* the same as one JSON array of {key, type, default, min, max, choices, help} */
 void schema_print_json(FILE *out, const char *prefix);
 

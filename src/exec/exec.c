@@ -390,7 +390,6 @@ static const exec_backend *backend_for(const char *name)
     return NULL;
 }
 
-/* polls one submitted row; updates the ledger when something changed; *changed set */
 /* writes r's transition unless another process (autoconfig cancel, or a status refresh)
  * finished the row meanwhile: then r becomes the stored row, *live is 0, and the job
  * this search holds for it is stopped (a no-op for a job that has ended) */
@@ -406,6 +405,7 @@ static int advance_or_stop(const exec_ctx *x, const exec_backend *b, ledger *l, 
     return 0;
 }
 
+/* polls one submitted row; updates the ledger when something changed; *changed set */
 static int step_row(const exec_ctx *x, const exec_backend *b, ledger *l, ledger_row *r, int *changed, ac_err *e)
 {
     char run_dir[1200], reason[256] = "";
@@ -601,13 +601,6 @@ static int run_jobs(const ac_config *c, const char *logs_dir, const exec_job *jo
         proc_sleep_ms(interval);
     }
     if (progress_out) progress_end(&p);
-    /* the ledger has the last word: a cancel from another shell may have landed after our poll */
-    for (size_t i = 0; i < n && !rc; i++) {
-        ledger_row cur;
-        int found = 0;
-        if ((rc = ledger_get(l, rows[i].name, &cur, &found, e)) < 0) break;
-        if (found && ledger_state_final(cur.state)) rows[i] = cur;
-    }
     for (size_t i = 0; i < n; i++) to_outcome(&rows[i], &out[i]);
     free(rows);
     ledger_close(l);

@@ -150,11 +150,9 @@ static int update_row(ledger *l, const ledger_row *r, bool unless_final, int *ch
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(l->db,
-                           unless_final
-                               ? "UPDATE jobs SET state=?, job_id=?, submitted_at=?, started_at=?, finished_at=?,"
-                                 " step_time_s=?, n_steps=?, reason=?, backend=? WHERE name=? AND state NOT IN ('done', 'failed')"
-                               : "UPDATE jobs SET state=?, job_id=?, submitted_at=?, started_at=?, finished_at=?,"
-                                 " step_time_s=?, n_steps=?, reason=?, backend=? WHERE name=?",
+                           "UPDATE jobs SET state=?, job_id=?, submitted_at=?, started_at=?, finished_at=?,"
+                           " step_time_s=?, n_steps=?, reason=?, backend=? WHERE name=?"
+                           " AND (?11 = 0 OR state NOT IN ('done', 'failed'))",
                            -1, &st, NULL) != SQLITE_OK)
         return db_fail(l, e, "prepare");
     sqlite3_bind_text(st, 1, ledger_state_name(r->state), -1, SQLITE_STATIC);
@@ -167,6 +165,7 @@ static int update_row(ledger *l, const ledger_row *r, bool unless_final, int *ch
     sqlite3_bind_text(st, 8, r->reason, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 9, r->backend, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 10, r->name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st, 11, unless_final);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) return db_fail(l, e, "update");

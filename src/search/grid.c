@@ -469,9 +469,9 @@ static int no_candidate(const ctx *c, const long *rej, long evaluated, ac_err *e
                              c->lists.min_mp, (c->cp.n > 1 || c->ep.n > 1 || c->cp.v[0] > 1 || c->ep.v[0] > 1) ? "·CP·EP" : "",
                              c->lists.max_mp);
         case SEARCH_RULE_GPUS: {
-            /* the usual cause: the model needs more model parallelism than the cluster has GPUs */
-            /* the smallest node count some allowed layout divides: nodes·gpus_per_node must be
-             * a multiple of TP·PP·CP, i.e. nodes a multiple of lcm(TP·PP·CP, gpn) / gpn */
+            /* the usual cause: the model needs more model parallelism than the cluster has GPUs.
+             * Advise the smallest node count some allowed layout divides: nodes·gpus_per_node
+             * must be a multiple of TP·PP·CP, i.e. nodes a multiple of lcm(TP·PP·CP, gpn) / gpn */
             long long per_node = in->gpus_per_node > 0 ? in->gpus_per_node : 1;
             long long best_nodes = 0, best = 0;
             int btp = 0, bpp = 0, bcp = 0;

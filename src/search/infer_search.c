@@ -100,6 +100,16 @@ void search_infer_config_name(const search_infer_settings *s, int tp, int pp, in
     else snprintf(buf, len, "%s_tp%d_pp%d_bs%d", s->name, tp, pp, bs);
 }
 
+/* a job's folder name and <results_dir>/inference/<name>, as run, check and summarize find it */
+enum { JOB_NAME_MAX = CFG_NAME_MAX + 96, JOB_DIR_MAX = CFG_PATH_MAX + 256 };
+static int job_folder(const search_infer_settings *s, int tp, int pp, int bs, int in, int out, char name[JOB_NAME_MAX],
+                      char dir[JOB_DIR_MAX], ac_err *e)
+{
+    search_infer_config_name(s, tp, pp, bs, in, out, name, JOB_NAME_MAX);
+    int n = snprintf(dir, JOB_DIR_MAX, "%s/inference/%s", s->results_dir, name);
+    return n < 0 || n >= JOB_DIR_MAX ? ac_err_set(e, AC_E_INPUT, "inference results_dir is too long") : 0;
+}
+
 /* "{ini}" / "{csv}" in the command template → the quoted paths */
 static int expand_command(const char *tmpl, const char *ini, const char *csv, strbuf *b, ac_err *e)
 {
@@ -336,12 +346,8 @@ int search_inference_run_with(const ac_config *c, const model_base_config *base,
                 results_infer_row_finish(r, c->infer.max_latency_ms);
                 continue;
             }
-            char name[CFG_NAME_MAX + 96], dir[CFG_PATH_MAX + 256], script[CFG_PATH_MAX + 300];
-            search_infer_config_name(&s, gc->tp, gc->pp, gc->bs, s.in_len[p], s.out_len[p], name, sizeof name);
-            if (snprintf(dir, sizeof dir, "%s/%s", base_dir, name) >= (int)sizeof dir) {
-                rc = ac_err_set(e, AC_E_INPUT, "inference results_dir is too long");
-                break;
-            }
+            char name[JOB_NAME_MAX], dir[JOB_DIR_MAX], script[CFG_PATH_MAX + 300];
+            if ((rc = job_folder(&s, gc->tp, gc->pp, gc->bs, s.in_len[p], s.out_len[p], name, dir, e)) != 0) break;
             strbuf b;
             sb_init(&b);
             if (fs_mkdir_p(dir, e) || write_ft_inputs(c, base, gc, s.in_len[p], s.out_len[p], dir, e) ||
@@ -390,12 +396,11 @@ int search_inference_check(const ac_config *c, const model_base_config *base, ac
     if (is_measured(c) && g.n) {
         /* one job script rendered and dropped: what would refuse it (time_limit, job name,
          * folder, command) fails here rather than after the first files are written */
-        char name[CFG_NAME_MAX + 96], dir[CFG_PATH_MAX + 256];
-        search_infer_config_name(&s, g.items[0].tp, g.items[0].pp, g.items[0].bs, s.in_len[0], s.out_len[0], name, sizeof name);
-        snprintf(dir, sizeof dir, "%s/inference/%s", s.results_dir, name);
+        char name[JOB_NAME_MAX], dir[JOB_DIR_MAX];
         strbuf b;
         sb_init(&b);
-        rc = search_infer_job_script(c, &s, &g.items[0], name, dir, &b, e);
+        rc = job_folder(&s, g.items[0].tp, g.items[0].pp, g.items[0].bs, s.in_len[0], s.out_len[0], name, dir, e);
+        if (!rc) rc = search_infer_job_script(c, &s, &g.items[0], name, dir, &b, e);
         sb_free(&b);
     }
     search_infer_grid_free(&g);
@@ -420,9 +425,11 @@ int search_inference_summarize(const ac_config *c, const model_base_config *base
     char first_why[256] = "";
     for (size_t i = 0; i < n; i++) {
         results_infer_row *r = &rows[i];
-        char name[CFG_NAME_MAX + 96], dir[CFG_PATH_MAX + 256];
-        search_infer_config_name(&s, r->tp, r->pp, r->bs, r->input_len, r->output_len, name, sizeof name);
-        snprintf(dir, sizeof dir, "%s/inference/%s", s.results_dir, name);
+        char name[JOB_NAME_MAX], dir[JOB_DIR_MAX];
+        if (job_folder(&s, r->tp, r->pp, r->bs, r->input_len, r->output_len, name, dir, e) != 0) {
+            free(rows);
+            return -1;
+        }
         double lat;
         char why[256];
         if (results_ftlog_read_dir(dir, &lat, why, sizeof why) != 0) {

@@ -22,10 +22,10 @@ int fs_sync_dir(const char *dir, ac_err *e);
 int fs_mkdir_p(const char *path, ac_err *e);
 bool fs_exists(const char *path);
 bool fs_is_dir(const char *path);
-/* "a/b" + "c" → "a/b/c" into buf; returns -1 (AC_E_INPUT) when it does not fit */
 /* path made absolute against the working directory (no symlinks resolved, the path
  * need not exist): job scripts and executors chdir, so they must not see "./x" */
 int fs_abspath(const char *path, char *buf, size_t len, ac_err *e);
+/* "a/b" + "c" → "a/b/c" into buf; returns -1 (AC_E_INPUT) when it does not fit */
 int fs_join(char *buf, size_t len, const char *a, const char *b, ac_err *e);
 
 #endif
