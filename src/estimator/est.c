@@ -464,12 +464,30 @@ double est_attn_keys(double s, bool causal, double window)
     return window - window * (window - 1.0) / (2.0 * s);
 }
 
+/* Keys per query the attention kernel computes: FlashAttention walks whole blocks of
+ * EST_ATTN_KEY_BLOCK keys (Dao 2023 §3.1; FA3 and cuDNN use 128 on Hopper and Blackwell)
+ * and masks inside them, so a query block of a sliding window of W keys computes the
+ * W/128 blocks its window covers plus the diagonal one: W + 128 keys, not W.  (The
+ * diagonal block of full causal attention adds 64 to s/2, left out: ≤ 3 % for s ≥ 4096.) */
+double est_attn_keys_computed(double s, bool causal, double window)
+{
+    double full = est_attn_keys(s, causal, 0);
+    if (window <= 0 || window >= s) return full;
+    return fmin(full, window + EST_ATTN_KEY_BLOCK);
+}
+
 /* Fraction of the bf16 peak an exp-bound attention forward reaches: attn_eff, times
  * attn_speedup on GPUs whose softmax exponentials run faster than their MMA peak implies
- * (Blackwell Ultra doubles the SFU rate; data/gpus.csv); no kernel exceeds 95 % of peak */
-double est_attn_fwd_eff(double attn_eff, const gpu_spec *g)
+ * (Blackwell Ultra doubles the SFU rate; data/gpus.csv); no kernel exceeds 95 % of peak.
+ * Each score costs one exponential and 2·(d_qk + d_v) MMA FLOPs, so at a fixed exponential
+ * rate the FLOP rate falls with narrower heads: attn_eff holds for d_qk + d_v = 256 (head
+ * dimension 128, the FlashAttention-3 reference: "512× more matmul FLOPs than exponential"
+ * at 128, Shah et al. 2024 §3.1) and scales by (d_qk + d_v)/256 below it (64-wide heads:
+ * half).  head_dims ≤ 0: the reference width. */
+double est_attn_fwd_eff(double attn_eff, const gpu_spec *g, double head_dims)
 {
-    return fmin(0.95, attn_eff * g->attn_speedup);
+    double width = head_dims > 0 ? fmin(1.0, head_dims / EST_ATTN_REF_HEAD_DIMS) : 1.0;
+    return fmin(0.95, attn_eff * g->attn_speedup * width);
 }
 
 /* Elements one GPU casts to FP8/FP4 per layer for T tokens.  Transformer Engine
@@ -557,6 +575,32 @@ static double moe_host_s(const est_input *in, const est_cal *c, double local_exp
     return local_experts * launches_per_expert * c->moe_launch_us * 1e-6;
 }
 
+/* HBM bytes per routed token copy that the experts' work outside their GEMMs adds, beyond
+ * one fused activation (counted with the other elementwise traffic), forward or backward.
+ * F = the expert FFN width on this GPU, 2 B per element.
+ * - Clamped gated activation (GPT-OSS; Megatron-Core MLP glu() with
+ *   activation_func_clamp_value): the two clamps, the linear half's "+ offset" and the
+ *   product run as separate PyTorch ops around the fused activation.  Forward: clamp 2F +
+ *   clamp 2F + activation 2F + add 2F + product 3F = 11F element reads and writes against
+ *   the fused kernel's 3F: 8F more.  Backward (autograd): product 5F, activation 3F, two
+ *   clamps 3F each, the chunk's concatenation 4F = 18F against 5F: 13F more.
+ * - Expert biases: grouped GEMMs have no bias epilogue (Transformer Engine GroupedLinear;
+ *   TE issue #2766), so the forward adds the FC1 and FC2 biases in passes of their own
+ *   (read + write of mats·F + h) and the backward reduces the output gradients for the bias
+ *   gradients (one read of mats·F + h).
+ * A fused grouped MLP (fused_expert_mlp) does both in its epilogue: nothing added.
+ * Saved extra tensors of the unfused clamps are left out of the memory model. */
+static double expert_epilogue_bytes(const est_input *in, bool backward)
+{
+    const model_shape *s = &in->shape;
+    if (in->fused_expert_mlp) return 0.0;
+    double F = (double)s->moe_ffn_hidden / in->etp, h = s->hidden, mats = s->gated_mlp ? 2.0 : 1.0;
+    double elems = 0.0;
+    if (s->moe_glu_clamp && s->gated_mlp) elems += backward ? 13.0 * F : 8.0 * F;
+    if (s->moe_expert_bias) elems += backward ? mats * F + h : 2.0 * (mats * F + h);
+    return 2.0 * elems;
+}
+
 /* Korthikanti et al. 2022 §4.1 activation inventory per token, generalised:
  * attention keeps the norm input, QKV input, Q/K/V (GQA: g·d for K and V), the
  * context and a dropout mask; without FlashAttention also 5·a·s bytes of scores,
@@ -627,7 +671,7 @@ static void layer_cost_compute(const est_input *in, const device *dev, double se
 
     /* --- attention core: QK^T and AV, 4·T·keys·a·d FLOPs with keys the mean keys a
      * query attends (causal masks and sliding windows skip the rest: FlashAttention) --- */
-    double keys = s->swa_window > 0 ? s->swa_share * est_attn_keys(seq_kv, causal, s->swa_window) +
+    double keys = s->swa_window > 0 ? s->swa_share * est_attn_keys_computed(seq_kv, causal, s->swa_window) +
                                           (1.0 - s->swa_share) * est_attn_keys(seq_kv, causal, 0)
                                     : est_attn_keys(seq_kv, causal, 0);
     double attn_flops = 2.0 * T * keys * a * (at.qk_dim + at.v_dim) / t; /* QKᵀ over qk_dim, AV over v_dim */
@@ -635,20 +679,34 @@ static void layer_cost_compute(const est_input *in, const device *dev, double se
     double attn_eff = in->flash_attention ? c->attn_eff : c->attn_eff * 0.6; /* unfused softmax round-trips HBM */
     /* the forward is exp-bound (est_attn_fwd_eff); the backward (FlashAttention: 2.5× the
      * forward's work, mostly MMAs) is not */
-    double t_attn = attn_flops / (dev->peak16 * est_attn_fwd_eff(attn_eff, in->gpu));
+    double t_attn = attn_flops / (dev->peak16 * est_attn_fwd_eff(attn_eff, in->gpu, at.qk_dim + at.v_dim));
     double t_attn_bwd = 2.5 * attn_flops / (dev->peak16 * attn_eff); /* MMA-bound: 5 of the 7 GEMMs */
 
     /* --- elementwise traffic (norms, dropout, residual, activation, casts) --- */
     double elem_bytes = c->elementwise_units * 2.0 * T * h / spd;
+    /* the activation function reads its input and writes its output (gated: 2F in, F out).
+     * Kept for a fused grouped MLP too: training saves the FC1 output for the backward, so
+     * it reaches HBM either way */
     double F_act = moe_layer ? s->moe_ffn_hidden * (s->moe_topk > 0 ? s->moe_topk : 1) + s->moe_shared_ffn : s->ffn_hidden;
-    elem_bytes += 2.0 * 2.0 * T * F_act * (s->gated_mlp ? 1.5 : 1.0) / t; /* activation function read + write */
+    elem_bytes += 2.0 * 2.0 * T * F_act * (s->gated_mlp ? 1.5 : 1.0) / t;
     double t_elem = elem_bytes / dev->hbm;
+    /* the experts' unfused clamps and bias passes (expert_epilogue_bytes) */
+    double t_epi_fwd = 0.0, t_epi_bwd = 0.0;
+    if (moe_layer) {
+        double routed = est_moe_tokens(in, T);
+        t_epi_fwd = routed * expert_epilogue_bytes(in, false) / dev->hbm;
+        t_epi_bwd = routed * expert_epilogue_bytes(in, true) / dev->hbm;
+    }
     /* selective module recompute (Megatron-Core recompute_modules): each norm reads its
      * input and writes its output again (2·h + 2·h bytes per token); the experts'
      * activation reads the FC1 output again and writes its output (gated: 2·2F + 2F) */
     if (in->recompute_layernorm) lc->module_recomp += 2.0 * 4.0 * h * T / spd / dev->hbm;
-    if (in->recompute_moe_act && moe_layer)
+    if (in->recompute_moe_act && moe_layer) {
         lc->module_recomp += est_moe_tokens(in, T) * 2.0 * (mats_in + 1.0) * s->moe_ffn_hidden / in->etp / dev->hbm;
+        /* with the clamps unfused they run again too (8F: expert_epilogue_bytes) */
+        if (s->moe_glu_clamp && s->gated_mlp && !in->fused_expert_mlp)
+            lc->module_recomp += est_moe_tokens(in, T) * 2.0 * 8.0 * s->moe_ffn_hidden / in->etp / dev->hbm;
+    }
 
     /* --- FP8/FP4 quantization (est_cast_elems): 4 B per cast element at HBM speed --- */
     double t_cast_fwd = 0.0, t_cast_bwd = 0.0;
@@ -659,14 +717,14 @@ static void layer_cost_compute(const est_input *in, const device *dev, double se
 
     double gemm_fwd = f_attn + f_mlp + f_cross;
     lc->attn_core_fwd = t_attn;
-    lc->fwd = gemm_fwd + t_attn + t_elem + t_cast_fwd;
+    lc->fwd = gemm_fwd + t_attn + t_elem + t_cast_fwd + t_epi_fwd;
     /* backward: data and weight gradients double the GEMMs; FlashAttention's backward
      * recomputes the scores, 2.5× the forward (Dao 2023); elementwise ×2.  With LoRA
      * the frozen weights get no weight gradients: only the data-gradient GEMMs run, one
      * forward's worth (Hu et al. 2021 §4.2: frozen weights need no gradients; the rank-r
      * adapters add r/h of a layer's GEMM work and are left out) */
     double bwd_gemms = in->lora_rank > 0 ? 1.0 : 2.0;
-    lc->bwd = bwd_gemms * gemm_fwd + t_attn_bwd + 2.0 * t_elem + t_cast_bwd;
+    lc->bwd = bwd_gemms * gemm_fwd + t_attn_bwd + 2.0 * t_elem + t_cast_bwd + t_epi_bwd;
 
     /* --- TP collectives: 2 per block forward and 2 backward (all-reduce, or all-gather +
      * reduce-scatter with SP: same volume), message T·h·2 bytes (Korthikanti 2022 §4.2.2) --- */

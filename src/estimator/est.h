@@ -88,6 +88,10 @@ typedef struct {
      * are dropped after the forward and recomputed from what stays (the norm inputs, the
      * FC1 output) before their backward: elementwise work for GEMM-input memory */
     bool recompute_layernorm, recompute_moe_act;
+    /* the routed experts' FC1, activation and FC2 run as one fused grouped kernel with the
+     * activation's clamps and the biases in its epilogue (Megatron-Bridge 26.06 CuTeDSL fused
+     * grouped MLP): no separate clamp or bias pass runs */
+    bool fused_expert_mlp;
     /* CUDA graphs over whole layers (Megatron-Core cuda_graph_impl / enable_cuda_graph): one
      * launch replays a layer, so host dispatch cost and dropless per-expert launches leave
      * the critical path */
@@ -160,6 +164,9 @@ double est_model_flops(const model_shape *s, double gbs);
 /* mean keys per query of attention over s tokens (causal mask, sliding window of
  * `window` keys; 0 = none): the attention-core FLOPs scale with it */
 double est_attn_keys(double s, bool causal, double window);
+/* keys per query the kernel computes: a sliding window's whole key blocks (W + 128) */
+#define EST_ATTN_KEY_BLOCK 128.0
+double est_attn_keys_computed(double s, bool causal, double window);
 
 /* what a candidate recomputes, as Megatron-Core names it: "full", or the selective
  * modules joined by '+' (core_attn, mla_up_proj, layernorm, moe_act); "" for none */
@@ -168,8 +175,10 @@ void est_recompute_text(const est_input *in, char *buf, size_t n);
  * every output gradient backward; weights cached); 4 B of HBM traffic each.  moe_layer:
  * a layer with routed experts (MoE models may lead with dense layers) */
 double est_cast_elems(const est_input *in, double T, bool backward, bool moe_layer);
-/* fraction of the bf16 peak an (exp-bound) attention forward reaches on this GPU */
-double est_attn_fwd_eff(double attn_eff, const gpu_spec *g);
+/* fraction of the bf16 peak an (exp-bound) attention forward reaches on this GPU with
+ * heads of head_dims = d_qk + d_v channels (≤ 0: the 256 of 128-wide heads) */
+#define EST_ATTN_REF_HEAD_DIMS 256.0
+double est_attn_fwd_eff(double attn_eff, const gpu_spec *g, double head_dims);
 /* Routed token copies one GPU's experts process for T tokens per GPU of the sequence. */
 double est_moe_tokens(const est_input *in, double T);
 

@@ -166,7 +166,7 @@ static pass_time layer_s(const dev_ctx *d, double tokens, double seqs, double ct
          * square, as unfused context attention computes it; Vaswani 2017) */
         double fl = 2.0 * seqs * ctx * ctx * a_gpu * (at->qk_dim + at->v_dim);
         t.compute += roofline_s(d, fl, tokens * (at->q + at->k + at->v) / tp * 2.0 * 2.0,
-                                est_attn_fwd_eff(d->cal.attn_eff, d->in->gpu));
+                                est_attn_fwd_eff(d->cal.attn_eff, d->in->gpu, at->qk_dim + at->v_dim));
     } else {
         /* decode: reads every cached K and V (MLA: latent) of every sequence once (Pope et al.
          * 2022 §2); MLA scores and sums over the latent's widths (DeepSeek-V2 §2.1.2) */

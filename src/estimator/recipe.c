@@ -53,7 +53,7 @@ int recipe_table_load(ac_err *e)
     static const char *const cols[] = {"framework", "model", "gpu", "precision", "tp", "pp", "fsdp", "grad_reduce_in_fp32",
                                        "fp8_param_gather", "cpu_offloading_num_layers", "since", "cuda_graphs",
                                        "moe_a2a_overlap", "recompute_mla_up_proj", "recompute_layernorm",
-                                       "recompute_moe_act", "source"};
+                                       "recompute_moe_act", "fused_expert_mlp", "source"};
     for (size_t i = 0; i < sizeof cols / sizeof *cols; i++)
         if (csv_col(&t, cols[i]) < 0) {
             csv_free(&t);
@@ -78,6 +78,7 @@ int recipe_table_load(ac_err *e)
              int_field(&t, r, "recompute_mla_up_proj", 0, 1, &d.sets.recompute_mla_up_proj, e) ||
              int_field(&t, r, "recompute_layernorm", 0, 1, &d.sets.recompute_layernorm, e) ||
              int_field(&t, r, "recompute_moe_act", 0, 1, &d.sets.recompute_moe_act, e) ||
+             int_field(&t, r, "fused_expert_mlp", 0, 1, &d.sets.fused_expert_mlp, e) ||
              text_field(&t, r, "since", d.since, sizeof d.since, e);
         if (!rc && (!d.framework[0] || !d.source[0]))
             rc = ac_err_at(e, AC_E_INTERNAL, t.file, r->line, 0, "framework", "a recipe row needs a framework and its source");
@@ -173,7 +174,7 @@ bool recipe_release_at_least(const char *a, const char *b)
 
 recipe_switches recipe_lookup(const recipe_query *q)
 {
-    recipe_switches s = {-1, -1, -1, -1, -1, -1, -1, -1};
+    recipe_switches s = {-1, -1, -1, -1, -1, -1, -1, -1, -1};
     if (!q || !q->framework || !*q->framework || recipe_table_load(NULL)) return s;
     for (size_t i = 0; i < table_n; i++) {
         const recipe_row *d = &table[i];
@@ -186,6 +187,7 @@ recipe_switches recipe_lookup(const recipe_query *q)
         if (s.recompute_mla_up_proj < 0) s.recompute_mla_up_proj = d->sets.recompute_mla_up_proj;
         if (s.recompute_layernorm < 0) s.recompute_layernorm = d->sets.recompute_layernorm;
         if (s.recompute_moe_act < 0) s.recompute_moe_act = d->sets.recompute_moe_act;
+        if (s.fused_expert_mlp < 0) s.fused_expert_mlp = d->sets.fused_expert_mlp;
     }
     return s;
 }

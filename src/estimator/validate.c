@@ -17,7 +17,7 @@ typedef struct {
     int id, source_id, model_family, model, num_layers, hidden, ffn, heads, groups, experts, topk, moe_ffn, vocab, seq;
     int gpu_type, num_gpus, tp, pp, vp, cp, ep, etp, dp, fsdp, mbs, gbs, grad_accum, recompute, seq_par, dist_opt, precision;
     int tok_gpu, tok, step, tflops, flops_formula, task, arch_source, notes;
-    int a2a_overlap, cuda_graphs, act_offload; /* optional: runs of one's own can say which switches were on */
+    int a2a_overlap, cuda_graphs, act_offload, fused_mlp; /* optional: runs of one's own can say which switches were on */
     int framework, grad_fp32, fp8_gather;      /* the recipe (data/recipes.csv), or the row's own switches */
     int release, source;                       /* the container release a recipe row may start from */
 } columns;
@@ -44,7 +44,7 @@ static columns find_columns(const csv_table *t)
     c.framework = csv_col(t, "framework");
     c.grad_fp32 = csv_col(t, "grad_reduce_in_fp32"); c.fp8_gather = csv_col(t, "fp8_param_gather");
     c.a2a_overlap = csv_col(t, "moe_a2a_overlap"); c.cuda_graphs = csv_col(t, "cuda_graphs");
-    c.act_offload = csv_col(t, "cpu_offloading_num_layers");
+    c.act_offload = csv_col(t, "cpu_offloading_num_layers"); c.fused_mlp = csv_col(t, "fused_expert_mlp");
     c.release = csv_col(t, "release"); c.source = csv_col(t, "source");
     c.arch_source = csv_col(t, "arch_source"); c.notes = csv_col(t, "notes");
     return c;
@@ -137,6 +137,16 @@ static bool switch_cell(const char *cell, bool dflt) { return *cell ? truthy(cel
 /* gated MLPs (SwiGLU) and untied embeddings come with these families */
 static const char *const GATED_FAMILIES[] = {"SwiGLU", "Llama", "Mixtral", "Qwen", "GPT-OSS", "DeepSeek", "Grok"};
 
+/* expert details the tables leave out: biased expert linears and a clamped gated activation
+ * (openai/gpt-oss-120b config.json: swiglu_limit 7.0, biased experts; Megatron-Bridge
+ * gpt_oss provider: add_bias_linear, activation_func_clamp_value 7.0) */
+static const struct {
+    const char *family;
+    bool expert_bias, glu_clamp;
+} EXPERT_FAMILIES[] = {
+    {"GPT-OSS", true, true},
+};
+
 #define SKIP(...) (snprintf(why, why_len, __VA_ARGS__), -1)
 
 int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, char *why, size_t why_len)
@@ -228,6 +238,11 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
         s.moe_shared_ffn = (int)shared;
         if (strstr(fam, "layers dense")) s.moe_dense_layers = int_after(fam, "first ");
         if (s.moe_dense_layers >= s.num_layers) return SKIP("no layer left for the experts");
+        for (size_t i = 0; i < sizeof EXPERT_FAMILIES / sizeof *EXPERT_FAMILIES; i++)
+            if (contains_ci(fam, EXPERT_FAMILIES[i].family)) {
+                s.moe_expert_bias = EXPERT_FAMILIES[i].expert_bias;
+                s.moe_glu_clamp = EXPERT_FAMILIES[i].glu_clamp;
+            }
     }
     if (mla >= 0) {
         s.q_lora_rank = MLA_FAMILIES[mla].q_lora;
@@ -288,6 +303,7 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     in->recompute_mla_up_proj = rs.recompute_mla_up_proj == 1 && mla >= 0;
     in->recompute_layernorm = rs.recompute_layernorm == 1;
     in->recompute_moe_act = rs.recompute_moe_act == 1 && s.num_experts > 1;
+    in->fused_expert_mlp = switch_cell(csv_get(row, c.fused_mlp), rs.fused_expert_mlp == 1) && s.num_experts > 1;
     bool fp8_gather = switch_cell(csv_get(row, c.fp8_gather), rs.fp8_param_gather == 1);
     in->fp8_block_scaled = prec == PREC_FP8 && (contains_ci(ptext, "MX") || contains_ci(ptext, "block"));
     in->fp8_param_gather = fp8_gather && est_fp8_gather_allowed(in);
@@ -475,7 +491,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
     static const char header_after_reason[] =
         ",s_compute_fwd,s_compute_bwd,s_recompute,s_tp_comm,s_cp_comm,s_ep_comm,s_moe_host,s_pp_bubble,s_pp_p2p,"
         "s_dp_exposed,s_optimizer,s_overhead,grad_reduce_in_fp32,fp8_param_gather,cpu_offloading_num_layers,"
-        "cuda_graphs,moe_a2a_overlap,recompute_modules\n";
+        "cuda_graphs,moe_a2a_overlap,recompute_modules,fused_expert_mlp\n";
     sb_add(&rows, header_before_reason);
     sb_add(&rows, "skip_reason");
     sb_add(&rows, header_after_reason);
@@ -490,7 +506,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
     memset(empty_before, ',', nb); empty_before[nb] = '\0';
     memset(empty_after, ',', na); empty_after[na] = '\0';
     int rc = 0, vp_assumed = 0, predicted_fit = 0, bf16_grads = 0, fp8_weights = 0, offloaded = 0, graphed = 0, a2a_hidden = 0,
-        module_recompute = 0;
+        module_recompute = 0, fused_mlp = 0;
     for (size_t i = 0; i < t.n; i++) {
         const csv_row *row = &t.rows[i];
         source_stats *s = source_get(&src, &nsrc, csv_get(row, c.source_id));
@@ -533,6 +549,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
         fp8_weights += in.fp8_param_gather;
         offloaded += in.offload_act_layers > 0;
         graphed += in.cuda_graphs;
+        fused_mlp += in.fused_expert_mlp;
         a2a_hidden += in.moe_a2a_overlap;
         double pred = m.is_step ? r.step_time : r.tokens_per_s_per_gpu;
         double err = pred / m.value - 1.0;
@@ -554,8 +571,9 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
         char modules[80];
         est_recompute_text(&in, modules, sizeof modules);
         if (in.recompute_layernorm || in.recompute_moe_act || in.recompute_mla_up_proj) module_recompute++;
-        sb_printf(&rows, ",%s,%s,%d,%s,%s,%s\n", in.grad_bytes == 2.0 ? "false" : "true", in.fp8_param_gather ? "true" : "false",
-                  in.offload_act_layers, in.cuda_graphs ? "true" : "false", in.moe_a2a_overlap ? "true" : "false", modules);
+        sb_printf(&rows, ",%s,%s,%d,%s,%s,%s,%s\n", in.grad_bytes == 2.0 ? "false" : "true",
+                  in.fp8_param_gather ? "true" : "false", in.offload_act_layers, in.cuda_graphs ? "true" : "false",
+                  in.moe_a2a_overlap ? "true" : "false", modules, in.fused_expert_mlp ? "true" : "false");
     }
     if (!rc && rows.oom) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
     if (!rc && out_csv && all.n) rc = fs_write_atomic(out_csv, sb_str(&rows), rows.len, e);
@@ -639,10 +657,11 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
                     fprintf(out, "recompute modules: %d row(s) recompute norms, MoE activations or MLA up-projections in "
                                  "backward as their recipe does (per-row column recompute_modules)\n",
                             module_recompute);
-                if (graphed || a2a_hidden)
+                if (graphed || a2a_hidden || fused_mlp)
                     fprintf(out, "graphs and overlap: %d row(s) replay the whole iteration as a CUDA graph, %d overlap the "
-                                 "MoE all-to-all with compute (their release's recipe or their own columns)\n",
-                            graphed, a2a_hidden);
+                                 "MoE all-to-all with compute, %d run a fused grouped expert MLP (their release's recipe "
+                                 "or their own columns)\n",
+                            graphed, a2a_hidden, fused_mlp);
                 if (vp_assumed)
                     fprintf(out, "VP not published for %d row(s) with PP > 1: the fastest VP predicted to fit "
                                  "was assumed (tables report tuned runs)\n", vp_assumed);

@@ -42,6 +42,10 @@ typedef struct {
     int moe_shared_ffn;   /* FFN width of the shared experts every token also passes (0 = none) */
     int moe_dense_layers; /* leading layers with a dense FFN of ffn_hidden instead of experts */
     int mtp_layers;       /* multi-token prediction modules after the last layer (DeepSeek-V3 §2.2) */
+    /* GPT-OSS experts (OpenAI gpt-oss model card 2025; Megatron-Core MLP with
+     * activation_func_clamp_value and add_bias_linear): the routed experts' linear layers
+     * carry biases, and the gated activation clamps both halves of the FC1 output first */
+    bool moe_expert_bias, moe_glu_clamp;
 } model_shape;
 
 #endif

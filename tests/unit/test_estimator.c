@@ -249,11 +249,13 @@ static void test_recipe_releases(void)
                       .precision = "MXFP8", .release = "26.06", .tp = 1, .pp = 1};
     recipe_switches s = recipe_lookup(&q);
     CHECK(s.cuda_graphs == 1 && s.moe_a2a_overlap == 1 && s.grad_reduce_in_fp32 == 0);
+    CHECK(s.fused_expert_mlp == 1); /* the CuTeDSL fused grouped MLP came with them */
     q.release = "26.08";
     CHECK(recipe_lookup(&q).cuda_graphs == 1);
     q.release = "26.04.01"; /* before: eager launches, the framework-wide switches stay */
     s = recipe_lookup(&q);
     CHECK(s.cuda_graphs == -1 && s.moe_a2a_overlap == -1 && s.grad_reduce_in_fp32 == 0);
+    CHECK(s.fused_expert_mlp == -1);
     q.release = ""; /* a row of unknown release gets no release-bound switch */
     CHECK(recipe_lookup(&q).cuda_graphs == -1);
     q.release = NULL;
@@ -738,6 +740,68 @@ static void test_module_recompute(void)
     CHECK_CONTAINS(why, "moe_act");
 }
 
+/* FlashAttention computes whole 128-key blocks: a causal window of W keys costs W + 128
+ * keys per query (the mean attended stays about W); full attention is unchanged.  The
+ * exp-bound forward's FLOP rate scales with d_qk + d_v below 256 (64-wide heads: half) */
+static void test_attention_tiles_and_head_width(void)
+{
+    CHECK_NEAR(est_attn_keys_computed(4096, true, 128), 256.0, 1e-9);
+    CHECK_NEAR(est_attn_keys_computed(4096, false, 128), 256.0, 1e-9);
+    CHECK_NEAR(est_attn_keys_computed(4096, true, 0), 2048.0, 1e-9);
+    CHECK_NEAR(est_attn_keys_computed(4096, true, 8192), 2048.0, 1e-9);
+    CHECK_NEAR(est_attn_keys_computed(300, true, 200), 150.0, 1e-9); /* never more than full causal */
+    CHECK(gpu_catalog_load(NULL) == 0);
+    const gpu_spec *h100 = gpu_find("h100"), *gb300 = gpu_find("gb300");
+    CHECK_NEAR(est_attn_fwd_eff(0.55, h100, 256), 0.55, 1e-12);
+    CHECK_NEAR(est_attn_fwd_eff(0.55, h100, 128), 0.275, 1e-12);
+    CHECK_NEAR(est_attn_fwd_eff(0.55, h100, 320), 0.55, 1e-12); /* MLA's 192 + 128: not faster */
+    CHECK_NEAR(est_attn_fwd_eff(0.55, h100, 0), 0.55, 1e-12);
+    CHECK_NEAR(est_attn_fwd_eff(0.55, gb300, 256), 0.95, 1e-12); /* 2 × 0.55, capped */
+    CHECK_NEAR(est_attn_fwd_eff(0.55, gb300, 128), 0.55, 1e-12);
+    /* a model with 64-wide heads spends more time in attention than one with 128-wide
+     * heads and the same attention FLOPs (same heads × head width) */
+    model_shape narrow = gpt(24, 4096, 64, 4096, 50304), wide = gpt(24, 4096, 32, 4096, 50304);
+    est_input a = base_input(&narrow, "h100", 8), b = base_input(&wide, "h100", 8);
+    est_result ra, rb;
+    CHECK(est_evaluate(&a, &ra) == 0);
+    CHECK(est_evaluate(&b, &rb) == 0);
+    CHECK(ra.t_compute_fwd > rb.t_compute_fwd);
+}
+
+/* GPT-OSS experts without a fused grouped MLP: the clamps of the gated activation and the
+ * bias passes are separate HBM round trips (expert_epilogue_bytes): per routed copy forward
+ * 2 B × (8F + 2(2F + h)), backward 2 B × (13F + 2F + h), at 85 % of 3.35 TB/s */
+static void test_expert_epilogue(void)
+{
+    model_shape s = qwen3_30b();
+    est_input a = base_input(&s, "h100", 8);
+    a.ep = 8;
+    est_input b = a;
+    b.shape.moe_expert_bias = b.shape.moe_glu_clamp = true;
+    est_input c = b;
+    c.fused_expert_mlp = true;
+    est_result ra, rb, rc;
+    CHECK(est_evaluate(&a, &ra) == 0);
+    CHECK(est_evaluate(&b, &rb) == 0);
+    CHECK(est_evaluate(&c, &rc) == 0);
+    double F = 768, h = 2048, routed = 4096.0 * 8, hbm = 0.85 * 3350e9; /* 4096 tokens, top-8 */
+    double fwd = 48 * routed * 2 * (8 * F + 2 * (2 * F + h)) / hbm;
+    double bwd = 48 * routed * 2 * (13 * F + 2 * F + h) / hbm;
+    CHECK(ra.num_microbatches == 1);
+    CHECK_NEAR(rb.t_compute_fwd - ra.t_compute_fwd, fwd, 1e-9);
+    CHECK_NEAR(rb.t_compute_bwd - ra.t_compute_bwd, bwd, 1e-9);
+    /* the fused kernel does it in its epilogue */
+    CHECK_NEAR(rc.t_compute_fwd, ra.t_compute_fwd, 1e-12);
+    CHECK_NEAR(rc.step_time, ra.step_time, 1e-12);
+    /* moe_act recompute re-runs the clamps too: 8F more per routed copy */
+    est_input d = b, e = a;
+    d.recompute_moe_act = e.recompute_moe_act = true;
+    est_result rd, re;
+    CHECK(est_evaluate(&d, &rd) == 0);
+    CHECK(est_evaluate(&e, &re) == 0);
+    CHECK_NEAR(rd.t_recompute - re.t_recompute, 48 * routed * 2 * 8 * F / hbm, 1e-9);
+}
+
 /* Blackwell Ultra's doubled exponential rate: same GEMM peak as Blackwell, attention
  * core twice as fast (data/gpus.csv attn_speedup) */
 static void test_attention_speedup(void)
@@ -943,6 +1007,8 @@ int main(void)
     RUN(test_mla_deepseek_v3);
     RUN(test_module_recompute);
     RUN(test_rules);
+    RUN(test_attention_tiles_and_head_width);
+    RUN(test_expert_epilogue);
     RUN(test_optimizer_expert_sharding);
     RUN(test_catalog);
     RUN(test_calibration_file);
