@@ -46,10 +46,12 @@ static const struct {
     [F_DENSE_FIRST] = {"first_k_dense_replace", false, 0, 100000},
 };
 
-/* what config.json leaves implicit, by model_type (HF transformers defaults) */
+/* what config.json leaves implicit, by model_type (HF transformers defaults; expert_bias:
+ * the routed experts' linear layers carry biases, as GptOssExperts' gate_up_proj_bias and
+ * down_proj_bias) */
 static const struct {
     const char *type;
-    bool gated, tied, learned_pos;
+    bool gated, tied, learned_pos, expert_bias;
 } HF_TYPES[] = {
     {"gpt2", false, true, true},      {"gpt_neox", false, false, false}, {"gptj", false, false, false},
     {"opt", false, true, true},       {"bloom", false, true, false},     {"falcon", false, true, false},
@@ -57,7 +59,34 @@ static const struct {
     {"llama", true, false, false},    {"mistral", true, false, false},   {"mixtral", true, false, false},
     {"qwen", true, false, false},     {"qwen2", true, false, false},     {"mpt", false, true, false},    {"qwen2_moe", true, false, false}, {"phi3", true, false, false},
     {"deepseek_v2", true, false, false}, {"deepseek_v3", true, false, false}, {"kimi_k2", true, false, false},
+    {"gpt_oss", true, false, false, true},
 };
+
+/* Sliding-window attention: "sliding_window" keys per query (off when "use_sliding_window"
+ * is false, as Qwen2 configs ship it), on the layers "layer_types" marks
+ * "sliding_attention" (GPT-OSS alternates), else on every layer (Mistral) */
+static void read_window(const cJSON *root, model_shape *s)
+{
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(root, "sliding_window");
+    const cJSON *use = cJSON_GetObjectItemCaseSensitive(root, "use_sliding_window");
+    /* a window as long as the sequence trained on is full attention (est_attn_keys) */
+    if (!cJSON_IsNumber(w) || !isfinite(w->valuedouble) || w->valuedouble < 1 || w->valuedouble > 1 << 24) return;
+    if (cJSON_IsBool(use) && !cJSON_IsTrue(use)) return;
+    double share = 1.0;
+    const cJSON *types = cJSON_GetObjectItemCaseSensitive(root, "layer_types");
+    if (cJSON_IsArray(types) && cJSON_GetArraySize(types) > 0) {
+        int n = 0, sliding = 0;
+        const cJSON *t;
+        cJSON_ArrayForEach(t, types) {
+            n++;
+            sliding += cJSON_IsString(t) && t->valuestring && !strcmp(t->valuestring, "sliding_attention");
+        }
+        share = (double)sliding / n;
+    }
+    if (share <= 0) return;
+    s->swa_window = (int)w->valuedouble;
+    s->swa_share = share;
+}
 
 static int read_field(const cJSON *root, int f, const char *file, long *out, bool *found, ac_err *e)
 {
@@ -91,12 +120,13 @@ static int build_shape(const cJSON *root, const char *file, cost_model *m, ac_er
         if (read_field(root, f, file, &v[f], &have[f], e)) return -1;
     const cJSON *mt = cJSON_GetObjectItemCaseSensitive(root, "model_type");
     const char *type = cJSON_IsString(mt) && mt->valuestring ? mt->valuestring : "";
-    bool gated = true, tied = false, learned = false;
+    bool gated = true, tied = false, learned = false, expert_bias = false;
     for (size_t i = 0; i < sizeof HF_TYPES / sizeof *HF_TYPES; i++)
         if (!strcmp(HF_TYPES[i].type, type)) {
             gated = HF_TYPES[i].gated;
             tied = HF_TYPES[i].tied;
             learned = HF_TYPES[i].learned_pos;
+            expert_bias = HF_TYPES[i].expert_bias;
         }
     const cJSON *tie = cJSON_GetObjectItemCaseSensitive(root, "tie_word_embeddings");
     if (cJSON_IsBool(tie)) tied = cJSON_IsTrue(tie);
@@ -139,6 +169,10 @@ static int build_shape(const cJSON *root, const char *file, cost_model *m, ac_er
                              v[F_SHARED], s->moe_ffn_hidden, HF_FIELDS[F_SHARED_FFN].hi);
         s->moe_shared_ffn = (int)shared;
         s->moe_dense_layers = (int)v[F_DENSE_FIRST];
+        s->moe_expert_bias = expert_bias;
+        /* "swiglu_limit": the gated activation clamps its inputs (GPT-OSS) */
+        const cJSON *limit = cJSON_GetObjectItemCaseSensitive(root, "swiglu_limit");
+        s->moe_glu_clamp = gated && cJSON_IsNumber(limit) && limit->valuedouble > 0;
         if (s->moe_dense_layers >= s->num_layers)
             return ac_err_at(e, AC_E_INPUT, file, 0, 0, "first_k_dense_replace", "%d leaves none of the %d layers to the experts",
                              s->moe_dense_layers, s->num_layers);
@@ -155,6 +189,7 @@ static int build_shape(const cJSON *root, const char *file, cost_model *m, ac_er
         s->v_head_dim = (int)v[F_V_HEAD];
         s->query_groups = s->heads; /* every head gets its own keys from the latent */
     }
+    read_window(root, s);
     /* num_nextn_predict_layers (DeepSeek-V3's MTP module) is left out: Hugging Face
      * transformers does not load or train it, so fine-tuning from this file does not either */
     m->max_context = s->seq_length;

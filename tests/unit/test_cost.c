@@ -472,6 +472,32 @@ static void test_hf_config(void)
                        "\"max_position_embeddings\":10}";
     CHECK_INT(cost_hf_config_parse(wide, strlen(wide), NULL, &m, &e), -1);
     CHECK_STR(e.key, "n_shared_experts");
+    /* GPT-OSS: 64-wide heads, a 128-key window on every other layer, clamped gated
+     * activation and biased experts; openai/gpt-oss-120b's model card gives 116.8B params */
+    const char *oss = "{\"model_type\":\"gpt_oss\",\"hidden_size\":2880,\"num_hidden_layers\":4,"
+                      "\"num_attention_heads\":64,\"num_key_value_heads\":8,\"head_dim\":64,\"intermediate_size\":2880,"
+                      "\"num_local_experts\":128,\"num_experts_per_tok\":4,\"vocab_size\":201088,"
+                      "\"max_position_embeddings\":131072,\"sliding_window\":128,\"swiglu_limit\":7.0,"
+                      "\"layer_types\":[\"sliding_attention\",\"full_attention\",\"sliding_attention\",\"full_attention\"],"
+                      "\"tie_word_embeddings\":false}";
+    CHECK_INT(cost_hf_config_parse(oss, strlen(oss), "oss.json", &m, &e), 0);
+    CHECK_INT(m.shape.kv_channels, 64);
+    CHECK_INT(m.shape.swa_window, 128);
+    CHECK(fabs(m.shape.swa_share - 0.5) < 1e-12);
+    CHECK(m.shape.moe_glu_clamp && m.shape.moe_expert_bias && m.shape.gated_mlp && m.shape.untied_embeddings);
+    m.shape.num_layers = 36;
+    est_input_init(&in, &m.shape, gpu("h100"));
+    in.shape.seq_length = 4096;
+    in.num_gpus = 1;
+    CHECK_INT(est_evaluate(&in, &r), 0);
+    CHECK(fabs(r.params_b / 116.8 - 1.0) < 0.01);
+    /* Qwen2 ships a window it does not use */
+    const char *qw = "{\"model_type\":\"qwen2\",\"hidden_size\":1024,\"num_hidden_layers\":2,\"num_attention_heads\":8,"
+                     "\"vocab_size\":10,\"max_position_embeddings\":32768,\"sliding_window\":4096,"
+                     "\"use_sliding_window\":false}";
+    CHECK_INT(cost_hf_config_parse(qw, strlen(qw), NULL, &m, &e), 0);
+    CHECK_INT(m.shape.swa_window, 0);
+    CHECK(!m.shape.moe_glu_clamp && !m.shape.moe_expert_bias);
 }
 
 static void test_pool_errors(void)
