@@ -1198,10 +1198,11 @@ int est_evaluate(const est_input *in_arg, est_result *r)
      * params over the host link (catalog host_gbps) and runs CPU Adam (~1e9 params/s per GPU's process,
      * DeepSpeed ZeRO-Offload paper) ---- */
     /* the distributed optimizer shards dense states over DP·CP and expert states over the
-     * expert-data-parallel group (Megatron-Core), as the memory above does */
+     * expert-data-parallel group (Megatron-Core), as the memory above does; without it every
+     * rank updates all its stage's parameters, and the stage with the most sets the pace */
     double P_upd = in->lora_rank > 0 ? lora_params_gpu / (in->zero_stage >= 1 ? dpc : 1)
                  : in->zero_stage >= 1 ? P_dense_grad / dpc + P_exp_grad / edp
-                                       : p_first;
+                                       : P_dense_grad + P_exp_grad;
     if (in->offload_optimizer)
         r->t_optimizer = P_upd * 6.0 / dev.host + P_upd / 1e9;
     else

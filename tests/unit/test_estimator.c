@@ -920,6 +920,15 @@ static void test_optimizer_expert_sharding(void)
     CHECK(est_evaluate(&in, &r) == 0);
     double hbm = gpu_find("h100")->hbm_gbps * 1e9 * 0.85; /* est.c: kernels reach 85 % of HBM peak */
     CHECK_NEAR(r.t_optimizer * hbm / 30.0, r.mem_optimizer / 12.0, 1e-9);
+    /* ZeRO 0: every rank updates all parameters it holds, the output layer included (PP 1):
+     * the update covers what its 12 B-per-parameter optimizer states cover */
+    model_shape l = llama70b();
+    est_input z = base_input(&l, "h100", 8);
+    z.tp = 8;
+    z.zero_stage = 0;
+    CHECK(est_evaluate(&z, &r) == 0);
+    CHECK_NEAR(r.t_optimizer * hbm / 30.0, r.mem_optimizer / 12.0, 1e-6);
+    CHECK(r.t_optimizer * hbm / 30.0 > r.params_b * 1e9 / 8 * 0.99); /* all of the GPU's share */
 }
 
 static void test_catalog(void)
