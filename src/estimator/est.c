@@ -401,6 +401,15 @@ static double dispatch_s(const est_input *in, double T, double k, double token_b
     double units = (double)k_ep / local;
     double copies_local = k * (local - 1) / k_ep;
     double copies_remote = units > 1 ? (units - 1.0) * (1.0 - pow(1.0 - 1.0 / units, k)) : 0.0;
+    /* group-limited routing with whole groups per unit (experts are placed on EP ranks in
+     * order, so a unit holds groups / units consecutive groups): a token's experts sit in
+     * at most group_topk units, its own among them with probability group_topk / units */
+    const model_shape *s = &in->shape;
+    if (units > 1 && s->moe_group_topk > 0 && s->moe_router_groups > 0 && (int)units == units &&
+        s->moe_router_groups % (int)units == 0) {
+        double reach = fmin(units, (double)s->moe_group_topk);
+        copies_remote = fmin(copies_remote, reach * (units - 1.0) / units);
+    }
     double t_local = T * copies_local * token_bytes / (g->nvlink_gbps * GB * c->collective_eff);
     double t_remote = T * copies_remote * token_bytes / (g->scaleout_gbps * GB * c->collective_eff);
     return t_local > t_remote ? t_local : t_remote;
@@ -769,6 +778,36 @@ static void layer_cost_compute(const est_input *in, const device *dev, double se
     lc->act_ckpt = 2.0 * h / spd * T; /* full recompute keeps only the layer input */
 }
 
+/* Decoder layers on the first, the largest and the last pipeline stage (Ls = ceil(L/p)
+ * for all three unless the layout says otherwise; PP 1: all of them):
+ * - EST_PP_REMAINDER_LAST (Megatron-Bridge deepseek_v3 recipe layout_map and performance
+ *   configs' pp_layout, e.g. "Et*4|(t*4|)*14tmL"): every virtual chunk gets ceil(L/(p·v))
+ *   layers and the last chunk the remainder, next to the MTP modules and the loss;
+ * - EST_PP_EMBEDDING_LOSS (Megatron-Core account_for_embedding_in_pipeline_split and
+ *   account_for_loss_in_pipeline_split, set by the Llama 3.1 405B and Qwen3 MoE recipes):
+ *   the embedding and the loss count as one layer each, u = (L + 2)/(p·v) per chunk, so
+ *   the first and the last stage run v·u − 1 layers and the others v·u.
+ * A layout whose arithmetic does not close keeps the even split. */
+void est_stage_layers(const est_input *in, double *first, double *largest, double *last)
+{
+    int L = total_layers(&in->shape), p = in->pp, v = in->vp > 0 ? in->vp : 1;
+    double even = (double)((L + p - 1) / p);
+    *first = *largest = *last = even;
+    if (p < 2) return;
+    if (in->pp_layout == EST_PP_REMAINDER_LAST && L % (p * v) != 0) {
+        double per_chunk = (double)((L + p * v - 1) / (p * v));
+        double rest = L - (p - 1) * v * per_chunk;
+        if (rest >= 0) {
+            *first = *largest = v * per_chunk;
+            *last = rest;
+        }
+    } else if (in->pp_layout == EST_PP_EMBEDDING_LOSS && (L + 2) % (p * v) == 0) {
+        double u = (double)((L + 2) / (p * v));
+        *largest = v * u;
+        *first = *last = v * u - 1;
+    }
+}
+
 /* A network queue of v jobs of total/v seconds each, released u apart: it ends
  * c + (v−1)·max(0, c − u) after the last release (c = total/v). */
 static double chunk_queue_s(double total, int v, double u)
@@ -867,6 +906,10 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     int m = in->gbs / (in->mbs * dp);
     r->num_microbatches = m;
     double Ls = (double)((L + p - 1) / p); /* layers of the largest stage */
+    /* the layer split of est_stage_layers: Ls is the largest stage's count, first and
+     * last may hold fewer (they also run the embedding, the output layer and the loss) */
+    double Ls_first = Ls, Ls_last = Ls;
+    est_stage_layers(in, &Ls_first, &Ls, &Ls_last);
 
     device dev = {0};
     dev.cal = c;
@@ -991,9 +1034,11 @@ int est_evaluate(const est_input *in_arg, est_result *r)
                           (in->cuda_graphs ? 0.0 : mtp_layer.host_moe + layer_host_s));
     }
     double t_head = t_logits + mtp_fwd + mtp_bwd + mtp_comm; /* what the last stage adds */
-    double first = mb_layers + t_embed + (p == 1 ? t_head : 0.0);
-    double last = mb_layers + (p > 1 ? t_head : 0.0);
-    double t_mb = first > last ? first : last;
+    /* per micro-batch: the first stage, the middle ones (p > 2) and the last */
+    double first = mb_layers * Ls_first / Ls + t_embed + (p == 1 ? t_head : 0.0);
+    double last = mb_layers * Ls_last / Ls + (p > 1 ? t_head : 0.0);
+    double t_mb = fmax(first, last);
+    if (p > 2) t_mb = fmax(t_mb, mb_layers);
 
     /* ---- pipeline: m micro-batches plus a bubble of (p−1)/v of them ---- */
     r->t_compute_fwd = m * (Ls * lay.fwd + t_embed / 3.0 + t_logits / logit_passes + mtp_fwd);

@@ -22,6 +22,10 @@
 
 typedef enum { PREC_BF16 = 0, PREC_FP16, PREC_FP8, PREC_FP4, PREC_FP32 } est_precision;
 typedef enum { RECOMPUTE_NONE = 0, RECOMPUTE_SELECTIVE, RECOMPUTE_FULL } est_recompute;
+/* pipeline layer split: even (ceil(L/p) per stage), remainder on the last chunk
+ * (DeepSeek-V3 layouts), embedding and loss counted as layers (Megatron-Core
+ * account_for_embedding/loss_in_pipeline_split); est_stage_layers */
+typedef enum { EST_PP_EVEN = 0, EST_PP_REMAINDER_LAST, EST_PP_EMBEDDING_LOSS } est_pp_layout;
 
 /* "bf16", "fp8", ...; est_precision_parse accepts the spellings of the
  * benchmark tables (BF16, FP8-CS, MXFP8, NVFP4, 16-mixed, bf16-mixed) */
@@ -99,6 +103,8 @@ typedef struct {
     /* Megatron-Core cpu_offloading_num_layers: activations of this many layers of a stage go
      * to host memory after their forward and return before their backward (0 = none) */
     int offload_act_layers;
+    /* how a framework splits layers over pipeline stages (est_stage_layers) */
+    est_pp_layout pp_layout;
     bool allow_uneven_pp;  /* layers not divisible by PP: the bottleneck stage gets ceil(L/PP) (Megatron-Core uneven split) */
     const gpu_spec *gpu;
     double memory_limit_gb; /* 0 → the GPU's memory */
@@ -106,6 +112,9 @@ typedef struct {
     double price_per_gpu_hour; /* 0 → catalog price */
     const est_cal *cal;     /* NULL → defaults */
 } est_input;
+
+/* decoder layers on the first, the largest and the last pipeline stage under in->pp_layout */
+void est_stage_layers(const est_input *in, double *first, double *largest, double *last);
 
 /* fills an input with defaults: all sizes 1, bf16, flash attention, no recompute */
 void est_input_init(est_input *in, const model_shape *shape, const gpu_spec *gpu);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "estimator/est.h"
 #include "util/csv.h"
 #include "util/text.h"
 
@@ -18,7 +19,7 @@ typedef struct {
     char source[512];
 } recipe_row;
 
-enum { RECIPE_MAX = 48 };
+enum { RECIPE_MAX = 64 };
 static recipe_row table[RECIPE_MAX];
 static size_t table_n;
 static bool loaded;
@@ -34,6 +35,25 @@ static int int_field(const csv_table *t, const csv_row *r, const char *col, int 
         return ac_err_at(e, AC_E_INTERNAL, t->file, r->line, 0, col, "expects an integer in [%d, %d] or nothing, got '%s'", lo, hi, s);
     *out = (int)v;
     return 0;
+}
+
+/* the pp_layout cell: a layout name, or -1 when empty */
+static int layout_field(const csv_table *t, const csv_row *r, int *out, ac_err *e)
+{
+    static const struct {
+        const char *name;
+        est_pp_layout layout;
+    } names[] = {{"even", EST_PP_EVEN}, {"remainder_last", EST_PP_REMAINDER_LAST}, {"embedding_loss", EST_PP_EMBEDDING_LOSS}};
+    const char *s = csv_get(r, csv_col(t, "pp_layout"));
+    *out = -1;
+    if (!*s) return 0;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (!strcmp(s, names[i].name)) {
+            *out = (int)names[i].layout;
+            return 0;
+        }
+    return ac_err_at(e, AC_E_INTERNAL, t->file, r->line, 0, "pp_layout",
+                     "expects even, remainder_last or embedding_loss, got '%s'", s);
 }
 
 /* a text cell; a cell longer than the field is an error (a cut matcher would match more) */
@@ -53,7 +73,7 @@ int recipe_table_load(ac_err *e)
     static const char *const cols[] = {"framework", "model", "gpu", "precision", "tp", "pp", "fsdp", "grad_reduce_in_fp32",
                                        "fp8_param_gather", "cpu_offloading_num_layers", "since", "cuda_graphs",
                                        "moe_a2a_overlap", "recompute_mla_up_proj", "recompute_layernorm",
-                                       "recompute_moe_act", "fused_expert_mlp", "source"};
+                                       "recompute_moe_act", "fused_expert_mlp", "pp_layout", "source"};
     for (size_t i = 0; i < sizeof cols / sizeof *cols; i++)
         if (csv_col(&t, cols[i]) < 0) {
             csv_free(&t);
@@ -79,6 +99,7 @@ int recipe_table_load(ac_err *e)
              int_field(&t, r, "recompute_layernorm", 0, 1, &d.sets.recompute_layernorm, e) ||
              int_field(&t, r, "recompute_moe_act", 0, 1, &d.sets.recompute_moe_act, e) ||
              int_field(&t, r, "fused_expert_mlp", 0, 1, &d.sets.fused_expert_mlp, e) ||
+             layout_field(&t, r, &d.sets.pp_layout, e) ||
              text_field(&t, r, "since", d.since, sizeof d.since, e);
         if (!rc && (!d.framework[0] || !d.source[0]))
             rc = ac_err_at(e, AC_E_INTERNAL, t.file, r->line, 0, "framework", "a recipe row needs a framework and its source");
@@ -174,7 +195,7 @@ bool recipe_release_at_least(const char *a, const char *b)
 
 recipe_switches recipe_lookup(const recipe_query *q)
 {
-    recipe_switches s = {-1, -1, -1, -1, -1, -1, -1, -1, -1};
+    recipe_switches s = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
     if (!q || !q->framework || !*q->framework || recipe_table_load(NULL)) return s;
     for (size_t i = 0; i < table_n; i++) {
         const recipe_row *d = &table[i];
@@ -188,6 +209,7 @@ recipe_switches recipe_lookup(const recipe_query *q)
         if (s.recompute_layernorm < 0) s.recompute_layernorm = d->sets.recompute_layernorm;
         if (s.recompute_moe_act < 0) s.recompute_moe_act = d->sets.recompute_moe_act;
         if (s.fused_expert_mlp < 0) s.fused_expert_mlp = d->sets.fused_expert_mlp;
+        if (s.pp_layout < 0) s.pp_layout = d->sets.pp_layout;
     }
     return s;
 }

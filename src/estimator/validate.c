@@ -115,11 +115,12 @@ static const struct {
  * multi-token prediction modules its benchmark recipe trains unless the row says "w/o MTP" */
 static const struct {
     const char *family;
-    int q_lora, kv_lora, nope, rope, v, vocab, mtp;
+    int q_lora, kv_lora, nope, rope, v, vocab, mtp, groups, group_topk;
 } MLA_FAMILIES[] = {
     /* deepseek-ai/DeepSeek-V3 config.json (num_nextn_predict_layers 1); Megatron-Bridge
      * deepseek_v3 pretrain layout "Et|(tt|)*30mL" places that MTP module ("m") */
-    {"DeepSeek-V3", 1536, 512, 128, 64, 128, 129280, 1},
+    /* n_group 8, topk_group 4: each token's experts lie in at most 4 of 8 groups */
+    {"DeepSeek-V3", 1536, 512, 128, 64, 128, 129280, 1, 8, 4},
 };
 
 /* the integer after `key` in text (e.g. "kv_channels=64", "SWA-128"), or 0 */
@@ -252,6 +253,8 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
         s.v_head_dim = MLA_FAMILIES[mla].v;
         s.query_groups = s.heads; /* every head has its own keys, up-projected from the latent */
         s.mtp_layers = contains_ci(csv_get(row, c.model), "w/o MTP") ? 0 : MLA_FAMILIES[mla].mtp;
+        s.moe_router_groups = MLA_FAMILIES[mla].groups;
+        s.moe_group_topk = MLA_FAMILIES[mla].group_topk;
     }
 
     est_input_init(in, &s, gpu);
@@ -303,6 +306,7 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     in->recompute_mla_up_proj = rs.recompute_mla_up_proj == 1 && mla >= 0;
     in->recompute_layernorm = rs.recompute_layernorm == 1;
     in->recompute_moe_act = rs.recompute_moe_act == 1 && s.num_experts > 1;
+    if (rs.pp_layout >= 0) in->pp_layout = (est_pp_layout)rs.pp_layout;
     in->fused_expert_mlp = switch_cell(csv_get(row, c.fused_mlp), rs.fused_expert_mlp == 1) && s.num_experts > 1;
     bool fp8_gather = switch_cell(csv_get(row, c.fp8_gather), rs.fp8_param_gather == 1);
     in->fp8_block_scaled = prec == PREC_FP8 && (contains_ci(ptext, "MX") || contains_ci(ptext, "block"));

@@ -42,6 +42,11 @@ typedef struct {
     int moe_shared_ffn;   /* FFN width of the shared experts every token also passes (0 = none) */
     int moe_dense_layers; /* leading layers with a dense FFN of ffn_hidden instead of experts */
     int mtp_layers;       /* multi-token prediction modules after the last layer (DeepSeek-V3 §2.2) */
+    /* group-limited routing (DeepSeek-V3 §2.1.2 node-limited routing; Megatron-Core
+     * moe_router_num_groups / moe_router_group_topk): the experts form moe_router_groups
+     * equal groups and a token's top-k experts come from its moe_group_topk best groups
+     * (0 = unlimited) */
+    int moe_router_groups, moe_group_topk;
     /* GPT-OSS experts (OpenAI gpt-oss model card 2025; Megatron-Core MLP with
      * activation_func_clamp_value and add_bias_linear): the routed experts' linear layers
      * carry biases, and the gated activation clamps both halves of the FC1 output first */

@@ -221,6 +221,20 @@ static void test_recipes(void)
     q.framework = NULL;
     CHECK(recipe_lookup(&q).grad_reduce_in_fp32 == -1);
     CHECK(recipe_lookup(NULL).fp8_param_gather == -1);
+    /* pipeline layouts: DeepSeek-V3's remainder on the last chunk, the 405B and Qwen3-235B
+     * recipes' embedding/loss accounting; other models split evenly */
+    recipe_query d = {.framework = "Megatron-Bridge (Megatron-Core)", .model = "DeepSeekV3 (dropless)", .gpu = "B200 (DGX-B200)",
+                      .precision = "FP8 (per-tensor current scaling)", .tp = 1, .pp = 16};
+    CHECK(recipe_lookup(&d).pp_layout == EST_PP_REMAINDER_LAST);
+    d.model = "Qwen3_235B_a22B";
+    CHECK(recipe_lookup(&d).pp_layout == EST_PP_EMBEDDING_LOSS);
+    d.model = "LLAMA3.1_405B";
+    CHECK(recipe_lookup(&d).pp_layout == EST_PP_EMBEDDING_LOSS);
+    d.framework = "NeMo 25.02.01";
+    d.model = "Llama 3.1 405B";
+    CHECK(recipe_lookup(&d).pp_layout == EST_PP_EMBEDDING_LOSS);
+    d.model = "LLAMA3_70B";
+    CHECK(recipe_lookup(&d).pp_layout == -1);
 }
 
 /* recipes that begin with a container release (data/recipes.csv `since`) */
@@ -647,6 +661,81 @@ static model_shape deepseek_v3(void)
     return s;
 }
 
+/* Pipeline layer splits (est_stage_layers): DeepSeek-V3's published layouts put
+ * ceil(61/(p·v)) layers in every virtual chunk and the rest in the last ("Et*4|(t*4|)*14tmL"
+ * for 16 chunks); Megatron-Core's account_for_embedding/loss counts the embedding and the
+ * loss as a layer each (Llama 3.1 405B: (126 + 2)/(8·4) = 4 per chunk) */
+static void test_pipeline_layouts(void)
+{
+    model_shape s = deepseek_v3();
+    est_input in = base_input(&s, "b200", 256);
+    in.pp = 16;
+    in.allow_uneven_pp = true;
+    double first, largest, last;
+    est_stage_layers(&in, &first, &largest, &last); /* even: ceil(61/16) = 4 everywhere */
+    CHECK(first == 4 && largest == 4 && last == 4);
+    in.pp_layout = EST_PP_REMAINDER_LAST;
+    est_stage_layers(&in, &first, &largest, &last); /* [E+4] [4]×14 [1+MTP+loss] */
+    CHECK(first == 4 && largest == 4 && last == 1);
+    in.pp = 2;
+    in.vp = 8; /* stage 1 holds chunks 1, 3, …, 15: 7 × 4 + 1 */
+    est_stage_layers(&in, &first, &largest, &last);
+    CHECK(first == 32 && largest == 32 && last == 29);
+    in.pp = 8;
+    in.vp = 1; /* [E+8] [8]×6 [5+MTP+loss] */
+    est_stage_layers(&in, &first, &largest, &last);
+    CHECK(first == 8 && largest == 8 && last == 5);
+    /* the lighter last stage makes the step faster than the even split's */
+    in.pp = 16;
+    in.ep = 8;
+    in.gbs = 4096;
+    est_result lay, even;
+    CHECK(est_evaluate(&in, &lay) == 0);
+    in.pp_layout = EST_PP_EVEN;
+    CHECK(est_evaluate(&in, &even) == 0);
+    CHECK(lay.step_time < even.step_time);
+
+    model_shape l = llama70b();
+    l.num_layers = 126;
+    est_input q = base_input(&l, "h100", 256);
+    q.pp = 8;
+    q.vp = 4;
+    q.allow_uneven_pp = true;
+    q.pp_layout = EST_PP_EMBEDDING_LOSS;
+    est_stage_layers(&q, &first, &largest, &last);
+    CHECK(first == 15 && largest == 16 && last == 15);
+    q.vp = 3; /* 128 layers' worth do not split into 24 chunks: the even split stays */
+    est_stage_layers(&q, &first, &largest, &last);
+    CHECK(first == 16 && largest == 16 && last == 16);
+    q.pp = 1;
+    q.vp = 1;
+    est_stage_layers(&q, &first, &largest, &last);
+    CHECK(first == 126 && largest == 126 && last == 126);
+}
+
+/* Group-limited routing (DeepSeek-V3 §2.1.2: n_group 8, topk_group 4): with EP 64 over 8
+ * nodes of 8 GPUs a token's 8 experts reach at most 4 nodes, so of the 7 other nodes it
+ * sends to 4 · 7/8 = 3.5 on average instead of 7·(1 − (7/8)^8) = 4.59 */
+static void test_group_limited_routing(void)
+{
+    model_shape s = deepseek_v3();
+    s.moe_dense_layers = 0;
+    est_input a = base_input(&s, "h100", 64);
+    a.ep = 64;
+    est_input b = a;
+    b.shape.moe_router_groups = 8;
+    b.shape.moe_group_topk = 4;
+    est_result ra, rb;
+    CHECK(est_evaluate(&a, &ra) == 0);
+    CHECK(est_evaluate(&b, &rb) == 0);
+    double unlimited = 7.0 * (1.0 - pow(7.0 / 8.0, 8));
+    CHECK_NEAR(rb.t_ep_comm / ra.t_ep_comm, 3.5 / unlimited, 1e-9);
+    /* groups that do not sit whole on nodes: no limit assumed */
+    b.shape.moe_router_groups = 12;
+    CHECK(est_evaluate(&b, &rb) == 0);
+    CHECK_NEAR(rb.t_ep_comm, ra.t_ep_comm, 1e-12);
+}
+
 /* The paper's sizes (DeepSeek-V3 report §1, §2.1): 671B parameters, 37B active per
  * token; the KV cache of MLA is (kv_lora + rope) elements per token per layer
  * (DeepSeek-V2 §2.1.2), 70 KB per token in BF16 */
@@ -1018,6 +1107,8 @@ int main(void)
     RUN(test_rules);
     RUN(test_attention_tiles_and_head_width);
     RUN(test_expert_epilogue);
+    RUN(test_pipeline_layouts);
+    RUN(test_group_limited_routing);
     RUN(test_optimizer_expert_sharding);
     RUN(test_catalog);
     RUN(test_calibration_file);
