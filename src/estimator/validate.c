@@ -159,35 +159,38 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     const char *task = csv_get(row, c.task);
     if (contains_ci(task, "SFT") || contains_ci(task, "LoRA"))
         return SKIP("fine-tuning row (packed sequences, frozen weights: not the pre-training model)");
-    /* a cell that is there but is no usable number is named as such, not as missing */
-    const int numeric[] = { c.num_layers, c.hidden, c.heads, c.seq, c.vocab, c.tp, c.pp, c.num_gpus, c.gbs, c.mbs };
-    for (size_t i = 0; i < sizeof numeric / sizeof *numeric; i++) {
-        double v;
+    /* the numeric cells, read once; a cell that is there but is no usable number is named
+     * as such, not as missing */
+    enum { N_LAYERS, N_HIDDEN, N_HEADS, N_SEQ, N_VOCAB, N_TP, N_PP, N_GPUS, N_GBS, N_MBS, N_COUNT };
+    const int numeric[N_COUNT] = {c.num_layers, c.hidden, c.heads, c.seq, c.vocab, c.tp, c.pp, c.num_gpus, c.gbs, c.mbs};
+    double val[N_COUNT] = {0};
+    bool have[N_COUNT];
+    for (int i = 0; i < N_COUNT; i++) {
         const char *cell = csv_get(row, numeric[i]);
-        if (cell[strspn(cell, " ")] && !num(row, numeric[i], &v))
+        have[i] = num(row, numeric[i], &val[i]);
+        if (cell[strspn(cell, " ")] && !have[i])
             return SKIP("%s is not a usable number (up to 1e9)", t->header.field[numeric[i]]);
     }
-    double layers, hidden, heads, vocab, seq;
-    if (!num(row, c.num_layers, &layers) || !num(row, c.hidden, &hidden) || !num(row, c.heads, &heads) ||
-        !num(row, c.seq, &seq))
+    if (!have[N_LAYERS] || !have[N_HIDDEN] || !have[N_HEADS] || !have[N_SEQ])
         return SKIP("model shape missing (layers, hidden size, heads or sequence length)");
+    double layers = val[N_LAYERS], hidden = val[N_HIDDEN], heads = val[N_HEADS], seq = val[N_SEQ], vocab = val[N_VOCAB];
     int mla = -1; /* MLA_FAMILIES entry: sizes the table omits */
     if (strstr(fam, "MLA")) {
         for (size_t i = 0; i < sizeof MLA_FAMILIES / sizeof *MLA_FAMILIES; i++)
             if (contains_ci(fam, MLA_FAMILIES[i].family)) mla = (int)i;
         if (mla < 0) return SKIP("multi-head latent attention (MLA) sizes not known for this family");
     }
-    if (!num(row, c.vocab, &vocab)) {
+    if (!have[N_VOCAB]) {
         if (mla < 0) return SKIP("vocab size missing");
         vocab = MLA_FAMILIES[mla].vocab;
     }
     if (layers < 1 || hidden < 1 || heads < 1 || seq < 1 || vocab < 1)
         return SKIP("model shape not positive (layers, hidden size, heads, sequence length, vocab)");
-    double tp, pp, ngpu, mbs, gbs;
-    if (!num(row, c.tp, &tp) || !num(row, c.pp, &pp)) return SKIP("parallel layout (tp, pp) not published");
-    if (!num(row, c.num_gpus, &ngpu)) return SKIP("number of GPUs missing");
-    if (!num(row, c.gbs, &gbs)) return SKIP("global batch size missing");
-    if (!num(row, c.mbs, &mbs)) return SKIP("micro batch size missing");
+    if (!have[N_TP] || !have[N_PP]) return SKIP("parallel layout (tp, pp) not published");
+    if (!have[N_GPUS]) return SKIP("number of GPUs missing");
+    if (!have[N_GBS]) return SKIP("global batch size missing");
+    if (!have[N_MBS]) return SKIP("micro batch size missing");
+    double tp = val[N_TP], pp = val[N_PP], ngpu = val[N_GPUS], mbs = val[N_MBS], gbs = val[N_GBS];
     if (tp < 1 || pp < 1 || ngpu < 1 || gbs < 1 || mbs < 1) return SKIP("parallel sizes and batch sizes must be at least 1");
     const gpu_spec *gpu = gpu_match(csv_get(row, c.gpu_type));
     if (!gpu) return SKIP("GPU type not in the catalog");
