@@ -599,13 +599,22 @@ static double moe_host_s(const est_input *in, const est_cal *c, double local_exp
  *   gradients (one read of mats·F + h).
  * A fused grouped MLP (fused_expert_mlp) does both in its epilogue: nothing added.
  * Saved extra tensors of the unfused clamps are left out of the memory model. */
+/* the clamps' share: element reads and writes per routed copy (moe_act recompute re-runs
+ * the forward's) */
+static double clamp_elems(const est_input *in, bool backward)
+{
+    const model_shape *s = &in->shape;
+    if (in->fused_expert_mlp || !s->moe_glu_clamp || !s->gated_mlp) return 0.0;
+    double F = (double)s->moe_ffn_hidden / in->etp;
+    return backward ? 13.0 * F : 8.0 * F;
+}
+
 static double expert_epilogue_bytes(const est_input *in, bool backward)
 {
     const model_shape *s = &in->shape;
     if (in->fused_expert_mlp) return 0.0;
     double F = (double)s->moe_ffn_hidden / in->etp, h = s->hidden, mats = s->gated_mlp ? 2.0 : 1.0;
-    double elems = 0.0;
-    if (s->moe_glu_clamp && s->gated_mlp) elems += backward ? 13.0 * F : 8.0 * F;
+    double elems = clamp_elems(in, backward);
     if (s->moe_expert_bias) elems += backward ? mats * F + h : 2.0 * (mats * F + h);
     return 2.0 * elems;
 }
@@ -712,9 +721,8 @@ static void layer_cost_compute(const est_input *in, const device *dev, double se
     if (in->recompute_layernorm) lc->module_recomp += 2.0 * 4.0 * h * T / spd / dev->hbm;
     if (in->recompute_moe_act && moe_layer) {
         lc->module_recomp += est_moe_tokens(in, T) * 2.0 * (mats_in + 1.0) * s->moe_ffn_hidden / in->etp / dev->hbm;
-        /* with the clamps unfused they run again too (8F: expert_epilogue_bytes) */
-        if (s->moe_glu_clamp && s->gated_mlp && !in->fused_expert_mlp)
-            lc->module_recomp += est_moe_tokens(in, T) * 2.0 * 8.0 * s->moe_ffn_hidden / in->etp / dev->hbm;
+        /* with the clamps unfused they run again too */
+        lc->module_recomp += est_moe_tokens(in, T) * 2.0 * clamp_elems(in, false) / dev->hbm;
     }
 
     /* --- FP8/FP4 quantization (est_cast_elems): 4 B per cast element at HBM speed --- */
@@ -905,10 +913,9 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     int p = in->pp, v = in->vp, t = in->tp;
     int m = in->gbs / (in->mbs * dp);
     r->num_microbatches = m;
-    double Ls = (double)((L + p - 1) / p); /* layers of the largest stage */
-    /* the layer split of est_stage_layers: Ls is the largest stage's count, first and
-     * last may hold fewer (they also run the embedding, the output layer and the loss) */
-    double Ls_first = Ls, Ls_last = Ls;
+    /* layers of the largest stage (Ls); the first and the last may hold fewer, as they
+     * also run the embedding, the output layer and the loss (est_stage_layers) */
+    double Ls_first, Ls, Ls_last;
     est_stage_layers(in, &Ls_first, &Ls, &Ls_last);
 
     device dev = {0};

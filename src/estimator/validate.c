@@ -115,12 +115,11 @@ static const struct {
  * multi-token prediction modules its benchmark recipe trains unless the row says "w/o MTP" */
 static const struct {
     const char *family;
-    int q_lora, kv_lora, nope, rope, v, vocab, mtp, groups, group_topk;
+    int q_lora, kv_lora, nope, rope, v, vocab, mtp;
 } MLA_FAMILIES[] = {
     /* deepseek-ai/DeepSeek-V3 config.json (num_nextn_predict_layers 1); Megatron-Bridge
      * deepseek_v3 pretrain layout "Et|(tt|)*30mL" places that MTP module ("m") */
-    /* n_group 8, topk_group 4: each token's experts lie in at most 4 of 8 groups */
-    {"DeepSeek-V3", 1536, 512, 128, 64, 128, 129280, 1, 8, 4},
+    {"DeepSeek-V3", 1536, 512, 128, 64, 128, 129280, 1},
 };
 
 /* the integer after `key` in text (e.g. "kv_channels=64", "SWA-128"), or 0 */
@@ -138,14 +137,19 @@ static bool switch_cell(const char *cell, bool dflt) { return *cell ? truthy(cel
 /* gated MLPs (SwiGLU) and untied embeddings come with these families */
 static const char *const GATED_FAMILIES[] = {"SwiGLU", "Llama", "Mixtral", "Qwen", "GPT-OSS", "DeepSeek", "Grok"};
 
-/* expert details the tables leave out: biased expert linears and a clamped gated activation
- * (openai/gpt-oss-120b config.json: swiglu_limit 7.0, biased experts; Megatron-Bridge
- * gpt_oss provider: add_bias_linear, activation_func_clamp_value 7.0) */
+/* expert details the tables leave out: biased expert linears, a clamped gated activation,
+ * group-limited routing (groups of experts, groups a token may use) */
 static const struct {
     const char *family;
     bool expert_bias, glu_clamp;
+    int router_groups, group_topk;
 } EXPERT_FAMILIES[] = {
-    {"GPT-OSS", true, true},
+    /* openai/gpt-oss-120b config.json: swiglu_limit 7.0, biased experts; Megatron-Bridge
+     * gpt_oss provider: add_bias_linear, activation_func_clamp_value 7.0 */
+    {"GPT-OSS", true, true, 0, 0},
+    /* deepseek-ai/DeepSeek-V3 config.json n_group 8, topk_group 4: each token's experts lie
+     * in at most 4 of 8 groups */
+    {"DeepSeek-V3", false, false, 8, 4},
 };
 
 #define SKIP(...) (snprintf(why, why_len, __VA_ARGS__), -1)
@@ -246,6 +250,8 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
             if (contains_ci(fam, EXPERT_FAMILIES[i].family)) {
                 s.moe_expert_bias = EXPERT_FAMILIES[i].expert_bias;
                 s.moe_glu_clamp = EXPERT_FAMILIES[i].glu_clamp;
+                s.moe_router_groups = EXPERT_FAMILIES[i].router_groups;
+                s.moe_group_topk = EXPERT_FAMILIES[i].group_topk;
             }
     }
     if (mla >= 0) {
@@ -256,8 +262,6 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
         s.v_head_dim = MLA_FAMILIES[mla].v;
         s.query_groups = s.heads; /* every head has its own keys, up-projected from the latent */
         s.mtp_layers = contains_ci(csv_get(row, c.model), "w/o MTP") ? 0 : MLA_FAMILIES[mla].mtp;
-        s.moe_router_groups = MLA_FAMILIES[mla].groups;
-        s.moe_group_topk = MLA_FAMILIES[mla].group_topk;
     }
 
     est_input_init(in, &s, gpu);
