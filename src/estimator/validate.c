@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "estimator/footnote.h"
 #include "estimator/recipe.h"
 #include "util/fsutil.h"
 #include "util/json.h"
@@ -160,6 +161,9 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     const char *fam = csv_get(row, c.model_family);
     for (size_t i = 0; i < sizeof UNMODELLED / sizeof *UNMODELLED; i++)
         if (strstr(fam, UNMODELLED[i].pattern)) return SKIP("%s", UNMODELLED[i].reason);
+    const footnote *note = footnote_of_row(row);
+    if (note && note->effect == FOOTNOTE_REGRESSION)
+        return SKIP("its source marks the figure as a known software regression (footnote [^%s])", note->name);
     const char *task = csv_get(row, c.task);
     if (contains_ci(task, "SFT") || contains_ci(task, "LoRA"))
         return SKIP("fine-tuning row (packed sequences, frozen weights: not the pre-training model)");
@@ -476,7 +480,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
                        validate_summary *sum, ac_err *e)
 {
     memset(sum, 0, sizeof *sum);
-    if (gpu_catalog_load(e) || recipe_table_load(e)) return -1;
+    if (gpu_catalog_load(e) || recipe_table_load(e) || footnote_table_load(e)) return -1;
     csv_table t;
     if (csv_read_file(csv_path, &t, e)) return -1;
     columns c = find_columns(&t);
@@ -493,6 +497,8 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
     size_t nsrc = 0;
     skip_reason reasons[32];
     size_t nreasons = 0;
+    const footnote *regressions[8]; /* footnotes that made rows skip, explained below the reasons */
+    size_t nregressions = 0;
     strbuf rows = {0};
     /* a skipped row fills every column after gpu with nothing but its skip_reason */
     static const char header_before_reason[] =
@@ -549,6 +555,12 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
             while (k < nreasons && strcmp(reasons[k].reason, why)) k++;
             if (k == nreasons && nreasons < 32) { snprintf(reasons[k].reason, sizeof reasons[k].reason, "%s", why); reasons[k].count = 0; nreasons++; }
             if (k < nreasons) reasons[k].count++;
+            const footnote *note = footnote_of_row(row);
+            if (note && note->effect == FOOTNOTE_REGRESSION) {
+                size_t j = 0;
+                while (j < nregressions && regressions[j] != note) j++;
+                if (j == nregressions && nregressions < sizeof regressions / sizeof *regressions) regressions[nregressions++] = note;
+            }
             sb_add(&rows, empty_before);
             sb_csv_field(&rows, why, false);
             sb_add(&rows, empty_after);
@@ -658,6 +670,9 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
             } else {
                 if (nreasons) fprintf(out, "skipped rows by reason:\n");
                 for (size_t k = 0; k < nreasons; k++) fprintf(out, "  %4d  %s\n", reasons[k].count, reasons[k].reason);
+                for (size_t k = 0; k < nregressions; k++)
+                    fprintf(out, "footnote [^%s]: %s (%s)\n", regressions[k]->name, regressions[k]->meaning,
+                            regressions[k]->source);
                 fprintf(out, "memory: %d of %d published runs predicted to fit in GPU memory (each of them ran)\n",
                         predicted_fit, all.rows);
                 fprintf(out, "recipes: %d row(s) reduce gradients in bf16, %d keep FP8 weights and %d offload activations, "

@@ -137,6 +137,12 @@ print(len(r), sum(x["fits"] == "true" for x in r))' "$T/val.csv")
     bad=$(echo "$out" | awk '$1 ~ /^S(4|5|7|10)$/ && $4+0 > 10.0 {print $1 " " $4}')
     seen=$(echo "$out" | awk '$1 ~ /^S(4|5|7|10)$/ && $4 ~ /%$/' | wc -l)
     [ -z "$bad" ] && [ "$seen" -eq 4 ] && pass validate_source_medians || fail validate_source_medians "median above 10%: $bad (sources seen: $seen)"
+    # the two 26.06.01 GPT-OSS figures their table footnotes as a cuDNN regression are skipped
+    # with that reason, and the footnote is explained
+    fn=$(grep -c 'known software regression (footnote \[^gpt-oss-note\])' "$T/val.csv")
+    case "$out" in *"footnote [^gpt-oss-note]: GPT-OSS 120B pre-training regression"*"cudnn-frontend issue 256"*)
+        [ "$fn" = 2 ] && pass validate_regression_footnote || fail validate_regression_footnote "$fn rows skipped" ;;
+        *) fail validate_regression_footnote "no footnote explanation" ;; esac
     [ -s "$T/val.csv" ] && head -1 "$T/val.csv" | grep -q "predicted_step_time_s" && pass validate_out || fail validate_out "no per-row CSV"
     # every row, predicted or skipped, has the header's columns
     shapes=$(python3 -c 'import csv,sys; print(sorted({len(r) for r in csv.reader(open(sys.argv[1]))}))' "$T/val.csv")

@@ -11,6 +11,7 @@
 #include "estimator/gpu.h"
 #include "estimator/recipe.h"
 #include "util/csv.h"
+#include "estimator/footnote.h"
 #include "estimator/validate.h"
 #include "model/layer.h"
 
@@ -366,6 +367,34 @@ static void test_validate_row_recipe(void)
     CHECK(in.cuda_graphs && in.moe_a2a_overlap); /* `release` 26.08 wins over the source's 26.04 */
     CHECK(validate_row_input(&t, &t.rows[3], &in, why, sizeof why) == 0);
     CHECK(!in.cuda_graphs && !in.moe_a2a_overlap);
+    csv_free(&t);
+}
+
+/* a figure its publisher footnotes as a known software regression is skipped with that reason;
+ * a caveat footnote or an unknown one keeps the row */
+static void test_validate_footnotes(void)
+{
+    static const char CSV[] =
+        "id,framework,model_family,num_layers,hidden_size,num_attention_heads,vocab_size,seq_length,gpu_type,"
+        "num_gpus,tp,pp,mbs,gbs,precision,tflops_per_gpu,tokens_per_s_per_gpu\n"
+        "a,Megatron-Bridge,GPT-3,24,2048,16,51200,2048,H100 SXM,8,1,1,1,8,BF16,661[^gpt-oss-note],20000\n"
+        "b,Megatron-Bridge,GPT-3,24,2048,16,51200,2048,H100 SXM,8,1,1,1,8,BF16,475[^nemotron-3-super-b200-nvfp4-note],20000\n"
+        "c,Megatron-Bridge,GPT-3,24,2048,16,51200,2048,H100 SXM,8,1,1,1,8,BF16,500[^no-such-note],20000\n"
+        "d,Megatron-Bridge,GPT-3,24,2048,16,51200,2048,H100 SXM,8,1,1,1,8,BF16,[^gpt-oss-note,20000\n";
+    csv_table t;
+    ac_err e;
+    CHECK(csv_parse(CSV, strlen(CSV), "notes.csv", &t, &e) == 0);
+    est_input in;
+    char why[256];
+    CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == -1);
+    CHECK(strstr(why, "known software regression") && strstr(why, "[^gpt-oss-note]"));
+    const footnote *f = footnote_of_row(&t.rows[0]);
+    CHECK(f && f->effect == FOOTNOTE_REGRESSION && strstr(f->source, "cudnn-frontend"));
+    CHECK(validate_row_input(&t, &t.rows[1], &in, why, sizeof why) == 0);
+    f = footnote_of_row(&t.rows[1]);
+    CHECK(f && f->effect == FOOTNOTE_CAVEAT);
+    CHECK(validate_row_input(&t, &t.rows[2], &in, why, sizeof why) == 0 && !footnote_of_row(&t.rows[2]));
+    CHECK(validate_row_input(&t, &t.rows[3], &in, why, sizeof why) == 0 && !footnote_of_row(&t.rows[3])); /* unclosed marker */
     csv_free(&t);
 }
 
@@ -1093,6 +1122,7 @@ int main(void)
     RUN(test_recipes);
     RUN(test_recipe_releases);
     RUN(test_validate_row_recipe);
+    RUN(test_validate_footnotes);
     RUN(test_directions);
     RUN(test_attention_window);
     RUN(test_moe_dispatch_and_host);
