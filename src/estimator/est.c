@@ -1064,21 +1064,24 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     }
     double t_pipe = m * t_mb + r->t_pp_bubble + r->t_pp_p2p;
 
-    /* ---- parameters on one GPU of the first and last stage ---- */
+    /* ---- parameters on one GPU of the first, the largest and the last stage (each with
+     * its own layer count: est_stage_layers) ---- */
     param_counts pc = count_params(s);
     double layer_dense = pc.attn + pc.mlp_dense + pc.norms + (s->arch == ARCH_ENCODER_DECODER ? 0.5 * pc.cross_attn : 0.0);
     double expert_share = is_moe(s) ? 1.0 / (in->ep * in->etp) : 0.0;
-    double p_first = Ls * (layer_dense / t + pc.mlp_expert * expert_share) + (pc.embedding + pc.position) / t;
+    double per_layer_gpu = layer_dense / t + pc.mlp_expert * expert_share;
+    double p_first = Ls_first * per_layer_gpu + (pc.embedding + pc.position) / t;
     /* the last stage holds the output layer, or a copy of the tied embedding when p > 1 */
-    double p_last = Ls * (layer_dense / t + pc.mlp_expert * expert_share) +
-                    (p == 1 ? (pc.embedding + pc.position + pc.output_layer) / t
-                            : (s->untied_embeddings ? pc.output_layer : pc.embedding) / t);
-    double p_expert_gpu = Ls * pc.mlp_expert * expert_share;
-    double p_layers_gpu = Ls * (layer_dense / t + pc.mlp_expert * expert_share); /* both stages */
+    double p_last = Ls_last * per_layer_gpu + (p == 1 ? (pc.embedding + pc.position + pc.output_layer) / t
+                                                      : (s->untied_embeddings ? pc.output_layer : pc.embedding) / t);
+    double p_expert_first = Ls_first * pc.mlp_expert * expert_share, p_expert_last = Ls_last * pc.mlp_expert * expert_share;
+    double p_layers_first = Ls_first * per_layer_gpu, p_layers_last = Ls_last * per_layer_gpu;
     /* the last stage also holds the multi-token prediction modules */
     double mtp_experts = pc.mtp_experts;
     double p_mtp_gpu = (pc.mtp - mtp_experts) / t + mtp_experts * expert_share;
     p_last += p_mtp_gpu;
+    p_layers_last += p_mtp_gpu;
+    p_expert_last += mtp_experts * expert_share;
     /* CP ranks hold the same weights: Megatron-Core reduces gradients and shards the
      * distributed optimizer over the DP × CP group (data_parallel_group with context
      * parallel), so that group sizes the shards and the gradient collectives */
@@ -1088,7 +1091,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
 
     /* trainable parameters (LoRA: adapters of rank r on lora_targets h×h-sized matrices) */
     double lora_params_gpu = 0.0;
-    if (in->lora_rank > 0) lora_params_gpu = Ls * in->lora_targets * in->lora_rank * 2.0 * s->hidden / t;
+    if (in->lora_rank > 0) lora_params_gpu = Ls_first * in->lora_targets * in->lora_rank * 2.0 * s->hidden / t;
 
     /* ---- memory (bytes): Megatron-LM docs, distributed optimizer: bf16 params 2 B,
      * fp32 main grads 4 B, fp32 master + Adam m, v 12 B (18 B/param), grads and
@@ -1110,8 +1113,9 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     double stage_parts[2][5];
     for (int st = 0; st < 2; st++) {
         double P = st == 0 ? p_first : p_last;
-        double P_exp = p_expert_gpu + (st == 1 ? mtp_experts * expert_share : 0.0), P_dense = P - P_exp;
-        double P_layers = p_layers_gpu + (st == 1 ? p_mtp_gpu : 0.0);
+        double P_exp = st == 0 ? p_expert_first : p_expert_last, P_dense = P - P_exp;
+        double P_layers = st == 0 ? p_layers_first : p_layers_last;
+        double Ls_st = st == 0 ? Ls_first : Ls_last; /* this stage's decoder layers */
         double weights, grads, opt, cpu = 0.0;
         if (in->lora_rank > 0) {
             weights = P * wbytes + lora_params_gpu * wbytes;
@@ -1120,7 +1124,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
             /* ZeRO-3 / FSDP shards the frozen base weights too, gathering two layers at a
              * time (DeepSpeed ZeRO-3 and PyTorch FSDP with PEFT; answer.ai FSDP+QLoRA 2024) */
             if (in->zero_stage >= 3)
-                weights = (P + lora_params_gpu) * wbytes / dpc + 2.0 * (P / (Ls > 0 ? Ls : 1)) * wbytes;
+                weights = (P + lora_params_gpu) * wbytes / dpc + 2.0 * (P / (Ls_st > 0 ? Ls_st : 1)) * wbytes;
         } else {
             double shard_d = dpc, shard_e = edp;
             double weight_bytes = param_bytes(P, P_layers, layer_wbytes, wbytes);
@@ -1129,7 +1133,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
             opt = (P_dense * 12.0) / (in->zero_stage >= 1 ? shard_d : 1) + (P_exp * 12.0) / (in->zero_stage >= 1 ? shard_e : 1);
             if (in->zero_stage >= 3) /* FSDP: shards of the weights + two gathered layers in flight */
                 weights = param_bytes(P, P_layers, layer_gather_bytes, wbytes) / shard_d +
-                          2.0 * weight_bytes / (Ls > 0 ? Ls : 1);
+                          2.0 * weight_bytes / (Ls_st > 0 ? Ls_st : 1);
         }
         if (in->offload_optimizer) {
             cpu += opt;
@@ -1144,27 +1148,27 @@ int est_evaluate(const est_input *in_arg, est_result *r)
         }
         if (in->offload_params && in->zero_stage >= 3) {
             cpu += P * wbytes / dpc;
-            weights = 2.0 * (P / (Ls > 0 ? Ls : 1)) * wbytes;
+            weights = 2.0 * (P / (Ls_st > 0 ? Ls_st : 1)) * wbytes;
         }
         double acts, logits = 0.0, layers_held;
         if (st == 0) {
-            layers_held = inflight_layers;
-            acts = inflight_layers * act_per_layer + inflight_mb * (2.0 + 1.0) * T * s->hidden / (in->sequence_parallel ? t : 1);
+            layers_held = inflight_layers * Ls_first / Ls;
+            acts = layers_held * act_per_layer + inflight_mb * (2.0 + 1.0) * T * s->hidden / (in->sequence_parallel ? t : 1);
         } else {
             /* the last stage keeps one micro-batch in flight (more with interleaving) */
-            layers_held = v > 1 ? ((double)(v - 1) * p + 1) * layers_chunk : Ls;
-            if (layers_held > m * Ls) layers_held = m * Ls;
+            layers_held = (v > 1 ? ((double)(v - 1) * p + 1) * layers_chunk : Ls) * Ls_last / Ls;
+            if (layers_held > m * Ls_last) layers_held = m * Ls_last;
             acts = layers_held * act_per_layer;
             /* logits [T, V/t] in bf16 plus the fp32 softmax of the fused cross-entropy */
             logits = 6.0 * T * V / t;
         }
-        double off = offloaded_bytes(layers_held, Ls, n_off, act_per_layer);
+        double off = offloaded_bytes(layers_held, Ls_st, n_off, act_per_layer);
         acts -= off;
         cpu += off;
         if (st == 0 && p == 1) logits = 6.0 * T * V / t;
         /* the stage with the output layer also keeps the MTP modules' activations and logits */
         if (s->mtp_layers > 0 && logits > 0) {
-            acts += s->mtp_layers * mtp_layer.act_full * fmax(1.0, layers_held / Ls);
+            acts += s->mtp_layers * mtp_layer.act_full * fmax(1.0, layers_held / (Ls_last > 0 ? Ls_last : 1));
             logits *= 1.0 + s->mtp_layers;
         }
         /* during backward of a recomputed layer its full activations exist once */
@@ -1194,9 +1198,15 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     /* ---- data parallel: fp32 gradient reduce-scatter (+ bf16 parameter all-gather with
      * the distributed optimizer) or all-reduce (Megatron DDP, grads in fp32 for bf16 training) ---- */
     /* the stage holding the most parameters (with PP 1: embedding and output layer) sets the pace */
-    double P_grad = in->lora_rank > 0 ? lora_params_gpu : fmax(p_first, p_last);
-    double P_dense_grad = in->lora_rank > 0 ? P_grad : P_grad - p_expert_gpu;
-    double P_exp_grad = in->lora_rank > 0 ? 0.0 : p_expert_gpu;
+    double P_stage = p_first, P_stage_exp = p_expert_first, P_stage_layers = p_layers_first;
+    if (p_last > P_stage) { P_stage = p_last; P_stage_exp = p_expert_last; P_stage_layers = p_layers_last; }
+    if (p > 2 && Ls * per_layer_gpu > P_stage) { /* a middle stage of an uneven layout */
+        P_stage = P_stage_layers = Ls * per_layer_gpu;
+        P_stage_exp = Ls * pc.mlp_expert * expert_share;
+    }
+    double P_grad = in->lora_rank > 0 ? lora_params_gpu : P_stage;
+    double P_dense_grad = in->lora_rank > 0 ? P_grad : P_grad - P_stage_exp;
+    double P_exp_grad = in->lora_rank > 0 ? 0.0 : P_stage_exp;
     double bw_dp = group_bw(in, dpc, in->tp);
     double bw_edp = group_bw(in, edp, in->tp * in->cp * in->ep);
     double t_rs = 0.0, t_ag = 0.0; /* gradient reduction, and the parameter all-gather of ZeRO ≥ 1 */
@@ -1207,7 +1217,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     if (in->zero_stage >= 1) {
         t_rs = rs_rounds * (gather_s(P_dense_grad * gbytes, dpc, bw_dp, c) + gather_s(P_exp_grad * gbytes, edp, bw_edp, c));
         /* (under LoRA layer_gather_bytes is wbytes, so the layer split does not matter) */
-        t_ag = gather_s(param_bytes(P_dense_grad, p_layers_gpu - p_expert_gpu, layer_gather_bytes, wbytes), dpc, bw_dp, c) +
+        t_ag = gather_s(param_bytes(P_dense_grad, P_stage_layers - P_stage_exp, layer_gather_bytes, wbytes), dpc, bw_dp, c) +
                gather_s(P_exp_grad * layer_gather_bytes, edp, bw_edp, c);
     } else {
         t_rs = allreduce_s(P_dense_grad * gbytes, dpc, bw_dp, c) + allreduce_s(P_exp_grad * gbytes, edp, bw_edp, c);
@@ -1219,7 +1229,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
          * micro-batch; prefetching hides it behind compute when compute is longer.
          * Under LoRA the gathered weights are the frozen base ones. */
         double P_gather = in->lora_rank > 0 ? p_first : P_grad;
-        double per_mb = 2.0 * gather_s(param_bytes(P_gather, p_layers_gpu, layer_gather_bytes, wbytes), dpc, bw_dp, c);
+        double per_mb = 2.0 * gather_s(param_bytes(P_gather, in->lora_rank > 0 ? p_layers_first : P_stage_layers, layer_gather_bytes, wbytes), dpc, bw_dp, c);
         /* ZeRO-Infinity parameter offload: each rank's shard also crosses PCIe for both
          * passes (Rajbhandari et al. 2021, ZeRO-Infinity §5) */
         if (in->offload_params) per_mb += 2.0 * P_gather * wbytes / dpc / dev.host;

@@ -733,6 +733,23 @@ static void test_pipeline_layouts(void)
     q.pp_layout = EST_PP_EMBEDDING_LOSS;
     est_stage_layers(&q, &first, &largest, &last);
     CHECK(first == 15 && largest == 16 && last == 15);
+    /* memory follows the layout: the first stage holds 15 layers, one layer's weights less
+     * than the even split's 16.  Llama 3.1 405B layer: q, o 16384², k, v 16384·1024, the
+     * MLP 3·16384·53248, two norms: 3,187,703,808 parameters, 398,462,976 per GPU at TP 8,
+     * 2 B each in bf16 */
+    q.shape.hidden = 16384;
+    q.shape.ffn_hidden = 53248;
+    q.shape.heads = 128;
+    q.tp = 8;
+    q.gbs = 2048;
+    est_result by_layout, by_even;
+    CHECK(est_evaluate(&q, &by_layout) == 0);
+    q.pp_layout = EST_PP_EVEN;
+    CHECK(est_evaluate(&q, &by_even) == 0);
+    q.pp_layout = EST_PP_EMBEDDING_LOSS;
+    CHECK(by_layout.mem_peak_stage == 0 && by_even.mem_peak_stage == 0);
+    CHECK_NEAR(by_even.mem_weights - by_layout.mem_weights, 398462976.0 * 2.0, 1e-9);
+    CHECK(by_layout.mem_activations < by_even.mem_activations && by_layout.mem_total < by_even.mem_total);
     q.vp = 3; /* 128 layers' worth do not split into 24 chunks: the even split stays */
     est_stage_layers(&q, &first, &largest, &last);
     CHECK(first == 16 && largest == 16 && last == 16);
