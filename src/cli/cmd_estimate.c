@@ -21,7 +21,8 @@ static const char ESTIMATE_HELP[] =
     "                           [--sp true|false] [--zero 0-3] [--precision bf16|fp8|mxfp8]\n"
     "                           [--a2a-overlap true|false] [--cuda-graphs true|false]\n"
     "                           [--offload-act-layers N] [--grad-reduce-in-fp32 true|false]\n"
-    "                           [--fp8-param-gather true|false] [--recompute-modules LIST] [overrides...]\n"
+    "                           [--fp8-param-gather true|false] [--recompute-modules LIST]\n"
+    "                           [--pp-layout even|remainder_last|embedding_loss] [overrides...]\n"
     "\n"
     "Predicts memory per GPU and step time of ONE training candidate with the analytical\n"
     "estimator (no cluster). The model, cluster and GPU come from the configuration\n"
@@ -38,6 +39,10 @@ static const char ESTIMATE_HELP[] =
     "layer weights in FP8 and all-gathers them in FP8 (model.fp8_params).\n"
     "--recompute-modules picks Megatron-Core's selective recompute modules, comma-separated:\n"
     "core_attn (= --recompute selective), layernorm, moe_act (MoE models), mla_up_proj (MLA models).\n"
+    "--pp-layout splits layers over pipeline stages: even (ceil(L/PP) each; default),\n"
+    "remainder_last (every virtual chunk ceil(L/(PP*VP)) layers, the rest on the last, as\n"
+    "DeepSeek-V3's pipeline_model_parallel_layout) or embedding_loss (Megatron-Core\n"
+    "account_for_embedding/loss_in_pipeline_split: the first and last stage one layer fewer).\n"
     "example: autoconfig estimate search_config=llama/llama3_70b --tp 4 --pp 4 --vp 5 --mbs 1\n";
 
 static int flag_int(const cli_opts *o, const char *name, int dflt, int lo, int hi, int *out, ac_err *e)
@@ -70,6 +75,12 @@ static void print_breakdown(FILE *out, const est_input *in, const est_result *r)
     fprintf(out, "  layout      TP %d  PP %d  VP %d  CP %d  EP %d  DP %d  on %d x %s  MBS %d  GBS %d  (%d micro-batches)\n",
             in->tp, in->pp, in->vp, in->cp, in->ep, in->num_gpus / (in->tp * in->pp * in->cp), in->num_gpus,
             in->gpu->name, in->mbs, in->gbs, r->num_microbatches);
+    if (in->pp > 1) {
+        double first, largest, last;
+        est_stage_layers(in, &first, &largest, &last);
+        fprintf(out, "  stages      %s split: %g layers on the first stage, %g on the largest, %g on the last\n",
+                est_pp_layout_name(in->pp_layout), first, largest, last);
+    }
     char modules[80];
     est_recompute_text(in, modules, sizeof modules);
     char label[100];
@@ -120,6 +131,13 @@ void cli_estimate_json(json_writer *w, const est_input *in, const est_result *r)
     json_int(w, "num_gpus", in->num_gpus);
     json_int(w, "tp", in->tp); json_int(w, "pp", in->pp); json_int(w, "vp", in->vp);
     json_int(w, "cp", in->cp); json_int(w, "ep", in->ep);
+    json_str(w, "pp_layout", est_pp_layout_name(in->pp_layout));
+    {
+        double first, largest, last;
+        est_stage_layers(in, &first, &largest, &last);
+        json_num(w, "layers_first_stage", first); json_num(w, "layers_largest_stage", largest);
+        json_num(w, "layers_last_stage", last);
+    }
     json_int(w, "dp", in->num_gpus / (in->tp * in->pp * in->cp));
     json_int(w, "mbs", in->mbs); json_int(w, "gbs", in->gbs);
     json_int(w, "num_microbatches", r->num_microbatches);
@@ -229,7 +247,7 @@ int cmd_estimate(int argc, char **argv)
     static const char *const known[] = {"--tp=", "--pp=", "--vp=", "--cp=", "--ep=", "--mbs=", "--gbs=", "--recompute=",
                                         "--recompute-layers=", "--sp=", "--zero=", "--precision=", "--a2a-overlap=",
                                         "--cuda-graphs=", "--offload-act-layers=", "--grad-reduce-in-fp32=",
-                                        "--fp8-param-gather=", "--recompute-modules=", NULL};
+                                        "--fp8-param-gather=", "--recompute-modules=", "--pp-layout=", NULL};
     ac_config c;
     int started = cli_start(argc, argv, known, ESTIMATE_HELP, &o, &c, &e);
     if (started != CLI_GO) return started == CLI_HELPED ? 0 : cli_fail(&e);
@@ -283,6 +301,16 @@ int cmd_estimate(int argc, char **argv)
     if (parse_recompute_modules(cli_flag_value(&o, "--recompute-modules"), &in, &e)) {
         rc = cli_fail(&e);
         goto out;
+    }
+    const char *layout = cli_flag_value(&o, "--pp-layout");
+    if (layout) {
+        if (est_pp_layout_parse(layout, &in.pp_layout)) {
+            ac_err_at(&e, AC_E_INPUT, "command line", 0, 0, "--pp-layout",
+                      "expects even, remainder_last or embedding_loss, got '%s'", layout);
+            rc = cli_fail(&e);
+            goto out;
+        }
+        in.allow_uneven_pp = true; /* a layout exists to split layers PP does not divide */
     }
     const char *prec = cli_flag_value(&o, "--precision");
     if (prec && est_precision_parse(prec, &in.precision)) {

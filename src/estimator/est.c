@@ -796,6 +796,24 @@ static void layer_cost_compute(const est_input *in, const device *dev, double se
  *   the embedding and the loss count as one layer each, u = (L + 2)/(p·v) per chunk, so
  *   the first and the last stage run v·u − 1 layers and the others v·u.
  * A layout whose arithmetic does not close keeps the even split. */
+static const char *const PP_LAYOUT_NAMES[] = {[EST_PP_EVEN] = "even", [EST_PP_REMAINDER_LAST] = "remainder_last",
+                                               [EST_PP_EMBEDDING_LOSS] = "embedding_loss"};
+
+const char *est_pp_layout_name(est_pp_layout layout)
+{
+    return (unsigned)layout < sizeof PP_LAYOUT_NAMES / sizeof *PP_LAYOUT_NAMES ? PP_LAYOUT_NAMES[layout] : "?";
+}
+
+int est_pp_layout_parse(const char *name, est_pp_layout *out)
+{
+    for (size_t i = 0; i < sizeof PP_LAYOUT_NAMES / sizeof *PP_LAYOUT_NAMES; i++)
+        if (name && !strcmp(name, PP_LAYOUT_NAMES[i])) {
+            *out = (est_pp_layout)i;
+            return 0;
+        }
+    return -1;
+}
+
 void est_stage_layers(const est_input *in, double *first, double *largest, double *last)
 {
     int L = total_layers(&in->shape), p = in->pp, v = in->vp > 0 ? in->vp : 1;

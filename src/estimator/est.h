@@ -113,6 +113,10 @@ typedef struct {
     const est_cal *cal;     /* NULL → defaults */
 } est_input;
 
+/* "even", "remainder_last", "embedding_loss" (data/recipes.csv pp_layout, estimate --pp-layout);
+ * parse returns -1 for any other name */
+const char *est_pp_layout_name(est_pp_layout layout);
+int est_pp_layout_parse(const char *name, est_pp_layout *out);
 /* decoder layers on the first, the largest and the last pipeline stage under in->pp_layout */
 void est_stage_layers(const est_input *in, double *first, double *largest, double *last);
 

@@ -37,23 +37,18 @@ static int int_field(const csv_table *t, const csv_row *r, const char *col, int 
     return 0;
 }
 
-/* the pp_layout cell: a layout name, or -1 when empty */
+/* the pp_layout cell: a layout name (est_pp_layout_parse), or -1 when empty */
 static int layout_field(const csv_table *t, const csv_row *r, int *out, ac_err *e)
 {
-    static const struct {
-        const char *name;
-        est_pp_layout layout;
-    } names[] = {{"even", EST_PP_EVEN}, {"remainder_last", EST_PP_REMAINDER_LAST}, {"embedding_loss", EST_PP_EMBEDDING_LOSS}};
     const char *s = csv_get(r, csv_col(t, "pp_layout"));
+    est_pp_layout layout;
     *out = -1;
     if (!*s) return 0;
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        if (!strcmp(s, names[i].name)) {
-            *out = (int)names[i].layout;
-            return 0;
-        }
-    return ac_err_at(e, AC_E_INTERNAL, t->file, r->line, 0, "pp_layout",
-                     "expects even, remainder_last or embedding_loss, got '%s'", s);
+    if (est_pp_layout_parse(s, &layout))
+        return ac_err_at(e, AC_E_INTERNAL, t->file, r->line, 0, "pp_layout",
+                         "expects even, remainder_last or embedding_loss, got '%s'", s);
+    *out = (int)layout;
+    return 0;
 }
 
 /* a text cell; a cell longer than the field is an error (a cut matcher would match more) */

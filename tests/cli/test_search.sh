@@ -77,6 +77,14 @@ expect estimate_text 0 "activations (" -- estimate search_config=llama/llama3_70
 expect estimate_json 0 '"memory_gib":{"weights":' -- estimate --json search_config=llama/llama3_8b search_config.train_settings.gpu=h100
 expect estimate_bad_tp 2 "TP 3 does not divide 32 attention heads" -- estimate --tp 3
 expect estimate_bad_flag 2 "expects an integer" -- estimate --tp x
+# a pipeline layout splits 80 layers over 6 stages: 14 each, the rest (10) on the last
+expect estimate_pp_layout 0 "remainder_last split: 14 layers on the first stage, 14 on the largest, 10 on the last" -- \
+    estimate search_config=llama/llama3_70b search_config.train_settings.num_nodes=12 --tp 4 --pp 6 --gbs 480 --pp-layout remainder_last
+expect estimate_pp_layout_json 0 '"layers_last_stage":10' -- \
+    estimate --json search_config=llama/llama3_70b search_config.train_settings.num_nodes=12 --tp 4 --pp 6 --gbs 480 --pp-layout remainder_last
+expect estimate_pp_layout_uneven 2 "PP 6 does not divide 80 layers" -- \
+    estimate search_config=llama/llama3_70b search_config.train_settings.num_nodes=12 --tp 4 --pp 6 --gbs 480
+expect estimate_pp_layout_bad 2 "--pp-layout: expects even, remainder_last or embedding_loss, got 'odd'" -- estimate --pp-layout odd
 expect estimate_bad_bool 2 "--cuda-graphs: expects true or false" -- estimate --cuda-graphs maybe
 expect estimate_modules 0 "recompute selective (layernorm)" -- estimate search_config=llama/llama3_70b --recompute-modules layernorm
 expect estimate_modules_typo 2 "unknown module 'layernrom' (did you mean layernorm?)" -- estimate --recompute-modules layernrom
