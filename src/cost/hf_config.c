@@ -16,7 +16,7 @@
 
 enum {
     F_HIDDEN, F_LAYERS, F_HEADS, F_KV, F_FFN, F_VOCAB, F_MAXPOS, F_EXPERTS, F_TOPK, F_MOE_FFN, F_HEAD_DIM,
-    F_Q_LORA, F_KV_LORA, F_QK_NOPE, F_QK_ROPE, F_V_HEAD, F_SHARED, F_SHARED_FFN, F_DENSE_FIRST, F_N
+    F_Q_LORA, F_KV_LORA, F_QK_NOPE, F_QK_ROPE, F_V_HEAD, F_SHARED, F_SHARED_FFN, F_DENSE_FIRST, F_GROUPS, F_GROUP_TOPK, F_N
 };
 
 static const struct {
@@ -44,6 +44,9 @@ static const struct {
     [F_SHARED] = {"n_shared_experts|num_shared_experts", false, 0, 65536},
     [F_SHARED_FFN] = {"shared_expert_intermediate_size", false, 0, 1 << 22},
     [F_DENSE_FIRST] = {"first_k_dense_replace", false, 0, 100000},
+    /* group-limited routing (DeepSeek-V3 §2.1.2): experts in n_group groups, a token's in topk_group */
+    [F_GROUPS] = {"n_group", false, 1, 65536},
+    [F_GROUP_TOPK] = {"topk_group", false, 1, 65536},
 };
 
 /* what config.json leaves implicit, by model_type (HF transformers defaults; expert_bias:
@@ -173,6 +176,16 @@ static int build_shape(const cJSON *root, const char *file, cost_model *m, ac_er
         /* "swiglu_limit": the gated activation clamps its inputs (GPT-OSS) */
         const cJSON *limit = cJSON_GetObjectItemCaseSensitive(root, "swiglu_limit");
         s->moe_glu_clamp = gated && cJSON_IsNumber(limit) && limit->valuedouble > 0;
+        if (have[F_GROUPS] && v[F_GROUPS] > 1) {
+            int groups = (int)v[F_GROUPS], group_topk = have[F_GROUP_TOPK] ? (int)v[F_GROUP_TOPK] : groups;
+            if (s->num_experts % groups)
+                return ac_err_at(e, AC_E_INPUT, file, 0, 0, "n_group", "%d groups do not divide the %d experts", groups,
+                                 s->num_experts);
+            if (group_topk > groups)
+                return ac_err_at(e, AC_E_INPUT, file, 0, 0, "topk_group", "%d exceeds the %d expert groups", group_topk, groups);
+            s->moe_router_groups = groups;
+            s->moe_group_topk = group_topk;
+        }
         if (s->moe_dense_layers >= s->num_layers)
             return ac_err_at(e, AC_E_INPUT, file, 0, 0, "first_k_dense_replace", "%d leaves none of the %d layers to the experts",
                              s->moe_dense_layers, s->num_layers);

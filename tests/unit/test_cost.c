@@ -443,8 +443,11 @@ static void test_hf_config(void)
                      "\"moe_intermediate_size\":2048,\"n_routed_experts\":256,\"n_shared_experts\":1,"
                      "\"num_experts_per_tok\":8,\"first_k_dense_replace\":3,\"q_lora_rank\":1536,\"kv_lora_rank\":512,"
                      "\"qk_nope_head_dim\":128,\"qk_rope_head_dim\":64,\"v_head_dim\":128,\"vocab_size\":129280,"
-                     "\"max_position_embeddings\":163840,\"num_nextn_predict_layers\":1,\"tie_word_embeddings\":false}";
+                     "\"max_position_embeddings\":163840,\"num_nextn_predict_layers\":1,\"tie_word_embeddings\":false,"
+                     "\"n_group\":8,\"topk_group\":4}";
     CHECK_INT(cost_hf_config_parse(ds, strlen(ds), "ds.json", &m, &e), 0);
+    CHECK_INT(m.shape.moe_router_groups, 8); /* group-limited routing: a token's experts in 4 of 8 groups */
+    CHECK_INT(m.shape.moe_group_topk, 4);
     CHECK_INT(m.shape.kv_lora_rank, 512);
     CHECK_INT(m.shape.q_lora_rank, 1536);
     CHECK_INT(m.shape.kv_channels, 128);
@@ -466,6 +469,16 @@ static void test_hf_config(void)
                         "\"first_k_dense_replace\":2,\"vocab_size\":10,\"max_position_embeddings\":10}";
     CHECK_INT(cost_hf_config_parse(dense, strlen(dense), NULL, &m, &e), -1);
     CHECK_STR(e.key, "first_k_dense_replace");
+    /* expert groups must split the experts, and a token cannot use more groups than exist */
+    const char *groups = "{\"hidden_size\":1024,\"num_hidden_layers\":2,\"num_attention_heads\":8,\"n_routed_experts\":6,"
+                         "\"n_group\":4,\"vocab_size\":10,\"max_position_embeddings\":10}";
+    CHECK_INT(cost_hf_config_parse(groups, strlen(groups), NULL, &m, &e), -1);
+    CHECK_STR(e.key, "n_group");
+    CHECK_CONTAINS(e.msg, "4 groups do not divide the 6 experts");
+    const char *reach = "{\"hidden_size\":1024,\"num_hidden_layers\":2,\"num_attention_heads\":8,\"n_routed_experts\":8,"
+                        "\"n_group\":4,\"topk_group\":5,\"vocab_size\":10,\"max_position_embeddings\":10}";
+    CHECK_INT(cost_hf_config_parse(reach, strlen(reach), NULL, &m, &e), -1);
+    CHECK_STR(e.key, "topk_group");
     /* shared experts multiply the expert width: a product past any real FFN is refused, not wrapped */
     const char *wide = "{\"hidden_size\":1024,\"num_hidden_layers\":2,\"num_attention_heads\":8,\"n_routed_experts\":4,"
                        "\"n_shared_experts\":65536,\"moe_intermediate_size\":4194304,\"vocab_size\":10,"
