@@ -493,6 +493,21 @@ double est_attn_keys_computed(double s, bool causal, double window)
  * dimension 128, the FlashAttention-3 reference: "512× more matmul FLOPs than exponential"
  * at 128, Shah et al. 2024 §3.1) and scales by (d_qk + d_v)/256 below it (64-wide heads:
  * half).  head_dims ≤ 0: the reference width. */
+/* GEMM rate of NVFP4 training: it runs a share f of each GEMM's work at the FP4 rate and
+ * the rest (block scaling, random Hadamard transforms, layers kept in BF16) at the FP8
+ * rate, so its speedup over FP8 is Amdahl's 1/((1 − f) + f/r) with r the FP4/FP8 peak
+ * ratio.  fp4_speedup is that speedup on Blackwell (r = 2), which fixes f = 2(1 − 1/s);
+ * Blackwell Ultra raises r to 3 (GB300: 15 dense FP4 PFLOP/s over 5 FP8), so the same
+ * share gains more: 1.8× instead of 1.5×. */
+double est_fp4_gemm_tflops(const gpu_spec *g, double fp4_speedup)
+{
+    double fp8 = g->fp8_tflops > 0 ? g->fp8_tflops : g->bf16_tflops;
+    if (g->fp4_tflops <= 0 || fp8 <= 0 || fp4_speedup <= 0) return fp8;
+    double r = g->fp4_tflops / fp8;
+    double f = fmin(1.0, fmax(0.0, 2.0 * (1.0 - 1.0 / fp4_speedup)));
+    return fp8 / ((1.0 - f) + f / r);
+}
+
 double est_attn_fwd_eff(double attn_eff, const gpu_spec *g, double head_dims)
 {
     double width = head_dims > 0 ? fmin(1.0, head_dims / EST_ATTN_REF_HEAD_DIMS) : 1.0;
@@ -941,8 +956,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     dev.peak = est_peak_tflops(g, in->precision) * 1e12;
     dev.peak16 = est_peak_tflops(g, in->precision == PREC_FP32 ? PREC_FP32 : PREC_BF16) * 1e12;
     dev.gemm_eff = (in->precision == PREC_FP8 || in->precision == PREC_FP4) && g->fp8_gemm_eff > 0 ? g->fp8_gemm_eff : g->gemm_eff;
-    if (in->precision == PREC_FP4 && g->fp4_tflops > 0) /* FP4 realises fp4_speedup over FP8, not the 2x of the peaks */
-        dev.peak = (g->fp8_tflops > 0 ? g->fp8_tflops : g->bf16_tflops) * 1e12 * c->fp4_speedup;
+    if (in->precision == PREC_FP4 && g->fp4_tflops > 0) dev.peak = est_fp4_gemm_tflops(g, c->fp4_speedup) * 1e12;
     dev.peak *= c->compute_scale; /* a cluster's clocks/power cap vs the catalog (1 unless calibrated) */
     dev.peak16 *= c->compute_scale;
     dev.hbm = g->hbm_gbps * GB * 0.85; /* STREAM-like kernels reach ~85 % of HBM peak */

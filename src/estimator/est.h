@@ -113,6 +113,9 @@ typedef struct {
     const est_cal *cal;     /* NULL → defaults */
 } est_input;
 
+/* TFLOP/s NVFP4 GEMMs reach before efficiency: FP8 peak × an Amdahl speedup from the
+ * calibrated fp4_speedup (measured where FP4 peaks at 2× FP8) and this GPU's FP4/FP8 ratio */
+double est_fp4_gemm_tflops(const gpu_spec *g, double fp4_speedup);
 /* "even", "remainder_last", "embedding_loss" (data/recipes.csv pp_layout, estimate --pp-layout);
  * parse returns -1 for any other name */
 const char *est_pp_layout_name(est_pp_layout layout);

@@ -241,8 +241,7 @@ static void ctx_init(dev_ctx *d, const est_infer_input *in)
     const gpu_spec *g = in->gpu;
     bool low = in->precision == PREC_FP8 || in->precision == PREC_FP4;
     d->peak = est_peak_tflops(g, in->precision) * 1e12;
-    if (in->precision == PREC_FP4 && g->fp4_tflops > 0) /* FP4 realises fp4_speedup over FP8, not the 2x of the peaks */
-        d->peak = (g->fp8_tflops > 0 ? g->fp8_tflops : g->bf16_tflops) * 1e12 * d->cal.fp4_speedup;
+    if (in->precision == PREC_FP4 && g->fp4_tflops > 0) d->peak = est_fp4_gemm_tflops(g, d->cal.fp4_speedup) * 1e12;
     d->gemm_eff = low && g->fp8_gemm_eff > 0 ? g->fp8_gemm_eff : g->gemm_eff;
     d->hbm = g->hbm_gbps * GB * INFER_HBM_EFF;
     d->floor_s = in->cuda_graphs ? INFER_GRAPH_KERNEL_S : d->cal.min_kernel_us * 1e-6;

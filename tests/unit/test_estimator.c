@@ -961,6 +961,30 @@ static void test_attention_speedup(void)
 
 /* FP8 casts per layer: forward inputs of QKV (h), projection (a·d), FC1 (h), FC2 (F);
  * backward output gradients of QKV (a·d + 2g·d), projection (h), FC1 (2F gated), FC2 (h) */
+/* NVFP4's GEMM rate: the calibrated 1.5x over FP8 where FP4 peaks at 2x FP8 (B200: 4500 ->
+ * 6750 TFLOP/s) means 2/3 of the work runs in FP4; on GB300 (FP4 14700 = 3x FP8 4900) the
+ * same share gives 1/(1/3 + 2/9) = 1.8x: 8820 TFLOP/s */
+static void test_fp4_rate(void)
+{
+    CHECK(gpu_catalog_load(NULL) == 0);
+    CHECK_NEAR(est_fp4_gemm_tflops(gpu_find("b200"), 1.5), 6750.0, 1e-12);
+    CHECK_NEAR(est_fp4_gemm_tflops(gpu_find("gb300"), 1.5), 8820.0, 1e-12);
+    CHECK_NEAR(est_fp4_gemm_tflops(gpu_find("gb300"), 2.0), 14700.0, 1e-12); /* all in FP4: the peak */
+    CHECK_NEAR(est_fp4_gemm_tflops(gpu_find("h100"), 1.5), 1979.0, 1e-12);   /* no FP4: the FP8 rate */
+    /* GB300 runs a Llama 3.1 405B NVFP4 step faster than GB200 by more than its FP8 peak gives */
+    model_shape l = llama70b();
+    est_input in = base_input(&l, "gb200", 64);
+    in.precision = PREC_FP4;
+    in.tp = 2;
+    in.pp = 4;
+    in.gbs = 256;
+    est_result r200, r300;
+    CHECK(est_evaluate(&in, &r200) == 0);
+    in.gpu = gpu_find("gb300");
+    CHECK(est_evaluate(&in, &r300) == 0);
+    CHECK(r300.t_compute_fwd < r200.t_compute_fwd * 0.9);
+}
+
 static void test_fp8_casts(void)
 {
     model_shape s = llama70b();
@@ -1140,6 +1164,7 @@ int main(void)
     RUN(test_recipe_releases);
     RUN(test_validate_row_recipe);
     RUN(test_validate_footnotes);
+    RUN(test_fp4_rate);
     RUN(test_directions);
     RUN(test_attention_window);
     RUN(test_moe_dispatch_and_host);
