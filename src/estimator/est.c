@@ -485,14 +485,6 @@ double est_attn_keys_computed(double s, bool causal, double window)
     return fmin(full, window + EST_ATTN_KEY_BLOCK);
 }
 
-/* Fraction of the bf16 peak an exp-bound attention forward reaches: attn_eff, times
- * attn_speedup on GPUs whose softmax exponentials run faster than their MMA peak implies
- * (Blackwell Ultra doubles the SFU rate; data/gpus.csv); no kernel exceeds 95 % of peak.
- * Each score costs one exponential and 2·(d_qk + d_v) MMA FLOPs, so at a fixed exponential
- * rate the FLOP rate falls with narrower heads: attn_eff holds for d_qk + d_v = 256 (head
- * dimension 128, the FlashAttention-3 reference: "512× more matmul FLOPs than exponential"
- * at 128, Shah et al. 2024 §3.1) and scales by (d_qk + d_v)/256 below it (64-wide heads:
- * half).  head_dims ≤ 0: the reference width. */
 /* GEMM rate of NVFP4 training: it runs a share f of each GEMM's work at the FP4 rate and
  * the rest (block scaling, random Hadamard transforms, layers kept in BF16) at the FP8
  * rate, so its speedup over FP8 is Amdahl's 1/((1 − f) + f/r) with r the FP4/FP8 peak
@@ -508,6 +500,14 @@ double est_fp4_gemm_tflops(const gpu_spec *g, double fp4_speedup)
     return fp8 / ((1.0 - f) + f / r);
 }
 
+/* Fraction of the bf16 peak an exp-bound attention forward reaches: attn_eff, times
+ * attn_speedup on GPUs whose softmax exponentials run faster than their MMA peak implies
+ * (Blackwell Ultra doubles the SFU rate; data/gpus.csv); no kernel exceeds 95 % of peak.
+ * Each score costs one exponential and 2·(d_qk + d_v) MMA FLOPs, so at a fixed exponential
+ * rate the FLOP rate falls with narrower heads: attn_eff holds for d_qk + d_v = 256 (head
+ * dimension 128, the FlashAttention-3 reference: "512× more matmul FLOPs than exponential"
+ * at 128, Shah et al. 2024 §3.1) and scales by (d_qk + d_v)/256 below it (64-wide heads:
+ * half).  head_dims ≤ 0: the reference width. */
 double est_attn_fwd_eff(double attn_eff, const gpu_spec *g, double head_dims)
 {
     double width = head_dims > 0 ? fmin(1.0, head_dims / EST_ATTN_REF_HEAD_DIMS) : 1.0;
@@ -801,16 +801,7 @@ static void layer_cost_compute(const est_input *in, const device *dev, double se
     lc->act_ckpt = 2.0 * h / spd * T; /* full recompute keeps only the layer input */
 }
 
-/* Decoder layers on the first, the largest and the last pipeline stage (Ls = ceil(L/p)
- * for all three unless the layout says otherwise; PP 1: all of them):
- * - EST_PP_REMAINDER_LAST (Megatron-Bridge deepseek_v3 recipe layout_map and performance
- *   configs' pp_layout, e.g. "Et*4|(t*4|)*14tmL"): every virtual chunk gets ceil(L/(p·v))
- *   layers and the last chunk the remainder, next to the MTP modules and the loss;
- * - EST_PP_EMBEDDING_LOSS (Megatron-Core account_for_embedding_in_pipeline_split and
- *   account_for_loss_in_pipeline_split, set by the Llama 3.1 405B and Qwen3 MoE recipes):
- *   the embedding and the loss count as one layer each, u = (L + 2)/(p·v) per chunk, so
- *   the first and the last stage run v·u − 1 layers and the others v·u.
- * A layout whose arithmetic does not close keeps the even split. */
+/* layout names, indexed by est_pp_layout (data/recipes.csv, estimate --pp-layout) */
 static const char *const PP_LAYOUT_NAMES[] = {[EST_PP_EVEN] = "even", [EST_PP_REMAINDER_LAST] = "remainder_last",
                                                [EST_PP_EMBEDDING_LOSS] = "embedding_loss"};
 
@@ -829,6 +820,16 @@ int est_pp_layout_parse(const char *name, est_pp_layout *out)
     return -1;
 }
 
+/* Decoder layers on the first, the largest and the last pipeline stage (Ls = ceil(L/p)
+ * for all three unless the layout says otherwise; PP 1: all of them):
+ * - EST_PP_REMAINDER_LAST (Megatron-Bridge deepseek_v3 recipe layout_map and performance
+ *   configs' pp_layout, e.g. "Et*4|(t*4|)*14tmL"): every virtual chunk gets ceil(L/(p·v))
+ *   layers and the last chunk the remainder, next to the MTP modules and the loss;
+ * - EST_PP_EMBEDDING_LOSS (Megatron-Core account_for_embedding_in_pipeline_split and
+ *   account_for_loss_in_pipeline_split, set by the Llama 3.1 405B and Qwen3 MoE recipes):
+ *   the embedding and the loss count as one layer each, u = (L + 2)/(p·v) per chunk, so
+ *   the first and the last stage run v·u − 1 layers and the others v·u.
+ * A layout whose arithmetic does not close keeps the even split. */
 void est_stage_layers(const est_input *in, double *first, double *largest, double *last)
 {
     int L = total_layers(&in->shape), p = in->pp, v = in->vp > 0 ? in->vp : 1;
@@ -888,6 +889,18 @@ static void layer_cost_mix(const layer_cost *x, const layer_cost *y, double w_x,
     out->host_moe = w_x * x->host_moe + w_y * y->host_moe;
     out->act_full = fmax(x->act_full, y->act_full);
     out->act_ckpt = fmax(x->act_ckpt, y->act_ckpt);
+}
+
+/* parameters one GPU of a pipeline stage holds: all of them, the routed experts' share
+ * and the decoder layers' share (the rest: embedding, output layer) */
+typedef struct {
+    double total, experts, layers;
+} stage_params;
+
+/* a stage of n decoder layers plus `other` parameters outside them */
+static stage_params stage_params_of(double n, double layer, double layer_experts, double other)
+{
+    return (stage_params){n * layer + other, n * layer_experts, n * layer};
 }
 
 /* ---------- the model ---------- */
@@ -1101,19 +1114,19 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     param_counts pc = count_params(s);
     double layer_dense = pc.attn + pc.mlp_dense + pc.norms + (s->arch == ARCH_ENCODER_DECODER ? 0.5 * pc.cross_attn : 0.0);
     double expert_share = is_moe(s) ? 1.0 / (in->ep * in->etp) : 0.0;
-    double per_layer_gpu = layer_dense / t + pc.mlp_expert * expert_share;
-    double p_first = Ls_first * per_layer_gpu + (pc.embedding + pc.position) / t;
+    double layer_gpu = layer_dense / t + pc.mlp_expert * expert_share, layer_experts_gpu = pc.mlp_expert * expert_share;
+    stage_params first_st = stage_params_of(Ls_first, layer_gpu, layer_experts_gpu, (pc.embedding + pc.position) / t);
     /* the last stage holds the output layer, or a copy of the tied embedding when p > 1 */
-    double p_last = Ls_last * per_layer_gpu + (p == 1 ? (pc.embedding + pc.position + pc.output_layer) / t
-                                                      : (s->untied_embeddings ? pc.output_layer : pc.embedding) / t);
-    double p_expert_first = Ls_first * pc.mlp_expert * expert_share, p_expert_last = Ls_last * pc.mlp_expert * expert_share;
-    double p_layers_first = Ls_first * per_layer_gpu, p_layers_last = Ls_last * per_layer_gpu;
+    stage_params last_st = stage_params_of(Ls_last, layer_gpu, layer_experts_gpu,
+                                           p == 1 ? (pc.embedding + pc.position + pc.output_layer) / t
+                                                  : (s->untied_embeddings ? pc.output_layer : pc.embedding) / t);
+    stage_params middle_st = stage_params_of(Ls, layer_gpu, layer_experts_gpu, 0.0); /* p > 2 */
     /* the last stage also holds the multi-token prediction modules */
     double mtp_experts = pc.mtp_experts;
     double p_mtp_gpu = (pc.mtp - mtp_experts) / t + mtp_experts * expert_share;
-    p_last += p_mtp_gpu;
-    p_layers_last += p_mtp_gpu;
-    p_expert_last += mtp_experts * expert_share;
+    last_st.total += p_mtp_gpu;
+    last_st.layers += p_mtp_gpu;
+    last_st.experts += mtp_experts * expert_share;
     /* CP ranks hold the same weights: Megatron-Core reduces gradients and shards the
      * distributed optimizer over the DP × CP group (data_parallel_group with context
      * parallel), so that group sizes the shards and the gradient collectives */
@@ -1144,9 +1157,8 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     double stage_mem[2];
     double stage_parts[2][5];
     for (int st = 0; st < 2; st++) {
-        double P = st == 0 ? p_first : p_last;
-        double P_exp = st == 0 ? p_expert_first : p_expert_last, P_dense = P - P_exp;
-        double P_layers = st == 0 ? p_layers_first : p_layers_last;
+        const stage_params *sp = st == 0 ? &first_st : &last_st;
+        double P = sp->total, P_exp = sp->experts, P_dense = P - P_exp, P_layers = sp->layers;
         double Ls_st = st == 0 ? Ls_first : Ls_last; /* this stage's decoder layers */
         double weights, grads, opt, cpu = 0.0;
         if (in->lora_rank > 0) {
@@ -1230,15 +1242,11 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     /* ---- data parallel: fp32 gradient reduce-scatter (+ bf16 parameter all-gather with
      * the distributed optimizer) or all-reduce (Megatron DDP, grads in fp32 for bf16 training) ---- */
     /* the stage holding the most parameters (with PP 1: embedding and output layer) sets the pace */
-    double P_stage = p_first, P_stage_exp = p_expert_first, P_stage_layers = p_layers_first;
-    if (p_last > P_stage) { P_stage = p_last; P_stage_exp = p_expert_last; P_stage_layers = p_layers_last; }
-    if (p > 2 && Ls * per_layer_gpu > P_stage) { /* a middle stage of an uneven layout */
-        P_stage = P_stage_layers = Ls * per_layer_gpu;
-        P_stage_exp = Ls * pc.mlp_expert * expert_share;
-    }
-    double P_grad = in->lora_rank > 0 ? lora_params_gpu : P_stage;
-    double P_dense_grad = in->lora_rank > 0 ? P_grad : P_grad - P_stage_exp;
-    double P_exp_grad = in->lora_rank > 0 ? 0.0 : P_stage_exp;
+    stage_params busiest = first_st.total >= last_st.total ? first_st : last_st;
+    if (p > 2 && middle_st.total > busiest.total) busiest = middle_st; /* a middle stage of an uneven layout */
+    double P_grad = in->lora_rank > 0 ? lora_params_gpu : busiest.total;
+    double P_dense_grad = in->lora_rank > 0 ? P_grad : P_grad - busiest.experts;
+    double P_exp_grad = in->lora_rank > 0 ? 0.0 : busiest.experts;
     double bw_dp = group_bw(in, dpc, in->tp);
     double bw_edp = group_bw(in, edp, in->tp * in->cp * in->ep);
     double t_rs = 0.0, t_ag = 0.0; /* gradient reduction, and the parameter all-gather of ZeRO ≥ 1 */
@@ -1249,7 +1257,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     if (in->zero_stage >= 1) {
         t_rs = rs_rounds * (gather_s(P_dense_grad * gbytes, dpc, bw_dp, c) + gather_s(P_exp_grad * gbytes, edp, bw_edp, c));
         /* (under LoRA layer_gather_bytes is wbytes, so the layer split does not matter) */
-        t_ag = gather_s(param_bytes(P_dense_grad, P_stage_layers - P_stage_exp, layer_gather_bytes, wbytes), dpc, bw_dp, c) +
+        t_ag = gather_s(param_bytes(P_dense_grad, busiest.layers - busiest.experts, layer_gather_bytes, wbytes), dpc, bw_dp, c) +
                gather_s(P_exp_grad * layer_gather_bytes, edp, bw_edp, c);
     } else {
         t_rs = allreduce_s(P_dense_grad * gbytes, dpc, bw_dp, c) + allreduce_s(P_exp_grad * gbytes, edp, bw_edp, c);
@@ -1260,11 +1268,11 @@ int est_evaluate(const est_input *in_arg, est_result *r)
         /* FSDP gathers every layer's weights for forward and again for backward, per
          * micro-batch; prefetching hides it behind compute when compute is longer.
          * Under LoRA the gathered weights are the frozen base ones. */
-        double P_gather = in->lora_rank > 0 ? p_first : P_grad;
-        double per_mb = 2.0 * gather_s(param_bytes(P_gather, in->lora_rank > 0 ? p_layers_first : P_stage_layers, layer_gather_bytes, wbytes), dpc, bw_dp, c);
+        const stage_params *gathered = in->lora_rank > 0 ? &first_st : &busiest;
+        double per_mb = 2.0 * gather_s(param_bytes(gathered->total, gathered->layers, layer_gather_bytes, wbytes), dpc, bw_dp, c);
         /* ZeRO-Infinity parameter offload: each rank's shard also crosses PCIe for both
          * passes (Rajbhandari et al. 2021, ZeRO-Infinity §5) */
-        if (in->offload_params) per_mb += 2.0 * P_gather * wbytes / dpc / dev.host;
+        if (in->offload_params) per_mb += 2.0 * gathered->total * wbytes / dpc / dev.host;
         double hidden = mb_layers;
         t_fsdp = m * (per_mb > hidden ? per_mb - hidden : 0.0);
     }

@@ -11,14 +11,11 @@ static footnote table[FOOTNOTE_MAX];
 static size_t table_n;
 static bool loaded;
 
-/* copies a cell; one that does not fit is an error, never cut */
+/* a cell every footnote row fills (csv_copy_cell: never cut) */
 static int copy_cell(const csv_table *t, const csv_row *r, const char *col, char *out, size_t n, ac_err *e)
 {
-    const char *s = csv_get(r, csv_col(t, col));
-    if (!*s) return ac_err_at(e, AC_E_INTERNAL, t->file, r->line, 0, col, "is empty");
-    if (strlen(s) >= n) return ac_err_at(e, AC_E_INTERNAL, t->file, r->line, 0, col, "longer than %zu characters", n - 1);
-    memcpy(out, s, strlen(s) + 1);
-    return 0;
+    if (!*csv_get(r, csv_col(t, col))) return ac_err_at(e, AC_E_INTERNAL, t->file, r->line, 0, col, "is empty");
+    return csv_copy_cell(t, r, col, out, n, AC_E_INTERNAL, e);
 }
 
 int footnote_table_load(ac_err *e)

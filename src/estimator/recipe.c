@@ -51,13 +51,11 @@ static int layout_field(const csv_table *t, const csv_row *r, int *out, ac_err *
     return 0;
 }
 
-/* a text cell; a cell longer than the field is an error (a cut matcher would match more) */
+/* a text cell (csv_copy_cell): a cell longer than the field is an error, as a cut matcher
+ * would match more */
 static int text_field(const csv_table *t, const csv_row *r, const char *col, char *out, size_t n, ac_err *e)
 {
-    const char *s = csv_get(r, csv_col(t, col));
-    if (strlen(s) >= n) return ac_err_at(e, AC_E_INTERNAL, t->file, r->line, 0, col, "longer than %zu characters", n - 1);
-    memcpy(out, s, strlen(s) + 1);
-    return 0;
+    return csv_copy_cell(t, r, col, out, n, AC_E_INTERNAL, e);
 }
 
 int recipe_table_load(ac_err *e)

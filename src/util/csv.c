@@ -169,6 +169,15 @@ int csv_col(const csv_table *t, const char *name)
     return -1;
 }
 
+int csv_copy_cell(const csv_table *t, const csv_row *r, const char *col, char *out, size_t n, ac_code code, ac_err *e)
+{
+    const char *s = csv_get(r, csv_col(t, col));
+    size_t len = strlen(s);
+    if (len >= n) return ac_err_at(e, code, t->file, r->line, 0, col, "longer than %zu characters", n - 1);
+    memcpy(out, s, len + 1);
+    return 0;
+}
+
 const char *csv_get(const csv_row *r, int c)
 {
     if (c < 0 || c >= r->n) return "";

@@ -34,5 +34,8 @@ void csv_free(csv_table *t);
 int csv_col(const csv_table *t, const char *name);
 /* the field of row r at column c, "" when c < 0 or the row is short */
 const char *csv_get(const csv_row *r, int c);
+/* Copies the cell of row r in column col into out[n]; a cell that does not fit is an
+ * error naming file, line and column (code), never cut (a cut text would mean more). */
+int csv_copy_cell(const csv_table *t, const csv_row *r, const char *col, char *out, size_t n, ac_code code, ac_err *e);
 
 #endif
