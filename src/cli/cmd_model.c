@@ -133,7 +133,7 @@ static void print_base(FILE *out, const ac_config *c, const model_base_config *b
     fprintf(out, "  architecture  %d layers%s, hidden %d, ffn %d, %d heads", s->num_layers,
             s->arch == ARCH_ENCODER_DECODER ? " per stack" : "", s->hidden, s->ffn_hidden, s->heads);
     if (s->query_groups != s->heads) fprintf(out, " (%d KV groups)", s->query_groups);
-    if (s->num_experts > 1) fprintf(out, ", %d experts top-%d", s->num_experts, s->moe_topk);
+    if (shape_is_moe(s)) fprintf(out, ", %d experts top-%d", s->num_experts, s->moe_topk);
     fprintf(out, ", kv %d, vocab %d, seq %d\n", s->kv_channels, s->vocab, s->seq_length);
     fprintf(out, "  parameters    %.3f B (requested %s B, %+.1f %%)\n", b->param_b, b->size_text, dist);
     fprintf(out, "  defaults      global batch %d, TP %d, PP %d, lr %g\n", b->gbs, b->tp, b->pp, b->lr);

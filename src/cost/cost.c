@@ -72,13 +72,13 @@ enum { LORA_N = sizeof LORA_MODULES / sizeof *LORA_MODULES };
 
 static double lora_width(lora_dim d, const model_shape *s)
 {
-    double hd = s->kv_channels > 0 ? s->kv_channels : (double)s->hidden / s->heads;
-    double g = s->query_groups > 0 ? s->query_groups : s->heads;
+    double hd = shape_head_dim(s);
+    double g = shape_query_groups(s);
     switch (d) {
     case DIM_H: return s->hidden;
     case DIM_Q: return s->heads * hd;
     case DIM_KV: return g * hd;
-    case DIM_F: return s->num_experts > 1 ? s->moe_ffn_hidden : s->ffn_hidden;
+    case DIM_F: return shape_is_moe(s) ? s->moe_ffn_hidden : s->ffn_hidden;
     }
     return s->hidden;
 }
@@ -120,7 +120,7 @@ int cost_lora_targets(const char *list, const model_shape *s, int *out, ac_err *
     for (int i = 0; i < LORA_N; i++) {
         if (!use[i]) continue;
         if (LORA_MODULES[i].mlp && !s->gated_mlp && !strcmp(LORA_MODULES[i].names, "gate_proj|gate|w1")) continue;
-        double copies = LORA_MODULES[i].mlp && s->num_experts > 1 ? s->num_experts : 1.0;
+        double copies = LORA_MODULES[i].mlp && shape_is_moe(s) ? s->num_experts : 1.0;
         sum += copies * (lora_width(LORA_MODULES[i].in, s) + lora_width(LORA_MODULES[i].out, s)) / (2.0 * s->hidden);
     }
     if (sum <= 0) return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, "lora_target_modules", "selects no linear layer of this model");
@@ -157,7 +157,7 @@ static cost_params params_of(const model_shape *s, int context)
 {
     cost_params p = {0};
     double h = s->hidden, a = s->heads;
-    double L = s->arch == ARCH_ENCODER_DECODER ? 2.0 * s->num_layers : s->num_layers;
+    double L = shape_total_layers(s);
     double stacks = L / s->num_layers;
     layer_attn at;
     layer_attn_of(s, &at);
@@ -317,8 +317,8 @@ static void search_cell(const cost_request *rq, int pool, int n, cost_option *be
     const gpu_spec *g = rq->pools[pool].gpu;
     int node = g->gpus_per_node > 0 ? g->gpus_per_node : 8;
     const model_shape *s = &rq->model.shape;
-    int L = s->arch == ARCH_ENCODER_DECODER ? 2 * s->num_layers : s->num_layers;
-    int groups = s->query_groups > 0 ? s->query_groups : s->heads;
+    int L = shape_total_layers(s);
+    int groups = shape_query_groups(s);
     for (int tp = 1; tp <= node && tp <= n; tp *= 2) {
         if (s->heads % tp || groups % tp) continue;
         for (int pp = 1; pp <= L && tp * pp <= n; pp++) {

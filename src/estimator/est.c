@@ -197,11 +197,6 @@ void est_input_init(est_input *in, const model_shape *shape, const gpu_spec *gpu
     in->gpu = gpu;
 }
 
-static bool is_moe(const model_shape *s) { return s->num_experts > 1; }
-static int kv_ch(const model_shape *s) { return s->kv_channels > 0 ? s->kv_channels : s->hidden / (s->heads > 0 ? s->heads : 1); }
-static int groups(const model_shape *s) { return s->query_groups > 0 ? s->query_groups : s->heads; }
-/* total transformer layers (both stacks for T5) */
-static int total_layers(const model_shape *s) { return s->arch == ARCH_ENCODER_DECODER ? 2 * s->num_layers : s->num_layers; }
 
 static int derive_dp(const est_input *in)
 {
@@ -225,8 +220,8 @@ int est_check(const est_input *in, char *why, size_t why_len)
         return WHY("parallel sizes must be at least 1");
     if (in->mbs < 1 || in->gbs < 1) return WHY("micro and global batch sizes must be at least 1");
     if (s->heads % in->tp) return WHY("TP %d does not divide %d attention heads", in->tp, s->heads);
-    if (groups(s) % in->tp) return WHY("TP %d does not divide %d query groups (KV heads)", in->tp, groups(s));
-    int L = total_layers(s);
+    if (shape_query_groups(s) % in->tp) return WHY("TP %d does not divide %d query groups (KV heads)", in->tp, shape_query_groups(s));
+    int L = shape_total_layers(s);
     if (L % in->pp && !in->allow_uneven_pp) return WHY("PP %d does not divide %d layers", in->pp, L);
     if (in->pp > L) return WHY("PP %d exceeds the %d layers", in->pp, L);
     if (in->vp > 1) {
@@ -236,8 +231,8 @@ int est_check(const est_input *in, char *why, size_t why_len)
     }
     if (in->cp > 1 && s->seq_length % (2LL * in->cp))
         return WHY("CP %d: sequence length %d is not a multiple of 2×CP (load-balanced causal split)", in->cp, s->seq_length);
-    if (in->ep > 1 && !is_moe(s)) return WHY("EP %d needs a mixture-of-experts model", in->ep);
-    if (is_moe(s) && s->num_experts % in->ep) return WHY("EP %d does not divide %d experts", in->ep, s->num_experts);
+    if (in->ep > 1 && !shape_is_moe(s)) return WHY("EP %d needs a mixture-of-experts model", in->ep);
+    if (shape_is_moe(s) && s->num_experts % in->ep) return WHY("EP %d does not divide %d experts", in->ep, s->num_experts);
     if (in->precision == PREC_FP8 && in->gpu->fp8_tflops <= 0) return WHY("%s has no FP8 tensor cores", in->gpu->name);
     if (in->precision == PREC_FP4 && in->gpu->fp4_tflops <= 0) return WHY("%s has no FP4 tensor cores", in->gpu->name);
     /* products in 64 bits: each size is an int, a product of them need not be */
@@ -265,7 +260,7 @@ int est_check(const est_input *in, char *why, size_t why_len)
         return WHY("recompute of %d layers exceeds the %d layers of a pipeline stage", in->recompute_layers, per_chunk);
     if (in->zero_stage < 0 || in->zero_stage > 3) return WHY("ZeRO stage %d is not 0-3", in->zero_stage);
     /* Megatron-Core TransformerConfig refuses these combinations */
-    if (is_moe(s) && in->tp > 1 && !in->sequence_parallel)
+    if (shape_is_moe(s) && in->tp > 1 && !in->sequence_parallel)
         return WHY("MoE with TP %d needs sequence parallelism (Megatron-Core requires it)", in->tp);
     /* est_a2a_overlap_allowed states the same rule */
     if (in->moe_a2a_overlap && in->ep < 2) return WHY("MoE all-to-all overlap needs EP > 1");
@@ -273,7 +268,7 @@ int est_check(const est_input *in, char *why, size_t why_len)
         return WHY("MoE all-to-all overlap with PP %d needs an interleaved (virtual) pipeline", in->pp);
     if (in->recompute_mla_up_proj && !layer_is_mla(s))
         return WHY("MLA up-projection recompute needs multi-head latent attention (kv_lora_rank > 0)");
-    if (in->recompute_moe_act && !is_moe(s))
+    if (in->recompute_moe_act && !shape_is_moe(s))
         return WHY("MoE activation recompute (moe_act) needs a mixture-of-experts model (num_experts > 1)");
     if (in->offload_act_layers > 0 && in->pp > 1)
         return WHY("activation offload does not run with pipeline parallelism (PP %d)", in->pp);
@@ -301,7 +296,7 @@ bool est_fp8_gather_allowed(const est_input *in)
 
 bool est_a2a_overlap_allowed(const est_input *in)
 {
-    return is_moe(&in->shape) && in->ep >= 2 && (in->pp == 1 || in->vp >= 2);
+    return shape_is_moe(&in->shape) && in->ep >= 2 && (in->pp == 1 || in->vp >= 2);
 }
 
 /* ---------- parameters ---------- */
@@ -322,7 +317,7 @@ typedef struct {
 static param_counts count_params(const model_shape *s)
 {
     param_counts p = {0};
-    double h = s->hidden, d = kv_ch(s), a = s->heads, g = groups(s);
+    double h = s->hidden, d = shape_head_dim(s), a = s->heads, g = shape_query_groups(s);
     layer_attn at;
     layer_attn_of(s, &at);
     p.attn = at.weights;
@@ -345,7 +340,7 @@ static param_counts count_params(const model_shape *s)
 static double params_total(const model_shape *s, const param_counts *p)
 {
     double per_layer = p->attn + p->mlp_dense + p->mlp_expert + p->norms;
-    double n = per_layer * total_layers(s) + p->embedding + p->output_layer + p->position + p->mtp;
+    double n = per_layer * shape_total_layers(s) + p->embedding + p->output_layer + p->position + p->mtp;
     if (s->arch == ARCH_ENCODER_DECODER) n += p->cross_attn * s->num_layers;
     return n;
 }
@@ -646,7 +641,7 @@ static void layer_cost_compute(const est_input *in, const device *dev, double se
     const model_shape *s = &in->shape;
     const est_cal *c = dev->cal;
     double t = in->tp, cp = in->cp;
-    double h = s->hidden, a = s->heads, g = groups(s), d = kv_ch(s);
+    double h = s->hidden, a = s->heads, g = shape_query_groups(s), d = shape_head_dim(s);
     const layer_attn at = dev->at;
     double T = in->mbs * seq_q / cp; /* tokens per GPU per micro-batch */
     bool sp = in->sequence_parallel && in->tp > 1;
@@ -832,7 +827,7 @@ int est_pp_layout_parse(const char *name, est_pp_layout *out)
  * A layout whose arithmetic does not close keeps the even split. */
 void est_stage_layers(const est_input *in, double *first, double *largest, double *last)
 {
-    int L = total_layers(&in->shape), p = in->pp, v = in->vp > 0 ? in->vp : 1;
+    int L = shape_total_layers(&in->shape), p = in->pp, v = in->vp > 0 ? in->vp : 1;
     double even = (double)((L + p - 1) / p);
     *first = *largest = *last = even;
     if (p < 2) return;
@@ -955,7 +950,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     int N = in->tp * in->pp * in->cp * dp;
     int node = in->gpus_per_node > 0 ? in->gpus_per_node : g->gpus_per_node;
     in->gpus_per_node = node;
-    int L = total_layers(s);
+    int L = shape_total_layers(s);
     int p = in->pp, v = in->vp, t = in->tp;
     int m = in->gbs / (in->mbs * dp);
     r->num_microbatches = m;
@@ -982,7 +977,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
      * (T5: equal split of both stacks) */
     layer_cost lay, mtp_layer = {0};
     double sq = s->seq_length;
-    bool moe = is_moe(s);
+    bool moe = shape_is_moe(s);
     if (s->arch == ARCH_ENCODER_DECODER) {
         double sd = s->dec_seq_length > 0 ? s->dec_seq_length : sq;
         layer_cost enc, dec;
@@ -1113,7 +1108,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
      * its own layer count: est_stage_layers) ---- */
     param_counts pc = count_params(s);
     double layer_dense = pc.attn + pc.mlp_dense + pc.norms + (s->arch == ARCH_ENCODER_DECODER ? 0.5 * pc.cross_attn : 0.0);
-    double expert_share = is_moe(s) ? 1.0 / (in->ep * in->etp) : 0.0;
+    double expert_share = shape_is_moe(s) ? 1.0 / (in->ep * in->etp) : 0.0;
     double layer_gpu = layer_dense / t + pc.mlp_expert * expert_share, layer_experts_gpu = pc.mlp_expert * expert_share;
     stage_params first_st = stage_params_of(Ls_first, layer_gpu, layer_experts_gpu, (pc.embedding + pc.position) / t);
     /* the last stage holds the output layer, or a copy of the tied embedding when p > 1 */
@@ -1131,7 +1126,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
      * distributed optimizer over the DP × CP group (data_parallel_group with context
      * parallel), so that group sizes the shards and the gradient collectives */
     int dpc = dp * in->cp;
-    int edp = is_moe(s) ? N / (p * in->ep * in->etp) : dp;
+    int edp = shape_is_moe(s) ? N / (p * in->ep * in->etp) : dp;
     if (edp < 1) edp = 1;
 
     /* trainable parameters (LoRA: adapters of rank r on lora_targets h×h-sized matrices) */

@@ -147,8 +147,8 @@ typedef struct {
 static pass_time layer_s(const dev_ctx *d, double tokens, double seqs, double ctx, bool prefill)
 {
     const model_shape *s = d->s;
-    double tp = d->in->tp, h = s->hidden, dh = s->kv_channels > 0 ? s->kv_channels : (double)s->hidden / s->heads;
-    double g = s->query_groups > 0 ? s->query_groups : s->heads;
+    double tp = d->in->tp, h = s->hidden, dh = shape_head_dim(s);
+    double g = shape_query_groups(s);
     double q = s->heads * dh, eff = d->gemm_eff, wb = d->wbytes;
     pass_time t = { 0, 0 };
     const layer_attn *at = &d->at;
@@ -174,7 +174,7 @@ static pass_time layer_s(const dev_ctx *d, double tokens, double seqs, double ct
         t.compute += roofline_s(d, 2.0 * seqs * ctx * a_gpu * (at->cache_qk + at->cache_v), kv, d->cal.attn_eff);
     }
     double mats = s->gated_mlp ? 3.0 : 2.0;
-    if (s->num_experts > 1) {
+    if (shape_is_moe(s)) {
         double fe = s->moe_ffn_hidden > 0 ? s->moe_ffn_hidden : s->ffn_hidden;
         double k = s->moe_topk > 0 ? s->moe_topk : 1;
         double touched = experts_touched(s->num_experts, (int)k, tokens);
@@ -247,7 +247,7 @@ static void ctx_init(dev_ctx *d, const est_infer_input *in)
     d->floor_s = in->cuda_graphs ? INFER_GRAPH_KERNEL_S : d->cal.min_kernel_us * 1e-6;
     d->wbytes = weight_bytes(in->precision);
     d->kvbytes = in->kv_bytes > 0 ? in->kv_bytes : (low ? 1.0 : 2.0);
-    int g_heads = d->s->query_groups > 0 ? d->s->query_groups : d->s->heads;
+    int g_heads = shape_query_groups(d->s);
     /* KV heads split over TP; with fewer groups than TP ranks each rank keeps a copy of one (Megatron GQA) */
     d->kv_heads_gpu = g_heads >= in->tp ? g_heads / in->tp : 1;
     layer_attn_of(d->s, &d->at);
@@ -280,7 +280,7 @@ static void memory_bytes(const dev_ctx *d, double bs, double seq_len, double pre
     if (s->learned_pos_emb) r->mem_weights += (double)(s->seq_length > 0 ? s->seq_length : seq_len) * h * INFER_EMB_BYTES;
     /* KV cache: 2 (K, V) · kv heads on this GPU · dh · bytes per token per layer (Pope et al. 2022) */
     r->mem_kv = bs * seq_len * d->kv_elems_gpu * d->kvbytes * (L / in->pp);
-    double f = s->num_experts > 1 ? (s->moe_ffn_hidden > 0 ? s->moe_ffn_hidden : s->ffn_hidden) * (s->moe_topk > 0 ? s->moe_topk : 1)
+    double f = shape_is_moe(s) ? (s->moe_ffn_hidden > 0 ? s->moe_ffn_hidden : s->ffn_hidden) * (s->moe_topk > 0 ? s->moe_topk : 1)
                                   : (s->ffn_hidden > 0 ? s->ffn_hidden : 4 * h);
     /* context attention scores, materialised per head by unfused kernels: bs·heads/tp·input² 16-bit values */
     double scores = prefill_tokens > 0 && bs > 0 ? bs * (double)s->heads / in->tp * pow(prefill_tokens / bs, 2) * 2.0 : 0.0;

@@ -239,7 +239,7 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     if (ffn < 1 || ffn > 1e9) return SKIP("FFN hidden size out of range");
     s.ffn_hidden = (int)ffn;
     s.num_experts = num_or(row, c.experts, 0);
-    if (s.num_experts > 1) {
+    if (shape_is_moe(&s)) {
         s.moe_topk = num_or(row, c.topk, 2);
         double mf;
         s.moe_ffn_hidden = num(row, c.moe_ffn, &mf) ? (int)mf : s.ffn_hidden;
@@ -316,9 +316,9 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     in->grad_bytes = switch_cell(csv_get(row, c.grad_fp32), rs.grad_reduce_in_fp32 != 0) ? 4.0 : 2.0;
     in->recompute_mla_up_proj = rs.recompute_mla_up_proj == 1 && mla >= 0;
     in->recompute_layernorm = rs.recompute_layernorm == 1;
-    in->recompute_moe_act = rs.recompute_moe_act == 1 && s.num_experts > 1;
+    in->recompute_moe_act = rs.recompute_moe_act == 1 && shape_is_moe(&s);
     if (rs.pp_layout >= 0) in->pp_layout = (est_pp_layout)rs.pp_layout;
-    in->fused_expert_mlp = switch_cell(csv_get(row, c.fused_mlp), rs.fused_expert_mlp == 1) && s.num_experts > 1;
+    in->fused_expert_mlp = switch_cell(csv_get(row, c.fused_mlp), rs.fused_expert_mlp == 1) && shape_is_moe(&s);
     bool fp8_gather = switch_cell(csv_get(row, c.fp8_gather), rs.fp8_param_gather == 1);
     in->fp8_block_scaled = prec == PREC_FP8 && (contains_ci(ptext, "MX") || contains_ci(ptext, "block"));
     in->fp8_param_gather = fp8_gather && est_fp8_gather_allowed(in);
@@ -351,7 +351,7 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
  * divides the layers of a stage and keeps the schedule legal. */
 static void assume_tuned_vp(est_input *in)
 {
-    int L = in->shape.arch == ARCH_ENCODER_DECODER ? 2 * in->shape.num_layers : in->shape.num_layers;
+    int L = shape_total_layers(&in->shape);
     int best_vp = 1;
     double best = INFINITY;
     if (in->pp < 2 || L % in->pp) return;

@@ -3,19 +3,14 @@
 
 bool layer_is_mla(const model_shape *s) { return s->kv_lora_rank > 0; }
 
-static double head_dim(const model_shape *s)
-{
-    return s->kv_channels > 0 ? s->kv_channels : (double)s->hidden / (s->heads > 0 ? s->heads : 1);
-}
-
 void layer_attn_of(const model_shape *s, layer_attn *out)
 {
-    double h = s->hidden, a = s->heads, d = head_dim(s);
+    double h = s->hidden, a = s->heads, d = shape_head_dim(s);
     *out = (layer_attn){0};
     if (!layer_is_mla(s)) {
         /* Megatron-Core self-attention: fused QKV h·(a + 2g)·d, output a·d·h; GQA shares
          * each K/V head among a/g query heads (Ainslie et al. 2023) */
-        double g = s->query_groups > 0 ? s->query_groups : a;
+        double g = shape_query_groups(s);
         out->qk_dim = out->v_dim = d;
         out->q = a * d;
         out->k = out->v = g * d;
@@ -83,7 +78,7 @@ double layer_mlp_gemm_active(const model_shape *s, bool moe_layer)
 {
     double active;
     layer_mlp_weights(s, moe_layer, &active);
-    bool router = moe_layer && s->num_experts > 1; /* a GEMV the FLOP rule does not count */
+    bool router = moe_layer && shape_is_moe(s); /* a GEMV the FLOP rule does not count */
     return router ? active - s->hidden * (double)s->num_experts : active;
 }
 

@@ -53,4 +53,19 @@ typedef struct {
     bool moe_expert_bias, moe_glu_clamp;
 } model_shape;
 
+/* Derived sizes every stage reads the same way. */
+/* g: KV heads; multi-head attention has one group per head */
+static inline int shape_query_groups(const model_shape *s) { return s->query_groups > 0 ? s->query_groups : s->heads; }
+/* channels per attention head: kv_channels when given, else h/a */
+static inline double shape_head_dim(const model_shape *s)
+{
+    return s->kv_channels > 0 ? s->kv_channels : (double)s->hidden / (s->heads > 0 ? s->heads : 1);
+}
+static inline bool shape_is_moe(const model_shape *s) { return s->num_experts > 1; }
+/* transformer layers of the whole model (both stacks for T5) */
+static inline int shape_total_layers(const model_shape *s)
+{
+    return s->arch == ARCH_ENCODER_DECODER ? 2 * s->num_layers : s->num_layers;
+}
+
 #endif

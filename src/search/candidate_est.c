@@ -158,7 +158,7 @@ void candidate_est_apply(est_input *in, const search_candidate *k, search_act_me
     if (k->act_ckpt_layers >= 0 && act_method != SEARCH_ACT_NONE) {
         /* the original's act_ckpt_layers: layers per pipeline stage (per virtual chunk)
          * recomputed with the block method; T5 splits the value over both stacks */
-        int per_chunk = (in->shape.arch == ARCH_ENCODER_DECODER ? 2 * in->shape.num_layers : in->shape.num_layers) /
+        int per_chunk = shape_total_layers(&in->shape) /
                         in->pp / in->vp;
         int act = in->shape.arch == ARCH_ENCODER_DECODER ? k->act_ckpt_layers : k->act_ckpt_layers;
         if (act_method == SEARCH_ACT_UNIFORM || act > per_chunk) act = per_chunk;

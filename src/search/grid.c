@@ -101,7 +101,7 @@ static int resolve(const search_inputs *in, ctx *c, ac_err *e)
     c->mult = search_layer_multiplier(in->family);
     c->L = in->shape.num_layers;
     c->heads = in->shape.heads;
-    c->groups = in->shape.query_groups > 0 ? in->shape.query_groups : in->shape.heads;
+    c->groups = shape_query_groups(&in->shape);
     c->seq = in->shape.seq_length;
     c->experts = in->shape.num_experts > 1 ? in->shape.num_experts : 1;
     if (c->L < 1 || c->L > 512)

@@ -46,7 +46,7 @@ search_infer_rule search_infer_check(const model_shape *s, int G, int tp, int pp
     char dummy[8];
     if (!why) { why = dummy; why_len = sizeof dummy; }
     why[0] = '\0';
-    int groups = s->query_groups > 0 ? s->query_groups : s->heads;
+    int groups = shape_query_groups(s);
     if (tp <= 0 || s->heads % tp != 0) {
         snprintf(why, why_len, "num_attention_heads %d is not divisible by tp %d", s->heads, tp);
         return SEARCH_IRULE_HEADS;

@@ -297,7 +297,7 @@ static int write_ft_inputs(const ac_config *c, const model_base_config *base,
     snprintf(f.data_type, sizeof f.data_type, "%s", c->infer.data_type[0] ? c->infer.data_type : "fp16");
     f.request_output_len = out;
     f.head_num = sh->heads;
-    f.size_per_head = sh->kv_channels > 0 ? sh->kv_channels : sh->hidden / sh->heads;
+    f.size_per_head = (int)shape_head_dim(sh); /* whole channels, as FasterTransformer reads them */
     f.inter_size = sh->ffn_hidden > 0 ? sh->ffn_hidden : 4 * sh->hidden;
     f.vocab_size = sh->vocab > 0 ? sh->vocab : 51200;
     f.decoder_layers = sh->num_layers;
