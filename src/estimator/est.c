@@ -1,19 +1,16 @@
 /* est.c — memory and step-time model of one training candidate.
  *
  * The model is a roofline per kernel plus explicit communication:
- *   GEMMs     max(FLOPs / (peak·eff), bytes / HBM bandwidth, launch floor)
- *   attention FlashAttention FLOPs at attn_eff of peak (causal halves them)
- *   other ops bytes moved over HBM bandwidth (elementwise_units)
- *   TP/CP/EP  collectives per layer over NVLink or the network, by rank placement
- *   PP        bubble (p−1)/(v·m) of the pipeline (Narayanan et al. 2021 §2.2)
- *   DP        gradient reduce-scatter / all-reduce and parameter all-gather,
- *             overlapped with the last micro-batch's backward
- *   memory    weights/grads/optimizer per Megatron's distributed-optimizer table,
- *             activations per Korthikanti et al. 2022 §4 generalised to GQA,
- *             gated MLPs, MoE and FlashAttention, times the micro-batches the
- *             pipeline schedule keeps in flight.
- * Rank order is Megatron-Core's default tp-cp-ep-dp-pp (parallel_state.py), which
- * decides which groups stay inside an NVLink domain.
+ *   one layer  GEMMs, attention, elementwise traffic, casts, experts, and the TP/CP/EP
+ *              collectives of one micro-batch (layer_cost.c)
+ *   groups     which ranks share an NVLink domain and what a collective costs
+ *              (collective.c; Megatron-Core rank order tp-cp-ep-dp-pp)
+ *   here       stages of layers, recompute, the pipeline schedule (bubble (p−1)/(v·m),
+ *              Narayanan et al. 2021 §2.2), DP gradient reduce-scatter / all-reduce and
+ *              parameter all-gather overlapped with the last micro-batch's backward, the
+ *              optimizer step, and memory: weights/grads/optimizer per Megatron's
+ *              distributed-optimizer table, activations per Korthikanti et al. 2022 §4
+ *              times the micro-batches the pipeline schedule keeps in flight.
  */
 #include "estimator/est.h"
 
@@ -23,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "estimator/collective.h"
+#include "estimator/layer_cost.h"
 #include "model/layer.h"
 #include "util/csv.h"
 #include "util/fsutil.h"
@@ -345,199 +344,6 @@ static double params_total(const model_shape *s, const param_counts *p)
     return n;
 }
 
-/* ---------- communication ---------- */
-
-/* GPUs that talk over NVLink (or PCIe) without the NIC: the NVLink domain when it
- * spans more than a node (NVL72 racks of 4-GPU trays), else the node. */
-static int local_unit(const est_input *in)
-{
-    const gpu_spec *g = in->gpu;
-    int domain = g->nvlink_domain > 1 ? g->nvlink_domain : 1;
-    int node = in->gpus_per_node > 0 ? in->gpus_per_node : g->gpus_per_node;
-    return domain > node ? domain : (node > 0 ? node : 1);
-}
-
-/* ranks of a group of `size` ranks spaced `stride` apart that share one local unit */
-static int ranks_per_unit(const est_input *in, int size, int stride)
-{
-    int unit = local_unit(in);
-    int n = stride >= unit ? 1 : unit / stride;
-    return n < size ? n : size;
-}
-
-/* Per-GPU bandwidth (bytes/s) of a group of `size` ranks spaced `stride` apart.
- * Inside one NVLink domain (or PCIe box): the local link. Across units each GPU
- * drives its own NIC, so a ring's bus bandwidth is the group's ranks per unit ×
- * scale-out per GPU, capped by NVLink (nccl-tests behaviour on DGX-style nodes;
- * on NVL72 the unit is the 72-GPU rack, not the 4-GPU tray). */
-static double group_bw(const est_input *in, int size, int stride)
-{
-    const gpu_spec *g = in->gpu;
-    if ((long)size * stride <= local_unit(in)) return g->nvlink_gbps * GB;
-    double bw = ranks_per_unit(in, size, stride) * g->scaleout_gbps * GB;
-    double cap = g->nvlink_gbps * GB;
-    return bw < cap ? bw : cap;
-}
-
-/* EP token dispatch (or combine) of one layer: each of a rank's T tokens goes to k
- * experts spread evenly over the k_ep ranks of the group (`stride` apart).  Copies for
- * experts in the same NVLink unit move over NVLink; a token bound for another unit
- * crosses this GPU's NIC once per unit and is fanned out there over NVLink (node-level
- * deduplication of DeepEP / Megatron-Core's flex dispatcher; Zhao et al. 2025,
- * DeepSeek-V3 §3.2.2): with n units a token reaches (n−1)(1 − (1 − 1/n)^k) remote
- * units on average.  No ring aggregation helps an all-to-all, so the remote part runs
- * at the per-GPU scale-out rate while NVLink carries the local part. */
-static double dispatch_s(const est_input *in, double T, double k, double token_bytes, int k_ep, int stride,
-                         const est_cal *c)
-{
-    if (k_ep <= 1) return 0.0;
-    const gpu_spec *g = in->gpu;
-    int local = ranks_per_unit(in, k_ep, stride);
-    double units = (double)k_ep / local;
-    double copies_local = k * (local - 1) / k_ep;
-    double copies_remote = units > 1 ? (units - 1.0) * (1.0 - pow(1.0 - 1.0 / units, k)) : 0.0;
-    /* group-limited routing with whole groups per unit (experts are placed on EP ranks in
-     * order, so a unit holds groups / units consecutive groups): a token's experts sit in
-     * at most group_topk units, its own among them with probability group_topk / units */
-    const model_shape *s = &in->shape;
-    if (units > 1 && s->moe_group_topk > 0 && s->moe_router_groups > 0 && (int)units == units &&
-        s->moe_router_groups % (int)units == 0) {
-        double reach = fmin(units, (double)s->moe_group_topk);
-        copies_remote = fmin(copies_remote, reach * (units - 1.0) / units);
-    }
-    double t_local = T * copies_local * token_bytes / (g->nvlink_gbps * GB * c->collective_eff);
-    double t_remote = T * copies_remote * token_bytes / (g->scaleout_gbps * GB * c->collective_eff);
-    return t_local > t_remote ? t_local : t_remote;
-}
-
-/* ring all-reduce of `bytes` over k ranks: 2(k−1)/k · bytes / busbw (NCCL's busbw definition) */
-static double allreduce_s(double bytes, int k, double bw, const est_cal *c)
-{
-    return k > 1 ? 2.0 * (k - 1) / k * bytes / (bw * c->collective_eff) : 0.0;
-}
-
-/* all-gather or reduce-scatter of a `bytes` full buffer over k ranks: (k−1)/k · bytes / busbw */
-static double gather_s(double bytes, int k, double bw, const est_cal *c)
-{
-    return k > 1 ? (double)(k - 1) / k * bytes / (bw * c->collective_eff) : 0.0;
-}
-
-/* ---------- compute ---------- */
-
-typedef struct {
-    double peak;        /* FLOP/s of the GEMM precision */
-    double peak16;      /* FLOP/s in bf16 (attention runs in bf16 even in fp8 training) */
-    double gemm_eff, hbm; /* bytes/s */
-    double host;          /* bytes/s to host memory (catalog host_gbps): CPU offload */
-    double elem_bytes;  /* bytes per GEMM operand element */
-    const est_cal *cal;
-    layer_attn at;      /* the model's attention widths, derived once per evaluation */
-} device;
-
-/* One GEMM (M×K)·(K×N): roofline of FLOPs at the achievable fraction of peak vs
- * operand traffic over HBM, with a launch floor (Williams et al. 2009 roofline). */
-static double gemm_s(const device *d, double M, double K, double N, double eff_scale)
-{
-    if (M <= 0 || K <= 0 || N <= 0) return 0.0;
-    double flops = 2.0 * M * K * N;
-    double t_math = flops / (d->peak * d->gemm_eff * eff_scale);
-    double t_mem = d->elem_bytes * (M * K + K * N + M * N) / d->hbm;
-    double t = t_math > t_mem ? t_math : t_mem;
-    double floor = d->cal->min_kernel_us * 1e-6;
-    return t > floor ? t : floor;
-}
-
-typedef struct {
-    double fwd, bwd;          /* compute seconds per layer per micro-batch */
-    double attn_core_fwd;     /* attention-core part of fwd (selective recompute, CP overlap) */
-    double mla_up_fwd;        /* MLA up-projections' part of fwd (recompute_mla_up_proj) */
-    double module_recomp;     /* recompute_layernorm / recompute_moe_act: their forward again */
-    double tp_comm, cp_comm, ep_comm; /* fwd+bwd seconds, before overlap */
-    double host_moe;                  /* host time of the expert block, fwd+bwd (moe_host_s) */
-    double act_full, act_ckpt;        /* activation bytes kept per layer per micro-batch */
-} layer_cost;
-
-/* Mean keys a query attends in a sequence of s tokens: s without a mask; causal
- * (s+1)/2 ≈ s/2; causal with a window of W: query i sees min(i, W) keys, so the
- * mean is (W(W+1)/2 + (s−W)·W)/s = W − W(W−1)/(2s) (Beltagy et al. 2020, sliding
- * window cost O(s·W)); a bidirectional window sees min(s, W). */
-double est_attn_keys(double s, bool causal, double window)
-{
-    if (window <= 0 || window >= s) return causal ? s / 2.0 : s;
-    if (!causal) return window;
-    return window - window * (window - 1.0) / (2.0 * s);
-}
-
-/* Keys per query the attention kernel computes: FlashAttention walks whole blocks of
- * EST_ATTN_KEY_BLOCK keys (Dao 2023 §3.1; FA3 and cuDNN use 128 on Hopper and Blackwell)
- * and masks inside them, so a query block of a sliding window of W keys computes the
- * W/128 blocks its window covers plus the diagonal one: W + 128 keys, not W.  (The
- * diagonal block of full causal attention adds 64 to s/2, left out: ≤ 3 % for s ≥ 4096.) */
-double est_attn_keys_computed(double s, bool causal, double window)
-{
-    double full = est_attn_keys(s, causal, 0);
-    if (window <= 0 || window >= s) return full;
-    return fmin(full, window + EST_ATTN_KEY_BLOCK);
-}
-
-/* GEMM rate of NVFP4 training: it runs a share f of each GEMM's work at the FP4 rate and
- * the rest (block scaling, random Hadamard transforms, layers kept in BF16) at the FP8
- * rate, so its speedup over FP8 is Amdahl's 1/((1 − f) + f/r) with r the FP4/FP8 peak
- * ratio.  fp4_speedup is that speedup on Blackwell (r = 2), which fixes f = 2(1 − 1/s);
- * Blackwell Ultra raises r to 3 (GB300: 15 dense FP4 PFLOP/s over 5 FP8), so the same
- * share gains more: 1.8× instead of 1.5×. */
-double est_fp4_gemm_tflops(const gpu_spec *g, double fp4_speedup)
-{
-    double fp8 = g->fp8_tflops > 0 ? g->fp8_tflops : g->bf16_tflops;
-    if (g->fp4_tflops <= 0 || fp8 <= 0 || fp4_speedup <= 0) return fp8;
-    double r = g->fp4_tflops / fp8;
-    double f = fmin(1.0, fmax(0.0, 2.0 * (1.0 - 1.0 / fp4_speedup)));
-    return fp8 / ((1.0 - f) + f / r);
-}
-
-/* Fraction of the bf16 peak an exp-bound attention forward reaches: attn_eff, times
- * attn_speedup on GPUs whose softmax exponentials run faster than their MMA peak implies
- * (Blackwell Ultra doubles the SFU rate; data/gpus.csv); no kernel exceeds 95 % of peak.
- * Each score costs one exponential and 2·(d_qk + d_v) MMA FLOPs, so at a fixed exponential
- * rate the FLOP rate falls with narrower heads: attn_eff holds for d_qk + d_v = 256 (head
- * dimension 128, the FlashAttention-3 reference: "512× more matmul FLOPs than exponential"
- * at 128, Shah et al. 2024 §3.1) and scales by (d_qk + d_v)/256 below it (64-wide heads:
- * half).  head_dims ≤ 0: the reference width. */
-double est_attn_fwd_eff(double attn_eff, const gpu_spec *g, double head_dims)
-{
-    double width = head_dims > 0 ? fmin(1.0, head_dims / EST_ATTN_REF_HEAD_DIMS) : 1.0;
-    return fmin(0.95, attn_eff * g->attn_speedup * width);
-}
-
-/* Elements one GPU casts to FP8/FP4 per layer for T tokens.  Transformer Engine
- * quantizes every GEMM input: forward the activation entering QKV, the attention
- * projection, FC1 and FC2; backward the output gradient of each of them (for the data-
- * and weight-gradient GEMMs).  Each cast reads 2 B and writes a row-wise and a
- * column-wise (transposed, for the weight gradient) 1-byte copy: 4 B per element.
- * Weights are cast once per step and cached, so they are left out. MoE experts see
- * est_moe_tokens routed copies, F/etp wide inside. */
-static double cast_elems(const est_input *in, const layer_attn *at, double T, bool backward, bool moe_layer)
-{
-    const model_shape *s = &in->shape;
-    double t = in->tp, h = s->hidden;
-    double mats_in = s->gated_mlp ? 2.0 : 1.0;
-    /* MLA adds the up-projections' latent inputs and the down-projection's output gradient */
-    double attn = backward ? T * ((at->q + at->k + at->v + h) / t + at->down)
-                           : T * ((h + at->ctx) / t + at->q_latent + at->kv_latent);
-    double mlp;
-    if (moe_layer) {
-        /* est_moe_tokens routed token copies per GPU, each h wide in and F/etp wide inside */
-        double F = s->moe_ffn_hidden, et = in->etp, Tm = est_moe_tokens(in, T);
-        mlp = backward ? Tm * (mats_in * F / et + h) : Tm * (h + F / et);
-        double Fs = s->moe_shared_ffn; /* shared experts: a dense MLP every token passes */
-        if (Fs > 0) mlp += backward ? T * (mats_in * Fs + h) / t : T * (h + Fs) / t;
-    } else {
-        double F = s->ffn_hidden;
-        mlp = backward ? T * (mats_in * F + h) / t : T * (h + F) / t;
-    }
-    return attn + mlp;
-}
-
 /* what a row recomputes, as Megatron-Core names it: "full", or the selective modules
  * joined by '+' (core_attn, mla_up_proj, layernorm, moe_act); empty for none */
 void est_recompute_text(const est_input *in, char *buf, size_t n)
@@ -557,243 +363,6 @@ void est_recompute_text(const est_input *in, char *buf, size_t n)
         if (w < 0 || (size_t)w >= n - len) return;
         len += (size_t)w;
     }
-}
-
-double est_cast_elems(const est_input *in, double T, bool backward, bool moe_layer)
-{
-    layer_attn at;
-    layer_attn_of(&in->shape, &at);
-    return cast_elems(in, &at, T, backward, moe_layer);
-}
-
-/* Routed token copies one GPU's experts process per micro-batch when each GPU holds T
- * tokens of the sequence.  With TP > 1 Megatron-Core requires sequence parallelism for
- * MoE, so a GPU enters the MoE layer with T/tp tokens; each is sent to top-k experts,
- * and expert-TP ranks all-gather their inputs, so the GPUs of an expert-TP group each
- * see etp times their share (Megatron-Core MoE docs, "expert tensor parallelism";
- * token dispatcher all-to-all then ETP all-gather).  Balanced routing spreads these
- * evenly over the EP group. */
-double est_moe_tokens(const est_input *in, double T)
-{
-    const model_shape *s = &in->shape;
-    double k = s->moe_topk > 0 ? s->moe_topk : 1;
-    return T * k * in->etp / in->tp;
-}
-
-/* Host time of one MoE layer's expert block per micro-batch, forward + backward.
- * Grouped expert GEMMs are issued one expert at a time (Transformer Engine
- * GroupedLinear loops over the local experts): 2 GEMMs forward and 4 backward per
- * expert, plus an input cast before each forward GEMM and a gradient cast before
- * each backward pair under FP8/FP4 (TE quantizes per expert).  Each of these
- * launches costs moe_launch_us of host time (Python module + quantizer setup +
- * cuBLAS call in eager PyTorch). */
-static double moe_host_s(const est_input *in, const est_cal *c, double local_experts)
-{
-    bool low_precision = in->precision == PREC_FP8 || in->precision == PREC_FP4;
-    double launches_per_expert = 6.0 + (low_precision ? 4.0 : 0.0);
-    return local_experts * launches_per_expert * c->moe_launch_us * 1e-6;
-}
-
-/* HBM bytes per routed token copy that the experts' work outside their GEMMs adds, beyond
- * one fused activation (counted with the other elementwise traffic), forward or backward.
- * F = the expert FFN width on this GPU, 2 B per element.
- * - Clamped gated activation (GPT-OSS; Megatron-Core MLP glu() with
- *   activation_func_clamp_value): the two clamps, the linear half's "+ offset" and the
- *   product run as separate PyTorch ops around the fused activation.  Forward: clamp 2F +
- *   clamp 2F + activation 2F + add 2F + product 3F = 11F element reads and writes against
- *   the fused kernel's 3F: 8F more.  Backward (autograd): product 5F, activation 3F, two
- *   clamps 3F each, the chunk's concatenation 4F = 18F against 5F: 13F more.
- * - Expert biases: grouped GEMMs have no bias epilogue (Transformer Engine GroupedLinear;
- *   TE issue #2766), so the forward adds the FC1 and FC2 biases in passes of their own
- *   (read + write of mats·F + h) and the backward reduces the output gradients for the bias
- *   gradients (one read of mats·F + h).
- * A fused grouped MLP (fused_expert_mlp) does both in its epilogue: nothing added.
- * Saved extra tensors of the unfused clamps are left out of the memory model. */
-/* the clamps' share: element reads and writes per routed copy (moe_act recompute re-runs
- * the forward's) */
-static double clamp_elems(const est_input *in, bool backward)
-{
-    const model_shape *s = &in->shape;
-    if (in->fused_expert_mlp || !s->moe_glu_clamp || !s->gated_mlp) return 0.0;
-    double F = (double)s->moe_ffn_hidden / in->etp;
-    return backward ? 13.0 * F : 8.0 * F;
-}
-
-static double expert_epilogue_bytes(const est_input *in, bool backward)
-{
-    const model_shape *s = &in->shape;
-    if (in->fused_expert_mlp) return 0.0;
-    double F = (double)s->moe_ffn_hidden / in->etp, h = s->hidden, mats = s->gated_mlp ? 2.0 : 1.0;
-    double elems = clamp_elems(in, backward);
-    if (s->moe_expert_bias) elems += backward ? mats * F + h : 2.0 * (mats * F + h);
-    return 2.0 * elems;
-}
-
-/* Korthikanti et al. 2022 §4.1 activation inventory per token, generalised:
- * attention keeps the norm input, QKV input, Q/K/V (GQA: g·d for K and V), the
- * context and a dropout mask; without FlashAttention also 5·a·s bytes of scores,
- * softmax and its dropout mask (removed by selective recompute); the MLP keeps its
- * input, FC1 output (two for gated MLPs), activation output and a mask. Norm inputs,
- * masks and FC inputs are split by TP only with sequence parallelism. */
-static void layer_cost_compute(const est_input *in, const device *dev, double seq_q, double seq_kv, bool causal,
-                               bool cross, double cross_seq, bool moe_layer, layer_cost *lc)
-{
-    const model_shape *s = &in->shape;
-    const est_cal *c = dev->cal;
-    double t = in->tp, cp = in->cp;
-    double h = s->hidden, a = s->heads, g = shape_query_groups(s), d = shape_head_dim(s);
-    const layer_attn at = dev->at;
-    double T = in->mbs * seq_q / cp; /* tokens per GPU per micro-batch */
-    bool sp = in->sequence_parallel && in->tp > 1;
-    double spd = sp ? t : 1.0;
-    bool dropout = !s->gated_mlp; /* GPT-3/BERT/T5 templates use dropout; Llama/Mixtral do not */
-    double mask = dropout ? 1.0 : 0.0;
-    memset(lc, 0, sizeof *lc);
-
-    /* --- GEMMs, forward --- */
-    double f_attn = gemm_s(dev, T, at.ctx / t, h, 1.0); /* output projection (row parallel) */
-    if (layer_is_mla(s)) {
-        /* MLA: the down-projection is replicated across TP ranks (Megatron-Core MLA
-         * "duplicated" linear), the up-projections are column parallel */
-        double up = gemm_s(dev, T, at.kv_latent, a * (d + at.v_dim) / t, 1.0);
-        if (at.q_latent > 0) up += gemm_s(dev, T, at.q_latent, at.q / t, 1.0);
-        f_attn += gemm_s(dev, T, h, at.down, 1.0) + up + (at.q_latent > 0 ? 0.0 : gemm_s(dev, T, h, at.q / t, 1.0));
-        lc->mla_up_fwd = up;
-    } else {
-        f_attn += gemm_s(dev, T, h, (at.q + at.k + at.v) / t, 1.0);
-    }
-    double f_mlp;
-    double mats_in = s->gated_mlp ? 2.0 : 1.0;
-    if (moe_layer) {
-        double etp = in->etp, ep = in->ep, E = s->num_experts, k = s->moe_topk > 0 ? s->moe_topk : 1;
-        double F = s->moe_ffn_hidden;
-        double local_experts = E / ep;
-        double T_in = T / t; /* sequence-parallel share entering the layer */
-        /* balanced routing: this GPU's experts receive est_moe_tokens in total */
-        double m_e = est_moe_tokens(in, T) / local_experts;
-        /* the busiest expert sets the pace (moe_imbalance); benchmark runs that force a
-         * balanced token distribution, or drop tokens beyond a fixed capacity, do not wait */
-        double imbalance = in->moe_force_balanced || in->moe_token_drop ? 1.0 : c->moe_imbalance;
-        f_mlp = imbalance * local_experts *
-                    (gemm_s(dev, m_e, h, mats_in * F / etp, c->moe_gemm_eff) + gemm_s(dev, m_e, F / etp, h, c->moe_gemm_eff)) +
-                gemm_s(dev, T_in, h, E, 1.0) + /* router */
-                c->moe_permute_units * 2.0 * T_in * k * h / dev->hbm;
-        /* EP all-to-all: dispatch and combine, forward and backward (Megatron-Core token
-         * dispatcher); expert ranks are consecutive within the expert-TP groups
-         * (Megatron-Core expert rank order tp-ep-dp-pp with tp = expert TP) */
-        if (in->ep > 1) lc->ep_comm = 4.0 * imbalance * dispatch_s(in, T_in, k, h * 2.0, in->ep, in->etp, c);
-        lc->host_moe = moe_host_s(in, c, local_experts);
-        /* shared experts: a dense MLP of moe_shared_ffn every token passes, TP-split
-         * (DeepSeekMoE, Dai et al. 2024 §3.2; Megatron-Core SharedExpertMLP) */
-        double Fs = s->moe_shared_ffn;
-        if (Fs > 0) f_mlp += gemm_s(dev, T, h, mats_in * Fs / t, 1.0) + gemm_s(dev, T, Fs / t, h, 1.0);
-    } else {
-        double F = s->ffn_hidden;
-        f_mlp = gemm_s(dev, T, h, mats_in * F / t, 1.0) + gemm_s(dev, T, F / t, h, 1.0);
-    }
-    double f_cross = 0.0;
-    if (cross) {
-        double Te = in->mbs * cross_seq / cp;
-        f_cross = gemm_s(dev, T, h, a * d / t, 1.0) + gemm_s(dev, Te, h, 2 * g * d / t, 1.0) + gemm_s(dev, T, a * d / t, h, 1.0);
-    }
-
-    /* --- attention core: QK^T and AV, 4·T·keys·a·d FLOPs with keys the mean keys a
-     * query attends (causal masks and sliding windows skip the rest: FlashAttention) --- */
-    double keys = s->swa_window > 0 ? s->swa_share * est_attn_keys_computed(seq_kv, causal, s->swa_window) +
-                                          (1.0 - s->swa_share) * est_attn_keys(seq_kv, causal, 0)
-                                    : est_attn_keys(seq_kv, causal, 0);
-    double attn_flops = 2.0 * T * keys * a * (at.qk_dim + at.v_dim) / t; /* QKᵀ over qk_dim, AV over v_dim */
-    if (cross) attn_flops += 4.0 * T * cross_seq * a * d / t;
-    double attn_eff = in->flash_attention ? c->attn_eff : c->attn_eff * 0.6; /* unfused softmax round-trips HBM */
-    /* the forward is exp-bound (est_attn_fwd_eff); the backward (FlashAttention: 2.5× the
-     * forward's work, mostly MMAs) is not */
-    double t_attn = attn_flops / (dev->peak16 * est_attn_fwd_eff(attn_eff, in->gpu, at.qk_dim + at.v_dim));
-    double t_attn_bwd = 2.5 * attn_flops / (dev->peak16 * attn_eff); /* MMA-bound: 5 of the 7 GEMMs */
-
-    /* --- elementwise traffic (norms, dropout, residual, activation, casts) --- */
-    double elem_bytes = c->elementwise_units * 2.0 * T * h / spd;
-    /* the activation function reads its input and writes its output (gated: 2F in, F out).
-     * Kept for a fused grouped MLP too: training saves the FC1 output for the backward, so
-     * it reaches HBM either way */
-    double F_act = moe_layer ? s->moe_ffn_hidden * (s->moe_topk > 0 ? s->moe_topk : 1) + s->moe_shared_ffn : s->ffn_hidden;
-    elem_bytes += 2.0 * 2.0 * T * F_act * (s->gated_mlp ? 1.5 : 1.0) / t;
-    double t_elem = elem_bytes / dev->hbm;
-    /* the experts' unfused clamps and bias passes (expert_epilogue_bytes) */
-    double t_epi_fwd = 0.0, t_epi_bwd = 0.0;
-    if (moe_layer) {
-        double routed = est_moe_tokens(in, T);
-        t_epi_fwd = routed * expert_epilogue_bytes(in, false) / dev->hbm;
-        t_epi_bwd = routed * expert_epilogue_bytes(in, true) / dev->hbm;
-    }
-    /* selective module recompute (Megatron-Core recompute_modules): each norm reads its
-     * input and writes its output again (2·h + 2·h bytes per token); the experts'
-     * activation reads the FC1 output again and writes its output (gated: 2·2F + 2F) */
-    if (in->recompute_layernorm) lc->module_recomp += 2.0 * 4.0 * h * T / spd / dev->hbm;
-    if (in->recompute_moe_act && moe_layer) {
-        lc->module_recomp += est_moe_tokens(in, T) * 2.0 * (mats_in + 1.0) * s->moe_ffn_hidden / in->etp / dev->hbm;
-        /* with the clamps unfused they run again too */
-        lc->module_recomp += est_moe_tokens(in, T) * 2.0 * clamp_elems(in, false) / dev->hbm;
-    }
-
-    /* --- FP8/FP4 quantization (est_cast_elems): 4 B per cast element at HBM speed --- */
-    double t_cast_fwd = 0.0, t_cast_bwd = 0.0;
-    if (dev->elem_bytes < 2.0) {
-        t_cast_fwd = 4.0 * cast_elems(in, &at, T, false, moe_layer) / dev->hbm;
-        t_cast_bwd = 4.0 * cast_elems(in, &at, T, true, moe_layer) / dev->hbm;
-    }
-
-    double gemm_fwd = f_attn + f_mlp + f_cross;
-    lc->attn_core_fwd = t_attn;
-    lc->fwd = gemm_fwd + t_attn + t_elem + t_cast_fwd + t_epi_fwd;
-    /* backward: data and weight gradients double the GEMMs; FlashAttention's backward
-     * recomputes the scores, 2.5× the forward (Dao 2023); elementwise ×2.  With LoRA
-     * the frozen weights get no weight gradients: only the data-gradient GEMMs run, one
-     * forward's worth (Hu et al. 2021 §4.2: frozen weights need no gradients; the rank-r
-     * adapters add r/h of a layer's GEMM work and are left out) */
-    double bwd_gemms = in->lora_rank > 0 ? 1.0 : 2.0;
-    lc->bwd = bwd_gemms * gemm_fwd + t_attn_bwd + 2.0 * t_elem + t_cast_bwd + t_epi_bwd;
-
-    /* --- TP collectives: 2 per block forward and 2 backward (all-reduce, or all-gather +
-     * reduce-scatter with SP: same volume), message T·h·2 bytes (Korthikanti 2022 §4.2.2) --- */
-    if (in->tp > 1) {
-        double blocks = cross ? 3.0 : 2.0;
-        double bw = group_bw(in, in->tp, 1);
-        lc->tp_comm = 2.0 * blocks * allreduce_s(T * h * 2.0, in->tp, bw, c);
-    }
-    /* --- CP: ring exchange of K and V chunks, (cp−1) steps forward; backward also
-     * returns dK, dV (Megatron-Core context parallel, Liu et al. 2023 ring attention) --- */
-    if (in->cp > 1) {
-        double kv_bytes = T * (at.k + at.v) / t * 2.0;
-        double bw = group_bw(in, in->cp, in->tp);
-        lc->cp_comm = 3.0 * (cp - 1) * kv_bytes / (bw * c->p2p_eff);
-    }
-
-    /* --- activation bytes per layer per micro-batch --- */
-    /* GEMM inputs kept for the weight gradient: under FP8/FP4 Transformer Engine keeps the
-     * quantized copy (1 B per element) it computed in the forward, not the bf16 tensor */
-    double gin = dev->elem_bytes < 2.0 ? 1.0 : 2.0;
-    double per_tok = 0.0;
-    per_tok += (2 * h + gin * h + mask * h) / spd;          /* norm input, QKV input, attention dropout mask */
-    if (in->recompute_layernorm) per_tok -= 2.0 * gin * h / spd; /* both norms' outputs recomputed */
-    /* Q, K, V (MLA with recompute_mla_up_proj: recomputed from the latents instead) and the
-     * context (projection input) */
-    if (!(in->recompute_mla_up_proj && layer_is_mla(s))) per_tok += 2.0 * (at.q + at.k + at.v) / t;
-    per_tok += gin * at.ctx / t;
-    per_tok += gin * (at.q_latent + at.kv_latent);                /* MLA: latents the up-projections read */
-    if (!in->flash_attention && in->recompute != RECOMPUTE_SELECTIVE)
-        per_tok += 5.0 * a * seq_kv / t;                     /* scores, softmax, dropout (Korthikanti 5as/h) */
-    per_tok += (2 * h + gin * h + mask * h) / spd;          /* norm input, FC1 input, MLP dropout mask */
-    if (moe_layer) {
-        /* dispatched tokens (FC1 input, h wide), FC1 output and activation output (FC2 input) */
-        double F = s->moe_ffn_hidden, per_T = est_moe_tokens(in, 1.0), Fs = s->moe_shared_ffn;
-        per_tok += per_T * (gin * h + (2.0 * mats_in * F + (in->recompute_moe_act ? 0.0 : gin * F)) / in->etp);
-        per_tok += (2.0 * mats_in * Fs + gin * Fs) / t; /* shared experts (their input is the MLP input above) */
-    } else {
-        per_tok += (2.0 * mats_in * s->ffn_hidden + gin * s->ffn_hidden) / t;
-    }
-    if (cross) per_tok += (2 * h + mask * h) / spd + 2.0 * a * d / t * 2 + 4.0 * g * d / t * (cross_seq / seq_q);
-    lc->act_full = per_tok * T;
-    lc->act_ckpt = 2.0 * h / spd * T; /* full recompute keeps only the layer input */
 }
 
 /* layout names, indexed by est_pp_layout (data/recipes.csv, estimate --pp-layout) */
@@ -866,24 +435,6 @@ static double offloaded_bytes(double layers_held, double Ls, double n_off, doubl
 static double param_bytes(double total, double layers, double layer_b, double other_b)
 {
     return layers * layer_b + (total - layers) * other_b;
-}
-
-/* the average of two kinds of layer, a share w_x of the first: times add up, the larger
- * activation sets the memory a stage must hold */
-static void layer_cost_mix(const layer_cost *x, const layer_cost *y, double w_x, layer_cost *out)
-{
-    double w_y = 1.0 - w_x;
-    out->fwd = w_x * x->fwd + w_y * y->fwd;
-    out->bwd = w_x * x->bwd + w_y * y->bwd;
-    out->attn_core_fwd = w_x * x->attn_core_fwd + w_y * y->attn_core_fwd;
-    out->mla_up_fwd = w_x * x->mla_up_fwd + w_y * y->mla_up_fwd;
-    out->module_recomp = w_x * x->module_recomp + w_y * y->module_recomp;
-    out->tp_comm = w_x * x->tp_comm + w_y * y->tp_comm;
-    out->cp_comm = w_x * x->cp_comm + w_y * y->cp_comm;
-    out->ep_comm = w_x * x->ep_comm + w_y * y->ep_comm;
-    out->host_moe = w_x * x->host_moe + w_y * y->host_moe;
-    out->act_full = fmax(x->act_full, y->act_full);
-    out->act_ckpt = fmax(x->act_ckpt, y->act_ckpt);
 }
 
 /* parameters one GPU of a pipeline stage holds: all of them, the routed experts' share
@@ -959,7 +510,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     double Ls_first, Ls, Ls_last;
     est_stage_layers(in, &Ls_first, &Ls, &Ls_last);
 
-    device dev = {0};
+    est_device dev = {0};
     dev.cal = c;
     dev.peak = est_peak_tflops(g, in->precision) * 1e12;
     dev.peak16 = est_peak_tflops(g, in->precision == PREC_FP32 ? PREC_FP32 : PREC_BF16) * 1e12;
@@ -1069,12 +620,12 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     double t_embed = 3.0 * 2.0 * T * s->hidden / (in->sequence_parallel ? t : 1) / dev.hbm;
     /* output layer: forward, data gradient and (unless frozen under LoRA) weight gradient */
     double logit_passes = in->lora_rank > 0 ? 2.0 : 3.0;
-    double t_logits = logit_passes * gemm_s(&dev, T, s->hidden, V / t, 1.0) + 3.0 * 8.0 * T * V / t / dev.hbm;
+    double t_logits = logit_passes * layer_gemm_s(&dev, T, s->hidden, V / t, 1.0) + 3.0 * 8.0 * T * V / t / dev.hbm;
     /* multi-token prediction (DeepSeek-V3 §2.2; Megatron-Core MTP on the last stage): per
      * module a 2h→h projection, one more layer and one more output layer + cross-entropy */
     double mtp = s->mtp_layers, mtp_fwd = 0.0, mtp_bwd = 0.0, mtp_comm = 0.0;
     if (mtp > 0) {
-        double proj = gemm_s(&dev, T, 2.0 * s->hidden, s->hidden / t, 1.0);
+        double proj = layer_gemm_s(&dev, T, 2.0 * s->hidden, s->hidden / t, 1.0);
         mtp_fwd = mtp * (mtp_layer.fwd + proj + t_logits / logit_passes);
         mtp_bwd = mtp * (mtp_layer.bwd + 2.0 * proj + (logit_passes - 1.0) * t_logits / logit_passes);
         mtp_comm = mtp * ((1.0 - c->tp_overlap) * mtp_layer.tp_comm + mtp_layer.ep_comm +
@@ -1099,7 +650,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     r->t_pp_bubble = (double)(p - 1) / v * t_mb;
     if (p > 1) {
         double msg = T * s->hidden * 2.0 / (in->sequence_parallel ? t : 1);
-        double bw = group_bw(in, p, N / p);
+        double bw = coll_group_bw(in, p, N / p);
         r->t_pp_p2p = (double)m * v * 2.0 * msg / (bw * c->p2p_eff);
     }
     double t_pipe = m * t_mb + r->t_pp_bubble + r->t_pp_p2p;
@@ -1242,20 +793,20 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     double P_grad = in->lora_rank > 0 ? lora_params_gpu : busiest.total;
     double P_dense_grad = in->lora_rank > 0 ? P_grad : P_grad - busiest.experts;
     double P_exp_grad = in->lora_rank > 0 ? 0.0 : busiest.experts;
-    double bw_dp = group_bw(in, dpc, in->tp);
-    double bw_edp = group_bw(in, edp, in->tp * in->cp * in->ep);
+    double bw_dp = coll_group_bw(in, dpc, in->tp);
+    double bw_edp = coll_group_bw(in, edp, in->tp * in->cp * in->ep);
     double t_rs = 0.0, t_ag = 0.0; /* gradient reduction, and the parameter all-gather of ZeRO ≥ 1 */
     /* partitioned gradients (ZeRO-2/3, FSDP) cannot accumulate a full gradient, so the
      * reduce-scatter runs after every micro-batch's backward, not once per step
      * (Rajbhandari et al. 2020 §5.2; DeepSpeed stage-2 reduces in each backward pass) */
     double rs_rounds = in->zero_stage >= 2 ? (double)m : 1.0;
     if (in->zero_stage >= 1) {
-        t_rs = rs_rounds * (gather_s(P_dense_grad * gbytes, dpc, bw_dp, c) + gather_s(P_exp_grad * gbytes, edp, bw_edp, c));
+        t_rs = rs_rounds * (coll_gather_s(P_dense_grad * gbytes, dpc, bw_dp, c) + coll_gather_s(P_exp_grad * gbytes, edp, bw_edp, c));
         /* (under LoRA layer_gather_bytes is wbytes, so the layer split does not matter) */
-        t_ag = gather_s(param_bytes(P_dense_grad, busiest.layers - busiest.experts, layer_gather_bytes, wbytes), dpc, bw_dp, c) +
-               gather_s(P_exp_grad * layer_gather_bytes, edp, bw_edp, c);
+        t_ag = coll_gather_s(param_bytes(P_dense_grad, busiest.layers - busiest.experts, layer_gather_bytes, wbytes), dpc, bw_dp, c) +
+               coll_gather_s(P_exp_grad * layer_gather_bytes, edp, bw_edp, c);
     } else {
-        t_rs = allreduce_s(P_dense_grad * gbytes, dpc, bw_dp, c) + allreduce_s(P_exp_grad * gbytes, edp, bw_edp, c);
+        t_rs = coll_allreduce_s(P_dense_grad * gbytes, dpc, bw_dp, c) + coll_allreduce_s(P_exp_grad * gbytes, edp, bw_edp, c);
     }
     double t_dp = t_rs + t_ag;
     double t_fsdp = 0.0;
@@ -1264,7 +815,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
          * micro-batch; prefetching hides it behind compute when compute is longer.
          * Under LoRA the gathered weights are the frozen base ones. */
         const stage_params *gathered = in->lora_rank > 0 ? &first_st : &busiest;
-        double per_mb = 2.0 * gather_s(param_bytes(gathered->total, gathered->layers, layer_gather_bytes, wbytes), dpc, bw_dp, c);
+        double per_mb = 2.0 * coll_gather_s(param_bytes(gathered->total, gathered->layers, layer_gather_bytes, wbytes), dpc, bw_dp, c);
         /* ZeRO-Infinity parameter offload: each rank's shard also crosses PCIe for both
          * passes (Rajbhandari et al. 2021, ZeRO-Infinity §5) */
         if (in->offload_params) per_mb += 2.0 * gathered->total * wbytes / dpc / dev.host;

@@ -1,0 +1,27 @@
+/* collective.h — where a training job's parallel groups sit and what their
+ * collectives cost.  Rank order is Megatron-Core's default tp-cp-ep-dp-pp
+ * (parallel_state.py): a group of `size` ranks spaced `stride` apart stays inside one
+ * NVLink domain (or node) when size·stride fits in it, else each GPU drives its own NIC.
+ * Times are seconds for one collective at the calibrated share of link rate
+ * (est_cal.collective_eff, data/calibration.csv).
+ */
+#ifndef AC_ESTIMATOR_COLLECTIVE_H
+#define AC_ESTIMATOR_COLLECTIVE_H
+
+#include "estimator/est.h"
+
+/* per-GPU bandwidth (bytes/s) of a group of `size` ranks spaced `stride` apart */
+double coll_group_bw(const est_input *in, int size, int stride);
+
+/* ring all-reduce of `bytes` over k ranks at per-GPU bandwidth bw */
+double coll_allreduce_s(double bytes, int k, double bw, const est_cal *c);
+
+/* all-gather or reduce-scatter of a `bytes` full buffer over k ranks */
+double coll_gather_s(double bytes, int k, double bw, const est_cal *c);
+
+/* MoE token dispatch (or combine) of one layer: T tokens of `token_bytes` to k experts
+ * spread over the k_ep ranks of an EP group `stride` apart */
+double coll_dispatch_s(const est_input *in, double T, double k, double token_bytes, int k_ep, int stride,
+                       const est_cal *c);
+
+#endif

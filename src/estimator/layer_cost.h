@@ -1,0 +1,49 @@
+/* layer_cost.h — one transformer layer, one micro-batch, one GPU: the time of its
+ * GEMMs (roofline), its attention core (FlashAttention), its elementwise and FP8-cast
+ * traffic, its routed experts and their host launches, its TP, CP and EP collectives
+ * before any overlap, and the activation bytes it keeps for the backward (Korthikanti
+ * et al. 2022 §4).  est_evaluate (est.c) builds stages, the pipeline and the step
+ * from these.
+ */
+#ifndef AC_ESTIMATOR_LAYER_COST_H
+#define AC_ESTIMATOR_LAYER_COST_H
+
+#include <stdbool.h>
+
+#include "estimator/est.h"
+#include "model/layer.h"
+
+/* the GPU as the layer model sees it, derived once per evaluation (est_evaluate) */
+typedef struct {
+    double peak;        /* FLOP/s of the GEMM precision */
+    double peak16;      /* FLOP/s in bf16 (attention runs in bf16 even in fp8 training) */
+    double gemm_eff, hbm; /* bytes/s */
+    double host;          /* bytes/s to host memory (catalog host_gbps): CPU offload */
+    double elem_bytes;  /* bytes per GEMM operand element */
+    const est_cal *cal;
+    layer_attn at;      /* the model's attention widths, derived once per evaluation */
+} est_device;
+
+typedef struct {
+    double fwd, bwd;          /* compute seconds per layer per micro-batch */
+    double attn_core_fwd;     /* attention-core part of fwd (selective recompute, CP overlap) */
+    double mla_up_fwd;        /* MLA up-projections' part of fwd (recompute_mla_up_proj) */
+    double module_recomp;     /* recompute_layernorm / recompute_moe_act: their forward again */
+    double tp_comm, cp_comm, ep_comm; /* fwd+bwd seconds, before overlap */
+    double host_moe;                  /* host time of the expert block, fwd+bwd (moe_host_s) */
+    double act_full, act_ckpt;        /* activation bytes kept per layer per micro-batch */
+} layer_cost;
+
+/* seconds of one GEMM (M×K)·(K×N) at eff_scale × the device's GEMM efficiency */
+double layer_gemm_s(const est_device *d, double M, double K, double N, double eff_scale);
+
+/* One layer over seq_q query tokens attending seq_kv keys (causal or not); `cross` adds
+ * T5's cross-attention over cross_seq encoder tokens; moe_layer: routed experts instead
+ * of the dense MLP. */
+void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q, double seq_kv, bool causal,
+                        bool cross, double cross_seq, bool moe_layer, layer_cost *out);
+
+/* the average of two kinds of layer, a share w_x of the first */
+void layer_cost_mix(const layer_cost *x, const layer_cost *y, double w_x, layer_cost *out);
+
+#endif
