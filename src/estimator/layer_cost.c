@@ -170,117 +170,246 @@ static double expert_epilogue_bytes(const est_input *in, bool backward)
     return 2.0 * elems;
 }
 
-/* Korthikanti et al. 2022 §4.1 activation inventory per token, generalised:
- * attention keeps the norm input, QKV input, Q/K/V (GQA: g·d for K and V), the
- * context and a dropout mask; without FlashAttention also 5·a·s bytes of scores,
- * softmax and its dropout mask (removed by selective recompute); the MLP keeps its
- * input, FC1 output (two for gated MLPs), activation output and a mask. Norm inputs,
- * masks and FC inputs are split by TP only with sequence parallelism. */
-void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q, double seq_kv, bool causal,
-                               bool cross, double cross_seq, bool moe_layer, layer_cost *lc)
+/* sequence-parallel divisor: norms, dropout masks and residuals are split over TP ranks
+ * only with sequence parallelism (Korthikanti et al. 2022 §4.2.2) */
+static double sp_div(const est_input *in) { return in->sequence_parallel && in->tp > 1 ? in->tp : 1.0; }
+
+/* FC1 matrices: two (gate and up) for gated MLPs (SwiGLU, GeGLU), else one */
+static double fc1_mats(const model_shape *s) { return s->gated_mlp ? 2.0 : 1.0; }
+
+/* Forward GEMMs of the attention block for T tokens: the fused QKV projection (column
+ * parallel) and the output projection (row parallel).  MLA replaces QKV with a down-
+ * projection replicated across TP ranks (Megatron-Core MLA "duplicated" linear) and
+ * column-parallel up-projections, whose part *mla_up receives. */
+static double attn_proj_fwd_s(const est_input *in, const est_device *dev, double T, double *mla_up)
+{
+    const model_shape *s = &in->shape;
+    const layer_attn *at = &dev->at;
+    double t = in->tp, h = s->hidden, a = s->heads, d = shape_head_dim(s);
+    double f = layer_gemm_s(dev, T, at->ctx / t, h, 1.0); /* output projection */
+    *mla_up = 0.0;
+    if (layer_is_mla(s)) {
+        double up = layer_gemm_s(dev, T, at->kv_latent, a * (d + at->v_dim) / t, 1.0);
+        if (at->q_latent > 0) up += layer_gemm_s(dev, T, at->q_latent, at->q / t, 1.0);
+        f += layer_gemm_s(dev, T, h, at->down, 1.0) + up + (at->q_latent > 0 ? 0.0 : layer_gemm_s(dev, T, h, at->q / t, 1.0));
+        *mla_up = up;
+    } else {
+        f += layer_gemm_s(dev, T, h, (at->q + at->k + at->v) / t, 1.0);
+    }
+    return f;
+}
+
+/* Forward GEMMs of a dense MLP: FC1 (column parallel) and FC2 (row parallel) */
+static double dense_mlp_fwd_s(const est_input *in, const est_device *dev, double T)
+{
+    const model_shape *s = &in->shape;
+    double t = in->tp, h = s->hidden, F = s->ffn_hidden;
+    return layer_gemm_s(dev, T, h, fc1_mats(s) * F / t, 1.0) + layer_gemm_s(dev, T, F / t, h, 1.0);
+}
+
+/* How much longer than the mean expert the busiest one takes: dropless routing waits for
+ * it (moe_imbalance); benchmark runs that force a balanced token distribution, or drop
+ * tokens beyond a fixed capacity, do not wait */
+static double moe_wait(const est_input *in, const est_cal *c)
+{
+    return in->moe_force_balanced || in->moe_token_drop ? 1.0 : c->moe_imbalance;
+}
+
+/* Forward of an expert layer's MLP on one GPU: its E/ep local experts' grouped GEMMs over
+ * the routed copies est_moe_tokens spreads evenly over them (balanced routing), paced by
+ * moe_wait; the router GEMM and the token permutation over HBM (moe_permute_units); and
+ * shared experts, a dense MLP of moe_shared_ffn every token passes, TP-split (DeepSeekMoE,
+ * Dai et al. 2024 §3.2; Megatron-Core SharedExpertMLP). */
+static double moe_mlp_fwd_s(const est_input *in, const est_device *dev, double T)
 {
     const model_shape *s = &in->shape;
     const est_cal *c = dev->cal;
-    double t = in->tp, cp = in->cp;
-    double h = s->hidden, a = s->heads, g = shape_query_groups(s), d = shape_head_dim(s);
-    const layer_attn at = dev->at;
-    double T = in->mbs * seq_q / cp; /* tokens per GPU per micro-batch */
-    bool sp = in->sequence_parallel && in->tp > 1;
-    double spd = sp ? t : 1.0;
-    bool dropout = !s->gated_mlp; /* GPT-3/BERT/T5 templates use dropout; Llama/Mixtral do not */
-    double mask = dropout ? 1.0 : 0.0;
-    memset(lc, 0, sizeof *lc);
+    double t = in->tp, h = s->hidden, mats_in = fc1_mats(s);
+    double etp = in->etp, ep = in->ep, E = s->num_experts, k = s->moe_topk > 0 ? s->moe_topk : 1;
+    double F = s->moe_ffn_hidden;
+    double local_experts = E / ep;
+    double T_in = T / t; /* sequence-parallel share entering the layer */
+    double m_e = est_moe_tokens(in, T) / local_experts;
+    double f = moe_wait(in, c) * local_experts *
+                   (layer_gemm_s(dev, m_e, h, mats_in * F / etp, c->moe_gemm_eff) + layer_gemm_s(dev, m_e, F / etp, h, c->moe_gemm_eff)) +
+               layer_gemm_s(dev, T_in, h, E, 1.0) + /* router */
+               c->moe_permute_units * 2.0 * T_in * k * h / dev->hbm;
+    double Fs = s->moe_shared_ffn;
+    if (Fs > 0) f += layer_gemm_s(dev, T, h, mats_in * Fs / t, 1.0) + layer_gemm_s(dev, T, Fs / t, h, 1.0);
+    return f;
+}
 
-    /* --- GEMMs, forward --- */
-    double f_attn = layer_gemm_s(dev, T, at.ctx / t, h, 1.0); /* output projection (row parallel) */
-    if (layer_is_mla(s)) {
-        /* MLA: the down-projection is replicated across TP ranks (Megatron-Core MLA
-         * "duplicated" linear), the up-projections are column parallel */
-        double up = layer_gemm_s(dev, T, at.kv_latent, a * (d + at.v_dim) / t, 1.0);
-        if (at.q_latent > 0) up += layer_gemm_s(dev, T, at.q_latent, at.q / t, 1.0);
-        f_attn += layer_gemm_s(dev, T, h, at.down, 1.0) + up + (at.q_latent > 0 ? 0.0 : layer_gemm_s(dev, T, h, at.q / t, 1.0));
-        lc->mla_up_fwd = up;
-    } else {
-        f_attn += layer_gemm_s(dev, T, h, (at.q + at.k + at.v) / t, 1.0);
-    }
-    double f_mlp;
-    double mats_in = s->gated_mlp ? 2.0 : 1.0;
-    if (moe_layer) {
-        double etp = in->etp, ep = in->ep, E = s->num_experts, k = s->moe_topk > 0 ? s->moe_topk : 1;
-        double F = s->moe_ffn_hidden;
-        double local_experts = E / ep;
-        double T_in = T / t; /* sequence-parallel share entering the layer */
-        /* balanced routing: this GPU's experts receive est_moe_tokens in total */
-        double m_e = est_moe_tokens(in, T) / local_experts;
-        /* the busiest expert sets the pace (moe_imbalance); benchmark runs that force a
-         * balanced token distribution, or drop tokens beyond a fixed capacity, do not wait */
-        double imbalance = in->moe_force_balanced || in->moe_token_drop ? 1.0 : c->moe_imbalance;
-        f_mlp = imbalance * local_experts *
-                    (layer_gemm_s(dev, m_e, h, mats_in * F / etp, c->moe_gemm_eff) + layer_gemm_s(dev, m_e, F / etp, h, c->moe_gemm_eff)) +
-                layer_gemm_s(dev, T_in, h, E, 1.0) + /* router */
-                c->moe_permute_units * 2.0 * T_in * k * h / dev->hbm;
-        /* EP all-to-all: dispatch and combine, forward and backward (Megatron-Core token
-         * dispatcher); expert ranks are consecutive within the expert-TP groups
-         * (Megatron-Core expert rank order tp-ep-dp-pp with tp = expert TP) */
-        if (in->ep > 1) lc->ep_comm = 4.0 * imbalance * coll_dispatch_s(in, T_in, k, h * 2.0, in->ep, in->etp, c);
-        lc->host_moe = moe_host_s(in, c, local_experts);
-        /* shared experts: a dense MLP of moe_shared_ffn every token passes, TP-split
-         * (DeepSeekMoE, Dai et al. 2024 §3.2; Megatron-Core SharedExpertMLP) */
-        double Fs = s->moe_shared_ffn;
-        if (Fs > 0) f_mlp += layer_gemm_s(dev, T, h, mats_in * Fs / t, 1.0) + layer_gemm_s(dev, T, Fs / t, h, 1.0);
-    } else {
-        double F = s->ffn_hidden;
-        f_mlp = layer_gemm_s(dev, T, h, mats_in * F / t, 1.0) + layer_gemm_s(dev, T, F / t, h, 1.0);
-    }
-    double f_cross = 0.0;
-    if (cross) {
-        double Te = in->mbs * cross_seq / cp;
-        f_cross = layer_gemm_s(dev, T, h, a * d / t, 1.0) + layer_gemm_s(dev, Te, h, 2 * g * d / t, 1.0) + layer_gemm_s(dev, T, a * d / t, h, 1.0);
-    }
+/* EP all-to-all of one expert layer: dispatch and combine, forward and backward
+ * (Megatron-Core token dispatcher), paced by the busiest expert (moe_wait); expert ranks
+ * are consecutive within the expert-TP groups (Megatron-Core expert rank order
+ * tp-ep-dp-pp with tp = expert TP) */
+static double moe_ep_comm_s(const est_input *in, const est_device *dev, double T)
+{
+    const model_shape *s = &in->shape;
+    if (in->ep <= 1) return 0.0;
+    double k = s->moe_topk > 0 ? s->moe_topk : 1;
+    return 4.0 * moe_wait(in, dev->cal) * coll_dispatch_s(in, T / in->tp, k, s->hidden * 2.0, in->ep, in->etp, dev->cal);
+}
 
-    /* --- attention core: QK^T and AV, 4·T·keys·a·d FLOPs with keys the mean keys a
-     * query attends (causal masks and sliding windows skip the rest: FlashAttention) --- */
+/* Forward GEMMs of T5's cross-attention: Q from the decoder's T tokens, K and V from the
+ * cross_seq encoder tokens, and the output projection */
+static double cross_attn_fwd_s(const est_input *in, const est_device *dev, double T, double cross_seq)
+{
+    const model_shape *s = &in->shape;
+    double t = in->tp, h = s->hidden, a = s->heads, g = shape_query_groups(s), d = shape_head_dim(s);
+    double Te = in->mbs * cross_seq / in->cp;
+    return layer_gemm_s(dev, T, h, a * d / t, 1.0) + layer_gemm_s(dev, Te, h, 2 * g * d / t, 1.0) + layer_gemm_s(dev, T, a * d / t, h, 1.0);
+}
+
+/* Attention-core FLOPs of the forward: QKᵀ over qk_dim and AV over v_dim for the mean keys
+ * a query attends (est_attn_keys: causal masks and sliding windows skip the rest, as
+ * FlashAttention does; a sliding-window layer computes whole key blocks,
+ * est_attn_keys_computed), plus T5's cross-attention over all encoder tokens */
+static double attn_core_flops(const est_input *in, const est_device *dev, double T, double seq_kv, bool causal,
+                              bool cross, double cross_seq)
+{
+    const model_shape *s = &in->shape;
+    double t = in->tp, a = s->heads, d = shape_head_dim(s);
     double keys = s->swa_window > 0 ? s->swa_share * est_attn_keys_computed(seq_kv, causal, s->swa_window) +
                                           (1.0 - s->swa_share) * est_attn_keys(seq_kv, causal, 0)
                                     : est_attn_keys(seq_kv, causal, 0);
-    double attn_flops = 2.0 * T * keys * a * (at.qk_dim + at.v_dim) / t; /* QKᵀ over qk_dim, AV over v_dim */
-    if (cross) attn_flops += 4.0 * T * cross_seq * a * d / t;
-    double attn_eff = in->flash_attention ? c->attn_eff : c->attn_eff * 0.6; /* unfused softmax round-trips HBM */
-    /* the forward is exp-bound (est_attn_fwd_eff); the backward (FlashAttention: 2.5× the
-     * forward's work, mostly MMAs) is not */
-    double t_attn = attn_flops / (dev->peak16 * est_attn_fwd_eff(attn_eff, in->gpu, at.qk_dim + at.v_dim));
-    double t_attn_bwd = 2.5 * attn_flops / (dev->peak16 * attn_eff); /* MMA-bound: 5 of the 7 GEMMs */
+    double flops = 2.0 * T * keys * a * (dev->at.qk_dim + dev->at.v_dim) / t;
+    if (cross) flops += 4.0 * T * cross_seq * a * d / t;
+    return flops;
+}
 
-    /* --- elementwise traffic (norms, dropout, residual, activation, casts) --- */
-    double elem_bytes = c->elementwise_units * 2.0 * T * h / spd;
-    /* the activation function reads its input and writes its output (gated: 2F in, F out).
-     * Kept for a fused grouped MLP too: training saves the FC1 output for the backward, so
-     * it reaches HBM either way */
+/* Bytes the non-GEMM ops of one layer move over HBM in the forward: elementwise_units ×
+ * 2h per token (norms, dropout, residual, RoPE, casts), and the MLP activation reading its
+ * input and writing its output (gated: 2F in, F out).  The activation stays for a fused
+ * grouped MLP too: training saves the FC1 output for the backward, so it reaches HBM
+ * either way. */
+static double elementwise_bytes(const est_input *in, const est_cal *c, double T, bool moe_layer)
+{
+    const model_shape *s = &in->shape;
+    double bytes = c->elementwise_units * 2.0 * T * s->hidden / sp_div(in);
     double F_act = moe_layer ? s->moe_ffn_hidden * (s->moe_topk > 0 ? s->moe_topk : 1) + s->moe_shared_ffn : s->ffn_hidden;
-    elem_bytes += 2.0 * 2.0 * T * F_act * (s->gated_mlp ? 1.5 : 1.0) / t;
-    double t_elem = elem_bytes / dev->hbm;
-    /* the experts' unfused clamps and bias passes (expert_epilogue_bytes) */
+    bytes += 2.0 * 2.0 * T * F_act * (s->gated_mlp ? 1.5 : 1.0) / in->tp;
+    return bytes;
+}
+
+/* Selective module recompute (Megatron-Core recompute_modules) in the backward, seconds:
+ * each norm reads its input and writes its output again (2·h + 2·h bytes per token); the
+ * experts' activation reads the FC1 output again and writes its output (gated: 2·2F +
+ * 2F), and unfused clamps (clamp_elems) run again too */
+static double module_recompute_s(const est_input *in, const est_device *dev, double T, bool moe_layer)
+{
+    const model_shape *s = &in->shape;
+    double r = 0.0;
+    if (in->recompute_layernorm) r += 2.0 * 4.0 * s->hidden * T / sp_div(in) / dev->hbm;
+    if (in->recompute_moe_act && moe_layer) {
+        r += est_moe_tokens(in, T) * 2.0 * (fc1_mats(s) + 1.0) * s->moe_ffn_hidden / in->etp / dev->hbm;
+        r += est_moe_tokens(in, T) * 2.0 * clamp_elems(in, false) / dev->hbm;
+    }
+    return r;
+}
+
+/* TP collectives of one layer, forward and backward, before overlap: 2 per block each way
+ * (all-reduce, or all-gather + reduce-scatter with SP: the same volume) of T·h·2 bytes
+ * (Korthikanti et al. 2022 §4.2.2); T5's decoder has a third block, cross-attention */
+static double tp_comm_s(const est_input *in, const est_cal *c, double T, bool cross)
+{
+    if (in->tp <= 1) return 0.0;
+    double blocks = cross ? 3.0 : 2.0;
+    double bw = coll_group_bw(in, in->tp, 1);
+    return 2.0 * blocks * coll_allreduce_s(T * in->shape.hidden * 2.0, in->tp, bw, c);
+}
+
+/* CP ring exchange of one layer: K and V chunks pass the cp−1 other ranks in the forward;
+ * the backward passes them again and returns dK, dV (Megatron-Core context parallel, Liu
+ * et al. 2023 ring attention) */
+static double cp_comm_s(const est_input *in, const est_device *dev, double T)
+{
+    if (in->cp <= 1) return 0.0;
+    double kv_bytes = T * (dev->at.k + dev->at.v) / in->tp * 2.0;
+    double bw = coll_group_bw(in, in->cp, in->tp);
+    return 3.0 * ((double)in->cp - 1) * kv_bytes / (bw * dev->cal->p2p_eff);
+}
+
+/* Korthikanti et al. 2022 §4.1 activation inventory, bytes per token of one layer,
+ * generalised: attention keeps the norm input, QKV input, Q/K/V (GQA: g·d for K and V),
+ * the context and a dropout mask; without FlashAttention also 5·a·s bytes of scores,
+ * softmax and its dropout mask (removed by selective recompute); the MLP keeps its input,
+ * FC1 output (two for gated MLPs), activation output and a mask.  Norm inputs, masks and
+ * FC inputs are split by TP only with sequence parallelism.  GEMM inputs kept for the
+ * weight gradient: under FP8/FP4 Transformer Engine keeps the quantized copy (1 B per
+ * element) it computed in the forward, not the bf16 tensor. */
+static double act_bytes_per_token(const est_input *in, const est_device *dev, double seq_q, double seq_kv, bool cross,
+                                  double cross_seq, bool moe_layer)
+{
+    const model_shape *s = &in->shape;
+    const layer_attn *at = &dev->at;
+    double t = in->tp, spd = sp_div(in), mats_in = fc1_mats(s);
+    double h = s->hidden, a = s->heads, g = shape_query_groups(s), d = shape_head_dim(s);
+    double mask = s->gated_mlp ? 0.0 : 1.0; /* GPT-3/BERT/T5 templates use dropout; Llama/Mixtral do not */
+    double gin = dev->elem_bytes < 2.0 ? 1.0 : 2.0;
+    double per_tok = 0.0;
+    per_tok += (2 * h + gin * h + mask * h) / spd;          /* norm input, QKV input, attention dropout mask */
+    if (in->recompute_layernorm) per_tok -= 2.0 * gin * h / spd; /* both norms' outputs recomputed */
+    /* Q, K, V (MLA with recompute_mla_up_proj: recomputed from the latents instead) and the
+     * context (projection input) */
+    if (!(in->recompute_mla_up_proj && layer_is_mla(s))) per_tok += 2.0 * (at->q + at->k + at->v) / t;
+    per_tok += gin * at->ctx / t;
+    per_tok += gin * (at->q_latent + at->kv_latent);                /* MLA: latents the up-projections read */
+    if (!in->flash_attention && in->recompute != RECOMPUTE_SELECTIVE)
+        per_tok += 5.0 * a * seq_kv / t;                     /* scores, softmax, dropout (Korthikanti 5as/h) */
+    per_tok += (2 * h + gin * h + mask * h) / spd;          /* norm input, FC1 input, MLP dropout mask */
+    if (moe_layer) {
+        /* dispatched tokens (FC1 input, h wide), FC1 output and activation output (FC2 input) */
+        double F = s->moe_ffn_hidden, per_T = est_moe_tokens(in, 1.0), Fs = s->moe_shared_ffn;
+        per_tok += per_T * (gin * h + (2.0 * mats_in * F + (in->recompute_moe_act ? 0.0 : gin * F)) / in->etp);
+        per_tok += (2.0 * mats_in * Fs + gin * Fs) / t; /* shared experts (their input is the MLP input above) */
+    } else {
+        per_tok += (2.0 * mats_in * s->ffn_hidden + gin * s->ffn_hidden) / t;
+    }
+    if (cross) per_tok += (2 * h + mask * h) / spd + 2.0 * a * d / t * 2 + 4.0 * g * d / t * (cross_seq / seq_q);
+    return per_tok;
+}
+
+void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q, double seq_kv, bool causal,
+                        bool cross, double cross_seq, bool moe_layer, layer_cost *lc)
+{
+    const est_cal *c = dev->cal;
+    const layer_attn *at = &dev->at;
+    double T = in->mbs * seq_q / in->cp; /* tokens per GPU per micro-batch */
+    memset(lc, 0, sizeof *lc);
+
+    /* GEMMs, forward */
+    double f_attn = attn_proj_fwd_s(in, dev, T, &lc->mla_up_fwd);
+    double f_mlp = moe_layer ? moe_mlp_fwd_s(in, dev, T) : dense_mlp_fwd_s(in, dev, T);
+    double f_cross = cross ? cross_attn_fwd_s(in, dev, T, cross_seq) : 0.0;
+    if (moe_layer) {
+        lc->ep_comm = moe_ep_comm_s(in, dev, T);
+        lc->host_moe = moe_host_s(in, c, (double)in->shape.num_experts / in->ep);
+    }
+
+    /* attention core: the forward is exp-bound (est_attn_fwd_eff); the backward
+     * (FlashAttention: 2.5× the forward's work, 5 of its 7 GEMMs) is MMA-bound */
+    double attn_flops = attn_core_flops(in, dev, T, seq_kv, causal, cross, cross_seq);
+    double attn_eff = in->flash_attention ? c->attn_eff : c->attn_eff * 0.6; /* unfused softmax round-trips HBM */
+    double t_attn = attn_flops / (dev->peak16 * est_attn_fwd_eff(attn_eff, in->gpu, at->qk_dim + at->v_dim));
+    double t_attn_bwd = 2.5 * attn_flops / (dev->peak16 * attn_eff);
+
+    /* elementwise traffic, and the experts' unfused clamps and bias passes
+     * (expert_epilogue_bytes) */
+    double t_elem = elementwise_bytes(in, c, T, moe_layer) / dev->hbm;
     double t_epi_fwd = 0.0, t_epi_bwd = 0.0;
     if (moe_layer) {
         double routed = est_moe_tokens(in, T);
         t_epi_fwd = routed * expert_epilogue_bytes(in, false) / dev->hbm;
         t_epi_bwd = routed * expert_epilogue_bytes(in, true) / dev->hbm;
     }
-    /* selective module recompute (Megatron-Core recompute_modules): each norm reads its
-     * input and writes its output again (2·h + 2·h bytes per token); the experts'
-     * activation reads the FC1 output again and writes its output (gated: 2·2F + 2F) */
-    if (in->recompute_layernorm) lc->module_recomp += 2.0 * 4.0 * h * T / spd / dev->hbm;
-    if (in->recompute_moe_act && moe_layer) {
-        lc->module_recomp += est_moe_tokens(in, T) * 2.0 * (mats_in + 1.0) * s->moe_ffn_hidden / in->etp / dev->hbm;
-        /* with the clamps unfused they run again too */
-        lc->module_recomp += est_moe_tokens(in, T) * 2.0 * clamp_elems(in, false) / dev->hbm;
-    }
+    lc->module_recomp = module_recompute_s(in, dev, T, moe_layer);
 
-    /* --- FP8/FP4 quantization (est_cast_elems): 4 B per cast element at HBM speed --- */
+    /* FP8/FP4 quantization (est_cast_elems): 4 B per cast element at HBM speed */
     double t_cast_fwd = 0.0, t_cast_bwd = 0.0;
     if (dev->elem_bytes < 2.0) {
-        t_cast_fwd = 4.0 * cast_elems(in, &at, T, false, moe_layer) / dev->hbm;
-        t_cast_bwd = 4.0 * cast_elems(in, &at, T, true, moe_layer) / dev->hbm;
+        t_cast_fwd = 4.0 * cast_elems(in, at, T, false, moe_layer) / dev->hbm;
+        t_cast_bwd = 4.0 * cast_elems(in, at, T, true, moe_layer) / dev->hbm;
     }
 
     double gemm_fwd = f_attn + f_mlp + f_cross;
@@ -294,47 +423,12 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
     double bwd_gemms = in->lora_rank > 0 ? 1.0 : 2.0;
     lc->bwd = bwd_gemms * gemm_fwd + t_attn_bwd + 2.0 * t_elem + t_cast_bwd + t_epi_bwd;
 
-    /* --- TP collectives: 2 per block forward and 2 backward (all-reduce, or all-gather +
-     * reduce-scatter with SP: same volume), message T·h·2 bytes (Korthikanti 2022 §4.2.2) --- */
-    if (in->tp > 1) {
-        double blocks = cross ? 3.0 : 2.0;
-        double bw = coll_group_bw(in, in->tp, 1);
-        lc->tp_comm = 2.0 * blocks * coll_allreduce_s(T * h * 2.0, in->tp, bw, c);
-    }
-    /* --- CP: ring exchange of K and V chunks, (cp−1) steps forward; backward also
-     * returns dK, dV (Megatron-Core context parallel, Liu et al. 2023 ring attention) --- */
-    if (in->cp > 1) {
-        double kv_bytes = T * (at.k + at.v) / t * 2.0;
-        double bw = coll_group_bw(in, in->cp, in->tp);
-        lc->cp_comm = 3.0 * (cp - 1) * kv_bytes / (bw * c->p2p_eff);
-    }
+    lc->tp_comm = tp_comm_s(in, c, T, cross);
+    lc->cp_comm = cp_comm_s(in, dev, T);
 
-    /* --- activation bytes per layer per micro-batch --- */
-    /* GEMM inputs kept for the weight gradient: under FP8/FP4 Transformer Engine keeps the
-     * quantized copy (1 B per element) it computed in the forward, not the bf16 tensor */
-    double gin = dev->elem_bytes < 2.0 ? 1.0 : 2.0;
-    double per_tok = 0.0;
-    per_tok += (2 * h + gin * h + mask * h) / spd;          /* norm input, QKV input, attention dropout mask */
-    if (in->recompute_layernorm) per_tok -= 2.0 * gin * h / spd; /* both norms' outputs recomputed */
-    /* Q, K, V (MLA with recompute_mla_up_proj: recomputed from the latents instead) and the
-     * context (projection input) */
-    if (!(in->recompute_mla_up_proj && layer_is_mla(s))) per_tok += 2.0 * (at.q + at.k + at.v) / t;
-    per_tok += gin * at.ctx / t;
-    per_tok += gin * (at.q_latent + at.kv_latent);                /* MLA: latents the up-projections read */
-    if (!in->flash_attention && in->recompute != RECOMPUTE_SELECTIVE)
-        per_tok += 5.0 * a * seq_kv / t;                     /* scores, softmax, dropout (Korthikanti 5as/h) */
-    per_tok += (2 * h + gin * h + mask * h) / spd;          /* norm input, FC1 input, MLP dropout mask */
-    if (moe_layer) {
-        /* dispatched tokens (FC1 input, h wide), FC1 output and activation output (FC2 input) */
-        double F = s->moe_ffn_hidden, per_T = est_moe_tokens(in, 1.0), Fs = s->moe_shared_ffn;
-        per_tok += per_T * (gin * h + (2.0 * mats_in * F + (in->recompute_moe_act ? 0.0 : gin * F)) / in->etp);
-        per_tok += (2.0 * mats_in * Fs + gin * Fs) / t; /* shared experts (their input is the MLP input above) */
-    } else {
-        per_tok += (2.0 * mats_in * s->ffn_hidden + gin * s->ffn_hidden) / t;
-    }
-    if (cross) per_tok += (2 * h + mask * h) / spd + 2.0 * a * d / t * 2 + 4.0 * g * d / t * (cross_seq / seq_q);
-    lc->act_full = per_tok * T;
-    lc->act_ckpt = 2.0 * h / spd * T; /* full recompute keeps only the layer input */
+    /* activation bytes per layer per micro-batch; full recompute keeps only the layer input */
+    lc->act_full = act_bytes_per_token(in, dev, seq_q, seq_kv, cross, cross_seq, moe_layer) * T;
+    lc->act_ckpt = 2.0 * in->shape.hidden / sp_div(in) * T;
 }
 
 /* the average of two kinds of layer, a share w_x of the first: times add up, the larger
