@@ -480,6 +480,89 @@ double est_model_flops(const model_shape *s, double B)
     return flops;
 }
 
+/* The GPU as the layer model sees it: the GEMM rate of the run's precision (NVFP4:
+ * est_fp4_gemm_tflops) at its achievable fraction, bf16 for attention, HBM at the ~85 %
+ * STREAM-like kernels reach, the host link, and a cluster's calibrated compute_scale
+ * (clocks or power cap against the catalog; 1 unless `autoconfig calibrate` fitted it). */
+static void device_of(const est_input *in, const est_cal *c, est_device *dev)
+{
+    const gpu_spec *g = in->gpu;
+    bool low = in->precision == PREC_FP8 || in->precision == PREC_FP4;
+    memset(dev, 0, sizeof *dev);
+    dev->cal = c;
+    dev->peak = est_peak_tflops(g, in->precision) * 1e12;
+    dev->peak16 = est_peak_tflops(g, in->precision == PREC_FP32 ? PREC_FP32 : PREC_BF16) * 1e12;
+    dev->gemm_eff = low && g->fp8_gemm_eff > 0 ? g->fp8_gemm_eff : g->gemm_eff;
+    if (in->precision == PREC_FP4 && g->fp4_tflops > 0) dev->peak = est_fp4_gemm_tflops(g, c->fp4_speedup) * 1e12;
+    dev->peak *= c->compute_scale;
+    dev->peak16 *= c->compute_scale;
+    dev->hbm = g->hbm_gbps * GB * 0.85;
+    dev->host = g->host_gbps * GB;
+    dev->elem_bytes = low ? 1.0 : (in->precision == PREC_FP32 ? 4.0 : 2.0);
+    layer_attn_of(&in->shape, &dev->at);
+}
+
+/* The average layer of a stage: T5 has encoder and decoder layers of different sequence
+ * lengths (equal split of both stacks), MoE models may lead with dense layers; the mix
+ * weighs each kind by its share.  *mtp gets one multi-token prediction layer (zero
+ * without MTP). */
+static void average_layer(const est_input *in, const est_device *dev, layer_cost *lay, layer_cost *mtp)
+{
+    const model_shape *s = &in->shape;
+    double sq = s->seq_length;
+    bool moe = shape_is_moe(s);
+    memset(mtp, 0, sizeof *mtp);
+    if (s->arch == ARCH_ENCODER_DECODER) {
+        double sd = s->dec_seq_length > 0 ? s->dec_seq_length : sq;
+        layer_cost enc, dec;
+        layer_cost_compute(in, dev, sq, sq, false, false, 0, moe, &enc);
+        layer_cost_compute(in, dev, sd, sd, true, true, sq, moe, &dec);
+        layer_cost_mix(&enc, &dec, 0.5, lay);
+        return;
+    }
+    bool causal = s->arch == ARCH_DECODER;
+    layer_cost_compute(in, dev, sq, sq, causal, false, 0, moe, lay);
+    int dense = moe ? s->num_layers - layer_moe_count(s) : 0;
+    if (dense > 0) {
+        layer_cost dense_layer, expert_layer = *lay;
+        layer_cost_compute(in, dev, sq, sq, causal, false, 0, false, &dense_layer);
+        layer_cost_mix(&dense_layer, &expert_layer, (double)dense / s->num_layers, lay);
+    }
+    if (s->mtp_layers > 0) layer_cost_compute(in, dev, sq, sq, causal, false, 0, moe, mtp);
+}
+
+/* Layer-activations the first pipeline stage keeps (Ls layers a stage): 1F1B holds
+ * min(m, p) micro-batches (Narayanan et al. 2021 §2.2); the interleaved schedule holds
+ * L·(1 + (p−1)/(p·v)) layer-activations (Korthikanti et al. 2022 §4.2.3), fewer when
+ * there are fewer micro-batches than stages. */
+static double first_stage_inflight_layers(int L, int p, int v, int m, double Ls)
+{
+    if (v > 1) {
+        double layers = L * (1.0 + (double)(p - 1) / ((double)p * v));
+        double cap = (double)m * Ls;
+        return layers > cap ? cap : layers;
+    }
+    double mb = m < p ? m : p;
+    return mb * Ls;
+}
+
+/* The fraction of stored layer activations that are checkpoints (full recompute keeps
+ * only a checkpointed layer's input): k of the layers_chunk layers of each virtual chunk
+ * (all when recompute_layers is 0).  The original's partial checkpointing: the first
+ * num_mbs_act micro-batches in flight checkpoint k layers per chunk, the others
+ * act_per_pipe layers of the stage's Ls. */
+static double checkpoint_share(const est_input *in, double layers_chunk, double Ls, double inflight_mb)
+{
+    if (in->recompute != RECOMPUTE_FULL) return 0.0;
+    double k = in->recompute_layers > 0 ? in->recompute_layers : layers_chunk;
+    double share_k = k / layers_chunk;
+    if (in->num_mbs_act < 0 || in->act_per_pipe < 0) return share_k;
+    double n1 = in->num_mbs_act < inflight_mb ? in->num_mbs_act : inflight_mb;
+    double share_rest = (double)in->act_per_pipe / Ls;
+    if (share_rest > 1) share_rest = 1;
+    return inflight_mb > 0 ? (n1 * share_k + (inflight_mb - n1) * share_rest) / inflight_mb : share_k;
+}
+
 int est_evaluate(const est_input *in_arg, est_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -510,74 +593,18 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     double Ls_first, Ls, Ls_last;
     est_stage_layers(in, &Ls_first, &Ls, &Ls_last);
 
-    est_device dev = {0};
-    dev.cal = c;
-    dev.peak = est_peak_tflops(g, in->precision) * 1e12;
-    dev.peak16 = est_peak_tflops(g, in->precision == PREC_FP32 ? PREC_FP32 : PREC_BF16) * 1e12;
-    dev.gemm_eff = (in->precision == PREC_FP8 || in->precision == PREC_FP4) && g->fp8_gemm_eff > 0 ? g->fp8_gemm_eff : g->gemm_eff;
-    if (in->precision == PREC_FP4 && g->fp4_tflops > 0) dev.peak = est_fp4_gemm_tflops(g, c->fp4_speedup) * 1e12;
-    dev.peak *= c->compute_scale; /* a cluster's clocks/power cap vs the catalog (1 unless calibrated) */
-    dev.peak16 *= c->compute_scale;
-    dev.hbm = g->hbm_gbps * GB * 0.85; /* STREAM-like kernels reach ~85 % of HBM peak */
-    dev.host = g->host_gbps * GB;
-    dev.elem_bytes = in->precision == PREC_FP8 || in->precision == PREC_FP4 ? 1.0 : (in->precision == PREC_FP32 ? 4.0 : 2.0);
-    layer_attn_of(s, &dev.at);
-
-    /* per-layer costs; T5 has encoder and decoder layers of different sequence lengths,
-     * MoE models may lead with dense layers: an average layer of the stage mixes them
-     * (T5: equal split of both stacks) */
-    layer_cost lay, mtp_layer = {0};
+    est_device dev;
+    device_of(in, c, &dev);
+    layer_cost lay, mtp_layer;
+    average_layer(in, &dev, &lay, &mtp_layer);
     double sq = s->seq_length;
-    bool moe = shape_is_moe(s);
-    if (s->arch == ARCH_ENCODER_DECODER) {
-        double sd = s->dec_seq_length > 0 ? s->dec_seq_length : sq;
-        layer_cost enc, dec;
-        layer_cost_compute(in, &dev, sq, sq, false, false, 0, moe, &enc);
-        layer_cost_compute(in, &dev, sd, sd, true, true, sq, moe, &dec);
-        layer_cost_mix(&enc, &dec, 0.5, &lay);
-    } else {
-        bool causal = s->arch == ARCH_DECODER;
-        layer_cost_compute(in, &dev, sq, sq, causal, false, 0, moe, &lay);
-        int dense = moe ? s->num_layers - layer_moe_count(s) : 0;
-        if (dense > 0) {
-            layer_cost dense_layer, expert_layer = lay;
-            layer_cost_compute(in, &dev, sq, sq, causal, false, 0, false, &dense_layer);
-            layer_cost_mix(&dense_layer, &expert_layer, (double)dense / s->num_layers, &lay);
-        }
-        if (s->mtp_layers > 0) layer_cost_compute(in, &dev, sq, sq, causal, false, 0, moe, &mtp_layer);
-    }
 
     /* ---- recompute: the share of layer-micro-batches that recompute their forward ---- */
     double layers_chunk = Ls / v;
-    double inflight_mb; /* micro-batches the first stage holds (1F1B; Narayanan 2021 §2.2) */
-    double inflight_layers;
-    if (v > 1) {
-        /* interleaved: first stage stores L·(1 + (p−1)/(p·v)) layer-activations
-         * (Korthikanti 2022 §4.2.3), fewer when there are fewer micro-batches than stages */
-        inflight_layers = L * (1.0 + (double)(p - 1) / ((double)p * v));
-        double cap = (double)m * Ls;
-        if (inflight_layers > cap) inflight_layers = cap;
-        inflight_mb = inflight_layers / Ls;
-    } else {
-        inflight_mb = m < p ? m : p;
-        inflight_layers = inflight_mb * Ls;
-    }
+    double inflight_layers = first_stage_inflight_layers(L, p, v, m, Ls);
+    double inflight_mb = inflight_layers / Ls;
     r->inflight_microbatches = inflight_mb;
-    double ckpt_share = 0.0; /* fraction of stored layer activations that are checkpoints */
-    if (in->recompute == RECOMPUTE_FULL) {
-        double k = in->recompute_layers > 0 ? in->recompute_layers : layers_chunk;
-        double share_k = k / layers_chunk;
-        if (in->num_mbs_act >= 0 && in->act_per_pipe >= 0) {
-            /* the original's partial checkpointing: the first num_mbs_act micro-batches in
-             * flight checkpoint k layers per chunk, the others act_per_pipe layers */
-            double n1 = in->num_mbs_act < inflight_mb ? in->num_mbs_act : inflight_mb;
-            double share_rest = (double)in->act_per_pipe / Ls;
-            if (share_rest > 1) share_rest = 1;
-            ckpt_share = inflight_mb > 0 ? (n1 * share_k + (inflight_mb - n1) * share_rest) / inflight_mb : share_k;
-        } else {
-            ckpt_share = share_k;
-        }
-    }
+    double ckpt_share = checkpoint_share(in, layers_chunk, Ls, inflight_mb);
     double act_per_layer = ckpt_share * lay.act_ckpt + (1.0 - ckpt_share) * lay.act_full;
 
     /* ---- time per micro-batch on a stage ---- */
