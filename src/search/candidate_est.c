@@ -157,10 +157,10 @@ void candidate_est_apply(est_input *in, const search_candidate *k, search_act_me
     in->act_per_pipe = -1;
     if (k->act_ckpt_layers >= 0 && act_method != SEARCH_ACT_NONE) {
         /* the original's act_ckpt_layers: layers per pipeline stage (per virtual chunk)
-         * recomputed with the block method; T5 splits the value over both stacks */
-        int per_chunk = shape_total_layers(&in->shape) /
-                        in->pp / in->vp;
-        int act = in->shape.arch == ARCH_ENCODER_DECODER ? k->act_ckpt_layers : k->act_ckpt_layers;
+         * recomputed with the block method.  T5 splits the value over both stacks, act // 2
+         * each (candidate_cfg.c writes it so), so an odd value recomputes one layer fewer */
+        int per_chunk = shape_total_layers(&in->shape) / in->pp / in->vp;
+        int act = in->shape.arch == ARCH_ENCODER_DECODER ? 2 * (k->act_ckpt_layers / 2) : k->act_ckpt_layers;
         if (act_method == SEARCH_ACT_UNIFORM || act > per_chunk) act = per_chunk;
         if (act > 0) {
             in->recompute = RECOMPUTE_FULL;

@@ -69,9 +69,42 @@ static void test_precision_switches_from_nemo(void)
     CHECK(!on.fp8_param_gather && on.grad_bytes == 4.0);
 }
 
+/* the original's act_ckpt_layers for T5 goes to both stacks as act // 2 each
+ * (candidate_cfg.c), so the estimator recomputes 2·(act // 2) layers of the stage */
+static void test_t5_act_ckpt_split(void)
+{
+    model_shape t5 = {0};
+    t5.arch = ARCH_ENCODER_DECODER;
+    t5.num_layers = 12;
+    t5.hidden = 1024;
+    t5.ffn_hidden = 4096;
+    t5.heads = 16;
+    t5.seq_length = 512;
+    t5.vocab = 32000;
+    est_input in;
+    est_input_init(&in, &t5, gpu_find("a100_80gb"));
+    search_candidate k = {0};
+    k.tp = k.pp = 1;
+    k.mbs = 1;
+    k.gbs = 8;
+    k.act_ckpt_layers = 5;
+    k.num_mbs_act = k.act_per_pipe = -1;
+    candidate_est_apply(&in, &k, SEARCH_ACT_BLOCK);
+    CHECK(in.recompute == RECOMPUTE_FULL && in.recompute_layers == 4);
+    k.act_ckpt_layers = 1; /* 0 per stack: nothing recomputed */
+    candidate_est_apply(&in, &k, SEARCH_ACT_BLOCK);
+    CHECK(in.recompute == RECOMPUTE_NONE && in.recompute_layers == 0);
+    t5.arch = ARCH_DECODER; /* a GPT keeps the value as given */
+    est_input_init(&in, &t5, gpu_find("a100_80gb"));
+    k.act_ckpt_layers = 5;
+    candidate_est_apply(&in, &k, SEARCH_ACT_BLOCK);
+    CHECK(in.recompute == RECOMPUTE_FULL && in.recompute_layers == 5);
+}
+
 int main(void)
 {
     RUN(test_switches_from_nemo);
     RUN(test_precision_switches_from_nemo);
+    RUN(test_t5_act_ckpt_split);
     CHECK_DONE();
 }
