@@ -563,6 +563,46 @@ static double checkpoint_share(const est_input *in, double layers_chunk, double 
     return inflight_mb > 0 ? (n1 * share_k + (inflight_mb - n1) * share_rest) / inflight_mb : share_k;
 }
 
+/* The part of a step's DP traffic (t_rs of gradient reduction, t_ag of parameter
+ * all-gather, rs_rounds reductions a step) that compute does not hide, never below the
+ * dp_tail share (the last bucket after the final backward).  Megatron-Core overlaps the
+ * reduction with the last micro-batch's backward and the gathers with the first one's
+ * forward (overlap_grad_reduce / overlap_param_gather); partitioned gradients reduce
+ * after every backward, each hiding behind its own.  Interleaved: every model chunk is
+ * its own DDP instance.  Backward runs all chunks for p micro-batches at a time, so in
+ * the last round chunk j's gradients are final j·u before the end (u = p
+ * chunk-backwards); their reductions queue on the network one after another, and the
+ * first chunk's, final at the very end, always shows.  Parameter gathers mirror it under
+ * the next step's forward (chunk_queue_s). */
+static double dp_exposed_s(const est_input *in, const est_cal *c, const layer_cost *lay, double t_rs, double t_ag,
+                           double rs_rounds, int m, double Ls)
+{
+    int p = in->pp, v = in->vp;
+    double t_dp = t_rs + t_ag, exposed, tail = c->dp_tail * t_dp;
+    if (v > 1 && rs_rounds == 1) {
+        double layers_chunk = Ls / v;
+        double rounds = fmin((double)p, (double)m);
+        double u_b = rounds * layers_chunk * lay->bwd, u_f = rounds * layers_chunk * lay->fwd;
+        exposed = chunk_queue_s(t_rs, v, u_b) + chunk_queue_s(t_ag, v, u_f);
+    } else {
+        double window = Ls * (lay->bwd + lay->fwd); /* last micro-batch's backward + first's forward */
+        if (rs_rounds > 1) window = Ls * (rs_rounds * lay->bwd + lay->fwd);
+        exposed = t_dp - window;
+    }
+    return exposed > tail ? exposed : tail;
+}
+
+/* Adam over the P_upd parameters one GPU updates: it reads grad, master, m, v and writes
+ * master, m, v and the bf16 copy, 30 B per parameter at HBM speed; with the optimizer
+ * offloaded, gradients and parameters cross the host link (catalog host_gbps, 6 B per
+ * parameter) and CPU Adam runs ~1e9 parameters/s per GPU's process (Ren et al. 2021,
+ * ZeRO-Offload) */
+static double optimizer_step_s(const est_input *in, const est_device *dev, double P_upd)
+{
+    if (in->offload_optimizer) return P_upd * 6.0 / dev->host + P_upd / 1e9;
+    return P_upd * 30.0 / dev->hbm;
+}
+
 int est_evaluate(const est_input *in_arg, est_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -850,38 +890,16 @@ int est_evaluate(const est_input *in_arg, est_result *r)
         t_fsdp = m * (per_mb > hidden ? per_mb - hidden : 0.0);
     }
     r->t_dp_comm = t_dp;
-    double exposed, tail = c->dp_tail * t_dp;
-    if (v > 1 && rs_rounds == 1) {
-        /* interleaved schedule: every model chunk is its own DDP instance (Megatron-Core
-         * overlap_grad_reduce / overlap_param_gather per chunk).  Backward runs all chunks
-         * for p micro-batches at a time, so in the last round chunk j's gradients are final
-         * j·u before the end (u = p chunk-backwards); their reductions queue on the network
-         * one after another, and the first chunk's, final at the very end, always shows.
-         * Parameter gathers mirror it under the next step's forward (chunk_queue_s). */
-        double rounds = fmin((double)p, (double)m);
-        double u_b = rounds * layers_chunk * lay.bwd, u_f = rounds * layers_chunk * lay.fwd;
-        exposed = chunk_queue_s(t_rs, v, u_b) + chunk_queue_s(t_ag, v, u_f);
-    } else {
-        double window = Ls * (lay.bwd + lay.fwd); /* last micro-batch's backward + first's forward */
-        if (rs_rounds > 1) window = Ls * (rs_rounds * lay.bwd + lay.fwd); /* each backward hides its own reduce */
-        exposed = t_dp - window;
-    }
-    r->t_dp_exposed = (exposed > tail ? exposed : tail) + t_fsdp;
+    r->t_dp_exposed = dp_exposed_s(in, c, &lay, t_rs, t_ag, rs_rounds, m, Ls) + t_fsdp;
 
-    /* ---- optimizer step: Adam reads grad, master, m, v and writes master, m, v and the
-     * bf16 copy (30 B per parameter it owns) at HBM speed; CPU offload moves grads and
-     * params over the host link (catalog host_gbps) and runs CPU Adam (~1e9 params/s per GPU's process,
-     * DeepSpeed ZeRO-Offload paper) ---- */
+    /* ---- optimizer step (optimizer_step_s) ---- */
     /* the distributed optimizer shards dense states over DP·CP and expert states over the
      * expert-data-parallel group (Megatron-Core), as the memory above does; without it every
      * rank updates all its stage's parameters, and the stage with the most sets the pace */
     double P_upd = in->lora_rank > 0 ? lora_params_gpu / (in->zero_stage >= 1 ? dpc : 1)
                  : in->zero_stage >= 1 ? P_dense_grad / dpc + P_exp_grad / edp
                                        : P_dense_grad + P_exp_grad;
-    if (in->offload_optimizer)
-        r->t_optimizer = P_upd * 6.0 / dev.host + P_upd / 1e9;
-    else
-        r->t_optimizer = P_upd * 30.0 / dev.hbm;
+    r->t_optimizer = optimizer_step_s(in, &dev, P_upd);
     r->t_overhead = c->step_overhead_s;
 
     r->step_time = t_pipe + r->t_dp_exposed + r->t_optimizer + r->t_overhead;
