@@ -4,8 +4,9 @@
  * Inputs are a model shape, a parallel layout (TP, PP, VP, CP, EP, DP), batch
  * sizes, recompute, optimizer sharding and precision, and a GPU from the
  * catalog.  Every output is broken down so a user sees why a candidate is slow
- * or does not fit.  Every formula lives in one function of est.c with its
- * source; the efficiency constants come from data/calibration.csv (est_cal).
+ * or does not fit.  Every formula lives in one function with its source (est.c:
+ * stages and the step; layer_cost.c: one layer; collective.c: collectives); the
+ * efficiency constants come from data/calibration.csv (est_cal).
  * Numbers from here are predictions and are always labelled so.
  */
 #ifndef AC_ESTIMATOR_EST_H
