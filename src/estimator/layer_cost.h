@@ -17,8 +17,9 @@
 typedef struct {
     double peak;        /* FLOP/s of the GEMM precision */
     double peak16;      /* FLOP/s in bf16 (attention runs in bf16 even in fp8 training) */
-    double gemm_eff, hbm; /* bytes/s */
-    double host;          /* bytes/s to host memory (catalog host_gbps): CPU offload */
+    double gemm_eff;    /* achievable fraction of peak for GEMMs (catalog, per precision) */
+    double hbm;         /* bytes/s HBM kernels sustain */
+    double host;        /* bytes/s to host memory (catalog host_gbps): CPU offload */
     double elem_bytes;  /* bytes per GEMM operand element */
     const est_cal *cal;
     layer_attn at;      /* the model's attention widths, derived once per evaluation */
