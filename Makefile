@@ -49,15 +49,9 @@ $(BUILD)/gen/data_%.c: data/%.csv scripts/embed.sh
 	@mkdir -p $(dir $@)
 	scripts/embed.sh ac_data_$* $< > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/gen/data_%.o: $(BUILD)/gen/data_%.c
-	$(CC) $(CFLAGS) -c $< -o $@
-
 $(BUILD)/gen/base_%.c: base_configs/%.yaml scripts/embed.sh
 	@mkdir -p $(dir $@)
 	scripts/embed.sh ac_base_$* $< > $@.tmp && mv $@.tmp $@
-
-$(BUILD)/gen/base_%.o: $(BUILD)/gen/base_%.c
-	$(CC) $(CFLAGS) -c $< -o $@
 
 # every library object may include a generated header: generate them first
 $(LIB_OBJ): | $(PROTO_C)
@@ -65,7 +59,8 @@ $(BUILD)/gen/%.pb-c.c: $(PROTO_SRC)
 	@mkdir -p $(dir $@)
 	protoc-c --c_out=$(BUILD)/gen $(addprefix -I,$(sort $(dir $(PROTO_SRC)))) $(filter %/$*.proto,$(PROTO_SRC))
 $(BUILD)/gen/%.pb-c.h: $(BUILD)/gen/%.pb-c.c ;
-$(BUILD)/gen/%.pb-c.o: $(BUILD)/gen/%.pb-c.c
+# every generated source (embedded data and templates, protobuf-c) compiles alike
+$(BUILD)/gen/%.o: $(BUILD)/gen/%.c
 	$(CC) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/libautoconfig.a: $(LIB_OBJ) $(DATA_OBJ) $(PROTO_OBJ)
