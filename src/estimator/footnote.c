@@ -24,9 +24,7 @@ int footnote_table_load(ac_err *e)
     csv_table t;
     if (csv_parse(ac_data_footnotes, strlen(ac_data_footnotes), "data/footnotes.csv", &t, e)) return -1;
     static const char *const cols[] = {"footnote", "effect", "meaning", "source"};
-    int rc = 0;
-    for (size_t i = 0; i < sizeof cols / sizeof *cols && !rc; i++)
-        if (csv_col(&t, cols[i]) < 0) rc = ac_err_set(e, AC_E_INTERNAL, "data/footnotes.csv lacks the column %s", cols[i]);
+    int rc = csv_require_cols(&t, cols, sizeof cols / sizeof *cols, AC_E_INTERNAL, NULL, e);
     if (!rc && t.n > FOOTNOTE_MAX) rc = ac_err_set(e, AC_E_INTERNAL, "data/footnotes.csv has more than %d rows", FOOTNOTE_MAX);
     size_t n = 0;
     for (size_t i = 0; i < t.n && !rc; i++) {

@@ -35,10 +35,11 @@ int gpu_catalog_load(ac_err *e)
                                            "nvlink_gbps", "nvlink_domain", "scaleout_gbps", "gpus_per_node",
                                            "price_usd_per_gpu_hour", "gemm_eff", "fp8_gemm_eff", "attn_speedup", "host_gbps",
                                            "fp8_weight_copies"};
-    for (size_t i = 0; i < sizeof text_cols / sizeof *text_cols; i++)
-        if (csv_col(&t, text_cols[i]) < 0) goto missing;
-    for (size_t i = 0; i < sizeof num_cols / sizeof *num_cols; i++)
-        if (csv_col(&t, num_cols[i]) < 0) goto missing;
+    if (csv_require_cols(&t, text_cols, sizeof text_cols / sizeof *text_cols, AC_E_INTERNAL, NULL, e) ||
+        csv_require_cols(&t, num_cols, sizeof num_cols / sizeof *num_cols, AC_E_INTERNAL, NULL, e)) {
+        csv_free(&t);
+        return -1;
+    }
     size_t n = 0;
     for (size_t i = 0; i < t.n && n < GPU_MAX; i++) {
         const csv_row *r = &t.rows[i];
@@ -69,9 +70,6 @@ int gpu_catalog_load(ac_err *e)
     csv_free(&t);
     catalog_n = n;
     return 0;
-missing:
-    csv_free(&t);
-    return ac_err_set(e, AC_E_INTERNAL, "data/gpus.csv lacks a required column");
 }
 
 size_t gpu_count(void) { return catalog_n; }

@@ -295,13 +295,11 @@ int infer_validate_csv(const char *csv_path, const char *out_csv, char **rows_cs
     columns c = find_columns(&t);
     static const char *const required[] = { "num_layers", "hidden_size", "num_attention_heads", "gpu_type", "tp",
                                             "input_len", "output_len", "precision" };
-    for (size_t i = 0; i < sizeof required / sizeof *required; i++)
-        if (csv_col(&t, required[i]) < 0) {
-            ac_err_at(e, AC_E_INPUT, csv_path, t.header.line, 0, required[i],
-                      "column missing (the CSV needs the columns of benchmarks_infer.csv)");
-            csv_free(&t);
-            return -1;
-        }
+    if (csv_require_cols(&t, required, sizeof required / sizeof *required, AC_E_INPUT,
+                         " (the CSV needs the columns of benchmarks_infer.csv)", e)) {
+        csv_free(&t);
+        return -1;
+    }
     if (c.lat < 0 && c.tok < 0 && c.tok_gpu < 0) {
         ac_err_at(e, AC_E_INPUT, csv_path, t.header.line, 0, "latency_ms", "no latency_ms, throughput_tok_s or throughput_tok_s_per_gpu column");
         csv_free(&t);

@@ -67,11 +67,10 @@ int recipe_table_load(ac_err *e)
                                        "fp8_param_gather", "cpu_offloading_num_layers", "since", "cuda_graphs",
                                        "moe_a2a_overlap", "recompute_mla_up_proj", "recompute_layernorm",
                                        "recompute_moe_act", "fused_expert_mlp", "pp_layout", "source"};
-    for (size_t i = 0; i < sizeof cols / sizeof *cols; i++)
-        if (csv_col(&t, cols[i]) < 0) {
-            csv_free(&t);
-            return ac_err_set(e, AC_E_INTERNAL, "data/recipes.csv lacks the column %s", cols[i]);
-        }
+    if (csv_require_cols(&t, cols, sizeof cols / sizeof *cols, AC_E_INTERNAL, NULL, e)) {
+        csv_free(&t);
+        return -1;
+    }
     size_t n = 0;
     int rc = 0;
     if (t.n > RECIPE_MAX) rc = ac_err_set(e, AC_E_INTERNAL, "data/recipes.csv has more than %d rows", RECIPE_MAX);

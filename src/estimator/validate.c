@@ -486,13 +486,11 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
     columns c = find_columns(&t);
     static const char *const required[] = {"num_layers", "hidden_size", "num_attention_heads", "seq_length", "gpu_type",
                                            "num_gpus", "tp", "pp", "mbs", "gbs"};
-    for (size_t i = 0; i < sizeof required / sizeof *required; i++)
-        if (csv_col(&t, required[i]) < 0) {
-            ac_err_at(e, AC_E_INPUT, csv_path, t.header.line, 0, required[i],
-                      "column missing (the CSV needs the columns of benchmarks_train.csv)");
-            csv_free(&t);
-            return -1;
-        }
+    if (csv_require_cols(&t, required, sizeof required / sizeof *required, AC_E_INPUT,
+                         " (the CSV needs the columns of benchmarks_train.csv)", e)) {
+        csv_free(&t);
+        return -1;
+    }
     source_stats *src = NULL, all = {0}, published = {0}; /* published: rows needing no assumed VP */
     size_t nsrc = 0;
     skip_reason reasons[32];

@@ -169,6 +169,14 @@ int csv_col(const csv_table *t, const char *name)
     return -1;
 }
 
+int csv_require_cols(const csv_table *t, const char *const *cols, size_t n, ac_code code, const char *hint, ac_err *e)
+{
+    for (size_t i = 0; i < n; i++)
+        if (csv_col(t, cols[i]) < 0)
+            return ac_err_at(e, code, t->file, t->header.line, 0, cols[i], "column missing%s", hint ? hint : "");
+    return 0;
+}
+
 int csv_copy_cell(const csv_table *t, const csv_row *r, const char *col, char *out, size_t n, ac_code code, ac_err *e)
 {
     const char *s = csv_get(r, csv_col(t, col));

@@ -34,6 +34,9 @@ void csv_free(csv_table *t);
 int csv_col(const csv_table *t, const char *name);
 /* the field of row r at column c, "" when c < 0 or the row is short */
 const char *csv_get(const csv_row *r, int c);
+/* 0 when t has every one of the n columns; else -1 with "column missing" + hint (may be
+ * NULL) at t's file, header line and the first absent column (code) */
+int csv_require_cols(const csv_table *t, const char *const *cols, size_t n, ac_code code, const char *hint, ac_err *e);
 /* Copies the cell of row r in column col into out[n]; a cell that does not fit is an
  * error naming file, line and column (code), never cut (a cut text would mean more). */
 int csv_copy_cell(const csv_table *t, const csv_row *r, const char *col, char *out, size_t n, ac_code code, ac_err *e);
