@@ -280,11 +280,7 @@ static void print_summary(FILE *out, bool json, const char *csv_path, group_stat
     if (nreasons) fprintf(out, "skipped rows by reason:\n");
     for (size_t k = 0; k < nreasons; k++) fprintf(out, "  %4d  %s\n", reasons[k].count, reasons[k].reason);
     if (oom_rows) fprintf(out, "published OOM rows predicted not to fit: %d of %d\n", oom_predicted, oom_rows);
-    if (all->n)
-        fprintf(out, "rows %d skipped %d median_abs_err %.1f%% p90_abs_err %.1f%%\n", all->rows, all->skipped, 100 * med,
-                100 * p90);
-    else
-        fprintf(out, "rows %d skipped %d median_abs_err - p90_abs_err -\n", all->rows, all->skipped);
+    validate_print_final_line(out, all->rows, all->skipped, all->n, med, p90);
 }
 
 int infer_validate_csv(const char *csv_path, const char *out_csv, char **rows_csv, FILE *out, bool json, ac_err *e)

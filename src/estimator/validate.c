@@ -470,6 +470,15 @@ typedef struct {
     int count;
 } skip_reason;
 
+void validate_print_final_line(FILE *out, int rows, int skipped, size_t n, double median, double p90)
+{
+    if (n)
+        fprintf(out, "rows %d skipped %d median_abs_err %.1f%% p90_abs_err %.1f%%\n", rows, skipped, 100.0 * median,
+                100.0 * p90);
+    else
+        fprintf(out, "rows %d skipped %d median_abs_err - p90_abs_err -\n", rows, skipped);
+}
+
 int validate_no_rows_error(ac_err *e, const char *csv_path, int skipped, bool wrote_nothing)
 {
     return ac_err_at(e, AC_E_INPUT, csv_path, 0, 0, NULL, "no row could be predicted (%s)%s",
@@ -692,11 +701,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
                 if (vp_assumed && published.n)
                     fprintf(out, "without those rows (%zu with a published layout): median_abs_err %.1f%% p90_abs_err %.1f%%\n",
                             published.n, 100.0 * pub_med, 100.0 * pub_p90);
-                if (all.n)
-                    fprintf(out, "rows %d skipped %d median_abs_err %.1f%% p90_abs_err %.1f%%\n", all.rows, all.skipped,
-                            100.0 * sum->median_abs_err, 100.0 * sum->p90_abs_err);
-                else
-                    fprintf(out, "rows %d skipped %d median_abs_err - p90_abs_err -\n", all.rows, all.skipped);
+                validate_print_final_line(out, all.rows, all.skipped, all.n, sum->median_abs_err, sum->p90_abs_err);
             }
         }
         free(tmp);

@@ -25,12 +25,17 @@ typedef struct {
 /* One CSV row as an estimator input.  0, or -1 with why (the skip reason). */
 int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, char *why, size_t why_len);
 
+/* the error when no row of a CSV could be predicted: a table of nothing is not a pass */
+int validate_no_rows_error(ac_err *e, const char *csv_path, int skipped, bool wrote_nothing);
+/* the closing line of `validate` (training and --infer), exactly
+ * "rows N skipped M median_abs_err X% p90_abs_err Y%"; "-" for both when no row of n
+ * was predicted; median and p90 are fractions */
+void validate_print_final_line(FILE *out, int rows, int skipped, size_t n, double median, double p90);
+
 /* The whole run.  out_csv (may be NULL): per-row predictions, written atomically;
  * rows_csv (may be NULL): the same text, malloc'd, for the caller to free (the
  * picture of `validate --html`).  cal: NULL = defaults.  Returns 0 (even when errors
  * are large), -1 on unreadable input. */
-/* the error when no row of a CSV could be predicted: a table of nothing is not a pass */
-int validate_no_rows_error(ac_err *e, const char *csv_path, int skipped, bool wrote_nothing);
 int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_csv, const est_cal *cal, FILE *out,
                        bool json, validate_summary *sum, ac_err *e);
 
