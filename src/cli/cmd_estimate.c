@@ -91,7 +91,7 @@ static void print_breakdown(FILE *out, const est_input *in, const est_result *r)
     if (in->moe_a2a_overlap || in->cuda_graphs || in->offload_act_layers)
         fprintf(out, "              MoE all-to-all overlap %s, CUDA graphs %s, activation offload %d layers\n",
                 in->moe_a2a_overlap ? "on" : "off", in->cuda_graphs ? "on" : "off", in->offload_act_layers);
-    fprintf(out, "Memory per GPU (%s pipeline stage)           GiB\n", r->mem_peak_stage ? "last" : "first");
+    fprintf(out, "Memory per GPU (%s pipeline stage)           GiB\n", est_stage_name(r->mem_peak_stage));
     fprintf(out, "  %-41s%8.2f\n", in->fp8_param_gather ? "weights (fp8 layers)" : in->precision == PREC_FP8 ? "weights (+ cached fp8 copies)" : "weights", r->mem_weights / G);
     fprintf(out, "  %-41s%8.2f\n", in->grad_bytes == 2.0 ? "gradients (bf16)" : "gradients (fp32)", r->mem_grads / G);
     fprintf(out, "  optimizer states                         %8.2f\n", r->mem_optimizer / G);
@@ -163,7 +163,7 @@ void cli_estimate_json(json_writer *w, const est_input *in, const est_result *r)
     json_num(w, "allowance", r->mem_allowance / G);
     json_num(w, "total", r->mem_total / G);
     json_num(w, "limit", r->mem_limit / G);
-    json_str(w, "peak_stage", r->mem_peak_stage ? "last" : "first");
+    json_str(w, "peak_stage", est_stage_name(r->mem_peak_stage));
     json_obj_close(w);
     json_bool(w, "fits", r->fits);
     json_obj_open(w, "time_s");

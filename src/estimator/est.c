@@ -369,6 +369,13 @@ void est_recompute_text(const est_input *in, char *buf, size_t n)
 static const char *const PP_LAYOUT_NAMES[] = {[EST_PP_EVEN] = "even", [EST_PP_REMAINDER_LAST] = "remainder_last",
                                                [EST_PP_EMBEDDING_LOSS] = "embedding_loss"};
 
+const char *est_stage_name(int stage)
+{
+    static const char *const names[EST_MEM_STAGES] = {[EST_STAGE_FIRST] = "first", [EST_STAGE_LAST] = "last",
+                                                      [EST_STAGE_MIDDLE] = "middle"};
+    return stage >= 0 && stage < EST_MEM_STAGES ? names[stage] : "?";
+}
+
 const char *est_pp_layout_name(est_pp_layout layout)
 {
     return (unsigned)layout < sizeof PP_LAYOUT_NAMES / sizeof *PP_LAYOUT_NAMES ? PP_LAYOUT_NAMES[layout] : "?";
@@ -531,19 +538,23 @@ static void average_layer(const est_input *in, const est_device *dev, layer_cost
     if (s->mtp_layers > 0) layer_cost_compute(in, dev, sq, sq, causal, false, 0, moe, mtp);
 }
 
-/* Layer-activations the first pipeline stage keeps (Ls layers a stage): 1F1B holds
- * min(m, p) micro-batches (Narayanan et al. 2021 §2.2); the interleaved schedule holds
- * L·(1 + (p−1)/(p·v)) layer-activations (Korthikanti et al. 2022 §4.2.3), fewer when
- * there are fewer micro-batches than stages. */
-static double first_stage_inflight_layers(int L, int p, int v, int m, double Ls)
+/* Layer-activations pipeline rank `rank` keeps when it holds Ls_stage layers: the
+ * micro-batch chunks it runs forward before its first backward, plus the one in flight.
+ * 1F1B: min(m, p − rank) micro-batches (Narayanan et al. 2021 §2.2).  Interleaved with v
+ * chunks: 2(p − rank − 1) + (v − 1)·p warm-up chunks + 1 (Megatron-Core
+ * forward_backward_pipelining_with_interleaving, num_warmup_microbatches), at most all
+ * m·v; for rank 0 this is Korthikanti et al. 2022 §4.2.3's L·(1 + (p−1)/(p·v)) layers.
+ * The first stage keeps the most micro-batches; a middle stage can still hold more layer-
+ * activations when the layout gives the first stage fewer layers (est_stage_layers). */
+static double stage_inflight_layers(int p, int v, int m, int rank, double Ls_stage)
 {
     if (v > 1) {
-        double layers = L * (1.0 + (double)(p - 1) / ((double)p * v));
-        double cap = (double)m * Ls;
-        return layers > cap ? cap : layers;
+        double chunks = 2.0 * (p - rank - 1) + (double)(v - 1) * p + 1.0;
+        if (chunks > (double)m * v) chunks = (double)m * v;
+        return chunks * Ls_stage / v;
     }
-    double mb = m < p ? m : p;
-    return mb * Ls;
+    double mb = m < p - rank ? m : p - rank;
+    return mb * Ls_stage;
 }
 
 /* The fraction of stored layer activations that are checkpoints (full recompute keeps
@@ -624,7 +635,6 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     int N = in->tp * in->pp * in->cp * dp;
     int node = in->gpus_per_node > 0 ? in->gpus_per_node : g->gpus_per_node;
     in->gpus_per_node = node;
-    int L = shape_total_layers(s);
     int p = in->pp, v = in->vp, t = in->tp;
     int m = in->gbs / (in->mbs * dp);
     r->num_microbatches = m;
@@ -641,9 +651,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
 
     /* ---- recompute: the share of layer-micro-batches that recompute their forward ---- */
     double layers_chunk = Ls / v;
-    double inflight_layers = first_stage_inflight_layers(L, p, v, m, Ls);
-    double inflight_mb = inflight_layers / Ls;
-    r->inflight_microbatches = inflight_mb;
+    double inflight_mb = stage_inflight_layers(p, v, m, 0, Ls) / Ls; /* the first stage's micro-batches */
     double ckpt_share = checkpoint_share(in, layers_chunk, Ls, inflight_mb);
     double act_per_layer = ckpt_share * lay.act_ckpt + (1.0 - ckpt_share) * lay.act_full;
 
@@ -767,12 +775,24 @@ int est_evaluate(const est_input *in_arg, est_result *r)
         layer_wbytes = in->fp8_param_gather ? copies : wbytes + copies;
         if (in->fp8_param_gather) layer_gather_bytes = 1.0;
     }
-    double stage_mem[2];
-    double stage_parts[2][5];
-    for (int st = 0; st < 2; st++) {
-        const stage_params *sp = st == 0 ? &first_st : &last_st;
+    /* the stages whose memory can peak: the first (most micro-batches in flight, the
+     * embedding), the last (output layer, logits) and, with p > 2, pipeline rank 1, the
+     * busiest full-size middle stage (stage_inflight_layers) */
+    const struct {
+        const stage_params *params;
+        double layers;
+        int rank;
+    } stages[EST_MEM_STAGES] = {
+        [EST_STAGE_FIRST] = {&first_st, Ls_first, 0},
+        [EST_STAGE_LAST] = {&last_st, Ls_last, p - 1},
+        [EST_STAGE_MIDDLE] = {&middle_st, Ls, 1},
+    };
+    int n_stages = p > 2 ? EST_MEM_STAGES : EST_STAGE_MIDDLE;
+    r->mem_total = -1.0;
+    for (int st = 0; st < n_stages; st++) {
+        const stage_params *sp = stages[st].params;
         double P = sp->total, P_exp = sp->experts, P_dense = P - P_exp, P_layers = sp->layers;
-        double Ls_st = st == 0 ? Ls_first : Ls_last; /* this stage's decoder layers */
+        double Ls_st = stages[st].layers; /* this stage's decoder layers */
         double weights, grads, opt, cpu = 0.0;
         if (in->lora_rank > 0) {
             weights = P * wbytes + lora_params_gpu * wbytes;
@@ -807,22 +827,16 @@ int est_evaluate(const est_input *in_arg, est_result *r)
             cpu += P * wbytes / dpc;
             weights = 2.0 * (P / (Ls_st > 0 ? Ls_st : 1)) * wbytes;
         }
-        double acts, logits = 0.0, layers_held;
-        if (st == 0) {
-            layers_held = inflight_layers * Ls_first / Ls;
-            acts = layers_held * act_per_layer + inflight_mb * (2.0 + 1.0) * T * s->hidden / (in->sequence_parallel ? t : 1);
-        } else {
-            /* the last stage keeps one micro-batch in flight (more with interleaving) */
-            layers_held = (v > 1 ? ((double)(v - 1) * p + 1) * layers_chunk : Ls) * Ls_last / Ls;
-            if (layers_held > m * Ls_last) layers_held = m * Ls_last;
-            acts = layers_held * act_per_layer;
-            /* logits [T, V/t] in bf16 plus the fp32 softmax of the fused cross-entropy */
-            logits = 6.0 * T * V / t;
-        }
+        double logits = 0.0;
+        double layers_held = stage_inflight_layers(p, v, m, stages[st].rank, Ls_st);
+        double acts = layers_held * act_per_layer;
+        if (st == EST_STAGE_FIRST) /* the embedding's output and dropout mask per micro-batch */
+            acts += inflight_mb * (2.0 + 1.0) * T * s->hidden / (in->sequence_parallel ? t : 1);
+        /* logits [T, V/t] in bf16 plus the fp32 softmax of the fused cross-entropy */
+        if (st == EST_STAGE_LAST || p == 1) logits = 6.0 * T * V / t;
         double off = offloaded_bytes(layers_held, Ls_st, n_off, act_per_layer);
         acts -= off;
         cpu += off;
-        if (st == 0 && p == 1) logits = 6.0 * T * V / t;
         /* the stage with the output layer also keeps the MTP modules' activations and logits */
         if (s->mtp_layers > 0 && logits > 0) {
             acts += s->mtp_layers * mtp_layer.act_full * fmax(1.0, layers_held / (Ls_last > 0 ? Ls_last : 1));
@@ -833,19 +847,14 @@ int est_evaluate(const est_input *in_arg, est_result *r)
         int groups_nontrivial = (t > 1) + (p > 1) + (dp > 1) + (in->cp > 1) + (in->ep > 1);
         double comm = groups_nontrivial * 0.25 * GIB; /* NCCL buffers: ~channels × 2 × 4 MiB per communicator */
         double allowance = c->cuda_context_gb * GIB + c->fragmentation * (weights + grads + opt + acts + logits);
-        stage_parts[st][0] = weights;
-        stage_parts[st][1] = grads;
-        stage_parts[st][2] = opt;
-        stage_parts[st][3] = acts;
-        stage_parts[st][4] = logits;
-        stage_mem[st] = weights + grads + opt + acts + logits + comm + allowance;
-        if (st == 0 || stage_mem[1] > stage_mem[0]) {
+        double stage_mem = weights + grads + opt + acts + logits + comm + allowance;
+        if (stage_mem > r->mem_total) {
             r->mem_weights = weights; r->mem_grads = grads; r->mem_optimizer = opt; r->mem_activations = acts;
             r->mem_logits = logits; r->mem_comm_buffers = comm; r->mem_allowance = allowance;
-            r->mem_total = stage_mem[st]; r->mem_peak_stage = st; r->cpu_mem_per_gpu = cpu;
+            r->mem_total = stage_mem; r->mem_peak_stage = st;
+            r->inflight_microbatches = Ls_st > 0 ? layers_held / Ls_st : 0.0; r->cpu_mem_per_gpu = cpu;
         }
     }
-    (void)stage_parts;
     /* "80 GB" GPUs hold 80 GiB (nvidia-smi: A100 81920 MiB, H100 81559 MiB): the catalog's
      * memory sizes and the original's gpu_memory_gb are binary gigabytes */
     double gpu_mem = (in->memory_limit_gb > 0 ? in->memory_limit_gb : g->memory_gb) * GIB;

@@ -127,11 +127,17 @@ void est_stage_layers(const est_input *in, double *first, double *largest, doubl
 /* fills an input with defaults: all sizes 1, bf16, flash attention, no recompute */
 void est_input_init(est_input *in, const model_shape *shape, const gpu_spec *gpu);
 
+/* pipeline stages est_evaluate sizes memory for (mem_peak_stage) */
+enum { EST_STAGE_FIRST, EST_STAGE_LAST, EST_STAGE_MIDDLE, EST_MEM_STAGES };
+/* "first", "last" or "middle" */
+const char *est_stage_name(int stage);
+
 typedef struct {
-    /* memory per GPU in bytes (the stage with the highest total: first or last) */
+    /* memory per GPU in bytes (the stage with the highest total: first, last or, with
+     * PP > 2, the middle stage of pipeline rank 1) */
     double mem_weights, mem_grads, mem_optimizer, mem_activations, mem_logits, mem_comm_buffers, mem_allowance;
     double mem_total, mem_limit;     /* total needed vs usable (limit_frac · GPU memory) */
-    int mem_peak_stage;              /* 0 first, 1 last pipeline stage */
+    int mem_peak_stage;              /* EST_STAGE_FIRST, _LAST or _MIDDLE */
     double cpu_mem_per_gpu;          /* offloaded optimizer/params, bytes */
     double inflight_microbatches;    /* activations held on the peak stage, in micro-batch units */
     bool fits;

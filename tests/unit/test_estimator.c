@@ -747,9 +747,18 @@ static void test_pipeline_layouts(void)
     q.pp_layout = EST_PP_EVEN;
     CHECK(est_evaluate(&q, &by_even) == 0);
     q.pp_layout = EST_PP_EMBEDDING_LOSS;
-    CHECK(by_layout.mem_peak_stage == 0 && by_even.mem_peak_stage == 0);
-    CHECK_NEAR(by_even.mem_weights - by_layout.mem_weights, 398462976.0 * 2.0, 1e-9);
+    /* The even split peaks on the first stage: 16 layers and the embedding, and Megatron-
+     * Core's interleaved warm-up of 2·(8 − 0 − 1) + (4 − 1)·8 = 38 chunks + 1 in flight:
+     * 39/4 = 9.75 micro-batches.  Under the layout the first stage drops to 15 layers, so
+     * pipeline rank 1 peaks instead: 16 layers, no embedding, 2·6 + 24 + 1 = 37 chunks,
+     * 9.25 micro-batches.  The two differ in weights by the embedding's share only,
+     * 128256·16384/8 parameters of 2 B. */
+    CHECK(by_even.mem_peak_stage == EST_STAGE_FIRST && by_layout.mem_peak_stage == EST_STAGE_MIDDLE);
+    CHECK_NEAR(by_even.inflight_microbatches, 9.75, 1e-12);
+    CHECK_NEAR(by_layout.inflight_microbatches, 9.25, 1e-12);
+    CHECK_NEAR(by_even.mem_weights - by_layout.mem_weights, 128256.0 * 16384.0 / 8.0 * 2.0, 1e-9);
     CHECK(by_layout.mem_activations < by_even.mem_activations && by_layout.mem_total < by_even.mem_total);
+    CHECK(strcmp(est_stage_name(by_layout.mem_peak_stage), "middle") == 0);
     q.vp = 3; /* 128 layers' worth do not split into 24 chunks: the even split stays */
     est_stage_layers(&q, &first, &largest, &last);
     CHECK(first == 16 && largest == 16 && last == 16);
