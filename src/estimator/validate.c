@@ -417,8 +417,9 @@ static int row_measured(const columns *c, const csv_row *row, const est_input *i
     return -1;
 }
 
+/* the errors of a group of rows: one source, one GPU, or all of them */
 typedef struct {
-    char source[64];
+    char name[64];
     int rows, skipped;
     double *err;
     size_t n, cap;
@@ -437,15 +438,57 @@ static void abs_err_quantiles(const source_stats *s, double *tmp, double *median
 
 static source_stats *source_get(source_stats **list, size_t *n, const char *name)
 {
+    if (!name[0]) name = "(none)";
     for (size_t i = 0; i < *n; i++)
-        if (!strcmp((*list)[i].source, name)) return &(*list)[i];
+        if (!strcmp((*list)[i].name, name)) return &(*list)[i];
     source_stats *nl = realloc(*list, (*n + 1) * sizeof *nl);
     if (!nl) return NULL;
     *list = nl;
     source_stats *s = &nl[(*n)++];
     memset(s, 0, sizeof *s);
-    snprintf(s->source, sizeof s->source, "%s", name[0] ? name : "(none)");
+    snprintf(s->name, sizeof s->name, "%s", name);
     return s;
+}
+
+/* One table of groups (rows by source, or by GPU): count, skipped (sources only),
+ * median and p90 of |error| and the median signed error, which shows a bias that
+ * `autoconfig calibrate` can take out for a cluster of one's own */
+static void print_groups(FILE *out, json_writer *w, const char *label, const char *json_key, source_stats *groups,
+                         size_t n, bool with_skipped, double *tmp)
+{
+    if (w) json_arr_open(w, json_key);
+    else if (with_skipped)
+        fprintf(out, "%-8s %6s %8s %11s %11s %11s\n", label, "rows", "skipped", "median|err|", "p90|err|", "median err");
+    else
+        fprintf(out, "%-8s %6s %11s %11s %11s\n", label, "rows", "median|err|", "p90|err|", "median err");
+    for (size_t k = 0; k < n; k++) {
+        source_stats *s = &groups[k];
+        double med = NAN, p90 = NAN, bias = NAN;
+        if (s->n) {
+            abs_err_quantiles(s, tmp, &med, &p90);
+            memcpy(tmp, s->signed_err, s->n * sizeof *tmp);
+            bias = validate_quantile(tmp, s->n, 0.5);
+        }
+        if (w) {
+            json_obj_open(w, NULL);
+            json_str(w, label, s->name);
+            json_int(w, "rows", s->rows);
+            if (with_skipped) json_int(w, "skipped", s->skipped);
+            if (s->n) {
+                json_num(w, "median_abs_err_pct", 100 * med);
+                json_num(w, "p90_abs_err_pct", 100 * p90);
+                json_num(w, "median_err_pct", 100 * bias);
+            }
+            json_obj_close(w);
+        } else if (with_skipped && s->n) {
+            fprintf(out, "%-8s %6d %8d %10.1f%% %10.1f%% %+10.1f%%\n", s->name, s->rows, s->skipped, 100 * med, 100 * p90, 100 * bias);
+        } else if (with_skipped) {
+            fprintf(out, "%-8s %6d %8d %11s %11s %11s\n", s->name, s->rows, s->skipped, "-", "-", "-");
+        } else if (s->n) {
+            fprintf(out, "%-8s %6d %10.1f%% %10.1f%% %+10.1f%%\n", s->name, s->rows, 100 * med, 100 * p90, 100 * bias);
+        }
+    }
+    if (w) json_arr_close(w);
 }
 
 static int push(source_stats *s, double abs_err, double signed_err)
@@ -501,7 +544,8 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
         return -1;
     }
     source_stats *src = NULL, all = {0}, published = {0}; /* published: rows needing no assumed VP */
-    size_t nsrc = 0;
+    source_stats *gpus = NULL;                            /* predicted rows by GPU */
+    size_t nsrc = 0, ngpus = 0;
     skip_reason reasons[32];
     size_t nreasons = 0;
     const footnote *regressions[8]; /* footnotes that made rows skip, explained below the reasons */
@@ -585,7 +629,10 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
         double err = pred / m.value - 1.0;
         s->rows++;
         all.rows++;
-        if (push(s, fabs(err), err) || push(&all, fabs(err), err) || (!row_assumed && push(&published, fabs(err), err))) {
+        source_stats *on_gpu = source_get(&gpus, &ngpus, in.gpu->name);
+        if (on_gpu) on_gpu->rows++;
+        if (!on_gpu || push(s, fabs(err), err) || push(&all, fabs(err), err) || push(on_gpu, fabs(err), err) ||
+            (!row_assumed && push(&published, fabs(err), err))) {
             rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
             break;
         }
@@ -626,37 +673,10 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
                 json_int(&w, "skipped", all.skipped);
                 json_num(&w, "median_abs_err_pct", 100.0 * sum->median_abs_err);
                 json_num(&w, "p90_abs_err_pct", 100.0 * sum->p90_abs_err);
-                json_arr_open(&w, "sources");
-            } else {
-                fprintf(out, "%-8s %6s %8s %11s %11s %11s\n", "source", "rows", "skipped", "median|err|", "p90|err|", "median err");
             }
-            for (size_t k = 0; k < nsrc; k++) {
-                source_stats *s = &src[k];
-                double med = NAN, p90 = NAN, bias = NAN;
-                if (s->n) {
-                    abs_err_quantiles(s, tmp, &med, &p90);
-                    memcpy(tmp, s->signed_err, s->n * sizeof *tmp);
-                    bias = validate_quantile(tmp, s->n, 0.5);
-                }
-                if (json) {
-                    json_obj_open(&w, NULL);
-                    json_str(&w, "source", s->source);
-                    json_int(&w, "rows", s->rows);
-                    json_int(&w, "skipped", s->skipped);
-                    if (s->n) {
-                        json_num(&w, "median_abs_err_pct", 100 * med);
-                        json_num(&w, "p90_abs_err_pct", 100 * p90);
-                        json_num(&w, "median_err_pct", 100 * bias);
-                    }
-                    json_obj_close(&w);
-                } else if (s->n) {
-                    fprintf(out, "%-8s %6d %8d %10.1f%% %10.1f%% %+10.1f%%\n", s->source, s->rows, s->skipped, 100 * med, 100 * p90, 100 * bias);
-                } else {
-                    fprintf(out, "%-8s %6d %8d %11s %11s %11s\n", s->source, s->rows, s->skipped, "-", "-", "-");
-                }
-            }
+            print_groups(out, json ? &w : NULL, "source", "sources", src, nsrc, true, tmp);
+            print_groups(out, json ? &w : NULL, "gpu", "gpus", gpus, ngpus, false, tmp);
             if (json) {
-                json_arr_close(&w);
                 json_obj_open(&w, "skipped_by_reason");
                 for (size_t k = 0; k < nreasons; k++) json_int(&w, reasons[k].reason, reasons[k].count);
                 json_obj_close(&w);
@@ -710,6 +730,8 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
     }
     for (size_t k = 0; k < nsrc; k++) { free(src[k].err); free(src[k].signed_err); }
     free(src);
+    for (size_t k = 0; k < ngpus; k++) { free(gpus[k].err); free(gpus[k].signed_err); }
+    free(gpus);
     free(all.err);
     free(all.signed_err);
     free(published.err);

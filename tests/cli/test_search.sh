@@ -147,6 +147,11 @@ print(len(r), sum(x["fits"] == "true" for x in r))' "$T/val.csv")
     bad=$(echo "$out" | awk '$1 ~ /^S(4|5|7|10)$/ && $4+0 > 10.0 {print $1 " " $4}')
     seen=$(echo "$out" | awk '$1 ~ /^S(4|5|7|10)$/ && $4 ~ /%$/' | wc -l)
     [ -z "$bad" ] && [ "$seen" -eq 4 ] && pass validate_source_medians || fail validate_source_medians "median above 10%: $bad (sources seen: $seen)"
+    # the GPU table splits the same predicted rows by GPU: its counts add up to the final line's
+    gsum=$(echo "$out" | awk '/^gpu +rows/ {on=1; next} on && /^[a-z0-9_]+ +[0-9]+ +[0-9.]+%/ {n += $2; next} on {on=0} END {print n+0}')
+    total=$(echo "$last" | awk '{print $2}')
+    [ "$gsum" = "$total" ] && echo "$out" | grep -Eq '^gb300 +[0-9]+ +[0-9.]+% +[0-9.]+% +-[0-9.]+%$' \
+        && pass validate_gpu_table || fail validate_gpu_table "gpu rows $gsum of $total"
     # the two 26.06.01 GPT-OSS figures their table footnotes as a cuDNN regression are skipped
     # with that reason, and the footnote is explained
     fn=$(grep -c 'known software regression (footnote \[^gpt-oss-note\])' "$T/val.csv")
@@ -171,6 +176,8 @@ B,X,Llama (dense),80,8192,28672,64,8,128256,8192,H100 SXM,64,4,4,1,1,64,BF16,10
 CSV
 out=$("$AC" validate --csv "$T/vp.csv" --out "$T/vp_out.csv" 2>&1)
 case "$out" in *"VP not published for 1 row(s) with PP > 1"*) pass validate_vp_note ;; *) fail validate_vp_note "$out" ;; esac
+g=$("$AC" validate --csv "$T/vp.csv" --json | python3 -c 'import json,sys; print(sorted((g["gpu"], g["rows"]) for g in json.load(sys.stdin)["gpus"]))')
+[ "$g" = "[('b200', 1), ('h100_sxm', 1)]" ] && pass validate_gpu_json || fail validate_gpu_json "$g"
 vpa=$(awk -F, '$1=="A" {print $8}' "$T/vp_out.csv"); vpb=$(awk -F, '$1=="B" {print $8}' "$T/vp_out.csv")
 [ "${vpa:-0}" -gt 1 ] && [ "$vpb" = 1 ] && pass validate_vp_assumed || fail validate_vp_assumed "A vp=$vpa B vp=$vpb"
 head -1 "$T/vp_out.csv" | grep -q "s_compute_fwd,.*s_dp_exposed.*,grad_reduce_in_fp32,fp8_param_gather,cpu_offloading_num_layers,cuda_graphs,moe_a2a_overlap,recompute_modules,fused_expert_mlp$" \
