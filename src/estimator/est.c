@@ -538,23 +538,60 @@ static void average_layer(const est_input *in, const est_device *dev, layer_cost
     if (s->mtp_layers > 0) layer_cost_compute(in, dev, sq, sq, causal, false, 0, moe, mtp);
 }
 
-/* Layer-activations pipeline rank `rank` keeps when it holds Ls_stage layers: the
- * micro-batch chunks it runs forward before its first backward, plus the one in flight.
- * 1F1B: min(m, p − rank) micro-batches (Narayanan et al. 2021 §2.2).  Interleaved with v
- * chunks: 2(p − rank − 1) + (v − 1)·p warm-up chunks + 1 (Megatron-Core
- * forward_backward_pipelining_with_interleaving, num_warmup_microbatches), at most all
- * m·v; for rank 0 this is Korthikanti et al. 2022 §4.2.3's L·(1 + (p−1)/(p·v)) layers.
- * The first stage keeps the most micro-batches; a middle stage can still hold more layer-
- * activations when the layout gives the first stage fewer layers (est_stage_layers). */
-static double stage_inflight_layers(int p, int v, int m, int rank, double Ls_stage)
+/* Forwards among a rank's first F that run model chunk c: Megatron-Core's interleaved
+ * schedule runs chunk (k mod g·v) div g for its k-th forward (get_model_chunk_id), g
+ * micro-batches per chunk in turn (g = p, or all m when there are fewer); without
+ * interleaving (v = 1) every forward is chunk 0. */
+static double chunk_forwards(long F, int g, int v, int c)
 {
-    if (v > 1) {
-        double chunks = 2.0 * (p - rank - 1) + (double)(v - 1) * p + 1.0;
-        if (chunks > (double)m * v) chunks = (double)m * v;
-        return chunks * Ls_stage / v;
-    }
-    double mb = m < p - rank ? m : p - rank;
-    return mb * Ls_stage;
+    long groups = F / g, rest = F % g;
+    long n = (long)g * (groups / v + (c < groups % v ? 1 : 0));
+    if (groups % v == c) n += rest;
+    return (double)n;
+}
+
+/* What pipeline rank `rank` holds at its peak: the forwards it runs before its first
+ * backward, plus the one in flight, at most all m·v.  Warm-up: 1F1B p − rank − 1
+ * micro-batches (Narayanan et al. 2021 §2.2); interleaved 2(p − rank − 1) + (v − 1)·p
+ * chunks (Megatron-Core forward_backward_pipelining_with_interleaving,
+ * num_warmup_microbatches).  Overlapping the MoE all-to-all (combined 1F1B) adds no
+ * micro-batch: it pairs a forward with a backward layer by layer, so the new micro-batch's
+ * activations fill as the old one's are freed (and the published runs that overlap fit
+ * only so).  Every chunk holds Ls/v layers, except that a
+ * layout's first stage lacks its Ls − Ls_first layers in chunk 0 and the last stage its
+ * Ls − Ls_last layers in chunk v − 1 (est_stage_layers), so the layers held are counted
+ * chunk by chunk.  For rank 0 of an even split this is Korthikanti et al. 2022 §4.2.3's
+ * L·(1 + (p−1)/(p·v)). */
+typedef struct {
+    double layers;       /* layer-activations held */
+    double microbatches; /* forwards held / v: micro-batches in flight */
+    double first_chunk;  /* forwards of chunk 0 held (the embedding's output lives there) */
+    double last_chunk;   /* forwards of chunk v − 1 held (the MTP modules live there) */
+} stage_inflight;
+
+static stage_inflight stage_inflight_of(const est_input *in, int m, int rank, double Ls, double Ls_first, double Ls_last)
+{
+    int p = in->pp, v = in->vp > 0 ? in->vp : 1;
+    long total = (long)m * v;
+    long warmup = v > 1 ? 2L * (p - rank - 1) + (long)(v - 1) * p : (long)(p - rank - 1);
+    long F = warmup + 1;
+    if (F > total) F = total;
+    int group = m < p ? (m > 0 ? m : 1) : p;
+    stage_inflight o;
+    o.first_chunk = chunk_forwards(F, group, v, 0);
+    o.last_chunk = chunk_forwards(F, group, v, v - 1);
+    o.microbatches = (double)F / v;
+    o.layers = (double)F * Ls / v;
+    if (rank == 0) o.layers -= (Ls - Ls_first) * o.first_chunk;
+    if (rank == p - 1) o.layers -= (Ls - Ls_last) * o.last_chunk;
+    return o;
+}
+
+double est_stage_inflight_layers(const est_input *in, int m, int rank)
+{
+    double first, largest, last;
+    est_stage_layers(in, &first, &largest, &last);
+    return stage_inflight_of(in, m, rank, largest, first, last).layers;
 }
 
 /* The fraction of stored layer activations that are checkpoints (full recompute keeps
@@ -651,7 +688,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
 
     /* ---- recompute: the share of layer-micro-batches that recompute their forward ---- */
     double layers_chunk = Ls / v;
-    double inflight_mb = stage_inflight_layers(p, v, m, 0, Ls) / Ls; /* the first stage's micro-batches */
+    double inflight_mb = stage_inflight_of(in, m, 0, Ls, Ls_first, Ls_last).microbatches; /* the first stage's */
     double ckpt_share = checkpoint_share(in, layers_chunk, Ls, inflight_mb);
     double act_per_layer = ckpt_share * lay.act_ckpt + (1.0 - ckpt_share) * lay.act_full;
 
@@ -777,18 +814,18 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     }
     /* the stages whose memory can peak: the first (most micro-batches in flight, the
      * embedding), the last (output layer, logits) and, with p > 2, pipeline rank 1, the
-     * busiest full-size middle stage (stage_inflight_layers) */
+     * busiest full-size middle stage (stage_inflight_of); with p = 1 the one stage holds
+     * all of it */
     const struct {
         const stage_params *params;
         double layers;
         int rank;
     } stages[EST_MEM_STAGES] = {
-        [EST_STAGE_FIRST] = {&first_st, Ls_first, 0},
+        [EST_STAGE_FIRST] = {p == 1 ? &last_st : &first_st, Ls_first, 0},
         [EST_STAGE_LAST] = {&last_st, Ls_last, p - 1},
         [EST_STAGE_MIDDLE] = {&middle_st, Ls, 1},
     };
-    int n_stages = p > 2 ? EST_MEM_STAGES : EST_STAGE_MIDDLE;
-    r->mem_total = -1.0;
+    int n_stages = p > 2 ? 3 : p == 2 ? 2 : 1;
     for (int st = 0; st < n_stages; st++) {
         const stage_params *sp = stages[st].params;
         double P = sp->total, P_exp = sp->experts, P_dense = P - P_exp, P_layers = sp->layers;
@@ -828,18 +865,20 @@ int est_evaluate(const est_input *in_arg, est_result *r)
             weights = 2.0 * (P / (Ls_st > 0 ? Ls_st : 1)) * wbytes;
         }
         double logits = 0.0;
-        double layers_held = stage_inflight_layers(p, v, m, stages[st].rank, Ls_st);
+        int rank = stages[st].rank;
+        stage_inflight held = stage_inflight_of(in, m, rank, Ls, Ls_first, Ls_last);
+        double layers_held = held.layers;
         double acts = layers_held * act_per_layer;
-        if (st == EST_STAGE_FIRST) /* the embedding's output and dropout mask per micro-batch */
-            acts += inflight_mb * (2.0 + 1.0) * T * s->hidden / (in->sequence_parallel ? t : 1);
+        if (rank == 0) /* the embedding's output and dropout mask, per micro-batch of chunk 0 */
+            acts += held.first_chunk * (2.0 + 1.0) * T * s->hidden / (in->sequence_parallel ? t : 1);
         /* logits [T, V/t] in bf16 plus the fp32 softmax of the fused cross-entropy */
-        if (st == EST_STAGE_LAST || p == 1) logits = 6.0 * T * V / t;
+        if (rank == p - 1) logits = 6.0 * T * V / t;
         double off = offloaded_bytes(layers_held, Ls_st, n_off, act_per_layer);
         acts -= off;
         cpu += off;
         /* the stage with the output layer also keeps the MTP modules' activations and logits */
         if (s->mtp_layers > 0 && logits > 0) {
-            acts += s->mtp_layers * mtp_layer.act_full * fmax(1.0, layers_held / (Ls_last > 0 ? Ls_last : 1));
+            acts += s->mtp_layers * mtp_layer.act_full * fmax(1.0, held.last_chunk);
             logits *= 1.0 + s->mtp_layers;
         }
         /* during backward of a recomputed layer its full activations exist once */
@@ -848,11 +887,11 @@ int est_evaluate(const est_input *in_arg, est_result *r)
         double comm = groups_nontrivial * 0.25 * GIB; /* NCCL buffers: ~channels × 2 × 4 MiB per communicator */
         double allowance = c->cuda_context_gb * GIB + c->fragmentation * (weights + grads + opt + acts + logits);
         double stage_mem = weights + grads + opt + acts + logits + comm + allowance;
-        if (stage_mem > r->mem_total) {
+        if (st == 0 || stage_mem > r->mem_total) {
             r->mem_weights = weights; r->mem_grads = grads; r->mem_optimizer = opt; r->mem_activations = acts;
             r->mem_logits = logits; r->mem_comm_buffers = comm; r->mem_allowance = allowance;
             r->mem_total = stage_mem; r->mem_peak_stage = st;
-            r->inflight_microbatches = Ls_st > 0 ? layers_held / Ls_st : 0.0; r->cpu_mem_per_gpu = cpu;
+            r->inflight_microbatches = held.microbatches; r->cpu_mem_per_gpu = cpu;
         }
     }
     /* "80 GB" GPUs hold 80 GiB (nvidia-smi: A100 81920 MiB, H100 81559 MiB): the catalog's

@@ -123,6 +123,9 @@ const char *est_pp_layout_name(est_pp_layout layout);
 int est_pp_layout_parse(const char *name, est_pp_layout *out);
 /* decoder layers on the first, the largest and the last pipeline stage under in->pp_layout */
 void est_stage_layers(const est_input *in, double *first, double *largest, double *last);
+/* layer-activations pipeline rank `rank` holds at its peak with m micro-batches a step
+ * (the pipeline schedule's forwards before its first backward, chunk by chunk) */
+double est_stage_inflight_layers(const est_input *in, int m, int rank);
 
 /* fills an input with defaults: all sizes 1, bf16, flash attention, no recompute */
 void est_input_init(est_input *in, const model_shape *shape, const gpu_spec *gpu);

@@ -451,16 +451,20 @@ static source_stats *source_get(source_stats **list, size_t *n, const char *name
 }
 
 /* One table of groups (rows by source, or by GPU): count, skipped (sources only),
- * median and p90 of |error| and the median signed error, which shows a bias that
- * `autoconfig calibrate` can take out for a cluster of one's own */
+ * median and p90 of |error| and the median signed error (predicted over published
+ * throughput − 1), which shows a bias that `autoconfig calibrate` can take out for a
+ * cluster of one's own */
 static void print_groups(FILE *out, json_writer *w, const char *label, const char *json_key, source_stats *groups,
                          size_t n, bool with_skipped, double *tmp)
 {
+    int wd = 8; /* the name column fits the longest name (GPU names such as a100_pcie_80gb) */
+    for (size_t k = 0; k < n; k++)
+        if ((int)strlen(groups[k].name) > wd) wd = (int)strlen(groups[k].name);
     if (w) json_arr_open(w, json_key);
     else if (with_skipped)
-        fprintf(out, "%-8s %6s %8s %11s %11s %11s\n", label, "rows", "skipped", "median|err|", "p90|err|", "median err");
+        fprintf(out, "%-*s %6s %8s %11s %11s %11s\n", wd, label, "rows", "skipped", "median|err|", "p90|err|", "median err");
     else
-        fprintf(out, "%-8s %6s %11s %11s %11s\n", label, "rows", "median|err|", "p90|err|", "median err");
+        fprintf(out, "%-*s %6s %11s %11s %11s\n", wd, label, "rows", "median|err|", "p90|err|", "median err");
     for (size_t k = 0; k < n; k++) {
         source_stats *s = &groups[k];
         double med = NAN, p90 = NAN, bias = NAN;
@@ -481,11 +485,11 @@ static void print_groups(FILE *out, json_writer *w, const char *label, const cha
             }
             json_obj_close(w);
         } else if (with_skipped && s->n) {
-            fprintf(out, "%-8s %6d %8d %10.1f%% %10.1f%% %+10.1f%%\n", s->name, s->rows, s->skipped, 100 * med, 100 * p90, 100 * bias);
+            fprintf(out, "%-*s %6d %8d %10.1f%% %10.1f%% %+10.1f%%\n", wd, s->name, s->rows, s->skipped, 100 * med, 100 * p90, 100 * bias);
         } else if (with_skipped) {
-            fprintf(out, "%-8s %6d %8d %11s %11s %11s\n", s->name, s->rows, s->skipped, "-", "-", "-");
+            fprintf(out, "%-*s %6d %8d %11s %11s %11s\n", wd, s->name, s->rows, s->skipped, "-", "-", "-");
         } else if (s->n) {
-            fprintf(out, "%-8s %6d %10.1f%% %10.1f%% %+10.1f%%\n", s->name, s->rows, 100 * med, 100 * p90, 100 * bias);
+            fprintf(out, "%-*s %6d %10.1f%% %10.1f%% %+10.1f%%\n", wd, s->name, s->rows, 100 * med, 100 * p90, 100 * bias);
         }
     }
     if (w) json_arr_close(w);
@@ -627,12 +631,15 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
         a2a_hidden += in.moe_a2a_overlap;
         double pred = m.is_step ? r.step_time : r.tokens_per_s_per_gpu;
         double err = pred / m.value - 1.0;
+        /* the signed error the tables' "median err" reads, one sense for every row: predicted
+         * over published throughput − 1, positive when the prediction is faster */
+        double err_thr = m.is_step ? m.value / pred - 1.0 : err;
         s->rows++;
         all.rows++;
         source_stats *on_gpu = source_get(&gpus, &ngpus, in.gpu->name);
         if (on_gpu) on_gpu->rows++;
-        if (!on_gpu || push(s, fabs(err), err) || push(&all, fabs(err), err) || push(on_gpu, fabs(err), err) ||
-            (!row_assumed && push(&published, fabs(err), err))) {
+        if (!on_gpu || push(s, fabs(err), err_thr) || push(&all, fabs(err), err_thr) || push(on_gpu, fabs(err), err_thr) ||
+            (!row_assumed && push(&published, fabs(err), err_thr))) {
             rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
             break;
         }

@@ -150,7 +150,7 @@ print(len(r), sum(x["fits"] == "true" for x in r))' "$T/val.csv")
     # the GPU table splits the same predicted rows by GPU: its counts add up to the final line's
     gsum=$(echo "$out" | awk '/^gpu +rows/ {on=1; next} on && /^[a-z0-9_]+ +[0-9]+ +[0-9.]+%/ {n += $2; next} on {on=0} END {print n+0}')
     total=$(echo "$last" | awk '{print $2}')
-    [ "$gsum" = "$total" ] && echo "$out" | grep -Eq '^gb300 +[0-9]+ +[0-9.]+% +[0-9.]+% +-[0-9.]+%$' \
+    [ "$gsum" = "$total" ] && echo "$out" | grep -Eq '^gb300 +[0-9]+ +[0-9.]+% +[0-9.]+% +[-+][0-9.]+%$' \
         && pass validate_gpu_table || fail validate_gpu_table "gpu rows $gsum of $total"
     # the two 26.06.01 GPT-OSS figures their table footnotes as a cuDNN regression are skipped
     # with that reason, and the footnote is explained
@@ -178,6 +178,14 @@ out=$("$AC" validate --csv "$T/vp.csv" --out "$T/vp_out.csv" 2>&1)
 case "$out" in *"VP not published for 1 row(s) with PP > 1"*) pass validate_vp_note ;; *) fail validate_vp_note "$out" ;; esac
 g=$("$AC" validate --csv "$T/vp.csv" --json | python3 -c 'import json,sys; print(sorted((g["gpu"], g["rows"]) for g in json.load(sys.stdin)["gpus"]))')
 [ "$g" = "[('b200', 1), ('h100_sxm', 1)]" ] && pass validate_gpu_json || fail validate_gpu_json "$g"
+# the signed median reads predicted over published throughput − 1 for step-time rows too:
+# a row published at 10 s and predicted at s seconds is 10/s − 1 (positive: predicted faster)
+g=$("$AC" validate --csv "$T/vp.csv" --json | python3 -c '
+import csv, json, sys
+pred = {r["gpu"]: float(r["predicted_step_time_s"]) for r in csv.DictReader(open(sys.argv[1]))}
+bad = [g["gpu"] for g in json.load(sys.stdin)["gpus"] if abs(g["median_err_pct"] - 100 * (10 / pred[g["gpu"]] - 1)) > 1e-3]
+print(bad)' "$T/vp_out.csv")
+[ "$g" = "[]" ] && pass validate_signed_throughput || fail validate_signed_throughput "$g"
 vpa=$(awk -F, '$1=="A" {print $8}' "$T/vp_out.csv"); vpb=$(awk -F, '$1=="B" {print $8}' "$T/vp_out.csv")
 [ "${vpa:-0}" -gt 1 ] && [ "$vpb" = 1 ] && pass validate_vp_assumed || fail validate_vp_assumed "A vp=$vpa B vp=$vpb"
 head -1 "$T/vp_out.csv" | grep -q "s_compute_fwd,.*s_dp_exposed.*,grad_reduce_in_fp32,fp8_param_gather,cpu_offloading_num_layers,cuda_graphs,moe_a2a_overlap,recompute_modules,fused_expert_mlp$" \

@@ -714,6 +714,11 @@ static void test_pipeline_layouts(void)
     in.vp = 1; /* [E+8] [8]×6 [5+MTP+loss] */
     est_stage_layers(&in, &first, &largest, &last);
     CHECK(first == 8 && largest == 8 && last == 5);
+    /* PP 8 × VP 2: the last rank's chunks hold 4 and 1 layers.  Its 8 warm-up forwards all
+     * run chunk 0, the one in flight chunk 1: 8·4 + 1 = 33 layer-activations, not 9 × 5/2 */
+    in.vp = 2;
+    CHECK_NEAR(est_stage_inflight_layers(&in, 64, 7), 33.0, 1e-12);
+    in.vp = 1;
     /* the lighter last stage makes the step faster than the even split's */
     in.pp = 16;
     in.ep = 8;
@@ -759,6 +764,25 @@ static void test_pipeline_layouts(void)
     CHECK_NEAR(by_even.mem_weights - by_layout.mem_weights, 128256.0 * 16384.0 / 8.0 * 2.0, 1e-9);
     CHECK(by_layout.mem_activations < by_even.mem_activations && by_layout.mem_total < by_even.mem_total);
     CHECK(strcmp(est_stage_name(by_layout.mem_peak_stage), "middle") == 0);
+    /* chunk by chunk: p 8, v 4, u 4 per chunk, 32 micro-batches.  Rank 0 runs 39 forwards,
+     * chunks 0,1,2,3,0 in groups of 8 (the last group 7): 15 of chunk 0 at 3 layers, 24 at 4
+     * = 141; rank 1 runs 37 forwards of 4 layers = 148; rank 7 runs 25: chunk 3 (3 layers)
+     * once, the rest at 4 = 99 */
+    q.shape.num_layers = 126;
+    q.vp = 4;
+    q.pp_layout = EST_PP_EMBEDDING_LOSS;
+    q.moe_a2a_overlap = false;
+    CHECK_NEAR(est_stage_inflight_layers(&q, 32, 0), 141.0, 1e-12);
+    CHECK_NEAR(est_stage_inflight_layers(&q, 32, 1), 148.0, 1e-12);
+    CHECK_NEAR(est_stage_inflight_layers(&q, 32, 7), 99.0, 1e-12);
+    /* fewer micro-batches than the warm-up: all m·v forwards are held (2·4 chunks: 2·(3+4+4+4)) */
+    CHECK_NEAR(est_stage_inflight_layers(&q, 2, 0), 30.0, 1e-12);
+    /* 1F1B: min(m, p − rank) micro-batches of the stage's layers */
+    q.vp = 1;
+    q.pp_layout = EST_PP_EVEN;
+    CHECK_NEAR(est_stage_inflight_layers(&q, 32, 0), 8.0 * 16.0, 1e-12);
+    CHECK_NEAR(est_stage_inflight_layers(&q, 32, 7), 1.0 * 16.0, 1e-12);
+    CHECK_NEAR(est_stage_inflight_layers(&q, 3, 1), 3.0 * 16.0, 1e-12);
     q.vp = 3; /* 128 layers' worth do not split into 24 chunks: the even split stays */
     est_stage_layers(&q, &first, &largest, &last);
     CHECK(first == 16 && largest == 16 && last == 16);
