@@ -793,8 +793,8 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     if (edp < 1) edp = 1;
 
     /* trainable parameters (LoRA: adapters of rank r on lora_targets h×h-sized matrices) */
-    double lora_params_gpu = 0.0;
-    if (in->lora_rank > 0) lora_params_gpu = Ls_first * in->lora_targets * in->lora_rank * 2.0 * s->hidden / t;
+    double lora_per_layer = in->lora_rank > 0 ? in->lora_targets * in->lora_rank * 2.0 * s->hidden / t : 0.0;
+    double lora_params_gpu = Ls_first * lora_per_layer; /* the first stage's, for the DP traffic */
 
     /* ---- memory (bytes): Megatron-LM docs, distributed optimizer: bf16 params 2 B,
      * fp32 main grads 4 B, fp32 master + Adam m, v 12 B (18 B/param), grads and
@@ -830,15 +830,16 @@ int est_evaluate(const est_input *in_arg, est_result *r)
         const stage_params *sp = stages[st].params;
         double P = sp->total, P_exp = sp->experts, P_dense = P - P_exp, P_layers = sp->layers;
         double Ls_st = stages[st].layers; /* this stage's decoder layers */
+        double lora_st = Ls_st * lora_per_layer;
         double weights, grads, opt, cpu = 0.0;
         if (in->lora_rank > 0) {
-            weights = P * wbytes + lora_params_gpu * wbytes;
-            grads = lora_params_gpu * gbytes / (in->zero_stage >= 2 ? dpc : 1);
-            opt = lora_params_gpu * 12.0 / (in->zero_stage >= 1 ? dpc : 1);
+            weights = P * wbytes + lora_st * wbytes;
+            grads = lora_st * gbytes / (in->zero_stage >= 2 ? dpc : 1);
+            opt = lora_st * 12.0 / (in->zero_stage >= 1 ? dpc : 1);
             /* ZeRO-3 / FSDP shards the frozen base weights too, gathering two layers at a
              * time (DeepSpeed ZeRO-3 and PyTorch FSDP with PEFT; answer.ai FSDP+QLoRA 2024) */
             if (in->zero_stage >= 3)
-                weights = (P + lora_params_gpu) * wbytes / dpc + 2.0 * (P / (Ls_st > 0 ? Ls_st : 1)) * wbytes;
+                weights = (P + lora_st) * wbytes / dpc + 2.0 * (P / (Ls_st > 0 ? Ls_st : 1)) * wbytes;
         } else {
             double shard_d = dpc, shard_e = edp;
             double weight_bytes = param_bytes(P, P_layers, layer_wbytes, wbytes);
