@@ -688,7 +688,8 @@ int est_evaluate(const est_input *in_arg, est_result *r)
 
     /* ---- recompute: the share of layer-micro-batches that recompute their forward ---- */
     double layers_chunk = Ls / v;
-    double inflight_mb = stage_inflight_of(in, m, 0, Ls, Ls_first, Ls_last).microbatches; /* the first stage's */
+    stage_inflight first_held = stage_inflight_of(in, m, 0, Ls, Ls_first, Ls_last);
+    double inflight_mb = first_held.microbatches; /* the first stage's */
     double ckpt_share = checkpoint_share(in, layers_chunk, Ls, inflight_mb);
     double act_per_layer = ckpt_share * lay.act_ckpt + (1.0 - ckpt_share) * lay.act_full;
 
@@ -867,7 +868,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
         }
         double logits = 0.0;
         int rank = stages[st].rank;
-        stage_inflight held = stage_inflight_of(in, m, rank, Ls, Ls_first, Ls_last);
+        stage_inflight held = rank == 0 ? first_held : stage_inflight_of(in, m, rank, Ls, Ls_first, Ls_last);
         double layers_held = held.layers;
         double acts = layers_held * act_per_layer;
         if (rank == 0) /* the embedding's output and dropout mask, per micro-batch of chunk 0 */
