@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "estimator/infer.h"
+#include "estimator/tally.h"
 #include "estimator/validate.h"
 #include "util/csv.h"
 #include "util/fsutil.h"
@@ -178,59 +179,11 @@ static int row_case_of(const columns *c, const csv_row *r, row_case *rc, char *w
     return 0;
 }
 
-typedef struct {
-    char key[64];
-    int rows, skipped;
-    double *err, *signed_err;
-    size_t n, cap;
-} group_stats;
-
-static group_stats *group_get(group_stats **g, size_t *n, const char *key)
+static void print_summary(FILE *out, bool json, const char *csv_path, const err_group *all, const err_group *grp,
+                          size_t ngrp, const skip_tally *skips, int oom_rows, int oom_predicted, double *tmp)
 {
-    for (size_t i = 0; i < *n; i++)
-        if (!strcmp((*g)[i].key, key)) return &(*g)[i];
-    group_stats *ng = realloc(*g, (*n + 1) * sizeof *ng);
-    if (!ng) return NULL;
-    *g = ng;
-    memset(&ng[*n], 0, sizeof *ng);
-    snprintf(ng[*n].key, sizeof ng[*n].key, "%s", key);
-    return &ng[(*n)++];
-}
-
-static int push(group_stats *s, double err)
-{
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 64;
-        double *a = realloc(s->err, cap * sizeof *a);
-        if (!a) return -1;
-        s->err = a;
-        double *b = realloc(s->signed_err, cap * sizeof *b);
-        if (!b) return -1;
-        s->signed_err = b;
-        s->cap = cap;
-    }
-    s->err[s->n] = fabs(err);
-    s->signed_err[s->n++] = err;
-    return 0;
-}
-
-static double quant(const double *v, size_t n, double q, double *tmp)
-{
-    if (!n) return NAN;
-    memcpy(tmp, v, n * sizeof *tmp);
-    return validate_quantile(tmp, n, q);
-}
-
-typedef struct {
-    char reason[128];
-    int count;
-} skip_reason;
-
-static void print_summary(FILE *out, bool json, const char *csv_path, group_stats *all, group_stats *grp, size_t ngrp,
-                          const skip_reason *reasons, size_t nreasons, int oom_rows, int oom_predicted, double *tmp)
-{
-    double med = quant(all->err, all->n, 0.5, tmp), p90 = quant(all->err, all->n, 0.9, tmp);
-    if (!all->n) med = p90 = NAN; /* JSON null, text "-" */
+    double med, p90; /* NAN when no row was predicted: JSON null, text "-" */
+    err_group_quantiles(all, tmp, &med, &p90);
     json_writer w;
     if (json) {
         json_begin(&w, out);
@@ -243,42 +196,16 @@ static void print_summary(FILE *out, bool json, const char *csv_path, group_stat
         json_num(&w, "p90_abs_err_pct", 100 * p90);
         json_int(&w, "published_oom_rows", oom_rows);
         json_int(&w, "published_oom_predicted_no_fit", oom_predicted);
-        json_arr_open(&w, "sources");
     } else {
         fprintf(out, "Inference model vs published measurements (latency where published, else throughput; predicted)\n");
-        fprintf(out, "%-22s %6s %8s %11s %11s %11s\n", "source / GPU", "rows", "skipped", "median|err|", "p90|err|", "median err");
     }
-    for (size_t k = 0; k < ngrp; k++) {
-        group_stats *s = &grp[k];
-        double m = quant(s->err, s->n, 0.5, tmp), p = quant(s->err, s->n, 0.9, tmp), b = quant(s->signed_err, s->n, 0.5, tmp);
-        if (json) {
-            json_obj_open(&w, NULL);
-            json_str(&w, "source", s->key);
-            json_int(&w, "rows", s->rows);
-            json_int(&w, "skipped", s->skipped);
-            if (s->n) {
-                json_num(&w, "median_abs_err_pct", 100 * m);
-                json_num(&w, "p90_abs_err_pct", 100 * p);
-                json_num(&w, "median_err_pct", 100 * b);
-            }
-            json_obj_close(&w);
-        } else if (s->n) {
-            fprintf(out, "%-22s %6d %8d %10.1f%% %10.1f%% %+10.1f%%\n", s->key, s->rows, s->skipped, 100 * m, 100 * p, 100 * b);
-        } else {
-            fprintf(out, "%-22s %6d %8d %11s %11s %11s\n", s->key, s->rows, s->skipped, "-", "-", "-");
-        }
-    }
+    err_groups_print(out, json ? &w : NULL, "source / GPU", "sources", "source", grp, ngrp, 22, true, tmp);
+    skip_tally_print(skips, out, json ? &w : NULL);
     if (json) {
-        json_arr_close(&w);
-        json_obj_open(&w, "skipped_by_reason");
-        for (size_t k = 0; k < nreasons; k++) json_int(&w, reasons[k].reason, reasons[k].count);
-        json_obj_close(&w);
         json_obj_close(&w);
         json_end(&w);
         return;
     }
-    if (nreasons) fprintf(out, "skipped rows by reason:\n");
-    for (size_t k = 0; k < nreasons; k++) fprintf(out, "  %4d  %s\n", reasons[k].count, reasons[k].reason);
     if (oom_rows) fprintf(out, "published OOM rows predicted not to fit: %d of %d\n", oom_predicted, oom_rows);
     validate_print_final_line(out, all->rows, all->skipped, all->n, med, p90);
 }
@@ -301,9 +228,9 @@ int infer_validate_csv(const char *csv_path, const char *out_csv, char **rows_cs
         csv_free(&t);
         return -1;
     }
-    group_stats *grp = NULL, all = { 0 };
-    size_t ngrp = 0, nreasons = 0;
-    skip_reason reasons[32];
+    err_group *grp = NULL, all = { 0 };
+    size_t ngrp = 0;
+    skip_tally skips = { 0 };
     int oom_rows = 0, oom_predicted = 0, rc = 0;
     strbuf rows;
     sb_init(&rows);
@@ -316,7 +243,7 @@ int infer_validate_csv(const char *csv_path, const char *out_csv, char **rows_cs
         int ok = row_case_of(&c, row, &rcase, why, sizeof why) == 0;
         const gpu_spec *kg = gpu_match(csv_get(row, c.gpu_type));
         snprintf(key, sizeof key, "%.20s %s", csv_get(row, c.source_id), kg ? kg->name : "(unknown GPU)");
-        group_stats *s = group_get(&grp, &ngrp, key);
+        err_group *s = err_group_get(&grp, &ngrp, key);
         if (!s) { rc = ac_err_set(e, AC_E_NOMEM, "out of memory"); break; }
         est_infer_result r;
         int batch = 0;
@@ -347,14 +274,7 @@ int infer_validate_csv(const char *csv_path, const char *out_csv, char **rows_cs
         if (!ok) {
             s->skipped++;
             all.skipped++;
-            size_t k = 0;
-            while (k < nreasons && strcmp(reasons[k].reason, why)) k++;
-            if (k == nreasons && nreasons < 32) {
-                snprintf(reasons[k].reason, sizeof reasons[k].reason, "%s", why);
-                reasons[k].count = 0;
-                nreasons++;
-            }
-            if (k < nreasons) reasons[k].count++;
+            skip_tally_add(&skips, why);
             sb_add(&rows, ",,,,,,,,,,,,,");
             sb_csv_field(&rows, why, true);
             continue;
@@ -362,7 +282,10 @@ int infer_validate_csv(const char *csv_path, const char *out_csv, char **rows_cs
         double err = pred / rcase.measured - 1.0;
         s->rows++;
         all.rows++;
-        if (push(s, err) || push(&all, err)) { rc = ac_err_set(e, AC_E_NOMEM, "out of memory"); break; }
+        if (err_group_push(s, fabs(err), err) || err_group_push(&all, fabs(err), err)) {
+            rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
+            break;
+        }
         sb_printf(&rows, "%d,%d,%s,%d,%d,%d,%s,%.6g,%.6g,%.2f,%d,%.2f,%s,\n", rcase.in.tp, rcase.in.pp,
                   est_precision_name(rcase.in.precision), rcase.is_latency ? rcase.in.bs : 0, rcase.in.input_len,
                   rcase.in.output_len, rcase.is_latency ? "latency_ms" : "throughput_tok_s", rcase.measured, pred,
@@ -374,15 +297,13 @@ int infer_validate_csv(const char *csv_path, const char *out_csv, char **rows_cs
     if (!rc) {
         double *tmp = malloc((all.n ? all.n : 1) * sizeof *tmp);
         if (!tmp) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
-        else print_summary(out, json, csv_path, &all, grp, ngrp, reasons, nreasons, oom_rows, oom_predicted, tmp);
+        else print_summary(out, json, csv_path, &all, grp, ngrp, &skips, oom_rows, oom_predicted, tmp);
         free(tmp);
     }
     if (!rc && !all.n)
         rc = validate_no_rows_error(e, csv_path, all.skipped, out_csv != NULL);
-    for (size_t k = 0; k < ngrp; k++) { free(grp[k].err); free(grp[k].signed_err); }
-    free(grp);
-    free(all.err);
-    free(all.signed_err);
+    err_groups_free(grp, ngrp);
+    err_group_free(&all);
     sb_free(&rows);
     csv_free(&t);
     return rc;

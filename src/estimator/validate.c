@@ -8,6 +8,7 @@
 
 #include "estimator/footnote.h"
 #include "estimator/recipe.h"
+#include "estimator/tally.h"
 #include "util/fsutil.h"
 #include "util/json.h"
 #include "util/strbuf.h"
@@ -417,106 +418,6 @@ static int row_measured(const columns *c, const csv_row *row, const est_input *i
     return -1;
 }
 
-/* the errors of a group of rows: one source, one GPU, or all of them */
-typedef struct {
-    char name[64];
-    int rows, skipped;
-    double *err;
-    size_t n, cap;
-    double *signed_err;
-} source_stats;
-
-/* median and p90 of a set's |errors| (tmp: scratch of at least s->n values; NAN when empty) */
-static void abs_err_quantiles(const source_stats *s, double *tmp, double *median, double *p90)
-{
-    if (!s->n) { *median = *p90 = NAN; return; }
-    memcpy(tmp, s->err, s->n * sizeof *tmp);
-    *median = validate_quantile(tmp, s->n, 0.5);
-    memcpy(tmp, s->err, s->n * sizeof *tmp);
-    *p90 = validate_quantile(tmp, s->n, 0.9);
-}
-
-static source_stats *source_get(source_stats **list, size_t *n, const char *name)
-{
-    if (!name[0]) name = "(none)";
-    for (size_t i = 0; i < *n; i++)
-        if (!strcmp((*list)[i].name, name)) return &(*list)[i];
-    source_stats *nl = realloc(*list, (*n + 1) * sizeof *nl);
-    if (!nl) return NULL;
-    *list = nl;
-    source_stats *s = &nl[(*n)++];
-    memset(s, 0, sizeof *s);
-    snprintf(s->name, sizeof s->name, "%s", name);
-    return s;
-}
-
-/* One table of groups (rows by source, or by GPU): count, skipped (sources only),
- * median and p90 of |error| and the median signed error (predicted over published
- * throughput − 1), which shows a bias that `autoconfig calibrate` can take out for a
- * cluster of one's own */
-static void print_groups(FILE *out, json_writer *w, const char *label, const char *json_key, source_stats *groups,
-                         size_t n, bool with_skipped, double *tmp)
-{
-    int wd = 8; /* the name column fits the longest name (GPU names such as a100_pcie_80gb) */
-    for (size_t k = 0; k < n; k++)
-        if ((int)strlen(groups[k].name) > wd) wd = (int)strlen(groups[k].name);
-    if (w) json_arr_open(w, json_key);
-    else if (with_skipped)
-        fprintf(out, "%-*s %6s %8s %11s %11s %11s\n", wd, label, "rows", "skipped", "median|err|", "p90|err|", "median err");
-    else
-        fprintf(out, "%-*s %6s %11s %11s %11s\n", wd, label, "rows", "median|err|", "p90|err|", "median err");
-    for (size_t k = 0; k < n; k++) {
-        source_stats *s = &groups[k];
-        double med = NAN, p90 = NAN, bias = NAN;
-        if (s->n) {
-            abs_err_quantiles(s, tmp, &med, &p90);
-            memcpy(tmp, s->signed_err, s->n * sizeof *tmp);
-            bias = validate_quantile(tmp, s->n, 0.5);
-        }
-        if (w) {
-            json_obj_open(w, NULL);
-            json_str(w, label, s->name);
-            json_int(w, "rows", s->rows);
-            if (with_skipped) json_int(w, "skipped", s->skipped);
-            if (s->n) {
-                json_num(w, "median_abs_err_pct", 100 * med);
-                json_num(w, "p90_abs_err_pct", 100 * p90);
-                json_num(w, "median_err_pct", 100 * bias);
-            }
-            json_obj_close(w);
-        } else if (with_skipped && s->n) {
-            fprintf(out, "%-*s %6d %8d %10.1f%% %10.1f%% %+10.1f%%\n", wd, s->name, s->rows, s->skipped, 100 * med, 100 * p90, 100 * bias);
-        } else if (with_skipped) {
-            fprintf(out, "%-*s %6d %8d %11s %11s %11s\n", wd, s->name, s->rows, s->skipped, "-", "-", "-");
-        } else if (s->n) {
-            fprintf(out, "%-*s %6d %10.1f%% %10.1f%% %+10.1f%%\n", wd, s->name, s->rows, 100 * med, 100 * p90, 100 * bias);
-        }
-    }
-    if (w) json_arr_close(w);
-}
-
-static int push(source_stats *s, double abs_err, double signed_err)
-{
-    if (s->n == s->cap) {
-        size_t nc = s->cap ? s->cap * 2 : 32;
-        double *a = realloc(s->err, nc * sizeof *a);
-        if (!a) return -1;
-        s->err = a;
-        double *b = realloc(s->signed_err, nc * sizeof *b);
-        if (!b) return -1;
-        s->signed_err = b;
-        s->cap = nc;
-    }
-    s->err[s->n] = abs_err;
-    s->signed_err[s->n++] = signed_err;
-    return 0;
-}
-
-typedef struct {
-    char reason[160];
-    int count;
-} skip_reason;
-
 void validate_print_final_line(FILE *out, int rows, int skipped, size_t n, double median, double p90)
 {
     if (n)
@@ -547,11 +448,10 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
         csv_free(&t);
         return -1;
     }
-    source_stats *src = NULL, all = {0}, published = {0}; /* published: rows needing no assumed VP */
-    source_stats *gpus = NULL;                            /* predicted rows by GPU */
+    err_group *src = NULL, all = {0}, published = {0}; /* published: rows needing no assumed VP */
+    err_group *gpus = NULL;                            /* predicted rows by GPU */
     size_t nsrc = 0, ngpus = 0;
-    skip_reason reasons[32];
-    size_t nreasons = 0;
+    skip_tally skips = {0};
     const footnote *regressions[8]; /* footnotes that made rows skip, explained below the reasons */
     size_t nregressions = 0;
     strbuf rows = {0};
@@ -581,7 +481,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
         module_recompute = 0, fused_mlp = 0;
     for (size_t i = 0; i < t.n; i++) {
         const csv_row *row = &t.rows[i];
-        source_stats *s = source_get(&src, &nsrc, csv_get(row, c.source_id));
+        err_group *s = err_group_get(&src, &nsrc, csv_get(row, c.source_id));
         if (!s) { rc = ac_err_set(e, AC_E_NOMEM, "out of memory"); break; }
         est_input in;
         est_result r;
@@ -606,10 +506,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
         if (!ok) {
             s->skipped++;
             all.skipped++;
-            size_t k = 0;
-            while (k < nreasons && strcmp(reasons[k].reason, why)) k++;
-            if (k == nreasons && nreasons < 32) { snprintf(reasons[k].reason, sizeof reasons[k].reason, "%s", why); reasons[k].count = 0; nreasons++; }
-            if (k < nreasons) reasons[k].count++;
+            skip_tally_add(&skips, why);
             const footnote *note = footnote_of_row(row);
             if (note && note->effect == FOOTNOTE_REGRESSION) {
                 size_t j = 0;
@@ -636,10 +533,10 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
         double err_thr = m.is_step ? m.value / pred - 1.0 : err;
         s->rows++;
         all.rows++;
-        source_stats *on_gpu = source_get(&gpus, &ngpus, in.gpu->name);
+        err_group *on_gpu = err_group_get(&gpus, &ngpus, in.gpu->name);
         if (on_gpu) on_gpu->rows++;
-        if (!on_gpu || push(s, fabs(err), err_thr) || push(&all, fabs(err), err_thr) || push(on_gpu, fabs(err), err_thr) ||
-            (!row_assumed && push(&published, fabs(err), err_thr))) {
+        if (!on_gpu || err_group_push(s, fabs(err), err_thr) || err_group_push(&all, fabs(err), err_thr) ||
+            err_group_push(on_gpu, fabs(err), err_thr) || (!row_assumed && err_group_push(&published, fabs(err), err_thr))) {
             rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
             break;
         }
@@ -668,9 +565,9 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
         double *tmp = malloc((all.n ? all.n : 1) * sizeof *tmp);
         if (!tmp) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
         if (!rc) {
-            abs_err_quantiles(&all, tmp, &sum->median_abs_err, &sum->p90_abs_err);
+            err_group_quantiles(&all, tmp, &sum->median_abs_err, &sum->p90_abs_err);
             double pub_med = NAN, pub_p90 = NAN; /* the rows with a published layout only */
-            abs_err_quantiles(&published, tmp, &pub_med, &pub_p90);
+            err_group_quantiles(&published, tmp, &pub_med, &pub_p90);
             json_writer w;
             if (json) {
                 json_begin(&w, out);
@@ -681,12 +578,10 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
                 json_num(&w, "median_abs_err_pct", 100.0 * sum->median_abs_err);
                 json_num(&w, "p90_abs_err_pct", 100.0 * sum->p90_abs_err);
             }
-            print_groups(out, json ? &w : NULL, "source", "sources", src, nsrc, true, tmp);
-            print_groups(out, json ? &w : NULL, "gpu", "gpus", gpus, ngpus, false, tmp);
+            err_groups_print(out, json ? &w : NULL, "source", "sources", "source", src, nsrc, 8, true, tmp);
+            err_groups_print(out, json ? &w : NULL, "gpu", "gpus", "gpu", gpus, ngpus, 8, false, tmp);
+            skip_tally_print(&skips, out, json ? &w : NULL);
             if (json) {
-                json_obj_open(&w, "skipped_by_reason");
-                for (size_t k = 0; k < nreasons; k++) json_int(&w, reasons[k].reason, reasons[k].count);
-                json_obj_close(&w);
                 json_int(&w, "vp_assumed", vp_assumed);
                 if (vp_assumed && published.n) {
                     json_num(&w, "published_layout_median_abs_err_pct", 100.0 * pub_med);
@@ -702,8 +597,6 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
                 json_obj_close(&w);
                 json_end(&w);
             } else {
-                if (nreasons) fprintf(out, "skipped rows by reason:\n");
-                for (size_t k = 0; k < nreasons; k++) fprintf(out, "  %4d  %s\n", reasons[k].count, reasons[k].reason);
                 for (size_t k = 0; k < nregressions; k++)
                     fprintf(out, "footnote [^%s]: %s (%s)\n", regressions[k]->name, regressions[k]->meaning,
                             regressions[k]->source);
@@ -735,14 +628,10 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
         if (!rc && !all.n)
             rc = validate_no_rows_error(e, csv_path, all.skipped, out_csv != NULL);
     }
-    for (size_t k = 0; k < nsrc; k++) { free(src[k].err); free(src[k].signed_err); }
-    free(src);
-    for (size_t k = 0; k < ngpus; k++) { free(gpus[k].err); free(gpus[k].signed_err); }
-    free(gpus);
-    free(all.err);
-    free(all.signed_err);
-    free(published.err);
-    free(published.signed_err);
+    err_groups_free(src, nsrc);
+    err_groups_free(gpus, ngpus);
+    err_group_free(&all);
+    err_group_free(&published);
     sb_free(&rows);
     csv_free(&t);
     return rc;
