@@ -112,8 +112,8 @@ void err_groups_print(FILE *out, json_writer *w, const char *label, const char *
 
 void skip_tally_add(skip_tally *t, const char *why)
 {
-    size_t k = 0;
-    while (k < t->n && strcmp(t->r[k].reason, why)) k++;
+    size_t k = 0; /* compared as stored, so a reason longer than the slot still finds its entry */
+    while (k < t->n && strncmp(t->r[k].reason, why, SKIP_REASON_LEN - 1)) k++;
     if (k == t->n) {
         if (t->n == SKIP_REASONS_MAX) return;
         snprintf(t->r[k].reason, sizeof t->r[k].reason, "%s", why);

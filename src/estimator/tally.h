@@ -38,11 +38,13 @@ void err_groups_free(err_group *list, size_t n);
 void err_groups_print(FILE *out, json_writer *w, const char *label, const char *json_key, const char *json_name,
                       const err_group *groups, size_t n, int min_width, bool with_skipped, double *tmp);
 
-enum { SKIP_REASONS_MAX = 32 };
-/* rows skipped, counted by reason (the first SKIP_REASONS_MAX distinct reasons) */
+enum { SKIP_REASONS_MAX = 32, SKIP_REASON_LEN = 256 };
+/* rows skipped, counted by reason (the first SKIP_REASONS_MAX distinct reasons; a reason
+ * is kept whole up to SKIP_REASON_LEN − 1 bytes, the callers' why buffers, so rows with
+ * the same reason always count together) */
 typedef struct {
     struct {
-        char reason[160];
+        char reason[SKIP_REASON_LEN];
         int count;
     } r[SKIP_REASONS_MAX];
     size_t n;

@@ -12,6 +12,7 @@
 #include "estimator/recipe.h"
 #include "util/csv.h"
 #include "estimator/footnote.h"
+#include "estimator/tally.h"
 #include "estimator/validate.h"
 #include "model/layer.h"
 
@@ -1187,6 +1188,28 @@ static void test_quantile(void)
     CHECK_NEAR(validate_quantile(w, 2, 0.9), 9, 1e-12);
 }
 
+/* skipped rows count by reason, a long reason as one entry however often it recurs */
+static void test_skip_tally(void)
+{
+    skip_tally t = {0};
+    char longwhy[300];
+    memset(longwhy, 'x', sizeof longwhy - 1);
+    longwhy[sizeof longwhy - 1] = '\0';
+    skip_tally_add(&t, "vocab size missing");
+    skip_tally_add(&t, longwhy);
+    skip_tally_add(&t, "vocab size missing");
+    skip_tally_add(&t, longwhy);
+    CHECK(t.n == 2 && t.r[0].count == 2 && t.r[1].count == 2);
+    CHECK(strlen(t.r[1].reason) == SKIP_REASON_LEN - 1);
+    /* the first SKIP_REASONS_MAX distinct reasons are kept, later ones dropped */
+    char why[16];
+    for (int i = 0; i < 40; i++) {
+        snprintf(why, sizeof why, "r%d", i);
+        skip_tally_add(&t, why);
+    }
+    CHECK(t.n == SKIP_REASONS_MAX);
+}
+
 int main(void)
 {
     RUN(test_flops_worked_values);
@@ -1218,5 +1241,6 @@ int main(void)
     RUN(test_catalog);
     RUN(test_calibration_file);
     RUN(test_quantile);
+    RUN(test_skip_tally);
     CHECK_DONE();
 }
