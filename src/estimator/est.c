@@ -730,7 +730,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     /* embedding (first stage) and output layer + cross-entropy (last stage) */
     double T = in->mbs * (s->arch == ARCH_ENCODER_DECODER && s->dec_seq_length > 0 ? s->dec_seq_length : sq) / in->cp;
     double V = s->vocab;
-    double t_embed = 3.0 * 2.0 * T * s->hidden / (in->sequence_parallel ? t : 1) / dev.hbm;
+    double t_embed = 3.0 * 2.0 * T * s->hidden / layer_sp_div(in) / dev.hbm;
     /* output layer: forward, data gradient and (unless frozen under LoRA) weight gradient */
     double logit_passes = in->lora_rank > 0 ? 2.0 : 3.0;
     double t_logits = logit_passes * layer_gemm_s(&dev, T, s->hidden, V / t, 1.0) + 3.0 * 8.0 * T * V / t / dev.hbm;
@@ -762,7 +762,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     r->t_moe_host = m * Ls * host_exposed;
     r->t_pp_bubble = (double)(p - 1) / v * t_mb;
     if (p > 1) {
-        double msg = T * s->hidden * 2.0 / (in->sequence_parallel ? t : 1);
+        double msg = T * s->hidden * 2.0 / layer_sp_div(in);
         double bw = coll_group_bw(in, p, N / p);
         r->t_pp_p2p = (double)m * v * 2.0 * msg / (bw * c->p2p_eff);
     }
@@ -872,7 +872,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
         double layers_held = held.layers;
         double acts = layers_held * act_per_layer;
         if (rank == 0) /* the embedding's output and dropout mask, per micro-batch of chunk 0 */
-            acts += held.first_chunk * (2.0 + 1.0) * T * s->hidden / (in->sequence_parallel ? t : 1);
+            acts += held.first_chunk * (2.0 + 1.0) * T * s->hidden / layer_sp_div(in);
         /* logits [T, V/t] in bf16 plus the fp32 softmax of the fused cross-entropy */
         if (rank == p - 1) logits = 6.0 * T * V / t;
         double off = offloaded_bytes(layers_held, Ls_st, n_off, act_per_layer);

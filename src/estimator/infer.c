@@ -176,7 +176,7 @@ static pass_time layer_s(const dev_ctx *d, double tokens, double seqs, double ct
     double mats = s->gated_mlp ? 3.0 : 2.0;
     if (shape_is_moe(s)) {
         double fe = s->moe_ffn_hidden > 0 ? s->moe_ffn_hidden : s->ffn_hidden;
-        double k = s->moe_topk > 0 ? s->moe_topk : 1;
+        double k = shape_moe_topk(s);
         double touched = experts_touched(s->num_experts, (int)k, tokens);
         double flops = 2.0 * tokens * k * mats * h * fe / tp;
         double bytes = touched * mats * h * fe / tp * wb + tokens * k * (h + fe / tp) * 2.0 * 2.0;
@@ -280,7 +280,7 @@ static void memory_bytes(const dev_ctx *d, double bs, double seq_len, double pre
     if (s->learned_pos_emb) r->mem_weights += (double)(s->seq_length > 0 ? s->seq_length : seq_len) * h * INFER_EMB_BYTES;
     /* KV cache: 2 (K, V) · kv heads on this GPU · dh · bytes per token per layer (Pope et al. 2022) */
     r->mem_kv = bs * seq_len * d->kv_elems_gpu * d->kvbytes * (L / in->pp);
-    double f = shape_is_moe(s) ? (s->moe_ffn_hidden > 0 ? s->moe_ffn_hidden : s->ffn_hidden) * (s->moe_topk > 0 ? s->moe_topk : 1)
+    double f = shape_is_moe(s) ? (s->moe_ffn_hidden > 0 ? s->moe_ffn_hidden : s->ffn_hidden) * shape_moe_topk(s)
                                   : (s->ffn_hidden > 0 ? s->ffn_hidden : 4 * h);
     /* context attention scores, materialised per head by unfused kernels: bs·heads/tp·input² 16-bit values */
     double scores = prefill_tokens > 0 && bs > 0 ? bs * (double)s->heads / in->tp * pow(prefill_tokens / bs, 2) * 2.0 : 0.0;

@@ -6,6 +6,9 @@
 
 #include "estimator/collective.h"
 
+/* FC1 matrices: two (gate and up) for gated MLPs (SwiGLU, GeGLU), else one */
+static double fc1_mats(const model_shape *s) { return s->gated_mlp ? 2.0 : 1.0; }
+
 /* One GEMM (M×K)·(K×N): roofline of FLOPs at the achievable fraction of peak vs
  * operand traffic over HBM, with a launch floor (Williams et al. 2009 roofline). */
 double layer_gemm_s(const est_device *d, double M, double K, double N, double eff_scale)
@@ -82,7 +85,7 @@ static double cast_elems(const est_input *in, const layer_attn *at, double T, bo
 {
     const model_shape *s = &in->shape;
     double t = in->tp, h = s->hidden;
-    double mats_in = s->gated_mlp ? 2.0 : 1.0;
+    double mats_in = fc1_mats(s);
     /* MLA adds the up-projections' latent inputs and the down-projection's output gradient */
     double attn = backward ? T * ((at->q + at->k + at->v + h) / t + at->down)
                            : T * ((h + at->ctx) / t + at->q_latent + at->kv_latent);
@@ -117,8 +120,7 @@ double est_cast_elems(const est_input *in, double T, bool backward, bool moe_lay
 double est_moe_tokens(const est_input *in, double T)
 {
     const model_shape *s = &in->shape;
-    double k = s->moe_topk > 0 ? s->moe_topk : 1;
-    return T * k * in->etp / in->tp;
+    return T * shape_moe_topk(s) * in->etp / in->tp;
 }
 
 /* Host time of one MoE layer's expert block per micro-batch, forward + backward.
@@ -164,18 +166,12 @@ static double expert_epilogue_bytes(const est_input *in, bool backward)
 {
     const model_shape *s = &in->shape;
     if (in->fused_expert_mlp) return 0.0;
-    double F = (double)s->moe_ffn_hidden / in->etp, h = s->hidden, mats = s->gated_mlp ? 2.0 : 1.0;
+    double F = (double)s->moe_ffn_hidden / in->etp, h = s->hidden, mats = fc1_mats(s);
     double elems = clamp_elems(in, backward);
     if (s->moe_expert_bias) elems += backward ? mats * F + h : 2.0 * (mats * F + h);
     return 2.0 * elems;
 }
 
-/* sequence-parallel divisor: norms, dropout masks and residuals are split over TP ranks
- * only with sequence parallelism (Korthikanti et al. 2022 §4.2.2) */
-static double sp_div(const est_input *in) { return in->sequence_parallel && in->tp > 1 ? in->tp : 1.0; }
-
-/* FC1 matrices: two (gate and up) for gated MLPs (SwiGLU, GeGLU), else one */
-static double fc1_mats(const model_shape *s) { return s->gated_mlp ? 2.0 : 1.0; }
 
 /* Forward GEMMs of the attention block for T tokens: the fused QKV projection (column
  * parallel) and the output projection (row parallel).  MLA replaces QKV with a down-
@@ -225,7 +221,7 @@ static double moe_mlp_fwd_s(const est_input *in, const est_device *dev, double T
     const model_shape *s = &in->shape;
     const est_cal *c = dev->cal;
     double t = in->tp, h = s->hidden, mats_in = fc1_mats(s);
-    double etp = in->etp, ep = in->ep, E = s->num_experts, k = s->moe_topk > 0 ? s->moe_topk : 1;
+    double etp = in->etp, ep = in->ep, E = s->num_experts, k = shape_moe_topk(s);
     double F = s->moe_ffn_hidden;
     double local_experts = E / ep;
     double T_in = T / t; /* sequence-parallel share entering the layer */
@@ -247,7 +243,7 @@ static double moe_ep_comm_s(const est_input *in, const est_device *dev, double T
 {
     const model_shape *s = &in->shape;
     if (in->ep <= 1) return 0.0;
-    double k = s->moe_topk > 0 ? s->moe_topk : 1;
+    double k = shape_moe_topk(s);
     return 4.0 * moe_wait(in, dev->cal) * coll_dispatch_s(in, T / in->tp, k, s->hidden * 2.0, in->ep, in->etp, dev->cal);
 }
 
@@ -286,8 +282,8 @@ static double attn_core_flops(const est_input *in, const est_device *dev, double
 static double elementwise_bytes(const est_input *in, const est_cal *c, double T, bool moe_layer)
 {
     const model_shape *s = &in->shape;
-    double bytes = c->elementwise_units * 2.0 * T * s->hidden / sp_div(in);
-    double F_act = moe_layer ? s->moe_ffn_hidden * (s->moe_topk > 0 ? s->moe_topk : 1) + s->moe_shared_ffn : s->ffn_hidden;
+    double bytes = c->elementwise_units * 2.0 * T * s->hidden / layer_sp_div(in);
+    double F_act = moe_layer ? s->moe_ffn_hidden * shape_moe_topk(s) + s->moe_shared_ffn : s->ffn_hidden;
     bytes += 2.0 * 2.0 * T * F_act * (s->gated_mlp ? 1.5 : 1.0) / in->tp;
     return bytes;
 }
@@ -300,7 +296,7 @@ static double module_recompute_s(const est_input *in, const est_device *dev, dou
 {
     const model_shape *s = &in->shape;
     double r = 0.0;
-    if (in->recompute_layernorm) r += 2.0 * 4.0 * s->hidden * T / sp_div(in) / dev->hbm;
+    if (in->recompute_layernorm) r += 2.0 * 4.0 * s->hidden * T / layer_sp_div(in) / dev->hbm;
     if (in->recompute_moe_act && moe_layer) {
         r += est_moe_tokens(in, T) * 2.0 * (fc1_mats(s) + 1.0) * s->moe_ffn_hidden / in->etp / dev->hbm;
         r += est_moe_tokens(in, T) * 2.0 * clamp_elems(in, false) / dev->hbm;
@@ -343,7 +339,7 @@ static double act_bytes_per_token(const est_input *in, const est_device *dev, do
 {
     const model_shape *s = &in->shape;
     const layer_attn *at = &dev->at;
-    double t = in->tp, spd = sp_div(in), mats_in = fc1_mats(s);
+    double t = in->tp, spd = layer_sp_div(in), mats_in = fc1_mats(s);
     double h = s->hidden, a = s->heads, g = shape_query_groups(s), d = shape_head_dim(s);
     double mask = s->gated_mlp ? 0.0 : 1.0; /* GPT-3/BERT/T5 templates use dropout; Llama/Mixtral do not */
     double gin = dev->elem_bytes < 2.0 ? 1.0 : 2.0;
@@ -428,7 +424,7 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
 
     /* activation bytes per layer per micro-batch; full recompute keeps only the layer input */
     lc->act_full = act_bytes_per_token(in, dev, seq_q, seq_kv, cross, cross_seq, moe_layer) * T;
-    lc->act_ckpt = 2.0 * in->shape.hidden / sp_div(in) * T;
+    lc->act_ckpt = 2.0 * in->shape.hidden / layer_sp_div(in) * T;
 }
 
 /* the average of two kinds of layer, a share w_x of the first: times add up, the larger

@@ -37,6 +37,9 @@ typedef struct {
 
 /* seconds of one GEMM (M×K)·(K×N) at eff_scale × the device's GEMM efficiency */
 double layer_gemm_s(const est_device *d, double M, double K, double N, double eff_scale);
+/* sequence-parallel divisor: norms, dropout masks, residuals and the embedding output are
+ * split over TP ranks only with sequence parallelism (Korthikanti et al. 2022 §4.2.2) */
+static inline double layer_sp_div(const est_input *in) { return in->sequence_parallel && in->tp > 1 ? in->tp : 1.0; }
 
 /* One layer over seq_q query tokens attending seq_kv keys (causal or not); `cross` adds
  * T5's cross-attention over cross_seq encoder tokens; moe_layer: routed experts instead

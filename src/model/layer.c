@@ -68,7 +68,7 @@ double layer_mlp_weights(const model_shape *s, bool moe_layer, double *active)
         if (active) *active = mats * h * f;
         return mats * h * f;
     }
-    double k = s->moe_topk > 0 ? s->moe_topk : 1, fe = s->moe_ffn_hidden > 0 ? s->moe_ffn_hidden : s->ffn_hidden;
+    double k = shape_moe_topk(s), fe = s->moe_ffn_hidden > 0 ? s->moe_ffn_hidden : s->ffn_hidden;
     double shared = mats * h * s->moe_shared_ffn, router = h * s->num_experts;
     if (active) *active = k * mats * h * fe + shared + router;
     return layer_expert_weights(s) + shared + router;

@@ -62,6 +62,8 @@ static inline double shape_head_dim(const model_shape *s)
     return s->kv_channels > 0 ? s->kv_channels : (double)s->hidden / (s->heads > 0 ? s->heads : 1);
 }
 static inline bool shape_is_moe(const model_shape *s) { return s->num_experts > 1; }
+/* experts each token is routed to (k of top-k; 1 when unset) */
+static inline double shape_moe_topk(const model_shape *s) { return s->moe_topk > 0 ? s->moe_topk : 1; }
 /* transformer layers of the whole model (both stacks for T5) */
 static inline int shape_total_layers(const model_shape *s)
 {
