@@ -529,13 +529,13 @@ static void average_layer(const est_input *in, const est_device *dev, layer_cost
     }
     bool causal = s->arch == ARCH_DECODER;
     layer_cost_compute(in, dev, sq, sq, causal, false, 0, moe, lay);
+    if (s->mtp_layers > 0) *mtp = *lay; /* an MTP module's layer is one of the model's own (before the dense mix) */
     int dense = moe ? s->num_layers - layer_moe_count(s) : 0;
     if (dense > 0) {
         layer_cost dense_layer, expert_layer = *lay;
         layer_cost_compute(in, dev, sq, sq, causal, false, 0, false, &dense_layer);
         layer_cost_mix(&dense_layer, &expert_layer, (double)dense / s->num_layers, lay);
     }
-    if (s->mtp_layers > 0) layer_cost_compute(in, dev, sq, sq, causal, false, 0, moe, mtp);
 }
 
 /* Forwards among a rank's first F that run model chunk c: Megatron-Core's interleaved
