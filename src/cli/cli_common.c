@@ -38,7 +38,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, ac_err *e)
             if (i + 1 >= argc) return ac_err_set(e, AC_E_INPUT, "--conf needs a directory");
             o->conf_dir = argv[++i];
         } else if (!strncmp(a, "--conf=", 7)) o->conf_dir = a + 7;
-        else if (a[0] == '-' && a[1] == '-') {
+        else if (is_flag(a)) {
             o->flags[o->n_flags++] = argv[i];
             /* "--name value" form: keep the value with its flag */
             if (!strchr(a, '=') && i + 1 < argc && can_be_value(argv[i + 1]))

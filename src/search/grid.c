@@ -103,7 +103,7 @@ static int resolve(const search_inputs *in, ctx *c, ac_err *e)
     c->heads = in->shape.heads;
     c->groups = shape_query_groups(&in->shape);
     c->seq = in->shape.seq_length;
-    c->experts = in->shape.num_experts > 1 ? in->shape.num_experts : 1;
+    c->experts = shape_is_moe(&in->shape) ? in->shape.num_experts : 1;
     if (c->L < 1 || c->L > 512)
         return ac_err_set(e, AC_E_INPUT, "num_layers must be in [1, 512], got %d", c->L);
     if (c->heads < 1) return ac_err_set(e, AC_E_INPUT, "num_attention_heads must be ≥ 1, got %d", c->heads);
