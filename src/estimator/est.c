@@ -91,6 +91,18 @@ double est_peak_tflops(const gpu_spec *g, est_precision p)
     return g->bf16_tflops;
 }
 
+double est_gemm_tflops(const gpu_spec *g, est_precision p, double fp4_speedup)
+{
+    if (p == PREC_FP4 && g->fp4_tflops > 0) return est_fp4_gemm_tflops(g, fp4_speedup);
+    return est_peak_tflops(g, p);
+}
+
+double est_gemm_eff(const gpu_spec *g, est_precision p)
+{
+    bool low = p == PREC_FP8 || p == PREC_FP4;
+    return low && g->fp8_gemm_eff > 0 ? g->fp8_gemm_eff : g->gemm_eff;
+}
+
 /* ---------- calibration constants ---------- */
 
 static const struct {
@@ -497,10 +509,9 @@ static void device_of(const est_input *in, const est_cal *c, est_device *dev)
     bool low = in->precision == PREC_FP8 || in->precision == PREC_FP4;
     memset(dev, 0, sizeof *dev);
     dev->cal = c;
-    dev->peak = est_peak_tflops(g, in->precision) * 1e12;
+    dev->peak = est_gemm_tflops(g, in->precision, c->fp4_speedup) * 1e12;
     dev->peak16 = est_peak_tflops(g, in->precision == PREC_FP32 ? PREC_FP32 : PREC_BF16) * 1e12;
-    dev->gemm_eff = low && g->fp8_gemm_eff > 0 ? g->fp8_gemm_eff : g->gemm_eff;
-    if (in->precision == PREC_FP4 && g->fp4_tflops > 0) dev->peak = est_fp4_gemm_tflops(g, c->fp4_speedup) * 1e12;
+    dev->gemm_eff = est_gemm_eff(g, in->precision);
     dev->peak *= c->compute_scale;
     dev->peak16 *= c->compute_scale;
     dev->hbm = g->hbm_gbps * GB * 0.85;

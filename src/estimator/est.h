@@ -211,5 +211,10 @@ double est_moe_tokens(const est_input *in, double T);
 /* dense peak TFLOP/s of the GPU in a precision (fp8/fp4 fall back to bf16 when
  * the GPU has no such units) */
 double est_peak_tflops(const gpu_spec *g, est_precision p);
+/* the GEMM rate a run of precision p is modelled at: the peak, except NVFP4 training's
+ * mixed FP4/FP8 rate (est_fp4_gemm_tflops); and the achievable fraction of it (the
+ * catalog's fp8_gemm_eff for FP8/FP4 where given, else gemm_eff) */
+double est_gemm_tflops(const gpu_spec *g, est_precision p, double fp4_speedup);
+double est_gemm_eff(const gpu_spec *g, est_precision p);
 
 #endif

@@ -240,9 +240,8 @@ static void ctx_init(dev_ctx *d, const est_infer_input *in)
     }
     const gpu_spec *g = in->gpu;
     bool low = in->precision == PREC_FP8 || in->precision == PREC_FP4;
-    d->peak = est_peak_tflops(g, in->precision) * 1e12;
-    if (in->precision == PREC_FP4 && g->fp4_tflops > 0) d->peak = est_fp4_gemm_tflops(g, d->cal.fp4_speedup) * 1e12;
-    d->gemm_eff = low && g->fp8_gemm_eff > 0 ? g->fp8_gemm_eff : g->gemm_eff;
+    d->peak = est_gemm_tflops(g, in->precision, d->cal.fp4_speedup) * 1e12;
+    d->gemm_eff = est_gemm_eff(g, in->precision);
     d->hbm = g->hbm_gbps * GB * INFER_HBM_EFF;
     d->floor_s = in->cuda_graphs ? INFER_GRAPH_KERNEL_S : d->cal.min_kernel_us * 1e-6;
     d->wbytes = weight_bytes(in->precision);
