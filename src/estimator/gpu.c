@@ -117,17 +117,20 @@ const gpu_spec *gpu_default_for_memory(int gpu_memory_gb)
     return gpu_find(gpu_memory_gb <= 40 ? "a100_40gb" : "a100_80gb");
 }
 
-void gpu_names(char *buf, size_t len)
+void gpu_names_where(char *buf, size_t len, bool (*keep)(const gpu_spec *g, const void *ctx), const void *ctx)
 {
     size_t used = 0;
     if (len) buf[0] = '\0';
     if (gpu_catalog_load(NULL)) return;
     for (size_t i = 0; i < catalog_n && used < len; i++) {
-        int w = snprintf(buf + used, len - used, "%s%s", i ? ", " : "", catalog[i].name);
+        if (keep && !keep(&catalog[i], ctx)) continue;
+        int w = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", catalog[i].name);
         if (w < 0) return;
         used += (size_t)w;
     }
 }
+
+void gpu_names(char *buf, size_t len) { gpu_names_where(buf, len, NULL, NULL); }
 
 const char *gpu_suggest(const char *name)
 {

@@ -9,6 +9,7 @@
 #ifndef AC_ESTIMATOR_GPU_H
 #define AC_ESTIMATOR_GPU_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "util/err.h"
 
@@ -44,6 +45,8 @@ const gpu_spec *gpu_match(const char *text);
 const gpu_spec *gpu_default_for_memory(int gpu_memory_gb);
 /* "a100_40gb, a100_80gb, ..." for error messages and --help */
 void gpu_names(char *buf, size_t len);
+/* the same list of the GPUs keep() accepts (keep NULL: all of them) */
+void gpu_names_where(char *buf, size_t len, bool (*keep)(const gpu_spec *g, const void *ctx), const void *ctx);
 /* the closest catalog name to a mistyped one (for "did you mean"), or NULL */
 const char *gpu_suggest(const char *name);
 

@@ -16,18 +16,7 @@ static bool memory_matches(double gpu_gb, int gb)
     return fabs(gpu_gb - gb) <= 0.1 * gpu_gb;
 }
 
-static void gpus_with_memory(int gb, char *buf, size_t len)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < gpu_count() && used < len; i++) {
-        const gpu_spec *g = gpu_at(i);
-        if (!memory_matches(g->memory_gb, gb)) continue;
-        int w = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", g->name);
-        if (w < 0) break;
-        used += (size_t)w;
-    }
-}
+static bool has_memory(const gpu_spec *g, const void *gb) { return memory_matches(g->memory_gb, *(const int *)gb); }
 
 /* gpu_memory_gb must describe the GPU: without gpu it names the A100 (40 or 80, the
  * original's meaning); with gpu, a value given on the command line must be that GPU's */
@@ -37,16 +26,19 @@ static int check_gpu_memory(const ac_config *c, const gpu_spec *g, ac_err *e)
     const node *at = node_get_path(c->root, "search_config.train_settings.gpu_memory_gb");
     const char *file = at && at->file ? at->file : "command line";
     int line = at ? at->line : 0;
-    char names[256];
-    gpus_with_memory(gb, names, sizeof names);
-    if (!c->train.gpu[0] && gb != 40 && gb != 80)
+    char names[256]; /* the GPUs with that memory, for the two errors */
+    if (!c->train.gpu[0] && gb != 40 && gb != 80) {
+        gpu_names_where(names, sizeof names, has_memory, &gb);
         return ac_err_at(e, AC_E_INPUT, file, line, 0, "search_config.train_settings.gpu_memory_gb",
                          "%d GB names no A100 (40 or 80): set search_config.train_settings.gpu to the GPU%s%s", gb,
                          names[0] ? " with that memory: " : "", names);
-    if (c->train.gpu[0] && at && !strcmp(file, "command line") && !memory_matches(g->memory_gb, gb))
+    }
+    if (c->train.gpu[0] && at && !strcmp(file, "command line") && !memory_matches(g->memory_gb, gb)) {
+        gpu_names_where(names, sizeof names, has_memory, &gb);
         return ac_err_at(e, AC_E_INPUT, file, line, 0, "search_config.train_settings.gpu_memory_gb",
                          "%d GB does not match gpu %s (%.0f GB); drop the override%s%s", gb, g->name, g->memory_gb,
                          names[0] ? " or pick a GPU with that memory: " : "", names);
+    }
     return 0;
 }
 
