@@ -205,16 +205,14 @@ int cmd_run(int argc, char **argv)
     int rc = 0;
     bool opened = false;  /* --json: the object around the stages' documents */
     bool pending = false; /* --json: a member's name is out, its value not yet */
-    search_train_result train;
-    bool have_train = false;
+    search_train_result train = { 0 }; /* freeable as it is, or as search_train_run leaves it */
     if (cli_size_stage(&c, &rep, &size_b, &e) != 0) goto fail;
     if (rep.recommended && !o.json) cli_print_size(stdout, &c, &rep, NULL);
     /* every stage's input is checked (and the training grid scored) before the first
      * file is written: a bad setting leaves no half-done results behind */
     if (model_base_config_build(&c, size_b, &b, &e) != 0) goto fail;
     if (c.run_training_hp_search && search_train_run(&c, &b, &train, &e) != 0) goto fail;
-    have_train = c.run_training_hp_search;
-    if (have_train && check_launch(&c, &train, &e) != 0) goto fail;
+    if (c.run_training_hp_search && check_launch(&c, &train, &e) != 0) goto fail;
     if (c.run_inference_hp_search && search_inference_check(&c, &b, &e) != 0) goto fail;
     if (c.run_cost_search && cli_cost_check(&c, &b, &e) != 0) goto fail;
     if (model_base_config_write(&b, c.train.logs, &e) != 0) goto fail;
@@ -259,7 +257,7 @@ fail:
     if (opened) fputs(pending ? "null}\n" : "}\n", stdout); /* keep stdout one parseable object; the error is on stderr */
     rc = cli_fail(&e);
 done:
-    if (have_train) search_train_free(&train);
+    search_train_free(&train);
     model_base_config_free(&b);
     cfg_free(&c);
     cli_opts_free(&o);
