@@ -306,7 +306,7 @@ int cmd_estimate(int argc, char **argv)
     if (layout) {
         if (est_pp_layout_parse(layout, &in.pp_layout)) {
             ac_err_at(&e, AC_E_INPUT, "command line", 0, 0, "--pp-layout",
-                      "expects even, remainder_last or embedding_loss, got '%s'", layout);
+                      "expects " EST_PP_LAYOUT_CHOICES ", got '%s'", layout);
             rc = cli_fail(&e);
             goto out;
         }

@@ -121,6 +121,8 @@ double est_fp4_gemm_tflops(const gpu_spec *g, double fp4_speedup);
  * parse returns -1 for any other name */
 const char *est_pp_layout_name(est_pp_layout layout);
 int est_pp_layout_parse(const char *name, est_pp_layout *out);
+/* the names est_pp_layout_parse takes, for its callers' error messages */
+#define EST_PP_LAYOUT_CHOICES "even, remainder_last or embedding_loss"
 /* decoder layers on the first, the largest and the last pipeline stage under in->pp_layout */
 void est_stage_layers(const est_input *in, double *first, double *largest, double *last);
 /* layer-activations pipeline rank `rank` holds at its peak with m micro-batches a step

@@ -46,7 +46,7 @@ static int layout_field(const csv_table *t, const csv_row *r, int *out, ac_err *
     if (!*s) return 0;
     if (est_pp_layout_parse(s, &layout))
         return ac_err_at(e, AC_E_INTERNAL, t->file, r->line, 0, "pp_layout",
-                         "expects even, remainder_last or embedding_loss, got '%s'", s);
+                         "expects " EST_PP_LAYOUT_CHOICES ", got '%s'", s);
     *out = (int)layout;
     return 0;
 }
