@@ -405,13 +405,14 @@ static int advance_or_stop(const exec_ctx *x, const exec_backend *b, ledger *l, 
     return 0;
 }
 
-/* polls one submitted row; updates the ledger when something changed; *changed set */
-static int step_row(const exec_ctx *x, const exec_backend *b, ledger *l, ledger_row *r, int *changed, ac_err *e)
+/* polls one submitted row (its run directory run_dir); updates the ledger when something
+ * changed; *changed set */
+static int step_row(const exec_ctx *x, const exec_backend *b, ledger *l, ledger_row *r, const char *run_dir, int *changed,
+                    ac_err *e)
 {
-    char run_dir[1200], reason[256] = "";
+    char reason[256] = "";
     exec_state st;
     *changed = 0;
-    if (exec_run_dir(x->logs_dir, r->name, run_dir, sizeof run_dir, e) < 0) return -1;
     if (b->poll(x, r, run_dir, &st, reason, sizeof reason, e) < 0) return -1;
     ledger_state before = r->state;
     if (st == EXEC_RUNNING && r->state == LEDGER_PENDING) {
@@ -493,6 +494,8 @@ static int run_jobs(const ac_config *c, const char *logs_dir, const exec_job *jo
     exec_ctx x = { .c = c };
     snprintf(x.logs_dir, sizeof x.logs_dir, "%s", logs_dir);
     x.time_limit_s = time_limit_s(c);
+    char abs_logs[4096]; /* once: every row's run directory is polled from it */
+    if (fs_abspath(logs_dir, abs_logs, sizeof abs_logs, e) < 0) return -1;
 
     ledger *l = ledger_open(logs_dir, e);
     if (!l) return -1;
@@ -525,7 +528,7 @@ static int run_jobs(const ac_config *c, const char *logs_dir, const exec_job *jo
         for (size_t i = 0; i < n && !rc; i++) {
             ledger_row *r = &rows[i];
             char run_dir[1200];
-            if ((rc = exec_run_dir(logs_dir, r->name, run_dir, sizeof run_dir, e)) < 0) break;
+            if ((rc = exec_run_dir(abs_logs, r->name, run_dir, sizeof run_dir, e)) < 0) break;
             if (!ledger_state_final(r->state)) {
                 /* `autoconfig cancel` from another shell marks rows final in the ledger: a planned
                  * row is then never started, and a job this loop holds for it is stopped */
@@ -582,7 +585,7 @@ static int run_jobs(const ac_config *c, const char *logs_dir, const exec_job *jo
                 if (progress_out) progress_label(&p, r->name);
             } else if (r->state == LEDGER_PENDING || r->state == LEDGER_RUNNING) {
                 int changed;
-                if ((rc = step_row(&x, b, l, r, &changed, e)) < 0) break;
+                if ((rc = step_row(&x, b, l, r, run_dir, &changed, e)) < 0) break;
                 if (changed && ledger_state_final(r->state)) active--;
                 if (changed && progress_out) progress_label(&p, r->name);
             }
@@ -637,7 +640,9 @@ int exec_refresh(const char *logs_dir, ac_err *e)
         if (!b || (rows[i].state != LEDGER_PENDING && rows[i].state != LEDGER_RUNNING)) continue;
         int changed;
         ac_err pe;
-        (void)step_row(&x, b, l, &rows[i], &changed, &pe); /* a scheduler hiccup is not a status error */
+        char run_dir[1200];
+        if (exec_run_dir(logs_dir, rows[i].name, run_dir, sizeof run_dir, &pe) == 0)
+            (void)step_row(&x, b, l, &rows[i], run_dir, &changed, &pe); /* a scheduler hiccup is not a status error */
     }
     free(rows);
     ledger_close(l);
