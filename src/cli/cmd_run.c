@@ -38,6 +38,17 @@ static void print_search(FILE *out, const ac_config *c, const search_train_resul
             r->grid.n_original, r->n_fit, r->n_oom, r->n_launch, c->train.limit_search_runs);
 }
 
+/* the global batch the search moved to, and why */
+static void print_gbs(FILE *out, const ac_config *c, const search_train_result *r)
+{
+    if (!r->gbs.adjusted) return;
+    int gpus = c->train.num_nodes * c->train.gpus_per_node;
+    fprintf(out, "Global batch: %d has no split on %d GPUs (no MBS x DP of the grid divides it); searched GBS %d instead, "
+            "the nearest multiple of the largest data-parallel size %d (%+.1f%% tokens per step); "
+            "pin another with search_config.train_settings.global_batch_sizes=[...]\n",
+            r->gbs.from, gpus, r->gbs.to, r->gbs.dp, 100.0 * ((double)r->gbs.to / r->gbs.from - 1.0));
+}
+
 static void print_exhaustive(FILE *out, const search_train_result *r)
 {
     if (!r->exhaustive_done || !r->exhaustive_found) return;
@@ -161,6 +172,7 @@ static int training_stage(const ac_config *c, const model_base_config *b, search
         else { fputs(text, stdout); free(text); }
     } else {
         print_search(stdout, c, r);
+        print_gbs(stdout, c, r);
         if (r->cal_loaded) {
             char cal_path[CFG_PATH_MAX + 200];
             ac_err pe;

@@ -321,6 +321,9 @@ static int write_summary_json(const ac_config *c, const model_base_config *b, co
     json_int(w, "launched", (long long)r->n_launch);
     json_int(w, "top_n", c->train.output_top_n);
     json_num(w, "elapsed_s", r->elapsed_s);
+    json_int(w, "global_batch_size", r->gbs.to);
+    json_int(w, "configured_global_batch_size", r->gbs.from);
+    json_bool(w, "global_batch_adjusted", r->gbs.adjusted);
     if (r->exhaustive_done && r->exhaustive_found) {
         json_obj_open(w, "exhaustive");
         json_int(w, "candidates", r->exhaustive_count);

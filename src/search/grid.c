@@ -691,6 +691,47 @@ out:
     return rc;
 }
 
+/* ---- global batch adjustment ------------------------------------------------ */
+
+int search_gbs_nearest(const search_inputs *in, search_gbs_choice *out, ac_err *e)
+{
+    memset(out, 0, sizeof *out);
+    out->from = out->to = in->base_gbs;
+    if (!in->gbs.is_auto) return 0; /* a global_batch_sizes list pins the batch */
+    ctx *c = malloc(sizeof *c);
+    if (!c) return ac_err_set(e, AC_E_NOMEM, "out of memory");
+    int rc = -1;
+    if (resolve(in, c, e)) goto out;
+    const unsigned gbs_bit = 1u << SEARCH_RULE_GBS;
+    long long max_dp = 0;
+    bool split = false;
+    for (int a = 0; a < c->tp.n && !split; a++)
+        for (int b = 0; b < c->pp.n && !split; b++)
+            for (int i = 0; i < c->cp.n && !split; i++)
+                for (int j = 0; j < c->ep.n && !split; j++) {
+                    long long tp = c->tp.v[a], pp = c->pp.v[b], cp = c->cp.v[i], ep = c->ep.v[j];
+                    for (int m = 0; m < c->mbs.n && !split; m++) {
+                        unsigned f = combo_fails(c, tp, pp, cp, ep, c->mbs.v[m], in->base_gbs, true);
+                        if (f == 0) split = true;
+                        else if (f == gbs_bit && c->n_gpu / (tp * pp * cp) > max_dp) max_dp = c->n_gpu / (tp * pp * cp);
+                    }
+                }
+    rc = 0;
+    if (split || max_dp == 0) goto out; /* it splits, or the batch is not what fails */
+    /* the multiples of the largest DP split over every layout of the grid at MBS 1 (each
+     * smaller DP of the grid divides it when the smallest model-parallel split divides the
+     * others, as with TP·PP·CP = 1); the nearest keeps tokens per step closest */
+    long long lo = (in->base_gbs / max_dp) * max_dp, hi = lo + max_dp;
+    long long pick = lo >= max_dp && in->base_gbs - lo <= hi - in->base_gbs ? lo : hi;
+    if (pick > (1 << 30)) goto out;
+    out->adjusted = true;
+    out->to = (int)pick;
+    out->dp = (int)max_dp;
+out:
+    free(c);
+    return rc;
+}
+
 /* ---- exhaustive ------------------------------------------------------------- */
 
 typedef struct {

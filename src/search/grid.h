@@ -173,6 +173,19 @@ int search_act_params_for(search_family f, int num_layers, int pp, int vp, doubl
 /* The original's VP rule: L // pp for GPT-family/BERT with pp > 2, else 0. */
 int search_original_vp(search_family f, int num_layers, int pp);
 
+/* The global batch when the configured one (base_gbs, gbs auto) has no split on these
+ * GPUs for any grid layout and MBS: the multiple of the grid's largest data-parallel size
+ * nearest base_gbs (below or above, ties below), so tokens per step stay close and every
+ * layout with that DP or a divisor of it splits it at MBS 1.  adjusted is false when the
+ * batch splits, when global_batch_sizes is a list (it pins the batch) or when another rule
+ * than gbs removes every layout (the grid then reports that rule). */
+typedef struct {
+    bool adjusted;
+    int from, to; /* the configured and the used global batch */
+    int dp;       /* the data-parallel size `to` is a multiple of */
+} search_gbs_choice;
+int search_gbs_nearest(const search_inputs *in, search_gbs_choice *out, ac_err *e);
+
 /* Exhaustive mode bounds; 0 = default. */
 typedef struct {
     int max_tp;  /* default gpus_per_node (TP beyond one node is never sensible) */

@@ -158,6 +158,8 @@ int search_train_run(const ac_config *c, const model_base_config *b, search_trai
     memset(r, 0, sizeof *r);
     double t0 = now_s();
     if (search_train_inputs(c, b, &r->inputs, &r->act_method, e)) return -1;
+    if (search_gbs_nearest(&r->inputs, &r->gbs, e)) return -1;
+    if (r->gbs.adjusted) r->inputs.gbs = list_of_one(r->gbs.to);
     if (candidate_est_base(c, b, &r->base, e)) return -1;
     if (candidate_cal_load(c, &r->cal, &r->cal_loaded, e)) return -1;
     r->base.cal = &r->cal;

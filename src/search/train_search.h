@@ -42,6 +42,7 @@ typedef struct {
     est_cal cal;             /* the constants base.cal points to: compiled-in, or the cluster's calibration */
     bool cal_loaded;         /* <conf>/cluster/calibration_<cluster>.csv was applied */
     search_inputs inputs;
+    search_gbs_choice gbs;   /* the global batch searched: the configured one, or the nearest that splits */
     search_act_method act_method;
     search_scored *items;    /* grid order */
     size_t n, n_fit, n_oom, n_launch;
