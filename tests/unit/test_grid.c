@@ -824,7 +824,7 @@ static void test_gbs_nearest(void)
     CHECK(!g.adjusted);
     in = small_gpt();
     in.num_nodes = 20;
-    in.base_gbs = 1000; /* 1000 = 6.25 × 160: 960 is nearer than 1120 */
+    in.base_gbs = 1010; /* 1010 = 2·5·101 splits nowhere; 960 is nearer than 1120 */
     CHECK_INT(search_gbs_nearest(&in, &g, &e), 0);
     CHECK(g.adjusted);
     CHECK_INT(g.to, 960);
