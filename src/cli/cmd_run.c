@@ -161,7 +161,11 @@ static int training_stage(const ac_config *c, const model_base_config *b, search
     bool real = runs_real_jobs(c);
     size_t n_done = 0, n_failed = 0;
     if (results_write_candidates(c, b, r, c->train.logs, e) ||
-        (real && launch_selected(c, r, &n_done, &n_failed, e)) || results_write_final(c, b, r, c->train.logs, e)) {
+        (real && launch_selected(c, r, &n_done, &n_failed, e))) {
+        rc = -1;
+    } else if (real && (search_pick_measured(c, r), results_write_final(c, b, r, c->train.logs, e))) {
+        rc = -1;
+    } else if (!real && results_write_final(c, b, r, c->train.logs, e)) {
         rc = -1;
     } else if (json) {
         char path[4096];

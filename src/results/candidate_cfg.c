@@ -1,6 +1,7 @@
 /* candidate_cfg.c — see candidate_cfg.h. */
 #include "results/candidate_cfg.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -90,6 +91,47 @@ node *results_candidate_config(const model_base_config *base, const ac_config *c
             }
         }
     }
+    if (rc) { node_free(t); return NULL; }
+    return t;
+}
+
+long long results_full_run_steps(double num_tokens_in_b, int gbs, int seq_length)
+{
+    double tokens_per_step = (double)gbs * seq_length;
+    if (tokens_per_step <= 0 || num_tokens_in_b <= 0) return 0;
+    return (long long)(num_tokens_in_b * 1e9 / tokens_per_step); /* int(), as the base config's max_steps */
+}
+
+/* a schedule length of the base config rescaled from the base GBS to the candidate's */
+static int rescale_steps(node *t, const char *path, int base_gbs, int gbs, ac_err *e)
+{
+    long long v;
+    const node *n = node_get_path(t, path);
+    if (!n || node_is_null(n) || !node_get_int(n, &v) || gbs == base_gbs || gbs <= 0) return 0;
+    return put(t, path, node_int((long long)((double)v * base_gbs / gbs)), e);
+}
+
+node *results_full_run_config(const model_base_config *base, const ac_config *c, const search_candidate *k,
+                              const char *run_name, ac_err *e)
+{
+    node *t = results_candidate_config(base, c, k, run_name, e);
+    if (!t) return NULL;
+    int seq = base->shape.seq_length ? base->shape.seq_length : c->train.seq_length;
+    long long steps = results_full_run_steps(c->train.num_tokens_in_b, k->gbs, seq);
+    char limit[32], max_time[32];
+    model_time_limit_text(c->train.max_training_days, limit, sizeof limit);
+    model_max_time_text(c->train.max_training_days, max_time, sizeof max_time);
+    long long val = steps > 0 && steps < 2000 ? steps : 2000;
+    int rc = 0;
+    if (steps > 0) rc |= put(t, "trainer.max_steps", node_int(steps), e);
+    rc |= put(t, "trainer.val_check_interval", node_int(val), e);
+    rc |= put(t, "trainer.max_time", node_str(max_time), e);
+    rc |= put(t, "run.time_limit", node_str(limit), e);
+    rc |= rescale_steps(t, "model.optim.sched.warmup_steps", base->gbs, k->gbs, e);
+    rc |= rescale_steps(t, "model.optim.sched.constant_steps", base->gbs, k->gbs, e);
+    /* checkpoints come from exp_manager (trainer.enable_checkpointing stays False, as NeMo wants) */
+    rc |= put(t, "exp_manager.create_checkpoint_callback", node_bool(true), e);
+    rc |= put(t, "exp_manager.resume_if_exists", node_bool(true), e);
     if (rc) { node_free(t); return NULL; }
     return t;
 }

@@ -79,8 +79,7 @@ int search_train_inputs(const ac_config *c, const model_base_config *b, search_i
     return 0;
 }
 
-/* the ranking key: larger is better */
-static double score(const ac_config *c, const est_result *r)
+double search_train_score(const ac_config *c, const est_result *r)
 {
     if (!strcmp(c->train.rank_by, "cost")) return r->cost_usd > 0 ? -r->cost_usd : -r->step_time;
     return r->tokens_per_s;
@@ -94,7 +93,7 @@ static int by_rank(const void *a, const void *b)
     const search_scored *x = &sort_ctx->items[*(const size_t *)a], *y = &sort_ctx->items[*(const size_t *)b];
     bool fx = x->est.fits, fy = y->est.fits;
     if (fx != fy) return fx ? -1 : 1;
-    double sx = score(sort_cfg, &x->est), sy = score(sort_cfg, &y->est);
+    double sx = search_train_score(sort_cfg, &x->est), sy = search_train_score(sort_cfg, &y->est);
     if (!fx) { sx = -x->est.mem_total; sy = -y->est.mem_total; } /* closest to fitting first */
     if (sx != sy) return sx > sy ? -1 : 1;
     /* ties: the original's launch order */
@@ -115,9 +114,9 @@ typedef struct {
 
 static void keep_top(exh_ctx *x, const search_candidate *k, const est_result *res)
 {
-    double s = score(x->c, res);
+    double s = search_train_score(x->c, res);
     size_t pos = x->n_top;
-    while (pos > 0 && score(x->c, &x->top[pos - 1].est) < s) pos--;
+    while (pos > 0 && search_train_score(x->c, &x->top[pos - 1].est) < s) pos--;
     if (pos >= x->cap) return;
     size_t last = x->n_top < x->cap ? x->n_top : x->cap - 1;
     memmove(&x->top[pos + 1], &x->top[pos], (last - pos) * sizeof *x->top);
@@ -135,8 +134,8 @@ static int exhaustive_visit(const search_candidate *k, void *user)
     if (est_evaluate(&x->in, &res)) return 0;
     if (!res.fits) { x->n_oom++; return 0; }
     x->n_fit++;
-    if (x->top) keep_top(x, k, &res);
-    double s = score(x->c, &res);
+    if (x->top && !search_pick_is_twin(x->r, &x->in, k, &res)) keep_top(x, k, &res); /* one line per run */
+    double s = search_train_score(x->c, &res);
     if (!x->r->exhaustive_found || s > x->best_score) {
         x->r->exhaustive_found = true;
         x->r->exhaustive_best = *k;
@@ -157,6 +156,7 @@ int search_train_run(const ac_config *c, const model_base_config *b, search_trai
 {
     memset(r, 0, sizeof *r);
     double t0 = now_s();
+    snprintf(r->size_text, sizeof r->size_text, "%s", b->size_text);
     if (search_train_inputs(c, b, &r->inputs, &r->act_method, e)) return -1;
     if (search_gbs_nearest(&r->inputs, &r->gbs, e)) return -1;
     if (r->gbs.adjusted) r->inputs.gbs = list_of_one(r->gbs.to);
@@ -266,6 +266,7 @@ int search_train_run(const ac_config *c, const model_base_config *b, search_trai
     }
     if (r->exhaustive_found)
         r->exhaustive_gain = r->exhaustive_best_est.tokens_per_s / r->items[r->order[0]].est.tokens_per_s - 1.0;
+    if (search_pick_predicted(c, r, e)) { search_train_free(r); return -1; }
     r->elapsed_s = now_s() - t0;
     return 0;
 }

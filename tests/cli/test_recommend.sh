@@ -32,3 +32,38 @@ out=$("$AC" run search_config=gpt3/5b search_config.train_settings.num_nodes=20 
 # a batch that splits is left alone
 out=$("$AC" run run_inference_hp_search=False "search_config.train_settings.logs=$T/gbs16" 2>&1)
 case "$out" in *"Global batch:"*) fail gbs_untouched "$out" ;; *) pass gbs_untouched ;; esac
+
+# --- the optimal config is written for the full training run; the search runs keep theirs
+L="$T/full"
+out=$("$AC" run run_inference_hp_search=False "search_config.train_settings.logs=$L" 2>&1)
+O="$L/final_result/optimal_config_5b_16nodes.yaml"
+grep -q "max_steps: 71525" "$O" && pass optimal_full_run_steps || fail optimal_full_run_steps "$(grep max_steps "$O")"
+grep -q "create_checkpoint_callback: true" "$O" && grep -q "time_limit: '5-00:00:00'" "$O" && grep -q "max_time: '4:23:30:00'" "$O" \
+    && pass optimal_full_run_limits || fail optimal_full_run_limits "$(grep -E 'time|checkpoint_callback' "$O")"
+f=$(ls "$L/candidate_configs" | head -1)
+grep -q "max_steps: 50" "$L/candidate_configs/$f" && pass candidates_keep_search_steps || fail candidates_keep_search_steps "$(grep max_steps "$L/candidate_configs/$f")"
+case "$out" in *"Optimal config: gpt3_5b_16nodes_tp_1_pp_1_mbs_"*"original grid"*"the full run: 71525 steps"*) pass optimal_labelled ;; *) fail optimal_labelled "$out" ;; esac
+grep -q '"recommendation":{"name":"gpt3_5b_16nodes_tp_1_pp_1_' "$L/final_result/summary.json" && grep -q '"tie_band":0.05' "$L/final_result/summary.json" \
+    && pass summary_recommendation || fail summary_recommendation "$(grep -o '"recommendation":.\{300\}' "$L/final_result/summary.json")"
+
+# --- ties: Llama 3 70B on 64 H100 nodes, exhaustive.  The fastest (TP 2 x CP 8, across nodes) is
+# within the 5 % band of layouts with fewer model-parallel GPUs: the conventional one is written
+L="$T/tie"
+out=$("$AC" run search_config=llama/llama3_70b search_config.train_settings.gpu=h100 search_config.train_settings.num_nodes=64 \
+    search_config.train_settings.search_mode=exhaustive run_inference_hp_search=False "search_config.train_settings.logs=$L" 2>&1); st=$?
+case "$out" in *"within the estimator's 5% band of the fastest"*"_tp_2_pp_4_cp_8_"*"for fewer model-parallel GPUs"*) pass tie_conventional ;; *) fail tie_conventional "exit $st: $out" ;; esac
+opt=$(echo "$out" | sed -n 's/^Optimal config: \([^ ]*\) .*/\1/p')
+case "$opt" in *_cp_8_*) fail tie_not_fastest "$opt" ;; *_tp_*) pass tie_not_fastest ;; *) fail tie_not_fastest "no pick: $out" ;; esac
+grep -q "context_parallel_size: 8" "$L/final_result/optimal_config_70b_64nodes.yaml" && fail tie_written "CP 8 written" || pass tie_written
+# twins: selective recompute under flash attention recomputes nothing, so no top-10 line repeats another
+top=$(echo "$out" | grep '^Config #')
+n_sel=$(echo "$top" | grep -c '_rc_sel')
+[ "$n_sel" -eq 0 ] && pass twins_deduplicated || fail twins_deduplicated "$top"
+
+# --- budget: Llama 3 8B on one H100 node takes far longer than max_training_days
+out=$("$AC" run search_config=llama/llama3_8b search_config.train_settings.gpu=h100 search_config.train_settings.num_nodes=1 \
+    run_inference_hp_search=False "search_config.train_settings.logs=$T/budget" 2>&1)
+echo "$out" | grep -Eq 'WARNING: [0-9.]+ predicted days exceed max_training_days 6; [0-9]+ nodes at the same layout would take [0-9.]+ days' \
+    && pass budget_warning || fail budget_warning "$out"
+grep -q '"over_budget":true' "$T/budget/final_result/summary.json" && grep -q '"nodes_for_budget":[0-9]' "$T/budget/final_result/summary.json" \
+    && pass budget_in_summary || fail budget_in_summary "$(grep -o '"over_budget".\{60\}' "$T/budget/final_result/summary.json")"
