@@ -93,6 +93,13 @@ const schema_entry SCHEMA[] = {
     { TS "recompute_granularity", ST_ENUM, S(train.recompute_granularity), "auto", NB, "auto|selective|full", 0, "extension: activation recompute kind searched" },
     { TS "search_mode", ST_ENUM, S(train.search_mode), "heuristic", NB, "heuristic|exhaustive", 0, "extension: the original's grid, or every divisor and knob" },
     { TS "rank_by", ST_ENUM, S(train.rank_by), "throughput", NB, "throughput|cost", 0, "extension: rank candidates by speed or by $ for the run" },
+    { TS "precisions", ST_STR_LIST, S(train.precisions), "[auto]", NB, NULL, SF_NULLABLE, "extension: training precisions to search (bf16, fp8 on GPUs with FP8 units), or auto (the base config's); nvfp4 needs a later release than NeMo v2.0.0" },
+    { TS "grad_reduce_dtype", ST_STR_LIST, S(train.grad_reduce_dtype), "[auto]", NB, NULL, SF_NULLABLE, "extension: gradient reduction types to search (fp32, bf16: model.optim.grad_sync_dtype), or auto" },
+    { TS "fp8_param_gather", ST_STR_LIST, S(train.fp8_param_gather), "[auto]", NB, NULL, SF_NULLABLE, "extension: FP8 weights gathered in FP8 (model.fp8_params) to search, [false, true], or auto" },
+    { TS "pipeline_layouts", ST_STR_LIST, S(train.pipeline_layouts), "[auto]", NB, NULL, SF_NULLABLE, "extension: pipeline splits to search: even, first_last (Megatron-Core 0.9 first/last_pipeline_num_layers: PP need not divide the layers, no VP), or auto (even)" },
+    { TS "cuda_graphs", ST_STR_LIST, S(train.cuda_graphs), "[auto]", NB, NULL, SF_NULLABLE, "extension: CUDA graphs over transformer layers (model.enable_cuda_graph) to search, [false, true], or auto" },
+    { TS "tp_comm_overlap", ST_STR_LIST, S(train.tp_comm_overlap), "[auto]", NB, NULL, SF_NULLABLE, "extension: TP communication overlap (model.ub_tp_comm_overlap, needs SP) to search, [false, true], or auto" },
+    { TS "activation_offload_layers", ST_INT_LIST, S(train.activation_offload_layers), "auto", 0, 100000, NULL, SF_NULLABLE, "extension: layers whose activations go to host memory (model.cpu_offloading_num_layers, PP 1, no recompute), or auto (none)" },
     { TS "price_per_gpu_hour", ST_FLOAT, S(train.price_per_gpu_hour), "null", 0.0001, 1e4, NULL, SF_NULLABLE, "extension: $ per GPU-hour (null = catalog price)" },
 
     /* ---- cost_settings (extension: the cost stage, src/cost/cost.h) ---- */
@@ -402,6 +409,18 @@ int schema_fill(const node *root, ac_config *cfg, ac_err *e)
         if (se->type == ST_STR_LIST) {
             if (se->offset == OFF(container_mounts))
                 rc = fill_str_list(n, se->key, &cfg->n_container_mounts, &cfg->container_mounts[0][0], CFG_PATH_MAX, 16, e);
+            else if (se->offset == OFF(train.precisions))
+                rc = fill_str_list(n, se->key, &cfg->train.n_precisions, &cfg->train.precisions[0][0], CFG_KNOB_LEN, CFG_KNOB_MAX, e);
+            else if (se->offset == OFF(train.grad_reduce_dtype))
+                rc = fill_str_list(n, se->key, &cfg->train.n_grad_reduce_dtype, &cfg->train.grad_reduce_dtype[0][0], CFG_KNOB_LEN, CFG_KNOB_MAX, e);
+            else if (se->offset == OFF(train.fp8_param_gather))
+                rc = fill_str_list(n, se->key, &cfg->train.n_fp8_param_gather, &cfg->train.fp8_param_gather[0][0], CFG_KNOB_LEN, CFG_KNOB_MAX, e);
+            else if (se->offset == OFF(train.pipeline_layouts))
+                rc = fill_str_list(n, se->key, &cfg->train.n_pipeline_layouts, &cfg->train.pipeline_layouts[0][0], CFG_KNOB_LEN, CFG_KNOB_MAX, e);
+            else if (se->offset == OFF(train.cuda_graphs))
+                rc = fill_str_list(n, se->key, &cfg->train.n_cuda_graphs, &cfg->train.cuda_graphs[0][0], CFG_KNOB_LEN, CFG_KNOB_MAX, e);
+            else if (se->offset == OFF(train.tp_comm_overlap))
+                rc = fill_str_list(n, se->key, &cfg->train.n_tp_comm_overlap, &cfg->train.tp_comm_overlap[0][0], CFG_KNOB_LEN, CFG_KNOB_MAX, e);
             else if (se->offset == OFF(cost.gpus))
                 rc = fill_str_list(n, se->key, &cfg->cost.n_gpus, &cfg->cost.gpus[0][0], CFG_NAME_MAX, 16, e);
             else

@@ -33,6 +33,37 @@ static const char *optimizer_name(const node *cfg, bool distributed)
     return "fused_adam";
 }
 
+/* The knobs experts tune (issue 25), with the keys NeMo v2.0.0 (Megatron-Core 0.9) reads:
+ * its megatron_gpt_config.yaml keys, or TransformerConfig fields it copies from model.*
+ * by name (data/nemo_passthrough_keys.csv).  Written only where they differ from the base. */
+static int write_expert_knobs(node *t, const search_candidate *k, ac_err *e)
+{
+    int rc = 0;
+    if (k->ext_mask & SEARCH_EXT_PREC) {
+        bool fp8 = k->precision == SEARCH_PREC_FP8;
+        rc |= put(t, "model.fp8", node_bool(fp8), e);
+        if (fp8) {
+            rc |= put(t, "model.transformer_engine", node_bool(true), e); /* FP8 runs in Transformer Engine layers */
+            rc |= put(t, "model.fp8_hybrid", node_bool(true), e);        /* E4M3 forward, E5M2 gradients */
+        }
+    }
+    if (k->ext_mask & SEARCH_EXT_GRAD) rc |= put(t, "model.optim.grad_sync_dtype", node_str(k->grad_bf16 ? "bf16" : "fp32"), e);
+    if (k->ext_mask & SEARCH_EXT_FP8PG) rc |= put(t, "model.fp8_params", node_bool(k->fp8_param_gather), e);
+    if (k->ext_mask & SEARCH_EXT_GRAPHS) rc |= put(t, "model.enable_cuda_graph", node_bool(k->cuda_graphs), e);
+    if (k->ext_mask & SEARCH_EXT_TPO) rc |= put(t, "model.ub_tp_comm_overlap", node_bool(k->tp_overlap), e);
+    if (k->ext_mask & SEARCH_EXT_OFFLOAD) {
+        rc |= put(t, "model.cpu_offloading", node_bool(k->offload_layers > 0), e);
+        rc |= put(t, "model.cpu_offloading_num_layers", node_int(k->offload_layers), e);
+        rc |= put(t, "model.cpu_offloading_activations", node_bool(true), e);
+        rc |= put(t, "model.cpu_offloading_weights", node_bool(false), e); /* the estimator models activations only */
+    }
+    if (k->ext_mask & SEARCH_EXT_UNEVEN) {
+        rc |= put(t, "model.first_pipeline_num_layers", node_int(k->first_layers), e);
+        rc |= put(t, "model.last_pipeline_num_layers", node_int(k->last_layers), e);
+    }
+    return rc;
+}
+
 node *results_candidate_config(const model_base_config *base, const ac_config *c, const search_candidate *k,
                                const char *run_name, ac_err *e)
 {
@@ -91,6 +122,7 @@ node *results_candidate_config(const model_base_config *base, const ac_config *c
             }
         }
     }
+    rc |= write_expert_knobs(t, k, e);
     if (rc) { node_free(t); return NULL; }
     return t;
 }

@@ -100,6 +100,11 @@ static void read_switches(const node *cfg, est_input *in)
         for (size_t i = 0; i < sizeof GRAD_DTYPES / sizeof *GRAD_DTYPES; i++)
             if (!strcasecmp(grad_dtype, GRAD_DTYPES[i].name)) in->grad_bytes = GRAD_DTYPES[i].bytes;
     }
+    /* TP overlap only when the config switches it on (NeMo's default is off) */
+    n = node_get_path(cfg, "model.ub_tp_comm_overlap");
+    in->tp_comm_overlap = n && node_get_bool(n, &bv) && bv;
+    n = node_get_path(cfg, "model.first_pipeline_num_layers");
+    if (n && !node_is_null(n)) in->allow_uneven_pp = true;
     n = node_get_path(cfg, "model.fp8_params");
     if (n && node_get_bool(n, &bv)) in->fp8_param_gather = bv && est_fp8_gather_allowed(in);
     n = node_get_path(cfg, "model.cpu_offloading");
@@ -141,7 +146,14 @@ void candidate_est_apply(est_input *in, const search_candidate *k, search_act_me
     in->dp = k->dp;
     in->sequence_parallel = k->sequence_parallel && k->tp > 1;
     in->zero_stage = k->distributed_optimizer ? 1 : 0;
-    in->fp8_param_gather = in->fp8_param_gather && est_fp8_gather_allowed(in); /* the candidate may drop the sharded optimizer */
+    /* the knobs experts tune (grid.h): what the candidate config writes */
+    in->precision = k->precision == SEARCH_PREC_FP8 ? PREC_FP8 : PREC_BF16;
+    in->grad_bytes = k->grad_bf16 ? 2.0 : 4.0;
+    in->fp8_param_gather = k->fp8_param_gather && est_fp8_gather_allowed(in); /* the candidate may drop the sharded optimizer */
+    in->cuda_graphs = k->cuda_graphs;
+    in->tp_comm_overlap = k->tp_overlap && k->tp > 1 && in->sequence_parallel;
+    in->offload_act_layers = k->offload_layers;
+    in->allow_uneven_pp = k->first_layers > 0;
     in->recompute = k->recompute == SEARCH_RC_FULL ? RECOMPUTE_FULL
                   : k->recompute == SEARCH_RC_SELECTIVE ? RECOMPUTE_SELECTIVE : RECOMPUTE_NONE;
     in->recompute_layers = 0;

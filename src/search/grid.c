@@ -31,6 +31,8 @@ void search_inputs_init(search_inputs *in)
     in->tp = in->pp = in->mbs = search_list_auto();
     in->act_ckpt_layers = in->cp = in->ep = in->vp = in->gbs = search_list_auto();
     in->sequence_parallel = in->recompute = in->distributed_optimizer = search_list_auto();
+    in->precision = in->grad_bf16 = in->fp8_param_gather = in->cuda_graphs = in->tp_overlap = search_list_auto();
+    in->offload_layers = in->uneven_pp = search_list_auto();
     in->min_mp.is_auto = in->max_mp.is_auto = true;
 }
 
@@ -48,6 +50,9 @@ typedef struct {
     search_int_list vp;
     bool sp_auto, do_auto;
     search_int_list sp, rc, dopt;
+    /* knobs experts tune, resolved (auto = the base value) */
+    search_int_list prec, grad, fp8pg, graphs, tpo, offl;
+    bool uneven; /* PP may leave a remainder of layers (first/last stage counts) */
 } ctx;
 
 /* Keep the first occurrence of each value (the original would write the same
@@ -160,7 +165,46 @@ static int resolve(const search_inputs *in, ctx *c, ac_err *e)
     dedupe(&c->sp);
     dedupe(&c->rc);
     dedupe(&c->dopt);
+    if (check_ext_list(&in->precision, "precisions", 0, 4, e) || check_ext_list(&in->grad_bf16, "grad_reduce_dtype", 0, 1, e) ||
+        check_ext_list(&in->fp8_param_gather, "fp8_param_gather", 0, 1, e) ||
+        check_ext_list(&in->cuda_graphs, "cuda_graphs", 0, 1, e) || check_ext_list(&in->tp_overlap, "tp_comm_overlap", 0, 1, e) ||
+        check_ext_list(&in->offload_layers, "activation_offload_layers", 0, 100000, e) ||
+        check_ext_list(&in->uneven_pp, "pipeline_layouts", 0, 1, e))
+        return -1;
+    struct { const search_int_list *in; search_int_list *out; int base; } knobs[] = {
+        {&in->precision, &c->prec, in->base_precision},
+        {&in->grad_bf16, &c->grad, in->base_grad_bf16},
+        {&in->fp8_param_gather, &c->fp8pg, in->base_fp8_param_gather},
+        {&in->cuda_graphs, &c->graphs, in->base_cuda_graphs},
+        {&in->tp_overlap, &c->tpo, in->base_tp_overlap},
+        {&in->offload_layers, &c->offl, 0},
+    };
+    for (size_t i = 0; i < sizeof knobs / sizeof *knobs; i++) {
+        if (knobs[i].in->is_auto) one(knobs[i].out, knobs[i].base);
+        else *knobs[i].out = *knobs[i].in;
+        knobs[i].out->is_auto = false;
+        dedupe(knobs[i].out);
+    }
+    c->uneven = !in->uneven_pp.is_auto && search_list_contains(&in->uneven_pp, 1) && c->mult == 1;
     return 0;
+}
+
+bool search_uneven_split(int num_layers, int pp, int *first, int *last)
+{
+    if (pp < 2 || num_layers < pp) return false;
+    int mid = (num_layers + pp - 1) / pp;
+    int rest = num_layers - mid * (pp - 2);
+    if (rest < 2) return false;
+    *first = rest / 2;
+    *last = rest - *first;
+    return *first >= 1 && *last <= mid;
+}
+
+/* PP leaves a remainder of layers that the first/last stage counts absorb */
+static bool uneven_pp(const ctx *c, long long pp)
+{
+    int f, l;
+    return c->uneven && ((long long)c->L % pp) != 0 && search_uneven_split(c->L, (int)pp, &f, &l);
 }
 
 /* ---- rules ---------------------------------------------------------------- */
@@ -174,7 +218,7 @@ static unsigned combo_fails(const ctx *c, long long tp, long long pp, long long 
 {
     unsigned m = 0;
     if (c->heads % tp || c->groups % tp) m |= 1u << SEARCH_RULE_HEADS;
-    if (((long long)c->mult * c->L) % pp) m |= 1u << SEARCH_RULE_LAYERS;
+    if (((long long)c->mult * c->L) % pp && !uneven_pp(c, pp)) m |= 1u << SEARCH_RULE_LAYERS;
     if (check_mp) {
         long long mp = tp * pp * cp * ep; /* FL's model-parallel product */
         if (mp < c->lists.min_mp || mp > c->lists.max_mp) m |= 1u << SEARCH_RULE_MP;
@@ -194,6 +238,7 @@ static bool vp_ok(const ctx *c, int pp, int vp)
 {
     if (vp == 0) return true;
     if (c->mult != 1 || pp < 2) return false; /* no interleaving for T5/mT5 or without PP */
+    if (c->L % pp) return false;               /* Megatron-Core 0.9: no VP with first/last stage counts */
     int per_stage = c->mult * c->L / pp;
     return per_stage % vp == 0;
 }
@@ -343,6 +388,50 @@ static void knobs_for(const ctx *c, int tp, int dp, bool exhaustive, knob_values
     }
 }
 
+/* Loops the knobs experts tune (precision → gradient type → FP8 gather → CUDA graphs →
+ * TP overlap → offload) over one otherwise complete candidate, skipping the combinations
+ * Megatron refuses: FP8 gather without FP8 or a sharded optimizer, TP overlap without SP,
+ * offload with PP > 1 or recompute. */
+static int emit_extras(const ctx *c, search_candidate *p, emit_fn fn, void *user)
+{
+    const search_inputs *in = c->in;
+    unsigned base_mask = p->ext_mask;
+    bool recomputes = p->recompute != SEARCH_RC_NONE || p->act_ckpt_layers > 0;
+    for (int a = 0; a < c->prec.n; a++)
+        for (int b = 0; b < c->grad.n; b++)
+            for (int f = 0; f < c->fp8pg.n; f++)
+                for (int g = 0; g < c->graphs.n; g++)
+                    for (int o = 0; o < c->tpo.n; o++)
+                        for (int k = 0; k < c->offl.n; k++) {
+                            p->precision = c->prec.v[a];
+                            p->grad_bf16 = c->grad.v[b] != 0;
+                            p->fp8_param_gather = c->fp8pg.v[f] != 0;
+                            p->cuda_graphs = c->graphs.v[g] != 0;
+                            p->tp_overlap = c->tpo.v[o] != 0;
+                            p->offload_layers = c->offl.v[k];
+                            if (p->fp8_param_gather && (p->precision != SEARCH_PREC_FP8 || !p->distributed_optimizer)) {
+                                if (in->base_fp8_param_gather && c->fp8pg.n == 1) p->fp8_param_gather = false; /* base value, not applicable */
+                                else continue;
+                            }
+                            if (p->tp_overlap && (p->tp < 2 || !p->sequence_parallel)) {
+                                if (in->base_tp_overlap && c->tpo.n == 1) p->tp_overlap = false;
+                                else continue;
+                            }
+                            if (p->offload_layers > 0 && (p->pp > 1 || recomputes || p->offload_layers >= c->L)) continue;
+                            unsigned m = base_mask;
+                            if (p->precision != in->base_precision) m |= SEARCH_EXT_PREC;
+                            if (p->grad_bf16 != in->base_grad_bf16) m |= SEARCH_EXT_GRAD;
+                            if (p->fp8_param_gather != in->base_fp8_param_gather) m |= SEARCH_EXT_FP8PG;
+                            if (p->cuda_graphs != in->base_cuda_graphs) m |= SEARCH_EXT_GRAPHS;
+                            if (p->tp_overlap != in->base_tp_overlap) m |= SEARCH_EXT_TPO;
+                            if (p->offload_layers > 0) m |= SEARCH_EXT_OFFLOAD;
+                            p->ext_mask = m;
+                            if (fn(c, p, user)) { p->ext_mask = base_mask; return 1; }
+                        }
+    p->ext_mask = base_mask;
+    return 0;
+}
+
 /* Loops sp → rc → do → act → n → a for one prototype candidate. */
 static int emit_inner(const ctx *c, search_candidate *p, const knob_values *k, const act_lists *al,
                       emit_fn fn, void *user)
@@ -364,7 +453,7 @@ static int emit_inner(const ctx *c, search_candidate *p, const knob_values *k, c
                 if (al->n_act == 0) {
                     p->act_ckpt_layers = p->num_mbs_act = p->act_per_pipe = -1;
                     p->bucket = p->mbs;
-                    if (fn(c, p, user)) return 1;
+                    if (emit_extras(c, p, fn, user)) return 1;
                     continue;
                 }
                 for (int ia = 0; ia < al->n_act; ia++) {
@@ -376,7 +465,7 @@ static int emit_inner(const ctx *c, search_candidate *p, const knob_values *k, c
                             p->act_per_pipe = al->n_a > 0 ? al->a[ip] : -1;
                             /* FIX(quirk 6): the bucket is only a sort key, never an array index. */
                             p->bucket = al->act_raw[ia];
-                            if (fn(c, p, user)) return 1;
+                            if (emit_extras(c, p, fn, user)) return 1;
                         }
                 }
             }
@@ -624,7 +713,7 @@ int search_grid_build(const search_inputs *in, search_grid *g, ac_err *e)
         int dp = (int)(c->n_gpu / ((long long)tu.tp * tu.pp * tu.cp));
         int orig_vp = search_original_vp(c->f, c->L, tu.pp);
         search_int_list vps;
-        if (c->vp_auto) one(&vps, orig_vp);
+        if (c->vp_auto) one(&vps, c->L % tu.pp ? 0 : orig_vp); /* an uneven split runs without VP */
         else vps = c->vp;
         knob_values kv;
         knobs_for(c, tu.tp, dp, false, &kv);
@@ -650,6 +739,8 @@ int search_grid_build(const search_inputs *in, search_grid *g, ac_err *e)
                     p.ext_mask = (tu.cp != 1 ? SEARCH_EXT_CP : 0) | (tu.ep != 1 ? SEARCH_EXT_EP : 0) |
                                  (vp != orig_vp ? SEARCH_EXT_VP : 0) |
                                  (gbs != in->base_gbs ? SEARCH_EXT_GBS : 0);
+                    if (c->L % tu.pp && search_uneven_split(c->L, tu.pp, &p.first_layers, &p.last_layers))
+                        p.ext_mask |= SEARCH_EXT_UNEVEN;
                     if (emit_inner(c, &p, &kv, al, grid_emit, &sink)) {
                         if (sink.failed) goto out;
                     }
@@ -785,6 +876,8 @@ int search_exhaustive(const search_inputs *in, const search_exhaustive_opts *opt
         int nv = search_valid_pp(c->f, c->L, valid, 1024);
         for (int i = 0; i < nv && npp < 64; i++)
             if (valid[i] <= c->n_gpu) pps[npp++] = valid[i];
+        for (int pp = 2; c->uneven && pp <= c->L && pp <= c->n_gpu && npp < 64; pp++)
+            if (uneven_pp(c, pp)) pps[npp++] = pp;
         npp = dedupe_ints(pps, npp);
     }
     for (int cp = 1; cp <= o.max_cp && ncp < 64; cp++) {
@@ -811,11 +904,11 @@ int search_exhaustive(const search_inputs *in, const search_exhaustive_opts *opt
                     int dp = (int)(c->n_gpu / ((long long)tp * pp * cp));
                     knob_values kv;
                     knobs_for(c, tp, dp, true, &kv);
-                    int orig_vp = search_original_vp(c->f, c->L, pp);
+                    int orig_vp = c->L % pp ? 0 : search_original_vp(c->f, c->L, pp);
                     int vps[SEARCH_LIST_MAX + 2], nvp = 0;
                     vps[nvp++] = orig_vp;
                     if (orig_vp != 0) vps[nvp++] = 0;
-                    if (c->mult == 1 && pp >= 2) {
+                    if (c->mult == 1 && pp >= 2 && c->L % pp == 0) {
                         int per_stage = c->L / pp;
                         for (int v = 2; v <= per_stage && nvp < SEARCH_LIST_MAX; v++)
                             if (per_stage % v == 0 && v != orig_vp) vps[nvp++] = v;
@@ -836,6 +929,8 @@ int search_exhaustive(const search_inputs *in, const search_exhaustive_opts *opt
                                 p.ext_mask = (cp != 1 ? SEARCH_EXT_CP : 0) | (ep != 1 ? SEARCH_EXT_EP : 0) |
                                              (vp != orig_vp ? SEARCH_EXT_VP : 0) |
                                              (gbs != in->base_gbs ? SEARCH_EXT_GBS : 0);
+                                if (c->L % pp && search_uneven_split(c->L, pp, &p.first_layers, &p.last_layers))
+                                    p.ext_mask |= SEARCH_EXT_UNEVEN;
                                 if (emit_inner(c, &p, &kv, al, ex_emit, &sink)) {
                                     rc = 0;
                                     goto done;
@@ -886,6 +981,13 @@ int search_candidate_name(const search_candidate *c, const char *family, const c
     if (c->ext_mask & SEARCH_EXT_RC) PUT("_rc_%s", RC_TEXT[(unsigned)c->recompute < 3 ? c->recompute : 0]);
     if (c->ext_mask & SEARCH_EXT_DO) PUT("_do_%d", c->distributed_optimizer ? 1 : 0);
     if (c->ext_mask & SEARCH_EXT_GBS) PUT("_gbs_%d", c->gbs);
+    if (c->ext_mask & SEARCH_EXT_PREC) PUT("_%s", c->precision == SEARCH_PREC_FP8 ? "fp8" : "bf16");
+    if (c->ext_mask & SEARCH_EXT_GRAD) PUT("_gr_%s", c->grad_bf16 ? "bf16" : "fp32");
+    if (c->ext_mask & SEARCH_EXT_FP8PG) PUT("_fp8pg_%d", c->fp8_param_gather ? 1 : 0);
+    if (c->ext_mask & SEARCH_EXT_GRAPHS) PUT("_cg_%d", c->cuda_graphs ? 1 : 0);
+    if (c->ext_mask & SEARCH_EXT_TPO) PUT("_tpo_%d", c->tp_overlap ? 1 : 0);
+    if (c->ext_mask & SEARCH_EXT_OFFLOAD) PUT("_off_%d", c->offload_layers);
+    if (c->ext_mask & SEARCH_EXT_UNEVEN) PUT("_pl_%d_%d", c->first_layers, c->last_layers);
 #undef PUT
     size_t n = strlen(tmp);
     if (n + 1 > len || n + 1 >= cap) {

@@ -87,7 +87,18 @@ enum {
     SEARCH_EXT_RC = 1u << 4,  /* recompute != base */
     SEARCH_EXT_DO = 1u << 5,  /* DP > 1 and distributed optimizer != base */
     SEARCH_EXT_GBS = 1u << 6, /* gbs != base GBS */
+    /* knobs experts tune (issue 25); each differs from the base config's value */
+    SEARCH_EXT_PREC = 1u << 7,    /* precision */
+    SEARCH_EXT_GRAD = 1u << 8,    /* gradient reduction type */
+    SEARCH_EXT_FP8PG = 1u << 9,   /* FP8 parameter gather */
+    SEARCH_EXT_GRAPHS = 1u << 10, /* CUDA graphs */
+    SEARCH_EXT_TPO = 1u << 11,    /* TP communication overlap */
+    SEARCH_EXT_OFFLOAD = 1u << 12,/* activation offload layers */
+    SEARCH_EXT_UNEVEN = 1u << 13, /* PP does not divide the layers: first/last stage counts */
 };
+
+/* precisions the search writes (est_precision values) */
+enum { SEARCH_PREC_BF16 = 0, SEARCH_PREC_FP8 = 2 };
 
 typedef struct {
     int tp, pp, cp, ep;
@@ -100,6 +111,13 @@ typedef struct {
     bool sequence_parallel;
     search_recompute recompute;
     bool distributed_optimizer;
+    int precision;       /* SEARCH_PREC_* (est_precision) */
+    bool grad_bf16;      /* gradients reduced in bf16 (else fp32) */
+    bool fp8_param_gather;
+    bool cuda_graphs;
+    bool tp_overlap;     /* TP communication overlapped with GEMMs (userbuffers) */
+    int offload_layers;  /* activation offload layers, 0 = none */
+    int first_layers, last_layers; /* uneven split: layers of the first/last stage, 0 = even */
     bool in_original;  /* ext_mask == 0 and tp/pp/mbs from the original's lists */
     unsigned ext_mask; /* SEARCH_EXT_* */
     int bucket;        /* the original's launch bucket: act, or mbs when act is None */
@@ -128,8 +146,23 @@ typedef struct {
     search_int_list sequence_parallel;     /* values 0/1 */
     search_int_list recompute;             /* values search_recompute */
     search_int_list distributed_optimizer; /* values 0/1 */
+    /* knobs experts tune: auto = the base value only */
+    int base_precision;
+    bool base_grad_bf16, base_fp8_param_gather, base_cuda_graphs, base_tp_overlap;
+    search_int_list precision;        /* SEARCH_PREC_* */
+    search_int_list grad_bf16;        /* 0/1 */
+    search_int_list fp8_param_gather; /* 0/1 */
+    search_int_list cuda_graphs;      /* 0/1 */
+    search_int_list tp_overlap;       /* 0/1 */
+    search_int_list offload_layers;   /* layers, 0 = none */
+    search_int_list uneven_pp;        /* 0 = even only, 1 = PP may leave a remainder (first/last stage counts) */
     bool original_only; /* keep only in_original candidates */
 } search_inputs;
+
+/* Megatron-Core first/last_pipeline_num_layers for L layers on pp stages when pp does not
+ * divide L: the middle stages take ceil(L/pp), the first and last share the rest (the
+ * embedding and the loss run there); false when pp < 2 or the rest does not split */
+bool search_uneven_split(int num_layers, int pp, int *first, int *last);
 
 /* Everything auto; 8 GPUs/node, 80 GB, base SP/DO on, recompute none. */
 void search_inputs_init(search_inputs *in);

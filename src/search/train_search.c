@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "search/candidate_est.h"
@@ -23,6 +24,58 @@ static search_int_list list_from_cfg(const cfg_int_list *l)
 }
 
 static search_int_list list_of_one(int v) { return search_list_of(&v, 1); }
+
+/* one value of a string-list knob; -1 when the name is unknown */
+typedef struct { const char *name; int value; } knob_name;
+
+static const knob_name PRECISION_NAMES[] = {{"bf16", SEARCH_PREC_BF16}, {"bf16-mixed", SEARCH_PREC_BF16}, {"fp8", SEARCH_PREC_FP8}, {NULL, 0}};
+static const knob_name GRAD_NAMES[] = {{"fp32", 0}, {"float32", 0}, {"bf16", 1}, {"bfloat16", 1}, {NULL, 0}};
+static const knob_name BOOL_NAMES[] = {{"false", 0}, {"true", 1}, {"0", 0}, {"1", 1}, {NULL, 0}};
+static const knob_name LAYOUT_NAMES[] = {{"even", 0}, {"first_last", 1}, {NULL, 0}};
+
+/* values a knob names that the target release (NeMo v2.0.0 on Megatron-Core 0.9) cannot run */
+static const struct { const char *key, *value, *why; } NOT_IN_RELEASE[] = {
+    {"precisions", "nvfp4", "NVFP4 training needs Transformer Engine 2.x recipes that NeMo v2.0.0 (Megatron-Core 0.9) does not have"},
+    {"precisions", "mxfp8", "MXFP8 needs Blackwell recipes of Transformer Engine 2.x, later than NeMo v2.0.0 (Megatron-Core 0.9)"},
+    {"pipeline_layouts", "embedding_loss", "account_for_embedding/loss_in_pipeline_split arrived in a Megatron-Core later than 0.9 (NeMo v2.0.0's); use first_last (first/last_pipeline_num_layers)"},
+};
+
+static int knob_list(const ac_config *c, const char *key, int n, char items[][CFG_KNOB_LEN], const knob_name *names,
+                     search_int_list *out, ac_err *e)
+{
+    *out = search_list_auto();
+    if (n == 0 || (n == 1 && !strcmp(items[0], "auto"))) return 0;
+    int v[SEARCH_LIST_MAX], k = 0;
+    char full[96];
+    snprintf(full, sizeof full, "search_config.train_settings.%s", key);
+    const node *at = node_get_path(c->root, full);
+    const char *file = at && at->file ? at->file : "command line";
+    int line = at ? at->line : 0;
+    for (int i = 0; i < n && k < SEARCH_LIST_MAX; i++) {
+        int found = -1;
+        for (const knob_name *x = names; x->name; x++)
+            if (!strcasecmp(items[i], x->name)) found = x->value;
+        if (found >= 0) { v[k++] = found; continue; }
+        for (size_t j = 0; j < sizeof NOT_IN_RELEASE / sizeof *NOT_IN_RELEASE; j++)
+            if (!strcmp(key, NOT_IN_RELEASE[j].key) && !strcasecmp(items[i], NOT_IN_RELEASE[j].value))
+                return ac_err_at(e, AC_E_INPUT, file, line, 0, full, "'%s' is not searched: %s", items[i], NOT_IN_RELEASE[j].why);
+        char known[160] = "";
+        for (const knob_name *x = names; x->name; x++) {
+            size_t l = strlen(known);
+            snprintf(known + l, sizeof known - l, "%s%s", l ? ", " : "", x->name);
+        }
+        return ac_err_at(e, AC_E_INPUT, file, line, 0, full, "unknown value '%s' (auto or a list of: %s)", items[i], known);
+    }
+    *out = search_list_of(v, k);
+    return 0;
+}
+
+static bool cfg_bool(const node *cfg, const char *path)
+{
+    bool v = false;
+    const node *n = node_get_path(cfg, path);
+    return n && node_get_bool(n, &v) && v;
+}
 
 static search_int_list list_from_tri(cfg_tri t)
 {
@@ -76,6 +129,21 @@ int search_train_inputs(const ac_config *c, const model_base_config *b, search_i
     if (!strcmp(t->recompute_granularity, "selective")) in->recompute = list_of_one(SEARCH_RC_SELECTIVE);
     else if (!strcmp(t->recompute_granularity, "full")) in->recompute = list_of_one(SEARCH_RC_FULL);
     else in->recompute = search_list_auto();
+    /* the knobs experts tune: the base config's values are the defaults */
+    in->base_precision = cfg_bool(b->cfg, "model.fp8") ? SEARCH_PREC_FP8 : SEARCH_PREC_BF16;
+    const char *gd = node_text(node_get_path(b->cfg, "model.optim.grad_sync_dtype"));
+    in->base_grad_bf16 = gd && (!strcasecmp(gd, "bf16") || !strcasecmp(gd, "bfloat16"));
+    in->base_fp8_param_gather = cfg_bool(b->cfg, "model.fp8_params");
+    in->base_cuda_graphs = cfg_bool(b->cfg, "model.enable_cuda_graph");
+    in->base_tp_overlap = cfg_bool(b->cfg, "model.ub_tp_comm_overlap");
+    in->offload_layers = list_from_cfg(&t->activation_offload_layers);
+    if (knob_list(c, "precisions", t->n_precisions, (char (*)[CFG_KNOB_LEN])t->precisions, PRECISION_NAMES, &in->precision, e) ||
+        knob_list(c, "grad_reduce_dtype", t->n_grad_reduce_dtype, (char (*)[CFG_KNOB_LEN])t->grad_reduce_dtype, GRAD_NAMES, &in->grad_bf16, e) ||
+        knob_list(c, "fp8_param_gather", t->n_fp8_param_gather, (char (*)[CFG_KNOB_LEN])t->fp8_param_gather, BOOL_NAMES, &in->fp8_param_gather, e) ||
+        knob_list(c, "cuda_graphs", t->n_cuda_graphs, (char (*)[CFG_KNOB_LEN])t->cuda_graphs, BOOL_NAMES, &in->cuda_graphs, e) ||
+        knob_list(c, "tp_comm_overlap", t->n_tp_comm_overlap, (char (*)[CFG_KNOB_LEN])t->tp_comm_overlap, BOOL_NAMES, &in->tp_overlap, e) ||
+        knob_list(c, "pipeline_layouts", t->n_pipeline_layouts, (char (*)[CFG_KNOB_LEN])t->pipeline_layouts, LAYOUT_NAMES, &in->uneven_pp, e))
+        return -1;
     return 0;
 }
 
@@ -161,6 +229,9 @@ int search_train_run(const ac_config *c, const model_base_config *b, search_trai
     if (search_gbs_nearest(&r->inputs, &r->gbs, e)) return -1;
     if (r->gbs.adjusted) r->inputs.gbs = list_of_one(r->gbs.to);
     if (candidate_est_base(c, b, &r->base, e)) return -1;
+    if (search_list_contains(&r->inputs.precision, SEARCH_PREC_FP8) && !(r->base.gpu->fp8_tflops > 0))
+        return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, "search_config.train_settings.precisions",
+                         "fp8 needs a GPU with FP8 tensor cores (H100, H200, B200, ...); %s has none", r->base.gpu->name);
     if (candidate_cal_load(c, &r->cal, &r->cal_loaded, e)) return -1;
     r->base.cal = &r->cal;
     if (search_grid_build(&r->inputs, &r->grid, e)) return -1;

@@ -48,9 +48,10 @@ grep -q '"recommendation":{"name":"gpt3_5b_16nodes_tp_1_pp_1_' "$L/final_result/
 
 # --- ties: Llama 3 70B on 64 H100 nodes, exhaustive.  The fastest (TP 2 x CP 8, across nodes) is
 # within the 5 % band of layouts with fewer model-parallel GPUs: the conventional one is written
+# (TP overlap searched too: NeMo's recipes for it switch ub_tp_comm_overlap on)
 L="$T/tie"
 out=$("$AC" run search_config=llama/llama3_70b search_config.train_settings.gpu=h100 search_config.train_settings.num_nodes=64 \
-    search_config.train_settings.search_mode=exhaustive run_inference_hp_search=False "search_config.train_settings.logs=$L" 2>&1); st=$?
+    search_config.train_settings.search_mode=exhaustive run_inference_hp_search=False "search_config.train_settings.tp_comm_overlap=[false,true]" "search_config.train_settings.logs=$L" 2>&1); st=$?
 case "$out" in *"within the estimator's 5% band of the fastest"*"_tp_2_pp_4_cp_8_"*"for fewer model-parallel GPUs"*) pass tie_conventional ;; *) fail tie_conventional "exit $st: $out" ;; esac
 opt=$(echo "$out" | sed -n 's/^Optimal config: \([^ ]*\) .*/\1/p')
 case "$opt" in *_cp_8_*) fail tie_not_fastest "$opt" ;; *_tp_*) pass tie_not_fastest ;; *) fail tie_not_fastest "no pick: $out" ;; esac
@@ -67,3 +68,56 @@ echo "$out" | grep -Eq 'WARNING: [0-9.]+ predicted days exceed max_training_days
     && pass budget_warning || fail budget_warning "$out"
 grep -q '"over_budget":true' "$T/budget/final_result/summary.json" && grep -q '"nodes_for_budget":[0-9]' "$T/budget/final_result/summary.json" \
     && pass budget_in_summary || fail budget_in_summary "$(grep -o '"over_budget".\{60\}' "$T/budget/final_result/summary.json")"
+
+# --- the knobs experts tune: each written with NeMo v2.0.0's key and moving the estimate the right way.
+# One pinned layout (GPT-3 5B, TP 2, PP 1, MBS 1 on one H100 node): the grid's only candidate is runs[0].
+knob_run() { # name, overrides...: prints "tokens_per_s peak_mem_gib" of the grid's candidate
+    d="$T/knob_$1"; shift
+    "$AC" run search_config=gpt3/5b search_config.train_settings.gpu=h100 search_config.train_settings.num_nodes=1 \
+        "search_config.train_settings.tensor_parallel_sizes=[2]" "search_config.train_settings.pipeline_parallel_sizes=[1]" \
+        "search_config.train_settings.micro_batch_sizes=[1]" search_config.train_settings.sequence_parallel=true \
+        search_config.train_settings.distributed_optimizer=true run_inference_hp_search=False \
+        "search_config.train_settings.logs=$d" "$@" >/dev/null 2>&1 || { echo "failed"; return; }
+    runs=$(sed 's/.*"runs":\[//' "$d/final_result/summary.json")
+    tps=$(echo "$runs" | grep -o '"tokens_per_s":[0-9.e+]*' | head -1 | cut -d: -f2)
+    mem=$(echo "$runs" | grep -o '"peak_mem_gib":[0-9.e+]*' | head -1 | cut -d: -f2)
+    echo "$tps $mem"
+}
+knob_yaml() { cat "$T/knob_$1"/candidate_configs/*.yaml; }
+gt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 > b + 0) }'; }
+base=$(knob_run base)
+fp8=$(knob_run fp8 "search_config.train_settings.precisions=[fp8]")
+gt "${fp8% *}" "${base% *}" && knob_yaml fp8 | grep -q "fp8: true" && knob_yaml fp8 | grep -q "transformer_engine: true" \
+    && pass knob_precision_fp8 || fail knob_precision_fp8 "base $base fp8 $fp8"
+gr=$(knob_run grad "search_config.train_settings.grad_reduce_dtype=[bf16]")
+gt "${base#* }" "${gr#* }" && knob_yaml grad | grep -Eq "grad_sync_dtype: '?bf16" \
+    && pass knob_grad_reduce_bf16 || fail knob_grad_reduce_bf16 "base $base bf16 grads $gr"
+pg=$(knob_run fp8pg "search_config.train_settings.precisions=[fp8]" "search_config.train_settings.fp8_param_gather=[true]")
+gt "${fp8#* }" "${pg#* }" && knob_yaml fp8pg | grep -q "fp8_params: true" \
+    && pass knob_fp8_param_gather || fail knob_fp8_param_gather "fp8 $fp8 with gather $pg"
+cg=$(knob_run graphs "search_config.train_settings.cuda_graphs=[true]")
+gt "${cg% *}" "${base% *}" && knob_yaml graphs | grep -q "enable_cuda_graph: true" \
+    && pass knob_cuda_graphs || fail knob_cuda_graphs "base $base graphs $cg"
+tpo=$(knob_run tpo "search_config.train_settings.tp_comm_overlap=[true]")
+gt "${tpo% *}" "${base% *}" && knob_yaml tpo | grep -q "ub_tp_comm_overlap: true" \
+    && pass knob_tp_comm_overlap || fail knob_tp_comm_overlap "base $base overlap $tpo"
+off=$(knob_run off "search_config.train_settings.activation_offload_layers=[4]")
+gt "${base#* }" "${off#* }" && knob_yaml off | grep -q "cpu_offloading_num_layers: 4" && knob_yaml off | grep -q "cpu_offloading: true" \
+    && pass knob_activation_offload || fail knob_activation_offload "base $base offload $off"
+# the config written does not switch TP overlap on, so the estimate does not assume it
+knob_yaml base | grep -iq "ub_tp_comm_overlap: false" && gt "${tpo% *}" "${base% *}" \
+    && pass tp_overlap_consistent || fail tp_overlap_consistent "base $base overlap $tpo"
+# uneven pipeline split: PP 5 does not divide GPT-3 5B's 24 layers; first_last makes it a candidate
+out=$("$AC" run search_config=gpt3/5b search_config.train_settings.num_nodes=5 "search_config.train_settings.pipeline_parallel_sizes=[5]" \
+    "search_config.train_settings.tensor_parallel_sizes=[1]" "search_config.train_settings.pipeline_layouts=[first_last]" \
+    "search_config.train_settings.global_batch_sizes=[2040]" run_inference_hp_search=False "search_config.train_settings.logs=$T/uneven" 2>&1); st=$?
+y=$(cat "$T/uneven"/candidate_configs/*tp_1_pp_5*.yaml 2>/dev/null)
+[ $st -eq 0 ] && echo "$y" | grep -q "first_pipeline_num_layers: 4" && echo "$y" | grep -q "last_pipeline_num_layers: 5" \
+    && pass knob_uneven_pipeline || fail knob_uneven_pipeline "exit $st: $(echo "$out" | tail -3)"
+# knobs the target release cannot take are refused, with the reason
+out=$("$AC" run "search_config.train_settings.pipeline_layouts=[embedding_loss]" run_inference_hp_search=False "search_config.train_settings.logs=$T/el" 2>&1); st=$?
+[ $st -eq 2 ] && case "$out" in *"not searched"*"Megatron-Core"*) true ;; *) false ;; esac && pass knob_not_in_release || fail knob_not_in_release "exit $st: $out"
+out=$("$AC" run "search_config.train_settings.precisions=[fp8]" run_inference_hp_search=False "search_config.train_settings.logs=$T/a100fp8" 2>&1); st=$?
+[ $st -eq 2 ] && case "$out" in *"fp8 needs a GPU with FP8"*) true ;; *) false ;; esac && pass knob_fp8_needs_gpu || fail knob_fp8_needs_gpu "exit $st: $out"
+# the defaults reproduce the original: no knob suffix in any default candidate name
+ls "$T/full/candidate_configs" | grep -Eq '_(fp8|gr_|fp8pg_|cg_|tpo_|off_|pl_)' && fail knobs_default_off "$(ls "$T/full/candidate_configs")" || pass knobs_default_off
