@@ -169,6 +169,13 @@ static int write_shape(node *t, const model_base_config *b, const ac_config *c, 
     if (id == FAM_MIXTRAL &&
         (set(t, "model.num_moe_experts", node_int(s->num_experts), e) || set(t, "model.moe_router_topk", node_int(s->moe_topk), e)))
         return -1;
+    /* Llama 3.1 / 3.3 use Meta's tiktoken-based tokenizer through Hugging Face (128256 entries), never
+     * SentencePiece; NeMo's Llama 3 recipes name it by the Meta-Llama-3-8B repository */
+    if (id == FAM_LLAMA && (!strncmp(c->train.model_name, "llama3_1_", 9) || !strncmp(c->train.model_name, "llama3_3_", 9)) &&
+        (set(t, "model.tokenizer.library", node_str("huggingface"), e) ||
+         set(t, "model.tokenizer.type", node_str("meta-llama/Meta-Llama-3-8B"), e) ||
+         set(t, "model.tokenizer.model", node_null(), e) || set(t, "model.tokenizer.use_fast", node_bool(true), e)))
+        return -1;
     return 0;
 }
 
@@ -178,10 +185,12 @@ static int choose_architecture(const ac_config *c, model_base_config *b, ac_err 
     family_id id = b->family->id;
     if ((id == FAM_LLAMA || id == FAM_MIXTRAL) && cc->train.model_name[0]) {
         const model_preset_arch *pa = model_preset_arch_find(cc->train.model_name);
-        if (!pa || pa->family != id)
+        if (!pa || pa->family != id) {
+            char names[512];
+            model_preset_arch_names(names, sizeof names);
             return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, "search_config.train_settings.model_name",
-                             "unknown %s architecture '%s' (known: llama2_7b, llama2_13b, llama2_70b, llama3_8b, llama3_70b, "
-                             "mixtral_8x7b, mixtral_8x22b)", b->family->name, cc->train.model_name);
+                             "unknown %s architecture '%s' (known: %s)", b->family->name, cc->train.model_name, names);
+        }
         model_shape *s = &b->shape;
         memset(s, 0, sizeof *s);
         s->arch = ARCH_DECODER;

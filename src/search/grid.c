@@ -739,7 +739,7 @@ int search_grid_build(const search_inputs *in, search_grid *g, ac_err *e)
                     p.ext_mask = (tu.cp != 1 ? SEARCH_EXT_CP : 0) | (tu.ep != 1 ? SEARCH_EXT_EP : 0) |
                                  (vp != orig_vp ? SEARCH_EXT_VP : 0) |
                                  (gbs != in->base_gbs ? SEARCH_EXT_GBS : 0);
-                    if (c->L % tu.pp && search_uneven_split(c->L, tu.pp, &p.first_layers, &p.last_layers))
+                    if (uneven_pp(c, tu.pp) && search_uneven_split(c->L, tu.pp, &p.first_layers, &p.last_layers))
                         p.ext_mask |= SEARCH_EXT_UNEVEN;
                     if (emit_inner(c, &p, &kv, al, grid_emit, &sink)) {
                         if (sink.failed) goto out;
@@ -929,7 +929,7 @@ int search_exhaustive(const search_inputs *in, const search_exhaustive_opts *opt
                                 p.ext_mask = (cp != 1 ? SEARCH_EXT_CP : 0) | (ep != 1 ? SEARCH_EXT_EP : 0) |
                                              (vp != orig_vp ? SEARCH_EXT_VP : 0) |
                                              (gbs != in->base_gbs ? SEARCH_EXT_GBS : 0);
-                                if (c->L % pp && search_uneven_split(c->L, pp, &p.first_layers, &p.last_layers))
+                                if (uneven_pp(c, pp) && search_uneven_split(c->L, pp, &p.first_layers, &p.last_layers))
                                     p.ext_mask |= SEARCH_EXT_UNEVEN;
                                 if (emit_inner(c, &p, &kv, al, ex_emit, &sink)) {
                                     rc = 0;

@@ -121,3 +121,15 @@ out=$("$AC" run "search_config.train_settings.precisions=[fp8]" run_inference_hp
 [ $st -eq 2 ] && case "$out" in *"fp8 needs a GPU with FP8"*) true ;; *) false ;; esac && pass knob_fp8_needs_gpu || fail knob_fp8_needs_gpu "exit $st: $out"
 # the defaults reproduce the original: no knob suffix in any default candidate name
 ls "$T/full/candidate_configs" | grep -Eq '_(fp8|gr_|fp8pg_|cg_|tpo_|off_|pl_)' && fail knobs_default_off "$(ls "$T/full/candidate_configs")" || pass knobs_default_off
+
+# --- presets for Llama 3.1 8B/70B/405B and Llama 3.3 70B: Hugging Face tokenizer, ranked result
+for p in llama3_1_8b llama3_1_70b llama3_3_70b llama3_1_405b; do
+    d="$T/preset_$p"
+    out=$("$AC" run "search_config=llama/$p" search_config.train_settings.gpu=h100 run_inference_hp_search=False "search_config.train_settings.logs=$d" 2>&1); rc=$?
+    b=$(cat "$d"/base_cfg_*.yaml 2>/dev/null)
+    [ $rc -eq 0 ] && case "$out" in *"Optimal config: "*) true ;; *) false ;; esac &&
+        echo "$b" | grep -Eq "library: '?huggingface" && echo "$b" | grep -Eq "type: '?meta-llama/Meta-Llama-3-8B" &&
+        ! echo "$b" | grep -Eqi "library: '?sentencepiece" && pass "preset_$p" || fail "preset_$p" "exit $rc: $(echo "$out" | tail -2)"
+done
+grep -q "num_layers: 126" "$T/preset_llama3_1_405b"/base_cfg_*.yaml && grep -q "hidden_size: 16384" "$T/preset_llama3_1_405b"/base_cfg_*.yaml \
+    && pass preset_405b_shape || fail preset_405b_shape "$(grep -E 'num_layers|hidden_size' "$T/preset_llama3_1_405b"/base_cfg_*.yaml)"
