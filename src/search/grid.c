@@ -899,7 +899,9 @@ int search_exhaustive(const search_inputs *in, const search_exhaustive_opts *opt
                 for (int j = 0; j < nep; j++) {
                     int tp = tps[a], pp = pps[b], cp = cps[i], ep = eps[j];
                     /* tuple rules with an MBS/GBS that cannot fail the GBS rule */
-                    unsigned f = combo_fails(c, tp, pp, cp, ep, 1, 0, false);
+                    /* FL's "CP and EP never both > 1" is the launcher's, not Megatron-Core's (EP is carved
+                     * out of DP×CP, the ep rule): the wider space has both (NeMo's Mixtral 8x22B recipes) */
+                    unsigned f = combo_fails(c, tp, pp, cp, ep, 1, 0, false) & ~(1u << SEARCH_RULE_CP_EP);
                     if (f) continue;
                     int dp = (int)(c->n_gpu / ((long long)tp * pp * cp));
                     knob_values kv;

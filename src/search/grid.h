@@ -19,7 +19,8 @@
  *   mp      min ≤ tp·pp·cp·ep ≤ max            (grid only; FL's product)
  *   gpus    N % (tp·pp·cp) == 0, DP = N/(tp·pp·cp)
  *   gbs     GBS % (mbs·DP) == 0
- *   cp_ep   cp == 1 or ep == 1                 (FL: never both > 1)
+ *   cp_ep   cp == 1 or ep == 1                 (FL: never both > 1; grid only, the
+ *                                              exhaustive walk has both, as Megatron-Core)
  *   cp_seq  cp == 1 or seq % (2·cp) == 0; CP > 1 only for GPT-family models
  *   ep      ep == 1, or num_experts % ep == 0 and (DP·cp) % ep == 0
  *   vp      vp == 0, or (not T5/mT5, pp ≥ 2 and (multiplier·L/pp) % vp == 0)
