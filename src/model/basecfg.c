@@ -229,6 +229,11 @@ int model_base_config_build(const ac_config *c, double size_b, model_base_config
     b->size_b = size_b;
     model_size_text(size_b, b->size_text, sizeof b->size_text);
     snprintf(b->run_name, sizeof b->run_name, "%s_%sb", b->family->name, b->size_text);
+    /* a built-in architecture names runs by its full name: llama2_70b and llama3_70b stay apart */
+    if ((b->family->id == FAM_LLAMA || b->family->id == FAM_MIXTRAL) && c->train.model_name[0] && !c->train.custom_config[0]) {
+        snprintf(b->name_prefix, sizeof b->name_prefix, "%.63s", c->train.model_name);
+        snprintf(b->run_name, sizeof b->run_name, "%.63s", c->train.model_name);
+    }
 
     char tpl_path[CFG_PATH_MAX * 2];
     b->from_custom = c->train.custom_config[0] != '\0';

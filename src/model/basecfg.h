@@ -20,7 +20,8 @@ typedef struct {
     const model_family *family;
     double size_b;          /* requested (or recommended) size */
     char size_text[32];     /* "5", "0.126" */
-    char run_name[96];      /* gpt3_5b */
+    char run_name[96];      /* gpt3_5b, or the full model name (llama3_70b) */
+    char name_prefix[64];   /* the built-in architecture's name (llama3_70b) when the config names one, else "" */
     model_shape shape;
     double lr;
     int gbs, tp, pp;

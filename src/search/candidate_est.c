@@ -218,6 +218,14 @@ int candidate_est_from_nemo(const node *cfg, const gpu_spec *gpu, est_input *in,
     size_t n = strcspn(name, "_");
     snprintf(fam, sizeof fam, "%.*s", (int)(n < sizeof fam - 1 ? n : sizeof fam - 1), name);
     const model_family *f = model_family_find(fam);
+    /* runs of a built-in architecture are named by it (llama3_70b_64nodes_...) */
+    const model_preset_arch *pa = NULL;
+    for (size_t len = strlen(name); !f && len > 0; len--)
+        if (name[len] == '_' || name[len] == '\0') {
+            char pre[64];
+            snprintf(pre, sizeof pre, "%.*s", (int)(len < sizeof pre - 1 ? len : sizeof pre - 1), name);
+            if ((pa = model_preset_arch_find(pre))) f = model_family_get(pa->family);
+        }
     if (!f) return ac_err_set(e, AC_E_INPUT, "run.name '%s': unknown model family '%s' (known: %s)", name, fam, model_family_names());
     int vocab = get_int(cfg, "model.padded_vocab_size", 0);
     if (!vocab) vocab = get_int(cfg, "model.tokenizer.vocab_size", 0);

@@ -972,7 +972,8 @@ int search_candidate_name(const search_candidate *c, const char *family, const c
         o += (size_t)w_;                                                              \
         if (o >= cap) o = cap - 1;                                                    \
     } while (0)
-    PUT("%s_%sb_%dnodes_tp_%d_pp_%d", family, size_text, nodes, c->tp, c->pp);
+    if (size_text && size_text[0]) PUT("%s_%sb_%dnodes_tp_%d_pp_%d", family, size_text, nodes, c->tp, c->pp);
+    else PUT("%s_%dnodes_tp_%d_pp_%d", family, nodes, c->tp, c->pp); /* a full model name (llama3_70b) */
     if (c->ext_mask) PUT("_cp_%d_ep_%d", c->cp, c->ep);
     char t1[16], t2[16], t3[16];
     PUT("_mbs_%d_act_ckpt_%s_num_mbs_act_%s_act_per_pipe_%s", c->mbs,

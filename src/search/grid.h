@@ -241,7 +241,8 @@ typedef int (*search_candidate_fn)(const search_candidate *c, void *user);
 int search_exhaustive(const search_inputs *in, const search_exhaustive_opts *opts,
                       search_candidate_fn fn, void *user, long *count, ac_err *e);
 
-/* The candidate's name (scheme above).  Returns the length, or -1 when buf is
+/* The candidate's name (scheme above); an empty size_text names the model by family
+ * alone, for a full model name such as llama3_70b ("llama3_70b_64nodes_tp_…").  Returns the length, or -1 when buf is
  * too small (buf then holds a truncated, terminated name). */
 int search_candidate_name(const search_candidate *c, const char *family, const char *size_text,
                           int nodes, char *buf, size_t len);

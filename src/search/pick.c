@@ -116,7 +116,7 @@ static void name_of(const ac_config *c, const struct search_train_result *r, sea
 {
     (void)r;
     if (d->found && !d->name[0])
-        search_candidate_name(&d->cand, c->family, r->size_text, c->train.num_nodes, d->name, sizeof d->name);
+        search_candidate_name(&d->cand, r->name_family, r->size_text, c->train.num_nodes, d->name, sizeof d->name);
 }
 
 /* the node count meeting max_training_days at the pick's TP/PP/CP/EP/VP/MBS and global batch */

@@ -224,7 +224,8 @@ int search_train_run(const ac_config *c, const model_base_config *b, search_trai
 {
     memset(r, 0, sizeof *r);
     double t0 = now_s();
-    snprintf(r->size_text, sizeof r->size_text, "%s", b->size_text);
+    snprintf(r->name_family, sizeof r->name_family, "%s", b->name_prefix[0] ? b->name_prefix : c->family);
+    snprintf(r->size_text, sizeof r->size_text, "%s", b->name_prefix[0] ? "" : b->size_text);
     if (search_train_inputs(c, b, &r->inputs, &r->act_method, e)) return -1;
     if (search_gbs_nearest(&r->inputs, &r->gbs, e)) return -1;
     if (r->gbs.adjusted) r->inputs.gbs = list_of_one(r->gbs.to);
@@ -240,11 +241,11 @@ int search_train_run(const ac_config *c, const model_base_config *b, search_trai
     r->order = calloc(r->n ? r->n : 1, sizeof *r->order);
     if (!r->items || !r->order) { search_train_free(r); return ac_err_set(e, AC_E_NOMEM, "out of memory"); }
     est_input in = r->base;
-    const char *size_text = b->size_text;
+    const char *size_text = r->size_text, *name_family = r->name_family;
     for (size_t i = 0; i < r->n; i++) {
         search_scored *s = &r->items[i];
         s->cand = r->grid.items[i];
-        search_candidate_name(&s->cand, c->family, size_text, c->train.num_nodes, s->name, sizeof s->name);
+        search_candidate_name(&s->cand, name_family, size_text, c->train.num_nodes, s->name, sizeof s->name);
         candidate_est_apply(&in, &s->cand, r->act_method);
         if (est_evaluate(&in, &s->est)) {
             /* the grid's rules passed but the estimator's stricter ones did not */
@@ -283,7 +284,7 @@ int search_train_run(const ac_config *c, const model_base_config *b, search_trai
     if (search_exhaustive(&r->inputs, &opts, exhaustive_visit, &x, &r->exhaustive_count, &exh_err) == 0) {
         r->exhaustive_done = true;
         if (r->exhaustive_found)
-            search_candidate_name(&r->exhaustive_best, c->family, size_text, c->train.num_nodes, r->exhaustive_best_name,
+            search_candidate_name(&r->exhaustive_best, name_family, size_text, c->train.num_nodes, r->exhaustive_best_name,
                                   sizeof r->exhaustive_best_name);
     }
     if (exhaustive_mode) {
@@ -302,7 +303,7 @@ int search_train_run(const ac_config *c, const model_base_config *b, search_trai
         for (size_t i = 0; i < r->n; i++) {
             search_scored *sc = &r->items[i];
             r->order[i] = i;
-            search_candidate_name(&sc->cand, c->family, size_text, c->train.num_nodes, sc->name, sizeof sc->name);
+            search_candidate_name(&sc->cand, name_family, size_text, c->train.num_nodes, sc->name, sizeof sc->name);
             sc->step_time_s = sc->est.step_time;
         }
         r->n_fit = x.n_fit;

@@ -57,7 +57,8 @@ typedef struct search_train_result {
     bool exhaustive_found;
     double exhaustive_gain;  /* best exhaustive tokens/s ÷ best grid tokens/s − 1 */
     double elapsed_s;
-    char size_text[32];      /* the model's size text in candidate names */
+    char name_family[64];    /* candidate names start "<name_family>_<size_text>b_": the family and size, */
+    char size_text[32];      /* or the full model name (llama3_70b) with an empty size text */
     search_pick pick;        /* the recommendation (pick.h) */
 } search_train_result;
 

@@ -133,3 +133,13 @@ for p in llama3_1_8b llama3_1_70b llama3_3_70b llama3_1_405b; do
 done
 grep -q "num_layers: 126" "$T/preset_llama3_1_405b"/base_cfg_*.yaml && grep -q "hidden_size: 16384" "$T/preset_llama3_1_405b"/base_cfg_*.yaml \
     && pass preset_405b_shape || fail preset_405b_shape "$(grep -E 'num_layers|hidden_size' "$T/preset_llama3_1_405b"/base_cfg_*.yaml)"
+
+# --- results folders carry the GPU type and names the full model name; the original's layout stays for A100
+out=$("$AC" run search_config=llama/llama3_70b search_config.train_settings.gpu=h100 run_inference_hp_search=False \
+    "base_results_dir=$T/res" 2>&1)
+[ -d "$T/res/llama/llama3_70b_h100/final_result" ] && pass logs_carry_gpu || fail logs_carry_gpu "$(ls -R "$T/res" | head)"
+case "$out" in *"Optimal config: llama3_70b_128nodes_"*) pass names_full_model ;; *) fail names_full_model "$out" ;; esac
+"$AC" run search_config=llama/llama2_70b search_config.train_settings.gpu=h100 run_inference_hp_search=False "base_results_dir=$T/res" >/dev/null 2>&1
+ls "$T/res/llama/llama2_70b_h100/candidate_configs" | grep -q '^llama2_70b_' && pass names_llama2_apart || fail names_llama2_apart "$(ls "$T/res/llama")"
+"$AC" run run_inference_hp_search=False "base_results_dir=$T/res" >/dev/null 2>&1
+[ -d "$T/res/gpt3/5b_80gb/final_result" ] && pass logs_original_a100 || fail logs_original_a100 "$(ls "$T/res/gpt3")"
