@@ -16,7 +16,7 @@
 #include "util/text.h"
 
 static const char ESTIMATE_HELP[] =
-    "usage: autoconfig estimate [--json] [--conf DIR] [--tp N] [--pp N] [--vp N] [--cp N] [--ep N]\n"
+    "usage: autoconfig estimate [--json] [--conf DIR] [--hf-config FILE] [--tp N] [--pp N] [--vp N] [--cp N] [--ep N]\n"
     "                           [--mbs N] [--gbs N] [--recompute none|selective|full] [--recompute-layers N]\n"
     "                           [--sp true|false] [--zero 0-3] [--precision bf16|fp8|mxfp8]\n"
     "                           [--a2a-overlap true|false] [--cuda-graphs true|false]\n"
@@ -244,7 +244,7 @@ int cmd_estimate(int argc, char **argv)
 {
     cli_opts o;
     ac_err e;
-    static const char *const known[] = {"--tp=", "--pp=", "--vp=", "--cp=", "--ep=", "--mbs=", "--gbs=", "--recompute=",
+    static const char *const known[] = {"--hf-config=", "--tp=", "--pp=", "--vp=", "--cp=", "--ep=", "--mbs=", "--gbs=", "--recompute=",
                                         "--recompute-layers=", "--sp=", "--zero=", "--precision=", "--a2a-overlap=",
                                         "--cuda-graphs=", "--offload-act-layers=", "--grad-reduce-in-fp32=",
                                         "--fp8-param-gather=", "--recompute-modules=", "--pp-layout=", NULL};
@@ -258,7 +258,7 @@ int cmd_estimate(int argc, char **argv)
     est_input in;
     est_result r;
     int gbs_max = 1 << 24;
-    if (cli_size_stage(&c, &rep, &size_b, &e) || model_base_config_build(&c, size_b, &b, &e) ||
+    if (cli_model_stage(&c, &rep, &size_b, &b, &e) ||
         candidate_est_base(&c, &b, &in, &e)) {
         rc = cli_fail(&e);
         goto out;

@@ -18,7 +18,7 @@
 #include "util/json.h"
 
 static const char RUN_HELP[] =
-    "usage: autoconfig run [--json] [--conf DIR] [overrides...]\n"
+    "usage: autoconfig run [--json] [--conf DIR] [--hf-config FILE] [overrides...]\n"
     "\n"
     "Runs every stage on conf/config.yaml, as the original's main.py: model size\n"
     "(recommended when model_size_in_b is null), base config, then the training HP\n"
@@ -211,7 +211,7 @@ int cmd_run(int argc, char **argv)
 {
     cli_opts o;
     ac_err e;
-    static const char *const known[] = { NULL };
+    static const char *const known[] = { "--hf-config=", NULL };
     ac_config c;
     int started = cli_start(argc, argv, known, RUN_HELP, &o, &c, &e);
     if (started != CLI_GO) return started == CLI_HELPED ? 0 : cli_fail(&e);
@@ -222,11 +222,10 @@ int cmd_run(int argc, char **argv)
     bool opened = false;  /* --json: the object around the stages' documents */
     bool pending = false; /* --json: a member's name is out, its value not yet */
     search_train_result train = { 0 }; /* freeable as it is, or as search_train_run leaves it */
-    if (cli_size_stage(&c, &rep, &size_b, &e) != 0) goto fail;
-    if (rep.recommended && !o.json) cli_print_size(stdout, &c, &rep, NULL);
     /* every stage's input is checked (and the training grid scored) before the first
      * file is written: a bad setting leaves no half-done results behind */
-    if (model_base_config_build(&c, size_b, &b, &e) != 0) goto fail;
+    if (cli_model_stage(&c, &rep, &size_b, &b, &e) != 0) goto fail;
+    if (rep.recommended && !o.json) cli_print_size(stdout, &c, &rep, NULL);
     if (c.run_training_hp_search && search_train_run(&c, &b, &train, &e) != 0) goto fail;
     if (c.run_training_hp_search && check_launch(&c, &train, &e) != 0) goto fail;
     if (c.run_inference_hp_search && search_inference_check(&c, &b, &e) != 0) goto fail;

@@ -74,6 +74,7 @@ const schema_entry SCHEMA[] = {
     { TS "vocab_size", ST_INT, S(train.vocab_size), NULL, 1, 10000000, NULL, 0, "Vocabulary size" },
     { TS "seq_length", ST_INT, S(train.seq_length), "2048", 16, 4194304, NULL, 0, "Sequence length" },
     { TS "custom_config", ST_STR, S(train.custom_config), "null", NB, NULL, SF_NULLABLE | SF_PATH, "Base config YAML to use instead of the generated one" },
+    { TS "hf_config", ST_STR, S(train.hf_config), "null", NB, NULL, SF_NULLABLE | SF_PATH, "extension: Hugging Face config.json of the model to search (null = the preset's architecture); --hf-config FILE on run, estimate, infer" },
     { TS "logs", ST_STR, S(train.logs), NULL, NB, NULL, SF_PATH, "Directory of this search's results" },
     { TS "tensor_parallel_sizes", ST_INT_LIST, S(train.tensor_parallel_sizes), "auto", 1, 1024, NULL, SF_NULLABLE, "TP values to search, or auto" },
     { TS "pipeline_parallel_sizes", ST_INT_LIST, S(train.pipeline_parallel_sizes), "auto", 1, 4096, NULL, SF_NULLABLE, "PP values to search, or auto" },

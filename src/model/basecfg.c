@@ -179,10 +179,16 @@ static int write_shape(node *t, const model_base_config *b, const ac_config *c, 
     return 0;
 }
 
-static int choose_architecture(const ac_config *c, model_base_config *b, ac_err *e)
+static int choose_architecture(const ac_config *c, model_base_config *b, const model_shape *arch, ac_err *e)
 {
     const ac_config *cc = c;
     family_id id = b->family->id;
+    if (arch) {
+        b->shape = *arch;
+        b->shape.seq_length = cc->train.seq_length; /* the training's sequence, not the model's longest */
+        b->lr = b->size_b >= 60.0 ? 1.5e-4 : 3.0e-4;  /* the presets' learning rates by size */
+        return 0;
+    }
     if ((id == FAM_LLAMA || id == FAM_MIXTRAL) && cc->train.model_name[0]) {
         const model_preset_arch *pa = model_preset_arch_find(cc->train.model_name);
         if (!pa || pa->family != id) {
@@ -219,7 +225,22 @@ static int choose_architecture(const ac_config *c, model_base_config *b, ac_err 
     return 0;
 }
 
+static int build(const ac_config *c, double size_b, const model_shape *arch, const char *name, model_base_config *b,
+                 ac_err *e);
+
 int model_base_config_build(const ac_config *c, double size_b, model_base_config *b, ac_err *e)
+{
+    return build(c, size_b, NULL, NULL, b, e);
+}
+
+int model_base_config_build_arch(const ac_config *c, double size_b, const model_shape *arch, const char *name,
+                                 model_base_config *b, ac_err *e)
+{
+    return build(c, size_b, arch, name, b, e);
+}
+
+static int build(const ac_config *c, double size_b, const model_shape *arch, const char *name, model_base_config *b,
+                 ac_err *e)
 {
     memset(b, 0, sizeof *b);
     b->family = model_family_find(c->family);
@@ -233,6 +254,10 @@ int model_base_config_build(const ac_config *c, double size_b, model_base_config
     if ((b->family->id == FAM_LLAMA || b->family->id == FAM_MIXTRAL) && c->train.model_name[0] && !c->train.custom_config[0]) {
         snprintf(b->name_prefix, sizeof b->name_prefix, "%.63s", c->train.model_name);
         snprintf(b->run_name, sizeof b->run_name, "%.63s", c->train.model_name);
+    }
+    if (arch && name && *name) {
+        snprintf(b->name_prefix, sizeof b->name_prefix, "%.63s", name);
+        snprintf(b->run_name, sizeof b->run_name, "%.63s", name);
     }
 
     char tpl_path[CFG_PATH_MAX * 2];
@@ -266,7 +291,7 @@ int model_base_config_build(const ac_config *c, double size_b, model_base_config
         const node *lr = node_get_path(t, "model.optim.lr");
         if (!node_get_double(lr, &b->lr)) b->lr = 0;
     } else {
-        if (choose_architecture(c, b, e) != 0) return -1;
+        if (choose_architecture(c, b, arch, e) != 0) return -1;
         if (model_gbs_tp_pp(b->family->id, size_b, c->train.seq_length, c->train.gpu_memory_gb, &b->gbs, &b->tp, &b->pp, e) != 0)
             return -1;
     }

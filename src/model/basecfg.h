@@ -32,6 +32,10 @@ typedef struct {
 } model_base_config;
 
 int model_base_config_build(const ac_config *c, double size_b, model_base_config *out, ac_err *e);
+/* the same with the architecture given (a Hugging Face config.json's shape): arch's layers,
+ * widths, heads, vocabulary and experts over the family template; name names the runs */
+int model_base_config_build_arch(const ac_config *c, double size_b, const model_shape *arch, const char *name,
+                                 model_base_config *out, ac_err *e);
 /* writes <logs>/base_cfg_<size>b.yaml atomically (creating logs) */
 int model_base_config_write(model_base_config *b, const char *logs_dir, ac_err *e);
 void model_base_config_free(model_base_config *b);

@@ -143,3 +143,25 @@ case "$out" in *"Optimal config: llama3_70b_128nodes_"*) pass names_full_model ;
 ls "$T/res/llama/llama2_70b_h100/candidate_configs" | grep -q '^llama2_70b_' && pass names_llama2_apart || fail names_llama2_apart "$(ls "$T/res/llama")"
 "$AC" run run_inference_hp_search=False "base_results_dir=$T/res" >/dev/null 2>&1
 [ -d "$T/res/gpt3/5b_80gb/final_result" ] && pass logs_original_a100 || fail logs_original_a100 "$(ls "$T/res/gpt3")"
+
+# --- any architecture: --hf-config on run, estimate and infer (and train_settings.hf_config)
+cat > "$T/hf.json" <<'JSON'
+{"_name_or_path": "acme/Tiny-Llama-1B", "model_type": "llama", "hidden_size": 2048, "intermediate_size": 8192,
+ "num_hidden_layers": 16, "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256,
+ "max_position_embeddings": 131072, "tie_word_embeddings": false}
+JSON
+out=$("$AC" run --hf-config "$T/hf.json" search_config=llama/llama3_8b search_config.train_settings.gpu=h100 \
+    run_inference_hp_search=False "search_config.train_settings.logs=$T/hf" 2>&1); st=$?
+[ $st -eq 0 ] && grep -q "num_layers: 16" "$T/hf"/base_cfg_*.yaml && grep -q "hidden_size: 2048" "$T/hf"/base_cfg_*.yaml &&
+    case "$out" in *"Optimal config: tiny_llama_1b_"*) true ;; *) false ;; esac && pass hf_config_run || fail hf_config_run "exit $st: $out"
+out=$("$AC" run "search_config.train_settings.hf_config=$T/hf.json" search_config=llama/llama3_8b search_config.train_settings.gpu=h100 \
+    run_inference_hp_search=False "search_config.train_settings.logs=$T/hf2" 2>&1); st=$?
+[ $st -eq 0 ] && grep -q "num_layers: 16" "$T/hf2"/base_cfg_*.yaml && pass hf_config_key || fail hf_config_key "exit $st: $out"
+out=$("$AC" estimate --hf-config "$T/hf.json" search_config=llama/llama3_8b search_config.train_settings.gpu=h100 \
+    search_config.train_settings.num_nodes=1 --tp 1 --pp 1 --mbs 1 --json 2>&1); st=$?
+[ $st -eq 0 ] && case "$out" in *'"params_b":1.'*|*'"params_b":2.'*) true ;; *) false ;; esac && pass hf_config_estimate || fail hf_config_estimate "exit $st: $(echo "$out" | head -c 300)"
+out=$("$AC" infer --hf-config "$T/hf.json" search_config=llama/llama3_8b search_config.train_settings.gpu=h100 \
+    "search_config.train_settings.logs=$T/hfi" 2>&1); st=$?
+[ $st -eq 0 ] && pass hf_config_infer || fail hf_config_infer "exit $st: $(echo "$out" | tail -2)"
+out=$("$AC" run --hf-config "$T/hf.json" search_config=mixtral/mixtral_8x7b run_inference_hp_search=False "search_config.train_settings.logs=$T/hfm" 2>&1); st=$?
+[ $st -eq 2 ] && case "$out" in *"no routed experts: use search_config=llama"*) true ;; *) false ;; esac && pass hf_config_family_check || fail hf_config_family_check "exit $st: $out"
