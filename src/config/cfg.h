@@ -85,6 +85,7 @@ typedef struct {
     int n_tp_comm_overlap;                     /* false, true */
     char tp_comm_overlap[CFG_KNOB_MAX][CFG_KNOB_LEN];
     cfg_int_list activation_offload_layers;    /* layers whose activations go to host memory */
+    cfg_int_list recompute_num_layers;         /* partial full recompute: layers per stage */
 } cfg_train_settings;
 
 typedef struct {

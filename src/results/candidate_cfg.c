@@ -57,6 +57,12 @@ static int write_expert_knobs(node *t, const search_candidate *k, ac_err *e)
         rc |= put(t, "model.cpu_offloading_activations", node_bool(true), e);
         rc |= put(t, "model.cpu_offloading_weights", node_bool(false), e); /* the estimator models activations only */
     }
+    if (k->ext_mask & SEARCH_EXT_RCL) {
+        /* the first N layers of each stage (VP chunk) recompute in full, the rest keep their activations */
+        rc |= put(t, "model.activations_checkpoint_granularity", node_str("full"), e);
+        rc |= put(t, "model.activations_checkpoint_method", node_str("block"), e);
+        rc |= put(t, "model.activations_checkpoint_num_layers", node_int(k->act_ckpt_layers), e);
+    }
     if (k->ext_mask & SEARCH_EXT_UNEVEN) {
         rc |= put(t, "model.first_pipeline_num_layers", node_int(k->first_layers), e);
         rc |= put(t, "model.last_pipeline_num_layers", node_int(k->last_layers), e);

@@ -159,6 +159,7 @@ void candidate_est_apply(est_input *in, const search_candidate *k, search_act_me
     in->recompute_layers = 0;
     in->num_mbs_act = -1;
     in->act_per_pipe = -1;
+    if (k->ext_mask & SEARCH_EXT_RCL) act_method = SEARCH_ACT_BLOCK; /* recompute_num_layers: the block method */
     if (k->act_ckpt_layers >= 0 && act_method != SEARCH_ACT_NONE) {
         /* the original's act_ckpt_layers: layers per pipeline stage (per virtual chunk)
          * recomputed with the block method.  T5 splits the value over both stacks, act // 2

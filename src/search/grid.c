@@ -32,7 +32,7 @@ void search_inputs_init(search_inputs *in)
     in->act_ckpt_layers = in->cp = in->ep = in->vp = in->gbs = search_list_auto();
     in->sequence_parallel = in->recompute = in->distributed_optimizer = search_list_auto();
     in->precision = in->grad_bf16 = in->fp8_param_gather = in->cuda_graphs = in->tp_overlap = search_list_auto();
-    in->offload_layers = in->uneven_pp = search_list_auto();
+    in->offload_layers = in->uneven_pp = in->recompute_layers = search_list_auto();
     in->min_mp.is_auto = in->max_mp.is_auto = true;
 }
 
@@ -51,7 +51,7 @@ typedef struct {
     bool sp_auto, do_auto;
     search_int_list sp, rc, dopt;
     /* knobs experts tune, resolved (auto = the base value) */
-    search_int_list prec, grad, fp8pg, graphs, tpo, offl;
+    search_int_list prec, grad, fp8pg, graphs, tpo, offl, rcl;
     bool uneven; /* PP may leave a remainder of layers (first/last stage counts) */
 } ctx;
 
@@ -169,7 +169,8 @@ static int resolve(const search_inputs *in, ctx *c, ac_err *e)
         check_ext_list(&in->fp8_param_gather, "fp8_param_gather", 0, 1, e) ||
         check_ext_list(&in->cuda_graphs, "cuda_graphs", 0, 1, e) || check_ext_list(&in->tp_overlap, "tp_comm_overlap", 0, 1, e) ||
         check_ext_list(&in->offload_layers, "activation_offload_layers", 0, 100000, e) ||
-        check_ext_list(&in->uneven_pp, "pipeline_layouts", 0, 1, e))
+        check_ext_list(&in->uneven_pp, "pipeline_layouts", 0, 1, e) ||
+        check_ext_list(&in->recompute_layers, "recompute_num_layers", 1, 100000, e))
         return -1;
     struct { const search_int_list *in; search_int_list *out; int base; } knobs[] = {
         {&in->precision, &c->prec, in->base_precision},
@@ -179,6 +180,10 @@ static int resolve(const search_inputs *in, ctx *c, ac_err *e)
         {&in->tp_overlap, &c->tpo, in->base_tp_overlap},
         {&in->offload_layers, &c->offl, 0},
     };
+    c->rcl = in->recompute_layers; /* auto: none (the original's search) */
+    if (c->rcl.is_auto) c->rcl.n = 0;
+    c->rcl.is_auto = false;
+    dedupe(&c->rcl);
     for (size_t i = 0; i < sizeof knobs / sizeof *knobs; i++) {
         if (knobs[i].in->is_auto) one(knobs[i].out, knobs[i].base);
         else *knobs[i].out = *knobs[i].in;
@@ -454,6 +459,22 @@ static int emit_inner(const ctx *c, search_candidate *p, const knob_values *k, c
                     p->act_ckpt_layers = p->num_mbs_act = p->act_per_pipe = -1;
                     p->bucket = p->mbs;
                     if (emit_extras(c, p, fn, user)) return 1;
+                    /* partial full recompute (recompute_num_layers): N layers of each stage (VP
+                     * chunk) with the block method, the rest keep their activations */
+                    int per_chunk = c->L / p->pp / (p->vp > 1 ? p->vp : 1);
+                    for (int ir2 = 0; p->recompute == in->base_recompute && ir2 < c->rcl.n; ir2++) {
+                        int nl = c->rcl.v[ir2];
+                        if (nl < 1 || nl >= per_chunk) continue; /* all layers is the full recompute above */
+                        search_recompute keep = p->recompute;
+                        p->recompute = SEARCH_RC_FULL;
+                        p->act_ckpt_layers = nl;
+                        p->ext_mask = m | SEARCH_EXT_RCL;
+                        int stop = emit_extras(c, p, fn, user);
+                        p->recompute = keep;
+                        p->act_ckpt_layers = -1;
+                        p->ext_mask = m;
+                        if (stop) return 1;
+                    }
                     continue;
                 }
                 for (int ia = 0; ia < al->n_act; ia++) {
@@ -991,6 +1012,7 @@ int search_candidate_name(const search_candidate *c, const char *family, const c
     if (c->ext_mask & SEARCH_EXT_TPO) PUT("_tpo_%d", c->tp_overlap ? 1 : 0);
     if (c->ext_mask & SEARCH_EXT_OFFLOAD) PUT("_off_%d", c->offload_layers);
     if (c->ext_mask & SEARCH_EXT_UNEVEN) PUT("_pl_%d_%d", c->first_layers, c->last_layers);
+    if (c->ext_mask & SEARCH_EXT_RCL) PUT("_rcl_%d", c->act_ckpt_layers);
 #undef PUT
     size_t n = strlen(tmp);
     if (n + 1 > len || n + 1 >= cap) {

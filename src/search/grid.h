@@ -96,6 +96,7 @@ enum {
     SEARCH_EXT_TPO = 1u << 11,    /* TP communication overlap */
     SEARCH_EXT_OFFLOAD = 1u << 12,/* activation offload layers */
     SEARCH_EXT_UNEVEN = 1u << 13, /* PP does not divide the layers: first/last stage counts */
+    SEARCH_EXT_RCL = 1u << 14,    /* partial full recompute: act_ckpt_layers layers per stage, block method */
 };
 
 /* precisions the search writes (est_precision values) */
@@ -157,6 +158,7 @@ typedef struct {
     search_int_list tp_overlap;       /* 0/1 */
     search_int_list offload_layers;   /* layers, 0 = none */
     search_int_list uneven_pp;        /* 0 = even only, 1 = PP may leave a remainder (first/last stage counts) */
+    search_int_list recompute_layers; /* partial full recompute: layers per stage (VP chunk); auto = none */
     bool original_only; /* keep only in_original candidates */
 } search_inputs;
 

@@ -137,6 +137,7 @@ int search_train_inputs(const ac_config *c, const model_base_config *b, search_i
     in->base_cuda_graphs = cfg_bool(b->cfg, "model.enable_cuda_graph");
     in->base_tp_overlap = cfg_bool(b->cfg, "model.ub_tp_comm_overlap");
     in->offload_layers = list_from_cfg(&t->activation_offload_layers);
+    in->recompute_layers = list_from_cfg(&t->recompute_num_layers);
     if (knob_list(c, "precisions", t->n_precisions, (char (*)[CFG_KNOB_LEN])t->precisions, PRECISION_NAMES, &in->precision, e) ||
         knob_list(c, "grad_reduce_dtype", t->n_grad_reduce_dtype, (char (*)[CFG_KNOB_LEN])t->grad_reduce_dtype, GRAD_NAMES, &in->grad_bf16, e) ||
         knob_list(c, "fp8_param_gather", t->n_fp8_param_gather, (char (*)[CFG_KNOB_LEN])t->fp8_param_gather, BOOL_NAMES, &in->fp8_param_gather, e) ||

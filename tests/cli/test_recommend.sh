@@ -104,6 +104,15 @@ gt "${tpo% *}" "${base% *}" && knob_yaml tpo | grep -q "ub_tp_comm_overlap: true
 off=$(knob_run off "search_config.train_settings.activation_offload_layers=[4]")
 gt "${base#* }" "${off#* }" && knob_yaml off | grep -q "cpu_offloading_num_layers: 4" && knob_yaml off | grep -q "cpu_offloading: true" \
     && pass knob_activation_offload || fail knob_activation_offload "base $base offload $off"
+rcl=$(knob_run rcl "search_config.train_settings.recompute_num_layers=[4]")
+d="$T/knob_rcl/candidate_configs"
+f=$(ls "$d" | grep '_rcl_4' | head -1)
+runs=$(sed 's/.*"runs":\[//' "$T/knob_rcl/final_result/summary.json")
+# the recomputing run: slower, less memory than the same layout without it (both in runs, by name)
+rm_tps=$(echo "$runs" | tr '{' '\n' | grep '_rcl_4"' | grep -o '"tokens_per_s":[0-9.e+]*' | head -1 | cut -d: -f2)
+rm_mem=$(echo "$runs" | tr '{' '\n' | grep '_rcl_4"' | grep -o '"peak_mem_gib":[0-9.e+]*' | head -1 | cut -d: -f2)
+[ -n "$f" ] && grep -Eq "activations_checkpoint_method: '?block" "$d/$f" && grep -q "activations_checkpoint_num_layers: 4" "$d/$f" &&
+    gt "${base% *}" "$rm_tps" && gt "${base#* }" "$rm_mem" && pass knob_recompute_num_layers || fail knob_recompute_num_layers "$(ls "$d")"
 # the config written does not switch TP overlap on, so the estimate does not assume it
 knob_yaml base | grep -iq "ub_tp_comm_overlap: false" && gt "${tpo% *}" "${base% *}" \
     && pass tp_overlap_consistent || fail tp_overlap_consistent "base $base overlap $tpo"
