@@ -150,6 +150,8 @@ static int resolve(const search_inputs *in, ctx *c, ac_err *e)
     else c->gbs = in->gbs;
     c->vp_auto = in->vp.is_auto;
     c->vp = in->vp;
+    for (int i = 0; i < c->vp.n; i++)
+        if (c->vp.v[i] == 1) c->vp.v[i] = 0; /* VP 1 is no interleaving: one candidate, not two */
     c->sp_auto = in->sequence_parallel.is_auto;
     c->sp = in->sequence_parallel;
     if (in->recompute.is_auto) one(&c->rc, (int)in->base_recompute);
