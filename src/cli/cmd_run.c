@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "exec/exec.h"
+#include "results/candidate_cfg.h"
 #include "search/candidate_est.h"
 #include "util/fsutil.h"
 #include "results/report.h"
@@ -69,7 +70,7 @@ static int fill_job(const ac_config *c, const search_scored *s, exec_job *j, ac_
 
 /* The first launched candidate's job script rendered and dropped: a template, partition
  * or path the executor would refuse fails here, before any result file is written. */
-static int check_launch(const ac_config *c, const search_train_result *r, ac_err *e)
+static int check_launch(const ac_config *c, const model_base_config *b, const search_train_result *r, ac_err *e)
 {
     if (!runs_real_jobs(c)) return 0;
     for (size_t k = 0; k < r->n; k++) {
@@ -77,8 +78,11 @@ static int check_launch(const ac_config *c, const search_train_result *r, ac_err
         if (!s->launched) continue;
         exec_job j = { 0 };
         char *script = NULL, **argv = NULL;
-        int rc = fill_job(c, s, &j, e);
-        if (!rc) rc = exec_job_script(c, c->train.logs, &j, &script, !strcmp(c->cluster_type, "bcm") ? &argv : NULL, e);
+        node *cand = results_candidate_config(b, c, &s->cand, s->name, e); /* resolved as its job would resolve it */
+        int rc = cand ? fill_job(c, s, &j, e) : -1;
+        j.candidate = cand;
+        if (!rc) rc = exec_job_script(c, c->train.logs, &j, &script, !strcmp(c->cluster_type, "bcm") ? &argv : NULL, NULL, e);
+        node_free(cand);
         free(script);
         exec_argv_free(argv);
         return rc;
@@ -212,7 +216,7 @@ int cmd_run(int argc, char **argv)
      * file is written: a bad setting leaves no half-done results behind */
     if (model_base_config_build(&c, size_b, &b, &e) != 0) goto fail;
     if (c.run_training_hp_search && search_train_run(&c, &b, &train, &e) != 0) goto fail;
-    if (c.run_training_hp_search && check_launch(&c, &train, &e) != 0) goto fail;
+    if (c.run_training_hp_search && check_launch(&c, &b, &train, &e) != 0) goto fail;
     if (c.run_inference_hp_search && search_inference_check(&c, &b, &e) != 0) goto fail;
     if (c.run_cost_search && cli_cost_check(&c, &b, &e) != 0) goto fail;
     if (model_base_config_write(&b, c.train.logs, &e) != 0) goto fail;

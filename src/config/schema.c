@@ -38,6 +38,7 @@ const schema_entry SCHEMA[] = {
     { "data_dir", ST_STR, S(data_dir), "${launcher_scripts_path}/data", NB, NULL, SF_PATH, "Training data and tokenizer files" },
     { "training_container", ST_STR, S(training_container), "nvcr.io/nvidia/nemo:24.09", NB, NULL, 0, "Container image for training jobs" },
     { "container_mounts", ST_STR_LIST, S(container_mounts), "[null]", NB, NULL, SF_NULLABLE, "Extra container mounts a:b (null = none)" },
+    { "env_vars", ST_FREE, NONE, NULL, NB, NULL, 0, "Environment of every training job, NAME: value (null unsets); over the NeMo launcher's defaults TRANSFORMERS_OFFLINE=0, TORCH_NCCL_AVOID_RECORD_STREAMS=1, NCCL_NVLS_ENABLE=0" },
     { "wandb", ST_SECTION, NONE, NULL, NB, NULL, 0, "Weights & Biases" },
     { "wandb.enable", ST_BOOL, S(wandb_enable), "false", NB, NULL, 0, "Add the W&B logger to generated configs" },
     { "wandb.api_key_file", ST_STR, S(wandb_api_key_file), "null", NB, NULL, SF_NULLABLE | SF_PATH, "File holding the W&B API key (its content is never copied)" },
