@@ -159,7 +159,7 @@ static int build_srun(const ac_config *c, const char *logs_dir, const node *job_
         for (size_t i = 0; i < 3 && !rc; i++) {
             char abs[CFG_PATH_MAX + 64];
             if (!launcher_dirs[i][0]) continue;
-            rc = fs_abspath(launcher_dirs[i], abs, sizeof abs, e);
+            rc = fs_abspath_norm(launcher_dirs[i], abs, sizeof abs, e);
             if (!rc) rc = add_mount(&m, abs, e);
         }
         for (int i = 0; i < c->n_container_mounts && !rc; i++) rc = add_mount(&m, c->container_mounts[i], e);

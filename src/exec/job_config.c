@@ -15,7 +15,7 @@ static int put_abs(node *root, const char *key, const char *path, ac_err *e)
 {
     char abs[CFG_PATH_MAX + 64];
     if (!path[0]) return node_map_set(root, key, node_null()) ? ac_err_set(e, AC_E_NOMEM, "out of memory") : 0;
-    if (fs_abspath(path, abs, sizeof abs, e) < 0) return -1;
+    if (fs_abspath_norm(path, abs, sizeof abs, e) < 0) return -1;
     return node_map_set(root, key, node_str(abs)) ? ac_err_set(e, AC_E_NOMEM, "out of memory") : 0;
 }
 

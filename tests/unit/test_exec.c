@@ -282,6 +282,19 @@ static void test_job_config_resolved(void)
     CHECK_CONTAINS(e.msg, "nope");
 }
 
+/* paths handed to a job or a container mount are normalised lexically */
+static void test_abspath_norm(void)
+{
+    char b[256];
+    ac_err e;
+    CHECK(fs_abspath_norm("/a/./b//c/../d/", b, sizeof b, &e) == 0);
+    CHECK_STR(b, "/a/b/d");
+    CHECK(fs_abspath_norm("/..", b, sizeof b, &e) == 0);
+    CHECK_STR(b, "/");
+    CHECK(fs_abspath_norm("/x/y/../../..", b, sizeof b, &e) == 0);
+    CHECK_STR(b, "/");
+}
+
 /* the launcher's environment and its conditions */
 static void test_job_env(void)
 {
@@ -371,6 +384,7 @@ int main(void)
     RUN(test_bad_type);
     RUN(test_job_config_resolved);
     RUN(test_job_env);
+    RUN(test_abspath_norm);
     RUN(test_nemo_startup);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", logs);
