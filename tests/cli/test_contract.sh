@@ -35,6 +35,10 @@ for preset in gpt3/5b t5/2.8b mt5/3.2b bert/4b llama/llama2_7b llama/llama3_8b l
         "$logs"/training_logs/* >"$T/$tag.check" 2>&1
     n=$(grep -c '^PASS' "$T/$tag.check"); bad=$(grep '^FAIL' "$T/$tag.check" | head -1)
     [ -z "$bad" ] && [ "$n" -gt 0 ] && pass "${tag}_starts_nemo ($n jobs)" || fail "${tag}_starts_nemo" "${bad:-no job checked}"
+    # the base and optimal configs, "valid, runnable" as the launcher's training= input
+    "$PY" "$REPO/tests/contract/nemo_startup.py" --launcher-input "$NEMO" "$REPO/data/nemo_passthrough_keys.csv"         "$logs"/base_cfg_*.yaml "$logs"/final_result/optimal_config_*.yaml >"$T/$tag.li" 2>&1
+    n=$(grep -c '^PASS' "$T/$tag.li"); bad=$(grep '^FAIL' "$T/$tag.li" | head -1)
+    [ -z "$bad" ] && [ "$n" -eq 2 ] && pass "${tag}_launcher_inputs" || fail "${tag}_launcher_inputs" "${bad:-$n of 2 checked}"
 done
 # the check can fail: a launcher interpolation left in a job's file, an unknown model key, a
 # TP > 1 job without CUDA_DEVICE_MAX_CONNECTIONS are each reported

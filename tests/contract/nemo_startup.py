@@ -17,6 +17,9 @@ Slurm job would run it:
 Prints one PASS/FAIL line per job; exits 1 when any failed.
 
 usage: nemo_startup.py NEMO_CONF_DIR PASSTHROUGH_CSV IMAGE MOUNT[,MOUNT...] RUN_DIR...
+       nemo_startup.py --launcher-input NEMO_CONF_DIR PASSTHROUGH_CSV CONFIG.yaml...
+         (base_cfg_*.yaml / optimal_config_*.yaml as the launcher's training= input: resolved
+          with the launcher's resolvers, model keys known to NeMo)
 """
 import csv
 import functools
@@ -113,7 +116,39 @@ def check_job(run_dir, nemo_dir, known_extra, image, mounts):
     assert "${" not in open(path).read().replace("${multiply:", ""), "interpolation left in %s" % path
 
 
+def launcher_resolvers():
+    """the NeMo launcher's (launcher_scripts/main.py): multiply, divide_ceil, divide_floor"""
+    OmegaConf.register_new_resolver("multiply", lambda x, y: x * y, replace=True)
+    OmegaConf.register_new_resolver("divide_ceil", lambda x, y: -(-x // y), replace=True)
+    OmegaConf.register_new_resolver("divide_floor", lambda x, y: x // y, replace=True)
+
+
+def check_launcher_input(path, nemo_dir, known_extra):
+    """a base or optimal config handed to the launcher as training=: resolvable there, keys NeMo knows"""
+    cfg = OmegaConf.load(path)
+    root = OmegaConf.create({"launcher_scripts_path": "/ls", "data_dir": "/ls/data", "base_results_dir": "/ls/results"})
+    root.training = cfg
+    launcher_resolvers()
+    OmegaConf.to_container(root.training, resolve=True)
+    m = cfg.model
+    script = ("megatron_t5_pretraining.py" if "encoder" in m and "decoder" in m else
+              "megatron_bert_pretraining.py" if "bert" in str(cfg.exp_manager.get("name", "")) else
+              "megatron_gpt_pretraining.py")
+    unknown = sorted(set(m.keys()) - nemo_model_keys(nemo_dir, script) - known_extra)
+    assert not unknown, "model keys NeMo does not know: %s" % ", ".join(unknown)
+
+
 def main(argv):
+    if len(argv) >= 4 and argv[1] == "--launcher-input":
+        nemo_dir, known_extra, bad = argv[2], passthrough(argv[3]), 0
+        for f in argv[4:]:
+            try:
+                check_launcher_input(f, nemo_dir, known_extra)
+                print("PASS contract:%s" % os.path.basename(f))
+            except Exception as e:
+                bad += 1
+                print("FAIL contract:%s: %s: %s" % (os.path.basename(f), type(e).__name__, str(e).splitlines()[0][:300]))
+        return 1 if bad else 0
     if len(argv) < 6:
         print(__doc__)
         return 2
