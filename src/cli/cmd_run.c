@@ -37,6 +37,10 @@ static void print_search(FILE *out, const ac_config *c, const search_train_resul
             "%zu predicted to fit, %zu predicted out of memory, %zu selected (limit_search_runs %d)\n",
             c->train.search_mode, c->cluster_type, c->train.num_nodes, c->train.gpus_per_node, r->base.gpu->name, r->n,
             r->grid.n_original, r->n_fit, r->n_oom, r->n_launch, c->train.limit_search_runs);
+    if (r->n_borderline)
+        fprintf(out, "  of them %zu borderline: predicted over the memory limit by less than the estimator's memory "
+                "uncertainty (%.0f %%), launched to be measured (launch_over_memory %s)\n",
+                r->n_borderline, 100.0 * search_memory_band_rel(NULL), c->train.launch_over_memory);
 }
 
 static void print_exhaustive(FILE *out, const search_train_result *r)
@@ -139,11 +143,15 @@ static void print_measured(FILE *out, const search_train_result *r, size_t n_don
     for (size_t k = 0; k < r->n; k++) {
         const search_scored *s = &r->items[r->order[k]];
         if (!s->launched || s->source != RUN_MEASURED) continue;
+        char note[96] = "";
+        if (s->borderline)
+            snprintf(note, sizeof note, " [borderline: predicted %.1f GiB, %.1f usable]", s->est.mem_total / EST_GIB,
+                     s->est.mem_limit / EST_GIB);
         if (s->failed)
-            fprintf(out, "  %-10s %9.4fs %-8s  %s: %s\n", "failed", s->est.step_time, "-", s->name, s->reason);
+            fprintf(out, "  %-10s %9.4fs %-8s  %s%s: %s\n", "failed", s->est.step_time, "-", s->name, note, s->reason);
         else
-            fprintf(out, "  %9.4fs %9.4fs %+7.1f%%  %s\n", s->step_time_s, s->est.step_time,
-                    100.0 * (s->est.step_time / s->step_time_s - 1.0), s->name);
+            fprintf(out, "  %9.4fs %9.4fs %+7.1f%%  %s%s\n", s->step_time_s, s->est.step_time,
+                    100.0 * (s->est.step_time / s->step_time_s - 1.0), s->name, note);
     }
 }
 
