@@ -31,7 +31,7 @@ const schema_entry SCHEMA[] = {
     { "run_training_hp_search", ST_BOOL, S(run_training_hp_search), "true", NB, NULL, 0, "Run the training HP search after the base config" },
     { "run_inference_hp_search", ST_BOOL, S(run_inference_hp_search), "true", NB, NULL, 0, "Run the inference HP search (families with inference_settings)" },
     { "run_cost_search", ST_BOOL, S(run_cost_search), "false", NB, NULL, 0, "extension: run the cost stage (GPU type, ZeRO, offload, $ per million tokens) in `run`" },
-    { "cluster_type", ST_ENUM, S(cluster_type), "sim", NB, "sim|bcm|bcp|local", 0, "sim: estimator only, no cluster (default); bcm: Slurm; bcp: synchronous; local: processes on this machine" },
+    { "cluster_type", ST_ENUM, S(cluster_type), "sim", NB, "sim|bcm|bcp|local", 0, "sim: estimator only, no cluster (default); bcm: Slurm; local: processes on this machine; bcp (Base Command Platform) is refused: not supported" },
     { "auto_configurator_path", ST_STR, S(auto_configurator_path), ".", NB, NULL, SF_PATH, "Root of this tool; other paths are relative to it" },
     { "launcher_scripts_path", ST_STR, S(launcher_scripts_path), "${auto_configurator_path}/../launcher_scripts", NB, NULL, SF_PATH, "NeMo launcher scripts (Slurm runs)" },
     { "base_results_dir", ST_STR, S(base_results_dir), "${auto_configurator_path}/results", NB, NULL, SF_PATH, "Where every search writes its logs directory" },
