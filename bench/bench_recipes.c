@@ -32,7 +32,7 @@ int main(void)
     if (gpu_catalog_load(&e)) { fprintf(stderr, "%s\n", e.msg); return 1; }
     printf("NeMo performance recipes vs the tool's pick (exhaustive search, estimator predictions; band = the tie band)\n");
     printf("%-34s | %-42s %9s | %-42s %9s | %5s | %s\n", "recipe row", "tool's pick", "tok/s/GPU", "recipe layout",
-           "tok/s/GPU", "band", "recipe vs pick");
+           "tok/s/GPU", "band", "recipe's tok/s vs the pick's");
     int rows = 0, inside = 0, same = 0;
     for (size_t f = 0; f < sizeof FILES / sizeof *FILES; f++) {
         char path[256];
@@ -77,7 +77,7 @@ int main(void)
                     inside += in_band;
                     same += is_pick;
                     snprintf(verdict, sizeof verdict, "%+.1f%%%s%s%s", 100.0 * (rtps / ptps - 1.0),
-                             is_pick ? ", the pick" : in_band ? ", inside the band" : ", outside the band",
+                             is_pick ? ", the pick" : in_band ? ", a tie (within the band of the fastest)" : ", outside the band of the fastest",
                              m.fits ? "" : ", predicted OOM", m.departure[0] ? " (checked without VP / expert TP: see test_recipes)" : "");
                 } else {
                     snprintf(verdict, sizeof verdict, "recipe layout is not a candidate");

@@ -424,8 +424,12 @@ void results_print_pick(FILE *out, const ac_config *c, const model_base_config *
     double step = p->measured ? p->measured_step_s : s->est.step_time;
     double tps = (double)s->cand.gbs * b->shape.seq_length / step;
     fprintf(out, "==================================================\n");
-    fprintf(out, "Optimal config: %s with %.4fs per global step (%s; %s, %.0f tokens/s).\n", s->name, step,
-            p->measured ? "measured" : "predicted", pick_source(p), tps);
+    if (p->measured)
+        fprintf(out, "Optimal config: %s with %.4fs per global step (measured: the fastest measured run, %.0f tokens/s).\n",
+                s->name, step, tps);
+    else
+        fprintf(out, "Optimal config: %s with %.4fs per global step (predicted; %s, %.0f tokens/s).\n", s->name, step,
+                pick_source(p), tps);
     if (!p->measured && p->why != PICK_WHY_FASTEST && p->fastest.found)
         fprintf(out, "  Chosen among %ld candidates within the estimator's %.0f%% band of the fastest, %s (%+.1f%% predicted "
                 "tokens/s, a tie), for %s.\n", p->n_ties, 100.0 * p->band, p->fastest.name,
@@ -450,8 +454,9 @@ void results_print_pick(FILE *out, const ac_config *c, const model_base_config *
     long long steps = results_full_run_steps(c->train.num_tokens_in_b, s->cand.gbs, b->shape.seq_length);
     double days = s->est.days_to_train * (p->measured && s->est.step_time > 0 ? step / s->est.step_time : 1.0);
     fprintf(out, "Saving config to %s/final_result/optimal_config_%sb_%dnodes.yaml (the full run: %lld steps for %g B tokens at "
-            "GBS %d, %.1f days predicted, time limit %g days, checkpointing on).\n", logs, b->size_text, c->train.num_nodes,
-            steps, c->train.num_tokens_in_b, s->cand.gbs, days, c->train.max_training_days);
+            "GBS %d, %.1f days %s, time limit %g days, checkpointing on).\n", logs, b->size_text, c->train.num_nodes,
+            steps, c->train.num_tokens_in_b, s->cand.gbs, days, p->measured ? "at the measured speed" : "predicted",
+            c->train.max_training_days);
     if (p->over_budget) {
         fprintf(out, "  WARNING: %.1f predicted days exceed max_training_days %g", days, c->train.max_training_days);
         if (p->budget_nodes > 0)

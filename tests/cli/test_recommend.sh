@@ -174,3 +174,21 @@ out=$("$AC" infer --hf-config "$T/hf.json" search_config=llama/llama3_8b search_
 [ $st -eq 0 ] && pass hf_config_infer || fail hf_config_infer "exit $st: $(echo "$out" | tail -2)"
 out=$("$AC" run --hf-config "$T/hf.json" search_config=mixtral/mixtral_8x7b run_inference_hp_search=False "search_config.train_settings.logs=$T/hfm" 2>&1); st=$?
 [ $st -eq 2 ] && case "$out" in *"no routed experts: use search_config=llama"*) true ;; *) false ;; esac && pass hf_config_family_check || fail hf_config_family_check "exit $st: $out"
+
+# --- a pick above 98 % of GPU memory is flagged and the best candidate under it named
+# (a cluster calibration that lets candidates use all memory and adds a large CUDA context)
+C="$T/memconf"; cp -r conf "$C"
+printf 'key,value,reason\nmemory_limit_frac,1.0,test\ncuda_context_gb,19.3,test\n' > "$C/cluster/calibration_bcm.csv"
+out=$("$AC" run --conf "$C" "search_config.train_settings.tensor_parallel_sizes=[1]" run_inference_hp_search=False \
+    "search_config.train_settings.logs=$T/mem" 2>&1)
+case "$out" in *"WARNING: it needs 98."*"% of GPU memory (more than 98%"*"the best under it: gpt3_5b_16nodes_tp_1_pp_1_mbs_2_"*) pass memory_warning ;;
+    *) fail memory_warning "$out" ;; esac
+grep -q '"memory_warning":true' "$T/mem/final_result/summary.json" && pass memory_warning_summary || fail memory_warning_summary "no flag"
+
+# --- on a cluster the recommendation is the best measured run (emulated jobs, cluster_type local)
+out=$(AUTOCONFIG_POLL_MS=100 AUTOCONFIG_JOB_TEMPLATE='exec {autoconfig} emulate-job {config} --gpu {gpu} --results-dir {results_dir} --sleep 0.1' \
+    "$AC" run cluster_type=local "search_config.train_settings.logs=$T/meas" search_config.train_settings.limit_search_runs=2 \
+    run_inference_hp_search=False 2>&1)
+case "$out" in *"Optimal config: gpt3_5b_16nodes_"*"(measured: the fastest measured run"*"days at the measured speed"*) pass pick_measured ;;
+    *) fail pick_measured "$out" ;; esac
+grep -q '"source":"measured"' "$T/meas/final_result/summary.json" && pass pick_measured_summary || fail pick_measured_summary "no measured source"
