@@ -192,3 +192,10 @@ out=$(AUTOCONFIG_POLL_MS=100 AUTOCONFIG_JOB_TEMPLATE='exec {autoconfig} emulate-
 case "$out" in *"Optimal config: gpt3_5b_16nodes_"*"(measured: the fastest measured run"*"days at the measured speed"*) pass pick_measured ;;
     *) fail pick_measured "$out" ;; esac
 grep -q '"source":"measured"' "$T/meas/final_result/summary.json" && pass pick_measured_summary || fail pick_measured_summary "no measured source"
+
+# --- estimate: TP overlap as the base config says (off), or switched on with --tp-overlap
+st_off=$("$AC" estimate search_config=llama/llama3_70b search_config.train_settings.gpu=h100 search_config.train_settings.num_nodes=8 \
+    --tp 4 --pp 4 --vp 5 --mbs 1 2>&1 | awk '$1 == "step" { print $2 }')
+st_on=$("$AC" estimate search_config=llama/llama3_70b search_config.train_settings.gpu=h100 search_config.train_settings.num_nodes=8 \
+    --tp 4 --pp 4 --vp 5 --mbs 1 --tp-overlap true 2>&1 | awk '$1 == "step" { print $2 }')
+[ -n "$st_off" ] && [ -n "$st_on" ] && gt "$st_off" "$st_on" && pass estimate_tp_overlap_flag || fail estimate_tp_overlap_flag "off $st_off on $st_on"
