@@ -93,6 +93,7 @@ const schema_entry SCHEMA[] = {
     { TS "distributed_optimizer", ST_TRI, S(train.distributed_optimizer), "auto", NB, NULL, SF_NULLABLE, "extension: true, false or auto (as the base config)" },
     { TS "recompute_granularity", ST_ENUM, S(train.recompute_granularity), "auto", NB, "auto|selective|full", 0, "extension: activation recompute kind searched" },
     { TS "search_mode", ST_ENUM, S(train.search_mode), "heuristic", NB, "heuristic|exhaustive", 0, "extension: the original's grid, or every divisor and knob" },
+    { TS "search_num_nodes", ST_STR, S(train.search_num_nodes), "null", NB, NULL, SF_NULLABLE, "extension, real clusters: nodes of each search run: null = num_nodes (the original's later docs), auto = the fewest whole nodes that hold one model replica (its first docs: DP 1 in most cases), or a number; measured step times are carried to num_nodes by the estimator's data-parallel scaling" },
     { TS "launch_over_memory", ST_ENUM, S(train.launch_over_memory), "borderline", NB, "never|borderline|all", 0, "extension, real clusters: also launch candidates predicted over the memory limit: never, those within the estimator's memory uncertainty (borderline, 5 %), or all" },
     { TS "rank_by", ST_ENUM, S(train.rank_by), "throughput", NB, "throughput|cost", 0, "extension: rank candidates by speed or by $ for the run" },
     { TS "price_per_gpu_hour", ST_FLOAT, S(train.price_per_gpu_hour), "null", 0.0001, 1e4, NULL, SF_NULLABLE, "extension: $ per GPU-hour (null = catalog price)" },
