@@ -75,7 +75,7 @@ static int fill_job(const ac_config *c, const search_scored *s, exec_job *j, ac_
     int w = snprintf(j->config_path, sizeof j->config_path, "%s/candidate_configs/%s.yaml", c->train.logs, s->name);
     if (w < 0 || (size_t)w >= sizeof j->config_path) return ac_err_set(e, AC_E_INPUT, "logs path too long for %s", s->name);
     snprintf(j->name, sizeof j->name, "%s", s->name);
-    j->nodes = c->train.num_nodes;
+    if (search_run_nodes(c, &s->cand, &j->nodes, e) < 0) return -1; /* search_num_nodes */
     /* Slurm asks for the cluster's GPUs per node; local processes get the search's */
     j->gpus_per_node = !strcmp(c->cluster_type, "bcm") && c->cluster.gpus_per_node > 0 ? c->cluster.gpus_per_node
                                                                                         : c->train.gpus_per_node;
@@ -132,6 +132,17 @@ static int launch_selected(const ac_config *c, search_train_result *r, size_t *n
             s->failed = false;
             s->reason[0] = '\0';
             s->step_time_s = out[i].step_time_s;
+            if (jobs[i].nodes != c->train.num_nodes) {
+                /* measured on fewer nodes: carried to num_nodes by the estimator's ratio of the two
+                 * (more micro-batches per step and a smaller data-parallel group there) */
+                double small;
+                ac_err se;
+                if (search_step_time_at(r, &s->cand, jobs[i].nodes, c->train.gpus_per_node, &small, &se) == 0 && small > 0) {
+                    s->measured_nodes = jobs[i].nodes;
+                    s->measured_raw_s = out[i].step_time_s;
+                    s->step_time_s = out[i].step_time_s * s->est.step_time / small;
+                }
+            }
             (*n_done)++;
         } else {
             s->failed = true;
@@ -147,17 +158,20 @@ static int launch_selected(const ac_config *c, search_train_result *r, size_t *n
 }
 
 /* every launched run: measured beside predicted, or why it failed */
-static void print_measured(FILE *out, const search_train_result *r, size_t n_done, size_t n_failed)
+static void print_measured(FILE *out, const ac_config *c, const search_train_result *r, size_t n_done, size_t n_failed)
 {
     fprintf(out, "Training runs: %zu measured, %zu failed (ledger: autoconfig status)\n", n_done, n_failed);
     fprintf(out, "  %-10s %-10s %-8s  %s\n", "measured", "predicted", "error", "run");
     for (size_t k = 0; k < r->n; k++) {
         const search_scored *s = &r->items[r->order[k]];
         if (!s->launched || s->source != RUN_MEASURED) continue;
-        char note[96] = "";
+        char note[200] = "";
         if (s->borderline)
             snprintf(note, sizeof note, " [borderline: predicted %.1f GiB, %.1f usable]", s->est.mem_total / EST_GIB,
                      s->est.mem_limit / EST_GIB);
+        if (s->measured_nodes)
+            snprintf(note + strlen(note), sizeof note - strlen(note), " [measured at %d nodes (%.4fs), scaled to %d]",
+                     s->measured_nodes, s->measured_raw_s, c->train.num_nodes);
         if (s->failed)
             fprintf(out, "  %-10s %9.4fs %-8s  %s%s: %s\n", "failed", s->est.step_time, "-", s->name, note, s->reason);
         else
@@ -195,7 +209,7 @@ static int training_stage(const ac_config *c, const model_base_config *b, search
             if (!candidate_cal_path(c, cal_path, sizeof cal_path, &pe))
                 printf("Estimator calibrated for cluster %s by %s (autoconfig calibrate)\n", c->cluster_name, cal_path);
         }
-        if (real) print_measured(stdout, r, n_done, n_failed);
+        if (real) print_measured(stdout, c, r, n_done, n_failed);
         results_print_top(stdout, c, b, r, c->train.logs);
         print_exhaustive(stdout, r);
         printf("Results: %s/final_result/ (final_summary_%dnodes.csv, failed_jobs_%dnodes.csv, summary.json); "

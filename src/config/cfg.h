@@ -71,6 +71,7 @@ typedef struct {
     char search_mode[16];           /* heuristic | exhaustive */
     char rank_by[16];               /* throughput | cost */
     char launch_over_memory[16];    /* never | borderline | all (real clusters) */
+    char search_num_nodes[16];      /* "" = num_nodes, "auto", or a number (real clusters) */
     double price_per_gpu_hour;      /* NAN = catalog price */
     /* knobs experts tune (issue 25): each "auto" (the base config's value) or a list */
     int n_precisions;                          /* bf16, fp8 */

@@ -290,6 +290,11 @@ int exec_job_script(const ac_config *c, const char *logs_dir, const exec_job *j,
     if ((j->candidate ? exec_job_config_of(c, j->candidate, j->config_path, run_dir, &job_cfg, e)
                       : exec_job_config(c, j->config_path, run_dir, &job_cfg, e)) < 0)
         return -1;
+    /* the job's own size: a search run may use fewer nodes than the training (search_num_nodes) */
+    if (node_get_path(job_cfg, "trainer") && node_set_path(job_cfg, "trainer.num_nodes", node_int(j->nodes), true) != 0) {
+        node_free(job_cfg);
+        return ac_err_set(e, AC_E_NOMEM, "out of memory");
+    }
     char *tmpl = load_template(c, e);
     if (!tmpl) { node_free(job_cfg); return -1; }
     strbuf sb;
