@@ -180,6 +180,92 @@ static void print_measured(FILE *out, const ac_config *c, const search_train_res
     }
 }
 
+/* Slurm's time formats (sbatch --time): M, M:S, H:M:S, D-H, D-H:M, D-H:M:S → seconds; 0 when unreadable */
+static int slurm_time_s(const char *t)
+{
+    int d = 0, f[3] = {0, 0, 0}, n = 0;
+    const char *dash = strchr(t, '-');
+    if (dash) { d = atoi(t); t = dash + 1; }
+    for (const char *p = t; *p && n < 3; n++) {
+        f[n] = atoi(p);
+        p = strchr(p, ':');
+        if (!p) { n++; break; }
+        p++;
+    }
+    long s = dash ? (n == 1 ? f[0] * 3600L : n == 2 ? f[0] * 3600L + f[1] * 60L : f[0] * 3600L + f[1] * 60L + f[2])
+                  : (n == 1 ? f[0] * 60L : n == 2 ? f[0] * 60L + f[1] : f[0] * 3600L + f[1] * 60L + f[2]);
+    s += d * 86400L;
+    return s > 0 && s < 366L * 86400 ? (int)s : 0;
+}
+
+/* the inference sweep's benchmark jobs, collected as the stage writes them */
+typedef struct {
+    exec_job *jobs;
+    size_t n, cap;
+    char logs[CFG_PATH_MAX + 64]; /* the sweep's results_dir: its ledger and run folders */
+} infer_jobs;
+
+static int collect_infer_job(void *ctx, const ac_config *c, const char *script, const char *dir, int nodes,
+                             int tasks_per_node, char *job_id, size_t len, ac_err *e)
+{
+    infer_jobs *ij = ctx;
+    (void)job_id;
+    (void)len;
+    if (ij->n == ij->cap) {
+        exec_job *nj = realloc(ij->jobs, (ij->cap = ij->cap ? 2 * ij->cap : 32) * sizeof *nj);
+        if (!nj) return ac_err_set(e, AC_E_NOMEM, "out of memory");
+        ij->jobs = nj;
+    }
+    exec_job *j = &ij->jobs[ij->n++];
+    memset(j, 0, sizeof *j);
+    /* <results_dir>/inference/<name>: the run is "benchmark_<name>" in <results_dir>'s ledger */
+    const char *slash = strrchr(dir, '/');
+    snprintf(j->name, sizeof j->name, "benchmark_%s", slash ? slash + 1 : dir);
+    snprintf(j->config_path, sizeof j->config_path, "%s", script);
+    size_t keep = slash ? (size_t)(slash - dir) : 0;
+    if (keep >= 10 && !strncmp(dir + keep - 10, "/inference", 10)) keep -= 10;
+    snprintf(ij->logs, sizeof ij->logs, "%.*s", (int)keep, dir);
+    j->nodes = nodes;
+    j->gpus_per_node = c->cluster.gpus_per_node > 0 ? c->cluster.gpus_per_node : c->infer.gpus_per_node;
+    j->tasks_per_node = tasks_per_node; /* the benchmark's ranks: its srun takes the allocation's tasks */
+    j->time_limit_s = slurm_time_s(c->infer.time_limit);
+    return 0;
+}
+
+/* On a real cluster: the sweep's benchmark jobs run through the executor (ledger, resume,
+ * cancel, progress) and their logs are summarised, as the original's parallel inference search */
+static int inference_stage(const ac_config *c, const model_base_config *b, bool json, ac_err *e)
+{
+    if (!runs_real_jobs(c)) return search_inference_run(c, b, stdout, json, e);
+    infer_jobs ij = { 0 };
+    search_infer_hooks h = { .submit = collect_infer_job, .submit_ctx = &ij };
+    int rc = search_inference_run_with(c, b, &h, stdout, json, e);
+    exec_outcome *out = rc || !ij.n ? NULL : calloc(ij.n, sizeof *out);
+    if (!rc && ij.n && !out) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < ij.n; i++) ij.jobs[i].script = ij.jobs[i].config_path; /* the array no longer moves */
+    if (!rc && ij.n) {
+        fflush(stdout);
+        rc = exec_run_all(c, ij.logs, ij.jobs, ij.n, out, stderr, e);
+    }
+    if (!rc && ij.n) {
+        size_t failed = 0, first = ij.n;
+        for (size_t i = 0; i < ij.n; i++)
+            if (out[i].state != EXEC_DONE) { failed++; if (first == ij.n) first = i; }
+        if (!json) printf("Inference benchmark jobs: %zu ran, %zu failed (ledger in %s: autoconfig status)\n", ij.n - failed,
+                          failed, ij.logs);
+        if (failed == ij.n)
+            rc = ac_err_set(e, AC_E_EXEC, "every inference benchmark job failed (first: %s: %s; its logs in "
+                            "%s/training_logs/%s); the training results are written; run again to retry",
+                            ij.jobs[first].name, out[first].reason[0] ? out[first].reason : "no reason", ij.logs,
+                            ij.jobs[first].name);
+        else
+            rc = search_inference_summarize(c, b, stdout, json, e);
+    }
+    free(out);
+    free(ij.jobs);
+    return rc;
+}
+
 /* the training stage's files, launches and output, from a search already run */
 static int training_stage(const ac_config *c, const model_base_config *b, search_train_result *r, bool json, ac_err *e)
 {
@@ -280,7 +366,7 @@ int cmd_run(int argc, char **argv)
     } else if (c.run_inference_hp_search) {
         if (o.json) { fputs(",\"inference\":", stdout); pending = true; }
         else printf("\nInference HP search\n");
-        if (search_inference_run(&c, &b, stdout, o.json, &e) != 0) goto fail;
+        if (inference_stage(&c, &b, o.json, &e) != 0) goto fail;
         pending = false;
     }
     if (c.run_cost_search) {

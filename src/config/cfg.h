@@ -97,6 +97,7 @@ typedef struct {
     char data_type[16];
     char time_limit[32];
     char results_dir[CFG_PATH_MAX];
+    char benchmark_command[1024];  /* "" = FasterTransformer's example binary */
     cfg_int_list tensor_parallel_sizes;
     cfg_int_list pipeline_parallel_sizes;
     int input_len, output_len;

@@ -206,6 +206,23 @@ if (cd "$REPO" && AUTOCONFIG_EMULATE_MEM_SCALE=0.97 AUTOCONFIG_JOB_TEMPLATE="$EM
     pass "borderline candidates launched on Slurm: the one that fits measured, the other CUDA OOM"
 else fail "borderline on Slurm" "$(cat "$W/bord.out" "$W/bord.err")"; fi
 
+# 13. the inference sweep on Slurm: benchmark jobs through the executor (srun --mpi pmix inside), summarised
+cat > "$W/ftbench.sh" <<'SH'
+[ "${SLURM_PROCID:-0}" = 0 ] || exit 0
+awk -F' = ' '/^request_batch_size/ {b = $2} /^tensor_para_size/ {t = $2}
+    END {printf "[INFO] batch_size %d FT-CPP-decoding-beamsearch-time %.2f ms\n", b, 100 + 10 * b / t}' "$1"
+SH
+K=search_config.inference_settings
+if (cd "$REPO" && "$AC" run cluster_type=bcm cluster.exclusive=false cluster.mem=100 training_container=null \
+        run_training_hp_search=false "$S.logs=$W/inf" "$K.run.benchmark_command=sh $W/ftbench.sh {ini}" \
+        "$K.run.tensor_parallel_sizes=[1,2]" "$K.run.pipeline_parallel_sizes=[1]" "$K.benchmark.batch_sizes=[1,8]") \
+        >"$W/inf.out" 2>"$W/inf.err" &&
+   grep -q 'Inference benchmark jobs: 4 ran, 0 failed' "$W/inf.out" &&
+   [ "$(grep -c ',measured' "$W/inf/inference/final_summary/final_output.csv")" = 4 ] &&
+   [ "$(jobs_in "$W/inf")" = 4 ]; then
+    pass "inference sweep on Slurm: 4 benchmark jobs ran through the executor, measured summary written"
+else fail "inference sweep on Slurm" "$(cat "$W/inf.out" "$W/inf.err")"; fi
+
 # 0 (end). the time-limit kill
 wait "$TMO"
 grep -q '^failed .*TIMEOUT' "$W/tmo.out" && pass "time limit: job ended TIMEOUT" || fail "time limit" "$(cat "$W/tmo.out")"
