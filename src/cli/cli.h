@@ -18,6 +18,7 @@ typedef struct {
     bool json;             /* --json */
     bool help;             /* --help / -h */
     bool quiet;            /* --quiet */
+    bool verbose;          /* --verbose: notices that are not news */
     int n_overrides;
     char **overrides;      /* Hydra-style key=value arguments */
     int n_flags;

@@ -38,6 +38,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, ac_err *e)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) o->help = true;
         else if (!strcmp(a, "--json")) o->json = true;
         else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) o->quiet = true;
+        else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) o->verbose = true;
         else if (!strcmp(a, "--conf")) {
             if (i + 1 >= argc) return ac_err_set(e, AC_E_INPUT, "--conf needs a directory");
             o->conf_dir = argv[++i];
@@ -132,7 +133,9 @@ int cli_load_config(const cli_opts *o, ac_config *c, ac_err *e)
 {
     char buf[PATH_MAX + 16];
     const char *dir = o->conf_dir ? o->conf_dir : default_conf_dir(buf, sizeof buf);
-    return cfg_load(dir, o->n_overrides, o->overrides, c, e);
+    int rc = cfg_load(dir, o->n_overrides, o->overrides, c, e);
+    if (!rc) c->verbose = o->verbose;
+    return rc;
 }
 
 int cli_fail(const ac_err *e)

@@ -31,12 +31,22 @@ static const char RUN_HELP[] =
     "stage that ran (training, inference, cost) and the report's path.\n"
     "example: autoconfig run search_config=gpt3/20b search_config.train_settings.num_nodes=32\n";
 
+/* cluster types whose selected candidates run as real jobs (src/exec) */
+static bool runs_real_jobs(const ac_config *c)
+{
+    return !strcmp(c->cluster_type, "bcm") || !strcmp(c->cluster_type, "local");
+}
+
 static void print_search(FILE *out, const ac_config *c, const search_train_result *r)
 {
+    search_counts k;
+    search_train_counts(c, r, &k);
     fprintf(out, "Training HP search (%s mode, cluster_type %s, %d x %d %s): %zu candidates (%zu in the original's grid), "
-            "%zu predicted to fit, %zu predicted out of memory, %zu selected (limit_search_runs %d)\n",
-            c->train.search_mode, c->cluster_type, c->train.num_nodes, c->train.gpus_per_node, r->base.gpu->name, r->n,
-            r->grid.n_original, r->n_fit, r->n_oom, r->n_launch, c->train.limit_search_runs);
+            "%zu valid, %zu predicted to fit, %zu predicted out of memory; ",
+            c->train.search_mode, c->cluster_type, c->train.num_nodes, c->train.gpus_per_node, r->base.gpu->name,
+            k.candidates, r->grid.n_original, k.valid, k.predicted_fit, k.predicted_oom);
+    if (runs_real_jobs(c)) fprintf(out, "%zu launched (limit_search_runs %d)\n", k.launched, c->train.limit_search_runs);
+    else fprintf(out, "0 launched (cluster_type sim: the top %zu are ranked by prediction)\n", k.ranked);
     if (r->n_borderline)
         fprintf(out, "  of them %zu borderline: predicted over the memory limit by less than the estimator's memory "
                 "uncertainty (%.0f %%), launched to be measured (launch_over_memory %s)\n",
@@ -61,12 +71,6 @@ static void print_exhaustive(FILE *out, const search_train_result *r)
             "(predicted), %+.1f%% tokens/s vs the grid's best%s\n",
             r->exhaustive_count, r->exhaustive_best_name, r->exhaustive_best_est.step_time, 100.0 * r->exhaustive_gain,
             r->exhaustive_gain > 0.005 ? "" : " (the grid already holds the best)");
-}
-
-/* cluster types whose selected candidates run as real jobs (src/exec) */
-static bool runs_real_jobs(const ac_config *c)
-{
-    return !strcmp(c->cluster_type, "bcm") || !strcmp(c->cluster_type, "local");
 }
 
 /* the executor's job for one selected candidate */

@@ -165,6 +165,7 @@ typedef struct {
     cfg_train_settings train;
     cfg_inference_settings infer;
     cfg_cost_settings cost;
+    bool verbose;             /* the command line's --verbose: print notices that are not news */
 } ac_config;
 
 /* conf_dir: the folder holding config.yaml; overrides: Hydra-style arguments */

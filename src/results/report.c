@@ -161,12 +161,22 @@ static void write_header(strbuf *b, const cJSON *s)
              svg_fmt_num(gb, sizeof gb, num(c, "gpus_per_node")), str(c, "gpu"), str(c, "type"));
     fact(b, "Cluster", line);
     fact_num(b, "GPU price", num(c, "price_per_gpu_hour"), " USD/GPU-hour");
-    char a[40], v[40], o[40], l[40];
-    snprintf(line, sizeof line, "%s: %s candidates, %s valid, %s predicted out of memory, %s %s", str(q, "mode"),
-             svg_fmt_num(a, sizeof a, num(q, "candidates")), svg_fmt_num(v, sizeof v, num(q, "valid")),
-             svg_fmt_num(o, sizeof o, num(q, "predicted_oom")), svg_fmt_num(l, sizeof l, num(q, "launched")),
-             /* cluster type sim launches nothing: its selected candidates are the predictions */
-             strcmp(str(c, "type"), "sim") ? "launched" : "selected (sim: predicted, none launched)");
+    char a[40], v[40], f[40], o[40], l[40], ms[40], fl[40], rk[40];
+    svg_fmt_num(a, sizeof a, num(q, "candidates"));
+    svg_fmt_num(v, sizeof v, num(q, "valid"));
+    svg_fmt_num(f, sizeof f, num(q, "predicted_fit"));
+    svg_fmt_num(o, sizeof o, num(q, "predicted_oom"));
+    svg_fmt_num(l, sizeof l, num(q, "launched"));
+    svg_fmt_num(ms, sizeof ms, num(q, "measured"));
+    svg_fmt_num(fl, sizeof fl, num(q, "failed"));
+    svg_fmt_num(rk, sizeof rk, num(q, "ranked"));
+    /* the console's words (search_train_counts): sim launches nothing and ranks its top candidates */
+    if (strcmp(str(c, "type"), "sim"))
+        snprintf(line, sizeof line, "%s: %s candidates, %s valid, %s predicted to fit, %s predicted out of memory; "
+                 "%s launched, %s measured, %s failed", str(q, "mode"), a, v, f, o, l, ms, fl);
+    else
+        snprintf(line, sizeof line, "%s: %s candidates, %s valid, %s predicted to fit, %s predicted out of memory; "
+                 "0 launched (cluster_type sim: the top %s are ranked by prediction)", str(q, "mode"), a, v, f, o, rk);
     fact(b, "Search", line);
     fact(b, "Best configuration", str(s, "best"));
     const cJSON *rec = obj(s, "recommendation");

@@ -15,30 +15,14 @@
 #include "util/json.h"
 #include "util/strbuf.h"
 
-static void opt_text(int v, char *buf, size_t len)
-{
-    if (v < 0) snprintf(buf, len, "None");
-    else snprintf(buf, len, "%d", v);
-}
 
+/* One name per candidate: its file name (the original's candidate-file format, which its users
+ * know), on the console, in the CSVs' Config Name, the report and summary.json.  The original
+ * printed a shorter form on the console and in its CSV; that form hid VP, SP and the other knobs
+ * (docs/original-bugs.md). */
 void results_config_name(const search_scored *s, char *buf, size_t len)
 {
-    const search_candidate *k = &s->cand;
-    char a[16], n[16], p[16];
-    opt_text(k->act_ckpt_layers, a, sizeof a);
-    opt_text(k->num_mbs_act, n, sizeof n);
-    opt_text(k->act_per_pipe, p, sizeof p);
-    char cpep[48] = "";
-    if (k->ext_mask) snprintf(cpep, sizeof cpep, "_cp%d_ep%d", k->cp, k->ep);
-    /* our knobs (vp, sp, rc, do, gbs) follow act_per_pipe in the candidate name: keep them */
-    const char *tail = strstr(s->name, "_act_per_pipe_");
-    if (tail) {
-        tail += strlen("_act_per_pipe_");
-        tail += strcspn(tail, "_");
-    } else {
-        tail = "";
-    }
-    snprintf(buf, len, "tp%d_pp%d%s_mbs%d_act_%s_num_mbs_act_%s_act_per_pipe_%s%s", k->tp, k->pp, cpep, k->mbs, a, n, p, tail);
+    snprintf(buf, len, "%s", s->name);
 }
 
 /* removes *.yaml files of a previous run from dir (only ours: candidate files) */
@@ -362,11 +346,17 @@ static int write_summary_json(const ac_config *c, const model_base_config *b, co
     json_obj_open(w, "search");
     json_str(w, "mode", c->train.search_mode);
     json_str(w, "rank_by", c->train.rank_by);
-    json_int(w, "candidates", (long long)r->n);
+    search_counts cnt; /* the console's and the report's words and numbers */
+    search_train_counts(c, r, &cnt);
+    json_int(w, "candidates", (long long)cnt.candidates);
     json_int(w, "in_original_grid", (long long)r->grid.n_original);
-    json_int(w, "valid", (long long)(r->n_fit + r->n_oom));
-    json_int(w, "predicted_oom", (long long)r->n_oom);
-    json_int(w, "launched", (long long)r->n_launch);
+    json_int(w, "valid", (long long)cnt.valid);
+    json_int(w, "predicted_fit", (long long)cnt.predicted_fit);
+    json_int(w, "predicted_oom", (long long)cnt.predicted_oom);
+    json_int(w, "ranked", (long long)cnt.ranked);
+    json_int(w, "launched", (long long)cnt.launched);
+    json_int(w, "measured", (long long)cnt.measured);
+    json_int(w, "failed", (long long)cnt.failed);
     json_int(w, "top_n", c->train.output_top_n);
     json_num(w, "elapsed_s", r->elapsed_s);
     json_int(w, "global_batch_size", r->gbs.to);

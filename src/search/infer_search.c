@@ -267,11 +267,14 @@ static void emit(const ac_config *c, const results_infer_row *rows, size_t n, co
         json_end(&w);
         return;
     }
-    if (g && g->n_rejected) {
+    /* the original's pair rules working as intended are not news: one line, the list with --verbose */
+    if (g && g->n_rejected && c->verbose) {
         fprintf(out, "Rejected (tp, pp) pairs (x %d batch sizes each):\n", g->n_bs);
         for (size_t i = 0; i < g->n_rejected; i++)
             fprintf(out, "  tp %d pp %d: %s (%s)\n", g->rejected[i].tp, g->rejected[i].pp,
                     search_infer_rule_name(g->rejected[i].rule), g->rejected[i].why);
+    } else if (g && g->n_rejected) {
+        fprintf(out, "%zu (tp, pp) pairs skipped by the original's rules (--verbose lists them)\n", g->n_rejected);
     }
     if (n) {
         fprintf(out, "Inference on %s, %d GPUs per node (%s):\n", s->gpu_name, s->gpus_per_node,

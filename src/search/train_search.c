@@ -360,6 +360,26 @@ int search_train_run(const ac_config *c, const model_base_config *b, search_trai
     return 0;
 }
 
+void search_train_counts(const ac_config *c, const search_train_result *r, search_counts *out)
+{
+    memset(out, 0, sizeof *out);
+    bool exhaustive = !strcmp(c->train.search_mode, "exhaustive");
+    bool real = !strcmp(c->cluster_type, "bcm") || !strcmp(c->cluster_type, "local");
+    /* exhaustive mode keeps only its top candidates: the scored count is the whole walk's */
+    out->candidates = exhaustive && r->exhaustive_done ? (size_t)r->exhaustive_count : r->n;
+    out->predicted_fit = r->n_fit;
+    out->predicted_oom = r->n_oom;
+    out->valid = r->n_fit + r->n_oom;
+    out->ranked = r->n_launch;
+    out->launched = real ? r->n_launch : 0;
+    for (size_t i = 0; real && i < r->n; i++) {
+        const search_scored *s = &r->items[i];
+        if (!s->launched || s->source != RUN_MEASURED) continue;
+        if (s->failed) out->failed++;
+        else out->measured++;
+    }
+}
+
 /* whole nodes on which k's model replica fits and the global batch splits */
 static bool nodes_work(const ac_config *c, const search_candidate *k, int n)
 {

@@ -78,6 +78,15 @@ double search_train_score(const ac_config *c, const est_result *r);
 int search_train_inputs(const ac_config *c, const model_base_config *b, search_inputs *in, search_act_method *method,
                         ac_err *e);
 
+/* The counts of one search in the one vocabulary the console, summary.json and the report use:
+ * candidates scored, valid (the estimator could read them), predicted to fit, predicted out of
+ * memory, launched (real clusters only; sim launches nothing and ranks its top `ranked`),
+ * measured and failed (launched runs by outcome). */
+typedef struct {
+    size_t candidates, valid, predicted_fit, predicted_oom, ranked, launched, measured, failed;
+} search_counts;
+void search_train_counts(const ac_config *c, const search_train_result *r, search_counts *out);
+
 /* The nodes one search run of candidate k uses (train_settings.search_num_nodes): num_nodes
  * when unset; "auto" the fewest whole nodes that hold one model replica (TP x PP x CP GPUs)
  * and split the global batch (GBS a multiple of MBS x DP there), a number that many (at most

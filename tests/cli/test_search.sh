@@ -21,7 +21,7 @@ out=$("$AC" run "search_config.train_settings.logs=$L" 2>&1); st=$?
 [ $st -eq 0 ] && pass run_default || fail run_default "exit $st: $out"
 case "$out" in *"Top 10 configs sorted from fastest to slowest (predicted"*) pass run_top_header ;; *) fail run_top_header "$out" ;; esac
 # times are printed as seconds per step (the original printed GPUs per node)
-echo "$out" | grep -Eq '^Config #1: tp[0-9]+_pp[0-9]+.* with [0-9]+\.[0-9]{4}s per global step \(predicted' \
+echo "$out" | grep -Eq '^Config #1: gpt3_5b_16nodes_tp_[0-9]+_pp_[0-9]+.* with [0-9]+\.[0-9]{4}s per global step \(predicted' \
     && pass run_top_times || fail run_top_times "$out"
 case "$out" in *"Beyond the original's grid"*) pass run_beyond ;; *) fail run_beyond "$out" ;; esac
 F="$L/final_result"

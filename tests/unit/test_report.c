@@ -160,10 +160,10 @@ static void test_captions_follow_the_search(void)
 {
     static const char SIM[] =
         "{\"cluster\":{\"type\":\"sim\"},\"search\":{\"mode\":\"heuristic\",\"candidates\":20,\"valid\":20,"
-        "\"predicted_oom\":1,\"launched\":19},\"runs\":[]}";
+        "\"predicted_fit\":19,\"predicted_oom\":1,\"ranked\":19,\"launched\":0,\"measured\":0,\"failed\":0},\"runs\":[]}";
     static const char BCM[] =
         "{\"cluster\":{\"type\":\"bcm\"},\"search\":{\"mode\":\"heuristic\",\"candidates\":20,\"valid\":20,"
-        "\"predicted_oom\":1,\"launched\":19},\"runs\":[]}";
+        "\"predicted_fit\":19,\"predicted_oom\":1,\"ranked\":19,\"launched\":19,\"measured\":17,\"failed\":2},\"runs\":[]}";
     static const char INFER_NO_LIMIT[] =
         "{\"pairs\":[{\"input_len\":60,\"output_len\":20,\"max_latency_ms\":null,\"rows\":[{\"tp\":1,\"pp\":1,"
         "\"bs\":8,\"latency_ms\":100,\"throughput_per_gpu\":50,\"status\":\"ok\"}]}]}";
@@ -174,7 +174,7 @@ static void test_captions_follow_the_search(void)
     char *html = build(SIM, INFER_NO_LIMIT, NULL, NULL, &e);
     CHECK(html != NULL);
     if (html) {
-        CHECK_CONTAINS(html, "19 selected (sim: predicted, none launched)");
+        CHECK_CONTAINS(html, "19 predicted to fit, 1 predicted out of memory; 0 launched (cluster_type sim: the top 19 are ranked by prediction)");
         CHECK(!strstr(html, "19 launched"));
         CHECK_CONTAINS(html, "No latency limit was set");
         CHECK(!strstr(html, "the dashed line is the latency limit"));
@@ -184,7 +184,7 @@ static void test_captions_follow_the_search(void)
     html = build(BCM, INFER_LIMIT, NULL, NULL, &e);
     CHECK(html != NULL);
     if (html) {
-        CHECK_CONTAINS(html, "19 launched");
+        CHECK_CONTAINS(html, "19 launched, 17 measured, 2 failed");
         CHECK_CONTAINS(html, "the dashed line is the latency limit");
         CHECK_CONTAINS(html, "limit 500 ms");
     }
