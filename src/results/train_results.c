@@ -223,6 +223,7 @@ static void json_run(json_writer *w, const search_scored *s, const est_input *ba
     json_bool(w, "sequence_parallel", k->sequence_parallel);
     json_str(w, "recompute", rc_text(k->recompute));
     json_bool(w, "distributed_optimizer", k->distributed_optimizer);
+    json_str(w, "precision", k->precision == SEARCH_PREC_FP8 ? "fp8" : "bf16");
     bool valid = isfinite(p->mem_total);
     if (valid && !s->failed) json_num(w, "step_time_s", s->step_time_s); else json_null(w, "step_time_s");
     if (valid) json_num(w, "predicted_step_time_s", p->step_time); else json_null(w, "predicted_step_time_s");
@@ -321,10 +322,7 @@ static int write_summary_json(const ac_config *c, const model_base_config *b, co
     json_str(w, "tool", "autoconfig");
     json_str(w, "version", "0.1.0");
     char ts[32];
-    time_t now = time(NULL);
-    struct tm tmv;
-    gmtime_r(&now, &tmv);
-    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tmv);
+    json_utc_now(ts, sizeof ts);
     json_str(w, "generated", ts);
     json_obj_open(w, "model");
     json_str(w, "family", c->family);
