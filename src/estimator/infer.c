@@ -142,14 +142,19 @@ typedef struct {
     double compute, comm;
 } pass_time;
 
-/* one transformer layer on one GPU over `tokens` tokens of `seqs` sequences with context ctx:
- * QKV, attention, output projection, MLP (dense or MoE), non-GEMM kernels, 2 all-reduces (Megatron TP, Shoeybi 2019) */
-static pass_time layer_s(const dev_ctx *d, double tokens, double seqs, double ctx, bool prefill)
+/* one transformer layer on one GPU over one engine iteration that mixes dec_seqs decode tokens (context
+ * dec_ctx each) and pf_tokens prefill tokens of pf_seqs sequences (context pf_ctx): the GEMMs run once over
+ * all dec_seqs + pf_tokens tokens (continuous batching fuses both, Yu et al. 2022 Orca §4.2; Agrawal et al.
+ * 2024 Sarathi-Serve), attention per phase; QKV, output projection, MLP (dense or MoE), non-GEMM kernels,
+ * 2 all-reduces (Megatron TP, Shoeybi 2019) */
+static pass_time layer_mix_s(const dev_ctx *d, double dec_seqs, double dec_ctx, double pf_tokens, double pf_seqs,
+                             double pf_ctx)
 {
     const model_shape *s = d->s;
     double tp = d->in->tp, h = s->hidden, dh = shape_head_dim(s);
     double g = shape_query_groups(s);
     double q = s->heads * dh, eff = d->gemm_eff, wb = d->wbytes;
+    double tokens = dec_seqs + pf_tokens;
     pass_time t = { 0, 0 };
     const layer_attn *at = &d->at;
     if (layer_is_mla(s)) {
@@ -161,17 +166,18 @@ static pass_time layer_s(const dev_ctx *d, double tokens, double seqs, double ct
         t.compute += gemm_s(d, tokens, q / tp, h, wb, eff);                  /* output projection (row parallel) */
     }
     double a_gpu = s->heads / tp;
-    if (prefill) {
+    if (pf_tokens > 0) {
         /* scores and weighted sum: 2·seqs·ctx²·heads·(d_qk + d_v) FLOPs (QKᵀ and AV over the whole
          * square, as unfused context attention computes it; Vaswani 2017) */
-        double fl = 2.0 * seqs * ctx * ctx * a_gpu * (at->qk_dim + at->v_dim);
-        t.compute += roofline_s(d, fl, tokens * (at->q + at->k + at->v) / tp * 2.0 * 2.0,
+        double fl = 2.0 * pf_seqs * pf_ctx * pf_ctx * a_gpu * (at->qk_dim + at->v_dim);
+        t.compute += roofline_s(d, fl, pf_tokens * (at->q + at->k + at->v) / tp * 2.0 * 2.0,
                                 est_attn_fwd_eff(d->cal.attn_eff, d->in->gpu, at->qk_dim + at->v_dim));
-    } else {
+    }
+    if (dec_seqs > 0) {
         /* decode: reads every cached K and V (MLA: latent) of every sequence once (Pope et al.
          * 2022 §2); MLA scores and sums over the latent's widths (DeepSeek-V2 §2.1.2) */
-        double kv = seqs * ctx * d->kv_elems_gpu * d->kvbytes;
-        t.compute += roofline_s(d, 2.0 * seqs * ctx * a_gpu * (at->cache_qk + at->cache_v), kv, d->cal.attn_eff);
+        double kv = dec_seqs * dec_ctx * d->kv_elems_gpu * d->kvbytes;
+        t.compute += roofline_s(d, 2.0 * dec_seqs * dec_ctx * a_gpu * (at->cache_qk + at->cache_v), kv, d->cal.attn_eff);
     }
     double mats = s->gated_mlp ? 3.0 : 2.0;
     if (shape_is_moe(s)) {
@@ -192,6 +198,12 @@ static pass_time layer_s(const dev_ctx *d, double tokens, double seqs, double ct
     t.compute += INFER_ELEM_KERNELS * roofline_s(d, 0.0, elem_bytes / INFER_ELEM_KERNELS, 1.0);
     t.comm += 2.0 * allreduce_s(d, tokens * h * 2.0);
     return t;
+}
+
+/* one layer over `tokens` tokens of `seqs` sequences of one phase (prefill or decode) */
+static pass_time layer_s(const dev_ctx *d, double tokens, double seqs, double ctx, bool prefill)
+{
+    return prefill ? layer_mix_s(d, 0.0, 0.0, tokens, seqs, ctx) : layer_mix_s(d, tokens, ctx, 0.0, 0.0, 0.0);
 }
 
 /* output layer: [tokens × h]·[h × V/tp] (vocab-parallel logits, Megatron) */
@@ -358,5 +370,51 @@ int est_infer_max_load(const est_infer_input *in0, int max_batch, int max_num_to
     r->samples_per_s_per_gpu = B / r->latency_s / (in.tp * in.pp);
     params_of(&in.shape, r);
     *batch = (int)B;
+    return 0;
+}
+
+double est_infer_step_s(const est_infer_input *in, double dec_seqs, double dec_ctx, double pf_tokens, double pf_ctx)
+{
+    if (est_infer_check(in, NULL, 0) != 0 || dec_seqs + pf_tokens <= 0) return 0.0;
+    dev_ctx d;
+    ctx_init(&d, in);
+    int pp = in->pp, L = d.s->num_layers;
+    double pf_seqs = pf_tokens > 0 && pf_ctx > 0 ? pf_tokens / pf_ctx : 0.0;
+    double seqs = dec_seqs + (pf_tokens > 0 ? 1.0 : 0.0);
+    double m = pp > 1 ? fmin(pp, ceil(seqs)) : 1.0;
+    pass_time lt = layer_mix_s(&d, dec_seqs / m, dec_ctx, pf_tokens / m, pf_seqs / m, pf_ctx);
+    double stage = (lt.compute + lt.comm) * L / pp;
+    /* in-flight batching keeps pp micro-batches in the pipeline (vLLM virtual engines, TensorRT-LLM
+     * micro-batch scheduler): a round of every micro-batch costs max(m, pp) stage times, no fill/drain */
+    double hops = (pp - 1) * hop_s(&d, (dec_seqs + pf_tokens) / m);
+    return fmax(m, pp) * stage + hops + logits_s(&d, (dec_seqs + pf_seqs) / m) * m + INFER_STEP_OVERHEAD_S;
+}
+
+int est_infer_kv_capacity(const est_infer_input *in, int seq_tokens, int block_tokens, int chunk_tokens, double kv_frac,
+                          est_infer_kv *kv, char *why, size_t len)
+{
+    memset(kv, 0, sizeof *kv);
+    if (est_infer_check(in, why, len) != 0) return -1;
+    if (seq_tokens < 1 || chunk_tokens < 1 || kv_frac <= 0) { snprintf(why, len, "sequence length, chunk and KV share must be > 0"); return -1; }
+    dev_ctx d;
+    ctx_init(&d, in);
+    /* paged KV cache: a sequence holds whole blocks of block_tokens tokens (Kwon et al. 2023, PagedAttention §4.2) */
+    double tokens = block_tokens > 0 ? ceil((double)seq_tokens / block_tokens) * block_tokens : seq_tokens;
+    est_infer_result one;
+    memory_bytes(&d, 1.0, tokens, chunk_tokens, &one);
+    kv->weights_b = one.mem_weights;
+    kv->workspace_b = one.mem_workspace;
+    kv->limit_b = one.mem_limit;
+    kv->per_seq_b = one.mem_kv;
+    double free_b = one.mem_limit - one.mem_weights - one.mem_workspace;
+    kv->pool_b = free_b > 0 ? kv_frac * free_b : 0.0;
+    kv->seqs = kv->per_seq_b > 0 ? (int)fmin(floor(kv->pool_b / kv->per_seq_b), 1e9) : 0;
+    if (kv->seqs < 1) {
+        snprintf(why, len, "weights %.1f GiB + workspace %.1f GiB per GPU leave no room for one sequence's KV cache "
+                 "(%.1f GiB usable): %.1f GiB short",
+                 one.mem_weights / EST_GIB, one.mem_workspace / EST_GIB, one.mem_limit / EST_GIB,
+                 (one.mem_weights + one.mem_workspace + one.mem_kv / kv_frac - one.mem_limit) / EST_GIB);
+        return -1;
+    }
     return 0;
 }

@@ -71,4 +71,21 @@ int est_infer_evaluate(const est_infer_input *in, est_infer_result *out, char *w
 int est_infer_max_load(const est_infer_input *in, int max_batch, int max_num_tokens, est_infer_result *out, int *batch,
                        char *why, size_t why_len);
 
+/* One engine iteration of in-flight (continuous) batching, seconds: dec_seqs sequences decode one token
+ * each at context dec_ctx and pf_tokens prompt tokens (of prompts pf_ctx long) prefill in the same pass;
+ * the pipeline is kept full (no fill/drain).  0 when the layout is invalid or the step is empty. */
+double est_infer_step_s(const est_infer_input *in, double dec_seqs, double dec_ctx, double pf_tokens, double pf_ctx);
+
+/* the paged KV cache of one GPU */
+typedef struct {
+    int seqs;          /* sequences of seq_tokens the cache holds */
+    double weights_b, workspace_b, limit_b, pool_b, per_seq_b; /* bytes per GPU */
+} est_infer_kv;
+
+/* KV-cache capacity: kv_frac of the memory left after weights and the workspace of a chunk_tokens
+ * prefill, in blocks of block_tokens (0 = contiguous).  0, or -1 with why (not even one sequence,
+ * saying by how much). */
+int est_infer_kv_capacity(const est_infer_input *in, int seq_tokens, int block_tokens, int chunk_tokens, double kv_frac,
+                          est_infer_kv *kv, char *why, size_t why_len);
+
 #endif

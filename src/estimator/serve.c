@@ -1,0 +1,258 @@
+/* serve.c — the serving model (serve.h).
+ *
+ * Design: the cost of one engine iteration comes from the analytical model
+ * (est_infer_step_s: GEMMs over the decode tokens plus the prompt chunk fused
+ * into the pass, attention per phase); this file turns iterations into a
+ * steady state.  In-flight batching: the engine's time goes to decode
+ * iterations of the running batch B and to the extra time prompt chunks add
+ * to the iterations they ride along; a request's TTFT is its prompt's chunks
+ * plus the wait behind other prompts (M/D/1); its ITL is the decode iteration
+ * stretched by the prompts of the others.  Little's law closes the loop.
+ */
+#include "estimator/serve.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* the engines; defaults as each engine ships them */
+static const serve_engine ENGINES[] = {
+    /* FasterTransformer multi_gpu_gpt_example: one static batch of max_batch_size, contiguous
+     * KV cache sized for the batch (NVIDIA/FasterTransformer docs/gpt_guide.md) */
+    { "fastertransformer", false, false, false, false, 0, 0, 0, 1.0,
+      "NVIDIA/FasterTransformer docs/gpt_guide.md: static batch, contiguous KV cache" },
+    /* vLLM V1: PagedAttention blocks of 16 tokens, gpu_memory_utilization 0.9, chunked prefill always
+     * on; API-server defaults on >= 70 GiB GPUs max_num_seqs 1024, max_num_batched_tokens 8192
+     * (vllm engine/arg_utils.py); --kv-cache-dtype fp8; piecewise/full CUDA graphs for decode */
+    { "vllm", true, true, true, true, 16, 1024, 8192, 0.90,
+      "vLLM V1 docs (configuration/optimization.md) and engine/arg_utils.py defaults" },
+    /* TensorRT-LLM: paged KV cache tokens_per_block 32, kv_cache_config.free_gpu_memory_fraction 0.9,
+     * max_batch_size 2048, max_num_tokens 8192, chunked context, fp8 KV (kv_cache_config.dtype),
+     * CUDA graphs (TensorRT-LLM docs "Tuning Max Batch Size and Max Num Tokens", KV cache docs) */
+    { "trtllm", true, true, true, true, 32, 2048, 8192, 0.90,
+      "TensorRT-LLM docs: performance tuning (max_batch_size, max_num_tokens), KV cache management" },
+};
+enum { N_ENGINES = sizeof ENGINES / sizeof ENGINES[0] };
+
+/* Utilisation cap of the queues: beyond it the mean wait is unbounded (the load is saturated). */
+static const double SERVE_RHO_MAX = 0.98;
+/* Fixed-point iterations of the steady state (damped; converges well within this). */
+enum { SERVE_ITERS = 200 };
+
+const serve_engine *serve_engine_find(const char *name)
+{
+    for (size_t i = 0; name && i < N_ENGINES; i++)
+        if (!strcmp(ENGINES[i].name, name)) return &ENGINES[i];
+    return NULL;
+}
+
+const char *serve_engine_names(void) { return "fastertransformer, vllm, trtllm"; }
+
+void serve_input_init(serve_input *s, const model_shape *shape, const gpu_spec *g, const serve_engine *e)
+{
+    memset(s, 0, sizeof *s);
+    est_infer_input_init(&s->in, shape, g);
+    s->engine = e ? e : &ENGINES[1];
+    s->in.cuda_graphs = s->engine->cuda_graphs;
+    s->input_len = 128;
+    s->output_len = 128;
+    s->concurrency = 1;
+}
+
+typedef struct {
+    const serve_input *s;
+    est_infer_input in;
+    double I, O, ctx, budget;
+} serve_ctx;
+
+typedef struct {
+    double X, B, td, S, ttft, itl, e2e;
+    bool saturated;
+} steady;
+
+/* mean context of a decoding sequence: the prompt plus half the output (the KV read is linear in it) */
+static double decode_ctx(double I, double O) { return I + O / 2.0; }
+
+/* one decode iteration of b running sequences (at least the one waiting for its token) */
+static double decode_step(const serve_ctx *c, double b) { return est_infer_step_s(&c->in, fmax(b, 1.0), c->ctx, 0, 0); }
+
+/* prompt service of one request at b decoding sequences: chunks of (budget − b) tokens, each an iteration
+ * that also decodes the batch (Sarathi-Serve, Agrawal et al. 2024 §4; vLLM chunked prefill: decodes take
+ * the token budget first).  *steal = the time those iterations add over plain decode iterations. */
+static double prompt_s(const serve_ctx *c, double b, double *steal)
+{
+    const serve_engine *e = c->s->engine;
+    if (!e->chunked_prefill || b < 1e-9) {
+        double t = est_infer_step_s(&c->in, 0, 0, c->I, c->I);
+        *steal = t;
+        return t;
+    }
+    double chunk = fmin(c->I, fmax(c->budget - b, e->block_tokens > 0 ? e->block_tokens : 1));
+    double n = ceil(c->I / chunk);
+    double t = est_infer_step_s(&c->in, b, c->ctx, chunk, c->I);
+    *steal = n * fmax(t - decode_step(c, b), 0.0);
+    return n * t;
+}
+
+/* M/D/1 mean wait in queue: ρ·S / (2(1 − ρ)) (Pollaczek–Khinchine with deterministic service) */
+static double md1_wait(double rho, double S) { return rho * S / (2.0 * (1.0 - rho)); }
+
+/* the steady state at a given arrival rate X (requests/s) with b decoding sequences:
+ * ITL = t_d / (1 − X·steal) (decode iterations get the time prompts leave);
+ * TTFT = busy·t_d/2 (wait for the current iteration) + S + M/D/1 wait behind other prompts */
+static void state_at(const serve_ctx *c, double X, double b, steady *st)
+{
+    double steal, S = prompt_s(c, b, &steal), td = decode_step(c, b);
+    double frac = X * steal, rho = X * S;
+    st->saturated = frac >= SERVE_RHO_MAX || rho >= SERVE_RHO_MAX;
+    frac = fmin(frac, SERVE_RHO_MAX);
+    rho = fmin(rho, SERVE_RHO_MAX);
+    st->X = X;
+    st->B = b;
+    st->td = td;
+    st->S = S;
+    st->itl = td / (1.0 - frac);
+    st->ttft = fmin(b, 1.0) * td / 2.0 + S + md1_wait(rho, S);
+    st->e2e = st->ttft + (c->O - 1.0) * st->itl;
+}
+
+/* closed loop with n clients, all of which fit the running batch: X = n / e2e (Little), decoding
+ * sequences b = X·(O − 1)·ITL (Little on the decode phase); damped fixed point */
+static void solve_closed(const serve_ctx *c, double n, steady *st)
+{
+    double b = n, X = 0;
+    state_at(c, 0, b, st);
+    X = n / st->e2e;
+    for (int i = 0; i < SERVE_ITERS; i++) {
+        state_at(c, X, b, st);
+        double Xn = n / st->e2e, bn = fmin(n, Xn * (c->O - 1.0) * st->itl);
+        X = 0.5 * X + 0.5 * Xn;
+        b = 0.5 * b + 0.5 * bn;
+    }
+    state_at(c, X, b, st);
+    st->saturated = false; /* a closed loop never is: the clients wait */
+}
+
+/* open loop at rate X: b = X·(O − 1)·ITL; saturated when b outgrows the slots or a queue's ρ reaches 1 */
+static void solve_open(const serve_ctx *c, double X, double slots, steady *st)
+{
+    double b = fmin(1.0, slots);
+    for (int i = 0; i < SERVE_ITERS; i++) {
+        state_at(c, X, b, st);
+        double bn = X * (c->O - 1.0) * st->itl;
+        if (bn > slots) { bn = slots; st->saturated = true; }
+        b = 0.5 * b + 0.5 * bn;
+    }
+    bool over = st->saturated && b >= slots * 0.999;
+    state_at(c, X, b, st);
+    st->saturated = st->saturated || over;
+}
+
+static int fail(char *why, size_t len, const char *msg)
+{
+    snprintf(why, len, "%s", msg);
+    return -1;
+}
+
+/* static batching (FasterTransformer): batches of at most `cap` requests; a closed loop of n clients
+ * runs ceil(n / cap) batches back to back, so a request waits for the batches before its own */
+static int serve_static(const serve_input *s, int cap, serve_result *r, char *why, size_t len)
+{
+    if (s->concurrency < 1) return fail(why, len, "static batching takes a concurrency (the batch size), not a request rate");
+    est_infer_input in = s->in;
+    in.input_len = s->input_len;
+    in.output_len = s->output_len;
+    in.bs = s->concurrency < cap ? s->concurrency : cap;
+    est_infer_result er;
+    if (est_infer_evaluate(&in, &er, why, len) != 0) return -1;
+    double rounds = ceil((double)s->concurrency / in.bs);
+    r->running = in.bs;
+    r->queued = s->concurrency - in.bs;
+    r->kv_limited = s->concurrency > cap;
+    r->prefill_s = er.prefill_s;
+    r->decode_step_s = er.decode_step_s;
+    r->e2e_s = rounds * er.latency_s;
+    r->ttft_s = r->e2e_s - er.decode_s;
+    r->itl_s = er.decode_step_s;
+    r->requests_per_s = s->concurrency / r->e2e_s;
+    return 0;
+}
+
+int serve_evaluate(const serve_input *s, serve_result *r, char *why, size_t len)
+{
+    char d[8];
+    if (!why) { why = d; len = sizeof d; }
+    memset(r, 0, sizeof *r);
+    const serve_engine *e = s->engine;
+    if (!e) return fail(why, len, "no serving engine");
+    if (s->input_len < 1 || s->output_len < 1) return fail(why, len, "input and output lengths must be >= 1");
+    if (s->concurrency < 1 && !(s->request_rate > 0)) return fail(why, len, "a load needs a concurrency >= 1 or a request rate > 0");
+    est_infer_input in = s->in;
+    in.cuda_graphs = e->cuda_graphs;
+    in.input_len = s->input_len;
+    in.output_len = s->output_len;
+    in.bs = 1;
+    bool low = in.precision == PREC_FP8 || in.precision == PREC_FP4;
+    int kv_bytes = in.kv_bytes > 0 ? in.kv_bytes : (low ? 1 : 2);
+    if (kv_bytes < 2 && !e->fp8_kv) {
+        snprintf(why, len, "%s keeps the KV cache in 16 bits: no fp8 KV cache", e->name);
+        return -1;
+    }
+    in.kv_bytes = kv_bytes;
+    if (est_infer_check(&in, why, len) != 0) return -1;
+    int budget = s->max_num_batched_tokens > 0 ? s->max_num_batched_tokens : e->max_num_batched_tokens;
+    int chunk = e->continuous ? (budget < s->input_len ? budget : s->input_len) : s->input_len;
+    est_infer_kv kv;
+    if (est_infer_kv_capacity(&in, s->input_len + s->output_len, e->block_tokens, chunk, e->kv_frac, &kv, why, len) != 0)
+        return -1;
+    r->gpus = in.tp * in.pp;
+    r->kv_capacity = kv.seqs;
+    r->mem_weights_gib = kv.weights_b / EST_GIB;
+    r->mem_kv_pool_gib = kv.pool_b / EST_GIB;
+    double I = s->input_len, O = s->output_len;
+    if (!e->continuous) {
+        if (serve_static(s, kv.seqs, r, why, len) != 0) return -1;
+    } else {
+        int max_seqs = s->max_num_seqs > 0 ? s->max_num_seqs : e->max_num_seqs;
+        double slots = kv.seqs < max_seqs ? kv.seqs : max_seqs;
+        serve_ctx c = { s, in, I, O, decode_ctx(I, O), budget };
+        steady st;
+        if (s->concurrency >= 1) {
+            double n = s->concurrency;
+            solve_closed(&c, fmin(n, slots), &st);
+            r->kv_limited = n > kv.seqs;
+            if (n > slots) {
+                /* the extra clients queue for a slot: the engine runs saturated at `slots`, and
+                 * every request's end-to-end time is n / X (Little), the wait counted in its TTFT */
+                r->queued = n - slots;
+                st.e2e = n / st.X;
+                st.ttft = st.e2e - (O - 1.0) * st.itl;
+            }
+        } else {
+            solve_open(&c, s->request_rate, slots, &st);
+            r->saturated = st.saturated;
+            r->kv_limited = st.saturated && slots == kv.seqs;
+            if (st.saturated) st.ttft = st.e2e = INFINITY;
+        }
+        r->running = (int)lround(st.B);
+        r->prefill_s = est_infer_step_s(&in, 0, 0, I, I);
+        r->decode_step_s = st.td;
+        r->ttft_s = st.ttft;
+        r->itl_s = O > 1 ? st.itl : 0.0;
+        r->e2e_s = st.e2e;
+        r->requests_per_s = st.X;
+    }
+    r->output_tok_s_per_instance = r->requests_per_s * O;
+    r->output_tok_s_per_gpu = r->output_tok_s_per_instance / r->gpus;
+    r->total_tok_s_per_gpu = r->requests_per_s * (I + O) / r->gpus;
+    return 0;
+}
+
+double serve_goodput(const serve_result *r, double max_ttft_ms, double max_itl_ms, double max_e2e_ms)
+{
+    if (r->saturated || r->gpus < 1) return 0.0;
+    if (max_ttft_ms > 0 && !(r->ttft_s * 1e3 <= max_ttft_ms)) return 0.0;
+    if (max_itl_ms > 0 && !(r->itl_s * 1e3 <= max_itl_ms)) return 0.0;
+    if (max_e2e_ms > 0 && !(r->e2e_s * 1e3 <= max_e2e_ms)) return 0.0;
+    return r->requests_per_s / r->gpus;
+}
