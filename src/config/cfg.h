@@ -105,6 +105,12 @@ typedef struct {
     int beam_width, topk;
     double topp;
     double max_latency_ms; /* NAN = no limit */
+    double max_ttft_ms;    /* NAN = no limit (serving engines) */
+    double max_itl_ms;     /* NAN = no limit (serving engines) */
+    char engine[24];       /* fastertransformer | vllm | trtllm (estimator/serve.h) */
+    cfg_int_list concurrency; /* is_auto: the batch sizes are the load */
+    int n_precisions;      /* 0: data_type */
+    char precisions[CFG_KNOB_MAX][CFG_KNOB_LEN];
     int top_n;
     bool present; /* the search config has inference_settings */
 } cfg_inference_settings;

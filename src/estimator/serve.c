@@ -203,8 +203,10 @@ int serve_evaluate(const serve_input *s, serve_result *r, char *why, size_t len)
     int budget = s->max_num_batched_tokens > 0 ? s->max_num_batched_tokens : e->max_num_batched_tokens;
     int chunk = e->continuous ? (budget < s->input_len ? budget : s->input_len) : s->input_len;
     est_infer_kv kv;
-    if (est_infer_kv_capacity(&in, s->input_len + s->output_len, e->block_tokens, chunk, e->kv_frac, &kv, why, len) != 0)
-        return -1;
+    int kvrc = est_infer_kv_capacity(&in, s->input_len + s->output_len, e->block_tokens, chunk, e->kv_frac, &kv, why, len);
+    r->mem_limit_gib = kv.limit_b / EST_GIB;
+    r->mem_need_gib = (kv.weights_b + kv.workspace_b + kv.per_seq_b / e->kv_frac) / EST_GIB;
+    if (kvrc != 0) return -1;
     r->gpus = in.tp * in.pp;
     r->kv_capacity = kv.seqs;
     r->mem_weights_gib = kv.weights_b / EST_GIB;

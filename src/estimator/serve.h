@@ -66,6 +66,7 @@ typedef struct {
     double requests_per_s; /* per instance */
     double output_tok_s_per_instance, output_tok_s_per_gpu, total_tok_s_per_gpu;
     double mem_weights_gib, mem_kv_pool_gib; /* per GPU */
+    double mem_limit_gib, mem_need_gib;      /* usable; weights + workspace + one sequence's KV (set on no-fit too) */
 } serve_result;
 
 void serve_input_init(serve_input *s, const model_shape *shape, const gpu_spec *g, const serve_engine *e);

@@ -16,7 +16,8 @@ enum { FTLOG_MAX_BYTES = 64 << 20 }; /* a benchmark log is a few KiB; refuse abs
 results_infer_row results_infer_row_init(int tp, int pp, int bs, int input_len, int output_len, results_infer_source src)
 {
     results_infer_row r = { .tp = tp, .pp = pp, .bs = bs, .input_len = input_len, .output_len = output_len, .source = src };
-    r.latency_ms = r.thr_per_gpu = r.tokens_per_s = r.mem_gib = NAN;
+    r.latency_ms = r.thr_per_gpu = r.tokens_per_s = r.mem_gib = r.mem_limit_gib = NAN;
+    r.ttft_ms = r.itl_ms = r.requests_per_s = r.total_tok_s_per_gpu = NAN;
     r.fits = -1;
     r.status = RES_INFER_OK;
     return r;
@@ -156,26 +157,79 @@ void results_infer_row_fail(results_infer_row *r, const char *fmt, ...)
 
 void results_infer_row_finish(results_infer_row *r, double max_latency_ms)
 {
+    results_infer_limits l = { max_latency_ms, NAN, NAN };
+    results_infer_row_finish_limits(r, &l);
+}
+
+/* the first limit a row misses: TTFT, ITL, then end to end (the original's); 0 when it meets all */
+static int missed_limit(const results_infer_row *r, const results_infer_limits *l, char *why, size_t len)
+{
+    const struct {
+        double v, lim;
+        const char *what, *key;
+    } L[] = {
+        { r->ttft_ms, l->max_ttft_ms, "TTFT", "max_ttft_ms" },
+        { r->itl_ms, l->max_itl_ms, "ITL", "max_itl_ms" },
+        { r->latency_ms, l->max_latency_ms, "latency", "max_latency_ms" },
+    };
+    for (size_t i = 0; i < sizeof L / sizeof *L; i++)
+        if (isfinite(L[i].lim) && !(L[i].v <= L[i].lim) && !isnan(L[i].v)) {
+            snprintf(why, len, "%s %.1f ms > %s %g", L[i].what, L[i].v, L[i].key, L[i].lim);
+            return 1;
+        }
+    return 0;
+}
+
+/* does-not-fit reason, with how far when the usable memory is known */
+static void no_fit(results_infer_row *r)
+{
+    r->status = RES_INFER_NO_FIT;
+    if (isfinite(r->mem_gib) && isfinite(r->mem_limit_gib))
+        snprintf(r->reason, sizeof r->reason, "does not fit: %.1f GiB per GPU needed, %.1f GiB usable (%.1f GiB short)",
+                 r->mem_gib, r->mem_limit_gib, r->mem_gib - r->mem_limit_gib);
+    else if (isfinite(r->mem_gib))
+        snprintf(r->reason, sizeof r->reason, "does not fit: %.1f GiB per GPU needed", r->mem_gib);
+    else
+        snprintf(r->reason, sizeof r->reason, "does not fit in GPU memory");
+}
+
+void results_infer_row_finish_limits(results_infer_row *r, const results_infer_limits *l)
+{
+    if (r->status != RES_INFER_FAILED && r->fits == 0 && !isfinite(r->latency_ms)) {
+        /* a model that does not load has no latency: not a failure, a no-fit */
+        r->latency_ms = r->thr_per_gpu = r->tokens_per_s = NAN;
+        no_fit(r);
+        return;
+    }
     if (r->status == RES_INFER_FAILED || !(r->latency_ms > 0) || !isfinite(r->latency_ms)) {
         if (!r->reason[0]) snprintf(r->reason, sizeof r->reason, "no latency");
         r->latency_ms = r->thr_per_gpu = r->tokens_per_s = NAN;
         r->status = RES_INFER_FAILED;
         return;
     }
-    r->thr_per_gpu = results_infer_thr_per_gpu(r->bs, r->latency_ms, r->tp, r->pp);
-    r->tokens_per_s = results_infer_tokens_per_s(r->bs, r->output_len, r->latency_ms);
+    if (isfinite(r->requests_per_s) && r->tp > 0 && r->pp > 0) {
+        /* in-flight batching: requests/s from the steady state, not bs per latency */
+        r->thr_per_gpu = r->requests_per_s / r->tp / r->pp;
+        r->tokens_per_s = r->requests_per_s * r->output_len;
+        r->total_tok_s_per_gpu = r->thr_per_gpu * (r->input_len + r->output_len);
+    } else {
+        r->thr_per_gpu = results_infer_thr_per_gpu(r->bs, r->latency_ms, r->tp, r->pp);
+        r->tokens_per_s = results_infer_tokens_per_s(r->bs, r->output_len, r->latency_ms);
+        r->total_tok_s_per_gpu = r->thr_per_gpu * (r->input_len + r->output_len);
+    }
     r->status = RES_INFER_OK;
     r->reason[0] = '\0';
     if (r->fits == 0) {
-        r->status = RES_INFER_NO_FIT;
-        if (isfinite(r->mem_gib))
-            snprintf(r->reason, sizeof r->reason, "does not fit: %.1f GiB per GPU needed", r->mem_gib);
-        else
-            snprintf(r->reason, sizeof r->reason, "does not fit in GPU memory");
-    } else if (isfinite(max_latency_ms) && r->latency_ms > max_latency_ms) {
+        no_fit(r);
+    } else if (missed_limit(r, l, r->reason, sizeof r->reason)) {
         r->status = RES_INFER_OVER_LATENCY;
-        snprintf(r->reason, sizeof r->reason, "latency %.1f ms > max_latency_ms %g", r->latency_ms, max_latency_ms);
     }
+}
+
+double results_infer_goodput(const results_infer_row *r)
+{
+    if (r->status == RES_INFER_FAILED) return NAN;
+    return r->status == RES_INFER_OK ? r->thr_per_gpu : 0.0;
 }
 
 typedef struct {
@@ -254,7 +308,9 @@ static const char *status_name(results_infer_status s)
 void results_infer_csv_header(strbuf *b)
 {
     sb_add(b, "TP,PP,BS,Latency [ms],Throughput per GPU [samples/sec/gpu],Source,Memory per GPU [GiB],Fits,"
-              "Tokens per second,Input len,Output len,Status,Reason\n");
+              "Tokens per second per instance,Input len,Output len,Concurrency,Precision,TTFT [ms],ITL [ms],"
+              "Total tokens per second per GPU,Goodput [requests/sec/gpu],KV cache capacity [sequences per instance],"
+              "Status,Reason\n");
 }
 
 void results_infer_csv_row(strbuf *b, const results_infer_row *r)
@@ -264,9 +320,17 @@ void results_infer_csv_row(strbuf *b, const results_infer_row *r)
     if (isfinite(r->thr_per_gpu)) py_round(r->thr_per_gpu, 3, thr, sizeof thr);
     if (isfinite(r->mem_gib)) snprintf(mem, sizeof mem, "%.2f", r->mem_gib);
     if (isfinite(r->tokens_per_s)) snprintf(tok, sizeof tok, "%.1f", r->tokens_per_s);
-    sb_printf(b, "%d,%d,%d,%s,%s,%s,%s,%s,%s,%d,%d,%s,", r->tp, r->pp, r->bs, lat, thr,
+    char ttft[32] = "", itl[32] = "", tot[32] = "", good[32] = "", kv[16] = "";
+    if (isfinite(r->ttft_ms)) snprintf(ttft, sizeof ttft, "%.2f", r->ttft_ms);
+    if (isfinite(r->itl_ms)) snprintf(itl, sizeof itl, "%.3f", r->itl_ms);
+    if (isfinite(r->total_tok_s_per_gpu)) snprintf(tot, sizeof tot, "%.1f", r->total_tok_s_per_gpu);
+    double g = results_infer_goodput(r);
+    if (isfinite(g)) snprintf(good, sizeof good, "%.4g", g);
+    if (r->kv_capacity > 0) snprintf(kv, sizeof kv, "%d", r->kv_capacity);
+    sb_printf(b, "%d,%d,%d,%s,%s,%s,%s,%s,%s,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,", r->tp, r->pp, r->bs, lat, thr,
               r->source == RES_INFER_MEASURED ? "measured" : "predicted", mem,
-              r->fits < 0 ? "" : r->fits ? "yes" : "no", tok, r->input_len, r->output_len, status_name(r->status));
+              r->fits < 0 ? "" : r->fits ? "yes" : "no", tok, r->input_len, r->output_len,
+              r->concurrency > 0 ? r->concurrency : r->bs, r->precision, ttft, itl, tot, good, kv, status_name(r->status));
     sb_csv_field(b, r->reason, true);
 }
 
@@ -300,6 +364,13 @@ static void row_json_fields(json_writer *w, const results_infer_row *r)
     json_num(w, "throughput_per_gpu", r->thr_per_gpu);
     json_num(w, "tokens_per_s", r->tokens_per_s);
     json_num(w, "memory_per_gpu_gib", r->mem_gib);
+    json_int(w, "concurrency", r->concurrency > 0 ? r->concurrency : r->bs);
+    if (r->precision[0]) json_str(w, "precision", r->precision);
+    json_num(w, "ttft_ms", r->ttft_ms);
+    json_num(w, "itl_ms", r->itl_ms);
+    json_num(w, "total_tokens_per_s_per_gpu", r->total_tok_s_per_gpu);
+    json_num(w, "goodput_requests_per_s_per_gpu", results_infer_goodput(r));
+    if (r->kv_capacity > 0) json_int(w, "kv_capacity_sequences", r->kv_capacity);
 }
 
 /* summary.json for the report and scripts: every row (not only the top N) per
@@ -432,40 +503,99 @@ static size_t block_end(const results_infer_row *rows, size_t n, size_t begin)
 
 void results_infer_print(FILE *out, const results_infer_row *rows, size_t n, int top_n, double max_latency_ms)
 {
+    results_infer_limits l = { max_latency_ms, NAN, NAN };
+    results_infer_print_limits(out, rows, n, top_n, &l);
+}
+
+/* how far a row is from meeting every limit: the largest value / limit over the limits set (≤ 1: meets all) */
+static double limit_excess(const results_infer_row *r, const results_infer_limits *l)
+{
+    const double v[] = { r->ttft_ms, r->itl_ms, r->latency_ms }, lim[] = { l->max_ttft_ms, l->max_itl_ms, l->max_latency_ms };
+    double x = 0.0;
+    for (int i = 0; i < 3; i++)
+        if (isfinite(lim[i]) && !isnan(v[i])) x = fmax(x, v[i] / lim[i]);
+    return x;
+}
+
+/* nothing meets the limits: name the limit the closest configuration misses and that configuration */
+static void print_closest(FILE *out, const results_infer_row *rows, size_t b, size_t e, const results_infer_limits *l)
+{
+    const results_infer_row *best = NULL;
+    for (size_t i = b; i < e; i++)
+        if (rows[i].status == RES_INFER_OVER_LATENCY && (!best || limit_excess(&rows[i], l) < limit_excess(best, l)))
+            best = &rows[i];
+    if (!best) return;
+    fprintf(out, "  No configuration meets the limits: the closest is TP %d, PP %d, BS %d, concurrency %d%s%s, which misses "
+                 "%s; raise that limit or lower the load (smaller batch sizes or concurrency)\n",
+            best->tp, best->pp, best->bs, best->concurrency > 0 ? best->concurrency : best->bs, best->precision[0] ? ", " : "",
+            best->precision, best->reason);
+}
+
+/* nothing fits: the largest TP x PP searched and how much memory it lacks */
+static void print_no_fit(FILE *out, const results_infer_row *rows, size_t b, size_t e)
+{
+    const results_infer_row *big = NULL;
+    for (size_t i = b; i < e; i++) {
+        const results_infer_row *r = &rows[i];
+        if (r->status != RES_INFER_NO_FIT) continue;
+        if (!big || r->tp * r->pp > big->tp * big->pp ||
+            (r->tp * r->pp == big->tp * big->pp && r->mem_gib - r->mem_limit_gib < big->mem_gib - big->mem_limit_gib))
+            big = r;
+    }
+    if (!big) return;
+    fprintf(out, "  The model does not fit even on the largest TP x PP searched (TP %d x PP %d = %d GPUs): ", big->tp, big->pp,
+            big->tp * big->pp);
+    if (isfinite(big->mem_gib) && isfinite(big->mem_limit_gib))
+        fprintf(out, "%.1f GiB per GPU needed, %.1f GiB usable, %.1f GiB short; add larger TP/PP sizes or fp8\n", big->mem_gib,
+                big->mem_limit_gib, big->mem_gib - big->mem_limit_gib);
+    else
+        fprintf(out, "%s; add larger TP/PP sizes or fp8\n", big->reason);
+}
+
+void results_infer_print_limits(FILE *out, const results_infer_row *rows, size_t n, int top_n, const results_infer_limits *l)
+{
     for (size_t b = 0; b < n;) {
         size_t e = block_end(rows, n, b);
         size_t cnt[4] = { 0 };
-        for (size_t i = b; i < e; i++) cnt[rows[i].status < 4 ? rows[i].status : 3]++;
+        bool serving = false;
+        for (size_t i = b; i < e; i++) {
+            cnt[rows[i].status < 4 ? rows[i].status : 3]++;
+            serving = serving || isfinite(rows[i].requests_per_s);
+        }
         const char *src = rows[b].source == RES_INFER_MEASURED ? "measured" : "predicted";
         fprintf(out, "\nInference: input %d tokens, output %d tokens (%s)", rows[b].input_len, rows[b].output_len, src);
-        if (isfinite(max_latency_ms)) fprintf(out, ", latency limit %g ms", max_latency_ms);
-        fprintf(out, "\nTop %zu of %zu usable configurations by throughput per GPU:\n",
+        if (isfinite(l->max_latency_ms)) fprintf(out, ", latency limit %g ms", l->max_latency_ms);
+        if (isfinite(l->max_ttft_ms)) fprintf(out, ", TTFT limit %g ms", l->max_ttft_ms);
+        if (isfinite(l->max_itl_ms)) fprintf(out, ", ITL limit %g ms", l->max_itl_ms);
+        fprintf(out, "\nTop %zu of %zu usable configurations by %s:\n",
                 cnt[RES_INFER_OK] < (size_t)(top_n > 0 ? top_n : 0) ? cnt[RES_INFER_OK] : (size_t)(top_n > 0 ? top_n : 0),
-                cnt[RES_INFER_OK]);
-        fprintf(out, "  %4s %4s %3s %5s %12s %16s %14s %10s\n", "rank", "TP", "PP", "BS", "latency ms",
-                "samples/s/GPU", "tokens/s", "GiB/GPU");
+                cnt[RES_INFER_OK], serving ? "goodput (requests/s per GPU meeting every limit)" : "throughput per GPU");
+        if (serving)
+            fprintf(out, "  %4s %4s %3s %5s %5s %6s %9s %8s %11s %14s %12s %9s %8s\n", "rank", "TP", "PP", "BS", "conc", "prec",
+                    "TTFT ms", "ITL ms", "e2e ms", "requests/s/GPU", "out tok/s/GPU", "GiB/GPU", "KV seqs");
+        else
+            fprintf(out, "  %4s %4s %3s %5s %12s %16s %14s %10s\n", "rank", "TP", "PP", "BS", "latency ms",
+                    "samples/s/GPU", "tokens/s/inst", "GiB/GPU");
         int shown = 0;
         for (size_t i = b; i < e && shown < top_n; i++) {
             const results_infer_row *r = &rows[i];
             if (r->status != RES_INFER_OK) continue;
             char mem[24] = "-";
             if (isfinite(r->mem_gib)) snprintf(mem, sizeof mem, "%.1f", r->mem_gib);
-            fprintf(out, "  %4d %4d %3d %5d %12.2f %16.3f %14.1f %10s\n", ++shown, r->tp, r->pp, r->bs, r->latency_ms,
-                    r->thr_per_gpu, r->tokens_per_s, mem);
+            if (serving)
+                fprintf(out, "  %4d %4d %3d %5d %5d %6s %9.1f %8.2f %11.1f %14.4f %12.1f %9s %8d\n", ++shown, r->tp, r->pp, r->bs,
+                        r->concurrency > 0 ? r->concurrency : r->bs, r->precision[0] ? r->precision : "-", r->ttft_ms, r->itl_ms,
+                        r->latency_ms, r->thr_per_gpu, r->tokens_per_s / (r->tp * r->pp), mem, r->kv_capacity);
+            else
+                fprintf(out, "  %4d %4d %3d %5d %12.2f %16.3f %14.1f %10s\n", ++shown, r->tp, r->pp, r->bs, r->latency_ms,
+                        r->thr_per_gpu, r->tokens_per_s, mem);
         }
         if (shown == 0) fprintf(out, "  (none)\n");
         if (cnt[RES_INFER_OVER_LATENCY])
-            fprintf(out, "  %zu over the latency limit (over_latency_limit.csv)\n", cnt[RES_INFER_OVER_LATENCY]);
-        if (shown == 0 && cnt[RES_INFER_OVER_LATENCY]) {
-            /* nothing usable: say how far the limit is from the fastest configuration */
-            const results_infer_row *fast = NULL;
-            for (size_t i = b; i < e; i++)
-                if (rows[i].status == RES_INFER_OVER_LATENCY && (!fast || rows[i].latency_ms < fast->latency_ms)) fast = &rows[i];
-            fprintf(out, "  No configuration meets the %g ms limit: the fastest takes %.2f ms (TP %d, PP %d, BS %d); "
-                         "raise search_config.inference_settings.max_latency_ms or add smaller batch sizes\n",
-                    max_latency_ms, fast->latency_ms, fast->tp, fast->pp, fast->bs);
-        }
+            fprintf(out, "  %zu over a latency limit (over_latency_limit.csv)\n", cnt[RES_INFER_OVER_LATENCY]);
+        if (shown == 0 && cnt[RES_INFER_OVER_LATENCY]) print_closest(out, rows, b, e, l);
         if (cnt[RES_INFER_NO_FIT]) fprintf(out, "  %zu do not fit in GPU memory\n", cnt[RES_INFER_NO_FIT]);
+        if (shown == 0 && !cnt[RES_INFER_OVER_LATENCY] && cnt[RES_INFER_NO_FIT]) print_no_fit(out, rows, b, e);
         if (cnt[RES_INFER_FAILED]) {
             fprintf(out, "  %zu failed:\n", cnt[RES_INFER_FAILED]);
             for (size_t i = b; i < e; i++)

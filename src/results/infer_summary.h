@@ -12,7 +12,12 @@
  *   final_output.csv        TP, PP, BS, Latency [ms], Throughput per GPU
  *                           [samples/sec/gpu] (the original's columns), then
  *                           Source, Memory per GPU [GiB], Fits, Tokens per
- *                           second, Input len, Output len, Status, Reason.
+ *                           second per instance, Input len, Output len,
+ *                           Concurrency, Precision, TTFT [ms], ITL [ms],
+ *                           Total tokens per second per GPU, Goodput
+ *                           [requests/sec/gpu], KV cache capacity [sequences
+ *                           per instance], Status, Reason.  Latency is end to
+ *                           end (a request); samples are requests.
  *                           Rows within the latency limit first (sorted by
  *                           throughput per GPU, descending), then rows that do
  *                           not fit in GPU memory, then failed rows (empty
@@ -58,7 +63,15 @@ typedef struct {
     double thr_per_gpu;  /* samples/s/GPU, NAN when failed */
     double tokens_per_s; /* generated tokens/s of the whole replica, NAN when failed */
     double mem_gib;      /* per GPU, NAN unknown */
+    double mem_limit_gib; /* usable memory per GPU, NAN unknown (how far a model that does not fit is) */
     int fits;            /* 1 yes, 0 no, -1 unknown */
+    /* serving (estimator/serve.h); NAN / 0 / "" when not known */
+    int concurrency;          /* the load: concurrent requests (0: the batch size, the original's) */
+    char precision[16];       /* bf16, fp8, fp8_kv, ... ("" = data_type) */
+    double ttft_ms, itl_ms;   /* means */
+    double requests_per_s;    /* one instance; NAN: bs / latency (a static batch) */
+    double total_tok_s_per_gpu; /* input + output tokens per second per GPU */
+    int kv_capacity;          /* sequences of input+output tokens one instance's KV cache holds (0 unknown) */
     results_infer_status status;
     char reason[256];    /* "" when ok */
 } results_infer_row;
@@ -78,9 +91,18 @@ int results_ftlog_parse(const char *text, size_t len, double *latency_ms, char *
  * ("missing log", "3 logs", unreadable, or the parse failure). */
 int results_ftlog_read_dir(const char *dir, double *latency_ms, char *reason, size_t reason_len);
 
+/* the limits a row must meet (ms, NAN = none); e2e is the original's max_latency_ms */
+typedef struct {
+    double max_latency_ms, max_ttft_ms, max_itl_ms;
+} results_infer_limits;
+
 /* Sets throughputs and the status from latency_ms (NAN + reason = failed), fits
  * and the limit (NAN = none).  A failed row keeps its reason. */
 void results_infer_row_finish(results_infer_row *r, double max_latency_ms);
+/* the same with TTFT and ITL limits too; the reason names the first limit missed */
+void results_infer_row_finish_limits(results_infer_row *r, const results_infer_limits *l);
+/* goodput: requests/s per GPU when the row meets every limit (status ok), else 0; NAN when failed */
+double results_infer_goodput(const results_infer_row *r);
 /* a failed row with the reason (printf-style) */
 void results_infer_row_fail(results_infer_row *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -112,6 +134,8 @@ int results_infer_read_configs(const char *path, int default_in, int default_out
 /* One table per length pair: the top top_n usable rows, then counts of rows
  * over the limit, not fitting and failed, with the failures' reasons.  Rows sorted. */
 void results_infer_print(FILE *out, const results_infer_row *rows, size_t n, int top_n, double max_latency_ms);
+/* the same with every limit named (TTFT, ITL, e2e) */
+void results_infer_print_limits(FILE *out, const results_infer_row *rows, size_t n, int top_n, const results_infer_limits *l);
 /* the same as JSON: an array "tables" of {input_len, output_len, rows:[…top_n…], over_latency, no_fit, failed} */
 void results_infer_json(json_writer *w, const results_infer_row *rows, size_t n, int top_n);
 

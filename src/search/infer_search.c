@@ -7,6 +7,7 @@
 
 #include "config/node.h"
 #include "estimator/infer.h"
+#include "estimator/serve.h"
 #include "results/ft_files.h"
 #include "search/candidate_est.h"
 #include "util/fsutil.h"
@@ -54,6 +55,54 @@ static int list_or_alias(const ac_config *c, const char *key, const char *alias,
     return typed->n;
 }
 
+/* run.precisions: what each name means for weights and the KV cache */
+static const struct {
+    const char *name, *data_type;
+    int kv_bytes;
+} PRECISIONS[] = {
+    { "fp16", "fp16", 2 }, { "bf16", "bf16", 2 }, { "fp32", "fp32", 4 },
+    { "fp8", "fp8", 1 },    /* fp8 weights and fp8 KV cache (vLLM --quantization fp8 --kv-cache-dtype fp8) */
+    { "fp8_kv", "bf16", 1 }, /* 16-bit weights, fp8 KV cache (vLLM --kv-cache-dtype fp8) */
+};
+
+/* engine, loads and precisions of the serving search */
+static int serving_settings(const ac_config *c, search_infer_settings *s, ac_err *e)
+{
+    const cfg_inference_settings *I = &c->infer;
+    const char *eng = I->engine[0] ? I->engine : "fastertransformer";
+    const serve_engine *se = serve_engine_find(eng);
+    if (!se) return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "run.engine", "unknown engine '%s' (%s)", eng, serve_engine_names());
+    s->engine = se->name;
+    s->nconc = I->concurrency.is_auto ? 0 : I->concurrency.n;
+    for (int i = 0; i < s->nconc; i++) s->conc[i] = I->concurrency.v[i];
+    if (s->nconc && !se->continuous)
+        return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "benchmark.concurrency",
+                         "fastertransformer runs static batches: its load is benchmark.batch_sizes; concurrency applies to "
+                         "run.engine=vllm or trtllm");
+    if (se->continuous && strcmp(c->cluster_type, "sim") != 0 && c->cluster_type[0])
+        return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "run.engine",
+                         "the measured inference path runs FasterTransformer only so far; engine %s is predicted with "
+                         "cluster_type=sim", se->name);
+    s->nprec = 0;
+    for (int i = 0; i < (I->n_precisions ? I->n_precisions : 1); i++) {
+        const char *name = I->n_precisions ? I->precisions[i] : (I->data_type[0] ? I->data_type : "fp16");
+        size_t k;
+        for (k = 0; k < sizeof PRECISIONS / sizeof *PRECISIONS; k++)
+            if (!strcmp(PRECISIONS[k].name, name)) break;
+        if (k == sizeof PRECISIONS / sizeof *PRECISIONS)
+            return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "run.precisions", "'%s' is not one of fp16, bf16, fp32, fp8, fp8_kv", name);
+        if (PRECISIONS[k].kv_bytes < 2 && !se->fp8_kv && I->n_precisions)
+            return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "run.precisions", "%s keeps the KV cache in 16 bits: '%s' needs "
+                             "run.engine=vllm or trtllm", se->name, name);
+        snprintf(s->prec[s->nprec].name, sizeof s->prec[0].name, "%s", name);
+        snprintf(s->prec[s->nprec].data_type, sizeof s->prec[0].data_type, "%s", PRECISIONS[k].data_type);
+        /* without run.precisions the original's data_type keeps the estimator's default KV bytes */
+        s->prec[s->nprec].kv_bytes = I->n_precisions ? PRECISIONS[k].kv_bytes : 0;
+        s->nprec++;
+    }
+    return 0;
+}
+
 int search_infer_settings_resolve(const ac_config *c, const model_base_config *base, search_infer_settings *s, ac_err *e)
 {
     memset(s, 0, sizeof *s);
@@ -91,7 +140,7 @@ int search_infer_settings_resolve(const ac_config *c, const model_base_config *b
     const gpu_spec *g = candidate_gpu(c, e);
     if (!g) return -1;
     snprintf(s->gpu_name, sizeof s->gpu_name, "%s", g->name);
-    return 0;
+    return serving_settings(c, s, e);
 }
 
 void search_infer_config_name(const search_infer_settings *s, int tp, int pp, int bs, int in, int out, char *buf, size_t len)
@@ -208,26 +257,73 @@ int search_infer_job_script(const ac_config *c, const search_infer_settings *s, 
     return b->oom ? ac_err_set(e, AC_E_NOMEM, "out of memory") : 0;
 }
 
-/* the default model hook: est_infer_evaluate on the configured GPU */
+/* a serving engine's steady state at the point's load (estimator/serve.h) */
+static int serving_model(const search_infer_point *p, const gpu_spec *g, est_precision prec, search_infer_estimate *out,
+                         ac_err *e)
+{
+    serve_input in;
+    serve_input_init(&in, p->shape, g, serve_engine_find(p->engine));
+    if (!in.engine || strcmp(in.engine->name, p->engine)) return ac_err_set(e, AC_E_INPUT, "unknown engine '%s'", p->engine);
+    in.in.tp = p->tp;
+    in.in.pp = p->pp;
+    in.in.precision = prec;
+    in.in.kv_bytes = p->kv_bytes;
+    in.input_len = p->input_len;
+    in.output_len = p->output_len;
+    in.concurrency = p->concurrency > 0 ? p->concurrency : p->bs;
+    in.max_num_seqs = p->bs;
+    serve_result r;
+    char why[256];
+    if (serve_evaluate(&in, &r, why, sizeof why) != 0) {
+        if (!strstr(why, "GiB short")) return ac_err_set(e, AC_E_INPUT, "%s", why);
+        out->fits = 0;
+        out->mem_gib = r.mem_need_gib;
+        out->mem_limit_gib = r.mem_limit_gib;
+        out->latency_ms = NAN; /* no latency of a model that does not load; the row says why */
+        return 0;
+    }
+    out->fits = 1;
+    out->latency_ms = r.e2e_s * 1e3;
+    out->ttft_ms = r.ttft_s * 1e3;
+    out->itl_ms = r.itl_s * 1e3;
+    out->requests_per_s = r.requests_per_s;
+    out->kv_capacity = r.kv_capacity;
+    out->mem_gib = r.mem_weights_gib + r.mem_kv_pool_gib;
+    out->mem_limit_gib = r.mem_limit_gib;
+    return 0;
+}
+
+/* the default model hook: est_infer_evaluate (a static batch) or the serving model on the configured GPU */
 static int default_model(const search_infer_point *p, search_infer_estimate *out, ac_err *e)
 {
     const gpu_spec *g = p->gpu && p->gpu[0] ? gpu_find(p->gpu) : gpu_default_for_memory(p->gpu_memory_gb);
     if (!g) return ac_err_set(e, AC_E_INPUT, "unknown GPU '%s'", p->gpu ? p->gpu : "");
     est_infer_input in;
     est_infer_input_init(&in, p->shape, g);
+    if (est_precision_parse(p->data_type ? p->data_type : "fp16", &in.precision) != 0) in.precision = PREC_FP16;
+    if (p->engine && strcmp(p->engine, "fastertransformer")) return serving_model(p, g, in.precision, out, e);
     in.tp = p->tp;
     in.pp = p->pp;
     in.bs = p->bs * (p->beam_width > 1 ? p->beam_width : 1); /* each beam is a sequence */
     in.input_len = p->input_len;
     in.output_len = p->output_len;
-    if (est_precision_parse(p->data_type ? p->data_type : "fp16", &in.precision) != 0) in.precision = PREC_FP16;
+    in.kv_bytes = p->kv_bytes;
     est_infer_result r;
     char why[256];
     if (est_infer_evaluate(&in, &r, why, sizeof why) != 0) return ac_err_set(e, AC_E_INPUT, "%s", why);
     out->latency_ms = r.latency_s * 1e3;
     out->mem_gib = r.mem_total / EST_GIB;
+    out->mem_limit_gib = r.mem_limit / EST_GIB;
     out->fits = r.fits;
+    out->ttft_ms = r.prefill_s * 1e3;
+    out->itl_ms = r.decode_step_s * 1e3;
     return 0;
+}
+
+static results_infer_limits limits_of(const ac_config *c)
+{
+    results_infer_limits l = { c->infer.max_latency_ms, c->infer.max_ttft_ms, c->infer.max_itl_ms };
+    return l;
 }
 
 static bool is_measured(const ac_config *c)
@@ -248,6 +344,9 @@ static void emit(const ac_config *c, const results_infer_row *rows, size_t n, co
         json_str(&w, "results_dir", s->results_dir);
         if (isfinite(c->infer.max_latency_ms)) json_num(&w, "max_latency_ms", c->infer.max_latency_ms);
         else json_null(&w, "max_latency_ms");
+        json_num(&w, "max_ttft_ms", c->infer.max_ttft_ms);
+        json_num(&w, "max_itl_ms", c->infer.max_itl_ms);
+        json_str(&w, "engine", s->engine ? s->engine : "fastertransformer");
         json_int(&w, "rejected_pairs", (long long)nrej);
         if (g) {
             json_arr_open(&w, "rejected");
@@ -277,9 +376,10 @@ static void emit(const ac_config *c, const results_infer_row *rows, size_t n, co
         fprintf(out, "%zu (tp, pp) pairs skipped by the original's rules (--verbose lists them)\n", g->n_rejected);
     }
     if (n) {
-        fprintf(out, "Inference on %s, %d GPUs per node (%s):\n", s->gpu_name, s->gpus_per_node,
-                is_measured(c) ? "measured" : "predicted by the analytical model");
-        results_infer_print(out, rows, n, c->infer.top_n, c->infer.max_latency_ms);
+        fprintf(out, "Inference on %s, %d GPUs per node, engine %s (%s):\n", s->gpu_name, s->gpus_per_node,
+                s->engine ? s->engine : "fastertransformer", is_measured(c) ? "measured" : "predicted by the analytical model");
+        results_infer_limits l = limits_of(c);
+        results_infer_print_limits(out, rows, n, c->infer.top_n, &l);
     }
     if (note) fprintf(out, "%s\n", note);
 }
@@ -318,7 +418,7 @@ int search_inference_run_with(const ac_config *c, const model_base_config *base,
     search_infer_grid g;
     if (search_infer_grid_build(&base->shape, s.gpus_per_node, s.tp, s.ntp, s.pp, s.npp, s.bs, s.nbs, &g, e) != 0) return -1;
     bool measured = is_measured(c);
-    size_t n = g.n * (size_t)s.npairs;
+    size_t n = g.n * (size_t)s.npairs * (measured ? 1 : (size_t)s.nprec * (size_t)(s.nconc ? s.nconc : 1));
     results_infer_row *rows = calloc(n ? n : 1, sizeof *rows);
     if (!rows) { search_infer_grid_free(&g); return ac_err_set(e, AC_E_NOMEM, "out of memory"); }
     search_infer_model_fn model = h && h->model ? h->model : default_model;
@@ -327,28 +427,43 @@ int search_inference_run_with(const ac_config *c, const model_base_config *base,
     char base_dir[CFG_PATH_MAX + 32];
     snprintf(base_dir, sizeof base_dir, "%s/inference", s.results_dir);
     int submitted = 0;
+    results_infer_limits lim = limits_of(c);
     for (int p = 0; p < s.npairs && !rc; p++)
-        for (size_t i = 0; i < g.n && !rc; i++, k++) {
+        for (size_t i = 0; i < g.n && !rc; i++) {
             const search_infer_cfg *gc = &g.items[i];
-            results_infer_row *r = &rows[k];
-            *r = results_infer_row_init(gc->tp, gc->pp, gc->bs, s.in_len[p], s.out_len[p],
-                                        measured ? RES_INFER_MEASURED : RES_INFER_PREDICTED);
             if (!measured) {
-                search_infer_point pt = { &base->shape, gc->tp, gc->pp, gc->bs, s.in_len[p], s.out_len[p],
-                                          c->infer.beam_width, c->infer.data_type, c->train.gpu, c->train.gpu_memory_gb,
-                                          s.gpus_per_node };
-                search_infer_estimate est;
-                ac_err me;
-                if (model(&pt, &est, &me) != 0) {
-                    results_infer_row_fail(r, "model: %s", me.msg);
-                } else {
-                    r->latency_ms = est.latency_ms;
-                    r->mem_gib = est.mem_gib;
-                    r->fits = est.fits;
-                }
-                results_infer_row_finish(r, c->infer.max_latency_ms);
+                /* every precision and load of this layout and max batch */
+                for (int q = 0; q < s.nprec; q++)
+                    for (int l = 0; l < (s.nconc ? s.nconc : 1); l++, k++) {
+                        results_infer_row *r = &rows[k];
+                        int conc = s.nconc ? s.conc[l] : 0;
+                        *r = results_infer_row_init(gc->tp, gc->pp, gc->bs, s.in_len[p], s.out_len[p], RES_INFER_PREDICTED);
+                        r->concurrency = conc;
+                        if (s.nprec > 1 || c->infer.n_precisions) snprintf(r->precision, sizeof r->precision, "%s", s.prec[q].name);
+                        search_infer_point pt = { &base->shape, gc->tp, gc->pp, gc->bs, s.in_len[p], s.out_len[p],
+                                                  c->infer.beam_width, s.prec[q].data_type, c->train.gpu, c->train.gpu_memory_gb,
+                                                  s.gpus_per_node, s.engine, conc, s.prec[q].kv_bytes };
+                        search_infer_estimate est = { .latency_ms = NAN, .mem_gib = NAN, .fits = 1, .mem_limit_gib = NAN,
+                                                      .ttft_ms = NAN, .itl_ms = NAN, .requests_per_s = NAN };
+                        ac_err me;
+                        if (model(&pt, &est, &me) != 0) {
+                            results_infer_row_fail(r, "model: %s", me.msg);
+                        } else {
+                            r->latency_ms = est.latency_ms;
+                            r->mem_gib = est.mem_gib;
+                            r->mem_limit_gib = est.mem_limit_gib;
+                            r->fits = est.fits;
+                            r->ttft_ms = est.ttft_ms;
+                            r->itl_ms = est.itl_ms;
+                            r->requests_per_s = est.requests_per_s;
+                            r->kv_capacity = est.kv_capacity;
+                        }
+                        results_infer_row_finish_limits(r, &lim);
+                    }
                 continue;
             }
+            results_infer_row *r = &rows[k++];
+            *r = results_infer_row_init(gc->tp, gc->pp, gc->bs, s.in_len[p], s.out_len[p], RES_INFER_MEASURED);
             char name[JOB_NAME_MAX], dir[JOB_DIR_MAX], script[CFG_PATH_MAX + 300];
             if ((rc = job_folder(&s, gc->tp, gc->pp, gc->bs, s.in_len[p], s.out_len[p], name, dir, e)) != 0) break;
             strbuf b;
@@ -444,7 +559,8 @@ int search_inference_summarize(const ac_config *c, const model_base_config *base
             r->latency_ms = lat;
             n_read++;
         }
-        results_infer_row_finish(r, c->infer.max_latency_ms);
+        results_infer_limits lim = limits_of(c);
+        results_infer_row_finish_limits(r, &lim);
     }
     if (n && !n_read) {
         /* no job has left a latency yet: a summary of failures would replace whatever was there */

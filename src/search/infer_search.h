@@ -25,6 +25,12 @@
  *   run.benchmark_command (optional) the job's command; {ini} and {csv} are
  *       replaced by the quoted paths (default: the original's
  *       /opt/FasterTransformer/build/bin/multi_gpu_gpt_example {ini} {csv})
+ *   run.engine fastertransformer (default: the original's static batches) |
+ *       vllm | trtllm (in-flight batching, estimator/serve.h; predicted only);
+ *       benchmark.concurrency the loads (then batch_sizes are max batch sizes);
+ *       run.precisions bf16 | fp16 | fp8 (weights and KV) | fp8_kv (KV only);
+ *       max_ttft_ms, max_itl_ms beside max_latency_ms: a row meeting every
+ *       limit counts towards goodput (requests/s per GPU), the ranking.
  * Families: every decoder family (GPT-3, Llama with GQA, Mixtral); T5/mT5/BERT
  * are rejected with AC_E_INPUT (the original asserts gpt3).
  */
@@ -51,12 +57,21 @@ typedef struct {
     const char *gpu;       /* catalog name; "" = A100 with gpu_memory_gb */
     int gpu_memory_gb;
     int gpus_per_node;
+    /* serving (estimator/serve.h): NULL engine = fastertransformer's static batch of bs */
+    const char *engine;
+    int concurrency;       /* the load; bs is then the engine's max batch (max_num_seqs) */
+    int kv_bytes;          /* bytes per KV-cache element; 0 = the precision's */
 } search_infer_point;
 
 typedef struct {
     double latency_ms;  /* whole request: prefill + output_len decode steps */
     double mem_gib;     /* per GPU: weights + KV cache + workspace */
     int fits;           /* 1 / 0 */
+    /* NAN / 0 when the model hook does not set them */
+    double mem_limit_gib;   /* usable per GPU */
+    double ttft_ms, itl_ms; /* means */
+    double requests_per_s;  /* one instance; NAN = bs / latency (a static batch) */
+    int kv_capacity;        /* sequences the KV cache holds */
 } search_infer_estimate;
 
 /* the seam to the analytical model: 0, or -1 with e set */
@@ -85,6 +100,14 @@ typedef struct {
     char name[CFG_NAME_MAX];        /* model_train_name */
     char results_dir[CFG_PATH_MAX]; /* inference results go to <results_dir>/inference */
     char command[1024];             /* benchmark command template */
+    const char *engine;             /* run.engine (estimator/serve.h) */
+    int conc[CFG_LIST_MAX], nconc;  /* benchmark.concurrency; 0 = the batch sizes are the load */
+    struct {
+        char name[CFG_KNOB_LEN];    /* as the user wrote it */
+        char data_type[16];         /* weights and GEMMs */
+        int kv_bytes;               /* 0 = the precision's */
+    } prec[CFG_KNOB_MAX];
+    int nprec;
 } search_infer_settings;
 
 int search_infer_settings_resolve(const ac_config *c, const model_base_config *base, search_infer_settings *s, ac_err *e);

@@ -22,7 +22,7 @@ sed -n 2p "$CSV" | grep -q ',predicted,' && pass sim_labelled_predicted || fail 
 
 out=$("$AC" infer $common +$K.max_latency_ms=300 2>&1)
 over="$T/r/inference/final_summary/over_latency_limit.csv"
-if [ "$(wc -l < "$over")" -gt 1 ] && ! awk -F, 'NR>1 && $13=="ok" && $4>300 {bad=1} END {exit bad}' "$CSV"; then
+if [ "$(wc -l < "$over")" -gt 1 ] && ! awk -F, 'NR>1 && $19=="ok" && $4>300 {bad=1} END {exit bad}' "$CSV"; then
     fail latency_filter "a row over 300 ms is in final_output.csv"
 else
     [ "$(wc -l < "$over")" -gt 1 ] && pass latency_filter || fail latency_filter "nothing over the limit: $out"
@@ -35,8 +35,34 @@ out=$("$AC" infer $common "$K.run.tensor_parallel_sizes=[7]" 2>&1); rc=$?
 [ $rc -eq 2 ] && case "$out" in *"no valid inference configuration"*) true ;; *) false ;; esac && pass no_valid_config || fail no_valid_config "exit $rc: $out"
 
 out=$("$AC" infer $common "search_config.inference_settings.max_latency_ms=1" 2>&1); rc=$?
-[ $rc -eq 0 ] && case "$out" in *"No configuration meets the 1 ms limit: the fastest takes "*" ms (TP "*) true ;; *) false ;; esac &&
+[ $rc -eq 0 ] && case "$out" in *"No configuration meets the limits: the closest is TP "*"which misses latency "*"> max_latency_ms 1;"*) true ;; *) false ;; esac &&
     pass latency_limit_unmet_explained || fail latency_limit_unmet_explained "exit $rc: $out"
+
+# serving engines (issue 27): in-flight batching, loads, TTFT/ITL limits, goodput
+SV="search_config=llama/llama3_8b search_config.train_settings.logs=$T/logs $K.run.results_dir=$T/sv $K.run.engine=vllm"
+SV="$SV $K.run.tensor_parallel_sizes=[1,2] $K.run.pipeline_parallel_sizes=[1] $K.benchmark.batch_sizes=[256]"
+SV="$SV $K.benchmark.input_len=1024 $K.benchmark.output_len=256"
+SCSV="$T/sv/inference/final_summary/final_output.csv"
+out=$("$AC" infer $SV "$K.benchmark.concurrency=[1,16,64]" "$K.run.precisions=[bf16,fp8]" 2>&1); rc=$?
+[ $rc -eq 0 ] && case "$out" in *"engine vllm"*"by goodput"*"TTFT ms"*) true ;; *) false ;; esac && pass serve_table || fail serve_table "exit $rc: $out"
+head -1 "$SCSV" | grep -q 'Tokens per second per instance,.*,Concurrency,Precision,TTFT \[ms\],ITL \[ms\],Total tokens per second per GPU,Goodput \[requests/sec/gpu\],KV cache capacity \[sequences per instance\],Status,Reason$' \
+    && pass serve_csv_header || fail serve_csv_header "$(head -1 "$SCSV")"
+# 2 TP x 2 precisions x 3 loads, best goodput first; fp8 holds more sequences than bf16 at the same TP
+[ "$(awk -F, 'NR>1' "$SCSV" | wc -l)" = 12 ] && awk -F, 'NR>1 && $19=="ok" {if (prev != "" && $17+0 > prev+0) bad=1; prev=$17} END {exit bad}' "$SCSV" \
+    && pass serve_rows_by_goodput || fail serve_rows_by_goodput "$(cat "$SCSV")"
+kb=$(awk -F, '$1==1 && $12==16 && $13=="bf16" {print $18}' "$SCSV"); kf=$(awk -F, '$1==1 && $12==16 && $13=="fp8" {print $18}' "$SCSV")
+[ -n "$kb" ] && [ -n "$kf" ] && [ "$kf" -gt "$kb" ] && pass serve_fp8_kv_capacity || fail serve_fp8_kv_capacity "bf16 $kb fp8 $kf"
+out=$("$AC" infer $SV "$K.benchmark.concurrency=[64]" "$K.max_ttft_ms=0.5" 2>&1); rc=$?
+[ $rc -eq 0 ] && case "$out" in *"No configuration meets the limits: the closest is TP "*"concurrency 64"*"misses TTFT "*"> max_ttft_ms 0.5"*) true ;; *) false ;; esac \
+    && pass serve_ttft_limit_unmet || fail serve_ttft_limit_unmet "exit $rc: $out"
+out=$("$AC" infer $SV "$K.benchmark.concurrency=[64]" "$K.max_itl_ms=0.5" 2>&1)
+case "$out" in *"misses ITL "*"> max_itl_ms 0.5"*) pass serve_itl_limit_unmet ;; *) fail serve_itl_limit_unmet "$out" ;; esac
+out=$("$AC" infer search_config=llama/llama3_70b search_config.train_settings.logs=$T/logs $K.run.results_dir=$T/big \
+      $K.run.engine=trtllm "$K.run.tensor_parallel_sizes=[1]" "$K.run.pipeline_parallel_sizes=[1]" "$K.benchmark.concurrency=[8]" 2>&1); rc=$?
+[ $rc -eq 0 ] && case "$out" in *"does not fit even on the largest TP x PP searched (TP 1 x PP 1 = 1 GPUs)"*"GiB short"*) true ;; *) false ;; esac \
+    && pass serve_no_fit_by_how_much || fail serve_no_fit_by_how_much "exit $rc: $out"
+out=$("$AC" infer $common "$K.benchmark.concurrency=[8]" 2>&1); rc=$?
+[ $rc -eq 2 ] && case "$out" in *"static batches"*) true ;; *) false ;; esac && pass static_engine_refuses_concurrency || fail static_engine_refuses_concurrency "exit $rc: $out"
 
 # measured path: jobs written, not submitted; emulate the benchmark's logs
 out=$("$AC" infer $common cluster_type=bcm "$K.run.tensor_parallel_sizes=[1,2]" "$K.run.pipeline_parallel_sizes=[1]" "$K.benchmark.batch_sizes=[1,8]" 2>&1); rc=$?
