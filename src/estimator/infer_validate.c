@@ -9,6 +9,7 @@
 #include "estimator/infer.h"
 #include "estimator/tally.h"
 #include "estimator/validate.h"
+#include "model/named.h"
 #include "util/csv.h"
 #include "util/fsutil.h"
 #include "util/json.h"
@@ -113,6 +114,37 @@ typedef struct {
     int replicas;
 } row_case;
 
+/* the rest of a row's published shape (vocab, GQA, FFN) after layers/hidden/heads: 0, or -1 with why */
+static int row_shape_of(const columns *c, const csv_row *r, model_shape *sp, char *why, size_t len)
+{
+    model_shape s = *sp;
+    s.vocab = inum(r, c->vocab, 0);
+    if (!s.vocab) { snprintf(why, len, "vocab size not published"); return -1; }
+    int groups = inum(r, c->groups, 0);
+    s.query_groups = groups ? groups : s.heads;
+    s.kv_channels = inum(r, c->head_dim, s.hidden / s.heads);
+    s.ffn_hidden = inum(r, c->ffn, 0);
+    if (groups) { /* GQA rows are Llama-style: SwiGLU, untied output layer, RoPE */
+        s.gated_mlp = true;
+        s.untied_embeddings = true;
+        for (size_t i = 0; !s.ffn_hidden && i < sizeof GQA_FFN / sizeof *GQA_FFN; i++)
+            if (GQA_FFN[i].hidden == s.hidden && GQA_FFN[i].layers == s.num_layers) s.ffn_hidden = GQA_FFN[i].ffn;
+        if (!s.ffn_hidden) { snprintf(why, len, "FFN size not published"); return -1; }
+    } else { /* GPT-3 style: 4h GELU MLP, tied embeddings, learned positions */
+        if (!s.ffn_hidden) s.ffn_hidden = 4 * s.hidden;
+        s.learned_pos_emb = true;
+    }
+    *sp = s;
+    return 0;
+}
+
+/* a row without a shape: its model name resolved to an architecture (model/named.h: presets and
+ * published config.json files).  0, or -1 when the name is unknown. */
+static int row_named_shape(const columns *c, const csv_row *r, model_shape *s)
+{
+    return c->model >= 0 && model_named_shape(csv_get(r, c->model), s, NULL) == 0 ? 0 : -1;
+}
+
 /* One CSV row as a model input.  0, or -1 with why (the skip reason). */
 static int row_case_of(const columns *c, const csv_row *r, row_case *rc, char *why, size_t len)
 {
@@ -130,24 +162,16 @@ static int row_case_of(const columns *c, const csv_row *r, row_case *rc, char *w
     s.num_layers = inum(r, c->layers, 0);
     s.hidden = inum(r, c->hidden, 0);
     s.heads = inum(r, c->heads, 0);
-    if (!s.num_layers || !s.hidden || !s.heads) { snprintf(why, len, "architecture not published (layers/hidden/heads)"); return -1; }
-    s.vocab = inum(r, c->vocab, 0);
-    if (!s.vocab) { snprintf(why, len, "vocab size not published"); return -1; }
-    int groups = inum(r, c->groups, 0);
-    s.query_groups = groups ? groups : s.heads;
-    s.kv_channels = inum(r, c->head_dim, s.hidden / s.heads);
-    s.ffn_hidden = inum(r, c->ffn, 0);
-    if (groups) { /* GQA rows are Llama-style: SwiGLU, untied output layer, RoPE */
-        s.gated_mlp = true;
-        s.untied_embeddings = true;
-        for (size_t i = 0; !s.ffn_hidden && i < sizeof GQA_FFN / sizeof *GQA_FFN; i++)
-            if (GQA_FFN[i].hidden == s.hidden && GQA_FFN[i].layers == s.num_layers) s.ffn_hidden = GQA_FFN[i].ffn;
-        if (!s.ffn_hidden) { snprintf(why, len, "FFN size not published"); return -1; }
-    } else { /* GPT-3 style: 4h GELU MLP, tied embeddings, learned positions */
-        if (!s.ffn_hidden) s.ffn_hidden = 4 * s.hidden;
-        s.learned_pos_emb = true;
+    if (!s.num_layers || !s.hidden || !s.heads) {
+        if (row_named_shape(c, r, &s) != 0) {
+            snprintf(why, len, "architecture not published (layers/hidden/heads) and model name not known");
+            return -1;
+        }
+    } else if (row_shape_of(c, r, &s, why, len) != 0) {
+        return -1;
     }
     const gpu_spec *g = gpu_match(csv_get(r, c->gpu_type));
+    if (!s.vocab) { snprintf(why, len, "vocab size not published"); return -1; }
     if (!g) { snprintf(why, len, "GPU not in the catalog"); return -1; }
     est_infer_input_init(&rc->in, &s, g);
     rc->in.tp = inum(r, c->tp, 1);

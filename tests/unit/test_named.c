@@ -1,0 +1,52 @@
+/* test_named.c — model names from benchmark tables resolve to architectures:
+ * the presets under their published spellings, and served MoE layouts (Qwen3,
+ * Llama 4) from their config.json; unknown names stay unknown. */
+#include <stdio.h>
+
+#include "check.h"
+#include "model/layer.h"
+#include "model/named.h"
+
+static void test_presets_by_published_name(void)
+{
+    model_shape s;
+    const char *src = NULL;
+    CHECK_INT(model_named_shape("Llama 3.1 8B", &s, &src), 0);
+    CHECK_INT(s.num_layers, 32);
+    CHECK_INT(s.query_groups, 8);
+    CHECK_INT(s.vocab, 128256);
+    CHECK_CONTAINS(src, "Llama-3.1-8B");
+    CHECK_INT(model_named_shape("Llama-3.3-70B-Instruct", &s, NULL), 0);
+    CHECK_INT(s.hidden, 8192);
+    CHECK_INT(model_named_shape("Mixtral 8x7B", &s, NULL), 0);
+    CHECK_INT(s.num_experts, 8);
+}
+
+static void test_served_moe(void)
+{
+    model_shape s;
+    CHECK_INT(model_named_shape("Qwen3-30B-A3B", &s, NULL), 0);
+    CHECK_INT(s.num_experts, 128);
+    CHECK_INT(s.moe_topk, 8);
+    CHECK_INT(s.kv_channels, 128);
+    double active;
+    /* Qwen3-30B-A3B: ~30.5B total, ~3.3B active (model card); of them the MLP stack holds
+     * 48·128·3·2048·768 = 29.0B, 48·8·3·2048·768 = 1.8B active (attention, embeddings the rest) */
+    double total = layer_stack_mlp_weights(&s, &active);
+    CHECK(total > 28.5e9 && total < 29.5e9);
+    CHECK(active > 1.75e9 && active < 1.95e9);
+    CHECK_INT(model_named_shape("Llama 4 Maverick", &s, NULL), 0);
+    CHECK_INT(s.moe_dense_layers, 24);
+    CHECK_INT(s.moe_shared_ffn, 8192);
+    CHECK_INT(model_named_shape("Llama-4-Scout-17B-16E-Instruct", &s, NULL), 0);
+    CHECK_INT(s.num_experts, 16);
+    CHECK_INT(model_named_shape("GPT-7B-unknown", &s, NULL), -1);
+    CHECK_INT(model_named_shape("", &s, NULL), -1);
+}
+
+int main(void)
+{
+    RUN(test_presets_by_published_name);
+    RUN(test_served_moe);
+    CHECK_DONE();
+}
