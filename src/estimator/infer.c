@@ -24,10 +24,19 @@ static const double INFER_HBM_EFF = 0.80;
  * (top-k/top-p sort), stop-condition check and the host/device sync of the
  * decode loop (FasterTransformer and TensorRT-LLM both sync once per step). */
 static const double INFER_STEP_OVERHEAD_S = 1.0e-3;
-/* Latency of one small NCCL all-reduce inside an NVLink domain (nccl-tests
- * all_reduce_perf at 8 B on DGX A100/H100: ~20-30 us incl. launch); across
+/* Latency of one small all-reduce in an engine's own one-shot kernel (TensorRT-LLM
+ * and vLLM custom all-reduce: every rank reads its peers' buffers over NVLink in one
+ * kernel, so the latency does not grow with the ranks; ~20-30 us with launch); across
  * nodes a second, network stage adds as much again. */
 static const double INFER_AR_LATENCY_S = 25e-6;
+/* NCCL ring all-reduce (FasterTransformer): latency = launch + 2(p − 1) pipelined steps
+ * (Thakur et al. 2005; NCCL's LL protocol for small messages), each step one
+ * flag-synchronised hop: the launch of an NCCL kernel behind the previous one on the
+ * stream (~8 us), a hop over NVLink (~3 us: NVLink latency ~1-2 us plus the LL flag
+ * poll), a hop over InfiniBand (~10 us: IB verbs latency plus the proxy thread). */
+static const double INFER_NCCL_LAUNCH_S = 8e-6;
+static const double INFER_NCCL_HOP_NVLINK_S = 3e-6;
+static const double INFER_NCCL_HOP_NET_S = 10e-6;
 /* Latency of one pipeline hop (send/recv of one activation tensor, NCCL p2p). */
 static const double INFER_P2P_LATENCY_S = 20e-6;
 /* Per-kernel floor when the decode step is replayed as a CUDA graph (TensorRT-LLM):
@@ -113,6 +122,15 @@ static double gemm_s(const dev_ctx *d, double tokens, double k, double n, double
     return roofline_s(d, 2.0 * tokens * k * n, k * n * wbytes + tokens * (k + n) * 2.0, eff);
 }
 
+/* latency term of one all-reduce over `local` GPUs of an NVLink domain times `nodes` domains:
+ * custom one-shot kernel α (x2 across nodes), or NCCL ring launch + 2(local−1) NVLink hops +
+ * 2(nodes−1) network hops (Thakur et al. 2005 ring schedule) */
+static double allreduce_latency_s(const dev_ctx *d, int local, double nodes)
+{
+    if (d->in->custom_allreduce) return nodes > 1.0 ? 2.0 * INFER_AR_LATENCY_S : INFER_AR_LATENCY_S;
+    return INFER_NCCL_LAUNCH_S + 2.0 * (local - 1) * INFER_NCCL_HOP_NVLINK_S + 2.0 * (nodes - 1.0) * INFER_NCCL_HOP_NET_S;
+}
+
 /* ring all-reduce of msg bytes over tp GPUs: α + 2(tp−1)/tp·msg/bw (Thakur et al. 2005); beyond one NVLink
  * domain hierarchical: reduce-scatter/all-gather in the domain + all-reduce of msg/D across nodes (NCCL tree/ring) */
 static double allreduce_s(const dev_ctx *d, double msg)
@@ -122,10 +140,10 @@ static double allreduce_s(const dev_ctx *d, double msg)
     if (tp <= 1) return 0.0;
     double eff = d->cal.collective_eff;
     int D = g->nvlink_domain > 1 ? g->nvlink_domain : 1;
-    if (tp <= D) return INFER_AR_LATENCY_S + 2.0 * (tp - 1) / tp * msg / (g->nvlink_gbps * GB * eff);
+    if (tp <= D) return allreduce_latency_s(d, tp, 1.0) + 2.0 * (tp - 1) / tp * msg / (g->nvlink_gbps * GB * eff);
     double nodes = (double)tp / D;
     double intra = D > 1 ? 2.0 * (D - 1) / D * msg / (g->nvlink_gbps * GB * eff) : 0.0;
-    return 2.0 * INFER_AR_LATENCY_S + intra + 2.0 * (nodes - 1) / nodes * (msg / D) / (g->scaleout_gbps * GB * eff);
+    return allreduce_latency_s(d, D, nodes) + intra + 2.0 * (nodes - 1) / nodes * (msg / D) / (g->scaleout_gbps * GB * eff);
 }
 
 /* MoE: expected distinct experts hit when `tokens` tokens each pick top-k of E uniformly: E·(1 − (1 − k/E)^tokens)

@@ -34,6 +34,7 @@ typedef struct {
     const gpu_spec *gpu;
     double memory_limit_gb;   /* 0 → the GPU's memory */
     bool cuda_graphs;         /* decode launched as CUDA graphs (TensorRT-LLM): smaller kernel floor */
+    bool custom_allreduce;    /* one-shot all-reduce kernel (TensorRT-LLM, vLLM), else NCCL's ring (FasterTransformer) */
     const est_cal *cal;       /* NULL → defaults */
 } est_infer_input;
 

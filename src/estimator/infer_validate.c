@@ -184,6 +184,7 @@ static int row_case_of(const columns *c, const csv_row *r, row_case *rc, char *w
     rc->replicas = gpus / (rc->in.tp * rc->in.pp);
     if (rc->replicas < 1) rc->replicas = 1;
     rc->in.cuda_graphs = rc->kind == ENG_TRTLLM;
+    rc->in.custom_allreduce = rc->kind == ENG_TRTLLM;
     double v;
     if (num(r, c->lat, &v)) {
         rc->is_latency = true;

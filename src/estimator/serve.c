@@ -54,6 +54,7 @@ void serve_input_init(serve_input *s, const model_shape *shape, const gpu_spec *
     est_infer_input_init(&s->in, shape, g);
     s->engine = e ? e : &ENGINES[1];
     s->in.cuda_graphs = s->engine->cuda_graphs;
+    s->in.custom_allreduce = s->engine->continuous;
     s->input_len = 128;
     s->output_len = 128;
     s->concurrency = 1;
@@ -189,6 +190,7 @@ int serve_evaluate(const serve_input *s, serve_result *r, char *why, size_t len)
     if (s->concurrency < 1 && !(s->request_rate > 0)) return fail(why, len, "a load needs a concurrency >= 1 or a request rate > 0");
     est_infer_input in = s->in;
     in.cuda_graphs = e->cuda_graphs;
+    in.custom_allreduce = e->continuous; /* vLLM and TensorRT-LLM ship one-shot all-reduce kernels */
     in.input_len = s->input_len;
     in.output_len = s->output_len;
     in.bs = 1;
