@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "estimator/infer.h"
+#include "estimator/serve.h"
 #include "estimator/tally.h"
 #include "estimator/validate.h"
 #include "model/named.h"
@@ -31,7 +32,7 @@ static const struct {
 };
 
 /* engines: how a row is predicted, or why it is skipped */
-typedef enum { ENG_FT, ENG_TRTLLM, ENG_SKIP } engine_kind;
+typedef enum { ENG_FT, ENG_TRTLLM, ENG_VLLM, ENG_SKIP } engine_kind;
 static const struct {
     const char *pattern;
     engine_kind kind;
@@ -39,12 +40,13 @@ static const struct {
 } ENGINES[] = {
     { "FasterTransformer", ENG_FT, NULL },
     { "TensorRT-LLM", ENG_TRTLLM, NULL },
+    { "vLLM", ENG_VLLM, NULL },
     { "Megatron-LM (PyTorch)", ENG_SKIP, "engine not modelled (unoptimised PyTorch baseline)" },
 };
 
 typedef struct {
     int id, source_id, engine, model, layers, hidden, heads, groups, head_dim, vocab, ffn, gpu_type, num_gpus, tp, pp,
-        precision, bs, in, out, lat, tok, tok_gpu, notes;
+        precision, bs, in, out, lat, tok, tok_gpu, notes, conc, ttft, itl;
 } columns;
 
 static columns find_columns(const csv_table *t)
@@ -59,6 +61,7 @@ static columns find_columns(const csv_table *t)
     c.in = csv_col(t, "input_len"); c.out = csv_col(t, "output_len"); c.lat = csv_col(t, "latency_ms");
     c.tok = csv_col(t, "throughput_tok_s"); c.tok_gpu = csv_col(t, "throughput_tok_s_per_gpu");
     c.notes = csv_col(t, "notes");
+    c.conc = csv_col(t, "concurrency"); c.ttft = csv_col(t, "ttft_ms"); c.itl = csv_col(t, "itl_ms");
     return c;
 }
 
@@ -112,6 +115,9 @@ typedef struct {
     double measured;  /* latency ms or tokens/s of all num_gpus */
     bool is_latency;
     int replicas;
+    /* a serving row (a concurrency and TTFT / ITL / throughput published): serve.h predicts it */
+    int concurrency;
+    double ttft_ms, itl_ms; /* NAN when not published */
 } row_case;
 
 /* the rest of a row's published shape (vocab, GQA, FFN) after layers/hidden/heads: 0, or -1 with why */
@@ -143,6 +149,69 @@ static int row_shape_of(const columns *c, const csv_row *r, model_shape *sp, cha
 static int row_named_shape(const columns *c, const csv_row *r, model_shape *s)
 {
     return c->model >= 0 && model_named_shape(csv_get(r, c->model), s, NULL) == 0 ? 0 : -1;
+}
+
+/* a serving row: a published concurrency with TTFT, ITL or throughput.  0 (rc set for the serving
+ * model), or -1 when the row is not one. */
+static int row_serving_of(const columns *c, const csv_row *r, row_case *rc)
+{
+    double conc, v;
+    rc->ttft_ms = rc->itl_ms = rc->measured = NAN;
+    if (rc->kind == ENG_FT || c->conc < 0 || !num(r, c->conc, &conc)) return -1;
+    bool any = false;
+    if (num(r, c->ttft, &v)) { rc->ttft_ms = v; any = true; }
+    if (num(r, c->itl, &v)) { rc->itl_ms = v; any = true; }
+    if (num(r, c->tok, &v)) { rc->measured = v; any = true; }
+    else if (num(r, c->tok_gpu, &v)) { rc->measured = v * rc->replicas * rc->in.tp * rc->in.pp; any = true; }
+    if (!any) return -1;
+    rc->concurrency = (int)fmax(1.0, conc);
+    return 0;
+}
+
+/* the serving model at a row's load: concurrency split over the replicas (estimator/serve.h) */
+static int serve_row_predict(const row_case *rc, serve_result *sr, char *why, size_t len)
+{
+    serve_input si;
+    serve_input_init(&si, &rc->in.shape, rc->in.gpu, serve_engine_find(rc->kind == ENG_VLLM ? "vllm" : "trtllm"));
+    si.in = rc->in;
+    si.input_len = rc->in.input_len;
+    si.output_len = rc->in.output_len;
+    si.concurrency = (rc->concurrency + rc->replicas - 1) / rc->replicas;
+    return serve_evaluate(&si, sr, why, len);
+}
+
+/* TTFT and ITL errors of serving rows, beside the row's main quantity */
+typedef struct {
+    err_group ttft, itl;
+} serve_tally;
+
+static int serve_tally_push(serve_tally *t, const row_case *rc, const serve_result *sr)
+{
+    double e;
+    if (isfinite(rc->ttft_ms)) {
+        e = sr->ttft_s * 1e3 / rc->ttft_ms - 1.0;
+        t->ttft.rows++;
+        if (err_group_push(&t->ttft, fabs(e), e)) return -1;
+    }
+    if (isfinite(rc->itl_ms)) {
+        e = sr->itl_s * 1e3 / rc->itl_ms - 1.0;
+        t->itl.rows++;
+        if (err_group_push(&t->itl, fabs(e), e)) return -1;
+    }
+    return 0;
+}
+
+/* text: one line per serving quantity with rows */
+static void serve_tally_print(FILE *out, const serve_tally *t, double *tmp)
+{
+    const err_group *g[] = { &t->ttft, &t->itl };
+    const char *name[] = { "TTFT", "ITL" };
+    for (int i = 0; i < 2; i++) {
+        if (!g[i]->n) continue;
+        double med, p90;
+        err_group_quantiles(g[i], tmp, &med, &p90);
+        fprintf(out, "serving %s: rows %zu median_abs_err %.1f%% p90_abs_err %.1f%%\n", name[i], g[i]->n, 100 * med, 100 * p90);
+    }
 }
 
 /* One CSV row as a model input.  0, or -1 with why (the skip reason). */
@@ -186,6 +255,8 @@ static int row_case_of(const columns *c, const csv_row *r, row_case *rc, char *w
     rc->in.cuda_graphs = rc->kind == ENG_TRTLLM;
     rc->in.custom_allreduce = rc->kind == ENG_TRTLLM;
     double v;
+    if (row_serving_of(c, r, rc) == 0) return 0;
+    if (rc->kind == ENG_VLLM) { snprintf(why, len, "vLLM row without a concurrency and TTFT, ITL or throughput"); return -1; }
     if (num(r, c->lat, &v)) {
         rc->is_latency = true;
         rc->measured = v;
@@ -205,7 +276,8 @@ static int row_case_of(const columns *c, const csv_row *r, row_case *rc, char *w
 }
 
 static void print_summary(FILE *out, bool json, const char *csv_path, const err_group *all, const err_group *grp,
-                          size_t ngrp, const skip_tally *skips, int oom_rows, int oom_predicted, double *tmp)
+                          size_t ngrp, const skip_tally *skips, int oom_rows, int oom_predicted, const serve_tally *st,
+                          double *tmp)
 {
     double med, p90; /* NAN when no row was predicted: JSON null, text "-" */
     err_group_quantiles(all, tmp, &med, &p90);
@@ -232,6 +304,9 @@ static void print_summary(FILE *out, bool json, const char *csv_path, const err_
         return;
     }
     if (oom_rows) fprintf(out, "published OOM rows predicted not to fit: %d of %d\n", oom_predicted, oom_rows);
+    double *tmp2 = malloc((st->ttft.n + st->itl.n + 1) * sizeof *tmp2);
+    if (tmp2) serve_tally_print(out, st, tmp2);
+    free(tmp2);
     validate_print_final_line(out, all->rows, all->skipped, all->n, med, p90);
 }
 
@@ -257,6 +332,8 @@ int infer_validate_csv(const char *csv_path, const char *out_csv, char **rows_cs
     size_t ngrp = 0;
     skip_tally skips = { 0 };
     int oom_rows = 0, oom_predicted = 0, rc = 0;
+    serve_tally stally;
+    memset(&stally, 0, sizeof stally);
     strbuf rows;
     sb_init(&rows);
     sb_add(&rows, "id,source_id,model,gpu,tp,pp,precision,batch_size,input_len,output_len,measured_quantity,measured,"
@@ -273,7 +350,20 @@ int infer_validate_csv(const char *csv_path, const char *out_csv, char **rows_cs
         est_infer_result r;
         int batch = 0;
         double pred = NAN;
-        if (ok && rcase.is_latency) {
+        serve_result sr;
+        const char *quantity = NULL;
+        if (ok && rcase.concurrency > 0) {
+            ok = serve_row_predict(&rcase, &sr, why, sizeof why) == 0;
+            if (ok && serve_tally_push(&stally, &rcase, &sr)) { rc = ac_err_set(e, AC_E_NOMEM, "out of memory"); break; }
+            /* the row's main quantity: throughput when published, else ITL, else TTFT */
+            memset(&r, 0, sizeof r);
+            r.mem_total = ok ? (sr.mem_weights_gib + sr.mem_kv_pool_gib) * EST_GIB : 0;
+            r.fits = ok;
+            batch = ok ? sr.running : 0;
+            if (ok && isfinite(rcase.measured)) pred = sr.output_tok_s_per_instance * rcase.replicas;
+            else if (ok && isfinite(rcase.itl_ms)) { pred = sr.itl_s * 1e3; rcase.measured = rcase.itl_ms; quantity = "itl_ms"; }
+            else if (ok) { pred = sr.ttft_s * 1e3; rcase.measured = rcase.ttft_ms; quantity = "ttft_ms"; }
+        } else if (ok && rcase.is_latency) {
             ok = est_infer_evaluate(&rcase.in, &r, why, sizeof why) == 0;
             batch = rcase.in.bs;
             pred = r.latency_s * 1e3;
@@ -304,6 +394,7 @@ int infer_validate_csv(const char *csv_path, const char *out_csv, char **rows_cs
             sb_csv_field(&rows, why, true);
             continue;
         }
+        if (!quantity) quantity = rcase.is_latency ? "latency_ms" : "throughput_tok_s";
         double err = pred / rcase.measured - 1.0;
         s->rows++;
         all.rows++;
@@ -313,7 +404,7 @@ int infer_validate_csv(const char *csv_path, const char *out_csv, char **rows_cs
         }
         sb_printf(&rows, "%d,%d,%s,%d,%d,%d,%s,%.6g,%.6g,%.2f,%d,%.2f,%s,\n", rcase.in.tp, rcase.in.pp,
                   est_precision_name(rcase.in.precision), rcase.is_latency ? rcase.in.bs : 0, rcase.in.input_len,
-                  rcase.in.output_len, rcase.is_latency ? "latency_ms" : "throughput_tok_s", rcase.measured, pred,
+                  rcase.in.output_len, quantity, rcase.measured, pred,
                   100.0 * err, batch, r.mem_total / EST_GIB, r.fits ? "true" : "false");
     }
     if (!rc && rows.oom) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
@@ -322,13 +413,16 @@ int infer_validate_csv(const char *csv_path, const char *out_csv, char **rows_cs
     if (!rc) {
         double *tmp = malloc((all.n ? all.n : 1) * sizeof *tmp);
         if (!tmp) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
-        else print_summary(out, json, csv_path, &all, grp, ngrp, &skips, oom_rows, oom_predicted, tmp);
+        else print_summary(out, json, csv_path, &all, grp, ngrp, &skips, oom_rows, oom_predicted, &stally, tmp);
+
         free(tmp);
     }
     if (!rc && !all.n)
         rc = validate_no_rows_error(e, csv_path, all.skipped, out_csv != NULL);
     err_groups_free(grp, ngrp);
     err_group_free(&all);
+    err_group_free(&stally.ttft);
+    err_group_free(&stally.itl);
     sb_free(&rows);
     csv_free(&t);
     return rc;

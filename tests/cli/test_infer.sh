@@ -64,6 +64,18 @@ out=$("$AC" infer search_config=llama/llama3_70b search_config.train_settings.lo
 out=$("$AC" infer $common "$K.benchmark.concurrency=[8]" 2>&1); rc=$?
 [ $rc -eq 2 ] && case "$out" in *"static batches"*) true ;; *) false ;; esac && pass static_engine_refuses_concurrency || fail static_engine_refuses_concurrency "exit $rc: $out"
 
+# validate --infer reads serving rows (concurrency, TTFT, ITL) and resolves model names without a shape
+cat > "$T/serve_rows.csv" <<'CSV'
+id,source_id,engine,model,num_layers,hidden_size,num_attention_heads,num_query_groups,vocab_size,gpu_type,num_gpus,tp,pp,precision,batch_size,concurrency,input_len,output_len,latency_ms,ttft_ms,itl_ms,throughput_tok_s,notes
+S1,T,vLLM,Llama 3.1 8B,,,,,,H100 SXM,1,1,1,BF16,,16,1024,256,,60,9,,synthetic test row (not a measurement)
+S2,T,vLLM,Llama 3.1 8B,,,,,,H100 SXM,1,1,1,BF16,,64,1024,256,,,,4000,synthetic test row (not a measurement)
+S3,T,TensorRT-LLM,Qwen3-30B-A3B,,,,,,H100 SXM,1,1,1,FP8,,8,1024,256,,50,,,synthetic test row (not a measurement)
+CSV
+out=$("$AC" validate --infer --csv "$T/serve_rows.csv" --out "$T/serve_pred.csv" 2>&1); rc=$?
+[ $rc -eq 0 ] && case "$out" in *"serving TTFT: rows 2 "*"serving ITL: rows 1 "*"rows 3 skipped 0 "*) true ;; *) false ;; esac \
+    && grep -q '^S1,.*,itl_ms,9,' "$T/serve_pred.csv" && grep -q '^S2,.*,throughput_tok_s,4000,' "$T/serve_pred.csv" \
+    && grep -q '^S3,.*,ttft_ms,50,' "$T/serve_pred.csv" && pass validate_serving_rows || fail validate_serving_rows "exit $rc: $out $(cat "$T/serve_pred.csv" 2>&1)"
+
 # measured path: jobs written, not submitted; emulate the benchmark's logs
 out=$("$AC" infer $common cluster_type=bcm "$K.run.tensor_parallel_sizes=[1,2]" "$K.run.pipeline_parallel_sizes=[1]" "$K.benchmark.batch_sizes=[1,8]" 2>&1); rc=$?
 D="$T/r/inference"
