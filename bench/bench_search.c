@@ -188,6 +188,53 @@ static void bench_exhaustive(void)
            "best %.0f tokens/s (predicted)\n", count, dt, count / dt / 1e6, x.best);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* the FasterTransformer (latency) rows' signed median error per batch-1 / batch >= 64 and PP 1 / PP > 1,
+ * from validate --infer's per-row CSV (id,source_id,model,gpu,tp,pp,precision,batch_size,...,
+ * measured_quantity,measured,predicted,error_pct,...) */
+static void bench_infer_ft_buckets(const char *rows)
+{
+    enum { B1, B64, PP1, PPN, NB };
+    static const char *const name[NB] = { "batch 1", "batch >= 64", "PP 1", "PP > 1" };
+    double *v[NB] = { 0 };
+    size_t n[NB] = { 0 }, cap = 0;
+    for (const char *p = rows; p && *p; cap++) p = strchr(p, '\n') ? strchr(p, '\n') + 1 : "";
+    for (int b = 0; b < NB; b++) v[b] = malloc((cap + 1) * sizeof *v[b]);
+    for (const char *p = rows ? strchr(rows, '\n') : NULL; p && p[1]; p = strchr(p + 1, '\n')) {
+        char line[1024];
+        const char *end = strchr(p + 1, '\n');
+        size_t len = end ? (size_t)(end - p - 1) : strlen(p + 1);
+        if (len >= sizeof line) continue;
+        memcpy(line, p + 1, len);
+        line[len] = '\0';
+        char *f[20] = { 0 }, *save = NULL;
+        int k = 0;
+        /* no field of these rows holds a comma except quoted model names, which precede the numbers we read */
+        for (char *t = strtok_r(line, ",", &save); t && k < 20; t = strtok_r(NULL, ",", &save)) f[k++] = t;
+        if (k < 14 || strcmp(f[10], "latency_ms")) continue;
+        double err = atof(f[13]);
+        int pp = atoi(f[5]), bs = atoi(f[7]);
+        for (int b = 0; b < NB; b++) {
+            bool in = b == B1 ? bs == 1 : b == B64 ? bs >= 64 : b == PP1 ? pp == 1 : pp > 1;
+            if (in && v[b]) v[b][n[b]++] = err;
+        }
+    }
+    printf("validate --infer FasterTransformer rows, signed median error (target within +-8%%):");
+    for (int b = 0; b < NB; b++) {
+        if (!n[b]) { printf(" %s -;", name[b]); continue; }
+        qsort(v[b], n[b], sizeof *v[b], cmp_double);
+        double med = n[b] % 2 ? v[b][n[b] / 2] : 0.5 * (v[b][n[b] / 2 - 1] + v[b][n[b] / 2]);
+        printf(" %s %+.1f%% (%zu rows)%s", name[b], med, n[b], b + 1 < NB ? ";" : "");
+    }
+    printf("\n");
+    for (int b = 0; b < NB; b++) free(v[b]);
+}
+
 /* the validator's own report: per-source table and final line for training, the
  * final line for inference (the per-row tables stay in `autoconfig validate`) */
 static void bench_validate(void)
@@ -207,15 +254,21 @@ static void bench_validate(void)
     fclose(f);
     FILE *tmp = tmpfile();
     if (!tmp) return;
-    if (infer_validate_csv(csv_infer, NULL, NULL, tmp, false, &e)) {
+    char *rows = NULL;
+    if (infer_validate_csv(csv_infer, NULL, &rows, tmp, false, &e)) {
         printf("validate --infer: %s\n", e.msg);
     } else {
         char line[512], last[512] = "";
         rewind(tmp);
         while (fgets(line, sizeof line, tmp))
-            if (!strncmp(line, "rows ", 5)) snprintf(last, sizeof last, "%s", line);
-        printf("validate --infer %s: %s", csv_infer, last[0] ? last : "no summary line\n");
+            if (!strncmp(line, "rows ", 5) || !strncmp(line, "serving ", 8)) {
+                if (line[0] == 's') printf("validate --infer %s", line);
+                else snprintf(last, sizeof last, "%s", line);
+            }
+        printf("validate --infer %s (targets: median 12%%, p90 30%%): %s", csv_infer, last[0] ? last : "no summary line\n");
+        bench_infer_ft_buckets(rows);
     }
+    free(rows);
     fclose(tmp);
 }
 
