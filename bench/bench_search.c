@@ -14,8 +14,8 @@
 
 #include "config/cfg.h"
 #include "estimator/est.h"
-#include "estimator/infer_validate.h"
-#include "estimator/validate.h"
+#include "validate/infer_validate.h"
+#include "validate/validate.h"
 #include "model/basecfg.h"
 #include "model/size.h"
 #include "results/train_results.h"

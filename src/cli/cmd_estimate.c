@@ -7,8 +7,8 @@
 
 #include "cli/cli.h"
 #include "estimator/est.h"
-#include "estimator/infer_validate.h"
-#include "estimator/validate.h"
+#include "validate/infer_validate.h"
+#include "validate/validate.h"
 #include "results/validate_page.h"
 #include "search/candidate_est.h"
 #include "util/fsutil.h"

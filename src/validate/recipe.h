@@ -12,8 +12,8 @@
  * container release is that one or later.  Each switch comes from the first
  * applicable row that sets it.  Used by `validate`.
  */
-#ifndef AC_ESTIMATOR_RECIPE_H
-#define AC_ESTIMATOR_RECIPE_H
+#ifndef AC_VALIDATE_RECIPE_H
+#define AC_VALIDATE_RECIPE_H
 
 #include <stdbool.h>
 #include <stddef.h>

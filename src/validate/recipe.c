@@ -1,5 +1,5 @@
 /* recipe.c — the recipe table parsed from the compiled-in data/recipes.csv. */
-#include "estimator/recipe.h"
+#include "validate/recipe.h"
 
 #include <stdio.h>
 #include <stdlib.h>

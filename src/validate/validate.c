@@ -1,14 +1,15 @@
 /* validate.c — predicted vs published training throughput, per row and per source. */
-#include "estimator/validate.h"
+#include "validate/validate.h"
 
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "estimator/footnote.h"
-#include "estimator/recipe.h"
-#include "estimator/tally.h"
+#include "validate/footnote.h"
+#include "validate/recipe.h"
+#include "validate/spelling.h"
+#include "validate/tally.h"
 #include "util/fsutil.h"
 #include "util/json.h"
 #include "util/strbuf.h"
@@ -18,7 +19,7 @@
 typedef struct {
     int id, source_id, model_family, model, num_layers, hidden, ffn, heads, groups, experts, topk, moe_ffn, vocab, seq;
     int gpu_type, num_gpus, tp, pp, vp, cp, ep, etp, dp, fsdp, mbs, gbs, grad_accum, recompute, seq_par, dist_opt, precision;
-    int tok_gpu, tok, step, tflops, flops_formula, task, arch_source, notes;
+    int tok_gpu, tok, step, tflops, mfu, flops_formula, task, arch_source, notes;
     int a2a_overlap, cuda_graphs, act_offload, fused_mlp; /* optional: runs of one's own can say which switches were on */
     int framework, grad_fp32, fp8_gather;      /* the recipe (data/recipes.csv), or the row's own switches */
     int release, source;                       /* the container release a recipe row may start from */
@@ -41,7 +42,7 @@ static columns find_columns(const csv_table *t)
     c.seq_par = csv_col(t, "seq_parallel"); c.dist_opt = csv_col(t, "dist_opt_zero");
     c.precision = csv_col(t, "precision"); c.tok_gpu = csv_col(t, "tokens_per_s_per_gpu");
     c.tok = csv_col(t, "tokens_per_s"); c.step = csv_col(t, "step_time_s");
-    c.tflops = csv_col(t, "tflops_per_gpu"); c.flops_formula = csv_col(t, "flops_formula");
+    c.tflops = csv_col(t, "tflops_per_gpu"); c.mfu = csv_col(t, "mfu_pct"); c.flops_formula = csv_col(t, "flops_formula");
     c.task = csv_col(t, "task");
     c.framework = csv_col(t, "framework");
     c.grad_fp32 = csv_col(t, "grad_reduce_in_fp32"); c.fp8_gather = csv_col(t, "fp8_param_gather");
@@ -131,10 +132,13 @@ static int int_after(const char *text, const char *key)
     return p ? text_count(p + strlen(key)) : 0;
 }
 
-static bool truthy(const char *cell) { return contains_ci(cell, "true") || contains_ci(cell, "yes") || !strcmp(cell, "1"); }
-
-/* a switch a row may publish: its own cell when filled, else dflt (the recipe's or Megatron's) */
-static bool switch_cell(const char *cell, bool dflt) { return *cell ? truthy(cell) : dflt; }
+/* a switch a row may publish: its own cell when it reads as yes or no (spell_bool), else
+ * dflt (the recipe's or the stack's) */
+static bool switch_cell(const char *cell, bool dflt)
+{
+    bool b;
+    return spell_bool(cell, &b) ? b : dflt;
+}
 
 /* gated MLPs (SwiGLU) and untied embeddings come with these families */
 static const char *const GATED_FAMILIES[] = {"SwiGLU", "Llama", "Mixtral", "Qwen", "GPT-OSS", "DeepSeek", "Grok"};
@@ -204,8 +208,9 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     const gpu_spec *gpu = gpu_match(csv_get(row, c.gpu_type));
     if (!gpu) return SKIP("GPU type not in the catalog");
     est_precision prec = PREC_BF16;
+    bool block_scaled = false;
     const char *ptext = csv_get(row, c.precision);
-    if (*ptext && est_precision_parse(ptext, &prec)) return SKIP("precision not recognised");
+    if (*ptext && spell_precision(ptext, &prec, &block_scaled)) return SKIP("precision not recognised");
 
     model_shape s = {0};
     s.arch = ARCH_DECODER;
@@ -293,12 +298,11 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     /* unpublished switches take the NeMo/Megatron-Bridge recipe defaults: sequence
      * parallel with TP > 1, distributed optimizer, no activation recompute */
     in->sequence_parallel = switch_cell(csv_get(row, c.seq_par), in->tp > 1);
-    double fsdp = 0;
-    num(row, c.fsdp, &fsdp);
-    double zero = 1;
-    num(row, c.dist_opt, &zero);
-    in->zero_stage = fsdp > 0 ? 3 : (int)zero;
-    if (in->zero_stage < 0 || in->zero_stage > 3) in->zero_stage = 1;
+    in->zero_stage = 1;
+    const char *zcol = NULL;
+    if (spell_zero_stage(csv_get(row, c.dist_opt), csv_get(row, c.fsdp), &in->zero_stage, &zcol))
+        return SKIP("%s not recognised (a ZeRO stage, FSDP sharding or yes/no)", zcol);
+    double fsdp = in->zero_stage >= 3 ? 1 : 0;
     in->offload_act_layers = num_or(row, c.act_offload, 0);
     /* gradient and weight precision, activation offload, CUDA graphs and all-to-all
      * overlap: the row's own columns, else its framework's benchmark recipe
@@ -321,11 +325,10 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     if (rs.pp_layout >= 0) in->pp_layout = (est_pp_layout)rs.pp_layout;
     in->fused_expert_mlp = switch_cell(csv_get(row, c.fused_mlp), rs.fused_expert_mlp == 1) && shape_is_moe(&s);
     bool fp8_gather = switch_cell(csv_get(row, c.fp8_gather), rs.fp8_param_gather == 1);
-    in->fp8_block_scaled = prec == PREC_FP8 && (contains_ci(ptext, "MX") || contains_ci(ptext, "block"));
+    in->fp8_block_scaled = prec == PREC_FP8 && block_scaled;
     in->fp8_param_gather = fp8_gather && est_fp8_gather_allowed(in);
-    const char *rc = csv_get(row, c.recompute);
-    if (contains_ci(rc, "full")) in->recompute = RECOMPUTE_FULL;
-    else if (contains_ci(rc, "selective")) in->recompute = RECOMPUTE_SELECTIVE;
+    if (spell_recompute(csv_get(row, c.recompute), notes, &in->recompute))
+        return SKIP("act_recompute not recognised (none, selective, full or yes/no)");
     /* a recipe's offload belongs to its recipe: not to a row that publishes recompute */
     if (!*csv_get(row, c.act_offload) && rs.cpu_offloading_num_layers > 0 && in->recompute == RECOMPUTE_NONE)
         in->offload_act_layers = rs.cpu_offloading_num_layers;
@@ -392,27 +395,40 @@ typedef struct {
     const char *what;
 } measured;
 
+/* Model FLOPs per sequence under the convention the row's own flops_formula names
+ * (spell_flops): est_model_flops is A·s + B·s² in the sequence length s, so its
+ * attention term B·s² = 2·(f(s) − 2·f(s/2)); 6ND is the rest, a 4-pass count 4/3 of
+ * all of it (the forward counted twice under full recompute) */
+static double row_flops_per_seq(const model_shape *shape, spell_flops conv)
+{
+    model_shape half = *shape;
+    half.seq_length = shape->seq_length / 2;
+    if (half.dec_seq_length > 0) half.dec_seq_length = shape->dec_seq_length / 2;
+    double f = est_model_flops(shape, 1.0), attn = 2.0 * (f - 2.0 * est_model_flops(&half, 1.0));
+    switch (conv) {
+    case FLOPS_CAUSAL_HALF: return f - 0.5 * attn;
+    case FLOPS_6ND: return f - attn;
+    case FLOPS_8ND: return f * 4.0 / 3.0;
+    case FLOPS_MEGATRON: break;
+    }
+    return f;
+}
+
 static int row_measured(const columns *c, const csv_row *row, const est_input *in, measured *m)
 {
     double v;
     if (num(row, c->step, &v) && v > 0) { *m = (measured){true, v, "step_time_s"}; return 0; }
     if (num(row, c->tok_gpu, &v) && v > 0) { *m = (measured){false, v, "tokens_per_s_per_gpu"}; return 0; }
     if (num(row, c->tok, &v) && v > 0 && in->num_gpus > 0) { *m = (measured){false, v / in->num_gpus, "tokens_per_s"}; return 0; }
-    if (num(row, c->tflops, &v) && v > 0) {
-        /* model FLOPs per token with the source's convention: non-causal attention,
-         * unless the source counts causal attention at ½ (Megatron-Bridge ≥ 25.09) */
-        double per_seq = est_model_flops(&in->shape, 1.0);
-        const char *conv = csv_get(row, c->flops_formula);
-        if (contains_ci(conv, "causal self-attention counted at 1/2") || contains_ci(conv, "counted at ½")) {
-            model_shape s2 = in->shape;
-            double full_attn = per_seq;
-            s2.seq_length = in->shape.seq_length; /* attention part: difference with s/h term halved */
-            double h = s2.hidden, sq = s2.seq_length, L = s2.num_layers;
-            double attn = 12.0 * sq * L * h * h * ((double)s2.kv_channels * s2.heads / h) * (sq / h);
-            per_seq = full_attn - 0.5 * attn;
-        }
-        double tok = v * 1e12 / (per_seq / in->shape.seq_length);
-        *m = (measured){false, tok, "tflops_per_gpu"};
+    double tflops = 0;
+    const char *what = "tflops_per_gpu";
+    if (num(row, c->tflops, &v) && v > 0) tflops = v;
+    /* MFU alone: model FLOP/s over the dense peak of the row's precision */
+    else if (num(row, c->mfu, &v) && v > 0) { tflops = v / 100.0 * est_peak_tflops(in->gpu, in->precision); what = "mfu_pct"; }
+    if (tflops > 0) {
+        double tok = tflops * 1e12 / (row_flops_per_seq(&in->shape, spell_flops_formula(csv_get(row, c->flops_formula))) /
+                                      in->shape.seq_length);
+        *m = (measured){false, tok, what};
         return 0;
     }
     return -1;
