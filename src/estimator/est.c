@@ -512,6 +512,8 @@ static void device_of(const est_input *in, const est_cal *c, est_device *dev)
     dev->peak = est_gemm_tflops(g, in->precision, c->fp4_speedup) * 1e12;
     dev->peak16 = est_peak_tflops(g, in->precision == PREC_FP32 ? PREC_FP32 : PREC_BF16) * 1e12;
     dev->gemm_eff = est_gemm_eff(g, in->precision);
+    dev->sms = g->sm_count > 0 ? g->sm_count : 100;
+    dev->gemm_ref = layer_gemm_shape(dev->sms, 8192.0, 8192.0, 8192.0);
     dev->peak *= c->compute_scale;
     dev->peak16 *= c->compute_scale;
     dev->hbm = g->hbm_gbps * GB * 0.85;
@@ -638,6 +640,7 @@ static double dp_exposed_s(const est_input *in, const est_cal *c, const layer_co
 {
     int p = in->pp, v = in->vp;
     double t_dp = t_rs + t_ag, exposed, tail = c->dp_tail * t_dp;
+    if (in->stack && !in->stack->dp_overlap) return t_dp; /* reduced after the backward (e.g. DeepSpeed overlap_comm off) */
     if (v > 1 && rs_rounds == 1) {
         double layers_chunk = Ls / v;
         double rounds = fmin((double)p, (double)m);
@@ -668,6 +671,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     if (est_check(in_arg, r->why, sizeof r->why)) return -1;
     est_input in_copy = *in_arg;
     est_input *in = &in_copy;
+    if (!in->stack) in->stack = est_stack_default();
     est_cal cal_default;
     const est_cal *c = in->cal;
     if (!c) {
@@ -858,9 +862,11 @@ int est_evaluate(const est_input *in_arg, est_result *r)
             weights = weight_bytes;
             grads = (P_dense * gbytes) / (in->zero_stage >= 2 ? shard_d : 1) + (P_exp * gbytes) / (in->zero_stage >= 2 ? shard_e : 1);
             opt = (P_dense * 12.0) / (in->zero_stage >= 1 ? shard_d : 1) + (P_exp * 12.0) / (in->zero_stage >= 1 ? shard_e : 1);
-            if (in->zero_stage >= 3) /* FSDP: shards of the weights + two gathered layers in flight */
+            /* FSDP: shards of the weights + two gathered layers in flight; without reshard
+             * after forward every layer stays gathered until its backward */
+            if (in->zero_stage >= 3)
                 weights = param_bytes(P, P_layers, layer_gather_bytes, wbytes) / shard_d +
-                          2.0 * weight_bytes / (Ls_st > 0 ? Ls_st : 1);
+                          (in->stack && !in->stack->fsdp_reshard ? weight_bytes : 2.0 * weight_bytes / (Ls_st > 0 ? Ls_st : 1));
         }
         if (in->offload_optimizer) {
             cpu += opt;
@@ -943,11 +949,15 @@ int est_evaluate(const est_input *in_arg, est_result *r)
          * micro-batch; prefetching hides it behind compute when compute is longer.
          * Under LoRA the gathered weights are the frozen base ones. */
         const stage_params *gathered = in->lora_rank > 0 ? &first_st : &busiest;
-        double per_mb = 2.0 * coll_gather_s(param_bytes(gathered->total, gathered->layers, layer_gather_bytes, wbytes), dpc, bw_dp, c);
+        /* the stack's reshard_after_forward: a second gather for the backward, or none */
+        double gathers = in->stack && !in->stack->fsdp_reshard ? 1.0 : 2.0;
+        double per_mb = gathers * coll_gather_s(param_bytes(gathered->total, gathered->layers, layer_gather_bytes, wbytes), dpc, bw_dp, c);
         /* ZeRO-Infinity parameter offload: each rank's shard also crosses PCIe for both
          * passes (Rajbhandari et al. 2021, ZeRO-Infinity §5) */
         if (in->offload_params) per_mb += 2.0 * gathered->total * wbytes / dpc / dev.host;
-        double hidden = mb_layers;
+        /* prefetch issues the next layer's gather under this layer's compute; without it
+         * every gather waits on the critical path */
+        double hidden = in->stack && !in->stack->fsdp_prefetch ? 0.0 : mb_layers;
         t_fsdp = m * (per_mb > hidden ? per_mb - hidden : 0.0);
     }
     r->t_dp_comm = t_dp;

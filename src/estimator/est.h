@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "estimator/gpu.h"
+#include "estimator/stack.h"
 #include "model/shape.h"
 #include "util/err.h"
 
@@ -47,7 +48,7 @@ int est_cal_default(est_cal *out, ac_err *e);
 int est_cal_load_file(const char *path, est_cal *c, ac_err *e);
 int est_cal_write_file(const char *path, const est_cal *c, const char *why, ac_err *e);
 
-typedef struct {
+typedef struct est_input {
     model_shape shape;
     /* parallel layout; dp = 0 → derived from num_gpus / (tp·pp·cp) */
     int tp, pp, vp, cp, ep, etp, dp;
@@ -112,6 +113,7 @@ typedef struct {
     double num_tokens_b;    /* for days to train; 0 = skip */
     double price_per_gpu_hour; /* 0 → catalog price */
     const est_cal *cal;     /* NULL → defaults */
+    const est_stack *stack; /* the training stack's mechanisms (data/stacks.csv); NULL → megatron-core */
 } est_input;
 
 /* TFLOP/s NVFP4 GEMMs reach before efficiency: FP8 peak × an Amdahl speedup from the

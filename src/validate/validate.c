@@ -8,6 +8,7 @@
 
 #include "validate/footnote.h"
 #include "validate/recipe.h"
+#include "model/family.h"
 #include "validate/spelling.h"
 #include "validate/tally.h"
 #include "util/fsutil.h"
@@ -158,6 +159,26 @@ static const struct {
     {"DeepSeek-V3", false, false, 8, 4},
 };
 
+/* The stack a table's framework cell names (data/stacks.csv): the phrases tables write,
+ * checked in order, then the cell itself as a stack name or alias; anything else is
+ * taken as Megatron-Core.  NeMo Megatron 22.xx-23.xx (NeMo 1.x with apex, the launcher
+ * READMEs) is the 2022 stack. */
+static const struct {
+    const char *phrase, *stack;
+} FRAMEWORK_STACKS[] = {
+    {"NeMo Megatron", "nemo-megatron-2022"}, {"NeMo-Megatron", "nemo-megatron-2022"}, {"bignlp", "nemo-megatron-2022"},
+    {"DeepSpeed", "hf-deepspeed"},           {"torchtitan", "pytorch-fsdp"},          {"FSDP", "pytorch-fsdp"},
+    {"Accelerate", "pytorch-fsdp"},
+};
+
+const est_stack *validate_stack_of(const char *framework)
+{
+    for (size_t i = 0; i < sizeof FRAMEWORK_STACKS / sizeof *FRAMEWORK_STACKS; i++)
+        if (contains_ci(framework, FRAMEWORK_STACKS[i].phrase)) return est_stack_find(FRAMEWORK_STACKS[i].stack);
+    const est_stack *st = est_stack_find(framework);
+    return st ? st : est_stack_default();
+}
+
 #define SKIP(...) (snprintf(why, why_len, __VA_ARGS__), -1)
 
 int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, char *why, size_t why_len)
@@ -217,7 +238,18 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     if (contains_ci(fam, "T5")) s.arch = ARCH_ENCODER_DECODER;
     if (contains_ci(fam, "BERT")) s.arch = ARCH_ENCODER;
     s.num_layers = (int)layers;
-    if (s.arch == ARCH_ENCODER_DECODER) s.num_layers /= 2; /* the CSV counts both stacks */
+    /* encoder-decoder rows count both stacks, unless their architecture source states the
+     * layers of each ("24 enc + 24 dec layers": the layers of one stack) */
+    if (s.arch == ARCH_ENCODER_DECODER) {
+        int per_stack = int_before(csv_get(row, c.arch_source), " enc + ");
+        s.num_layers = per_stack > 0 ? per_stack : s.num_layers / 2;
+        /* the decoder's sequence: the row's dec_seq_length, else the NeMo launcher's T5/mT5
+         * data.seq_length_dec (128 for 512 encoder tokens; model/family.c) */
+        double dec;
+        const model_family *mf = model_family_get(FAM_T5);
+        s.dec_seq_length = num(row, csv_col(t, "dec_seq_length"), &dec) && dec >= 1 ? (int)dec
+                           : mf && seq >= 512 ? mf->default_dec_seq : 0;
+    }
     s.hidden = (int)hidden;
     s.heads = (int)heads;
     s.query_groups = num_or(row, c.groups, heads);
@@ -275,6 +307,7 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     }
 
     est_input_init(in, &s, gpu);
+    est_stack_apply(in, validate_stack_of(csv_get(row, c.framework)));
     in->tp = (int)tp;
     in->pp = (int)pp;
     in->vp = num_or(row, c.vp, 1);
@@ -297,8 +330,7 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     if (in->etp < 1) in->etp = 1;
     /* unpublished switches take the NeMo/Megatron-Bridge recipe defaults: sequence
      * parallel with TP > 1, distributed optimizer, no activation recompute */
-    in->sequence_parallel = switch_cell(csv_get(row, c.seq_par), in->tp > 1);
-    in->zero_stage = 1;
+    in->sequence_parallel = switch_cell(csv_get(row, c.seq_par), in->tp > 1 && in->stack->sequence_parallel);
     const char *zcol = NULL;
     if (spell_zero_stage(csv_get(row, c.dist_opt), csv_get(row, c.fsdp), &in->zero_stage, &zcol))
         return SKIP("%s not recognised (a ZeRO stage, FSDP sharding or yes/no)", zcol);
@@ -318,7 +350,8 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
      * VP, whose VP is assumed later, goes without); a row's own cell is checked by est_check */
     in->moe_a2a_overlap =
         switch_cell(csv_get(row, c.a2a_overlap), rs.moe_a2a_overlap == 1 && est_a2a_overlap_allowed(in));
-    in->grad_bytes = switch_cell(csv_get(row, c.grad_fp32), rs.grad_reduce_in_fp32 != 0) ? 4.0 : 2.0;
+    bool grad_fp32 = rs.grad_reduce_in_fp32 >= 0 ? rs.grad_reduce_in_fp32 != 0 : in->stack->grad_bytes == 4.0;
+    in->grad_bytes = switch_cell(csv_get(row, c.grad_fp32), grad_fp32) ? 4.0 : 2.0;
     in->recompute_mla_up_proj = rs.recompute_mla_up_proj == 1 && mla >= 0;
     in->recompute_layernorm = rs.recompute_layernorm == 1;
     in->recompute_moe_act = rs.recompute_moe_act == 1 && shape_is_moe(&s);
@@ -453,7 +486,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
                        validate_summary *sum, ac_err *e)
 {
     memset(sum, 0, sizeof *sum);
-    if (gpu_catalog_load(e) || recipe_table_load(e) || footnote_table_load(e)) return -1;
+    if (gpu_catalog_load(e) || est_stack_load(e) || recipe_table_load(e) || footnote_table_load(e)) return -1;
     csv_table t;
     if (csv_read_file(csv_path, &t, e)) return -1;
     columns c = find_columns(&t);
@@ -508,7 +541,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
         if (ok) {
             in.cal = cal;
             double published_vp;
-            if (in.pp > 1 && !num(row, c.vp, &published_vp)) {
+            if (in.pp > 1 && !num(row, c.vp, &published_vp) && in.stack->interleaved_pipeline) {
                 assume_tuned_vp(&in);
                 row_assumed = true;
             }

@@ -22,6 +22,11 @@ typedef struct {
     double median_abs_err, p90_abs_err; /* fractions (0.1 = 10 %) */
 } validate_summary;
 
+/* the training stack a framework cell names ("NeMo Megatron (22.05)" → nemo-megatron-2022,
+ * "... DeepSpeed" → hf-deepspeed, "torchtitan"/"FSDP" → pytorch-fsdp, a stack name or
+ * alias as itself); megatron-core otherwise */
+const est_stack *validate_stack_of(const char *framework);
+
 /* One CSV row as an estimator input.  0, or -1 with why (the skip reason). */
 int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, char *why, size_t why_len);
 

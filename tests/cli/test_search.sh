@@ -127,16 +127,17 @@ if [ -f "$V" ]; then
     # the layouts of its 86 NeMo Megatron A100 rows (S8, 2022-2023 stack); tightened as the
     # estimator models that stack.  The rows that were predicted before keep their own guard.
     # 51.3% once `validate` reads the S8 cells as written ("y" is yes, "no (fused_adam)" plain
-    # DDP: issue 24).
-    awk -v m="$p90" 'BEGIN { exit !(m <= 51.5) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 51.5% (was 51.3%)"
+    # DDP: issue 24); 36.5% with the training stack as an input (S8 on nemo-megatron-2022:
+    # unfused attention, no interleaving), GEMM tile/wave quantization and T5's per-stack layers.
+    awk -v m="$p90" 'BEGIN { exit !(m <= 37.0) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 37.0% (was 36.5%)"
     p90_old=$(python3 -c '
 import csv, sys
 e = sorted(abs(float(r["error_pct"])) for r in csv.DictReader(open(sys.argv[1]))
            if r["error_pct"] and "DeepSeek" not in r["model"])
 x = 0.9 * (len(e) - 1); i = int(x)
 print("%.1f" % (e[i] + (x - i) * (e[min(i + 1, len(e) - 1)] - e[i])))' "$T/val.csv")
-    awk -v m="$p90_old" 'BEGIN { exit !(m <= 53.5) }' && pass validate_p90_without_mla \
-        || fail validate_p90_without_mla "p90 without the DeepSeek-V3 rows $p90_old% > 53.5% (was 53.3%)"
+    awk -v m="$p90_old" 'BEGIN { exit !(m <= 38.0) }' && pass validate_p90_without_mla \
+        || fail validate_p90_without_mla "p90 without the DeepSeek-V3 rows $p90_old% > 38.0% (was 37.6%)"
     # the DeepSeek-V3 rows: every one predicted (sizes from MLA_FAMILIES), all fit in memory
     # with the recipe's MLA up-projection recompute
     ds=$(python3 -c '
