@@ -22,7 +22,8 @@ static const char ESTIMATE_HELP[] =
     "                           [--a2a-overlap true|false] [--cuda-graphs true|false]\n"
     "                           [--offload-act-layers N] [--grad-reduce-in-fp32 true|false]\n"
     "                           [--fp8-param-gather true|false] [--recompute-modules LIST]\n"
-    "                           [--pp-layout even|remainder_last|embedding_loss] [overrides...]\n"
+    "                           [--pp-layout even|remainder_last|embedding_loss] [--framework STACK]\n"
+    "                           [overrides...]\n"
     "\n"
     "Predicts memory per GPU and step time of ONE training candidate with the analytical\n"
     "estimator (no cluster). The model, cluster and GPU come from the configuration\n"
@@ -43,6 +44,8 @@ static const char ESTIMATE_HELP[] =
     "remainder_last (every virtual chunk ceil(L/(PP*VP)) layers, the rest on the last, as\n"
     "DeepSeek-V3's pipeline_model_parallel_layout) or embedding_loss (Megatron-Core\n"
     "account_for_embedding/loss_in_pipeline_split: the first and last stage one layer fewer).\n"
+    "--framework picks the training stack (data/stacks.csv; search_config.train_settings.framework):\n"
+    "megatron-core (default), nemo-megatron-2022 (apex, no FlashAttention), pytorch-fsdp, hf-deepspeed.\n"
     "example: autoconfig estimate search_config=llama/llama3_70b --tp 4 --pp 4 --vp 5 --mbs 1\n";
 
 static int flag_int(const cli_opts *o, const char *name, int dflt, int lo, int hi, int *out, ac_err *e)
@@ -86,6 +89,7 @@ static void print_breakdown(FILE *out, const est_input *in, const est_result *r)
     char label[100];
     if (in->recompute == RECOMPUTE_FULL || !modules[0]) snprintf(label, sizeof label, "%s", modules[0] ? modules : "none");
     else snprintf(label, sizeof label, "selective (%s)", modules);
+    fprintf(out, "  stack       %s\n", in->stack ? in->stack->name : "megatron-core");
     fprintf(out, "  switches    sequence parallel %s, recompute %s, ZeRO stage %d, %s\n",
             in->sequence_parallel ? "on" : "off", label, in->zero_stage, est_precision_name(in->precision));
     if (in->moe_a2a_overlap || in->cuda_graphs || in->offload_act_layers)
@@ -153,6 +157,7 @@ void cli_estimate_json(json_writer *w, const est_input *in, const est_result *r)
     json_str(w, "recompute_modules", modules);
     json_int(w, "zero_stage", in->zero_stage);
     json_str(w, "precision", est_precision_name(in->precision));
+    json_str(w, "framework", in->stack ? in->stack->name : "megatron-core");
     json_obj_open(w, "memory_gib");
     json_num(w, "weights", r->mem_weights / G);
     json_num(w, "grads", r->mem_grads / G);
@@ -247,7 +252,7 @@ int cmd_estimate(int argc, char **argv)
     static const char *const known[] = {"--tp=", "--pp=", "--vp=", "--cp=", "--ep=", "--mbs=", "--gbs=", "--recompute=",
                                         "--recompute-layers=", "--sp=", "--zero=", "--precision=", "--a2a-overlap=",
                                         "--cuda-graphs=", "--offload-act-layers=", "--grad-reduce-in-fp32=",
-                                        "--fp8-param-gather=", "--recompute-modules=", "--pp-layout=", NULL};
+                                        "--fp8-param-gather=", "--recompute-modules=", "--pp-layout=", "--framework=", NULL};
     ac_config c;
     int started = cli_start(argc, argv, known, ESTIMATE_HELP, &o, &c, &e);
     if (started != CLI_GO) return started == CLI_HELPED ? 0 : cli_fail(&e);
@@ -263,6 +268,15 @@ int cmd_estimate(int argc, char **argv)
         rc = cli_fail(&e);
         goto out;
     }
+    const char *fw = cli_flag_value(&o, "--framework");
+    if (fw) {
+        const est_stack *st = candidate_stack_named(fw, "command line", 0, "--framework", &e);
+        if (!st) {
+            rc = cli_fail(&e);
+            goto out;
+        }
+        est_stack_apply(&in, st);
+    }
     int zero = in.zero_stage;
     if (flag_int(&o, "--tp", b.tp, 1, 1024, &in.tp, &e) || flag_int(&o, "--pp", b.pp, 1, 1024, &in.pp, &e) ||
         flag_int(&o, "--vp", 1, 1, 1024, &in.vp, &e) || flag_int(&o, "--cp", 1, 1, 1024, &in.cp, &e) ||
@@ -273,7 +287,7 @@ int cmd_estimate(int argc, char **argv)
         rc = cli_fail(&e);
         goto out;
     }
-    in.sequence_parallel = in.tp > 1;
+    in.sequence_parallel = in.tp > 1 && in.stack && in.stack->sequence_parallel;
     if (flag_bool(&o, "--sp", &in.sequence_parallel, &e) || flag_bool(&o, "--a2a-overlap", &in.moe_a2a_overlap, &e) ||
         flag_bool(&o, "--cuda-graphs", &in.cuda_graphs, &e) || flag_bool(&o, "--fp8-param-gather", &in.fp8_param_gather, &e)) {
         rc = cli_fail(&e);

@@ -971,9 +971,14 @@ int est_evaluate(const est_input *in_arg, est_result *r)
                  : in->zero_stage >= 1 ? P_dense_grad / dpc + P_exp_grad / edp
                                        : P_dense_grad + P_exp_grad;
     r->t_optimizer = optimizer_step_s(in, &dev, P_upd);
+    /* weight-gradient accumulation outside the GEMM (the stack's grad_accum_bytes: NeMo 1.x
+     * adds each micro-batch's bf16 gradient into the fp32 main gradient in a pass of its own),
+     * on every micro-batch of the stage with the most parameters */
+    double t_gacc = in->stack ? m * P_grad * in->stack->grad_accum_bytes / dev.hbm : 0.0;
+    r->t_compute_bwd += t_gacc;
     r->t_overhead = c->step_overhead_s;
 
-    r->step_time = t_pipe + r->t_dp_exposed + r->t_optimizer + r->t_overhead;
+    r->step_time = t_pipe + t_gacc + r->t_dp_exposed + r->t_optimizer + r->t_overhead;
     double seq_tokens = sq; /* tokens per sample: the (encoder) sequence length */
     r->samples_per_s = in->gbs / r->step_time;
     r->tokens_per_s = r->samples_per_s * seq_tokens;

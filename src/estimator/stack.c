@@ -16,10 +16,10 @@ static est_stack stacks[STACK_MAX];
 static size_t stacks_n;
 
 /* the parameters a stack row may set; every one is required for every stack */
-enum { K_ALIASES, K_ATTENTION, K_SM_FWD, K_SM_BWD, K_ELEM, K_GRAD, K_ZERO, K_DP_OVERLAP, K_PREFETCH, K_RESHARD, K_SP, K_VP, K_N };
+enum { K_ALIASES, K_ATTENTION, K_SM_FWD, K_SM_BWD, K_ELEM, K_GRAD, K_ZERO, K_DP_OVERLAP, K_PREFETCH, K_RESHARD, K_SP, K_VP, K_GACC, K_N };
 static const char *const KEYS[K_N] = {"aliases", "attention", "softmax_fwd_bytes", "softmax_bwd_bytes", "elementwise_units",
                                       "grad_bytes", "zero_stage", "dp_overlap", "fsdp_prefetch", "fsdp_reshard",
-                                      "sequence_parallel", "interleaved_pipeline"};
+                                      "sequence_parallel", "interleaved_pipeline", "grad_accum_bytes"};
 
 static int stack_value(est_stack *s, int k, const char *v, const char *file, int line, ac_err *e)
 {
@@ -52,6 +52,7 @@ static int stack_value(est_stack *s, int k, const char *v, const char *file, int
     case K_RESHARD: s->fsdp_reshard = x != 0; break;
     case K_SP: s->sequence_parallel = x != 0; break;
     case K_VP: s->interleaved_pipeline = x != 0; break;
+    case K_GACC: s->grad_accum_bytes = x; break;
     }
     return 0;
 }
@@ -137,6 +138,13 @@ const char *est_stack_suggest(const char *name)
     for (size_t i = 0; i < stacks_n; i++) {
         size_t d = text_edit_distance(name, stacks[i].name);
         if (d < best_d) { best_d = d; best = stacks[i].name; }
+        char buf[sizeof stacks[i].aliases];
+        snprintf(buf, sizeof buf, "%s", stacks[i].aliases);
+        char *save = NULL;
+        for (char *tok = strtok_r(buf, "|", &save); tok; tok = strtok_r(NULL, "|", &save)) {
+            d = text_edit_distance(name, tok);
+            if (d < best_d) { best_d = d; best = stacks[i].name; }
+        }
     }
     return best_d <= 3 ? best : NULL;
 }

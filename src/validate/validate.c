@@ -269,8 +269,11 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     s.seq_length = (int)seq;
     bool gated = false;
     for (size_t i = 0; i < sizeof GATED_FAMILIES / sizeof *GATED_FAMILIES; i++) gated |= contains_ci(fam, GATED_FAMILIES[i]);
-    s.gated_mlp = gated;
     s.untied_embeddings = gated || contains_ci(fam, "Nemotron");
+    /* NeMo's T5 and mT5 (T5 v1.1) run gated-GELU MLPs with tied embeddings (NeMo launcher
+     * conf/training/t5/3b.yaml and mt5/3b.yaml: activation geglu, share_decoder_tokens_head_embeddings) */
+    if (s.arch == ARCH_ENCODER_DECODER) gated = true;
+    s.gated_mlp = gated;
     s.learned_pos_emb = contains_ci(fam, "GPT-3") || s.arch == ARCH_ENCODER;
     double ffn;
     if (!num(row, c.ffn, &ffn)) ffn = 4.0 * hidden; /* GPT's 4h when not published */
