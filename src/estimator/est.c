@@ -538,6 +538,13 @@ static void average_layer(const est_input *in, const est_device *dev, layer_cost
         layer_cost_compute(in, dev, sq, sq, false, false, 0, moe, &enc);
         layer_cost_compute(in, dev, sd, sd, true, true, sq, moe, &dec);
         layer_cost_mix(&enc, &dec, 0.5, lay);
+        /* one stage holding both stacks keeps half its layers' activations at the encoder's
+         * size and half at the decoder's (the mix takes the larger: right for pipeline
+         * stages that hold one stack only) */
+        if (in->pp == 1) {
+            lay->act_full = 0.5 * (enc.act_full + dec.act_full);
+            lay->act_ckpt = 0.5 * (enc.act_ckpt + dec.act_ckpt);
+        }
         return;
     }
     bool causal = s->arch == ARCH_DECODER;

@@ -129,15 +129,16 @@ if [ -f "$V" ]; then
     # 51.3% once `validate` reads the S8 cells as written ("y" is yes, "no (fused_adam)" plain
     # DDP: issue 24); 36.5% with the training stack as an input (S8 on nemo-megatron-2022:
     # unfused attention, no interleaving), GEMM tile/wave quantization and T5's per-stack layers.
-    awk -v m="$p90" 'BEGIN { exit !(m <= 37.0) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 37.0% (was 36.5%)"
+    # 29.4% with NeMo 1.x's unfused gradient accumulation and NeMo's gated-GELU T5.
+    awk -v m="$p90" 'BEGIN { exit !(m <= 30.0) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 30.0% (was 29.4%)"
     p90_old=$(python3 -c '
 import csv, sys
 e = sorted(abs(float(r["error_pct"])) for r in csv.DictReader(open(sys.argv[1]))
            if r["error_pct"] and "DeepSeek" not in r["model"])
 x = 0.9 * (len(e) - 1); i = int(x)
 print("%.1f" % (e[i] + (x - i) * (e[min(i + 1, len(e) - 1)] - e[i])))' "$T/val.csv")
-    awk -v m="$p90_old" 'BEGIN { exit !(m <= 38.0) }' && pass validate_p90_without_mla \
-        || fail validate_p90_without_mla "p90 without the DeepSeek-V3 rows $p90_old% > 38.0% (was 37.6%)"
+    awk -v m="$p90_old" 'BEGIN { exit !(m <= 30.5) }' && pass validate_p90_without_mla \
+        || fail validate_p90_without_mla "p90 without the DeepSeek-V3 rows $p90_old% > 30.5% (was 29.9%)"
     # the DeepSeek-V3 rows: every one predicted (sizes from MLA_FAMILIES), all fit in memory
     # with the recipe's MLA up-projection recompute
     ds=$(python3 -c '
@@ -146,7 +147,7 @@ r = [r for r in csv.DictReader(open(sys.argv[1])) if r["model"].startswith("Deep
 print(len(r), sum(x["fits"] == "true" for x in r))' "$T/val.csv")
     [ "$ds" = "34 34" ] && pass validate_deepseek_v3 || fail validate_deepseek_v3 "predicted, fitting: $ds (want 34 34)"
     fit=$(echo "$out" | sed -n 's/^memory: \([0-9]*\) of \([0-9]*\) published runs.*/\1/p')
-    [ "${fit:-0}" -ge 340 ] && pass validate_memory_fit || fail validate_memory_fit "only ${fit:-?} published runs predicted to fit (was 345)"
+    [ "${fit:-0}" -ge 459 ] && pass validate_memory_fit || fail validate_memory_fit "only ${fit:-?} published runs predicted to fit (was 459)"
     # the per-source median target (10%) holds for every source but S6 (MoE release spread)
     bad=$(echo "$out" | awk '$1 ~ /^S(4|5|7|10)$/ && $4+0 > 10.0 {print $1 " " $4}')
     seen=$(echo "$out" | awk '$1 ~ /^S(4|5|7|10)$/ && $4 ~ /%$/' | wc -l)
