@@ -120,6 +120,12 @@ static void print_breakdown(FILE *out, const est_input *in, const est_result *r)
     fprintf(out, "  optimizer step                           %8.3f\n", r->t_optimizer);
     fprintf(out, "  fixed overhead                           %8.3f\n", r->t_overhead);
     fprintf(out, "  step                                     %8.3f\n", r->step_time);
+    if (r->band_rows > 0)
+        fprintf(out, "  band      +-%.0f%% step, +-%.0f%% memory: %.3f-%.3f s (80%% of the %d validated runs behind "
+                     "%s on %s lie within; data/bands.csv)\n",
+                100.0 * r->band_time_rel, 100.0 * r->band_mem_rel, r->step_time * (1.0 - r->band_time_rel),
+                r->step_time * (1.0 + r->band_time_rel), r->band_rows, in->stack ? in->stack->name : "megatron-core",
+                in->gpu->name);
     fprintf(out, "Throughput: %.0f tokens/s (%.0f per GPU), %.2f samples/s, %.1f model TFLOP/s per GPU, MFU %.1f%%\n",
             r->tokens_per_s, r->tokens_per_s_per_gpu, r->samples_per_s, r->tflops_per_gpu, 100.0 * r->mfu);
     if (r->days_to_train > 0)
@@ -195,6 +201,14 @@ void cli_estimate_json(json_writer *w, const est_input *in, const est_result *r)
     json_num(w, "tflops_per_gpu", r->tflops_per_gpu);
     json_num(w, "mfu", r->mfu);
     json_num(w, "params_b", r->params_b);
+    json_obj_open(w, "band");
+    json_num(w, "time_rel", r->band_time_rel);
+    json_num(w, "mem_rel", r->band_mem_rel);
+    json_int(w, "rows", r->band_rows);
+    json_num(w, "step_s_low", r->step_time * (1.0 - r->band_time_rel));
+    json_num(w, "step_s_high", r->step_time * (1.0 + r->band_time_rel));
+    json_num(w, "mem_gib_high", r->mem_total * (1.0 + r->band_mem_rel) / G);
+    json_obj_close(w);
     if (r->days_to_train > 0) {
         json_num(w, "days_to_train", r->days_to_train);
         json_num(w, "cost_usd", r->cost_usd);
@@ -370,7 +384,8 @@ out:
 }
 
 static const char VALIDATE_HELP[] =
-    "usage: autoconfig validate --csv FILE [--out FILE] [--html FILE] [--infer] [--calibration FILE] [--json]\n"
+    "usage: autoconfig validate --csv FILE [--out FILE] [--html FILE] [--bands FILE] [--infer]\n"
+    "                           [--calibration FILE] [--json]\n"
     "\n"
     "Predicts every row of a CSV of published measurements with the estimator and\n"
     "compares: training rows (columns of benchmarks_train.csv) on step time, or on\n"
@@ -379,7 +394,9 @@ static const char VALIDATE_HELP[] =
     "model are skipped and counted by reason. Prints a per-source table, then\n"
     "  rows N skipped M median_abs_err X% p90_abs_err Y%\n"
     "--out writes the per-row predictions as CSV; --html draws them (error histogram by\n"
-    "source, every run by model, the rows furthest off) as one self-contained page.\n";
+    "source, every run by model, the rows furthest off) as one self-contained page.\n"
+    "--bands writes the uncertainty bands per GPU and stack (80th percentile of |step-time\n"
+    "error|; memory: how far runs that ran are over-predicted) in data/bands.csv's columns.\n";
 
 /* the picture of a validation run (results/validate_page.h), written atomically */
 static int write_validate_page(const char *path, const char *csv, const char *rows, const validate_summary *sum,
@@ -398,7 +415,7 @@ int cmd_validate(int argc, char **argv)
 {
     cli_opts o;
     ac_err e;
-    static const char *const known[] = {"--csv=", "--out=", "--html=", "--infer", "--calibration=", NULL};
+    static const char *const known[] = {"--csv=", "--out=", "--html=", "--infer", "--calibration=", "--bands=", NULL};
     if (cli_parse(argc, argv, &o, &e) || cli_check_flags(&o, known, &e)) { cli_opts_free(&o); return cli_fail(&e); }
     if (o.help) { fputs(VALIDATE_HELP, stdout); cli_opts_free(&o); return 0; }
     const char *html = cli_flag_value(&o, "--html");
@@ -420,13 +437,15 @@ int cmd_validate(int argc, char **argv)
     } else {
         est_cal cal;
         validate_summary sum;
-        char *rows = NULL;
-        const char *calf = cli_flag_value(&o, "--calibration");
+        char *rows = NULL, *bands = NULL;
+        const char *calf = cli_flag_value(&o, "--calibration"), *bandf = cli_flag_value(&o, "--bands");
         if (est_cal_default(&cal, &e) || (calf && est_cal_load_file(calf, &cal, &e)) ||
-            validate_train_csv(csv, cli_flag_value(&o, "--out"), html ? &rows : NULL, &cal, stdout, o.json, &sum, &e) ||
-            (html && write_validate_page(html, csv, rows, &sum, &e)))
+            validate_train_csv(csv, cli_flag_value(&o, "--out"), html || bandf ? &rows : NULL, &cal, stdout, o.json, &sum, &e) ||
+            (html && write_validate_page(html, csv, rows, &sum, &e)) ||
+            (bandf && (validate_bands_csv(rows, &bands, &e) || fs_write_atomic(bandf, bands, strlen(bands), &e))))
             rc = cli_fail(&e);
         free(rows);
+        free(bands);
     }
     cli_opts_free(&o);
     return rc;

@@ -165,8 +165,20 @@ typedef struct {
     double days_to_train;        /* num_tokens_b / tokens_per_s; 0 when not asked */
     double cost_usd;             /* days · 24 · GPUs · price */
     double params_b;             /* total parameters, billions */
+    /* uncertainty (data/bands.csv, derived from validation residuals of this GPU and stack):
+     * the step time lies within step_time·(1 ± band_time_rel) for 80 % of the published runs
+     * validated, memory within mem_total·(1 ± band_mem_rel); band_rows: runs behind it */
+    double band_time_rel, band_mem_rel;
+    int band_rows;
     char why[256];               /* when est_evaluate fails: the rule the candidate breaks */
 } est_result;
+
+/* The relative tie band of a prediction's step time (and so of its throughput): two
+ * candidates whose predicted step times differ by less than this share cannot be told
+ * apart by the estimator.  It is r->band_time_rel, the 80th percentile of |step-time
+ * error| of the validated published runs of the result's GPU and stack (data/bands.csv);
+ * 0 for a result est_evaluate did not fill. */
+double est_band_rel(const est_result *r);
 
 /* The parallel layout's rules (TP divides heads and query groups, PP divides layers,
  * VP divides layers per stage, CP·2 divides seq, EP divides experts, GBS divisible by

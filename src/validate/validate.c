@@ -515,7 +515,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
     static const char header_after_reason[] =
         ",s_compute_fwd,s_compute_bwd,s_recompute,s_tp_comm,s_cp_comm,s_ep_comm,s_moe_host,s_pp_bubble,s_pp_p2p,"
         "s_dp_exposed,s_optimizer,s_overhead,grad_reduce_in_fp32,fp8_param_gather,cpu_offloading_num_layers,"
-        "cuda_graphs,moe_a2a_overlap,recompute_modules,fused_expert_mlp\n";
+        "cuda_graphs,moe_a2a_overlap,recompute_modules,fused_expert_mlp,stack,usable_mem_gib\n";
     sb_add(&rows, header_before_reason);
     sb_add(&rows, "skip_reason");
     sb_add(&rows, header_after_reason);
@@ -604,9 +604,10 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
         char modules[80];
         est_recompute_text(&in, modules, sizeof modules);
         if (in.recompute_layernorm || in.recompute_moe_act || in.recompute_mla_up_proj) module_recompute++;
-        sb_printf(&rows, ",%s,%s,%d,%s,%s,%s,%s\n", in.grad_bytes == 2.0 ? "false" : "true",
+        sb_printf(&rows, ",%s,%s,%d,%s,%s,%s,%s,%s,%.2f\n", in.grad_bytes == 2.0 ? "false" : "true",
                   in.fp8_param_gather ? "true" : "false", in.offload_act_layers, in.cuda_graphs ? "true" : "false",
-                  in.moe_a2a_overlap ? "true" : "false", modules, in.fused_expert_mlp ? "true" : "false");
+                  in.moe_a2a_overlap ? "true" : "false", modules, in.fused_expert_mlp ? "true" : "false",
+                  in.stack ? in.stack->name : "megatron-core", r.mem_limit / EST_GIB);
     }
     if (!rc && rows.oom) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
     if (!rc && out_csv && all.n) rc = fs_write_atomic(out_csv, sb_str(&rows), rows.len, e);
@@ -687,4 +688,89 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
     sb_free(&rows);
     csv_free(&t);
     return rc;
+}
+
+/* ---------- uncertainty bands (data/bands.csv) ---------- */
+
+/* one (GPU, stack) group of predicted rows: |step-time error| and memory overshoot */
+typedef struct {
+    char gpu[32], stack[32];
+    double *err, *over;
+    size_t n, cap;
+} band_group;
+
+static int band_push(band_group *g, double err, double over)
+{
+    if (g->n == g->cap) {
+        size_t cap = g->cap ? 2 * g->cap : 16;
+        double *e2 = realloc(g->err, cap * sizeof *e2);
+        if (!e2) return -1;
+        g->err = e2;
+        double *o2 = realloc(g->over, cap * sizeof *o2);
+        if (!o2) return -1;
+        g->over = o2;
+        g->cap = cap;
+    }
+    g->err[g->n] = err;
+    g->over[g->n] = over;
+    g->n++;
+    return 0;
+}
+
+static band_group *band_get(band_group **gs, size_t *n, const char *gpu, const char *stack)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp((*gs)[i].gpu, gpu) && !strcmp((*gs)[i].stack, stack)) return &(*gs)[i];
+    band_group *g2 = realloc(*gs, (*n + 1) * sizeof *g2);
+    if (!g2) return NULL;
+    *gs = g2;
+    band_group *g = &g2[(*n)++];
+    memset(g, 0, sizeof *g);
+    snprintf(g->gpu, sizeof g->gpu, "%s", gpu);
+    snprintf(g->stack, sizeof g->stack, "%s", stack);
+    return g;
+}
+
+int validate_bands_csv(const char *rows_csv, char **out, ac_err *e)
+{
+    csv_table t;
+    *out = NULL;
+    if (csv_parse(rows_csv, strlen(rows_csv), "validate rows", &t, e)) return -1;
+    int cg = csv_col(&t, "gpu"), cs = csv_col(&t, "stack"), ce = csv_col(&t, "error_pct"),
+        cm = csv_col(&t, "predicted_peak_mem_gib"), cl = csv_col(&t, "usable_mem_gib");
+    if (cg < 0 || cs < 0 || ce < 0 || cm < 0 || cl < 0) {
+        csv_free(&t);
+        return ac_err_set(e, AC_E_INTERNAL, "validate rows lack the band columns");
+    }
+    band_group *gs = NULL;
+    size_t n = 0;
+    int rc = 0;
+    for (size_t i = 0; i < t.n && !rc; i++) {
+        const csv_row *r = &t.rows[i];
+        double err, mem, lim;
+        if (!num(r, ce, &err) || !num(r, cm, &mem) || !num(r, cl, &lim) || lim <= 0) continue; /* skipped row */
+        /* every published run ran: a prediction above the usable memory over-predicts by at least that */
+        double over = mem / lim - 1.0 > 0 ? mem / lim - 1.0 : 0.0;
+        const char *keys[3][2] = {{csv_get(r, cg), csv_get(r, cs)}, {"*", csv_get(r, cs)}, {"*", "*"}};
+        for (int k = 0; k < 3 && !rc; k++) {
+            band_group *g = band_get(&gs, &n, keys[k][0], keys[k][1]);
+            if (!g || band_push(g, fabs(err) / 100.0, over)) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
+        }
+    }
+    strbuf b = {0};
+    sb_add(&b, "gpu,stack,rows,time_band_rel,mem_band_rel\n");
+    for (size_t i = 0; i < n && !rc; i++) {
+        band_group *g = &gs[i];
+        double tb = validate_quantile(g->err, g->n, VALIDATE_BAND_Q);
+        double mb = validate_quantile(g->over, g->n, 0.95);
+        if (mb < VALIDATE_BAND_MEM_FLOOR) mb = VALIDATE_BAND_MEM_FLOOR;
+        sb_printf(&b, "%s,%s,%zu,%.3f,%.3f\n", g->gpu, g->stack, g->n, tb, mb);
+    }
+    for (size_t i = 0; i < n; i++) { free(gs[i].err); free(gs[i].over); }
+    free(gs);
+    csv_free(&t);
+    if (!rc && b.oom) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
+    if (rc) { sb_free(&b); return -1; }
+    *out = sb_take(&b);
+    return 0;
 }

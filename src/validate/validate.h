@@ -44,6 +44,17 @@ void validate_print_final_line(FILE *out, int rows, int skipped, size_t n, doubl
 int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_csv, const est_cal *cal, FILE *out,
                        bool json, validate_summary *sum, ac_err *e);
 
+/* Uncertainty bands from the per-row text of validate_train_csv (rows_csv): per (GPU,
+ * stack), per stack over all GPUs ("*") and overall ("*", "*"): the VALIDATE_BAND_Q
+ * quantile of |step-time error| (80 % of the published runs of that GPU and stack lie
+ * inside it), and for memory, which no table publishes, the 95th percentile of how far
+ * the predictions of runs that ran exceed usable memory, at least the allocator's
+ * fragmentation share.  *out: malloc'd CSV "gpu,stack,rows,time_band_rel,mem_band_rel"
+ * (data/bands.csv's columns). */
+#define VALIDATE_BAND_Q 0.8
+#define VALIDATE_BAND_MEM_FLOOR 0.05
+int validate_bands_csv(const char *rows_csv, char **out, ac_err *e);
+
 /* the p-quantile (0..1) of n values, sorting them in place (linear interpolation) */
 double validate_quantile(double *v, size_t n, double q);
 

@@ -166,7 +166,7 @@ print(len(r), sum(x["fits"] == "true" for x in r))' "$T/val.csv")
     [ -s "$T/val.csv" ] && head -1 "$T/val.csv" | grep -q "predicted_step_time_s" && pass validate_out || fail validate_out "no per-row CSV"
     # every row, predicted or skipped, has the header's columns
     shapes=$(python3 -c 'import csv,sys; print(sorted({len(r) for r in csv.reader(open(sys.argv[1]))}))' "$T/val.csv")
-    [ "$shapes" = "[42]" ] && pass validate_out_shape || fail validate_out_shape "row lengths $shapes (header 42)"
+    [ "$shapes" = "[44]" ] && pass validate_out_shape || fail validate_out_shape "row lengths $shapes (header 44)"
     # the 26.06+ Qwen3 MoE runs on GB200 ran the release's full-iteration graphs, overlap and
     # fused grouped expert MLP; the 26.04.01 GPT-OSS BF16 run none of them
     g=$(python3 -c 'import csv,sys; print(sorted({(r["id"] == "T0434", r["cuda_graphs"], r["moe_a2a_overlap"], r["fused_expert_mlp"]) for r in csv.DictReader(open(sys.argv[1])) if r["id"] in ("T0365", "T0389", "T0434")}))' "$T/val.csv")
@@ -193,11 +193,11 @@ print(bad)' "$T/vp_out.csv")
 [ "$g" = "[]" ] && pass validate_signed_throughput || fail validate_signed_throughput "$g"
 vpa=$(awk -F, '$1=="A" {print $8}' "$T/vp_out.csv"); vpb=$(awk -F, '$1=="B" {print $8}' "$T/vp_out.csv")
 [ "${vpa:-0}" -gt 1 ] && [ "$vpb" = 1 ] && pass validate_vp_assumed || fail validate_vp_assumed "A vp=$vpa B vp=$vpb"
-head -1 "$T/vp_out.csv" | grep -q "s_compute_fwd,.*s_dp_exposed.*,grad_reduce_in_fp32,fp8_param_gather,cpu_offloading_num_layers,cuda_graphs,moe_a2a_overlap,recompute_modules,fused_expert_mlp$" \
+head -1 "$T/vp_out.csv" | grep -q "s_compute_fwd,.*s_dp_exposed.*,grad_reduce_in_fp32,fp8_param_gather,cpu_offloading_num_layers,cuda_graphs,moe_a2a_overlap,recompute_modules,fused_expert_mlp,stack,usable_mem_gib$" \
     && pass validate_breakdown_cols || fail validate_breakdown_cols "$(head -1 "$T/vp_out.csv")"
 # no framework column: Megatron-LM's defaults (fp32 gradients, bf16 weights, no offload,
-# eager launches, exposed all-to-all, no module recompute, unfused expert MLP)
-awk -F, '$1=="B" { exit !($(NF-6)=="true" && $(NF-5)=="false" && $(NF-4)==0 && $(NF-3)=="false" && $(NF-2)=="false" && $(NF-1)=="" && $NF=="false") }' "$T/vp_out.csv" \
+# eager launches, exposed all-to-all, no module recompute, unfused expert MLP) on megatron-core
+awk -F, '$1=="B" { exit !($(NF-8)=="true" && $(NF-7)=="false" && $(NF-6)==0 && $(NF-5)=="false" && $(NF-4)=="false" && $(NF-3)=="" && $(NF-2)=="false" && $(NF-1)=="megatron-core") }' "$T/vp_out.csv" \
     && pass validate_row_switches || fail validate_row_switches "$(grep '^B,' "$T/vp_out.csv")"
 # a published gradient accumulation that does not close GBS = MBS x DP x GA: which layout
 # ran is unknown, so the row is skipped with the arithmetic; a consistent one is predicted
