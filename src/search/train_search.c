@@ -286,8 +286,7 @@ int search_train_run(const ac_config *c, const model_base_config *b, search_trai
 
 double search_memory_band_rel(const est_result *r)
 {
-    (void)r;
-    return 0.05;
+    return r && r->band_mem_rel > 0 ? r->band_mem_rel : 0.05;
 }
 
 void search_train_free(search_train_result *r)
