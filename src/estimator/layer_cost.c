@@ -475,8 +475,11 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
     /* FP8/FP4 quantization (est_cast_elems): 4 B per cast element at HBM speed */
     double t_cast_fwd = 0.0, t_cast_bwd = 0.0;
     if (dev->elem_bytes < 2.0) {
-        t_cast_fwd = 4.0 * cast_elems(in, at, T, false, moe_layer) / dev->hbm;
-        t_cast_bwd = 4.0 * cast_elems(in, at, T, true, moe_layer) / dev->hbm;
+        /* bytes per cast element: the stack's quantization kernels (Transformer Engine's fused
+         * cast-transpose 4 B; unfused amax + casts 8 B) */
+        double cast_b = in->stack && in->stack->fp8_cast_bytes > 0 ? in->stack->fp8_cast_bytes : 4.0;
+        t_cast_fwd = cast_b * cast_elems(in, at, T, false, moe_layer) / dev->hbm;
+        t_cast_bwd = cast_b * cast_elems(in, at, T, true, moe_layer) / dev->hbm;
     }
 
     double gemm_fwd = f_attn + f_mlp + f_cross;

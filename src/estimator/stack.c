@@ -16,10 +16,11 @@ static est_stack stacks[STACK_MAX];
 static size_t stacks_n;
 
 /* the parameters a stack row may set; every one is required for every stack */
-enum { K_ALIASES, K_ATTENTION, K_SM_FWD, K_SM_BWD, K_ELEM, K_GRAD, K_ZERO, K_DP_OVERLAP, K_PREFETCH, K_RESHARD, K_SP, K_VP, K_GACC, K_N };
+enum { K_ALIASES, K_ATTENTION, K_SM_FWD, K_SM_BWD, K_ELEM, K_GRAD, K_ZERO, K_DP_OVERLAP, K_PREFETCH, K_RESHARD, K_SP, K_VP, K_GACC, K_CAST, K_N };
 static const char *const KEYS[K_N] = {"aliases", "attention", "softmax_fwd_bytes", "softmax_bwd_bytes", "elementwise_units",
                                       "grad_bytes", "zero_stage", "dp_overlap", "fsdp_prefetch", "fsdp_reshard",
-                                      "sequence_parallel", "interleaved_pipeline", "grad_accum_bytes"};
+                                      "sequence_parallel", "interleaved_pipeline", "grad_accum_bytes",
+                                      "fp8_cast_bytes"};
 
 static int stack_value(est_stack *s, int k, const char *v, const char *file, int line, ac_err *e)
 {
@@ -47,12 +48,16 @@ static int stack_value(est_stack *s, int k, const char *v, const char *file, int
         if (x > 3) return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "zero_stage", "0-3, not %g", x);
         s->zero_stage = (int)x;
         break;
-    case K_DP_OVERLAP: s->dp_overlap = x != 0; break;
+    case K_DP_OVERLAP:
+        if (x > 2) return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "dp_overlap", "0, 1 or 2, not %g", x);
+        s->dp_overlap = (int)x;
+        break;
     case K_PREFETCH: s->fsdp_prefetch = x != 0; break;
     case K_RESHARD: s->fsdp_reshard = x != 0; break;
     case K_SP: s->sequence_parallel = x != 0; break;
     case K_VP: s->interleaved_pipeline = x != 0; break;
     case K_GACC: s->grad_accum_bytes = x; break;
+    case K_CAST: s->fp8_cast_bytes = x; break;
     }
     return 0;
 }

@@ -26,12 +26,14 @@ typedef struct est_stack {
     double elementwise_units;   /* 0: the calibration's */
     double grad_bytes;          /* 2 or 4 */
     int zero_stage;             /* default sharding */
-    bool dp_overlap;            /* gradient reduction overlaps the backward */
+    int dp_overlap;             /* gradient reduction overlaps the backward: 1 yes, 0 no, 2 not with PP > 1
+                                 * unless the optimizer is sharded (NeMo 1.x) */
     bool fsdp_prefetch;         /* ZeRO-3/FSDP gathers issued ahead, hidden behind compute */
     bool fsdp_reshard;          /* parameters freed after forward: gathered twice per micro-batch */
     bool sequence_parallel;     /* the stack can split norms and dropout over TP ranks */
     bool interleaved_pipeline;  /* the stack has the interleaved (virtual) pipeline schedule */
     double grad_accum_bytes;    /* HBM bytes per trainable parameter per micro-batch outside the wgrad GEMM */
+    double fp8_cast_bytes;      /* HBM bytes per element of an FP8 GEMM input's quantization */
 } est_stack;
 
 /* Loads data/stacks.csv (compiled in) once; -1 only when the file is malformed. */

@@ -160,15 +160,23 @@ static const struct {
 };
 
 /* The stack a table's framework cell names (data/stacks.csv): the phrases tables write,
- * checked in order, then the cell itself as a stack name or alias; anything else is
+ * checked in order (Composer/LLM Foundry, torchtune and Lightning train with PyTorch FSDP;
+ * Hugging Face Trainer, TRL and axolotl with DeepSpeed or FSDP: the DeepSpeed stack unless
+ * the cell names FSDP, which is checked first; NeMo and Megatron, which also run on
+ * Lightning or with DeepSpeed, before all of them), then the cell itself as a stack name or alias; anything else is
  * taken as Megatron-Core.  NeMo Megatron 22.xx-23.xx (NeMo 1.x with apex, the launcher
  * READMEs) is the 2022 stack. */
 static const struct {
     const char *phrase, *stack;
 } FRAMEWORK_STACKS[] = {
     {"NeMo Megatron", "nemo-megatron-2022"}, {"NeMo-Megatron", "nemo-megatron-2022"}, {"bignlp", "nemo-megatron-2022"},
+    {"NeMo", "megatron-core"},               {"Megatron", "megatron-core"},
     {"DeepSpeed", "hf-deepspeed"},           {"torchtitan", "pytorch-fsdp"},          {"FSDP", "pytorch-fsdp"},
-    {"Accelerate", "pytorch-fsdp"},
+    {"Accelerate", "pytorch-fsdp"},          {"Composer", "pytorch-fsdp"},            {"LLM Foundry", "pytorch-fsdp"},
+    {"llm-foundry", "pytorch-fsdp"},         {"MosaicML", "pytorch-fsdp"},            {"torchtune", "pytorch-fsdp"},
+    {"Lightning", "pytorch-fsdp"},           {"litgpt", "pytorch-fsdp"},              {"lit-gpt", "pytorch-fsdp"},
+    {"Transformers", "hf-deepspeed"},        {"HF Trainer", "hf-deepspeed"},          {"TRL", "hf-deepspeed"},
+    {"axolotl", "hf-deepspeed"},             {"PEFT", "hf-deepspeed"},
 };
 
 const est_stack *validate_stack_of(const char *framework)

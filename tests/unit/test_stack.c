@@ -135,6 +135,29 @@ static void test_dp_overlap(void)
     CHECK(mc.t_dp_exposed < mc.t_dp_comm);
 }
 
+/* FP8 casts: Transformer Engine's fused cast-transpose (4 B an element) against unfused
+ * amax + casts (8 B): the cast time doubles, all else equal */
+static void test_fp8_casts(void)
+{
+    model_shape s = small_gpt();
+    est_input in;
+    est_input_init(&in, &s, gpu_find("h100_sxm"));
+    in.num_gpus = 8;
+    in.gbs = 8;
+    in.precision = PREC_FP8;
+    est_stack fused = *est_stack_default(), unfused = fused;
+    unfused.fp8_cast_bytes = 8.0;
+    est_result a, b, bf;
+    in.stack = &fused;
+    CHECK(est_evaluate(&in, &a) == 0);
+    in.stack = &unfused;
+    CHECK(est_evaluate(&in, &b) == 0);
+    in.precision = PREC_BF16;
+    CHECK(est_evaluate(&in, &bf) == 0);
+    CHECK(b.t_compute_fwd > a.t_compute_fwd);
+    CHECK(est_stack_find("pytorch-fsdp")->fp8_cast_bytes == 8.0 && est_stack_default()->fp8_cast_bytes == 4.0);
+}
+
 /* every prediction carries its GPU's and stack's band */
 static void test_bands(void)
 {
@@ -171,6 +194,7 @@ int main(void)
     RUN(test_attention_memory);
     RUN(test_fsdp_gather_reshard);
     RUN(test_dp_overlap);
+    RUN(test_fp8_casts);
     RUN(test_bands);
     CHECK_DONE();
 }

@@ -161,6 +161,31 @@ static void test_rows_as_tables_write_them(void)
     csv_free(&t);
 }
 
+/* the framework column names the stack */
+static void test_framework_stacks(void)
+{
+    static const struct {
+        const char *cell, *stack;
+    } cases[] = {
+        {"NeMo Megatron (NeMo Megatron 22.05)", "nemo-megatron-2022"},
+        {"Megatron-Bridge (Megatron-Core)", "megatron-core"},
+        {"NeMo 2.0 / Megatron-Core", "megatron-core"},
+        {"HF Transformers + DeepSpeed ZeRO-3", "hf-deepspeed"},
+        {"torchtitan (FSDP2)", "pytorch-fsdp"},
+        {"HF Trainer + FSDP", "pytorch-fsdp"},
+        {"MosaicML Composer", "pytorch-fsdp"},
+        {"TRL + PEFT", "hf-deepspeed"},
+        {"hf-deepspeed", "hf-deepspeed"},
+        {"", "megatron-core"},
+        {"MaxText/JAX", "megatron-core"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const est_stack *st = validate_stack_of(cases[i].cell);
+        if (!st || strcmp(st->name, cases[i].stack)) printf("  framework '%s' -> %s\n", cases[i].cell, st ? st->name : "NULL");
+        CHECK(st && !strcmp(st->name, cases[i].stack));
+    }
+}
+
 int main(void)
 {
     RUN(test_precision_spellings);
@@ -169,5 +194,6 @@ int main(void)
     RUN(test_recompute_spellings);
     RUN(test_flops_formula_spellings);
     RUN(test_rows_as_tables_write_them);
+    RUN(test_framework_stacks);
     CHECK_DONE();
 }
