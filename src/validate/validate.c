@@ -179,6 +179,11 @@ static const struct {
     {"axolotl", "hf-deepspeed"},             {"PEFT", "hf-deepspeed"},
 };
 
+/* stacks no row of data/stacks.csv describes: JAX/XLA compiles the whole step (its own
+ * fusion, collectives and rematerialisation policy), so none of the PyTorch stacks' mechanisms
+ * apply; their rows are skipped under this reason */
+static const char *const UNMODELLED_STACKS[] = {"JAX", "MaxText", "Paxml", "Praxis", "Levanter", "T5X"};
+
 const est_stack *validate_stack_of(const char *framework)
 {
     for (size_t i = 0; i < sizeof FRAMEWORK_STACKS / sizeof *FRAMEWORK_STACKS; i++)
@@ -198,6 +203,9 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     const footnote *note = footnote_of_row(row);
     if (note && note->effect == FOOTNOTE_REGRESSION)
         return SKIP("its source marks the figure as a known software regression (footnote [^%s])", note->name);
+    for (size_t i = 0; i < sizeof UNMODELLED_STACKS / sizeof *UNMODELLED_STACKS; i++)
+        if (contains_ci(csv_get(row, c.framework), UNMODELLED_STACKS[i]))
+            return SKIP("training stack not modelled (JAX/XLA: no stack in data/stacks.csv)");
     const char *task = csv_get(row, c.task);
     if (contains_ci(task, "SFT") || contains_ci(task, "LoRA"))
         return SKIP("fine-tuning row (packed sequences, frozen weights: not the pre-training model)");
@@ -228,9 +236,26 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     }
     if (layers < 1 || hidden < 1 || heads < 1 || seq < 1 || vocab < 1)
         return SKIP("model shape not positive (layers, hidden size, heads, sequence length, vocab)");
+    /* a row that shards with FSDP over its GPUs and publishes no TP or PP ran pure FSDP
+     * (MaxText ici_fsdp_parallelism, torchtitan data_parallel_shard_degree): TP = PP = 1 */
+    int fsdp_stage = 1;
+    const char *fsdp_col = NULL;
+    bool fsdp_only = !spell_zero_stage("", csv_get(row, c.fsdp), &fsdp_stage, &fsdp_col) && fsdp_stage >= 3;
+    if ((!have[N_TP] || !have[N_PP]) && fsdp_only) {
+        if (!have[N_TP]) { val[N_TP] = 1; have[N_TP] = true; }
+        if (!have[N_PP]) { val[N_PP] = 1; have[N_PP] = true; }
+    }
     if (!have[N_TP] || !have[N_PP]) return SKIP("parallel layout (tp, pp) not published");
     if (!have[N_GPUS]) return SKIP("number of GPUs missing");
     if (!have[N_GBS]) return SKIP("global batch size missing");
+    /* no MBS but a gradient accumulation: Megatron's num_microbatches arithmetic gives it,
+     * MBS = GBS / (DP · GA) with DP = GPUs / (TP · PP · CP) */
+    double ga_pub, cp_pub = 1;
+    if (!have[N_MBS] && num(row, c.grad_accum, &ga_pub) && ga_pub >= 1) {
+        if (!num(row, c.cp, &cp_pub) || cp_pub < 1) cp_pub = 1;
+        double dp_of = val[N_GPUS] / (val[N_TP] * val[N_PP] * cp_pub), m_of = dp_of >= 1 ? val[N_GBS] / (dp_of * ga_pub) : 0;
+        if (m_of >= 1 && m_of == floor(m_of)) { val[N_MBS] = m_of; have[N_MBS] = true; }
+    }
     if (!have[N_MBS]) return SKIP("micro batch size missing");
     double tp = val[N_TP], pp = val[N_PP], ngpu = val[N_GPUS], mbs = val[N_MBS], gbs = val[N_GBS];
     if (tp < 1 || pp < 1 || ngpu < 1 || gbs < 1 || mbs < 1) return SKIP("parallel sizes and batch sizes must be at least 1");

@@ -138,7 +138,9 @@ static void test_rows_as_tables_write_them(void)
         "c,HF Transformers + DeepSpeed,GPT-3,24,4096,32,51200,2048,A100 SXM 80GB,8,1,1,2,64,16-mixed,,ZeRO-3,,,full recompute,4000\n"
         "d,Composer,GPT-3,24,4096,32,51200,2048,H100 SXM,8,1,1,2,64,amp_fp8,no,,FULL_SHARD,,,4000\n"
         "e,x,GPT-3,24,4096,32,51200,2048,H100 SXM,8,1,1,2,64,amp_bf16,,sometimes,,,,4000\n"
-        "f,x,GPT-3,24,4096,32,51200,2048,H100 SXM,8,1,1,2,64,int4,,,,,,4000\n";
+        "f,x,GPT-3,24,4096,32,51200,2048,H100 SXM,8,1,1,2,64,int4,,,,,,4000\n"
+        "g,torchtitan,GPT-3,24,4096,32,51200,2048,H100 SXM,8,,,2,64,bf16,,,8,,,4000\n"
+        "h,MaxText,GPT-3,24,4096,32,51200,2048,H100 SXM,8,,,2,64,bf16,,,8,,,4000\n";
     CHECK(gpu_catalog_load(NULL) == 0);
     CHECK(recipe_table_load(NULL) == 0);
     csv_table t;
@@ -158,6 +160,19 @@ static void test_rows_as_tables_write_them(void)
     CHECK(strstr(why, "dist_opt_zero not recognised") != NULL);
     CHECK(validate_row_input(&t, &t.rows[5], &in, why, sizeof why) == -1);
     CHECK(strstr(why, "precision not recognised") != NULL);
+    /* pure FSDP over the GPUs with no TP/PP published: TP = PP = 1 on the FSDP stack */
+    CHECK(validate_row_input(&t, &t.rows[6], &in, why, sizeof why) == 0);
+    CHECK(in.tp == 1 && in.pp == 1 && in.zero_stage == 3 && in.stack && !strcmp(in.stack->name, "pytorch-fsdp"));
+    /* a JAX/XLA stack is not modelled: skipped under that reason */
+    CHECK(validate_row_input(&t, &t.rows[7], &in, why, sizeof why) == -1 && strstr(why, "JAX/XLA") != NULL);
+    csv_free(&t);
+    /* MBS from a published gradient accumulation: 64 / (8 · 2) = 4 */
+    static const char GA[] =
+        "id,model_family,num_layers,hidden_size,num_attention_heads,vocab_size,seq_length,gpu_type,num_gpus,tp,pp,mbs,"
+        "gbs,grad_accum,tokens_per_s_per_gpu\n"
+        "a,GPT-3,24,4096,32,51200,2048,H100 SXM,8,1,1,,64,2,4000\n";
+    CHECK(csv_parse(GA, strlen(GA), "ga.csv", &t, &e) == 0);
+    CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0 && in.mbs == 4);
     csv_free(&t);
 }
 
