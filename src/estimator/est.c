@@ -649,7 +649,8 @@ static double dp_exposed_s(const est_input *in, const est_cal *c, const layer_co
     int p = in->pp, v = in->vp;
     double t_dp = t_rs + t_ag, exposed, tail = c->dp_tail * t_dp;
     /* reduced after the backward: DeepSpeed overlap_comm off, NeMo 1.x after the pipeline */
-    if (in->stack && (in->stack->dp_overlap == 0 || (in->stack->dp_overlap == 2 && in->pp > 1 && in->zero_stage == 0)))
+    if (in->dp_overlap_off ||
+        (in->stack && (in->stack->dp_overlap == 0 || (in->stack->dp_overlap == 2 && in->pp > 1 && in->zero_stage == 0))))
         return t_dp;
     if (v > 1 && rs_rounds == 1) {
         double layers_chunk = Ls / v;

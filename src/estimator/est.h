@@ -105,6 +105,9 @@ typedef struct est_input {
     /* Megatron-Core cpu_offloading_num_layers: activations of this many layers of a stage go
      * to host memory after their forward and return before their backward (0 = none) */
     int offload_act_layers;
+    /* Megatron-Core overlap_grad_reduce / NeMo optim.overlap_grad_sync off: the gradient
+     * reduction runs after the backward instead of under it (the stack's dp_overlap otherwise) */
+    bool dp_overlap_off;
     /* how a framework splits layers over pipeline stages (est_stage_layers) */
     est_pp_layout pp_layout;
     bool allow_uneven_pp;  /* layers not divisible by PP: the bottleneck stage gets ceil(L/PP) (Megatron-Core uneven split) */

@@ -123,6 +123,9 @@ static void read_switches(const node *cfg, est_input *in)
         for (size_t i = 0; i < sizeof GRAD_DTYPES / sizeof *GRAD_DTYPES; i++)
             if (!strcasecmp(grad_dtype, GRAD_DTYPES[i].name)) in->grad_bytes = GRAD_DTYPES[i].bytes;
     }
+    /* gradients reduced after the backward (NeMo distributed_fused_adam overlap_grad_sync: False) */
+    n = node_get_path(cfg, "model.optim.overlap_grad_sync");
+    if (n && node_get_bool(n, &bv)) in->dp_overlap_off = !bv;
     n = node_get_path(cfg, "model.fp8_params");
     if (n && node_get_bool(n, &bv)) in->fp8_param_gather = bv && est_fp8_gather_allowed(in);
     n = node_get_path(cfg, "model.cpu_offloading");

@@ -393,6 +393,7 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     in->recompute_moe_act = rs.recompute_moe_act == 1 && shape_is_moe(&s);
     if (rs.pp_layout >= 0) in->pp_layout = (est_pp_layout)rs.pp_layout;
     in->fused_expert_mlp = switch_cell(csv_get(row, c.fused_mlp), rs.fused_expert_mlp == 1) && shape_is_moe(&s);
+    in->dp_overlap_off = !switch_cell(csv_get(row, csv_col(t, "overlap_grad_sync")), rs.overlap_grad_sync != 0);
     bool fp8_gather = switch_cell(csv_get(row, c.fp8_gather), rs.fp8_param_gather == 1);
     in->fp8_block_scaled = prec == PREC_FP8 && block_scaled;
     in->fp8_param_gather = fp8_gather && est_fp8_gather_allowed(in);

@@ -133,6 +133,10 @@ static void test_dp_overlap(void)
     est_result mc;
     CHECK(est_evaluate(&in, &mc) == 0);
     CHECK(mc.t_dp_exposed < mc.t_dp_comm);
+    /* a run that turns the overlap off (NeMo optim.overlap_grad_sync: False) waits for all of it */
+    in.dp_overlap_off = true;
+    CHECK(est_evaluate(&in, &mc) == 0);
+    CHECK_NEAR(mc.t_dp_exposed, mc.t_dp_comm, 1e-12);
 }
 
 /* FP8 casts: Transformer Engine's fused cast-transpose (4 B an element) against unfused
