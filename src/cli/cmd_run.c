@@ -64,7 +64,7 @@ static int fill_job(const ac_config *c, const search_scored *s, exec_job *j, ac_
     int w = snprintf(j->config_path, sizeof j->config_path, "%s/candidate_configs/%s.yaml", c->train.logs, s->name);
     if (w < 0 || (size_t)w >= sizeof j->config_path) return ac_err_set(e, AC_E_INPUT, "logs path too long for %s", s->name);
     snprintf(j->name, sizeof j->name, "%s", s->name);
-    j->nodes = c->train.num_nodes;
+    if (search_run_nodes(c, &s->cand, &j->nodes, e) < 0) return -1; /* search_num_nodes */
     /* Slurm asks for the cluster's GPUs per node; local processes get the search's */
     j->gpus_per_node = !strcmp(c->cluster_type, "bcm") && c->cluster.gpus_per_node > 0 ? c->cluster.gpus_per_node
                                                                                         : c->train.gpus_per_node;
@@ -121,6 +121,17 @@ static int launch_selected(const ac_config *c, search_train_result *r, size_t *n
             s->failed = false;
             s->reason[0] = '\0';
             s->step_time_s = out[i].step_time_s;
+            if (jobs[i].nodes != c->train.num_nodes) {
+                /* measured on fewer nodes: carried to num_nodes by the estimator's ratio of the two
+                 * (more micro-batches per step and a smaller data-parallel group there) */
+                double small;
+                ac_err se;
+                if (search_step_time_at(r, &s->cand, jobs[i].nodes, c->train.gpus_per_node, &small, &se) == 0 && small > 0) {
+                    s->measured_nodes = jobs[i].nodes;
+                    s->measured_raw_s = out[i].step_time_s;
+                    s->step_time_s = out[i].step_time_s * s->est.step_time / small;
+                }
+            }
             (*n_done)++;
         } else {
             s->failed = true;
@@ -136,23 +147,105 @@ static int launch_selected(const ac_config *c, search_train_result *r, size_t *n
 }
 
 /* every launched run: measured beside predicted, or why it failed */
-static void print_measured(FILE *out, const search_train_result *r, size_t n_done, size_t n_failed)
+static void print_measured(FILE *out, const ac_config *c, const search_train_result *r, size_t n_done, size_t n_failed)
 {
     fprintf(out, "Training runs: %zu measured, %zu failed (ledger: autoconfig status)\n", n_done, n_failed);
     fprintf(out, "  %-10s %-10s %-8s  %s\n", "measured", "predicted", "error", "run");
     for (size_t k = 0; k < r->n; k++) {
         const search_scored *s = &r->items[r->order[k]];
         if (!s->launched || s->source != RUN_MEASURED) continue;
-        char note[96] = "";
+        char note[200] = "";
         if (s->borderline)
             snprintf(note, sizeof note, " [borderline: predicted %.1f GiB, %.1f usable]", s->est.mem_total / EST_GIB,
                      s->est.mem_limit / EST_GIB);
+        if (s->measured_nodes)
+            snprintf(note + strlen(note), sizeof note - strlen(note), " [measured at %d nodes (%.4fs), scaled to %d]",
+                     s->measured_nodes, s->measured_raw_s, c->train.num_nodes);
         if (s->failed)
             fprintf(out, "  %-10s %9.4fs %-8s  %s%s: %s\n", "failed", s->est.step_time, "-", s->name, note, s->reason);
         else
             fprintf(out, "  %9.4fs %9.4fs %+7.1f%%  %s%s\n", s->step_time_s, s->est.step_time,
                     100.0 * (s->est.step_time / s->step_time_s - 1.0), s->name, note);
     }
+}
+
+/* Slurm's time formats (sbatch --time): M, M:S, H:M:S, D-H, D-H:M, D-H:M:S → seconds; 0 when unreadable */
+static int slurm_time_s(const char *t)
+{
+    int d = 0, f[3] = {0, 0, 0}, n = 0;
+    const char *dash = strchr(t, '-');
+    if (dash) { d = atoi(t); t = dash + 1; }
+    for (const char *p = t; *p && n < 3; n++) {
+        f[n] = atoi(p);
+        p = strchr(p, ':');
+        if (!p) { n++; break; }
+        p++;
+    }
+    long s = dash ? (n == 1 ? f[0] * 3600L : n == 2 ? f[0] * 3600L + f[1] * 60L : f[0] * 3600L + f[1] * 60L + f[2])
+                  : (n == 1 ? f[0] * 60L : n == 2 ? f[0] * 60L + f[1] : f[0] * 3600L + f[1] * 60L + f[2]);
+    s += d * 86400L;
+    return s > 0 && s < 366L * 86400 ? (int)s : 0;
+}
+
+/* the inference sweep's benchmark jobs, collected as the stage writes them */
+typedef struct {
+    exec_job *jobs;
+    size_t n, cap;
+    char logs[CFG_PATH_MAX + 64]; /* the sweep's results_dir: its ledger and run folders */
+} infer_jobs;
+
+static int collect_infer_job(void *ctx, const ac_config *c, const char *script, const char *dir, int nodes,
+                             int tasks_per_node, char *job_id, size_t len, ac_err *e)
+{
+    infer_jobs *ij = ctx;
+    (void)job_id;
+    (void)len;
+    if (ij->n == ij->cap) {
+        exec_job *nj = realloc(ij->jobs, (ij->cap = ij->cap ? 2 * ij->cap : 32) * sizeof *nj);
+        if (!nj) return ac_err_set(e, AC_E_NOMEM, "out of memory");
+        ij->jobs = nj;
+    }
+    exec_job *j = &ij->jobs[ij->n++];
+    memset(j, 0, sizeof *j);
+    /* <results_dir>/inference/<name>: the run is "benchmark_<name>" in <results_dir>'s ledger */
+    const char *slash = strrchr(dir, '/');
+    snprintf(j->name, sizeof j->name, "benchmark_%s", slash ? slash + 1 : dir);
+    snprintf(j->config_path, sizeof j->config_path, "%s", script);
+    size_t keep = slash ? (size_t)(slash - dir) : 0;
+    if (keep >= 10 && !strncmp(dir + keep - 10, "/inference", 10)) keep -= 10;
+    snprintf(ij->logs, sizeof ij->logs, "%.*s", (int)keep, dir);
+    j->nodes = nodes;
+    j->gpus_per_node = c->cluster.gpus_per_node > 0 ? c->cluster.gpus_per_node : c->infer.gpus_per_node;
+    j->tasks_per_node = tasks_per_node; /* the benchmark's ranks: its srun takes the allocation's tasks */
+    j->time_limit_s = slurm_time_s(c->infer.time_limit);
+    return 0;
+}
+
+/* On a real cluster: the sweep's benchmark jobs run through the executor (ledger, resume,
+ * cancel, progress) and their logs are summarised, as the original's parallel inference search */
+static int inference_stage(const ac_config *c, const model_base_config *b, bool json, ac_err *e)
+{
+    if (!runs_real_jobs(c)) return search_inference_run(c, b, stdout, json, e);
+    infer_jobs ij = { 0 };
+    search_infer_hooks h = { .submit = collect_infer_job, .submit_ctx = &ij };
+    int rc = search_inference_run_with(c, b, &h, stdout, json, e);
+    exec_outcome *out = rc || !ij.n ? NULL : calloc(ij.n, sizeof *out);
+    if (!rc && ij.n && !out) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < ij.n; i++) ij.jobs[i].script = ij.jobs[i].config_path; /* the array no longer moves */
+    if (!rc && ij.n) {
+        fflush(stdout);
+        rc = exec_run_all(c, ij.logs, ij.jobs, ij.n, out, stderr, e);
+    }
+    if (!rc && ij.n) {
+        size_t failed = 0;
+        for (size_t i = 0; i < ij.n; i++) failed += out[i].state != EXEC_DONE;
+        if (!json) printf("Inference benchmark jobs: %zu ran, %zu failed (ledger in %s: autoconfig status)\n", ij.n - failed,
+                          failed, ij.logs);
+        rc = search_inference_summarize(c, b, stdout, json, e);
+    }
+    free(out);
+    free(ij.jobs);
+    return rc;
 }
 
 /* the training stage's files, launches and output, from a search already run */
@@ -179,7 +272,7 @@ static int training_stage(const ac_config *c, const model_base_config *b, search
             if (!candidate_cal_path(c, cal_path, sizeof cal_path, &pe))
                 printf("Estimator calibrated for cluster %s by %s (autoconfig calibrate)\n", c->cluster_name, cal_path);
         }
-        if (real) print_measured(stdout, r, n_done, n_failed);
+        if (real) print_measured(stdout, c, r, n_done, n_failed);
         results_print_top(stdout, c, b, r, c->train.logs);
         print_exhaustive(stdout, r);
         printf("Results: %s/final_result/ (final_summary_%dnodes.csv, failed_jobs_%dnodes.csv, summary.json); "
@@ -251,7 +344,7 @@ int cmd_run(int argc, char **argv)
     } else if (c.run_inference_hp_search) {
         if (o.json) { fputs(",\"inference\":", stdout); pending = true; }
         else printf("\nInference HP search\n");
-        if (search_inference_run(&c, &b, stdout, o.json, &e) != 0) goto fail;
+        if (inference_stage(&c, &b, o.json, &e) != 0) goto fail;
         pending = false;
     }
     if (c.run_cost_search) {

@@ -67,6 +67,7 @@ typedef struct {
     char search_mode[16];           /* heuristic | exhaustive */
     char rank_by[16];               /* throughput | cost */
     char launch_over_memory[16];    /* never | borderline | all (real clusters) */
+    char search_num_nodes[16];      /* "" = num_nodes, "auto", or a number (real clusters) */
     double price_per_gpu_hour;      /* NAN = catalog price */
 } cfg_train_settings;
 
@@ -77,6 +78,7 @@ typedef struct {
     char data_type[16];
     char time_limit[32];
     char results_dir[CFG_PATH_MAX];
+    char benchmark_command[1024];  /* "" = FasterTransformer's example binary */
     cfg_int_list tensor_parallel_sizes;
     cfg_int_list pipeline_parallel_sizes;
     int input_len, output_len;

@@ -225,6 +225,10 @@ static void json_run(json_writer *w, const search_scored *s, const est_input *ba
     json_bool(w, "in_original", k->in_original);
     json_bool(w, "launched", s->launched);
     json_bool(w, "borderline", s->borderline);
+    if (s->measured_nodes) {
+        json_int(w, "measured_nodes", s->measured_nodes);
+        json_num(w, "measured_step_time_at_measured_nodes_s", s->measured_raw_s);
+    }
     json_int(w, "tp", k->tp); json_int(w, "pp", k->pp); json_int(w, "cp", k->cp); json_int(w, "ep", k->ep);
     if (k->vp > 0) json_int(w, "vp", k->vp); else json_null(w, "vp");
     json_int(w, "mbs", k->mbs); json_int(w, "gbs", k->gbs);

@@ -284,6 +284,49 @@ int search_train_run(const ac_config *c, const model_base_config *b, search_trai
     return 0;
 }
 
+/* whole nodes on which k's model replica fits and the global batch splits */
+static bool nodes_work(const ac_config *c, const search_candidate *k, int n)
+{
+    int gpn = c->train.gpus_per_node, mp = k->tp * k->pp * (k->cp > 0 ? k->cp : 1);
+    if (n < 1 || (long long)n * gpn % mp) return false;
+    long long dp = (long long)n * gpn / mp;
+    return k->mbs > 0 && k->gbs % ((long long)k->mbs * dp) == 0;
+}
+
+int search_run_nodes(const ac_config *c, const search_candidate *k, int *nodes, ac_err *e)
+{
+    const char *v = c->train.search_num_nodes;
+    *nodes = c->train.num_nodes;
+    if (!v[0]) return 0;
+    int from = 1;
+    if (strcmp(v, "auto")) {
+        char *end;
+        long n = strtol(v, &end, 10);
+        if (*end || n < 1 || n > c->train.num_nodes)
+            return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, "search_config.train_settings.search_num_nodes",
+                             "expected null, auto or a node count from 1 to num_nodes (%d), got '%s'", c->train.num_nodes, v);
+        from = (int)n;
+    }
+    /* the fewest nodes from `from` up that hold a replica and split the batch; else num_nodes */
+    for (int n = from; n < c->train.num_nodes; n++)
+        if (nodes_work(c, k, n)) { *nodes = n; return 0; }
+    return 0;
+}
+
+int search_step_time_at(const search_train_result *r, const search_candidate *k, int nodes, int gpus_per_node,
+                        double *step_s, ac_err *e)
+{
+    est_input in = r->base;
+    candidate_est_apply(&in, k, r->act_method);
+    in.num_gpus = nodes * gpus_per_node;
+    in.dp = 0; /* derived from the GPUs: the data-parallel size of the smaller run */
+    est_result res;
+    if (est_evaluate(&in, &res) < 0)
+        return ac_err_set(e, AC_E_INPUT, "the estimator rejects the search run on %d nodes: %s", nodes, res.why);
+    *step_s = res.step_time;
+    return 0;
+}
+
 double search_memory_band_rel(const est_result *r)
 {
     return r && r->band_mem_rel > 0 ? r->band_mem_rel : 0.05;

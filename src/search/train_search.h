@@ -36,6 +36,8 @@ typedef struct {
     bool failed;
     char reason[320];
     double step_time_s;  /* the result's step time (measured when source is measured) */
+    int measured_nodes;  /* nodes of the run that measured it when fewer than num_nodes, else 0 */
+    double measured_raw_s; /* the step time measured there, before scaling to num_nodes */
 } search_scored;
 
 typedef struct {
@@ -66,6 +68,17 @@ int search_family_of(const char *family);
 /* the grid inputs for this config and base config */
 int search_train_inputs(const ac_config *c, const model_base_config *b, search_inputs *in, search_act_method *method,
                         ac_err *e);
+
+/* The nodes one search run of candidate k uses (train_settings.search_num_nodes): num_nodes
+ * when unset; "auto" the fewest whole nodes that hold one model replica (TP x PP x CP GPUs)
+ * and split the global batch (GBS a multiple of MBS x DP there), a number that many (at most
+ * num_nodes, same rule).  AC_E_INPUT when the value is neither. */
+int search_run_nodes(const ac_config *c, const search_candidate *k, int *nodes, ac_err *e);
+
+/* The estimator's step time of candidate k on `nodes` nodes (the rest of r->base as searched):
+ * what carries a step time measured there to num_nodes. */
+int search_step_time_at(const search_train_result *r, const search_candidate *k, int nodes, int gpus_per_node,
+                        double *step_s, ac_err *e);
 
 /* The relative uncertainty of a memory prediction: a candidate predicted to need up to
  * limit x (1 + this) may still fit, so on a real cluster it is measured rather than

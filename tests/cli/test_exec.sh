@@ -193,3 +193,12 @@ case "$out" in *"3 selected"*"of them 2 borderline"*"Training runs: 2 measured, 
     *) fail borderline_measured "exit $rc: $out" ;; esac
 out=$("$AC" run $B "$S.logs=$T/bl2" "$S.launch_over_memory=never" 2>/dev/null)
 case "$out" in *"1 selected"*"Training runs: 1 measured, 0 failed"*) pass borderline_never ;; *) fail borderline_never "$out" ;; esac
+
+# --- search runs on fewer nodes: measured small, reported scaled to num_nodes ---
+out=$("$AC" run $common "$S.logs=$T/few" "$S.search_num_nodes=auto" run_inference_hp_search=false 2>/dev/null); rc=$?
+n=$(echo "$out" | grep -c 'measured at 1 nodes (.*s), scaled to 16')
+[ $rc -eq 0 ] && [ "$n" = 3 ] && grep -q '^  num_nodes: 1$' "$T"/few/training_logs/*/*_hydra.yaml && pass search_num_nodes_auto ||
+    fail search_num_nodes_auto "exit $rc, $n scaled: $out"
+out=$("$AC" run $common "$S.logs=$T/few2" "$S.search_num_nodes=99" 2>&1); rc=$?
+case "$out" in *"search_num_nodes"*"from 1 to num_nodes (16)"*) [ $rc -eq 2 ] && [ ! -d "$T/few2" ] && pass search_num_nodes_bad ;;
+    *) fail search_num_nodes_bad "exit $rc: $out" ;; esac
