@@ -78,6 +78,17 @@ int spell_precision(const char *cell, est_precision *out, bool *block_scaled)
     return -1;
 }
 
+bool spell_blank(const char *cell)
+{
+    static const char *const BLANK[] = {"-", "--", "\xe2\x80\x94", "\xe2\x80\x93", "n/a", "na", "?", "unknown",
+                                        "not stated", "not published", "none given", "tbd"};
+    char s[64];
+    norm(cell, s, sizeof s);
+    for (size_t i = 0; i < sizeof BLANK / sizeof *BLANK; i++)
+        if (!strcmp(s, BLANK[i])) return true;
+    return false;
+}
+
 static const char *const TRUE_WORDS[] = {"y", "yes", "true", "t", "1", "on", "enabled", "enable"};
 static const char *const FALSE_WORDS[] = {"n", "no", "false", "f", "0", "off", "disabled", "disable", "none"};
 
@@ -137,7 +148,7 @@ static int zero_cell(const char *cell, bool fsdp_col)
 {
     char s[128], w[16];
     norm(cell, s, sizeof s);
-    if (!*s) return -2;
+    if (!*s || spell_blank(s)) return -2;
     char *end;
     double v = strtod(s, &end);
     if (end != s && !*end) {
@@ -204,6 +215,7 @@ int spell_recompute(const char *cell, const char *notes, est_recompute *out)
     char s[256];
     norm(cell, s, sizeof s);
     *out = RECOMPUTE_NONE;
+    if (spell_blank(s)) s[0] = '\0';
     if (*s) {
         bool b;
         for (size_t i = 0; i < sizeof RECOMPUTE_CELLS / sizeof *RECOMPUTE_CELLS; i++)

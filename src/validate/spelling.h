@@ -16,6 +16,10 @@
 
 #include "estimator/est.h"
 
+/* Cells that say nothing: "-", "—", "n/a", "N/A", "na", "?", "unknown", "not stated",
+ * "not published" (read as blank) */
+bool spell_blank(const char *cell);
+
 /* Precision of a table cell.  0 and *out (and *block_scaled: MXFP8 / block-scaled FP8),
  * -1 when the cell names no precision this table knows. */
 int spell_precision(const char *cell, est_precision *out, bool *block_scaled);

@@ -77,12 +77,22 @@ static int num(const csv_row *r, int col, double *v)
 {
     const char *s = csv_get(r, col);
     while (*s == ' ') s++;
-    if (!*s) return 0;
+    if (!*s || spell_blank(s)) return 0;
+    /* tables group thousands ("1,024", "4 096", "1_000"): drop separators between digits */
+    char buf[64];
+    size_t n = 0;
+    for (const char *p = s; *p && n + 1 < sizeof buf; p++) {
+        bool sep = (*p == ',' || *p == '_' || *p == ' ') && p > s && isdigit((unsigned char)p[-1]) &&
+                   isdigit((unsigned char)p[1]) && isdigit((unsigned char)p[2]) && isdigit((unsigned char)p[3]) &&
+                   !isdigit((unsigned char)p[4]);
+        if (!sep) buf[n++] = *p;
+    }
+    buf[n] = '\0';
     char *end;
-    double x = strtod(s, &end);
+    double x = strtod(buf, &end);
     while (*end == ' ') end++;
     /* integers the estimator uses fit an int; anything beyond is not a real table value */
-    if (*end || !isfinite(x) || fabs(x) > 1e9) return 0;
+    if (*end || end == buf || !isfinite(x) || fabs(x) > 1e9) return 0;
     *v = x;
     return 1;
 }
@@ -218,7 +228,7 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     for (int i = 0; i < N_COUNT; i++) {
         const char *cell = csv_get(row, numeric[i]);
         have[i] = num(row, numeric[i], &val[i]);
-        if (cell[strspn(cell, " ")] && !have[i])
+        if (cell[strspn(cell, " ")] && !spell_blank(cell) && !have[i])
             return SKIP("%s is not a usable number (up to 1e9)", t->header.field[numeric[i]]);
     }
     if (!have[N_LAYERS] || !have[N_HIDDEN] || !have[N_HEADS] || !have[N_SEQ])
@@ -264,7 +274,7 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     est_precision prec = PREC_BF16;
     bool block_scaled = false;
     const char *ptext = csv_get(row, c.precision);
-    if (*ptext && spell_precision(ptext, &prec, &block_scaled)) return SKIP("precision not recognised");
+    if (*ptext && !spell_blank(ptext) && spell_precision(ptext, &prec, &block_scaled)) return SKIP("precision not recognised");
 
     model_shape s = {0};
     s.arch = ARCH_DECODER;

@@ -117,6 +117,31 @@ static void test_recompute_spellings(void)
     CHECK(spell_recompute("sometimes", "", &r) == -1);
 }
 
+/* cells that say nothing read as blank; thousands separators read as numbers */
+static void test_blank_and_numbers(void)
+{
+    CHECK(spell_blank("-") && spell_blank("N/A") && spell_blank(" n/a ") && spell_blank("?") && spell_blank("not stated"));
+    CHECK(!spell_blank("no") && !spell_blank("0") && !spell_blank(""));
+    est_recompute r;
+    CHECK(spell_recompute("-", "full recompute", &r) == 0 && r == RECOMPUTE_FULL); /* the notes speak */
+    int stage = 1;
+    const char *which = NULL;
+    CHECK(spell_zero_stage("N/A", "-", &stage, &which) == 0 && stage == 1);
+    static const char CSV[] =
+        "id,model_family,num_layers,hidden_size,num_attention_heads,vocab_size,seq_length,gpu_type,num_gpus,tp,pp,vp,mbs,"
+        "gbs,precision,tokens_per_s_per_gpu\n"
+        "a,GPT-3,24,4096,32,\"51,200\",2048,H100 SXM,\"1,024\",2,1,-,1,\"2,048\",n/a,4000\n";
+    csv_table t;
+    ac_err e;
+    est_input in;
+    char why[256];
+    CHECK(gpu_catalog_load(NULL) == 0);
+    CHECK(csv_parse(CSV, strlen(CSV), "n.csv", &t, &e) == 0);
+    CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0);
+    CHECK(in.num_gpus == 1024 && in.gbs == 2048 && in.shape.vocab == 51200 && in.vp == 1 && in.precision == PREC_BF16);
+    csv_free(&t);
+}
+
 static void test_flops_formula_spellings(void)
 {
     CHECK(spell_flops_formula("") == FLOPS_MEGATRON);
@@ -207,6 +232,7 @@ int main(void)
     RUN(test_bool_spellings);
     RUN(test_zero_spellings);
     RUN(test_recompute_spellings);
+    RUN(test_blank_and_numbers);
     RUN(test_flops_formula_spellings);
     RUN(test_rows_as_tables_write_them);
     RUN(test_framework_stacks);
