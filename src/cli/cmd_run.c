@@ -237,11 +237,18 @@ static int inference_stage(const ac_config *c, const model_base_config *b, bool 
         rc = exec_run_all(c, ij.logs, ij.jobs, ij.n, out, stderr, e);
     }
     if (!rc && ij.n) {
-        size_t failed = 0;
-        for (size_t i = 0; i < ij.n; i++) failed += out[i].state != EXEC_DONE;
+        size_t failed = 0, first = ij.n;
+        for (size_t i = 0; i < ij.n; i++)
+            if (out[i].state != EXEC_DONE) { failed++; if (first == ij.n) first = i; }
         if (!json) printf("Inference benchmark jobs: %zu ran, %zu failed (ledger in %s: autoconfig status)\n", ij.n - failed,
                           failed, ij.logs);
-        rc = search_inference_summarize(c, b, stdout, json, e);
+        if (failed == ij.n)
+            rc = ac_err_set(e, AC_E_EXEC, "every inference benchmark job failed (first: %s: %s; its logs in "
+                            "%s/training_logs/%s); the training results are written; run again to retry",
+                            ij.jobs[first].name, out[first].reason[0] ? out[first].reason : "no reason", ij.logs,
+                            ij.jobs[first].name);
+        else
+            rc = search_inference_summarize(c, b, stdout, json, e);
     }
     free(out);
     free(ij.jobs);

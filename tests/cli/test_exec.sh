@@ -14,7 +14,7 @@ export AUTOCONFIG_POLL_MS=100
 export AUTOCONFIG_JOB_TEMPLATE='echo started >> {run_dir}/starts; exec {autoconfig} emulate-job {config} --gpu {gpu} --results-dir {results_dir} --sleep 0.2'
 L="$T/logs"
 S=search_config.train_settings
-common="cluster_type=local $S.logs=$L $S.limit_search_runs=3"
+common="cluster_type=local $S.logs=$L $S.limit_search_runs=3 run_inference_hp_search=false"
 
 # --- emulate-job: the estimator's step time, or the OOM text when predicted not to fit ---
 "$AC" run "$S.logs=$T/sim" >/dev/null 2>&1
