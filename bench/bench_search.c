@@ -34,6 +34,14 @@ static double now(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* CPU seconds of this process: "on one core" however busy the machine's other cores are */
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 static void bench_evals(void)
 {
     model_shape s = {0};
@@ -54,7 +62,7 @@ static void bench_evals(void)
     est_result r;
     double sink = 0;
     long n = 0;
-    double t0 = now();
+    double t0 = now(), c0 = cpu_now();
     for (int rep = 0; rep < 35000; rep++)
         for (int a = 0; a < 4; a++)
             for (int b = 0; b < 5; b++)
@@ -63,9 +71,10 @@ static void bench_evals(void)
                     if (est_evaluate(&in, &r) == 0) sink += r.step_time;
                     n++;
                 }
-    double dt = now() - t0;
-    printf("estimator: %ld evaluations in %.3f s = %.2f M evaluations/s on one core (target >= 2 M/s) [%g]\n", n, dt,
-           n / dt / 1e6, sink > 0 ? 1.0 : 0.0);
+    double dt = now() - t0, dc = cpu_now() - c0;
+    printf("estimator: %ld evaluations in %.3f s = %.2f M evaluations/s on one core (target >= 2 M/s: %s; %.2f M/s "
+           "of wall time on this shared machine) [%g]\n",
+           n, dc, n / dc / 1e6, n / dc >= 2e6 ? "met" : "MISSED", n / dt / 1e6, sink > 0 ? 1.0 : 0.0);
 }
 
 static int one_search(const char *value, const char *logs, double *dt, size_t *ncand, ac_err *e)
