@@ -455,8 +455,12 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
     double t_attn, t_attn_bwd;
     if (in->flash_attention) {
         double attn_flops = attn_core_flops(in, dev, T, seq_kv, causal, cross, cross_seq);
-        t_attn = attn_flops / (dev->peak16 * est_attn_fwd_eff(c->attn_eff, in->gpu, at->qk_dim + at->v_dim));
-        t_attn_bwd = 2.5 * attn_flops / (dev->peak16 * c->attn_eff);
+        /* FlashAttention-2's kernels (the stack's flash2) on Hopper and Blackwell reach their
+         * measured fraction of peak, not the fused vendor kernels' */
+        double ae = c->attn_eff;
+        if (in->stack && in->stack->flash2 && in->gpu->sm_arch >= 90 && in->stack->fa2_sm90_eff < ae) ae = in->stack->fa2_sm90_eff;
+        t_attn = attn_flops / (dev->peak16 * est_attn_fwd_eff(ae, in->gpu, at->qk_dim + at->v_dim));
+        t_attn_bwd = 2.5 * attn_flops / (dev->peak16 * ae);
     } else {
         unfused_attn_s(in, dev, seq_q / in->cp, seq_kv, cross, cross_seq, &t_attn, &t_attn_bwd);
     }

@@ -16,11 +16,11 @@ static est_stack stacks[STACK_MAX];
 static size_t stacks_n;
 
 /* the parameters a stack row may set; every one is required for every stack */
-enum { K_ALIASES, K_ATTENTION, K_SM_FWD, K_SM_BWD, K_ELEM, K_GRAD, K_ZERO, K_DP_OVERLAP, K_PREFETCH, K_RESHARD, K_SP, K_VP, K_GACC, K_CAST, K_N };
+enum { K_ALIASES, K_ATTENTION, K_SM_FWD, K_SM_BWD, K_ELEM, K_GRAD, K_ZERO, K_DP_OVERLAP, K_PREFETCH, K_RESHARD, K_SP, K_VP, K_GACC, K_CAST, K_FA2, K_N };
 static const char *const KEYS[K_N] = {"aliases", "attention", "softmax_fwd_bytes", "softmax_bwd_bytes", "elementwise_units",
                                       "grad_bytes", "zero_stage", "dp_overlap", "fsdp_prefetch", "fsdp_reshard",
                                       "sequence_parallel", "interleaved_pipeline", "grad_accum_bytes",
-                                      "fp8_cast_bytes"};
+                                      "fp8_cast_bytes", "fa2_sm90_eff"};
 
 static int stack_value(est_stack *s, int k, const char *v, const char *file, int line, ac_err *e)
 {
@@ -28,9 +28,10 @@ static int stack_value(est_stack *s, int k, const char *v, const char *file, int
     double x = 0;
     if (k == K_ALIASES) { snprintf(s->aliases, sizeof s->aliases, "%s", v); return 0; }
     if (k == K_ATTENTION) {
-        if (strcmp(v, "flash") && strcmp(v, "unfused"))
-            return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "attention", "flash or unfused, not '%s'", v);
-        s->flash_attention = !strcmp(v, "flash");
+        if (strcmp(v, "flash") && strcmp(v, "flash2") && strcmp(v, "unfused"))
+            return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "attention", "flash, flash2 or unfused, not '%s'", v);
+        s->flash_attention = strcmp(v, "unfused") != 0;
+        s->flash2 = !strcmp(v, "flash2");
         return 0;
     }
     if (k == K_ELEM && !*v) return 0; /* the calibration's */
@@ -58,6 +59,10 @@ static int stack_value(est_stack *s, int k, const char *v, const char *file, int
     case K_VP: s->interleaved_pipeline = x != 0; break;
     case K_GACC: s->grad_accum_bytes = x; break;
     case K_CAST: s->fp8_cast_bytes = x; break;
+    case K_FA2:
+        if (x <= 0 || x > 1) return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "fa2_sm90_eff", "a fraction in (0, 1], not %g", x);
+        s->fa2_sm90_eff = x;
+        break;
     }
     return 0;
 }

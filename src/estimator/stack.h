@@ -21,6 +21,8 @@ typedef struct est_stack {
     char name[32];
     char aliases[128];          /* '|'-separated names users may type */
     bool flash_attention;       /* false: scores materialised (Korthikanti 2022 Table 2, 5as/h bytes) */
+    bool flash2;                /* FlashAttention-2's kernels on every GPU (not cuDNN / FA3 on sm90+) */
+    double fa2_sm90_eff;        /* the fraction of bf16 peak they reach on sm_arch >= 90 */
     double softmax_fwd_bytes;   /* unfused attention: HBM bytes per score element outside the GEMMs */
     double softmax_bwd_bytes;
     double elementwise_units;   /* 0: the calibration's */
