@@ -217,8 +217,9 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
         if (contains_ci(csv_get(row, c.framework), UNMODELLED_STACKS[i]))
             return SKIP("training stack not modelled (JAX/XLA: no stack in data/stacks.csv)");
     const char *task = csv_get(row, c.task);
-    if (contains_ci(task, "SFT") || contains_ci(task, "LoRA"))
-        return SKIP("fine-tuning row (packed sequences, frozen weights: not the pre-training model)");
+    /* fine-tuning: full (SFT) runs the pre-training model; LoRA/PEFT freezes the base weights
+     * (no weight gradients, no optimizer states for them) and trains rank-r adapters */
+    bool peft = contains_ci(task, "LoRA") || contains_ci(task, "PEFT");
     /* the numeric cells, read once; a cell that is there but is no usable number is named
      * as such, not as missing */
     enum { N_LAYERS, N_HIDDEN, N_HEADS, N_SEQ, N_VOCAB, N_TP, N_PP, N_GPUS, N_GBS, N_MBS, N_COUNT };
@@ -403,6 +404,13 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     in->recompute_moe_act = rs.recompute_moe_act == 1 && shape_is_moe(&s);
     if (rs.pp_layout >= 0) in->pp_layout = (est_pp_layout)rs.pp_layout;
     in->fused_expert_mlp = switch_cell(csv_get(row, c.fused_mlp), rs.fused_expert_mlp == 1) && shape_is_moe(&s);
+    if (peft) {
+        /* the adapters' rank: the row's lora_rank column, else Megatron-Bridge/NeMo's LoRA default
+         * dim 32 on every linear layer (qkv, proj, fc1, fc2: 4 h-wide matrices) */
+        in->lora_rank = num_or(row, csv_col(t, "lora_rank"), 32);
+        if (in->lora_rank < 1) in->lora_rank = 32;
+        in->lora_targets = 4;
+    }
     in->dp_overlap_off = !switch_cell(csv_get(row, csv_col(t, "overlap_grad_sync")), rs.overlap_grad_sync != 0);
     bool fp8_gather = switch_cell(csv_get(row, c.fp8_gather), rs.fp8_param_gather == 1);
     in->fp8_block_scaled = prec == PREC_FP8 && block_scaled;

@@ -130,7 +130,7 @@ if [ -f "$V" ]; then
     # DDP: issue 24); 36.5% with the training stack as an input (S8 on nemo-megatron-2022:
     # unfused attention, no interleaving), GEMM tile/wave quantization and T5's per-stack layers.
     # 29.4% with NeMo 1.x's unfused gradient accumulation and NeMo's gated-GELU T5.
-    awk -v m="$p90" 'BEGIN { exit !(m <= 29.5) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 29.5% (was 29.1%)"
+    awk -v m="$p90" 'BEGIN { exit !(m <= 29.3) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 29.3% (was 28.9% with the fine-tuning rows read)"
     p90_old=$(python3 -c '
 import csv, sys
 e = sorted(abs(float(r["error_pct"])) for r in csv.DictReader(open(sys.argv[1]))
@@ -147,7 +147,7 @@ r = [r for r in csv.DictReader(open(sys.argv[1])) if r["model"].startswith("Deep
 print(len(r), sum(x["fits"] == "true" for x in r))' "$T/val.csv")
     [ "$ds" = "34 34" ] && pass validate_deepseek_v3 || fail validate_deepseek_v3 "predicted, fitting: $ds (want 34 34)"
     fit=$(echo "$out" | sed -n 's/^memory: \([0-9]*\) of \([0-9]*\) published runs.*/\1/p')
-    [ "${fit:-0}" -ge 459 ] && pass validate_memory_fit || fail validate_memory_fit "only ${fit:-?} published runs predicted to fit (was 459)"
+    [ "${fit:-0}" -ge 474 ] && pass validate_memory_fit || fail validate_memory_fit "only ${fit:-?} published runs predicted to fit (was 474 of 481)"
     # the per-source median target (10%) holds for every source but S6 (MoE release spread)
     bad=$(echo "$out" | awk '$1 ~ /^S(4|5|7|10)$/ && $4+0 > 10.0 {print $1 " " $4}')
     seen=$(echo "$out" | awk '$1 ~ /^S(4|5|7|10)$/ && $4 ~ /%$/' | wc -l)

@@ -191,6 +191,18 @@ static void test_rows_as_tables_write_them(void)
     /* a JAX/XLA stack is not modelled: skipped under that reason */
     CHECK(validate_row_input(&t, &t.rows[7], &in, why, sizeof why) == -1 && strstr(why, "JAX/XLA") != NULL);
     csv_free(&t);
+    /* LoRA fine-tuning: frozen base weights and rank-32 adapters (Megatron-Bridge's default dim) */
+    static const char LORA[] =
+        "id,task,model_family,num_layers,hidden_size,num_attention_heads,vocab_size,seq_length,gpu_type,num_gpus,tp,pp,"
+        "mbs,gbs,tokens_per_s_per_gpu,lora_rank\n"
+        "a,LoRA,Llama,32,4096,32,32000,4096,H100 SXM,8,1,1,1,8,4000,\n"
+        "b,PEFT (LoRA),Llama,32,4096,32,32000,4096,H100 SXM,8,1,1,1,8,4000,8\n"
+        "c,SFT,Llama,32,4096,32,32000,4096,H100 SXM,8,1,1,1,8,4000,\n";
+    CHECK(csv_parse(LORA, strlen(LORA), "lora.csv", &t, &e) == 0);
+    CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0 && in.lora_rank == 32);
+    CHECK(validate_row_input(&t, &t.rows[1], &in, why, sizeof why) == 0 && in.lora_rank == 8);
+    CHECK(validate_row_input(&t, &t.rows[2], &in, why, sizeof why) == 0 && in.lora_rank == 0);
+    csv_free(&t);
     /* MBS from a published gradient accumulation: 64 / (8 · 2) = 4 */
     static const char GA[] =
         "id,model_family,num_layers,hidden_size,num_attention_heads,vocab_size,seq_length,gpu_type,num_gpus,tp,pp,mbs,"
