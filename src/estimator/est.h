@@ -29,8 +29,9 @@ typedef enum { RECOMPUTE_NONE = 0, RECOMPUTE_SELECTIVE, RECOMPUTE_FULL } est_rec
  * account_for_embedding/loss_in_pipeline_split); est_stage_layers */
 typedef enum { EST_PP_EVEN = 0, EST_PP_REMAINDER_LAST, EST_PP_EMBEDDING_LOSS } est_pp_layout;
 
-/* "bf16", "fp8", ...; est_precision_parse accepts the spellings of the
- * benchmark tables (BF16, FP8-CS, MXFP8, NVFP4, 16-mixed, bf16-mixed) */
+/* "bf16", "fp8", ...; est_precision_parse takes the names configs use (bf16, bfloat16, fp16,
+ * fp8, mxfp8, nvfp4, fp32, NeMo's bf16-mixed); tables' other spellings are validation's
+ * (src/validate/spelling.c) */
 const char *est_precision_name(est_precision p);
 int est_precision_parse(const char *text, est_precision *out);
 
