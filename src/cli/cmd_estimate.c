@@ -16,10 +16,10 @@
 #include "util/text.h"
 
 static const char ESTIMATE_HELP[] =
-    "usage: autoconfig estimate [--json] [--conf DIR] [--tp N] [--pp N] [--vp N] [--cp N] [--ep N]\n"
+    "usage: autoconfig estimate [--json] [--conf DIR] [--hf-config FILE] [--tp N] [--pp N] [--vp N] [--cp N] [--ep N]\n"
     "                           [--mbs N] [--gbs N] [--recompute none|selective|full] [--recompute-layers N]\n"
     "                           [--sp true|false] [--zero 0-3] [--precision bf16|fp8|mxfp8]\n"
-    "                           [--a2a-overlap true|false] [--cuda-graphs true|false]\n"
+    "                           [--a2a-overlap true|false] [--cuda-graphs true|false] [--tp-overlap true|false]\n"
     "                           [--offload-act-layers N] [--grad-reduce-in-fp32 true|false]\n"
     "                           [--fp8-param-gather true|false] [--recompute-modules LIST]\n"
     "                           [--pp-layout even|remainder_last|embedding_loss] [--framework STACK]\n"
@@ -30,6 +30,8 @@ static const char ESTIMATE_HELP[] =
     "(search_config=..., search_config.train_settings.num_nodes=..., .gpu=h100);\n"
     "flags pick the parallel layout (defaults: the base config's TP/PP/GBS, MBS 1,\n"
     "sequence parallel when TP > 1, distributed optimizer). Every number is predicted.\n"
+    "--tp-overlap hides part of the TP collectives behind GEMMs (model.ub_tp_comm_overlap;\n"
+    "default: as the base config says, NeMo's default off).\n"
     "--a2a-overlap hides MoE all-to-all behind another micro-batch's compute (Megatron-Core\n"
     "overlap_moe_expert_parallel_comm); --cuda-graphs replays whole layers as CUDA graphs, so\n"
     "host launch costs leave the critical path (model.enable_cuda_graph / cuda_graph_impl);\n"
@@ -153,6 +155,7 @@ void cli_estimate_json(json_writer *w, const est_input *in, const est_result *r)
     json_int(w, "num_microbatches", r->num_microbatches);
     json_bool(w, "sequence_parallel", in->sequence_parallel);
     json_bool(w, "moe_a2a_overlap", in->moe_a2a_overlap);
+    json_bool(w, "tp_comm_overlap", in->tp_comm_overlap);
     json_bool(w, "cuda_graphs", in->cuda_graphs);
     json_bool(w, "grad_reduce_in_fp32", in->grad_bytes != 2.0);
     json_bool(w, "fp8_param_gather", in->fp8_param_gather);
@@ -263,9 +266,9 @@ int cmd_estimate(int argc, char **argv)
 {
     cli_opts o;
     ac_err e;
-    static const char *const known[] = {"--tp=", "--pp=", "--vp=", "--cp=", "--ep=", "--mbs=", "--gbs=", "--recompute=",
+    static const char *const known[] = {"--hf-config=", "--tp=", "--pp=", "--vp=", "--cp=", "--ep=", "--mbs=", "--gbs=", "--recompute=",
                                         "--recompute-layers=", "--sp=", "--zero=", "--precision=", "--a2a-overlap=",
-                                        "--cuda-graphs=", "--offload-act-layers=", "--grad-reduce-in-fp32=",
+                                        "--cuda-graphs=", "--tp-overlap=", "--offload-act-layers=", "--grad-reduce-in-fp32=",
                                         "--fp8-param-gather=", "--recompute-modules=", "--pp-layout=", "--framework=", NULL};
     ac_config c;
     int started = cli_start(argc, argv, known, ESTIMATE_HELP, &o, &c, &e);
@@ -277,7 +280,7 @@ int cmd_estimate(int argc, char **argv)
     est_input in;
     est_result r;
     int gbs_max = 1 << 24;
-    if (cli_size_stage(&c, &rep, &size_b, &e) || model_base_config_build(&c, size_b, &b, &e) ||
+    if (cli_model_stage(&c, &rep, &size_b, &b, &e) ||
         candidate_est_base(&c, &b, &in, &e)) {
         rc = cli_fail(&e);
         goto out;
@@ -303,7 +306,7 @@ int cmd_estimate(int argc, char **argv)
     }
     in.sequence_parallel = in.tp > 1 && in.stack && in.stack->sequence_parallel;
     if (flag_bool(&o, "--sp", &in.sequence_parallel, &e) || flag_bool(&o, "--a2a-overlap", &in.moe_a2a_overlap, &e) ||
-        flag_bool(&o, "--cuda-graphs", &in.cuda_graphs, &e) || flag_bool(&o, "--fp8-param-gather", &in.fp8_param_gather, &e)) {
+        flag_bool(&o, "--cuda-graphs", &in.cuda_graphs, &e) || flag_bool(&o, "--tp-overlap", &in.tp_comm_overlap, &e) || flag_bool(&o, "--fp8-param-gather", &in.fp8_param_gather, &e)) {
         rc = cli_fail(&e);
         goto out;
     }

@@ -19,7 +19,7 @@
 #include "util/json.h"
 
 static const char RUN_HELP[] =
-    "usage: autoconfig run [--json] [--conf DIR] [overrides...]\n"
+    "usage: autoconfig run [--json] [--conf DIR] [--hf-config FILE] [overrides...]\n"
     "\n"
     "Runs every stage on conf/config.yaml, as the original's main.py: model size\n"
     "(recommended when model_size_in_b is null), base config, then the training HP\n"
@@ -41,6 +41,17 @@ static void print_search(FILE *out, const ac_config *c, const search_train_resul
         fprintf(out, "  of them %zu borderline: predicted over the memory limit by less than the estimator's memory "
                 "uncertainty (%.0f %%), launched to be measured (launch_over_memory %s)\n",
                 r->n_borderline, 100.0 * search_memory_band_rel(NULL), c->train.launch_over_memory);
+}
+
+/* the global batch the search moved to, and why */
+static void print_gbs(FILE *out, const ac_config *c, const search_train_result *r)
+{
+    if (!r->gbs.adjusted) return;
+    int gpus = c->train.num_nodes * c->train.gpus_per_node;
+    fprintf(out, "Global batch: %d has no split on %d GPUs (no MBS x DP of the grid divides it); searched GBS %d instead, "
+            "the nearest multiple of the largest data-parallel size %d (%+.1f%% tokens per step); "
+            "pin another with search_config.train_settings.global_batch_sizes=[...]\n",
+            r->gbs.from, gpus, r->gbs.to, r->gbs.dp, 100.0 * ((double)r->gbs.to / r->gbs.from - 1.0));
 }
 
 static void print_exhaustive(FILE *out, const search_train_result *r)
@@ -262,7 +273,11 @@ static int training_stage(const ac_config *c, const model_base_config *b, search
     bool real = runs_real_jobs(c);
     size_t n_done = 0, n_failed = 0;
     if (results_write_candidates(c, b, r, c->train.logs, e) ||
-        (real && launch_selected(c, r, &n_done, &n_failed, e)) || results_write_final(c, b, r, c->train.logs, e)) {
+        (real && launch_selected(c, r, &n_done, &n_failed, e))) {
+        rc = -1;
+    } else if (real && (search_pick_measured(c, r), results_write_final(c, b, r, c->train.logs, e))) {
+        rc = -1;
+    } else if (!real && results_write_final(c, b, r, c->train.logs, e)) {
         rc = -1;
     } else if (json) {
         char path[4096];
@@ -273,6 +288,7 @@ static int training_stage(const ac_config *c, const model_base_config *b, search
         else { fputs(text, stdout); free(text); }
     } else {
         print_search(stdout, c, r);
+        print_gbs(stdout, c, r);
         if (r->cal_loaded) {
             char cal_path[CFG_PATH_MAX + 200];
             ac_err pe;
@@ -307,7 +323,7 @@ int cmd_run(int argc, char **argv)
 {
     cli_opts o;
     ac_err e;
-    static const char *const known[] = { NULL };
+    static const char *const known[] = { "--hf-config=", NULL };
     ac_config c;
     int started = cli_start(argc, argv, known, RUN_HELP, &o, &c, &e);
     if (started != CLI_GO) return started == CLI_HELPED ? 0 : cli_fail(&e);
@@ -318,11 +334,10 @@ int cmd_run(int argc, char **argv)
     bool opened = false;  /* --json: the object around the stages' documents */
     bool pending = false; /* --json: a member's name is out, its value not yet */
     search_train_result train = { 0 }; /* freeable as it is, or as search_train_run leaves it */
-    if (cli_size_stage(&c, &rep, &size_b, &e) != 0) goto fail;
-    if (rep.recommended && !o.json) cli_print_size(stdout, &c, &rep, NULL);
     /* every stage's input is checked (and the training grid scored) before the first
      * file is written: a bad setting leaves no half-done results behind */
-    if (model_base_config_build(&c, size_b, &b, &e) != 0) goto fail;
+    if (cli_model_stage(&c, &rep, &size_b, &b, &e) != 0) goto fail;
+    if (rep.recommended && !o.json) cli_print_size(stdout, &c, &rep, NULL);
     if (c.run_training_hp_search && search_train_run(&c, &b, &train, &e) != 0) goto fail;
     if (c.run_training_hp_search && check_launch(&c, &b, &train, &e) != 0) goto fail;
     if (c.run_inference_hp_search && search_inference_check(&c, &b, &e) != 0) goto fail;

@@ -23,6 +23,10 @@ typedef struct {
     int v[CFG_LIST_MAX];
 } cfg_int_list;
 
+/* string-list knobs of train_settings: at most this many values of this length */
+#define CFG_KNOB_MAX 8
+#define CFG_KNOB_LEN 24
+
 /* an integer that may be "auto" */
 typedef struct {
     bool is_auto;
@@ -46,6 +50,7 @@ typedef struct {
     int vocab_size;
     int seq_length;
     char custom_config[CFG_PATH_MAX]; /* "" when null */
+    char hf_config[CFG_PATH_MAX];     /* Hugging Face config.json of the model, "" = the preset's architecture */
     char logs[CFG_PATH_MAX];
     cfg_int_list tensor_parallel_sizes;
     cfg_int_list pipeline_parallel_sizes;
@@ -69,6 +74,21 @@ typedef struct {
     char launch_over_memory[16];    /* never | borderline | all (real clusters) */
     char search_num_nodes[16];      /* "" = num_nodes, "auto", or a number (real clusters) */
     double price_per_gpu_hour;      /* NAN = catalog price */
+    /* knobs experts tune (issue 25): each "auto" (the base config's value) or a list */
+    int n_precisions;                          /* bf16, fp8 */
+    char precisions[CFG_KNOB_MAX][CFG_KNOB_LEN];
+    int n_grad_reduce_dtype;                   /* fp32, bf16 */
+    char grad_reduce_dtype[CFG_KNOB_MAX][CFG_KNOB_LEN];
+    int n_fp8_param_gather;                    /* false, true */
+    char fp8_param_gather[CFG_KNOB_MAX][CFG_KNOB_LEN];
+    int n_pipeline_layouts;                    /* even, first_last */
+    char pipeline_layouts[CFG_KNOB_MAX][CFG_KNOB_LEN];
+    int n_cuda_graphs;                         /* false, true */
+    char cuda_graphs[CFG_KNOB_MAX][CFG_KNOB_LEN];
+    int n_tp_comm_overlap;                     /* false, true */
+    char tp_comm_overlap[CFG_KNOB_MAX][CFG_KNOB_LEN];
+    cfg_int_list activation_offload_layers;    /* layers whose activations go to host memory */
+    cfg_int_list recompute_num_layers;         /* partial full recompute: layers per stage */
 } cfg_train_settings;
 
 typedef struct {

@@ -206,6 +206,7 @@ void est_input_init(est_input *in, const model_shape *shape, const gpu_spec *gpu
     in->lora_targets = 4;
     in->precision = PREC_BF16;
     in->flash_attention = true;
+    in->tp_comm_overlap = true;
     in->gpu = gpu;
 }
 
@@ -725,7 +726,8 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     if (in->recompute == RECOMPUTE_SELECTIVE && !in->flash_attention) t_recomp_layer = lay.attn_core_fwd;
     if (in->recompute_mla_up_proj) t_recomp_layer += (1.0 - ckpt_share) * lay.mla_up_fwd; /* layers not fully recomputed */
     t_recomp_layer += (1.0 - ckpt_share) * lay.module_recomp;
-    double tp_exposed = (1.0 - c->tp_overlap) * lay.tp_comm;
+    double tp_hidden = in->tp_comm_overlap ? c->tp_overlap : 0.0; /* only what the config switches on */
+    double tp_exposed = (1.0 - tp_hidden) * lay.tp_comm;
     /* CP ring steps overlap with attention compute (forward and backward) */
     double cp_exposed = lay.cp_comm - 3.5 * lay.attn_core_fwd;
     if (cp_exposed < 0) cp_exposed = 0;
@@ -767,7 +769,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
         double proj = layer_gemm_s(&dev, T, 2.0 * s->hidden, s->hidden / t, 1.0);
         mtp_fwd = mtp * (mtp_layer.fwd + proj + t_logits / logit_passes);
         mtp_bwd = mtp * (mtp_layer.bwd + 2.0 * proj + (logit_passes - 1.0) * t_logits / logit_passes);
-        mtp_comm = mtp * ((1.0 - c->tp_overlap) * mtp_layer.tp_comm + mtp_layer.ep_comm +
+        mtp_comm = mtp * ((1.0 - tp_hidden) * mtp_layer.tp_comm + mtp_layer.ep_comm +
                           (in->cuda_graphs ? 0.0 : mtp_layer.host_moe + layer_host_s));
     }
     double t_head = t_logits + mtp_fwd + mtp_bwd + mtp_comm; /* what the last stage adds */

@@ -103,6 +103,10 @@ typedef struct est_input {
      * launch replays a layer, so host dispatch cost and dropless per-expert launches leave
      * the critical path */
     bool cuda_graphs;
+    /* TP communication overlapped with GEMMs (NeMo ub_tp_comm_overlap, Transformer Engine
+     * userbuffers): calibration tp_overlap of it hidden; off, all of it is exposed.  On by
+     * default (published benchmark recipes overlap); a NeMo config is read as it says */
+    bool tp_comm_overlap;
     /* Megatron-Core cpu_offloading_num_layers: activations of this many layers of a stage go
      * to host memory after their forward and return before their backward (0 = none) */
     int offload_act_layers;

@@ -169,6 +169,15 @@ static void write_header(strbuf *b, const cJSON *s)
              strcmp(str(c, "type"), "sim") ? "launched" : "selected (sim: predicted, none launched)");
     fact(b, "Search", line);
     fact(b, "Best configuration", str(s, "best"));
+    const cJSON *rec = obj(s, "recommendation");
+    if (rec) {
+        /* the optimal config written: the best of everything scored, ties to the conventional layout */
+        char ties[40], band[40];
+        snprintf(line, sizeof line, "%s (%s; %s candidates within the %s %% tie band, chosen as %s)", str(rec, "name"),
+                 str(rec, "source"), svg_fmt_num(ties, sizeof ties, num(rec, "ties")),
+                 svg_fmt_num(band, sizeof band, 100.0 * num(rec, "tie_band")), str(rec, "preferred_for"));
+        fact(b, "Optimal config (recommended)", line);
+    }
     const cJSON *x = obj(q, "exhaustive");
     if (x) {
         snprintf(line, sizeof line, "%s (%s candidates, %s %% faster)", str(x, "best_name"),

@@ -126,6 +126,11 @@ static void read_switches(const node *cfg, est_input *in)
     /* gradients reduced after the backward (NeMo distributed_fused_adam overlap_grad_sync: False) */
     n = node_get_path(cfg, "model.optim.overlap_grad_sync");
     if (n && node_get_bool(n, &bv)) in->dp_overlap_off = !bv;
+    /* TP overlap only when the config switches it on (NeMo's default is off) */
+    n = node_get_path(cfg, "model.ub_tp_comm_overlap");
+    in->tp_comm_overlap = n && node_get_bool(n, &bv) && bv;
+    n = node_get_path(cfg, "model.first_pipeline_num_layers");
+    if (n && !node_is_null(n)) in->allow_uneven_pp = true;
     n = node_get_path(cfg, "model.fp8_params");
     if (n && node_get_bool(n, &bv)) in->fp8_param_gather = bv && est_fp8_gather_allowed(in);
     n = node_get_path(cfg, "model.cpu_offloading");
@@ -171,12 +176,20 @@ void candidate_est_apply(est_input *in, const search_candidate *k, search_act_me
     in->sequence_parallel = k->sequence_parallel && k->tp > 1 && (!in->stack || in->stack->sequence_parallel);
     /* a sharded optimizer is the stack's own sharding: FSDP and ZeRO stages beyond 1 */
     in->zero_stage = k->distributed_optimizer ? (in->stack && in->stack->zero_stage > 1 ? in->stack->zero_stage : 1) : 0;
-    in->fp8_param_gather = in->fp8_param_gather && est_fp8_gather_allowed(in); /* the candidate may drop the sharded optimizer */
+    /* the knobs experts tune (grid.h): what the candidate config writes */
+    in->precision = k->precision == SEARCH_PREC_FP8 ? PREC_FP8 : PREC_BF16;
+    in->grad_bytes = k->grad_bf16 ? 2.0 : 4.0;
+    in->fp8_param_gather = k->fp8_param_gather && est_fp8_gather_allowed(in); /* the candidate may drop the sharded optimizer */
+    in->cuda_graphs = k->cuda_graphs;
+    in->tp_comm_overlap = k->tp_overlap && k->tp > 1 && in->sequence_parallel;
+    in->offload_act_layers = k->offload_layers;
+    in->allow_uneven_pp = k->first_layers > 0;
     in->recompute = k->recompute == SEARCH_RC_FULL ? RECOMPUTE_FULL
                   : k->recompute == SEARCH_RC_SELECTIVE ? RECOMPUTE_SELECTIVE : RECOMPUTE_NONE;
     in->recompute_layers = 0;
     in->num_mbs_act = -1;
     in->act_per_pipe = -1;
+    if (k->ext_mask & SEARCH_EXT_RCL) act_method = SEARCH_ACT_BLOCK; /* recompute_num_layers: the block method */
     if (k->act_ckpt_layers >= 0 && act_method != SEARCH_ACT_NONE) {
         /* the original's act_ckpt_layers: layers per pipeline stage (per virtual chunk)
          * recomputed with the block method.  T5 splits the value over both stacks, act // 2
@@ -236,6 +249,14 @@ int candidate_est_from_nemo(const node *cfg, const gpu_spec *gpu, est_input *in,
     size_t n = strcspn(name, "_");
     snprintf(fam, sizeof fam, "%.*s", (int)(n < sizeof fam - 1 ? n : sizeof fam - 1), name);
     const model_family *f = model_family_find(fam);
+    /* runs of a built-in architecture are named by it (llama3_70b_64nodes_...) */
+    const model_preset_arch *pa = NULL;
+    for (size_t len = strlen(name); !f && len > 0; len--)
+        if (name[len] == '_' || name[len] == '\0') {
+            char pre[64];
+            snprintf(pre, sizeof pre, "%.*s", (int)(len < sizeof pre - 1 ? len : sizeof pre - 1), name);
+            if ((pa = model_preset_arch_find(pre))) f = model_family_get(pa->family);
+        }
     if (!f) return ac_err_set(e, AC_E_INPUT, "run.name '%s': unknown model family '%s' (known: %s)", name, fam, model_family_names());
     int vocab = get_int(cfg, "model.padded_vocab_size", 0);
     if (!vocab) vocab = get_int(cfg, "model.tokenizer.vocab_size", 0);

@@ -19,6 +19,7 @@
 #include "estimator/est.h"
 #include "model/basecfg.h"
 #include "search/grid.h"
+#include "search/pick.h"
 #include "util/err.h"
 
 typedef enum { RUN_PREDICTED = 0, RUN_MEASURED } search_run_source;
@@ -40,12 +41,13 @@ typedef struct {
     double measured_raw_s; /* the step time measured there, before scaling to num_nodes */
 } search_scored;
 
-typedef struct {
+typedef struct search_train_result {
     search_grid grid;
     est_input base;          /* cluster, GPU, model; each candidate overwrites its knobs */
     est_cal cal;             /* the constants base.cal points to: compiled-in, or the cluster's calibration */
     bool cal_loaded;         /* <conf>/cluster/calibration_<cluster>.csv was applied */
     search_inputs inputs;
+    search_gbs_choice gbs;   /* the global batch searched: the configured one, or the nearest that splits */
     search_act_method act_method;
     search_scored *items;    /* grid order */
     size_t n, n_fit, n_oom, n_launch;
@@ -60,10 +62,17 @@ typedef struct {
     bool exhaustive_found;
     double exhaustive_gain;  /* best exhaustive tokens/s ÷ best grid tokens/s − 1 */
     double elapsed_s;
+    char name_family[64];    /* candidate names start "<name_family>_<size_text>b_": the family and size, */
+    char size_text[32];      /* or the full model name (llama3_70b) with an empty size text */
+    search_pick pick;        /* the recommendation (pick.h) */
 } search_train_result;
 
 /* the config's family as the grid's family id; -1 when the family has no grid */
 int search_family_of(const char *family);
+
+/* the ranking key of a prediction, larger is better: tokens/s, or minus the
+ * full run's cost under rank_by=cost */
+double search_train_score(const ac_config *c, const est_result *r);
 
 /* the grid inputs for this config and base config */
 int search_train_inputs(const ac_config *c, const model_base_config *b, search_inputs *in, search_act_method *method,

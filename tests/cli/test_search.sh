@@ -61,7 +61,7 @@ L2="$T/oom"
 grep -q "predicted out of memory" "$L2/final_result/failed_jobs_"*nodes.csv && pass failed_reason || fail failed_reason "$(head -3 "$L2/final_result/failed_jobs_"*nodes.csv 2>&1)"
 
 # llama and mixtral on H100: our families, our knobs
-expect run_llama 0 "Optimal config: llama_" -- run search_config=llama/llama3_8b search_config.train_settings.gpu=h100 "search_config.train_settings.logs=$T/llama"
+expect run_llama 0 "Optimal config: llama3_8b_16nodes_" -- run search_config=llama/llama3_8b search_config.train_settings.gpu=h100 "search_config.train_settings.logs=$T/llama"
 expect run_mixtral 0 "Optimal config: mixtral_" -- run search_config=mixtral/mixtral_8x7b search_config.train_settings.gpu=h100 "search_config.train_settings.logs=$T/mix"
 expect run_json 0 '"tool":"autoconfig"' -- run --json "search_config.train_settings.logs=$T/json"
 
