@@ -16,11 +16,11 @@ static est_stack stacks[STACK_MAX];
 static size_t stacks_n;
 
 /* the parameters a stack row may set; every one is required for every stack */
-enum { K_ALIASES, K_ATTENTION, K_SM_FWD, K_SM_BWD, K_ELEM, K_GRAD, K_ZERO, K_DP_OVERLAP, K_PREFETCH, K_RESHARD, K_SP, K_VP, K_GACC, K_CAST, K_FA2, K_N };
+enum { K_ALIASES, K_ATTENTION, K_SM_FWD, K_SM_BWD, K_ELEM, K_GRAD, K_ZERO, K_DP_OVERLAP, K_PREFETCH, K_RESHARD, K_SP, K_VP, K_GACC, K_CAST, K_FA2, K_TPO, K_N };
 static const char *const KEYS[K_N] = {"aliases", "attention", "softmax_fwd_bytes", "softmax_bwd_bytes", "elementwise_units",
                                       "grad_bytes", "zero_stage", "dp_overlap", "fsdp_prefetch", "fsdp_reshard",
                                       "sequence_parallel", "interleaved_pipeline", "grad_accum_bytes",
-                                      "fp8_cast_bytes", "fa2_sm90_eff"};
+                                      "fp8_cast_bytes", "fa2_sm90_eff", "tp_comm_overlap"};
 
 static int stack_value(est_stack *s, int k, const char *v, const char *file, int line, ac_err *e)
 {
@@ -59,6 +59,7 @@ static int stack_value(est_stack *s, int k, const char *v, const char *file, int
     case K_VP: s->interleaved_pipeline = x != 0; break;
     case K_GACC: s->grad_accum_bytes = x; break;
     case K_CAST: s->fp8_cast_bytes = x; break;
+    case K_TPO: s->tp_comm_overlap = x != 0; break;
     case K_FA2:
         if (x <= 0 || x > 1) return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "fa2_sm90_eff", "a fraction in (0, 1], not %g", x);
         s->fa2_sm90_eff = x;
@@ -167,5 +168,6 @@ void est_stack_apply(est_input *in, const est_stack *s)
     in->flash_attention = s->flash_attention;
     in->grad_bytes = s->grad_bytes;
     in->zero_stage = s->zero_stage;
+    in->tp_comm_overlap = s->tp_comm_overlap;
     if (!s->sequence_parallel) in->sequence_parallel = false;
 }

@@ -23,6 +23,7 @@ typedef struct est_stack {
     bool flash_attention;       /* false: scores materialised (Korthikanti 2022 Table 2, 5as/h bytes) */
     bool flash2;                /* FlashAttention-2's kernels on every GPU (not cuDNN / FA3 on sm90+) */
     double fa2_sm90_eff;        /* the fraction of bf16 peak they reach on sm_arch >= 90 */
+    bool tp_comm_overlap;       /* TP collectives overlap GEMMs (TE userbuffers) unless a config says no */
     double softmax_fwd_bytes;   /* unfused attention: HBM bytes per score element outside the GEMMs */
     double softmax_bwd_bytes;
     double elementwise_units;   /* 0: the calibration's */
@@ -51,7 +52,7 @@ const char *est_stack_suggest(const char *name);
 
 struct est_input;
 /* points in->stack at s and sets what the stack implies: its attention kernel, its
- * gradient dtype and default sharding, and no sequence parallelism where it has none.
+ * gradient dtype and default sharding, its TP overlap, and no sequence parallelism where it has none.
  * Callers set the run's own switches (a row's or a config's) after this. */
 void est_stack_apply(struct est_input *in, const est_stack *s);
 

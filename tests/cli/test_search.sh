@@ -130,15 +130,15 @@ if [ -f "$V" ]; then
     # DDP: issue 24); 36.5% with the training stack as an input (S8 on nemo-megatron-2022:
     # unfused attention, no interleaving), GEMM tile/wave quantization and T5's per-stack layers.
     # 29.4% with NeMo 1.x's unfused gradient accumulation and NeMo's gated-GELU T5.
-    awk -v m="$p90" 'BEGIN { exit !(m <= 29.3) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 29.3% (was 28.9% with the fine-tuning rows read)"
+    awk -v m="$p90" 'BEGIN { exit !(m <= 27.0) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 27.0% (was 26.6% with the fine-tuning rows read and the 2022 stack without TE userbuffers)"
     p90_old=$(python3 -c '
 import csv, sys
 e = sorted(abs(float(r["error_pct"])) for r in csv.DictReader(open(sys.argv[1]))
            if r["error_pct"] and "DeepSeek" not in r["model"])
 x = 0.9 * (len(e) - 1); i = int(x)
 print("%.1f" % (e[i] + (x - i) * (e[min(i + 1, len(e) - 1)] - e[i])))' "$T/val.csv")
-    awk -v m="$p90_old" 'BEGIN { exit !(m <= 30.0) }' && pass validate_p90_without_mla \
-        || fail validate_p90_without_mla "p90 without the DeepSeek-V3 rows $p90_old% > 30.0% (was 29.5%)"
+    awk -v m="$p90_old" 'BEGIN { exit !(m <= 28.0) }' && pass validate_p90_without_mla \
+        || fail validate_p90_without_mla "p90 without the DeepSeek-V3 rows $p90_old% > 28.0% (was 27.7%)"
     # the DeepSeek-V3 rows: every one predicted (sizes from MLA_FAMILIES), all fit in memory
     # with the recipe's MLA up-projection recompute
     ds=$(python3 -c '
