@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "estimator/layer_cost.h"
 #include "model/layer.h"
 
 #define GB 1e9
@@ -63,6 +64,7 @@ typedef struct {
     const model_shape *s;
     est_cal cal;
     double peak, gemm_eff, hbm, floor_s, wbytes, kvbytes;
+    double sms, gemm_ref; /* SMs and the 8192³ GEMM's shape share (layer_cost.h) */
     int kv_heads_gpu; /* KV heads on one GPU */
     double kv_elems_gpu; /* cached elements per token per layer on one GPU (K and V; MLA: its latent) */
     layer_attn at;       /* attention widths (model/layer.h) */
@@ -116,10 +118,14 @@ static double roofline_s(const dev_ctx *d, double flops, double bytes, double ef
     return fmax(t, d->floor_s);
 }
 
-/* one GEMM [tokens × k]·[k × n] with quantised weights: 2·tokens·k·n FLOPs, k·n weight bytes + 16-bit activations */
+/* one GEMM [tokens × k]·[k × n] with quantised weights: 2·tokens·k·n FLOPs, k·n weight bytes + 16-bit activations;
+ * the catalog's efficiency holds for large GEMMs, a smaller one reaches its tile/wave-quantisation share of it
+ * relative to the 8192³ reference (layer_gemm_shape: NVIDIA "Matrix Multiplication Background") */
 static double gemm_s(const dev_ctx *d, double tokens, double k, double n, double wbytes, double eff)
 {
-    return roofline_s(d, 2.0 * tokens * k * n, k * n * wbytes + tokens * (k + n) * 2.0, eff);
+    /* below one 128-row tile cuBLAS runs GEMV / small-tile kernels bound by the weight read, not tile waste */
+    double rel = layer_gemm_shape(d->sms, fmax(tokens, 128.0), k, n) / d->gemm_ref;
+    return roofline_s(d, 2.0 * tokens * k * n, k * n * wbytes + tokens * (k + n) * 2.0, eff * (rel < 1.0 ? rel : 1.0));
 }
 
 /* latency term of one all-reduce over `local` GPUs of an NVLink domain times `nodes` domains:
@@ -272,6 +278,8 @@ static void ctx_init(dev_ctx *d, const est_infer_input *in)
     bool low = in->precision == PREC_FP8 || in->precision == PREC_FP4;
     d->peak = est_gemm_tflops(g, in->precision, d->cal.fp4_speedup) * 1e12;
     d->gemm_eff = est_gemm_eff(g, in->precision);
+    d->sms = g->sm_count > 0 ? g->sm_count : 100;
+    d->gemm_ref = layer_gemm_shape(d->sms, 8192.0, 8192.0, 8192.0);
     d->hbm = g->hbm_gbps * GB * INFER_HBM_EFF;
     d->floor_s = in->cuda_graphs ? INFER_GRAPH_KERNEL_S : d->cal.min_kernel_us * 1e-6;
     d->wbytes = weight_bytes(in->precision);
