@@ -65,6 +65,7 @@ typedef struct {
     est_cal cal;
     double peak, gemm_eff, hbm, floor_s, wbytes, kvbytes;
     double sms, gemm_ref; /* SMs and the 8192³ GEMM's shape share (layer_cost.h) */
+    bool ft_microbatch;   /* static batches split as FasterTransformer splits them (ft_micro_batches) */
     int kv_heads_gpu; /* KV heads on one GPU */
     double kv_elems_gpu; /* cached elements per token per layer on one GPU (K and V; MLA: its latent) */
     layer_attn at;       /* attention widths (model/layer.h) */
@@ -245,6 +246,18 @@ static double hop_s(const dev_ctx *d, double tokens)
     return INFER_P2P_LATENCY_S + tokens * d->s->hidden * 2.0 / (bw * GB * d->cal.p2p_eff);
 }
 
+/* FasterTransformer's micro-batches of a pipelined pass (getLocalBatchSize in its GPT decoder): the local
+ * batch is bs/pp when pp divides bs, else bs, then halved while local·tokens > 1024 and even; the pass runs
+ * bs/local micro-batches.  A power-of-two decode batch on PP 3 is therefore never split. */
+static double ft_micro_batches(double seqs, double tok_per_seq, int pp)
+{
+    long bs = lround(seqs), local = bs;
+    if (bs < 1) return 1.0;
+    if (local % pp == 0) local /= pp;
+    while ((double)local * tok_per_seq > 1024.0 && local % 2 == 0) local /= 2;
+    return (double)(bs / local);
+}
+
 /* one pass through the whole pipeline over `seqs` sequences of `tok_per_seq` new tokens at context ctx:
  * the batch runs as m = min(pp, seqs) micro-batches, so a pass costs (m + pp − 1) stage times + (pp − 1) hops
  * (GPipe fill/drain, Huang 2019; FasterTransformer splits the batch into pp micro-batches) */
@@ -252,7 +265,7 @@ static double pass_s(const dev_ctx *d, double seqs, double tok_per_seq, double c
                      double *comm_pp)
 {
     int pp = d->in->pp, L = d->s->num_layers;
-    double m = pp > 1 ? fmin(pp, ceil(seqs)) : 1.0;
+    double m = pp > 1 ? (d->ft_microbatch ? ft_micro_batches(seqs, tok_per_seq, pp) : fmin(pp, ceil(seqs))) : 1.0;
     double mseqs = seqs / m, mtok = mseqs * tok_per_seq;
     pass_time lt = layer_s(d, mtok, mseqs, ctx, prefill);
     double stage = (lt.compute + lt.comm) * L / pp;
@@ -343,6 +356,7 @@ int est_infer_evaluate(const est_infer_input *in, est_infer_result *r, char *why
     if (est_infer_check(in, why, len) != 0) return -1;
     dev_ctx d;
     ctx_init(&d, in);
+    d.ft_microbatch = true; /* a static batch: FasterTransformer's engine */
     double bs = in->bs, I = in->input_len, O = in->output_len;
     r->prefill_s = pass_s(&d, bs, I, I, true, &r->tp_comm_s, &r->pp_comm_s) + INFER_STEP_OVERHEAD_S;
     /* decode steps priced at the mean context (the KV term is linear in ctx) */
