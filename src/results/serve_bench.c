@@ -1,0 +1,141 @@
+/* serve_bench.c — serving benchmark output parsing (serve_bench.h). */
+#include "results/serve_bench.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SERVE_BENCH_HEADER "Serving Benchmark Result"
+
+/* one metric: its text label (lower case, before the colon) and JSON key */
+typedef struct {
+    const char *label, *key;
+    size_t off;
+} metric;
+
+#define M(label, key, field) { label, key, offsetof(results_serve_metrics, field) }
+static const metric METRICS[] = {
+    M("successful requests", "completed", completed),
+    M("maximum request concurrency", "max_concurrency", max_concurrency),
+    M("request throughput (req/s)", "request_throughput", request_throughput),
+    M("output token throughput (tok/s)", "output_throughput", output_throughput),
+    M("total token throughput (tok/s)", "total_token_throughput", total_token_throughput),
+    M("mean ttft (ms)", "mean_ttft_ms", mean_ttft_ms),
+    M("median ttft (ms)", "median_ttft_ms", median_ttft_ms),
+    M("p99 ttft (ms)", "p99_ttft_ms", p99_ttft_ms),
+    M("mean tpot (ms)", "mean_tpot_ms", mean_tpot_ms),
+    M("median tpot (ms)", "median_tpot_ms", median_tpot_ms),
+    M("p99 tpot (ms)", "p99_tpot_ms", p99_tpot_ms),
+    M("mean itl (ms)", "mean_itl_ms", mean_itl_ms),
+    M("median itl (ms)", "median_itl_ms", median_itl_ms),
+    M("p99 itl (ms)", "p99_itl_ms", p99_itl_ms),
+    M("mean e2el (ms)", "mean_e2el_ms", mean_e2el_ms),
+    M("median e2el (ms)", "median_e2el_ms", median_e2el_ms),
+    M("p99 e2el (ms)", "p99_e2el_ms", p99_e2el_ms),
+};
+#undef M
+enum { N_METRICS = sizeof METRICS / sizeof METRICS[0] };
+
+static double *field(results_serve_metrics *m, size_t i) { return (double *)((char *)m + METRICS[i].off); }
+
+static void clear(results_serve_metrics *m)
+{
+    for (size_t i = 0; i < N_METRICS; i++) *field(m, i) = NAN;
+}
+
+static int usable(const results_serve_metrics *m, char *why, size_t len)
+{
+    if (isfinite(m->output_throughput) || isfinite(m->request_throughput) || isfinite(m->mean_ttft_ms)) return 0;
+    snprintf(why, len, "the serving benchmark result has neither a throughput nor a TTFT");
+    return -1;
+}
+
+/* a finite, non-negative number and nothing but blanks after it */
+static int number(const char *s, size_t n, double *v)
+{
+    char buf[64];
+    while (n && isspace((unsigned char)*s)) { s++; n--; }
+    while (n && isspace((unsigned char)s[n - 1])) n--;
+    if (!n || n >= sizeof buf) return -1;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    char *end;
+    double x = strtod(buf, &end);
+    if (end != buf + n || !isfinite(x) || x < 0) return -1;
+    *v = x;
+    return 0;
+}
+
+/* "Label (unit):   value" → the metric it names; lines of other labels are ignored */
+static void text_line(const char *line, size_t n, results_serve_metrics *m)
+{
+    const char *colon = memchr(line, ':', n);
+    if (!colon) return;
+    size_t ln = (size_t)(colon - line);
+    char label[96];
+    while (ln && isspace((unsigned char)line[ln - 1])) ln--;
+    if (ln >= sizeof label) return;
+    for (size_t i = 0; i < ln; i++) label[i] = (char)tolower((unsigned char)line[i]);
+    label[ln] = '\0';
+    for (size_t i = 0; i < N_METRICS; i++)
+        if (!strcmp(label, METRICS[i].label)) {
+            double v;
+            if (number(colon + 1, n - (size_t)(colon - line) - 1, &v) == 0) *field(m, i) = v;
+            return;
+        }
+}
+
+static int parse_text(const char *text, size_t len, results_serve_metrics *m, char *why, size_t wlen)
+{
+    /* the last result block: its header, then lines until a line of '=' only */
+    const size_t hl = sizeof SERVE_BENCH_HEADER - 1;
+    size_t start = len;
+    for (size_t i = 0; i + hl <= len; i++)
+        if (!memcmp(text + i, SERVE_BENCH_HEADER, hl)) start = i;
+    if (start == len) {
+        snprintf(why, wlen, "no '%s' block (the benchmark did not finish)", SERVE_BENCH_HEADER);
+        return -1;
+    }
+    const char *nl = memchr(text + start, '\n', len - start);
+    for (size_t i = nl ? (size_t)(nl - text) + 1 : len; i < len;) {
+        const char *e = memchr(text + i, '\n', len - i);
+        size_t end = e ? (size_t)(e - text) : len, n = end - i;
+        size_t eq = 0;
+        while (eq < n && text[i + eq] == '=') eq++;
+        if (n && eq == n) break; /* the closing rule */
+        text_line(text + i, n, m);
+        i = end + 1;
+    }
+    return usable(m, why, wlen);
+}
+
+static int parse_json(const char *text, size_t len, results_serve_metrics *m, char *why, size_t wlen)
+{
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
+    if (!root || !cJSON_IsObject(root)) {
+        cJSON_Delete(root);
+        snprintf(why, wlen, "the serving benchmark result is not a JSON object");
+        return -1;
+    }
+    for (size_t i = 0; i < N_METRICS; i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, METRICS[i].key);
+        if (cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble >= 0) *field(m, i) = v->valuedouble;
+    }
+    cJSON_Delete(root);
+    return usable(m, why, wlen);
+}
+
+int results_serve_bench_parse(const char *text, size_t len, results_serve_metrics *m, char *why, size_t wlen)
+{
+    clear(m);
+    size_t i = 0;
+    while (i < len && isspace((unsigned char)text[i])) i++;
+    if (i < len && text[i] == '{') return parse_json(text + i, len - i, m, why, wlen);
+    return parse_text(text, len, m, why, wlen);
+}
