@@ -65,7 +65,7 @@ typedef struct {
     est_cal cal;
     double peak, gemm_eff, hbm, floor_s, wbytes, kvbytes;
     double sms, gemm_ref; /* SMs and the 8192³ GEMM's shape share (layer_cost.h) */
-    bool ft_microbatch;   /* static batches split as FasterTransformer splits them (ft_micro_batches) */
+    bool ft_engine;       /* FasterTransformer static batches: its micro-batches, unfused context attention */
     int kv_heads_gpu; /* KV heads on one GPU */
     double kv_elems_gpu; /* cached elements per token per layer on one GPU (K and V; MLA: its latent) */
     layer_attn at;       /* attention widths (model/layer.h) */
@@ -167,6 +167,14 @@ typedef struct {
     double compute, comm;
 } pass_time;
 
+/* FasterTransformer's unfused context attention keeps the scores in HBM: the QKᵀ batched GEMM writes
+ * seqs·heads·ctx² 16-bit values, the masked softmax reads and writes them, the AV GEMM reads them
+ * (4 passes; its GPT context path before fused MHA, invokeMaskedSoftmax) */
+static double unfused_scores_bytes(double seqs, double ctx, double heads_gpu)
+{
+    return 4.0 * seqs * heads_gpu * ctx * ctx * 2.0;
+}
+
 /* one transformer layer on one GPU over one engine iteration that mixes dec_seqs decode tokens (context
  * dec_ctx each) and pf_tokens prefill tokens of pf_seqs sequences (context pf_ctx): the GEMMs run once over
  * all dec_seqs + pf_tokens tokens (continuous batching fuses both, Yu et al. 2022 Orca §4.2; Agrawal et al.
@@ -195,8 +203,9 @@ static pass_time layer_mix_s(const dev_ctx *d, double dec_seqs, double dec_ctx, 
         /* scores and weighted sum: 2·seqs·ctx²·heads·(d_qk + d_v) FLOPs (QKᵀ and AV over the whole
          * square, as unfused context attention computes it; Vaswani 2017) */
         double fl = 2.0 * pf_seqs * pf_ctx * pf_ctx * a_gpu * (at->qk_dim + at->v_dim);
-        t.compute += roofline_s(d, fl, pf_tokens * (at->q + at->k + at->v) / tp * 2.0 * 2.0,
-                                est_attn_fwd_eff(d->cal.attn_eff, d->in->gpu, at->qk_dim + at->v_dim));
+        double bytes = pf_tokens * (at->q + at->k + at->v) / tp * 2.0 * 2.0;
+        if (d->ft_engine) bytes += unfused_scores_bytes(pf_seqs, pf_ctx, a_gpu);
+        t.compute += roofline_s(d, fl, bytes, est_attn_fwd_eff(d->cal.attn_eff, d->in->gpu, at->qk_dim + at->v_dim));
     }
     if (dec_seqs > 0) {
         /* decode: reads every cached K and V (MLA: latent) of every sequence once (Pope et al.
@@ -265,7 +274,7 @@ static double pass_s(const dev_ctx *d, double seqs, double tok_per_seq, double c
                      double *comm_pp)
 {
     int pp = d->in->pp, L = d->s->num_layers;
-    double m = pp > 1 ? (d->ft_microbatch ? ft_micro_batches(seqs, tok_per_seq, pp) : fmin(pp, ceil(seqs))) : 1.0;
+    double m = pp > 1 ? (d->ft_engine ? ft_micro_batches(seqs, tok_per_seq, pp) : fmin(pp, ceil(seqs))) : 1.0;
     double mseqs = seqs / m, mtok = mseqs * tok_per_seq;
     pass_time lt = layer_s(d, mtok, mseqs, ctx, prefill);
     double stage = (lt.compute + lt.comm) * L / pp;
@@ -356,7 +365,7 @@ int est_infer_evaluate(const est_infer_input *in, est_infer_result *r, char *why
     if (est_infer_check(in, why, len) != 0) return -1;
     dev_ctx d;
     ctx_init(&d, in);
-    d.ft_microbatch = true; /* a static batch: FasterTransformer's engine */
+    d.ft_engine = true; /* a static batch: FasterTransformer's engine */
     double bs = in->bs, I = in->input_len, O = in->output_len;
     r->prefill_s = pass_s(&d, bs, I, I, true, &r->tp_comm_s, &r->pp_comm_s) + INFER_STEP_OVERHEAD_S;
     /* decode steps priced at the mean context (the KV term is linear in ctx) */
