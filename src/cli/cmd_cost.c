@@ -15,7 +15,8 @@ static const char COST_HELP[] =
     "usage: autoconfig cost [--json] [--conf DIR] [--hf-config FILE] [--task pretrain|full|lora]\n"
     "                       [--lora-rank N] [--lora-modules LIST] [--context N] [--tokens BILLIONS]\n"
     "                       [--gbs N] [--gpus NAME[:PRICE[:MAX]],...] [--max-gpus N]\n"
-    "                       [--deadline-hours H] [--budget-usd X] [--cpu-memory-gb GB] [overrides...]\n"
+    "                       [--deadline-hours H] [--budget-usd X] [--cpu-memory-gb GB]\n"
+    "                       [--instances NAME[:PRICE[:MAX]],...] [--rank0-instance NAME] [overrides...]\n"
     "\n"
     "Finds the cheapest way to train or fine-tune a model on the GPU types you can rent:\n"
     "GPU type and count, ZeRO stage 0-3 (FSDP), CPU offload of optimizer and parameters,\n"
@@ -24,6 +25,11 @@ static const char COST_HELP[] =
     "much), rankings by $ per million tokens and by time, and writes the chosen setup to\n"
     "<logs>/cost/: ds_config.json (DeepSpeed), train_args.json, lora_config.json (LoRA),\n"
     "summary.json.  Every figure is predicted by the analytical estimator.\n"
+    "--instances rents whole instances from data/instances.csv (p4de.24xlarge, g5.12xlarge,\n"
+    "dgx_h100, ...): their GPUs, host RAM and on-demand price per instance-hour (PRICE overrides\n"
+    "it, MAX caps the instances).  --rank0-instance puts rank 0 (which gathers the checkpoint)\n"
+    "on a larger instance of the same GPUs when that is what makes a setup fit (Ray-based stacks).\n"
+    "Ties on $ per million tokens within 5 %% go to the faster setup.\n"
     "The model is the search config's (search_config=llama/llama2_7b) or --hf-config FILE\n"
     "(a Hugging Face config.json).  Flags override search_config.cost_settings.* keys.\n"
     "Exit status: 0 with a chosen setup, 1 when nothing fits (or meets the deadline/budget),\n"
@@ -32,7 +38,7 @@ static const char COST_HELP[] =
 
 static const char *const COST_FLAGS[] = {"--hf-config=", "--task=", "--lora-rank=", "--lora-modules=", "--context=", "--tokens=",
                                          "--gbs=", "--gpus=", "--max-gpus=", "--deadline-hours=", "--budget-usd=",
-                                         "--cpu-memory-gb=", NULL};
+                                         "--cpu-memory-gb=", "--instances=", "--rank0-instance=", NULL};
 
 static int flag_num(const cli_opts *o, const char *name, double lo, double hi, bool integer, double *out, ac_err *e)
 {
@@ -58,6 +64,28 @@ static int cost_model_of(const ac_config *c, const model_base_config *b, const c
     /* a built-in architecture's context is its release's; otherwise the config's */
     const model_preset_arch *pa = c->train.model_name[0] ? model_preset_arch_find(c->train.model_name) : NULL;
     m->max_context = pa ? pa->max_context : b->shape.seq_length;
+    return 0;
+}
+
+static int add_pool(const char *entry, int max_gpus, bool instance, const char *key, cost_request *rq, ac_err *e)
+{
+    if (rq->n_pools >= COST_MAX_POOLS)
+        return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, key, "more than %d GPU types and instances", COST_MAX_POOLS);
+    cost_pool *p = &rq->pools[rq->n_pools];
+    if (instance ? cost_pool_instance_parse(entry, max_gpus, key, p, e) : cost_pool_parse(entry, max_gpus, key, p, e)) return -1;
+    if (!instance) p->inst = NULL;
+    rq->n_pools++;
+    return 0;
+}
+
+/* a comma-separated --gpus or --instances list */
+static int parse_list(const char *list, const char *key, int max_gpus, bool instance, cost_request *rq, ac_err *e)
+{
+    char buf[1024];
+    if (strlen(list) >= sizeof buf) return ac_err_at(e, AC_E_INPUT, "command line", 0, 0, key, "list too long");
+    snprintf(buf, sizeof buf, "%s", list);
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+        if (add_pool(t, max_gpus, instance, key, rq, e)) return -1;
     return 0;
 }
 
@@ -118,25 +146,48 @@ static int build_request(const ac_config *c, const model_base_config *b, const c
         return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, "search_config.cost_settings.precision", "unknown precision '%s'", cs->precision);
 
     const char *gl = o ? cli_flag_value(o, "--gpus") : NULL;
-    if (gl) {
-        char buf[1024];
-        if (strlen(gl) >= sizeof buf) return ac_err_at(e, AC_E_INPUT, "command line", 0, 0, "--gpus", "list too long");
-        snprintf(buf, sizeof buf, "%s", gl);
-        for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-            if (rq->n_pools >= COST_MAX_POOLS)
-                return ac_err_at(e, AC_E_INPUT, "command line", 0, 0, "--gpus", "more than %d GPU types", COST_MAX_POOLS);
-            if (cost_pool_parse(t, max_gpus, "--gpus", &rq->pools[rq->n_pools++], e)) return -1;
+    const char *il = o ? cli_flag_value(o, "--instances") : NULL;
+    if (gl && parse_list(gl, "--gpus", max_gpus, false, rq, e)) return -1;
+    if (il && parse_list(il, "--instances", max_gpus, true, rq, e)) return -1;
+    if (!gl && !il) {
+        /* the config: its instances when it lists any, else its GPU types */
+        if (cs->n_instances > 0) {
+            for (int i = 0; i < cs->n_instances; i++)
+                if (add_pool(cs->instances[i], max_gpus, true, "search_config.cost_settings.instances", rq, e)) return -1;
+        } else {
+            for (int i = 0; i < cs->n_gpus; i++)
+                if (add_pool(cs->gpus[i], max_gpus, false, "search_config.cost_settings.gpus", rq, e)) return -1;
         }
-    } else {
-        for (int i = 0; i < cs->n_gpus && i < COST_MAX_POOLS; i++)
-            if (cost_pool_parse(cs->gpus[i], max_gpus, "search_config.cost_settings.gpus", &rq->pools[rq->n_pools++], e))
-                return -1;
     }
     if (rq->n_pools < 1) return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, "search_config.cost_settings.gpus", "no GPU types given");
     for (int i = 0; i < rq->n_pools; i++)
         for (int j = 0; j < i; j++)
             if (rq->pools[i].gpu == rq->pools[j].gpu)
-                return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, "gpus", "%s is listed twice", rq->pools[i].gpu->name);
+                return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, rq->pools[i].inst ? "instances" : "gpus", "%s is listed twice",
+                                 cost_pool_name(&rq->pools[i]));
+    const char *r0 = o ? cli_flag_value(o, "--rank0-instance") : NULL;
+    const char *r0key = "--rank0-instance";
+    if (!r0 && cs->rank0_instance[0]) {
+        r0 = cs->rank0_instance;
+        r0key = "search_config.cost_settings.rank0_instance";
+    }
+    if (r0) {
+        cost_pool p0;
+        if (cost_pool_instance_parse(r0, 8, r0key, &p0, e)) return -1;
+        rq->rank0 = p0.inst;
+        bool used = false;
+        for (int i = 0; i < rq->n_pools; i++) {
+            const cost_instance *w = rq->pools[i].inst;
+            if (w && w != p0.inst && w->gpus == p0.inst->gpus && !strcmp(w->node.name, p0.inst->node.name) &&
+                w->host_ram_gib < p0.inst->host_ram_gib)
+                used = true;
+        }
+        if (!used)
+            return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, r0key,
+                             "%s (%d x %s, %.0f GiB) can stand in for rank 0 only of an instance with the same GPUs and less RAM; "
+                             "none of the instances given is one",
+                             p0.inst->name, p0.inst->gpus, p0.inst->node.name, p0.inst->host_ram_gib);
+    }
     return 0;
 }
 

@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "estimator/est.h"
+#include "cost/instance.h"
 #include "estimator/gpu.h"
 #include "model/shape.h"
 #include "util/err.h"
@@ -54,11 +55,18 @@ typedef struct {
     const gpu_spec *gpu;
     int max_gpus;
     double price;        /* USD per GPU-hour */
+    const cost_instance *inst; /* rented as whole instances (--instances), else NULL (--gpus) */
 } cost_pool;
 
 /* "a10g", "a10g:0.90" or "a10g:0.90:32" (name, USD per GPU-hour, largest count):
  * unknown names get a "did you mean"; prices must be positive. key names the setting. */
 int cost_pool_parse(const char *entry, int default_max, const char *key, cost_pool *out, ac_err *e);
+/* "p4de.24xlarge", "p4de.24xlarge:30.5" or "p4de.24xlarge:30.5:4" (instance name, USD per
+ * instance-hour, most instances): unknown names list the close ones; prices must be positive.
+ * default_max_gpus caps the instances at that many GPUs (at least one instance). */
+int cost_pool_instance_parse(const char *entry, int default_max_gpus, const char *key, cost_pool *out, ac_err *e);
+/* the pool's name as printed: the instance's, else the GPU's */
+const char *cost_pool_name(const cost_pool *p);
 
 typedef struct {
     cost_model model;
@@ -72,7 +80,10 @@ typedef struct {
     int n_pools;
     double deadline_hours;   /* 0 = none */
     double budget_usd;       /* 0 = none */
-    double cpu_mem_node_gb;  /* host memory per node (10^9 B) */
+    double cpu_mem_node_gb;  /* host memory per node (10^9 B) of --gpus pools; instances use their own */
+    /* heterogeneous rank 0 (Ray-based stacks place the rank-0 worker apart): node 0 of
+     * every instance pool with the same GPU type and count is this instance; NULL = none */
+    const cost_instance *rank0;
     est_precision precision;
 } cost_request;
 
@@ -95,6 +106,9 @@ typedef struct {
     double gpu_mem_gib, gpu_limit_gib;      /* per GPU */
     double cpu_mem_node_gib, cpu_limit_gib; /* per node, incl. rank-0 checkpoint gather */
     double rank0_gather_gib;                /* full bf16 weights (LoRA: adapters) on rank 0 */
+    double cpu_mem_worker_gib, cpu_worker_limit_gib; /* the other nodes (no gather); 0 with one node */
+    const cost_instance *rank0_inst;        /* node 0 runs on this larger instance, or NULL */
+    bool rank0_makes_fit;                   /* fits only because of rank0_inst's RAM */
     double tokens_per_s, mtok_per_hour;
     double mfu, hfu;                        /* see COST_MFU_CONVENTION */
     double hours, usd_per_mtok, usd_total, optimizer_steps, step_time_s;
@@ -119,7 +133,13 @@ typedef struct {
     long best_per_pool[COST_MAX_POOLS];         /* cheapest feasible per GPU type; -1 = none */
     size_t *by_cost, *by_time;                   /* feasible options ranked */
     size_t n_ranked;
+    char chosen_why[512];                        /* why the chosen option won, one sentence */
 } cost_result;
+
+/* $/MT within this fraction of each other counts as a tie that the faster setup wins */
+double cost_tie_band(void);
+/* a costs the same as b per token within cost_tie_band() */
+bool cost_same_price(double a, double b);
 
 int cost_search(const cost_request *rq, cost_result *out, ac_err *e);
 void cost_result_free(cost_result *r);

@@ -151,7 +151,7 @@ static void add_index(cJSON *o, const char *key, long i)
     else cJSON_AddNullToObject(o, key);
 }
 
-static cJSON *option_json(const cost_option *o)
+static cJSON *option_json(const cost_request *rq, const cost_option *o)
 {
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "source", "predicted");
@@ -160,6 +160,10 @@ static cJSON *option_json(const cost_option *o)
     cJSON_AddNumberToObject(j, "num_gpus", o->k.num_gpus);
     cJSON_AddNumberToObject(j, "nodes", o->nodes);
     cJSON_AddNumberToObject(j, "price_per_gpu_hour", o->price);
+    const cost_instance *pi = rq->pools[o->k.pool].inst;
+    if (pi) cJSON_AddStringToObject(j, "instance", pi->name);
+    if (o->rank0_inst) cJSON_AddStringToObject(j, "rank0_instance", o->rank0_inst->name);
+    cJSON_AddBoolToObject(j, "rank0_makes_fit", o->rank0_makes_fit);
     cJSON_AddNumberToObject(j, "tp", o->k.tp);
     cJSON_AddNumberToObject(j, "pp", o->k.pp);
     cJSON_AddNumberToObject(j, "dp", o->dp);
@@ -233,13 +237,22 @@ int cost_summary_json(const cost_request *rq, const cost_result *res, char **out
     for (int p = 0; p < rq->n_pools; p++) {
         cJSON *g = cJSON_CreateObject();
         cJSON_AddStringToObject(g, "gpu", rq->pools[p].gpu->name);
+        if (rq->pools[p].inst) {
+            const cost_instance *in = rq->pools[p].inst;
+            cJSON_AddStringToObject(g, "instance", in->name);
+            cJSON_AddNumberToObject(g, "gpus_per_instance", in->gpus);
+            cJSON_AddNumberToObject(g, "host_ram_gib", in->host_ram_gib);
+            cJSON_AddNumberToObject(g, "price_per_instance_hour", rq->pools[p].price * in->gpus);
+            cJSON_AddStringToObject(g, "interconnect", in->interconnect);
+            cJSON_AddStringToObject(g, "source", in->source);
+        }
         cJSON_AddNumberToObject(g, "price_per_gpu_hour", rq->pools[p].price);
         cJSON_AddNumberToObject(g, "max_gpus", rq->pools[p].max_gpus);
         add_index(g, "cheapest_option", res->best_per_pool[p]);
         cJSON_AddItemToArray(gp, g);
     }
     cJSON *opts = cJSON_AddArrayToObject(r, "options");
-    for (size_t i = 0; i < res->n; i++) cJSON_AddItemToArray(opts, option_json(&res->opt[i]));
+    for (size_t i = 0; i < res->n; i++) cJSON_AddItemToArray(opts, option_json(rq, &res->opt[i]));
     cJSON *bc = cJSON_AddArrayToObject(r, "ranking_by_cost");
     cJSON *bt = cJSON_AddArrayToObject(r, "ranking_by_time");
     for (size_t i = 0; i < res->n_ranked; i++) {
@@ -250,6 +263,9 @@ int cost_summary_json(const cost_request *rq, const cost_result *res, char **out
     add_index(r, "best_time", res->best_time);
     add_index(r, "best_constrained", res->best_constrained);
     add_index(r, "chosen", cost_chosen(res, rq));
+    cJSON_AddNumberToObject(r, "tie_band", cost_tie_band());
+    if (res->chosen_why[0]) cJSON_AddStringToObject(r, "chosen_why", res->chosen_why);
+    else cJSON_AddNullToObject(r, "chosen_why");
     return finish(r, out, e);
 }
 
