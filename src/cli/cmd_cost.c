@@ -217,10 +217,10 @@ int cli_cost_stage(const ac_config *c, const model_base_config *b, const cli_opt
             free(text);
         } else {
             cost_print(stdout, &rq, &r);
-            printf("\nFiles: %s/ (summary.json%s)\n", dir,
-                   cost_chosen(&r, &rq) >= 0 ? rq.task == COST_LORA ? ", ds_config.json, train_args.json, lora_config.json"
-                                                                    : ", ds_config.json, train_args.json"
-                                             : "");
+            long ch = cost_chosen(&r, &rq);
+            bool ds = ch >= 0, forge = ds && r.opt[ch].k.tp == 1 && r.opt[ch].k.pp == 1;
+            printf("\nFiles: %s/ (summary.json%s%s%s)\n", dir, ds ? ", ds_config.json, train_args.json" : "",
+                   ds && rq.task == COST_LORA ? ", lora_config.json" : "", forge ? ", llmforge.yaml" : "");
         }
     }
     if (!rc && cost_chosen(&r, &rq) < 0) {

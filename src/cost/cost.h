@@ -148,10 +148,19 @@ void cost_result_free(cost_result *r);
 int cost_deepspeed_json(const cost_request *rq, const cost_option *o, char **out, ac_err *e);
 int cost_train_args_json(const cost_request *rq, const cost_option *o, char **out, ac_err *e);
 int cost_lora_json(const cost_request *rq, char **out, ac_err *e);
+/* LLMForge (Anyscale, Ray Train + DeepSpeed) fine-tuning YAML of a DeepSpeed/FSDP setup:
+ * context_length, num_devices, train_batch_size_per_device, gradient_accumulation_steps,
+ * no_gradient_checkpoint, deepspeed.config_path (ds_config.json), padding (max_length when
+ * benchmark is set: the context is fixed), worker_resources with the Ray accelerator type and
+ * each worker's host memory, trainer_resources with rank 0's; lora_config for LoRA.
+ * AC_E_INPUT for TP/PP setups (LLMForge has no Megatron layout). */
+int cost_llmforge_yaml(const cost_request *rq, const cost_option *o, bool benchmark, char **out, ac_err *e);
+/* Ray's accelerator_type name of a catalog GPU ("A100-80G"), or NULL */
+const char *cost_ray_accelerator(const gpu_spec *g);
 /* summary.json: request, options, rankings, the chosen setup */
 int cost_summary_json(const cost_request *rq, const cost_result *r, char **out, ac_err *e);
 /* writes <dir>/summary.json, <dir>/ds_config.json, <dir>/train_args.json (and
- * <dir>/lora_config.json for LoRA) atomically
+ * <dir>/lora_config.json for LoRA, <dir>/llmforge.yaml for DeepSpeed setups) atomically
  * for the chosen option (the constrained best, else the cheapest) */
 int cost_write_files(const cost_request *rq, const cost_result *r, const char *dir, ac_err *e);
 /* the option the files describe: under a deadline or budget the constrained best,

@@ -132,3 +132,7 @@ bad unknown_instance "close ones: p4d.24xlarge, p4de.24xlarge" $common --instanc
 bad instance_zero_price "must be positive" $common --instances g5.xlarge:0
 bad rank0_mismatch "can stand in for rank 0 only" $common --instances g5.xlarge --rank0-instance p5.48xlarge
 bad unknown_rank0 "unknown instance type" $common --instances g5.xlarge --rank0-instance g5.huge
+# the chosen setup also as an LLMForge YAML (its keys are checked against the schema in tests/unit/test_trainer_cfg.c)
+"$AC" cost $common --task lora --gpus a100_80gb:1.79:8 >/dev/null 2>&1
+grep -q '^num_devices: 8$' "$T/logs/cost/llmforge.yaml" 2>/dev/null && grep -q '^  config_path: "ds_config.json"' "$T/logs/cost/llmforge.yaml" \
+    && pass llmforge_yaml || fail llmforge_yaml "$(cat "$T/logs/cost/llmforge.yaml" 2>&1 | head -5)"
