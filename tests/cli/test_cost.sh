@@ -136,3 +136,40 @@ bad unknown_rank0 "unknown instance type" $common --instances g5.xlarge --rank0-
 "$AC" cost $common --task lora --gpus a100_80gb:1.79:8 >/dev/null 2>&1
 grep -q '^num_devices: 8$' "$T/logs/cost/llmforge.yaml" 2>/dev/null && grep -q '^  config_path: "ds_config.json"' "$T/logs/cost/llmforge.yaml" \
     && pass llmforge_yaml || fail llmforge_yaml "$(cat "$T/logs/cost/llmforge.yaml" 2>&1 | head -5)"
+
+# cost --measure: benchmark jobs of the top setups through the executor (cluster_type=local), a
+# stand-in trainer printing the Hugging Face Trainer's log, ranked by measured $/MT
+FAKE="sh $REPO/tests/fixtures/cost_trainer/fake_trainer.sh --num_processes {num_gpus} --mbs {mbs} --ga {grad_accum} --max_steps {max_steps} --ds {ds_config}"
+M=$T/measure
+out=$(AUTOCONFIG_COST_TRAINER="$FAKE" "$AC" cost search_config=llama/llama2_7b $L=$M cluster_type=local --task lora \
+      --gpus a100_80gb:1.79:8 --measure --measure-steps 4 2>&1); rc=$?
+[ $rc -eq 0 ] && case "$out" in *"Measured (3 benchmark jobs of 4 optimizer steps"*"Chosen by measured \$ per million tokens:"*) true ;; *) false ;; esac \
+    && pass measure_runs || fail measure_runs "exit $rc: $(echo "$out" | tail -8)"
+python3 - "$M/cost" <<'PY' && pass measure_ranked || fail measure_ranked "see above"
+import json, sys, os
+d = sys.argv[1]
+m = json.load(open(d + "/measured.json")); s = json.load(open(d + "/summary.json"))
+jobs = m["jobs"]
+assert m["source"] == "measured" and len(jobs) == 3 and all(j["measured_step_s"] for j in jobs)
+# the stand-in's step time: 0.7 s x mbs x ga + 0.3 s x GPUs; $/MT from it, with the option's price
+for j in jobs:
+    o = s["options"][j["option"]]
+    step = 0.7 * o["mbs"] * o["grad_accum"] + 0.3 * o["num_gpus"]
+    assert abs(j["measured_step_s"] - step) < 0.011, (j, step)
+    mt = o["gbs"] * s["context"] / step * 3600 / 1e6
+    assert abs(j["usd_per_mtok"] - o["num_gpus"] * o["price_per_gpu_hour"] / mt) < 1e-3 * j["usd_per_mtok"]
+    run = d + "/measure/training_logs/" + j["name"]
+    ta = json.load(open(run + "/train_args.json"))
+    assert ta["max_steps"] == 4, ta["max_steps"]
+    assert 'padding: "max_length"' in open(run + "/llmforge.yaml").read()
+r = m["ranking_by_measured_cost"]
+usd = [jobs[i]["usd_per_mtok"] for i in r]
+assert m["chosen"] == r[0] and usd[0] == min(usd)
+# measurement can overrule the prediction: predicted 8 GPUs, measured cheapest is another
+assert s["options"][s["chosen"]]["num_gpus"] == 8 and s["options"][jobs[m["chosen"]]["option"]]["num_gpus"] != 8
+PY
+out=$(FAKE_TRAINER_FAIL=1 AUTOCONFIG_COST_TRAINER="$FAKE" "$AC" cost search_config=llama/llama2_7b $L=$T/mfail cluster_type=local \
+      --task lora --gpus a100_80gb:1.79:8 --measure 2>&1); rc=$?
+[ $rc -eq 1 ] && case "$out" in *"no benchmark job gave a step time"*"CUDA out of memory"*) true ;; *) false ;; esac \
+    && pass measure_all_failed || fail measure_all_failed "exit $rc: $(echo "$out" | tail -3)"
+bad measure_needs_cluster "set cluster_type=local" $common --measure

@@ -12,6 +12,7 @@
 
 #include "check.h"
 #include "cost/cost.h"
+#include "cost/cost_measure.h"
 #include "estimator/est.h"
 #include "estimator/gpu.h"
 
@@ -710,6 +711,28 @@ static void test_ties_go_to_the_faster(void)
     CHECK(!cost_same_price(1.00, 1.06));
 }
 
+static void test_trainer_log(void)
+{
+    ac_err e;
+    double s = 0;
+    int n = 0;
+    /* the Hugging Face Trainer's tqdm bar: the last rate counts (the first steps warm up) */
+    const char *bar = "***** Running training *****\n  0%|          | 0/10 [00:00<?, ?it/s]\r 10%|#         | 1/10 [00:09<01:21,  "
+                      "9.02s/it]\r 20%|##        | 2/10 [00:12<00:48,  3.51s/it]\r100%|##########| 10/10 [00:40<00:00,  3.02s/it]\n"
+                      "{'train_runtime': 40.2, 'train_samples_per_second': 15.9, 'train_steps_per_second': 0.249, 'train_loss': 1.3}\n";
+    CHECK_INT(cost_trainer_log_parse(bar, &s, &n, &e), 0);
+    CHECK_NEAR(s, 3.02, 1e-12);
+    CHECK_INT(n, 3);
+    /* fast steps print it/s */
+    CHECK_INT(cost_trainer_log_parse("100%|#| 50/50 [00:10<00:00,  4.80it/s]", &s, &n, &e), 0);
+    CHECK_NEAR(s, 1.0 / 4.8, 1e-12);
+    /* no bar (logging to a file): the final metrics */
+    CHECK_INT(cost_trainer_log_parse("{'train_runtime': 40.2, 'train_steps_per_second': 0.25, 'epoch': 1.0}", &s, &n, &e), 0);
+    CHECK_NEAR(s, 4.0, 1e-12);
+    CHECK_INT(cost_trainer_log_parse("Traceback: CUDA out of memory", &s, &n, &e), -1);
+    CHECK_INT(e.code, AC_E_EXEC);
+}
+
 static void test_pool_errors(void)
 {
     cost_pool p;
@@ -747,5 +770,6 @@ int main(void)
     RUN(test_host_ram_per_instance);
     RUN(test_heterogeneous_rank0);
     RUN(test_ties_go_to_the_faster);
+    RUN(test_trainer_log);
     CHECK_DONE();
 }
