@@ -177,6 +177,16 @@ static double flops_per_token(const cost_request *rq, const cost_params *p)
     return (rq->task == COST_LORA ? 4.0 : 6.0) * p->active + p->attn_per_tok;
 }
 
+double cost_cookbook_mfu(const cost_request *rq, const cost_option *o)
+{
+    model_shape s = rq->model.shape;
+    s.seq_length = rq->context;
+    cost_params P = params_of(&s, rq->context);
+    double n = shape_is_moe(&s) ? P.active + (double)s.vocab * s.hidden : P.total;
+    double peak = est_peak_tflops(o->gpu, rq->precision) * 1e12 * o->k.num_gpus;
+    return peak > 0 ? 6.0 * n * o->tokens_per_s / peak : 0.0;
+}
+
 /* ---------- one setup ---------- */
 
 static int fail_rule(cost_option *o, ac_err *e, const char *msg)
@@ -463,7 +473,8 @@ static void explain_choice(const cost_request *rq, cost_result *r)
         else if (next)
             snprintf(w, len, "the cheapest per token ($%.3f/MT) and the fastest of the setups within %d %% of it", o->usd_per_mtok, band);
         else
-            snprintf(w, len, "the only setup that fits");
+            snprintf(w, len, "the cheapest per token ($%.3f/MT) of the %zu setups that fit this GPU type and count", o->usd_per_mtok,
+                     r->n_feasible);
     }
 }
 

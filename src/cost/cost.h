@@ -119,6 +119,9 @@ typedef struct {
 } cost_option;
 
 extern const char COST_MFU_CONVENTION[];
+/* MFU as fine-tuning cookbooks state it: 6 x N x tokens/s / (GPUs x dense BF16 peak), N = every
+ * parameter (MoE: the parameters a token passes), no attention term, 6 even for LoRA */
+double cost_cookbook_mfu(const cost_request *rq, const cost_option *o);
 
 /* Scores one setup; -1 (AC_E_INPUT) only when the knobs break a layout rule
  * (opt->why says which).  A setup that does not fit is scored, feasible = false. */

@@ -135,6 +135,7 @@ void cost_print(FILE *out, const cost_request *rq, const cost_result *r)
                 o->gpu->name, o->nodes, o->nodes == 1 ? "" : "s", kb, rq->context, o->optimizer_steps);
         fprintf(out, "  %.2f million tokens/hour, MFU %.1f%% (HFU %.1f%%), %.1f h, $%.2f per million tokens, $%.0f for %.3gB tokens\n",
                 o->mtok_per_hour, 100.0 * o->mfu, 100.0 * o->hfu, o->hours, o->usd_per_mtok, o->usd_total, rq->tokens_b);
+        fprintf(out, "  cookbook MFU (6 x parameters x tokens / time / dense peak) %.1f%%\n", 100.0 * cost_cookbook_mfu(rq, o));
         fprintf(out, "  GPU memory %.1f of %.1f GiB usable; host memory %.0f of %.0f GiB per node (incl. %.1f GiB rank-0 "
                      "checkpoint gather)\n",
                 o->gpu_mem_gib, o->gpu_limit_gib, o->cpu_mem_node_gib, o->cpu_limit_gib, o->rank0_gather_gib);
