@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "estimator/validate.h"
+#include "validate/validate.h"
 #include "util/csv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

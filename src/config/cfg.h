@@ -61,6 +61,7 @@ typedef struct {
     /* autoconfig extensions (defaults reproduce the original) */
     char model_name[CFG_NAME_MAX]; /* built-in architecture (llama2_7b, ...), "" when null */
     char gpu[CFG_NAME_MAX];        /* catalog name, "" = A100 of gpu_memory_gb */
+    char framework[CFG_NAME_MAX];  /* training stack (data/stacks.csv), "" = megatron-core */
     cfg_int_list context_parallel_sizes;
     cfg_int_list expert_parallel_sizes;
     cfg_int_list virtual_pipeline_sizes;

@@ -229,6 +229,13 @@ static const cost_instance *rank0_for(const cost_request *rq, const cost_pool *p
     return r0->host_ram_gib > w->host_ram_gib ? r0 : NULL;
 }
 
+const est_stack *cost_stack_of(const cost_request *rq, const cost_knobs *k)
+{
+    if (rq->stack) return rq->stack;
+    const est_stack *st = est_stack_find(k->tp > 1 || k->pp > 1 ? "megatron-core" : "hf-deepspeed");
+    return st ? st : est_stack_default();
+}
+
 int cost_evaluate(const cost_request *rq, const cost_knobs *k, cost_option *o, ac_err *e)
 {
     memset(o, 0, sizeof *o);
@@ -257,14 +264,17 @@ int cost_evaluate(const cost_request *rq, const cost_knobs *k, cost_option *o, a
     in.gpus_per_node = k->num_gpus < node ? k->num_gpus : node;
     in.mbs = k->mbs;
     in.gbs = rq->gbs;
-    in.sequence_parallel = k->tp > 1;
+    /* the stack's mechanisms (attention kernel, model code, gradient dtype, overlap) */
+    const est_stack *st = cost_stack_of(rq, k);
+    est_stack_apply(&in, st);
+    in.sequence_parallel = k->tp > 1 && st && st->sequence_parallel;
     in.recompute = k->checkpointing ? RECOMPUTE_FULL : RECOMPUTE_NONE;
     in.zero_stage = k->zero;
     in.offload_optimizer = k->offload_optimizer;
     in.offload_params = k->offload_params;
     in.lora_rank = rq->task == COST_LORA ? rq->lora_rank : 0;
     in.lora_targets = rq->lora_targets;
-    in.grad_bytes = k->tp == 1 && k->pp == 1 ? 2.0 : 0.0; /* DeepSpeed/FSDP: 16-bit grads; Megatron: fp32 */
+    /* gradients: the stack's dtype (DeepSpeed 16-bit, Megatron and FSDP fp32) */
     in.precision = rq->precision;
     in.price_per_gpu_hour = pool->price;
     if (est_evaluate(&in, &o->est)) return fail_rule(o, e, o->est.why);
@@ -368,10 +378,13 @@ static void search_cell(const cost_request *rq, int pool, int n, cost_option *be
     const model_shape *s = &rq->model.shape;
     int L = shape_total_layers(s);
     int groups = shape_query_groups(s);
+    /* a data-parallel stack (Hugging Face + DeepSpeed, FSDP: no sequence parallelism, no
+     * Megatron layouts) asked for by name: its trainers take no TP/PP */
+    bool dp_only = rq->stack && !rq->stack->sequence_parallel;
     for (int tp = 1; tp <= node && tp <= n; tp *= 2) {
         if (s->heads % tp || groups % tp) continue;
         for (int pp = 1; pp <= L && tp * pp <= n; pp++) {
-            if (L % pp || n % (tp * pp)) continue;
+            if (L % pp || n % (tp * pp) || (dp_only && tp * pp > 1)) continue;
             if (pp > 1 && pp & (pp - 1)) continue; /* powers of two: what launchers offer */
             int dp = n / (tp * pp);
             if (rq->gbs % dp) continue;

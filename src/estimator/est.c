@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "estimator/band.h"
 #include "estimator/collective.h"
 #include "estimator/layer_cost.h"
 #include "model/layer.h"
@@ -513,6 +514,8 @@ static void device_of(const est_input *in, const est_cal *c, est_device *dev)
     dev->peak = est_gemm_tflops(g, in->precision, c->fp4_speedup) * 1e12;
     dev->peak16 = est_peak_tflops(g, in->precision == PREC_FP32 ? PREC_FP32 : PREC_BF16) * 1e12;
     dev->gemm_eff = est_gemm_eff(g, in->precision);
+    dev->sms = g->sm_count > 0 ? g->sm_count : 100;
+    dev->gemm_ref = layer_gemm_shape(dev->sms, 8192.0, 8192.0, 8192.0);
     dev->peak *= c->compute_scale;
     dev->peak16 *= c->compute_scale;
     dev->hbm = g->hbm_gbps * GB * 0.85;
@@ -537,6 +540,13 @@ static void average_layer(const est_input *in, const est_device *dev, layer_cost
         layer_cost_compute(in, dev, sq, sq, false, false, 0, moe, &enc);
         layer_cost_compute(in, dev, sd, sd, true, true, sq, moe, &dec);
         layer_cost_mix(&enc, &dec, 0.5, lay);
+        /* one stage holding both stacks keeps half its layers' activations at the encoder's
+         * size and half at the decoder's (the mix takes the larger: right for pipeline
+         * stages that hold one stack only) */
+        if (in->pp == 1) {
+            lay->act_full = 0.5 * (enc.act_full + dec.act_full);
+            lay->act_ckpt = 0.5 * (enc.act_ckpt + dec.act_ckpt);
+        }
         return;
     }
     bool causal = s->arch == ARCH_DECODER;
@@ -639,6 +649,10 @@ static double dp_exposed_s(const est_input *in, const est_cal *c, const layer_co
 {
     int p = in->pp, v = in->vp;
     double t_dp = t_rs + t_ag, exposed, tail = c->dp_tail * t_dp;
+    /* reduced after the backward: DeepSpeed overlap_comm off, NeMo 1.x after the pipeline */
+    if (in->dp_overlap_off ||
+        (in->stack && (in->stack->dp_overlap == 0 || (in->stack->dp_overlap == 2 && in->pp > 1 && in->zero_stage == 0))))
+        return t_dp;
     if (v > 1 && rs_rounds == 1) {
         double layers_chunk = Ls / v;
         double rounds = fmin((double)p, (double)m);
@@ -669,6 +683,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     if (est_check(in_arg, r->why, sizeof r->why)) return -1;
     est_input in_copy = *in_arg;
     est_input *in = &in_copy;
+    if (!in->stack) in->stack = est_stack_default();
     est_cal cal_default;
     const est_cal *c = in->cal;
     if (!c) {
@@ -860,9 +875,11 @@ int est_evaluate(const est_input *in_arg, est_result *r)
             weights = weight_bytes;
             grads = (P_dense * gbytes) / (in->zero_stage >= 2 ? shard_d : 1) + (P_exp * gbytes) / (in->zero_stage >= 2 ? shard_e : 1);
             opt = (P_dense * 12.0) / (in->zero_stage >= 1 ? shard_d : 1) + (P_exp * 12.0) / (in->zero_stage >= 1 ? shard_e : 1);
-            if (in->zero_stage >= 3) /* FSDP: shards of the weights + two gathered layers in flight */
+            /* FSDP: shards of the weights + two gathered layers in flight; without reshard
+             * after forward every layer stays gathered until its backward */
+            if (in->zero_stage >= 3)
                 weights = param_bytes(P, P_layers, layer_gather_bytes, wbytes) / shard_d +
-                          2.0 * weight_bytes / (Ls_st > 0 ? Ls_st : 1);
+                          (in->stack && !in->stack->fsdp_reshard ? weight_bytes : 2.0 * weight_bytes / (Ls_st > 0 ? Ls_st : 1));
         }
         if (in->offload_optimizer) {
             cpu += opt;
@@ -945,11 +962,15 @@ int est_evaluate(const est_input *in_arg, est_result *r)
          * micro-batch; prefetching hides it behind compute when compute is longer.
          * Under LoRA the gathered weights are the frozen base ones. */
         const stage_params *gathered = in->lora_rank > 0 ? &first_st : &busiest;
-        double per_mb = 2.0 * coll_gather_s(param_bytes(gathered->total, gathered->layers, layer_gather_bytes, wbytes), dpc, bw_dp, c);
+        /* the stack's reshard_after_forward: a second gather for the backward, or none */
+        double gathers = in->stack && !in->stack->fsdp_reshard ? 1.0 : 2.0;
+        double per_mb = gathers * coll_gather_s(param_bytes(gathered->total, gathered->layers, layer_gather_bytes, wbytes), dpc, bw_dp, c);
         /* ZeRO-Infinity parameter offload: each rank's shard also crosses PCIe for both
          * passes (Rajbhandari et al. 2021, ZeRO-Infinity §5) */
         if (in->offload_params) per_mb += 2.0 * gathered->total * wbytes / dpc / dev.host;
-        double hidden = mb_layers;
+        /* prefetch issues the next layer's gather under this layer's compute; without it
+         * every gather waits on the critical path */
+        double hidden = in->stack && !in->stack->fsdp_prefetch ? 0.0 : mb_layers;
         t_fsdp = m * (per_mb > hidden ? per_mb - hidden : 0.0);
     }
     r->t_dp_comm = t_dp;
@@ -963,9 +984,14 @@ int est_evaluate(const est_input *in_arg, est_result *r)
                  : in->zero_stage >= 1 ? P_dense_grad / dpc + P_exp_grad / edp
                                        : P_dense_grad + P_exp_grad;
     r->t_optimizer = optimizer_step_s(in, &dev, P_upd);
+    /* weight-gradient accumulation outside the GEMM (the stack's grad_accum_bytes: NeMo 1.x
+     * adds each micro-batch's bf16 gradient into the fp32 main gradient in a pass of its own),
+     * on every micro-batch of the stage with the most parameters */
+    double t_gacc = in->stack ? m * P_grad * in->stack->grad_accum_bytes / dev.hbm : 0.0;
+    r->t_compute_bwd += t_gacc;
     r->t_overhead = c->step_overhead_s;
 
-    r->step_time = t_pipe + r->t_dp_exposed + r->t_optimizer + r->t_overhead;
+    r->step_time = t_pipe + t_gacc + r->t_dp_exposed + r->t_optimizer + r->t_overhead;
     double seq_tokens = sq; /* tokens per sample: the (encoder) sequence length */
     r->samples_per_s = in->gbs / r->step_time;
     r->tokens_per_s = r->samples_per_s * seq_tokens;
@@ -974,6 +1000,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     r->tflops_per_gpu = r->model_flops_per_step / r->step_time / N / 1e12;
     r->mfu = r->tflops_per_gpu / est_peak_tflops(g, in->precision);
     r->params_b = params_total(s, &pc) / 1e9;
+    est_band_of(g, in->stack, &r->band_time_rel, &r->band_mem_rel, &r->band_rank_rel, &r->band_rows);
     if (in->num_tokens_b > 0) {
         r->days_to_train = in->num_tokens_b * 1e9 / r->tokens_per_s / 86400.0;
         double price = in->price_per_gpu_hour > 0 ? in->price_per_gpu_hour : g->price_per_hour;
@@ -981,3 +1008,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     }
     return 0;
 }
+
+double est_band_rel(const est_result *r) { return r ? r->band_time_rel : 0.0; }
+
+double est_rank_band_rel(const est_result *r) { return r ? r->band_rank_rel : 0.0; }

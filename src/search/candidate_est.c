@@ -69,6 +69,29 @@ const gpu_spec *candidate_gpu(const ac_config *c, ac_err *e)
     return check_gpu_memory(c, g, e) == 0 ? g : NULL;
 }
 
+const est_stack *candidate_stack_named(const char *name, const char *file, int line, const char *key, ac_err *e)
+{
+    if (est_stack_load(e)) return NULL;
+    if (!name || !*name) return est_stack_default();
+    const est_stack *st = est_stack_find(name);
+    if (st) return st;
+    char names[256];
+    est_stack_names(names, sizeof names);
+    const char *s = est_stack_suggest(name);
+    if (s)
+        ac_err_at(e, AC_E_INPUT, file, line, 0, key, "unknown training stack '%s'; did you mean '%s'? (known: %s)", name, s, names);
+    else
+        ac_err_at(e, AC_E_INPUT, file, line, 0, key, "unknown training stack '%s' (known: %s)", name, names);
+    return NULL;
+}
+
+const est_stack *candidate_stack(const ac_config *c, ac_err *e)
+{
+    const node *at = node_get_path(c->root, "search_config.train_settings.framework");
+    return candidate_stack_named(c->train.framework, at && at->file ? at->file : "command line", at ? at->line : 0,
+                                 "search_config.train_settings.framework", e);
+}
+
 /* reads a few switches of a NeMo config into an input */
 static void read_switches(const node *cfg, est_input *in)
 {
@@ -76,7 +99,7 @@ static void read_switches(const node *cfg, est_input *in)
     const node *n = node_get_path(cfg, "model.sequence_parallel");
     if (n && node_get_bool(n, &bv)) in->sequence_parallel = bv;
     const char *optim = node_text(node_get_path(cfg, "model.optim.name"));
-    in->zero_stage = optim && strstr(optim, "distributed") ? 1 : 0;
+    if (optim) in->zero_stage = strstr(optim, "distributed") ? 1 : in->zero_stage >= 2 ? in->zero_stage : 0;
     const char *prec = node_text(node_get_path(cfg, "trainer.precision"));
     est_precision p;
     if (prec && !est_precision_parse(prec, &p)) in->precision = p;
@@ -100,6 +123,9 @@ static void read_switches(const node *cfg, est_input *in)
         for (size_t i = 0; i < sizeof GRAD_DTYPES / sizeof *GRAD_DTYPES; i++)
             if (!strcasecmp(grad_dtype, GRAD_DTYPES[i].name)) in->grad_bytes = GRAD_DTYPES[i].bytes;
     }
+    /* gradients reduced after the backward (NeMo distributed_fused_adam overlap_grad_sync: False) */
+    n = node_get_path(cfg, "model.optim.overlap_grad_sync");
+    if (n && node_get_bool(n, &bv)) in->dp_overlap_off = !bv;
     /* TP overlap only when the config switches it on (NeMo's default is off) */
     n = node_get_path(cfg, "model.ub_tp_comm_overlap");
     in->tp_comm_overlap = n && node_get_bool(n, &bv) && bv;
@@ -118,15 +144,18 @@ int candidate_est_base(const ac_config *c, const model_base_config *b, est_input
 {
     const gpu_spec *g = candidate_gpu(c, e);
     if (!g) return -1;
+    const est_stack *st = candidate_stack(c, e);
+    if (!st) return -1;
     est_input_init(in, &b->shape, g);
+    est_stack_apply(in, st);
     in->tp = b->tp;
     in->pp = b->pp;
     in->gbs = b->gbs;
     in->gpus_per_node = c->train.gpus_per_node;
     in->num_gpus = c->train.num_nodes * c->train.gpus_per_node;
-    in->sequence_parallel = in->tp > 1;
+    in->sequence_parallel = in->tp > 1 && st->sequence_parallel;
     read_switches(b->cfg, in);
-    if (in->tp == 1) in->sequence_parallel = false;
+    if (in->tp == 1 || !st->sequence_parallel) in->sequence_parallel = false;
     /* the original's gpu_memory_gb names the A100 variant; with a catalog GPU its memory counts */
     in->memory_limit_gb = c->train.gpu[0] ? 0 : c->train.gpu_memory_gb;
     in->num_tokens_b = c->train.num_tokens_in_b;
@@ -144,8 +173,9 @@ void candidate_est_apply(est_input *in, const search_candidate *k, search_act_me
     in->mbs = k->mbs;
     in->gbs = k->gbs;
     in->dp = k->dp;
-    in->sequence_parallel = k->sequence_parallel && k->tp > 1;
-    in->zero_stage = k->distributed_optimizer ? 1 : 0;
+    in->sequence_parallel = k->sequence_parallel && k->tp > 1 && (!in->stack || in->stack->sequence_parallel);
+    /* a sharded optimizer is the stack's own sharding: FSDP and ZeRO stages beyond 1 */
+    in->zero_stage = k->distributed_optimizer ? (in->stack && in->stack->zero_stage > 1 ? in->stack->zero_stage : 1) : 0;
     /* the knobs experts tune (grid.h): what the candidate config writes */
     in->precision = k->precision == SEARCH_PREC_FP8 ? PREC_FP8 : PREC_BF16;
     in->grad_bytes = k->grad_bf16 ? 2.0 : 4.0;

@@ -425,8 +425,7 @@ int search_step_time_at(const search_train_result *r, const search_candidate *k,
 
 double search_memory_band_rel(const est_result *r)
 {
-    (void)r;
-    return 0.05;
+    return r && r->band_mem_rel > 0 ? r->band_mem_rel : 0.05;
 }
 
 void search_train_free(search_train_result *r)

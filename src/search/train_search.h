@@ -100,7 +100,8 @@ int search_step_time_at(const search_train_result *r, const search_candidate *k,
 
 /* The relative uncertainty of a memory prediction: a candidate predicted to need up to
  * limit x (1 + this) may still fit, so on a real cluster it is measured rather than
- * discarded.  A fixed, stated 5 % until the estimator reports per-GPU bands. */
+ * discarded.  The estimator's memory band of the result's GPU and stack (est_result
+ * band_mem_rel, data/bands.csv), or a stated 5 % when the result carries none. */
 double search_memory_band_rel(const est_result *r);
 
 /* builds, scores and ranks; free with search_train_free.  AC_E_INPUT when the

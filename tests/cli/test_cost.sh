@@ -123,8 +123,8 @@ out=$("$AC" cost $common --instances g5.xlarge:1.006:8 2>&1); rc=$?
 out=$("$AC" cost $common --instances g5.xlarge:1.006:8 --rank0-instance g5.2xlarge 2>&1); rc=$?
 [ $rc -eq 0 ] && case "$out" in *"fits because rank 0 runs on a g5.2xlarge"*) true ;; *) false ;; esac && pass rank0_makes_fit \
     || fail rank0_makes_fit "exit $rc: $(echo "$out" | tail -8)"
-# ties: Llama-2-7B LoRA on up to 8 A100s picks 8 GPUs (same $/MT, 8x sooner) and says why
-out=$("$AC" cost $common --task lora --gpus a100_80gb:1.79:8 2>&1)
+# ties: Llama-2-7B LoRA on up to 8 A100s (Hugging Face + DeepSpeed) picks 8 GPUs (same $/MT, 8x sooner) and says why
+out=$("$AC" cost $common --task lora --gpus a100_80gb:1.79:8 --framework hf-deepspeed 2>&1)
 case "$out" in *"Chosen setup (predicted): 8 x a100_80gb"*"why: the fastest of the setups within 5 %"*) pass tie_faster ;; *) fail tie_faster "$(echo "$out" | grep -A5 Chosen)" ;; esac
 out=$("$AC" cost search_config=llama/llama2_70b $L=$T/t70 --gpus a100_80gb:1.79:8 --cpu-memory-gb 2048 2>&1)
 case "$out" in *"Chosen setup (predicted): 8 x a100_80gb"*"why:"*) pass tie_faster_70b ;; *) fail tie_faster_70b "$(echo "$out" | grep -A5 Chosen)" ;; esac
@@ -133,7 +133,7 @@ bad instance_zero_price "must be positive" $common --instances g5.xlarge:0
 bad rank0_mismatch "can stand in for rank 0 only" $common --instances g5.xlarge --rank0-instance p5.48xlarge
 bad unknown_rank0 "unknown instance type" $common --instances g5.xlarge --rank0-instance g5.huge
 # the chosen setup also as an LLMForge YAML (its keys are checked against the schema in tests/unit/test_trainer_cfg.c)
-"$AC" cost $common --task lora --gpus a100_80gb:1.79:8 >/dev/null 2>&1
+"$AC" cost $common --task lora --gpus a100_80gb:1.79:8 --framework hf-deepspeed >/dev/null 2>&1
 grep -q '^num_devices: 8$' "$T/logs/cost/llmforge.yaml" 2>/dev/null && grep -q '^  config_path: "ds_config.json"' "$T/logs/cost/llmforge.yaml" \
     && pass llmforge_yaml || fail llmforge_yaml "$(cat "$T/logs/cost/llmforge.yaml" 2>&1 | head -5)"
 
@@ -142,7 +142,7 @@ grep -q '^num_devices: 8$' "$T/logs/cost/llmforge.yaml" 2>/dev/null && grep -q '
 FAKE="sh $REPO/tests/fixtures/cost_trainer/fake_trainer.sh --num_processes {num_gpus} --mbs {mbs} --ga {grad_accum} --max_steps {max_steps} --ds {ds_config}"
 M=$T/measure
 out=$(AUTOCONFIG_COST_TRAINER="$FAKE" "$AC" cost search_config=llama/llama2_7b $L=$M cluster_type=local --task lora \
-      --gpus a100_80gb:1.79:8 --measure --measure-steps 4 2>&1); rc=$?
+      --gpus a100_80gb:1.79:8 --framework hf-deepspeed --measure --measure-steps 4 2>&1); rc=$?
 [ $rc -eq 0 ] && case "$out" in *"Measured (3 benchmark jobs of 4 optimizer steps"*"Chosen by measured \$ per million tokens:"*) true ;; *) false ;; esac \
     && pass measure_runs || fail measure_runs "exit $rc: $(echo "$out" | tail -8)"
 python3 - "$M/cost" <<'PY' && pass measure_ranked || fail measure_ranked "see above"
@@ -169,7 +169,7 @@ assert m["chosen"] == r[0] and usd[0] == min(usd)
 assert s["options"][s["chosen"]]["num_gpus"] == 8 and s["options"][jobs[m["chosen"]]["option"]]["num_gpus"] != 8
 PY
 out=$(FAKE_TRAINER_FAIL=1 AUTOCONFIG_COST_TRAINER="$FAKE" "$AC" cost search_config=llama/llama2_7b $L=$T/mfail cluster_type=local \
-      --task lora --gpus a100_80gb:1.79:8 --measure 2>&1); rc=$?
+      --task lora --gpus a100_80gb:1.79:8 --framework hf-deepspeed --measure 2>&1); rc=$?
 [ $rc -eq 1 ] && case "$out" in *"no benchmark job gave a step time"*"CUDA out of memory"*) true ;; *) false ;; esac \
     && pass measure_all_failed || fail measure_all_failed "exit $rc: $(echo "$out" | tail -3)"
 bad measure_needs_cluster "set cluster_type=local" $common --measure

@@ -13,6 +13,7 @@
 #include "check.h"
 #include "cost/cost.h"
 #include "cost/cost_measure.h"
+#include "estimator/stack.h"
 #include "estimator/est.h"
 #include "estimator/gpu.h"
 
@@ -676,6 +677,8 @@ static void test_ties_go_to_the_faster(void)
     cost_request rq = request(&s, COST_LORA);
     rq.tokens_b = 1.0;
     rq.n_pools = 1;
+    rq.stack = est_stack_find("hf-deepspeed"); /* the stack the figures are about: no TP/PP */
+    CHECK(rq.stack != NULL);
     CHECK_INT(cost_search(&rq, &r, &e), 0);
     long c = cost_chosen(&r, &rq);
     CHECK(c >= 0 && r.opt[c].k.num_gpus == 8);
@@ -701,6 +704,7 @@ static void test_ties_go_to_the_faster(void)
     r70.tokens_b = 1.0;
     r70.n_pools = 1;
     r70.cpu_mem_node_gb = 2048;
+    r70.stack = rq.stack;
     CHECK_INT(cost_search(&r70, &r, &e), 0);
     c = cost_chosen(&r, &r70);
     CHECK(c >= 0 && r.opt[c].k.num_gpus == 8);
