@@ -68,10 +68,10 @@ static void instances_table(void)
         {"Mixtral-8x7B", mixtral},
     };
     static const char *const INST[] = {"p4de.24xlarge:40.9657:1", "g5.48xlarge:16.288:1", "p5.48xlarge:98.32:1"};
-    printf("One 8-GPU instance (data/instances.csv on-demand prices; predicted, no stack model yet): context 4096, 1B tokens, "
+    printf("One 8-GPU instance (data/instances.csv on-demand prices; predicted on the default stacks: Megatron-Core for TP/PP, Hugging Face + DeepSpeed otherwise; band: 80 %% of validated runs of that GPU and stack): context 4096, 1B tokens, "
            "global batch 64, bf16.\nMFU: ours (6N or 4N for LoRA + attention, no recompute); cookbook: 6 x parameters x tokens / time / "
            "dense peak (MoE: active parameters).\n");
-    printf("| model | task | instance | chosen setup | MT/hr | MFU | cookbook MFU | $/MT | why |\n|---|---|---|---|---|---|---|---|---|\n");
+    printf("| model | task | instance | chosen setup | MT/hr | band | MFU | cookbook MFU | $/MT | why |\n|---|---|---|---|---|---|---|---|---|---|\n");
     for (size_t i = 0; i < sizeof models / sizeof *models; i++)
         for (int t = COST_FULL; t <= COST_LORA; t++)
             for (size_t p = 0; p < sizeof INST / sizeof *INST; p++) {
@@ -90,11 +90,13 @@ static void instances_table(void)
                 long c = cost_chosen(&r, &rq);
                 if (c >= 0) {
                     const cost_option *o = &r.opt[c];
-                    printf("| %s | %s | %s | %s | %.2f | %.1f%% | %.1f%% | %.3f | %s |\n", models[i].name, cost_task_name(rq.task),
-                           rq.pools[0].inst->name, o->label, o->mtok_per_hour, 100 * o->mfu, 100 * cost_cookbook_mfu(&rq, o),
+                    char band[24] = "—";
+                    if (est_band_rel(&o->est) > 0) snprintf(band, sizeof band, "±%.0f%% (%d runs)", 100 * est_band_rel(&o->est), o->est.band_rows);
+                    printf("| %s | %s | %s | %s | %.2f | %s | %.1f%% | %.1f%% | %.3f | %s |\n", models[i].name, cost_task_name(rq.task),
+                           rq.pools[0].inst->name, o->label, o->mtok_per_hour, band, 100 * o->mfu, 100 * cost_cookbook_mfu(&rq, o),
                            o->usd_per_mtok, r.chosen_why);
                 } else {
-                    printf("| %s | %s | %s | does not fit: %s | | | | | |\n", models[i].name, cost_task_name(rq.task),
+                    printf("| %s | %s | %s | does not fit: %s | | | | | | |\n", models[i].name, cost_task_name(rq.task),
                            rq.pools[0].inst->name, r.n ? r.opt[0].why : "no setup");
                 }
                 cost_result_free(&r);
