@@ -357,6 +357,19 @@ static bool cheaper(const cost_option *a, const cost_option *b)
     return a->k.num_gpus < b->k.num_gpus;
 }
 
+/* CPU offload a setup leans on: parameters (every micro-batch crosses PCIe) weigh more than
+ * the optimizer (once per step) */
+static int offload_weight(const cost_option *o) { return 2 * o->k.offload_params + o->k.offload_optimizer; }
+
+/* within one (GPU type, count): a setup priced like b within the tie band that offloads less
+ * wins (offload is PCIe- and CPU-bound, the part of a prediction least certain); else the cheaper */
+static bool better_in_cell(const cost_option *a, const cost_option *b)
+{
+    if (cost_same_price(a->usd_per_mtok, b->usd_per_mtok) && offload_weight(a) != offload_weight(b))
+        return offload_weight(a) < offload_weight(b);
+    return cheaper(a, b);
+}
+
 static bool faster(const cost_option *a, const cost_option *b)
 {
     if (a->hours != b->hours) return a->hours < b->hours;
@@ -366,7 +379,7 @@ static bool faster(const cost_option *a, const cost_option *b)
 /* the setups of one (GPU type, count): DeepSpeed/FSDP (ZeRO 0-3, offload) and
  * Megatron TP×PP (ZeRO 0-1), each micro batch dividing the batch, checkpointing on/off */
 static void search_cell(const cost_request *rq, int pool, int n, cost_option *best, cost_option *miss, bool *have_best,
-                        bool *have_miss, size_t *n_eval, size_t *n_feas)
+                        bool *have_miss, cost_option *host_miss, bool *have_host_miss, size_t *n_eval, size_t *n_feas)
 {
     static const struct {
         int zero;
@@ -402,8 +415,13 @@ static void search_cell(const cost_request *rq, int pool, int n, cost_option *be
                         (*n_eval)++;
                         if (o.feasible) {
                             (*n_feas)++;
-                            if (!*have_best || cheaper(&o, best)) { *best = o; *have_best = true; }
-                        } else if (!*have_miss || overshoot(&o) < overshoot(miss)) {
+                            if (!*have_best || better_in_cell(&o, best)) { *best = o; *have_best = true; }
+                        } else if (o.est.fits && (!*have_host_miss || overshoot(&o) < overshoot(host_miss))) {
+                            /* fits the GPU, not the host: the alternative a GPU-memory miss names */
+                            *host_miss = o;
+                            *have_host_miss = true;
+                        }
+                        if (!o.feasible && (!*have_miss || overshoot(&o) < overshoot(miss))) {
                             *miss = o;
                             *have_miss = true;
                         }
@@ -511,11 +529,19 @@ int cost_search(const cost_request *rq, cost_result *out, ac_err *e)
     }
     for (int p = 0; p < rq->n_pools; p++) {
         for (int n = pool_first(&rq->pools[p]); n <= rq->pools[p].max_gpus; n *= 2) {
-            cost_option best, miss;
-            bool hb = false, hm = false;
-            search_cell(rq, p, n, &best, &miss, &hb, &hm, &out->n_evaluated, &out->n_feasible);
+            cost_option best, miss, host_miss;
+            bool hb = false, hm = false, hh = false;
+            search_cell(rq, p, n, &best, &miss, &hb, &hm, &host_miss, &hh, &out->n_evaluated, &out->n_feasible);
             if (hb) out->opt[out->n++] = best;
-            else if (hm) out->opt[out->n++] = miss;
+            else if (hm) {
+                /* a miss on GPU memory also says what fitting the GPU would take on the host */
+                if (hh && !miss.est.fits) {
+                    size_t l = strlen(miss.why);
+                    snprintf(miss.why + l, sizeof miss.why - l, "; fitting the GPU instead (%s) %s", host_miss.label,
+                             host_miss.why + (strncmp(host_miss.why, "host memory: ", 13) ? 0 : 13));
+                }
+                out->opt[out->n++] = miss;
+            }
         }
     }
     for (size_t i = 0; i < out->n; i++) {

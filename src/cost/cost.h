@@ -120,7 +120,8 @@ typedef struct {
     double mfu, hfu;                        /* see COST_MFU_CONVENTION */
     double hours, usd_per_mtok, usd_total, optimizer_steps, step_time_s;
     bool feasible;
-    char why[256];                          /* what does not fit, by how much */
+    char why[448];                          /* what does not fit, by how much (a miss on GPU memory
+                                             * also names the nearest setup that fits the GPU) */
     char label[160];
     est_result est;
 } cost_option;

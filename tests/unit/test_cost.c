@@ -710,6 +710,27 @@ static void test_ties_go_to_the_faster(void)
     CHECK(c >= 0 && r.opt[c].k.num_gpus == 8);
     CHECK(r.opt[c].hours < 120);
     cost_result_free(&r);
+    /* within one GPU count, a setup priced the same that offloads less wins: single-GPU LoRA of
+     * 7B no longer leans on ZeRO-3 parameter offload to fit micro batch 4 */
+    cost_request one = request(&s, COST_LORA);
+    one.n_pools = 1;
+    one.pools[0].max_gpus = 1;
+    one.stack = rq.stack;
+    CHECK_INT(cost_search(&one, &r, &e), 0);
+    CHECK(r.n == 1 && r.opt[0].feasible && !r.opt[0].k.offload_params);
+    cost_result_free(&r);
+    /* a miss on GPU memory also says what fitting the GPU would take on the host (issue 29:
+     * "the nearest-miss line then blames GPU memory") */
+    cost_request full70 = request(&b, COST_FULL);
+    full70.n_pools = 1;
+    CHECK_INT(cost_search(&full70, &r, &e), 0);
+    bool named = false;
+    for (size_t i = 0; i < r.n; i++)
+        if (!r.opt[i].feasible && strstr(r.opt[i].why, "GPU memory") && strstr(r.opt[i].why, "fitting the GPU instead") &&
+            strstr(r.opt[i].why, "per node"))
+            named = true;
+    CHECK(named);
+    cost_result_free(&r);
     /* outside the band the cheaper still wins */
     CHECK(cost_same_price(1.00, 1.049));
     CHECK(!cost_same_price(1.00, 1.06));
