@@ -202,6 +202,12 @@ int serve_evaluate(const serve_input *s, serve_result *r, char *why, size_t len)
     }
     in.kv_bytes = kv_bytes;
     if (est_infer_check(&in, why, len) != 0) return -1;
+    /* quantised weights run on the GPU's low-precision tensor cores; an fp8 KV cache alone does not need them */
+    if ((in.precision == PREC_FP8 && !(in.gpu->fp8_tflops > 0)) || (in.precision == PREC_FP4 && !(in.gpu->fp4_tflops > 0))) {
+        snprintf(why, len, "%s has no %s tensor cores: %s weights need a newer GPU (fp8_kv keeps 16-bit weights)", in.gpu->name,
+                 est_precision_name(in.precision), est_precision_name(in.precision));
+        return -1;
+    }
     int budget = s->max_num_batched_tokens > 0 ? s->max_num_batched_tokens : e->max_num_batched_tokens;
     int chunk = e->continuous ? (budget < s->input_len ? budget : s->input_len) : s->input_len;
     est_infer_kv kv;

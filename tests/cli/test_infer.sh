@@ -39,7 +39,7 @@ out=$("$AC" infer $common "search_config.inference_settings.max_latency_ms=1" 2>
     pass latency_limit_unmet_explained || fail latency_limit_unmet_explained "exit $rc: $out"
 
 # serving engines (issue 27): in-flight batching, loads, TTFT/ITL limits, goodput
-SV="search_config=llama/llama3_8b search_config.train_settings.logs=$T/logs $K.run.results_dir=$T/sv $K.run.engine=vllm"
+SV="search_config=llama/llama3_8b search_config.train_settings.logs=$T/logs search_config.train_settings.gpu=h100_sxm $K.run.results_dir=$T/sv $K.run.engine=vllm"
 SV="$SV $K.run.tensor_parallel_sizes=[1,2] $K.run.pipeline_parallel_sizes=[1] $K.benchmark.batch_sizes=[256]"
 SV="$SV $K.benchmark.input_len=1024 $K.benchmark.output_len=256"
 SCSV="$T/sv/inference/final_summary/final_output.csv"
@@ -55,6 +55,8 @@ kb=$(awk -F, '$1==1 && $12==16 && $13=="bf16" {print $18}' "$SCSV"); kf=$(awk -F
 out=$("$AC" infer $SV "$K.benchmark.concurrency=[64]" "$K.max_ttft_ms=0.5" 2>&1); rc=$?
 [ $rc -eq 0 ] && case "$out" in *"No configuration meets the limits: the closest is TP "*"concurrency 64"*"misses TTFT "*"> max_ttft_ms 0.5"*) true ;; *) false ;; esac \
     && pass serve_ttft_limit_unmet || fail serve_ttft_limit_unmet "exit $rc: $out"
+out=$("$AC" infer $SV search_config.train_settings.gpu=a100_80gb "$K.benchmark.concurrency=[8]" "$K.run.precisions=[fp8]" 2>&1)
+case "$out" in *"failed:"*"has no fp8 tensor cores"*) pass serve_fp8_needs_fp8_gpu ;; *) fail serve_fp8_needs_fp8_gpu "$out" ;; esac
 out=$("$AC" infer $SV "$K.benchmark.concurrency=[64]" "$K.max_itl_ms=0.5" 2>&1)
 case "$out" in *"misses ITL "*"> max_itl_ms 0.5"*) pass serve_itl_limit_unmet ;; *) fail serve_itl_limit_unmet "$out" ;; esac
 out=$("$AC" infer search_config=llama/llama3_70b search_config.train_settings.logs=$T/logs $K.run.results_dir=$T/big \

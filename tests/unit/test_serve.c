@@ -93,6 +93,13 @@ static void test_fp8_kv_more_concurrency(void)
     s.in.tp = 4; s.in.kv_bytes = 1;
     CHECK_INT(serve_evaluate(&s, &kv8, why, sizeof why), -1);
     CHECK_CONTAINS(why, "fp8 KV");
+    /* fp8 weights need FP8 tensor cores (an A100 has none); an fp8 KV cache alone is fine there */
+    serve_input_init(&s, &m, gpu_find("a100_80gb"), serve_engine_find("vllm"));
+    s.in.tp = 4; s.in.precision = PREC_FP8;
+    CHECK_INT(serve_evaluate(&s, &kv8, why, sizeof why), -1);
+    CHECK_CONTAINS(why, "no fp8 tensor cores");
+    s.in.precision = PREC_BF16; s.in.kv_bytes = 1;
+    CHECK_INT(serve_evaluate(&s, &kv8, why, sizeof why), 0);
 }
 
 static void test_request_rate(void)
