@@ -156,8 +156,13 @@ static int row_case_of(const columns *c, const csv_row *r, row_case *rc, char *w
     rc->in.input_len = inum(r, c->in, 0);
     rc->in.output_len = inum(r, c->out, 0);
     if (!rc->in.input_len || !rc->in.output_len) { snprintf(why, len, "input/output length not published"); return -1; }
-    int gpus = inum(r, c->num_gpus, rc->in.tp * rc->in.pp);
-    rc->replicas = gpus / (rc->in.tp * rc->in.pp);
+    long long per_replica = (long long)rc->in.tp * rc->in.pp; /* each below 1e9: no overflow in 64 bits */
+    if (per_replica > EST_INFER_MAX_GPUS) {
+        snprintf(why, len, "tp x pp %lld exceeds %d GPUs", per_replica, EST_INFER_MAX_GPUS);
+        return -1;
+    }
+    int gpus = inum(r, c->num_gpus, (int)per_replica);
+    rc->replicas = (int)(gpus / per_replica);
     if (rc->replicas < 1) rc->replicas = 1;
     rc->in.cuda_graphs = rc->kind == ENG_TRTLLM;
     double v;
