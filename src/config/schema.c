@@ -52,7 +52,7 @@ const schema_entry SCHEMA[] = {
     { "cluster.gpus_per_task", ST_INT, S(cluster.gpus_per_task), "null", 0, 64, NULL, SF_NULLABLE, "--gpus-per-task (null = unset)" },
     { "cluster.gpus_per_node", ST_INT, S(cluster.gpus_per_node), "8", 1, 64, NULL, SF_NULLABLE, "--gpus-per-node" },
     { "cluster.mem", ST_INT, S(cluster.mem), "0", 0, 1e9, NULL, SF_NULLABLE, "--mem in MB (0 = all of the node)" },
-    { "cluster.job_name_prefix", ST_STR, S(cluster.job_name_prefix), "nemo_megatron_autoconfig:", NB, NULL, 0, "Prefix of every Slurm job name" },
+    { "cluster.job_name_prefix", ST_STR, S(cluster.job_name_prefix), "\"nemo_megatron_autoconfig:\"", NB, NULL, 0, "Prefix of every Slurm job name" },
     { "cluster.srun_args", ST_STR_LIST, S(cluster.srun_args), "[--no-container-mount-home]", NB, NULL, SF_NULLABLE, "Extra srun arguments" },
     { "cluster.nodelist", ST_STR, S(cluster.nodelist), "null", NB, NULL, SF_NULLABLE, "--nodelist (extension from the later launcher)" },
     { "cluster.container_image", ST_STR, S(cluster.container_image), "null", NB, NULL, SF_NULLABLE, "Override of training_container for Slurm jobs (extension)" },

@@ -1,0 +1,34 @@
+#!/bin/sh
+# test_hardening.sh — issue 26's reproductions, each asserting what a user
+# expects: a clear error and exit 2 instead of a crash, overflow or unbounded
+# growth; one owner per logs directory; measurements that match their config.
+AC=${AUTOCONFIG:?}
+cd "${REPO:?}" || exit 1
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass() { echo "PASS hardening:$1"; }
+fail() { echo "FAIL hardening:$1: $2"; }
+# expect NAME RC NEEDLE -- ARGS...: exit status RC and NEEDLE in the output
+expect() {
+    name=$1 want=$2 needle=$3
+    shift 4
+    out=$("$AC" "$@" 2>&1); rc=$?
+    if [ "$rc" -ne "$want" ]; then fail "$name" "exit $rc (want $want): $out"; return; fi
+    case "$out" in *"$needle"*) pass "$name" ;; *) fail "$name" "no '$needle' in: $out" ;; esac
+}
+
+# 1. tp 65536 x pp 65536 overflowed int and divided by zero (SIGFPE)
+printf 'id,source_id,engine,model,num_layers,hidden_size,num_attention_heads,vocab_size,gpu_type,tp,pp,precision,batch_size,input_len,output_len,latency_ms\n1,S1,TensorRT-LLM,m,32,4096,32,32000,H100,65536,65536,FP16,1,128,128,10\n' >"$T/tppp.csv"
+expect d1_infer_tp_pp_overflow 2 "exceeds 1048576 GPUs" -- validate --infer --csv "$T/tppp.csv"
+
+# 5. '..' in a value (interpolation of a parent key, a relative path) is not a key segment
+expect d5_dotdot_in_value_interp 0 "" -- size '+hydra.x=${..search_config_value}'
+expect d5_dotdot_in_value_path 0 "" -- size "search_config.train_settings.logs=../x"
+expect d5_dotdot_in_key_rejected 2 "empty key segment" -- size "search_config..train_settings=1"
+
+# 6. a cluster file without job_name_prefix takes the documented default
+cp -r conf "$T/conf"
+sed -i '/job_name_prefix/d' "$T/conf/cluster/bcm.yaml"
+expect d6_cluster_without_job_name_prefix 0 "" -- size --conf "$T/conf"
+out=$("$AC" keys 2>&1)
+case "$out" in *nemo_megatron_autoconfig:*) pass d6_default_documented ;; *) fail d6_default_documented "$out" ;; esac
