@@ -216,10 +216,19 @@ static int render_command(const ac_config *c, const char *logs_dir, const exec_j
 
 /* per-run limit in seconds: max_minutes_per_run, or AUTOCONFIG_TIME_LIMIT_S (tests need
  * limits below the schema's 10-minute minimum; Slurm rounds it up to whole minutes) */
-static int time_limit_s(const ac_config *c)
+enum { EXEC_TIME_LIMIT_MAX_S = 100000 * 60 }; /* max_minutes_per_run's bound */
+
+static int time_limit_s(const ac_config *c, ac_err *e)
 {
     const char *tl = getenv("AUTOCONFIG_TIME_LIMIT_S");
-    if (tl && atoi(tl) > 0) return atoi(tl);
+    if (tl && *tl) {
+        char *end;
+        long long v = strtoll(tl, &end, 10);
+        if (*end || v < 1 || v > EXEC_TIME_LIMIT_MAX_S)
+            return ac_err_set(e, AC_E_INPUT, "AUTOCONFIG_TIME_LIMIT_S '%.32s' must be a number of seconds 1..%d", tl,
+                              EXEC_TIME_LIMIT_MAX_S);
+        return (int)v;
+    }
     return c->train.max_minutes_per_run > 0 ? c->train.max_minutes_per_run * 60 : 60;
 }
 
@@ -284,7 +293,9 @@ int exec_job_script(const ac_config *c, const char *logs_dir, const exec_job *j,
         if (k->exclusive) sb_add(&sb, "#SBATCH --exclusive\n");
         snprintf(buf, sizeof buf, "%d", k->mem);
         rc |= directive(&sb, "cluster.mem", "mem", buf, e);
-        results_time_limit_minutes((time_limit_s(c) + 59) / 60, buf, sizeof buf);
+        int limit_s = time_limit_s(c, e);
+        if (limit_s < 0) { free(tmpl); sb_free(&sb); return -1; }
+        results_time_limit_minutes((limit_s + 59) / 60, buf, sizeof buf);
         rc |= directive(&sb, "time", "time", buf, e);
         sb_add(&sb, "# job name, output and error files are sbatch arguments (see job.argv)\n");
     }
@@ -493,7 +504,8 @@ static int run_jobs(const ac_config *c, const char *logs_dir, const exec_job *jo
     }
     exec_ctx x = { .c = c };
     snprintf(x.logs_dir, sizeof x.logs_dir, "%s", logs_dir);
-    x.time_limit_s = time_limit_s(c);
+    x.time_limit_s = time_limit_s(c, e);
+    if (x.time_limit_s < 0) return -1;
     char abs_logs[4096]; /* once: every row's run directory is polled from it */
     if (fs_abspath(logs_dir, abs_logs, sizeof abs_logs, e) < 0) return -1;
 

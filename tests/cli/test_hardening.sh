@@ -32,3 +32,16 @@ sed -i '/job_name_prefix/d' "$T/conf/cluster/bcm.yaml"
 expect d6_cluster_without_job_name_prefix 0 "" -- size --conf "$T/conf"
 out=$("$AC" keys 2>&1)
 case "$out" in *nemo_megatron_autoconfig:*) pass d6_default_documented ;; *) fail d6_default_documented "$out" ;; esac
+
+# 8. a candidate with trainer.num_nodes/devices 100000000 overflowed nodes x devices
+S=search_config.train_settings
+"$AC" run "$S.logs=$T/sim" >/dev/null 2>&1
+CD="$T/sim/candidate_configs"
+fit=$(ls "$CD" | grep '_tp_1_pp_1_mbs_1_' | head -1)
+sed 's/^\(  *\)num_nodes: .*/\1num_nodes: 100000000/; s/^\(  *\)devices: .*/\1devices: 100000000/' "$CD/$fit" >"$T/huge.yaml"
+expect d8_candidate_num_nodes_overflow 2 "trainer.num_nodes 100000000 is out of range 1..100000" -- \
+    emulate-job "$T/huge.yaml" --results-dir "$T/em_huge" --sleep 0
+# and AUTOCONFIG_TIME_LIMIT_S=2147483647 overflowed the minutes given to Slurm
+out=$(AUTOCONFIG_TIME_LIMIT_S=2147483647 "$AC" launch cluster_type=local "$S.logs=$T/tl" --candidates "$CD" 2>&1); rc=$?
+[ $rc -eq 2 ] && case "$out" in *"AUTOCONFIG_TIME_LIMIT_S '2147483647' must be a number of seconds 1..6000000"*) true ;; *) false ;; esac &&
+    pass d8_time_limit_overflow || fail d8_time_limit_overflow "exit $rc: $out"
