@@ -45,3 +45,10 @@ expect d8_candidate_num_nodes_overflow 2 "trainer.num_nodes 100000000 is out of 
 out=$(AUTOCONFIG_TIME_LIMIT_S=2147483647 "$AC" launch cluster_type=local "$S.logs=$T/tl" --candidates "$CD" 2>&1); rc=$?
 [ $rc -eq 2 ] && case "$out" in *"AUTOCONFIG_TIME_LIMIT_S '2147483647' must be a number of seconds 1..6000000"*) true ;; *) false ;; esac &&
     pass d8_time_limit_overflow || fail d8_time_limit_overflow "exit $rc: $out"
+
+# 9. overrides that each double the previous string grew without bound (1.6 GB at 26)
+args="+hydra.k0=abcd"
+i=1
+while [ $i -le 30 ]; do args="$args +hydra.k$i=\${hydra.k$((i - 1))}\${hydra.k$((i - 1))}"; i=$((i + 1)); done
+# shellcheck disable=SC2086
+expect d9_interpolation_bounded 2 "the interpolated string would exceed 65536 characters" -- size $args
