@@ -52,3 +52,11 @@ i=1
 while [ $i -le 30 ]; do args="$args +hydra.k$i=\${hydra.k$((i - 1))}\${hydra.k$((i - 1))}"; i=$((i + 1)); done
 # shellcheck disable=SC2086
 expect d9_interpolation_bounded 2 "the interpolated string would exceed 65536 characters" -- size $args
+
+# 10. measured inference wrote batch x input_len ids per job without bound (18 GB)
+K=search_config.inference_settings
+out=$("$AC" infer search_config=gpt3/20b "$S.logs=$T/il" "$K.run.results_dir=$T/ir" cluster_type=bcm \
+    "$K.run.tensor_parallel_sizes=[1,2,4,8,16,32,64]" "$K.run.pipeline_parallel_sizes=[1,2,4,8,16,32,64]" \
+    "$K.benchmark.batch_sizes=[1,8,64,512,4096,32768,262144,524288]" 2>&1); rc=$?
+[ $rc -eq 2 ] && [ ! -d "$T/ir/inference" ] && case "$out" in *"over the limit of 1 GiB"*) true ;; *) false ;; esac &&
+    pass d10_infer_disk_bounded || fail d10_infer_disk_bounded "exit $rc, $(du -sh "$T/ir" 2>&1): $out"
