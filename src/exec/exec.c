@@ -308,10 +308,13 @@ int exec_job_script(const ac_config *c, const char *logs_dir, const exec_job *j,
     free(qdir);
     if (c->wandb_enable && c->wandb_api_key_file[0]) {
         /* the key is read when the job starts: only the file's path is in the script */
-        char *qk = NULL;
-        if (shell_check_line("wandb.api_key_file", c->wandb_api_key_file, e) < 0 ||
-            !(qk = shell_quote_dup(c->wandb_api_key_file, e))) { free(tmpl); sb_free(&sb); return -1; }
-        sb_printf(&sb, "WANDB_API_KEY=$(cat %s) || { echo 'autoconfig: cannot read wandb.api_key_file' >&2; exit 1; }\n"
+        char *qk = NULL, key_path[4096];
+        if (exec_wandb_key_path(c, key_path, sizeof key_path, e) < 0 ||
+            shell_check_line("wandb.api_key_file", key_path, e) < 0 ||
+            !(qk = shell_quote_dup(key_path, e))) { free(tmpl); sb_free(&sb); return -1; }
+        /* the key is the first line */
+        sb_printf(&sb, "WANDB_API_KEY=$(head -n 1 %s) && [ -n \"$WANDB_API_KEY\" ] || "
+                       "{ echo 'autoconfig: cannot read wandb.api_key_file' >&2; exit 1; }\n"
                        "export WANDB_API_KEY\n", qk);
         free(qk);
     }
@@ -506,6 +509,8 @@ static int run_jobs(const ac_config *c, const char *logs_dir, const exec_job *jo
     snprintf(x.logs_dir, sizeof x.logs_dir, "%s", logs_dir);
     x.time_limit_s = time_limit_s(c, e);
     if (x.time_limit_s < 0) return -1;
+    char key_path[4096]; /* checked before the first job: a bad key file would fail every job */
+    if (c->wandb_enable && c->wandb_api_key_file[0] && exec_wandb_key_path(c, key_path, sizeof key_path, e) < 0) return -1;
     char abs_logs[4096]; /* once: every row's run directory is polled from it */
     if (fs_abspath(logs_dir, abs_logs, sizeof abs_logs, e) < 0) return -1;
 

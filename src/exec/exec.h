@@ -97,6 +97,10 @@ int exec_job_script(const ac_config *c, const char *logs_dir, const exec_job *j,
                     ac_err *e);
 void exec_argv_free(char **argv);
 
+/* wandb.api_key_file made absolute into abs (jobs start in their run directory),
+ * after checking it is a readable file whose first line (the key) is not empty. */
+int exec_wandb_key_path(const ac_config *c, char *abs, size_t len, ac_err *e);
+
 /* The estimator's prediction for a written candidate config (read back with
  * candidate_est_from_nemo, scored with est_evaluate): step time, memory need
  * and fit.  gpu_name is a catalog name ("" or NULL: A100 80 GB, the

@@ -60,3 +60,16 @@ out=$("$AC" infer search_config=gpt3/20b "$S.logs=$T/il" "$K.run.results_dir=$T/
     "$K.benchmark.batch_sizes=[1,8,64,512,4096,32768,262144,524288]" 2>&1); rc=$?
 [ $rc -eq 2 ] && [ ! -d "$T/ir/inference" ] && case "$out" in *"over the limit of 1 GiB"*) true ;; *) false ;; esac &&
     pass d10_infer_disk_bounded || fail d10_infer_disk_bounded "exit $rc, $(du -sh "$T/ir" 2>&1): $out"
+
+# 7. a relative wandb.api_key_file failed every job (the job cds into its run dir) and run exited 0
+export AUTOCONFIG_POLL_MS=100
+mkdir -p "$T/wd"
+printf 'SECRET-WANDB-KEY-0042\nsecond line\n' >"$T/wd/key"
+out=$(cd "$T/wd" && AUTOCONFIG_JOB_TEMPLATE='[ "$WANDB_API_KEY" = SECRET-WANDB-KEY-0042 ] || exit 7; {autoconfig} emulate-job {config} --results-dir {results_dir} --sleep 0' \
+    "$AC" run --conf "$REPO/conf" cluster_type=local "$S.limit_search_runs=2" "$S.logs=$T/wl" wandb.enable=true wandb.api_key_file=key 2>&1); rc=$?
+[ $rc -eq 0 ] && case "$out" in *"2 measured, 0 failed"*) true ;; *) false ;; esac &&
+    pass d7_relative_wandb_key_first_line || fail d7_relative_wandb_key_first_line "exit $rc: $out"
+out=$(cd "$T/wd" && AUTOCONFIG_JOB_TEMPLATE='echo started >> {run_dir}/starts; exit 0' \
+    "$AC" run --conf "$REPO/conf" cluster_type=local "$S.limit_search_runs=2" "$S.logs=$T/wl2" wandb.enable=true wandb.api_key_file=nokey 2>&1); rc=$?
+[ $rc -eq 2 ] && [ -z "$(find "$T/wl2" -name starts 2>/dev/null)" ] && case "$out" in *"wandb.api_key_file: cannot read "*"/nokey"*) true ;; *) false ;; esac &&
+    pass d7_missing_wandb_key_before_launch || fail d7_missing_wandb_key_before_launch "exit $rc: $out"
