@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -19,6 +20,7 @@
 #include "results/ledger.h"
 #include "results/tfevents.h"
 #include "search/candidate_est.h"
+#include "util/dirlock.h"
 #include "util/fsutil.h"
 #include "util/proc.h"
 #include "util/progress.h"
@@ -494,6 +496,71 @@ static int prepare_run_dir(const ac_config *c, const char *logs_dir, const exec_
     return rc;
 }
 
+/* FNV-1a 64 over n bytes, continuing from h (Fowler, Noll, Vo) */
+static unsigned long long fnv1a(unsigned long long h, const void *p, size_t n)
+{
+    for (const unsigned char *b = p; n--; b++) h = (h ^ *b) * 0x100000001b3ULL;
+    return h;
+}
+
+/* the fingerprint of what a job measures: its config file, GPU, nodes, GPUs per node,
+ * steps and backend.  The ledger keeps it per row, so a rerun with other settings
+ * (seq_length, gpu, ...) under the same run name is measured anew, not reported. */
+static int job_settings(const ac_config *c, const exec_job *j, const char *backend, char *out, size_t len, ac_err *e)
+{
+    size_t n = 0;
+    ac_err re; /* an unreadable config fails its job, with the reason, when the job runs */
+    char *text = fs_read_file(j->config_path, &n, &re);
+    const gpu_spec *g = candidate_gpu(c, e);
+    if (!g) { free(text); return -1; }
+    char extra[256];
+    int k = snprintf(extra, sizeof extra, "gpu=%s nodes=%d gpus_per_node=%d steps=%d backend=%s", g->name, j->nodes,
+                     j->gpus_per_node, c->train.max_steps_per_run, backend);
+    unsigned long long h = text ? fnv1a(0xcbf29ce484222325ULL, text, n)
+                                : fnv1a(0xcbf29ce484222325ULL, j->config_path, strlen(j->config_path));
+    h = fnv1a(h, extra, (size_t)k);
+    free(text);
+    snprintf(out, len, "%016llx", h);
+    return 0;
+}
+
+/* a row kept from an earlier run is planned again when it was measured under other
+ * settings, or failed and retry_failed is set; its old run directory is kept aside
+ * (training_logs/.superseded/<name>.<seq>) so nothing of it is read as the new result */
+static int replan_if_stale(const ac_config *c, ledger *l, const char *abs_logs, const ledger_row *want, ledger_row *row,
+                           ac_err *e)
+{
+    bool other = row->settings[0] && strcmp(row->settings, want->settings) != 0;
+    bool retry = c->train.retry_failed && row->state == LEDGER_FAILED;
+    if (!other && !retry) {
+        if (row->settings[0]) return 0;
+        snprintf(row->settings, sizeof row->settings, "%s", want->settings); /* a ledger from before fingerprints */
+        return 0;
+    }
+    if (!ledger_state_final(row->state))
+        return ac_err_set(e, AC_E_INPUT,
+                          "run %s is still %s (job %s) with other settings from an earlier search in this logs dir; "
+                          "`autoconfig cancel` it first, or use another logs dir",
+                          row->name, ledger_state_name(row->state), row->job_id[0] ? row->job_id : "-");
+    char run_dir[1200], aside[4096 + 400];
+    if (exec_run_dir(abs_logs, row->name, run_dir, sizeof run_dir, e) < 0) return -1;
+    if (fs_is_dir(run_dir)) {
+        snprintf(aside, sizeof aside, "%s/training_logs/.superseded", abs_logs);
+        if (fs_mkdir_p(aside, e) < 0) return -1;
+        for (int k = 1;; k++) {
+            snprintf(aside, sizeof aside, "%s/training_logs/.superseded/%s.%d", abs_logs, row->name, k);
+            if (!fs_exists(aside)) break;
+            if (k == 100000) return ac_err_set(e, AC_E_IO, "%s: too many superseded runs", row->name);
+        }
+        if (rename(run_dir, aside) != 0)
+            return ac_err_set(e, AC_E_IO, "cannot move %s aside to %s: %s", run_dir, aside, strerror(errno));
+    }
+    if (ledger_replan(l, want, e) < 0) return -1;
+    *row = *want;
+    row->state = LEDGER_PLANNED;
+    return 0;
+}
+
 /* the submit/poll loop; without wait, one pass: submit what may be submitted, poll the rest once */
 static int run_jobs(const ac_config *c, const char *logs_dir, const exec_job *jobs, size_t n, exec_outcome *out,
                     FILE *progress_out, bool wait, ac_err *e)
@@ -514,10 +581,12 @@ static int run_jobs(const ac_config *c, const char *logs_dir, const exec_job *jo
     char abs_logs[4096]; /* once: every row's run directory is polled from it */
     if (fs_abspath(logs_dir, abs_logs, sizeof abs_logs, e) < 0) return -1;
 
+    /* one owner per logs dir: a second instance would start jobs twice and clean the first one's run dirs */
+    if (dirlock_acquire(logs_dir, "logs dir", e) < 0) return -1;
     ledger *l = ledger_open(logs_dir, e);
-    if (!l) return -1;
+    if (!l) { dirlock_release(logs_dir); return -1; }
     ledger_row *rows = calloc(n ? n : 1, sizeof *rows);
-    if (!rows) { ledger_close(l); return ac_err_set(e, AC_E_NOMEM, "out of memory"); }
+    if (!rows) { ledger_close(l); dirlock_release(logs_dir); return ac_err_set(e, AC_E_NOMEM, "out of memory"); }
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
         ledger_row r = {0};
@@ -528,9 +597,11 @@ static int run_jobs(const ac_config *c, const char *logs_dir, const exec_job *jo
         r.predicted_step_s = jobs[i].predicted_step_s;
         snprintf(r.backend, sizeof r.backend, "%s", b->name);
         int found = 0;
-        rc = ledger_plan(l, &r, e);
+        rc = job_settings(c, &jobs[i], b->name, r.settings, sizeof r.settings, e);
+        if (!rc) rc = ledger_plan(l, &r, e);
         if (!rc) rc = ledger_get(l, r.name, &rows[i], &found, e);
         if (!rc && !found) rc = ac_err_set(e, AC_E_INTERNAL, "ledger lost row %s", r.name);
+        if (!rc) rc = replan_if_stale(c, l, abs_logs, &r, &rows[i], e);
     }
 
     progress p;
@@ -624,6 +695,7 @@ static int run_jobs(const ac_config *c, const char *logs_dir, const exec_job *jo
     for (size_t i = 0; i < n; i++) to_outcome(&rows[i], &out[i]);
     free(rows);
     ledger_close(l);
+    dirlock_release(logs_dir);
     return rc;
 }
 
