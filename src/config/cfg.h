@@ -41,6 +41,7 @@ typedef struct {
     int output_top_n;
     int max_steps_per_run;
     int max_minutes_per_run;
+    bool retry_failed; /* extension: runs that failed in an earlier search of this logs dir are launched again */
     double tflops_per_gpu;
     double num_tokens_in_b;
     int vocab_size;

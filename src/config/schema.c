@@ -69,6 +69,7 @@ const schema_entry SCHEMA[] = {
     { TS "output_top_n", ST_INT, S(train.output_top_n), "10", 1, 100000, NULL, 0, "Configs listed in the summary" },
     { TS "max_steps_per_run", ST_INT, S(train.max_steps_per_run), "50", 7, 1000000, NULL, 0, "Training steps of each search run (≥ 7: the first 5 are dropped)" },
     { TS "max_minutes_per_run", ST_INT, S(train.max_minutes_per_run), "20", 10, 100000, NULL, 0, "Time limit of each search run in minutes (≥ 10 as in the original)" },
+    { TS "retry_failed", ST_BOOL, S(train.retry_failed), "false", NB, NULL, 0, "extension: launch again the runs that failed in an earlier search of this logs dir (--retry-failed); done runs are kept" },
     { TS "tflops_per_gpu", ST_FLOAT, S(train.tflops_per_gpu), "140", 0.1, 100000, NULL, 0, "Sustained TFLOP/s per GPU assumed by the size recommendation" },
     { TS "num_tokens_in_b", ST_FLOAT, S(train.num_tokens_in_b), NULL, 0.001, 1e7, NULL, 0, "Training tokens in billions" },
     { TS "vocab_size", ST_INT, S(train.vocab_size), NULL, 1, 10000000, NULL, 0, "Vocabulary size" },
