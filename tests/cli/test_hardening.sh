@@ -120,3 +120,11 @@ out=$("$AC" run --retry-failed cluster_type=local "$S.logs=$L4" "$S.limit_search
 [ $rc -eq 0 ] && [ "$(n4)" -eq 4 ] && case "$out" in *"2 measured, 0 failed"*) true ;; *) false ;; esac &&
     pass d3_retry_failed || fail d3_retry_failed "exit $rc, $(n4) starts: $out"
 unset AUTOCONFIG_JOB_TEMPLATE
+
+# 4. with several global batch sizes the optimum was the shortest step, not the most tokens/s
+out=$("$AC" run "$S.global_batch_sizes=[256,2048]" "$S.logs=$T/gbs" 2>&1); rc=$?
+best=$(printf '%s\n' "$out" | sed -n 's/^Config #1: .*predicted; \([0-9]*\) tokens\/s.*/\1/p')
+most=$(printf '%s\n' "$out" | sed -n 's/^Config #[0-9]*: .*predicted; \([0-9]*\) tokens\/s.*/\1/p' | sort -n | tail -1)
+[ $rc -eq 0 ] && [ -n "$best" ] && [ "$best" = "$most" ] &&
+    grep -q 'global_batch_size: 2048' "$T/gbs/final_result/optimal_config_5b_16nodes.yaml" &&
+    pass d4_optimum_by_tokens_per_s || fail d4_optimum_by_tokens_per_s "exit $rc, #1 $best tokens/s, best listed $most: $out"
