@@ -372,6 +372,20 @@ static int fill_str_list(const node *n, const char *key, int *count, char *items
     return 0;
 }
 
+/* container_mounts entries are "src[:dst[:flags]]"; pyxis joins them with ',' into one
+ * --container-mounts value, so a ',' inside an entry would add mounts nobody listed */
+static int check_mounts(const node *n, ac_err *e)
+{
+    size_t count = n->kind == NODE_SEQ ? n->len : 1;
+    for (size_t i = 0; i < count; i++) {
+        const node *it = n->kind == NODE_SEQ ? n->items[i] : n;
+        if (it->kind == NODE_SCALAR && strchr(it->text, ','))
+            return ac_err_at(e, AC_E_INPUT, it->file, it->line, it->col, "container_mounts",
+                             "'%.200s': one mount per entry (',' would add mounts); list them separately", it->text);
+    }
+    return 0;
+}
+
 int schema_fill(const node *root, ac_config *cfg, ac_err *e)
 {
     for (size_t i = 0; i < SCHEMA_LEN; i++) {
@@ -402,7 +416,8 @@ int schema_fill(const node *root, ac_config *cfg, ac_err *e)
         int rc;
         if (se->type == ST_STR_LIST) {
             if (se->offset == OFF(container_mounts))
-                rc = fill_str_list(n, se->key, &cfg->n_container_mounts, &cfg->container_mounts[0][0], CFG_PATH_MAX, 16, e);
+                rc = check_mounts(n, e) ||
+                     fill_str_list(n, se->key, &cfg->n_container_mounts, &cfg->container_mounts[0][0], CFG_PATH_MAX, 16, e);
             else if (se->offset == OFF(cost.gpus))
                 rc = fill_str_list(n, se->key, &cfg->cost.n_gpus, &cfg->cost.gpus[0][0], CFG_NAME_MAX, 16, e);
             else

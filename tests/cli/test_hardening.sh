@@ -128,3 +128,18 @@ most=$(printf '%s\n' "$out" | sed -n 's/^Config #[0-9]*: .*predicted; \([0-9]*\)
 [ $rc -eq 0 ] && [ -n "$best" ] && [ "$best" = "$most" ] &&
     grep -q 'global_batch_size: 2048' "$T/gbs/final_result/optimal_config_5b_16nodes.yaml" &&
     pass d4_optimum_by_tokens_per_s || fail d4_optimum_by_tokens_per_s "exit $rc, #1 $best tokens/s, best listed $most: $out"
+
+# 12. smaller: a huge YAML list, a directory for a file, reader errors at 1:1, ',' in a mount, $inf, MFU > 100 %
+cp -r conf "$T/conf12"
+awk 'BEGIN { printf "job_name_prefix: x\nsrun_args: ["; for (i = 0; i < 400000; i++) printf "a,"; print "a]" }' >"$T/conf12/cluster/bcm.yaml"
+out=$(ulimit -v 400000 2>/dev/null; "$AC" size --conf "$T/conf12" 2>&1); rc=$?
+[ $rc -eq 2 ] && case "$out" in *"bcm.yaml:2:"*"more than 100000 YAML values"*) true ;; *) false ;; esac &&
+    pass d12_huge_yaml_list_bounded || fail d12_huge_yaml_list_bounded "exit $rc: $out"
+expect d12_directory_for_a_file 2 "is a directory, not a file" -- validate --csv "$T"
+printf 'run:\n  name: gpt3_5b\n\n# caf\351\n' >"$T/bad_utf8.yaml"
+expect d12_reader_error_line 2 "bad_utf8.yaml:4:" -- emulate-job "$T/bad_utf8.yaml" --results-dir "$T/em_utf8" --sleep 0
+expect d12_comma_in_mount 2 "one mount per entry" -- size 'container_mounts=["/data,/etc:/etc"]'
+expect d12_cost_price_bounded 2 "price of a100_80gb must be in (0, 10000] USD per GPU-hour" -- cost --gpus a100_80gb:1e308:8
+cp -r conf "$T/conf12b"
+printf 'key,value,reason\ncompute_scale,1e308,typo\n' >"$T/conf12b/cluster/calibration_bcm.csv"
+expect d12_calibration_bounded 2 "compute_scale: 1e+308 is outside [0.1, 3]" -- estimate --conf "$T/conf12b"
