@@ -147,6 +147,9 @@ typedef struct {
 
 /* conf_dir: the folder holding config.yaml; overrides: Hydra-style arguments */
 int cfg_load(const char *conf_dir, int n_overrides, char **overrides, ac_config *out, ac_err *e);
+/* the same with config.yaml's text given (conf_dir still holds the group files) */
+int cfg_load_text(const char *conf_dir, const char *text, size_t len, int n_overrides, char **overrides, ac_config *out,
+                  ac_err *e);
 void cfg_free(ac_config *c);
 
 /* "gpt3/5b, gpt3/20b, ..." — the search configs that exist under conf_dir */

@@ -220,17 +220,25 @@ int infer_validate_csv(const char *csv_path, const char *out_csv, char **rows_cs
     csv_table t;
     if (gpu_catalog_load(e) != 0) return -1;
     if (csv_read_file(csv_path, &t, e) != 0) return -1;
+    int rc = infer_validate_table(&t, csv_path, out_csv, rows_csv, out, json, e);
+    csv_free(&t);
+    return rc;
+}
+
+int infer_validate_table(const csv_table *tp, const char *csv_path, const char *out_csv, char **rows_csv, FILE *out,
+                         bool json, ac_err *e)
+{
+    if (gpu_catalog_load(e) != 0) return -1;
+    const csv_table t = *tp; /* read only; the caller frees it */
     columns c = find_columns(&t);
     static const char *const required[] = { "num_layers", "hidden_size", "num_attention_heads", "gpu_type", "tp",
                                             "input_len", "output_len", "precision" };
     if (csv_require_cols(&t, required, sizeof required / sizeof *required, AC_E_INPUT,
                          " (the CSV needs the columns of benchmarks_infer.csv)", e)) {
-        csv_free(&t);
         return -1;
     }
     if (c.lat < 0 && c.tok < 0 && c.tok_gpu < 0) {
         ac_err_at(e, AC_E_INPUT, csv_path, t.header.line, 0, "latency_ms", "no latency_ms, throughput_tok_s or throughput_tok_s_per_gpu column");
-        csv_free(&t);
         return -1;
     }
     err_group *grp = NULL, all = { 0 };
@@ -310,6 +318,5 @@ int infer_validate_csv(const char *csv_path, const char *out_csv, char **rows_cs
     err_groups_free(grp, ngrp);
     err_group_free(&all);
     sb_free(&rows);
-    csv_free(&t);
     return rc;
 }
