@@ -44,12 +44,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     else unsetenv("AUTOCONFIG_JOB_TEMPLATE");
     exec_job j = { 0 };
     snprintf(j.name, sizeof j.name, "%s", name[0] ? name : "gpt3_5b_tp_1");
-    snprintf(j.config_path, sizeof j.config_path, "/logs/candidate_configs/%s.yaml", j.name);
+    /* a real candidate: the script hands NeMo the config resolved from it */
+    snprintf(j.config_path, sizeof j.config_path, "fuzz/corpus/fuzz_candidate/gpt3_5b_tp2_pp2.yaml");
     j.nodes = 2;
     j.gpus_per_node = 8;
     char *script = NULL, **argv = NULL;
     ac_err e;
-    if (exec_job_script(&c, "/logs dir/x", &j, &script, &argv, &e) == 0) {
+    if (exec_job_script(&c, "/logs dir/x", &j, &script, &argv, NULL, &e) == 0) {
         if (!script || !strstr(script, "mv -f exit_code.tmp exit_code")) abort();
         free(script);
         exec_argv_free(argv);

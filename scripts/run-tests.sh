@@ -5,6 +5,8 @@
 BUILD=${BUILD:-build}
 export AUTOCONFIG="$(pwd)/$BUILD/autoconfig"
 export REPO="$(pwd)"
+# emulated jobs check model keys against NeMo's own configs when ../shared has them
+[ -d "$REPO/../shared/reference/nemo-configs/nemo" ] && export AUTOCONFIG_NEMO_CONF="$REPO/../shared/reference/nemo-configs/nemo"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 

@@ -17,6 +17,7 @@
 #include "exec/calibrate.h"
 #include "config/yaml_io.h"
 #include "exec/exec.h"
+#include "exec/nemo_contract.h"
 #include "results/ledger.h"
 #include "results/tfevents.h"
 #include "search/candidate_est.h"
@@ -171,12 +172,17 @@ static void default_results_dir(const char *cand, char *out, size_t len)
 
 static int emulate_usage(FILE *f, int status)
 {
-    fprintf(f, "usage: autoconfig emulate-job CANDIDATE.yaml [--gpu NAME] [--step-time S] [--steps N] [--sleep S]\n"
+    fprintf(f, "usage: autoconfig emulate-job CONFIG.yaml [--gpu NAME] [--step-time S] [--steps N] [--sleep S]\n"
                "                               [--scale F] [--noise F] [--mem-scale F] [--fail oom|error]\n"
-               "                               [--results-dir DIR]\n"
+               "                               [--results-dir DIR] [--nemo-conf DIR]\n"
                "An EMULATED training job for machines without GPUs: sleeps briefly, then writes a\n"
                "TensorBoard event file with \"train_step_timing in s\" values and a NeMo-like log into\n"
-               "the run's results dir (default <logs>/training_logs/<name>/results).\n"
+               "the run's results dir (default: the config's exp_manager.explicit_log_dir, as NeMo).\n"
+               "CONFIG is the file NeMo would be handed (the job's resolved <name>_hydra.yaml).\n"
+               "It first plays NeMo's start-up and fails as NeMo would on: an interpolation NeMo\n"
+               "cannot resolve, a Llama 3 config with a SentencePiece tokenizer, TP or CP > 1 without\n"
+               "CUDA_DEVICE_MAX_CONNECTIONS=1, and (with --nemo-conf DIR or AUTOCONFIG_NEMO_CONF, the\n"
+               "folder of NeMo's megatron_*_config.yaml) a model key NeMo does not know.\n"
                "The step time is the estimator's prediction for the candidate on GPU NAME (catalog\n"
                "name; default a100_80gb, the job template passes {gpu}) with the compiled-in constants.\n"
                "A candidate predicted not to fit in memory prints the CUDA out-of-memory text on\n"
@@ -206,6 +212,7 @@ static int emulate_knob(const char *flag_val, const char *env, double dflt, doub
 int cmd_emulate_job(int argc, char **argv)
 {
     const char *cand = NULL, *fail = NULL, *rdir = NULL, *gpu = NULL, *scale_s = NULL, *noise_s = NULL, *mem_s = NULL;
+    const char *nemo_conf = getenv("AUTOCONFIG_NEMO_CONF");
     double step = -1, sleep_total = -1;
     long steps = -1;
     for (int i = 1; i < argc; i++) {
@@ -221,6 +228,7 @@ int cmd_emulate_job(int argc, char **argv)
         else if (!strcmp(a, "--scale") && v) { scale_s = v; i++; }
         else if (!strcmp(a, "--noise") && v) { noise_s = v; i++; }
         else if (!strcmp(a, "--mem-scale") && v) { mem_s = v; i++; }
+        else if (!strcmp(a, "--nemo-conf") && v) { nemo_conf = v; i++; }
         else if (a[0] == '-') { fprintf(stderr, "autoconfig: error: emulate-job: unknown or incomplete option '%s'\n", a); return 2; }
         else if (!cand) cand = a;
         else { fprintf(stderr, "autoconfig: error: emulate-job: unexpected argument '%s'\n", a); return 2; }
@@ -245,6 +253,23 @@ int cmd_emulate_job(int argc, char **argv)
         return 2;
     }
     ac_err e;
+    /* NeMo's start-up first: what it refuses never reaches a training step */
+    node *job = yaml_load_file(cand, &e);
+    if (!job) return cli_fail(&e);
+    char why[1024];
+    int refused = nemo_startup_check(job, nemo_conf, getenv("CUDA_DEVICE_MAX_CONNECTIONS"), why, sizeof why, &e);
+    const char *log_dir = node_text(node_get_path(job, "exp_manager.explicit_log_dir"));
+    char results[2048];
+    if (rdir) snprintf(results, sizeof results, "%s", rdir);
+    else if (log_dir && !node_is_null(node_get_path(job, "exp_manager.explicit_log_dir")))
+        snprintf(results, sizeof results, "%s", log_dir);
+    else default_results_dir(cand, results, sizeof results);
+    node_free(job);
+    if (refused < 0) return cli_fail(&e);
+    if (refused) {
+        fprintf(stderr, "autoconfig emulate-job: EMULATED NeMo start-up of %s failed:\n%s\n", cand, why);
+        return 1;
+    }
     exec_prediction pred;
     if (exec_predict_candidate(cand, gpu, NULL, &pred, &e) < 0) {
         /* with --step-time or --fail a config the estimator cannot read still runs (assumed to fit) */
@@ -281,9 +306,6 @@ int cmd_emulate_job(int argc, char **argv)
                             "%.2f GiB usable (emulated by autoconfig emulate-job)\n", mem_need, pred.limit_gib);
         return 1;
     }
-    char results[2048];
-    if (rdir) snprintf(results, sizeof results, "%s", rdir);
-    else default_results_dir(cand, results, sizeof results);
     if (fs_mkdir_p(results, &e) < 0) return cli_fail(&e);
 
     double *vals = malloc((size_t)steps * sizeof *vals);
@@ -371,7 +393,7 @@ int cmd_launch(int argc, char **argv)
     ac_config c;
     if (cli_parse(argc, argv, &o, &e) < 0) { cli_opts_free(&o); return cli_fail(&e); }
     if (o.help) {
-        printf("usage: autoconfig launch [--json] [--candidates DIR] [--no-wait] [--retry-failed] [key=value ...]\n"
+        printf("usage: autoconfig launch [--json] [--candidates DIR] [--no-wait | --dry-run] [--retry-failed] [key=value ...]\n"
                "Runs every candidate config (*.yaml) in DIR (default <logs>/candidate_configs) as a\n"
                "training job on cluster_type=bcm (Slurm) or local, waits for all of them with a\n"
                "progress line, and prints each measured step time. Resumable: run it again after an\n"
@@ -379,12 +401,14 @@ int cmd_launch(int argc, char **argv)
                "--no-wait (Slurm): submit and return; a summary job that depends on every training\n"
                "job (afterany) runs this same command when they have all ended and writes the\n"
                "summary to <logs>/summary-<id>.out.\n"
+               "--dry-run: write each job's files into <logs>/training_logs/<name>/ (job.sh, the\n"
+               "resolved NeMo config <name>_hydra.yaml, job.argv on Slurm) and submit nothing.\n"
                "--retry-failed: runs that failed before are launched again (retry_failed=true);\n"
                "a run whose config, GPU or node count changed is always measured anew.\n");
         cli_opts_free(&o);
         return 0;
     }
-    static const char *const known[] = { "--candidates=", "--no-wait", "--retry-failed", NULL };
+    static const char *const known[] = { "--candidates=", "--no-wait", "--dry-run", "--retry-failed", NULL };
     if (cli_check_flags(&o, known, &e) < 0 || cli_load_config(&o, &c, &e) < 0) { cli_opts_free(&o); return cli_fail(&e); }
     if (cli_flag_present(&o, "--retry-failed")) c.train.retry_failed = true;
     const gpu_spec *gpu = candidate_gpu(&c, &e);
@@ -428,7 +452,33 @@ int cmd_launch(int argc, char **argv)
         out = calloc(n, sizeof *out);
         if (!out) rc = ac_err_set(&e, AC_E_NOMEM, "out of memory");
     }
-    bool no_wait = cli_flag_present(&o, "--no-wait");
+    bool no_wait = cli_flag_present(&o, "--no-wait"), dry = cli_flag_present(&o, "--dry-run");
+    if (!rc && dry) {
+        for (size_t i = 0; i < n && !rc; i++) {
+            rc = exec_write_job_files(&c, c.train.logs, &jobs[i], &e);
+            if (!rc && !o.json) printf("%s/training_logs/%s/job.sh\n", c.train.logs, jobs[i].name);
+        }
+        if (!rc && !o.json) printf("--dry-run: %zu job%s written, nothing submitted\n", n, n == 1 ? "" : "s");
+        if (!rc && o.json) {
+            json_writer w;
+            json_begin(&w, stdout);
+            json_obj_open(&w, NULL);
+            json_arr_open(&w, "written");
+            for (size_t i = 0; i < n; i++) {
+                char p[1400];
+                snprintf(p, sizeof p, "%s/training_logs/%s", c.train.logs, jobs[i].name);
+                json_str(&w, NULL, p);
+            }
+            json_arr_close(&w);
+            json_obj_close(&w);
+            json_end(&w);
+        }
+        free(jobs);
+        free(out);
+        cfg_free(&c);
+        cli_opts_free(&o);
+        return rc ? cli_fail(&e) : 0;
+    }
     if (!rc && no_wait) {
         rc = submit_with_summary(&c, &o, cd, jobs, n, out, &e);
     } else if (!rc) {

@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "exec/exec.h"
+#include "results/candidate_cfg.h"
 #include "search/candidate_est.h"
 #include "util/fsutil.h"
 #include "results/report.h"
@@ -39,6 +40,10 @@ static void print_search(FILE *out, const ac_config *c, const search_train_resul
             "%zu predicted to fit, %zu predicted out of memory, %zu selected (limit_search_runs %d)\n",
             c->train.search_mode, c->cluster_type, c->train.num_nodes, c->train.gpus_per_node, r->base.gpu->name, r->n,
             r->grid.n_original, r->n_fit, r->n_oom, r->n_launch, c->train.limit_search_runs);
+    if (r->n_borderline)
+        fprintf(out, "  of them %zu borderline: predicted over the memory limit by less than the estimator's memory "
+                "uncertainty (%.0f %%), launched to be measured (launch_over_memory %s)\n",
+                r->n_borderline, 100.0 * search_memory_band_rel(NULL), c->train.launch_over_memory);
 }
 
 static void print_exhaustive(FILE *out, const search_train_result *r)
@@ -72,7 +77,7 @@ static int fill_job(const ac_config *c, const search_scored *s, exec_job *j, ac_
 
 /* The first launched candidate's job script rendered and dropped: a template, partition
  * or path the executor would refuse fails here, before any result file is written. */
-static int check_launch(const ac_config *c, const search_train_result *r, ac_err *e)
+static int check_launch(const ac_config *c, const model_base_config *b, const search_train_result *r, ac_err *e)
 {
     if (!runs_real_jobs(c)) return 0;
     for (size_t k = 0; k < r->n; k++) {
@@ -80,8 +85,11 @@ static int check_launch(const ac_config *c, const search_train_result *r, ac_err
         if (!s->launched) continue;
         exec_job j = { 0 };
         char *script = NULL, **argv = NULL;
-        int rc = fill_job(c, s, &j, e);
-        if (!rc) rc = exec_job_script(c, c->train.logs, &j, &script, !strcmp(c->cluster_type, "bcm") ? &argv : NULL, e);
+        node *cand = results_candidate_config(b, c, &s->cand, s->name, e); /* resolved as its job would resolve it */
+        int rc = cand ? fill_job(c, s, &j, e) : -1;
+        j.candidate = cand;
+        if (!rc) rc = exec_job_script(c, c->train.logs, &j, &script, !strcmp(c->cluster_type, "bcm") ? &argv : NULL, NULL, e);
+        node_free(cand);
         free(script);
         exec_argv_free(argv);
         return rc;
@@ -138,11 +146,15 @@ static void print_measured(FILE *out, const search_train_result *r, size_t n_don
     for (size_t k = 0; k < r->n; k++) {
         const search_scored *s = &r->items[r->order[k]];
         if (!s->launched || s->source != RUN_MEASURED) continue;
+        char note[96] = "";
+        if (s->borderline)
+            snprintf(note, sizeof note, " [borderline: predicted %.1f GiB, %.1f usable]", s->est.mem_total / EST_GIB,
+                     s->est.mem_limit / EST_GIB);
         if (s->failed)
-            fprintf(out, "  %-10s %9.4fs %-8s  %s: %s\n", "failed", s->est.step_time, "-", s->name, s->reason);
+            fprintf(out, "  %-10s %9.4fs %-8s  %s%s: %s\n", "failed", s->est.step_time, "-", s->name, note, s->reason);
         else
-            fprintf(out, "  %9.4fs %9.4fs %+7.1f%%  %s\n", s->step_time_s, s->est.step_time,
-                    100.0 * (s->est.step_time / s->step_time_s - 1.0), s->name);
+            fprintf(out, "  %9.4fs %9.4fs %+7.1f%%  %s%s\n", s->step_time_s, s->est.step_time,
+                    100.0 * (s->est.step_time / s->step_time_s - 1.0), s->name, note);
     }
 }
 
@@ -217,7 +229,7 @@ int cmd_run(int argc, char **argv)
      * file is written: a bad setting leaves no half-done results behind */
     if (model_base_config_build(&c, size_b, &b, &e) != 0) goto fail;
     if (c.run_training_hp_search && search_train_run(&c, &b, &train, &e) != 0) goto fail;
-    if (c.run_training_hp_search && check_launch(&c, &train, &e) != 0) goto fail;
+    if (c.run_training_hp_search && check_launch(&c, &b, &train, &e) != 0) goto fail;
     if (c.run_inference_hp_search && search_inference_check(&c, &b, &e) != 0) goto fail;
     if (c.run_cost_search && cli_cost_check(&c, &b, &e) != 0) goto fail;
     if (c.run_training_hp_search && runs_real_jobs(&c)) { /* before this run writes into the logs dir */

@@ -239,6 +239,17 @@ int cfg_load_text(const char *conf_dir, const char *text, size_t len, int n_over
     if (schema_check_keys(root, e) != 0) goto done;
     if (interp_resolve_all(root, e) != 0) goto done;
     if (schema_fill(root, out, e) != 0) goto done;
+    if (!strcmp(out->cluster_type, "bcp")) {
+        /* the original runs on Base Command Platform from inside a multi-node BCP job, one run after
+         * another; autoconfig has no way to test that launcher, so it refuses rather than pretend */
+        const node_pair *p = node_map_pair(root, "cluster_type");
+        ac_err_at(e, AC_E_INPUT, p && p->val && p->val->file ? p->val->file : path, p && p->val ? p->val->line : 0,
+                  p && p->val ? p->val->col : 0, "cluster_type",
+                  "bcp (NVIDIA Base Command Platform) is not supported by autoconfig: its runs must be launched from "
+                  "inside a BCP multi-node job, which autoconfig cannot drive or test; use sim (estimator only), "
+                  "bcm (Slurm) or local");
+        goto done;
+    }
 
     const char *slash = strchr(out->search_config_value, '/');
     if (!slash || slash == out->search_config_value || !slash[1] || strchr(slash + 1, '/')) {

@@ -66,6 +66,7 @@ typedef struct {
     char recompute_granularity[16]; /* auto | selective | full */
     char search_mode[16];           /* heuristic | exhaustive */
     char rank_by[16];               /* throughput | cost */
+    char launch_over_memory[16];    /* never | borderline | all (real clusters) */
     double price_per_gpu_hour;      /* NAN = catalog price */
 } cfg_train_settings;
 

@@ -16,6 +16,7 @@
 
 #include "config/yaml_io.h"
 #include "exec/backend.h"
+#include "exec/job_config.h"
 #include "results/candidate_cfg.h"
 #include "results/ledger.h"
 #include "results/tfevents.h"
@@ -73,11 +74,11 @@ static int check_job(const exec_job *j, ac_err *e)
 
 /* ---- the command template ---- */
 
+/* the launcher's call (stages.py _make_nemo_call_string): the resolved file carries every
+ * setting, so no command-line override is needed */
 static const char DEFAULT_TEMPLATE[] =
     "{srun} python3 -u /opt/NeMo/examples/nlp/language_modeling/{train_script}"
-    " --config-path={config_dir} --config-name={config_name}"
-    " trainer.num_nodes={nodes} trainer.devices={gpus_per_node} trainer.max_steps={max_steps}"
-    " exp_manager.exp_dir={results_dir} exp_manager.create_checkpoint_callback=False";
+    " --config-path={config_dir} --config-name={config_name}";
 
 /* NeMo's pretraining script by model family; anything else is GPT-like */
 static const struct { const char *family, *script; } TRAIN_SCRIPTS[] = {
@@ -125,52 +126,74 @@ static int is_pyxis_flag(const char *a)
     return !strncmp(a, "--container", 11) || !strncmp(a, "--no-container", 14);
 }
 
-/* "srun [--container-image I --container-mounts M] [srun_args]": pyxis flags only with an image */
-static void build_srun(const ac_config *c, const char *logs_dir, strbuf *sb, ac_err *e)
+/* one container mount "src[:dst[:flags]]" or "path" (path:path); pyxis splits the list at
+ * commas, so a comma inside one entry would add mounts nobody asked for */
+static int add_mount(strbuf *m, const char *mt, ac_err *e)
 {
-    const char *image = c->cluster.container_image;
+    if (!mt[0] || !strcmp(mt, "None") || !strcmp(mt, "null")) return 0;
+    if (strchr(mt, ','))
+        return ac_err_set(e, AC_E_INPUT, "container_mounts entry \"%s\": a ',' would split it into several mounts "
+                                         "(give each mount as its own list entry)", mt);
+    if (strchr(mt, ':')) sb_printf(m, ",%s", mt);
+    else sb_printf(m, ",%s:%s", mt, mt);
+    return 0;
+}
+
+/* "srun [--container-image I --container-mounts M] [srun_args]": pyxis flags only with an image.
+ * The image is cluster.container_image, else training_container; the mounts are the launcher's
+ * (launcher_scripts_path, data_dir, base_results_dir: stages.py _make_container_mounts_string),
+ * the logs directory and container_mounts. */
+static int build_srun(const ac_config *c, const char *logs_dir, const node *job_cfg, strbuf *sb, ac_err *e)
+{
+    const char *image = exec_container_image(c);
     sb_add(sb, "srun");
+    if (exec_job_needs_pmix(job_cfg)) sb_add(sb, " --mpi=pmix");
     if (image[0]) {
         char *q = shell_quote_dup(image, e);
-        sb_printf(sb, " --container-image %s", q ? q : "''");
+        if (!q) return -1;
+        sb_printf(sb, " --container-image %s", q);
         free(q);
         strbuf m;
         sb_init(&m);
         sb_printf(&m, "%s:%s", logs_dir, logs_dir);
-        for (int i = 0; i < c->n_container_mounts; i++) {
-            const char *mt = c->container_mounts[i];
-            if (!mt[0] || !strcmp(mt, "None") || !strcmp(mt, "null")) continue;
-            if (strchr(mt, ':')) sb_printf(&m, ",%s", mt);
-            else sb_printf(&m, ",%s:%s", mt, mt);
+        const char *launcher_dirs[] = { c->launcher_scripts_path, c->data_dir, c->base_results_dir };
+        int rc = 0;
+        for (size_t i = 0; i < 3 && !rc; i++) {
+            char abs[CFG_PATH_MAX + 64];
+            if (!launcher_dirs[i][0]) continue;
+            rc = fs_abspath_norm(launcher_dirs[i], abs, sizeof abs, e);
+            if (!rc) rc = add_mount(&m, abs, e);
         }
-        q = sb_str(&m) ? shell_quote_dup(sb_str(&m), e) : NULL;
-        sb_printf(sb, " --container-mounts %s", q ? q : "''");
-        free(q);
+        for (int i = 0; i < c->n_container_mounts && !rc; i++) rc = add_mount(&m, c->container_mounts[i], e);
+        q = rc ? NULL : sb_str(&m) ? shell_quote_dup(sb_str(&m), e) : NULL;
         sb_free(&m);
+        if (rc || !q) return rc ? rc : ac_err_set(e, AC_E_NOMEM, "out of memory");
+        sb_printf(sb, " --container-mounts %s", q);
+        free(q);
     }
     for (int i = 0; i < c->cluster.n_srun_args; i++) {
         const char *a = c->cluster.srun_args[i];
         if (!a[0] || (!image[0] && is_pyxis_flag(a))) continue;
         char *q = shell_quote_dup(a, e);
-        sb_printf(sb, " %s", q ? q : "''");
+        if (!q) return -1;
+        sb_printf(sb, " %s", q);
         free(q);
     }
+    return 0;
 }
 
 /* expands the template; every placeholder value is single-quoted */
 static int render_command(const ac_config *c, const char *logs_dir, const exec_job *j, const char *run_dir,
-                          const char *tmpl, int slurm, strbuf *out, ac_err *e)
+                          const node *job_cfg, const char *tmpl, int slurm, strbuf *out, ac_err *e)
 {
-    char config_dir[1024], config_name[1024], results_dir[1300], nodes[16], gpn[16], steps[16], mins[16], pred[32],
+    char config_dir[1400], config_name[1400], results_dir[1300], nodes[16], gpn[16], steps[16], mins[16], pred[32],
         self[1024];
-    char config_abs[1024];
-    if (fs_abspath(j->config_path, config_abs, sizeof config_abs, e) < 0) return -1;
-    snprintf(config_dir, sizeof config_dir, "%s", config_abs);
-    char *slash = strrchr(config_dir, '/'); /* absolute: there is one */
-    snprintf(config_name, sizeof config_name, "%s", slash ? slash + 1 : config_abs);
-    if (slash) *slash = '\0';
-    size_t cl = strlen(config_name);
-    if (cl > 5 && !strcmp(config_name + cl - 5, ".yaml")) config_name[cl - 5] = '\0';
+    char config_abs[1400], candidate_abs[1024];
+    if (fs_abspath(j->config_path, candidate_abs, sizeof candidate_abs, e) < 0) return -1;
+    /* the file NeMo reads is the resolved one in the run directory, named as the launcher names it */
+    if (exec_job_config_path(run_dir, j->name, config_abs, sizeof config_abs, e) < 0) return -1;
+    snprintf(config_dir, sizeof config_dir, "%s", run_dir);
+    snprintf(config_name, sizeof config_name, "%s_hydra.yaml", j->name);
     snprintf(results_dir, sizeof results_dir, "%s/results", run_dir);
     snprintf(nodes, sizeof nodes, "%d", j->nodes);
     snprintf(gpn, sizeof gpn, "%d", j->gpus_per_node);
@@ -182,6 +205,7 @@ static int render_command(const ac_config *c, const char *logs_dir, const exec_j
     if (!gpu) return -1;
     const struct { const char *key, *val; } vars[] = {
         { "config", config_abs }, { "config_dir", config_dir }, { "config_name", config_name },
+        { "candidate", candidate_abs },
         { "name", j->name }, { "run_dir", run_dir }, { "results_dir", results_dir },
         { "nodes", nodes }, { "gpus_per_node", gpn }, { "max_steps", steps }, { "max_minutes", mins },
         { "predicted_step_s", pred }, { "autoconfig", self },
@@ -199,7 +223,7 @@ static int render_command(const ac_config *c, const char *logs_dir, const exec_j
         memcpy(key, p + 1, kl);
         key[kl] = '\0';
         if (!strcmp(key, "srun")) {
-            if (slurm) build_srun(c, logs_dir, out, e);
+            if (slurm && build_srun(c, logs_dir, job_cfg, out, e) < 0) return -1;
         } else {
             size_t i = 0;
             while (i < sizeof vars / sizeof vars[0] && strcmp(vars[i].key, key)) i++;
@@ -263,17 +287,22 @@ static int directive(strbuf *sb, const char *what, const char *flag, const char 
 }
 
 int exec_job_script(const ac_config *c, const char *logs_dir, const exec_job *j, char **script, char ***sbatch_argv,
-                    ac_err *e)
+                    node **job_cfg_out, ac_err *e)
 {
     int slurm = !strcmp(c->cluster_type, "bcm");
     char run_dir[1200], buf[64];
     *script = NULL;
     if (sbatch_argv) *sbatch_argv = NULL;
+    if (job_cfg_out) *job_cfg_out = NULL;
     if (check_job(j, e) < 0 || exec_run_dir(logs_dir, j->name, run_dir, sizeof run_dir, e) < 0) return -1;
     if (shell_check_line("logs dir", logs_dir, e) < 0 || strchr(logs_dir, '%'))
         return e->code ? -1 : ac_err_set(e, AC_E_INPUT, "logs dir \"%s\": '%%' is not allowed", logs_dir);
+    node *job_cfg = NULL;
+    if ((j->candidate ? exec_job_config_of(c, j->candidate, j->config_path, run_dir, &job_cfg, e)
+                      : exec_job_config(c, j->config_path, run_dir, &job_cfg, e)) < 0)
+        return -1;
     char *tmpl = load_template(c, e);
-    if (!tmpl) return -1;
+    if (!tmpl) { node_free(job_cfg); return -1; }
     strbuf sb;
     sb_init(&sb);
     sb_add(&sb, "#!/bin/bash\n");
@@ -301,30 +330,35 @@ int exec_job_script(const ac_config *c, const char *logs_dir, const exec_job *j,
         rc |= directive(&sb, "time", "time", buf, e);
         sb_add(&sb, "# job name, output and error files are sbatch arguments (see job.argv)\n");
     }
-    if (rc) { free(tmpl); sb_free(&sb); return -1; }
+    if (rc) { free(tmpl); sb_free(&sb); node_free(job_cfg); return -1; }
     char *qdir = shell_quote_dup(run_dir, e);
     sb_printf(&sb, "# autoconfig training job (written by autoconfig; values are single-quoted)\nset -u\n"
-                   "cd %s || exit 1\necho $$ > job.pid\n"
-                   "# the command runs in a subshell: an `exec` in a template cannot skip the exit code below\n(\n",
+                   "cd %s || exit 1\necho $$ > job.pid\n",
               qdir ? qdir : "''");
     free(qdir);
+    if (exec_job_env(c, job_cfg, &sb, e) < 0) { free(tmpl); sb_free(&sb); node_free(job_cfg); return -1; }
+    sb_add(&sb, "# the command runs in a subshell: an `exec` in a template cannot skip the exit code below\n(\n");
     if (c->wandb_enable && c->wandb_api_key_file[0]) {
         /* the key is read when the job starts: only the file's path is in the script */
         char *qk = NULL, key_path[4096];
         if (exec_wandb_key_path(c, key_path, sizeof key_path, e) < 0 ||
             shell_check_line("wandb.api_key_file", key_path, e) < 0 ||
-            !(qk = shell_quote_dup(key_path, e))) { free(tmpl); sb_free(&sb); return -1; }
+            !(qk = shell_quote_dup(key_path, e))) { free(tmpl); sb_free(&sb); node_free(job_cfg); return -1; }
         /* the key is the first line */
         sb_printf(&sb, "WANDB_API_KEY=$(head -n 1 %s) && [ -n \"$WANDB_API_KEY\" ] || "
                        "{ echo 'autoconfig: cannot read wandb.api_key_file' >&2; exit 1; }\n"
                        "export WANDB_API_KEY\n", qk);
         free(qk);
     }
-    if (render_command(c, logs_dir, j, run_dir, tmpl, slurm, &sb, e) < 0) { free(tmpl); sb_free(&sb); return -1; }
+    if (render_command(c, logs_dir, j, run_dir, job_cfg, tmpl, slurm, &sb, e) < 0) {
+        free(tmpl); sb_free(&sb); node_free(job_cfg); return -1;
+    }
     free(tmpl);
     sb_add(&sb, "\n)\nrc=$?\necho \"$rc\" > exit_code.tmp && mv -f exit_code.tmp exit_code\nexit $rc\n");
-    if (sb.oom) { sb_free(&sb); return ac_err_set(e, AC_E_NOMEM, "out of memory"); }
+    if (sb.oom) { sb_free(&sb); node_free(job_cfg); return ac_err_set(e, AC_E_NOMEM, "out of memory"); }
     *script = sb.s;
+    if (job_cfg_out) *job_cfg_out = job_cfg;
+    else node_free(job_cfg);
 
     if (slurm && sbatch_argv) {
         char jn[512], path[1400];
@@ -338,7 +372,13 @@ int exec_job_script(const ac_config *c, const char *logs_dir, const exec_job *j,
         bad |= argv_add(&argv, &n, "--output=%s%s", path, ".out") | argv_add(&argv, &n, "--error=%s%s", path, ".err");
         snprintf(path, sizeof path, "%s/job.sh", run_dir);
         bad |= argv_add(&argv, &n, "%s%s", path, NULL);
-        if (bad) { exec_argv_free(argv); free(*script); *script = NULL; return ac_err_set(e, AC_E_NOMEM, "out of memory"); }
+        if (bad) {
+            exec_argv_free(argv);
+            free(*script);
+            *script = NULL;
+            if (job_cfg_out) { node_free(*job_cfg_out); *job_cfg_out = NULL; }
+            return ac_err_set(e, AC_E_NOMEM, "out of memory");
+        }
         *sbatch_argv = argv;
     }
     return 0;
@@ -463,16 +503,20 @@ static int poll_interval_ms(const exec_backend *b)
     return b == &exec_backend_local ? 300 : 2000;
 }
 
-/* writes the job script and removes what an earlier attempt left (pid, exit code) */
-static int prepare_run_dir(const ac_config *c, const char *logs_dir, const exec_job *j, ac_err *e)
+int exec_write_job_files(const ac_config *c, const char *logs_dir, const exec_job *j, ac_err *e)
 {
     char run_dir[1200], path[1400];
     char *script;
     char **argv = NULL;
-    if (exec_job_script(c, logs_dir, j, &script, &argv, e) < 0) return -1;
+    node *job_cfg = NULL;
+    if (exec_job_script(c, logs_dir, j, &script, &argv, &job_cfg, e) < 0) return -1;
     int rc = exec_run_dir(logs_dir, j->name, run_dir, sizeof run_dir, e);
     if (!rc) rc = fs_mkdir_p(run_dir, e);
     if (!rc) { snprintf(path, sizeof path, "%s/results", run_dir); rc = fs_mkdir_p(path, e); }
+    /* the file NeMo reads: every interpolation resolved, as the launcher hands it over */
+    if (!rc) rc = exec_job_config_path(run_dir, j->name, path, sizeof path, e);
+    if (!rc) rc = yaml_dump_file(job_cfg, path, e);
+    node_free(job_cfg);
     if (!rc) { snprintf(path, sizeof path, "%s/job.sh", run_dir); rc = fs_write_atomic(path, script, strlen(script), e); }
     if (!rc && argv) { /* the sbatch command line, for humans re-running a job by hand */
         strbuf sb;
@@ -489,10 +533,6 @@ static int prepare_run_dir(const ac_config *c, const char *logs_dir, const exec_
     }
     free(script);
     exec_argv_free(argv);
-    if (!rc) {
-        static const char *const stale[] = { "job.pid", "exit_code", "exit_code.tmp" };
-        for (size_t i = 0; i < 3; i++) { snprintf(path, sizeof path, "%s/%s", run_dir, stale[i]); unlink(path); }
-    }
     return rc;
 }
 
@@ -558,6 +598,17 @@ static int replan_if_stale(const ac_config *c, ledger *l, const char *abs_logs, 
     if (ledger_replan(l, want, e) < 0) return -1;
     *row = *want;
     row->state = LEDGER_PLANNED;
+    return 0;
+}
+
+/* writes the job's files and removes what an earlier attempt left (pid, exit code) */
+static int prepare_run_dir(const ac_config *c, const char *logs_dir, const exec_job *j, ac_err *e)
+{
+    char run_dir[1200], path[1400];
+    if (exec_write_job_files(c, logs_dir, j, e) < 0 || exec_run_dir(logs_dir, j->name, run_dir, sizeof run_dir, e) < 0)
+        return -1;
+    static const char *const stale[] = { "job.pid", "exit_code", "exit_code.tmp" };
+    for (size_t i = 0; i < 3; i++) { snprintf(path, sizeof path, "%s/%s", run_dir, stale[i]); unlink(path); }
     return 0;
 }
 

@@ -22,10 +22,14 @@
  * read from that file when the job starts: the key itself is never written to
  * a script, an argv, a log or a result.
  *
+ * The job hands NeMo the candidate resolved as the launcher resolves it,
+ * <run_dir>/<name>_hydra.yaml, inside the launcher's environment (job_config.h).
+ *
  * The job's command comes from a template (AUTOCONFIG_JOB_TEMPLATE in the
- * environment, else <conf>/cluster/job_command.txt, else the built-in NeMo
+ * environment, else <conf>/cluster/job_command.txt, else the launcher's NeMo
  * training command).  Placeholders, each replaced by a shell-quoted value:
- *   {config} {config_dir} {config_name} {name} {run_dir} {results_dir} {nodes}
+ *   {config} (the resolved file) {config_dir} {config_name} {candidate} (the
+ *   candidate as the search wrote it) {name} {run_dir} {results_dir} {nodes}
  *   {gpus_per_node} {max_steps} {max_minutes} {predicted_step_s} {autoconfig}
  *   {launcher_scripts_path} {data_dir} {train_script} {gpu} (the catalog GPU of the search)
  * and {srun}: "srun <container flags> <srun_args>" on Slurm, "" locally.
@@ -46,6 +50,7 @@ typedef struct {
     int nodes;
     int gpus_per_node;
     double predicted_step_s;
+    const node *candidate;  /* the candidate in memory before it is written; NULL: read config_path */
 } exec_job;
 
 typedef enum { EXEC_PENDING, EXEC_RUNNING, EXEC_DONE, EXEC_FAILED } exec_state;
@@ -92,14 +97,20 @@ const char *exec_state_name(exec_state s);
 
 /* Writes the job script of one job (exposed for tests and `--dry-run`):
  * into *script (malloc'd), plus the sbatch argv words (NULL-terminated,
- * malloc'd, free with exec_argv_free) when cluster_type is bcm. */
+ * malloc'd, free with exec_argv_free) when cluster_type is bcm, plus the
+ * resolved NeMo config the script hands over (job_config.h; NULL: not wanted,
+ * else the caller frees it).  The candidate config at j->config_path is read. */
 int exec_job_script(const ac_config *c, const char *logs_dir, const exec_job *j, char **script, char ***sbatch_argv,
-                    ac_err *e);
+                    node **job_cfg, ac_err *e);
 void exec_argv_free(char **argv);
 
 /* wandb.api_key_file made absolute into abs (jobs start in their run directory),
  * after checking it is a readable file whose first line (the key) is not empty. */
 int exec_wandb_key_path(const ac_config *c, char *abs, size_t len, ac_err *e);
+
+/* Writes what a submission would, without submitting: <logs>/training_logs/<name>/
+ * job.sh, job.argv (Slurm) and <name>_hydra.yaml, each atomically (`launch --dry-run`). */
+int exec_write_job_files(const ac_config *c, const char *logs_dir, const exec_job *j, ac_err *e);
 
 /* The estimator's prediction for a written candidate config (read back with
  * candidate_est_from_nemo, scored with est_evaluate): step time, memory need

@@ -78,7 +78,7 @@ static int slurm_submit(const exec_ctx *x, const exec_job *j, const char *run_di
 {
     char *script;
     char **argv;
-    if (exec_job_script(x->c, x->logs_dir, j, &script, &argv, e) < 0) return -1;
+    if (exec_job_script(x->c, x->logs_dir, j, &script, &argv, NULL, e) < 0) return -1;
     free(script);
     proc_result r;
     double budget = sbatch_retry_budget(), waited = 0.0, pause = 1.0;

@@ -141,13 +141,19 @@ static int write_shape(node *t, const model_base_config *b, const ac_config *c, 
             snprintf(p, sizeof p, "%skv_channels", stacks[i]); rc |= set(t, p, node_int(s->kv_channels), e);
             if (rc) return -1;
         }
-        if (set(t, "model.init_method_std", node_float(0.015), e) || set(t, "model.optim.sched.warmup_ratio", node_float(0.01), e))
-            return -1;
-        return 0;
+        /* the original writes a top-level model.init_method_std = 0.015, a key NeMo's T5 never
+         * reads (each stack has its own): it goes to both stacks (docs/original-bugs.md) */
+        for (int i = 0; i < 2; i++) {
+            char p[96];
+            snprintf(p, sizeof p, "%sinit_method_std", stacks[i]);
+            if (set(t, p, node_float(0.015), e)) return -1;
+        }
+        return set(t, "model.optim.sched.warmup_ratio", node_float(0.01), e);
     }
+    const model_preset_arch *pa = b->preset;
+    double init_std = pa && pa->init_std > 0 ? pa->init_std : round_to(0.64 / sqrt(s->hidden), 6);
     if (set(t, "model.num_layers", node_int(s->num_layers), e) || set(t, "model.hidden_size", node_int(s->hidden), e) ||
-        set(t, "model.num_attention_heads", node_int(s->heads), e) ||
-        set(t, "model.init_method_std", node_float(round_to(0.64 / sqrt(s->hidden), 6)), e))
+        set(t, "model.num_attention_heads", node_int(s->heads), e) || set(t, "model.init_method_std", node_float(init_std), e))
         return -1;
     int max_steps = (int)(c->train.num_tokens_in_b * 1e9 / ((double)s->seq_length * b->gbs));
     if (set(t, "model.optim.sched.warmup_steps", node_int((long long)(WARMUP_FRACTION * max_steps)), e) ||
@@ -156,7 +162,8 @@ static int write_shape(node *t, const model_base_config *b, const ac_config *c, 
     if (b->size_b <= SP_OFF_MAX_SIZE_B && set(t, "model.sequence_parallel", node_bool(false), e)) return -1;
     if (id == FAM_BERT) return set(t, "model.ffn_hidden_size", node_int(4LL * s->hidden), e);
     if (set(t, "model.encoder_seq_length", node_int(s->seq_length), e) ||
-        set(t, "model.max_position_embeddings", node_int(s->seq_length), e) ||
+        /* a rotary model's positions go as far as its release supports (the launcher's value) */
+        set(t, "model.max_position_embeddings", node_int(pa && pa->max_context > s->seq_length ? pa->max_context : s->seq_length), e) ||
         set(t, "model.data.seq_length", node_int(s->seq_length), e))
         return -1;
     if (id == FAM_GPT3) return 0; /* ffn/kv stay the template's 4h / null */
@@ -169,6 +176,19 @@ static int write_shape(node *t, const model_base_config *b, const ac_config *c, 
     if (id == FAM_MIXTRAL &&
         (set(t, "model.num_moe_experts", node_int(s->num_experts), e) || set(t, "model.moe_router_topk", node_int(s->moe_topk), e)))
         return -1;
+    if (pa && pa->tokenizer_library &&
+        (set(t, "model.tokenizer.library", node_str(pa->tokenizer_library), e) ||
+         set(t, "model.tokenizer.type", node_str(pa->tokenizer_type), e)))
+        return -1;
+    /* a Hugging Face tokenizer is named by type; a SentencePiece model file would be loaded instead */
+    if (pa && pa->tokenizer_library && !strcmp(pa->tokenizer_library, "huggingface")) {
+        node *tok = node_get_path(t, "model.tokenizer");
+        if (tok) {
+            static const char *const spm_only[] = { "model", "delimiter", "vocab_file", "merge_file", "sentencepiece_legacy" };
+            for (size_t i = 0; i < sizeof spm_only / sizeof spm_only[0]; i++) node_map_remove(tok, spm_only[i]);
+        }
+        if (set(t, "model.tokenizer.use_fast", node_bool(true), e)) return -1;
+    }
     return 0;
 }
 
@@ -201,6 +221,7 @@ static int choose_architecture(const ac_config *c, model_base_config *b, ac_err 
             s->moe_ffn_hidden = pa->ffn;
         }
         b->lr = pa->lr;
+        b->preset = pa;
         return 0;
     }
     model_arch_choice ch;
@@ -255,6 +276,7 @@ int model_base_config_build(const ac_config *c, double size_b, model_base_config
         if (choose_architecture(c, b, e) != 0) return -1;
         if (model_gbs_tp_pp(b->family->id, size_b, c->train.seq_length, c->train.gpu_memory_gb, &b->gbs, &b->tp, &b->pp, e) != 0)
             return -1;
+        if (b->preset && b->preset->gbs > 0) b->gbs = b->preset->gbs;
     }
     b->param_b = model_param_count_b(b->family->id, &b->shape);
 

@@ -34,17 +34,32 @@ const char *model_family_names(void)
 }
 
 /* Published architectures (config.json of each Hugging Face release; Mixtral
- * from the Mistral AI release notes). lr as in the NeMo/FL recipes. */
+ * from the Mistral AI release notes). lr as in the NeMo/FL recipes.  The last
+ * four columns follow the NeMo launcher's training config of the model: its
+ * global batch (Mixtral 8x7B: 256; 8x22B's GBS of 1 is a smoke-test value, so the
+ * family's 4M-token rule stays), init_method_std, and the tokenizer each release
+ * ships (Llama 3: a tiktoken BPE file loaded through Hugging Face, never SentencePiece;
+ * docs/original-bugs.md lists where we differ from the launcher on purpose). */
+#define HF "huggingface"
 static const model_preset_arch PRESETS[] = {
-    /* name            family       size   L   h     F      A   g  V       seq   E  k  max_ctx lr */
-    { "llama2_7b", FAM_LLAMA, 7, 32, 4096, 11008, 32, 32, 32000, 4096, 0, 0, 4096, 3.0e-4, "meta-llama/Llama-2-7b-hf config.json" },
-    { "llama2_13b", FAM_LLAMA, 13, 40, 5120, 13824, 40, 40, 32000, 4096, 0, 0, 4096, 3.0e-4, "meta-llama/Llama-2-13b-hf config.json" },
-    { "llama2_70b", FAM_LLAMA, 70, 80, 8192, 28672, 64, 8, 32000, 4096, 0, 0, 4096, 1.5e-4, "meta-llama/Llama-2-70b-hf config.json" },
-    { "llama3_8b", FAM_LLAMA, 8, 32, 4096, 14336, 32, 8, 128256, 8192, 0, 0, 8192, 3.0e-4, "meta-llama/Meta-Llama-3-8B config.json" },
-    { "llama3_70b", FAM_LLAMA, 70, 80, 8192, 28672, 64, 8, 128256, 8192, 0, 0, 8192, 1.5e-4, "meta-llama/Meta-Llama-3-70B config.json" },
-    { "mixtral_8x7b", FAM_MIXTRAL, 46.7, 32, 4096, 14336, 32, 8, 32000, 4096, 8, 2, 32768, 1.0e-4, "mistralai/Mixtral-8x7B-v0.1 config.json" },
-    { "mixtral_8x22b", FAM_MIXTRAL, 140.6, 56, 6144, 16384, 48, 8, 32768, 4096, 8, 2, 65536, 1.0e-4, "mistralai/Mixtral-8x22B-v0.1 config.json" },
+    /* name            family       size   L   h     F      A   g  V       seq   E  k  max_ctx lr      source
+     *                 gbs  init_std  tokenizer library, type */
+    { "llama2_7b", FAM_LLAMA, 7, 32, 4096, 11008, 32, 32, 32000, 4096, 0, 0, 4096, 3.0e-4, "meta-llama/Llama-2-7b-hf config.json",
+      0, 0, NULL, NULL },
+    { "llama2_13b", FAM_LLAMA, 13, 40, 5120, 13824, 40, 40, 32000, 4096, 0, 0, 4096, 3.0e-4, "meta-llama/Llama-2-13b-hf config.json",
+      0, 0, NULL, NULL },
+    { "llama2_70b", FAM_LLAMA, 70, 80, 8192, 28672, 64, 8, 32000, 4096, 0, 0, 4096, 1.5e-4, "meta-llama/Llama-2-70b-hf config.json",
+      0, 0.008944, NULL, NULL },
+    { "llama3_8b", FAM_LLAMA, 8, 32, 4096, 14336, 32, 8, 128256, 8192, 0, 0, 8192, 3.0e-4, "meta-llama/Meta-Llama-3-8B config.json",
+      0, 0, HF, "meta-llama/Meta-Llama-3-8B" },
+    { "llama3_70b", FAM_LLAMA, 70, 80, 8192, 28672, 64, 8, 128256, 8192, 0, 0, 8192, 1.5e-4, "meta-llama/Meta-Llama-3-70B config.json",
+      0, 0.008944, HF, "meta-llama/Meta-Llama-3-70B" },
+    { "mixtral_8x7b", FAM_MIXTRAL, 46.7, 32, 4096, 14336, 32, 8, 32000, 4096, 8, 2, 32768, 1.0e-4, "mistralai/Mixtral-8x7B-v0.1 config.json",
+      256, 0.02, HF, "mistralai/Mixtral-8x7B-v0.1" },
+    { "mixtral_8x22b", FAM_MIXTRAL, 140.6, 56, 6144, 16384, 48, 8, 32768, 4096, 8, 2, 65536, 1.0e-4, "mistralai/Mixtral-8x22B-v0.1 config.json",
+      0, 0.02, HF, "mistral-community/Mixtral-8x22B-v0.1" },
 };
+#undef HF
 
 const model_preset_arch *model_preset_arch_find(const char *name)
 {

@@ -43,6 +43,11 @@ typedef struct {
     int max_context; /* max_position_embeddings: the longest context the release supports */
     double lr;
     const char *source; /* where the numbers come from */
+    /* training settings of the NeMo launcher's config for this model (conf/training/<family>/<name>.yaml)
+     * where it is sensible; 0 / NULL = the family's rule or template */
+    int gbs;
+    double init_std;
+    const char *tokenizer_library, *tokenizer_type;
 } model_preset_arch;
 
 const model_preset_arch *model_preset_arch_find(const char *name);

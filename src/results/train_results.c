@@ -245,6 +245,7 @@ static void json_run(json_writer *w, const search_scored *s, const est_input *ba
     json_str(w, "reason", s->reason);
     json_bool(w, "in_original", k->in_original);
     json_bool(w, "launched", s->launched);
+    json_bool(w, "borderline", s->borderline);
     json_int(w, "tp", k->tp); json_int(w, "pp", k->pp); json_int(w, "cp", k->cp); json_int(w, "ep", k->ep);
     if (k->vp > 0) json_int(w, "vp", k->vp); else json_null(w, "vp");
     json_int(w, "mbs", k->mbs); json_int(w, "gbs", k->gbs);

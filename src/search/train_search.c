@@ -323,10 +323,32 @@ int search_train_run(const ac_config *c, const model_base_config *b, search_trai
         s->rank = (int)k + 1;
         if (k < limit) { s->launched = true; r->n_launch++; }
     }
+    /* on a real cluster a memory prediction is not a verdict: what may fit is measured (the
+     * original measured every candidate of its grid) */
+    bool real = !strcmp(c->cluster_type, "bcm") || !strcmp(c->cluster_type, "local");
+    bool all = !strcmp(c->train.launch_over_memory, "all");
+    if (real && strcmp(c->train.launch_over_memory, "never")) {
+        for (size_t k = ranked; k < r->n; k++) {
+            search_scored *s = &r->items[r->order[k]];
+            if (s->est.fits || !isfinite(s->est.mem_total) || !strncmp(s->reason, "invalid", 7)) continue;
+            double over = s->est.mem_total / s->est.mem_limit - 1.0;
+            if (!all && over > search_memory_band_rel(&s->est)) continue;
+            s->launched = true;
+            s->borderline = true;
+            r->n_launch++;
+            r->n_borderline++;
+        }
+    }
     if (r->exhaustive_found)
         r->exhaustive_gain = r->exhaustive_best_est.tokens_per_s / r->items[r->order[0]].est.tokens_per_s - 1.0;
     r->elapsed_s = now_s() - t0;
     return 0;
+}
+
+double search_memory_band_rel(const est_result *r)
+{
+    (void)r;
+    return 0.05;
 }
 
 void search_train_free(search_train_result *r)

@@ -28,7 +28,9 @@ typedef struct {
     char name[256];      /* the candidate's file name without .yaml */
     est_result est;      /* the prediction */
     int rank;            /* 1 = best predicted; 0 = not ranked (does not fit) */
-    bool launched;       /* among the top limit_search_runs */
+    bool launched;       /* among the top limit_search_runs, or borderline (below) */
+    bool borderline;     /* predicted over the memory limit by less than the estimator's memory
+                          * uncertainty and launched to be measured (launch_over_memory) */
     /* results: predicted on sim, measured on a cluster */
     search_run_source source;
     bool failed;
@@ -45,6 +47,7 @@ typedef struct {
     search_act_method act_method;
     search_scored *items;    /* grid order */
     size_t n, n_fit, n_oom, n_launch;
+    size_t n_borderline;     /* of n_launch: predicted over the memory limit, launched anyway */
     size_t *order;           /* indices into items: ranked fits first, then the rest */
     /* exhaustive walk of the extended space (always done; the mode decides what is launched) */
     bool exhaustive_done;
@@ -63,6 +66,11 @@ int search_family_of(const char *family);
 /* the grid inputs for this config and base config */
 int search_train_inputs(const ac_config *c, const model_base_config *b, search_inputs *in, search_act_method *method,
                         ac_err *e);
+
+/* The relative uncertainty of a memory prediction: a candidate predicted to need up to
+ * limit x (1 + this) may still fit, so on a real cluster it is measured rather than
+ * discarded.  A fixed, stated 5 % until the estimator reports per-GPU bands. */
+double search_memory_band_rel(const est_result *r);
 
 /* builds, scores and ranks; free with search_train_free.  AC_E_INPUT when the
  * grid is empty (the rule that removed everything) or nothing fits (the memory

@@ -160,3 +160,34 @@ int fs_abspath(const char *path, char *buf, size_t len, ac_err *e)
     if (n < 0 || (size_t)n >= len) return ac_err_set(e, AC_E_INPUT, "path too long: %.80s...", path);
     return 0;
 }
+
+int fs_abspath_norm(const char *path, char *buf, size_t len, ac_err *e)
+{
+    if (fs_abspath(path, buf, len, e) < 0) return -1;
+    /* lexical, as Python's os.path.abspath: "a/./b" -> "a/b", "a/x/../b" -> "a/b", "//" -> "/" */
+    size_t out = 0;
+    const char *p = buf;
+    char *norm = malloc(len);
+    if (!norm) return ac_err_set(e, AC_E_NOMEM, "out of memory");
+    while (*p) {
+        while (*p == '/') p++;
+        size_t seg = strcspn(p, "/");
+        if (seg == 0) break;
+        if (seg == 1 && p[0] == '.') { p += seg; continue; }
+        if (seg == 2 && p[0] == '.' && p[1] == '.') {
+            while (out > 0 && norm[out - 1] != '/') out--;
+            if (out > 0) out--; /* the '/' before the dropped segment */
+            p += seg;
+            continue;
+        }
+        norm[out++] = '/';
+        memcpy(norm + out, p, seg);
+        out += seg;
+        p += seg;
+    }
+    if (out == 0) norm[out++] = '/';
+    norm[out] = '\0';
+    memcpy(buf, norm, out + 1);
+    free(norm);
+    return 0;
+}

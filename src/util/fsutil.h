@@ -25,6 +25,9 @@ bool fs_is_dir(const char *path);
 /* path made absolute against the working directory (no symlinks resolved, the path
  * need not exist): job scripts and executors chdir, so they must not see "./x" */
 int fs_abspath(const char *path, char *buf, size_t len, ac_err *e);
+/* the same, with "." and ".." segments and repeated '/' removed lexically (paths handed to
+ * another machine, a container mount or a job, which may not resolve them alike) */
+int fs_abspath_norm(const char *path, char *buf, size_t len, ac_err *e);
 /* "a/b" + "c" → "a/b/c" into buf; returns -1 (AC_E_INPUT) when it does not fit */
 int fs_join(char *buf, size_t len, const char *a, const char *b, ac_err *e);
 

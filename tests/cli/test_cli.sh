@@ -92,3 +92,8 @@ assert k["search_config.train_settings.num_nodes"]["type"] == "int" and all(e["k
     pass keys_json || fail keys_json "$("$AC" keys --json search_config.train_settings 2>&1 | head -c 300)"
 out=$("$AC" keys --markdown); if [ "$out" = "$(cat docs/config-keys.md)" ]; then pass keys_doc_up_to_date; else fail keys_doc_up_to_date "docs/config-keys.md differs from autoconfig keys --markdown"; fi
 exit 0
+
+# cluster_type bcp is refused, never run as sim under another name
+out=$("$AC" run cluster_type=bcp 2>&1); rc=$?
+case "$out" in *"cluster_type: bcp (NVIDIA Base Command Platform) is not supported"*) [ $rc -eq 2 ] && pass bcp_refused ;;
+    *) fail bcp_refused "exit $rc: $out" ;; esac

@@ -23,6 +23,14 @@ fit=$(ls "$CD" | grep '_tp_1_pp_1_mbs_1_' | head -1)
 oom=$(ls "$CD" | grep '_tp_1_pp_1_mbs_8_' | head -1)
 pred=$(tr ',' '\n' <"$T/sim/final_result/summary.json" | grep -A30 "\"name\":\"${fit%.yaml}\"" |
        sed -n 's/.*"predicted_step_time_s":\([0-9.]*\).*/\1/p' | head -1)
+# emulate-job reads what NeMo reads: the job's resolved config (launch --dry-run writes it)
+mkdir -p "$T/two" && cp "$CD/$fit" "$CD/$oom" "$T/two/"
+"$AC" launch --dry-run --candidates "$T/two" cluster_type=local "$S.logs=$T/dry" >/dev/null 2>&1
+RD="$T/dry/training_logs"
+out=$("$AC" emulate-job "$CD/$fit" --results-dir "$T/em0" --sleep 0 2>&1); rc=$?
+case "$out" in *"InterpolationKeyError"*"base_results_dir"*) [ $rc -eq 1 ] && pass emulate_refuses_unresolved ;;
+    *) fail emulate_refuses_unresolved "exit $rc: $out" ;; esac
+fit="${fit%.yaml}/${fit%.yaml}_hydra.yaml"; oom="${oom%.yaml}/${oom%.yaml}_hydra.yaml"; CD="$RD"
 out=$("$AC" emulate-job "$CD/$fit" --results-dir "$T/em" --sleep 0 2>&1); rc=$?
 case "$out" in *EMULATION*"at $(printf %.4f "$pred") s"*) [ $rc -eq 0 ] && pass emulate_estimator_step_time ;;
     *) fail emulate_estimator_step_time "exit $rc, prediction $pred: $out" ;; esac
@@ -38,7 +46,7 @@ out=$("$AC" emulate-job "$CD/$fit" --noise 2 2>&1); rc=$?
 [ $rc -eq 2 ] && case "$out" in *"--noise"*) true ;; *) false ;; esac && pass emulate_bad_noise || fail emulate_bad_noise "exit $rc: $out"
 
 # --- launch --json: one candidate that fits (measured), one predicted not to (failed with the OOM text) ---
-mkdir -p "$T/two" && cp "$CD/$fit" "$CD/$oom" "$T/two/"
+fit=$(basename "$(dirname "$fit")").yaml; oom=$(basename "$(dirname "$oom")").yaml
 "$AC" launch --json --candidates "$T/two" cluster_type=local "$S.logs=$T/ln" >"$T/ln.json" 2>/dev/null
 python3 -c 'import json, sys
 runs = {r["name"]: r for r in json.load(open(sys.argv[1]))["runs"]}
@@ -176,3 +184,12 @@ if grep -rq 'SECRET-WANDB-KEY' "$WL" "$T/w.out"; then fail wandb_key_never_writt
 else pass wandb_key_never_written; fi
 [ ! -e "$T/pwned" ] && [ -d "$WL/final_result" ] && pass logs_path_with_shell_text_runs_nothing ||
     fail logs_path_with_shell_text_runs_nothing "pwned created or no results"
+
+# --- candidates predicted just over the memory limit are measured on a real cluster (borderline) ---
+B="search_config=gpt3/20b $S.num_nodes=1 cluster_type=local $S.limit_search_runs=1 run_inference_hp_search=false"
+out=$(AUTOCONFIG_EMULATE_MEM_SCALE=0.97 "$AC" run $B "$S.logs=$T/bl" 2>/dev/null); rc=$?
+case "$out" in *"3 selected"*"of them 2 borderline"*"Training runs: 2 measured, 1 failed"*"%  gpt3_20b_1nodes_tp_4_pp_1_mbs_4_"*"[borderline: predicted 80.5 GiB, 78.4 usable]"*"CUDA out of memory"*)
+    [ $rc -eq 0 ] && grep -q '"borderline":true' "$T/bl/final_result/summary.json" && pass borderline_measured ;;
+    *) fail borderline_measured "exit $rc: $out" ;; esac
+out=$("$AC" run $B "$S.logs=$T/bl2" "$S.launch_over_memory=never" 2>/dev/null)
+case "$out" in *"1 selected"*"Training runs: 1 measured, 0 failed"*) pass borderline_never ;; *) fail borderline_never "$out" ;; esac

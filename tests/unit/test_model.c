@@ -272,7 +272,10 @@ static void test_base_configs(void)
     CHECK_INT(int_at(b.cfg, "model.decoder.num_layers"), 24);
     CHECK_INT(int_at(b.cfg, "model.decoder.ffn_hidden_size"), 10240);
     CHECK_INT(int_at(b.cfg, "model.encoder.kv_channels"), 64);
-    CHECK(node_get_double(node_get_path(b.cfg, "model.init_method_std"), &d) && d == 0.015);
+    /* each stack's init std (NeMo's T5 reads no top-level one: the original's key is moved) */
+    CHECK(node_get_double(node_get_path(b.cfg, "model.encoder.init_method_std"), &d) && d == 0.015);
+    CHECK(node_get_double(node_get_path(b.cfg, "model.decoder.init_method_std"), &d) && d == 0.015);
+    CHECK(node_get_path(b.cfg, "model.init_method_std") == NULL);
     CHECK(node_get_double(node_get_path(b.cfg, "model.optim.sched.warmup_ratio"), &d) && d == 0.01);
     CHECK_INT(int_at(b.cfg, "model.global_batch_size"), 1920);
     CHECK_INT(int_at(b.cfg, "trainer.max_steps"), (long long)(1000e9 / (512.0 * 1920)));
@@ -306,6 +309,38 @@ static void test_base_configs(void)
     CHECK_INT(int_at(b.cfg, "model.num_moe_experts"), 8);
     CHECK_INT(int_at(b.cfg, "model.moe_router_topk"), 2);
     CHECK_NEAR(b.param_b, 46.70, 0.002);
+    /* as the NeMo launcher's mixtral_8x7b.yaml: GBS 256, 32k positions, init std 0.02, fused wgrad */
+    CHECK_INT(int_at(b.cfg, "model.global_batch_size"), 256);
+    CHECK_INT(int_at(b.cfg, "model.max_position_embeddings"), 32768);
+    CHECK(node_get_double(node_get_path(b.cfg, "model.init_method_std"), &d) && d == 0.02);
+    bool fused = false;
+    CHECK(node_get_bool(node_get_path(b.cfg, "model.gradient_accumulation_fusion"), &fused) && fused);
+    model_base_config_free(&b);
+    cfg_free(&c);
+
+    /* Mixtral 8x22B names its own tokenizer, not 8x7B's */
+    CHECK(load_cfg("mixtral/mixtral_8x22b", NULL, &c) == 0);
+    CHECK(model_base_config_build(&c, 140.6, &b, &e) == 0);
+    CHECK_STR(node_text(node_get_path(b.cfg, "model.tokenizer.type")), "mistral-community/Mixtral-8x22B-v0.1");
+    model_base_config_free(&b);
+    cfg_free(&c);
+
+    /* Llama 3: the Hugging Face tokenizer (128,256 entries), never a SentencePiece model; 70B
+     * with sequence parallelism as the launcher's llama3_70b.yaml, 8B without */
+    CHECK(load_cfg("llama/llama3_70b", NULL, &c) == 0);
+    CHECK(model_base_config_build(&c, 70, &b, &e) == 0);
+    CHECK_STR(node_text(node_get_path(b.cfg, "model.tokenizer.library")), "huggingface");
+    CHECK_STR(node_text(node_get_path(b.cfg, "model.tokenizer.type")), "meta-llama/Meta-Llama-3-70B");
+    CHECK(node_get_path(b.cfg, "model.tokenizer.model") == NULL);
+    bool sp = false;
+    CHECK(node_get_bool(node_get_path(b.cfg, "model.sequence_parallel"), &sp) && sp);
+    CHECK(node_get_double(node_get_path(b.cfg, "model.init_method_std"), &d) && d == 0.008944);
+    model_base_config_free(&b);
+    cfg_free(&c);
+    CHECK(load_cfg("llama/llama3_8b", NULL, &c) == 0);
+    CHECK(model_base_config_build(&c, 8, &b, &e) == 0);
+    CHECK(node_get_bool(node_get_path(b.cfg, "model.sequence_parallel"), &sp) && !sp);
+    CHECK_STR(node_text(node_get_path(b.cfg, "model.tokenizer.type")), "meta-llama/Meta-Llama-3-8B");
     model_base_config_free(&b);
     cfg_free(&c);
 }
