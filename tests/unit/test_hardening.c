@@ -1,13 +1,18 @@
 /* test_hardening.c — issue 26 defects 4 and 11 at the library level: the runs are
  * ranked by tokens/s, and the exhaustive walk keeps its top candidates and sorts
  * the results in O(n log n) (the old sorted-array insert and insertion sort took
- * minutes at limit_search_runs=100000). */
+ * minutes at limit_search_runs=100000); defect 3 at the ledger: each row keeps the
+ * fingerprint of its settings, ledgers from before gain the column, a replanned
+ * row forgets its old result. */
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "config/cfg.h"
 #include "model/basecfg.h"
+#include "results/ledger.h"
 #include "results/train_results.h"
 #include "search/train_search.h"
 
@@ -91,8 +96,60 @@ static void test_exhaustive_top_k(void)
     cfg_free(&c2);
 }
 
+/* a ledger written before the settings column opens, gains it, and keeps its rows */
+static void test_ledger_settings(void)
+{
+    char dir[] = "/tmp/ac_ledger_XXXXXX";
+    if (!mkdtemp(dir)) { CHECK(0); return; }
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s", dir, LEDGER_FILE);
+    sqlite3 *db;
+    CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+    CHECK(sqlite3_exec(db,
+                       "CREATE TABLE jobs (seq INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE,"
+                       " config_path TEXT NOT NULL DEFAULT '', nodes INTEGER NOT NULL DEFAULT 0,"
+                       " gpus_per_node INTEGER NOT NULL DEFAULT 0, predicted_step_s REAL NOT NULL DEFAULT 0,"
+                       " backend TEXT NOT NULL DEFAULT '', state TEXT NOT NULL, job_id TEXT NOT NULL DEFAULT '',"
+                       " submitted_at REAL NOT NULL DEFAULT 0, started_at REAL NOT NULL DEFAULT 0,"
+                       " finished_at REAL NOT NULL DEFAULT 0, step_time_s REAL NOT NULL DEFAULT 0,"
+                       " n_steps INTEGER NOT NULL DEFAULT 0, reason TEXT NOT NULL DEFAULT '');"
+                       "INSERT INTO jobs (name, state, step_time_s) VALUES ('old', 'done', 1.5);",
+                       NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(db);
+    ac_err e;
+    ledger *l = ledger_open(dir, &e);
+    CHECK(l != NULL);
+    if (!l) return;
+    ledger_row r;
+    int found = 0;
+    CHECK(ledger_get(l, "old", &r, &found, &e) == 0 && found);
+    CHECK_STR(r.settings, "");
+    CHECK_NEAR(r.step_time_s, 1.5, 1e-12);
+    ledger_row want = { 0 };
+    snprintf(want.name, sizeof want.name, "old");
+    snprintf(want.settings, sizeof want.settings, "0123456789abcdef");
+    snprintf(want.config_path, sizeof want.config_path, "/c/old.yaml");
+    CHECK(ledger_replan(l, &want, &e) == 0);
+    CHECK(ledger_get(l, "old", &r, &found, &e) == 0 && found);
+    CHECK_STR(r.settings, "0123456789abcdef");
+    CHECK_STR(ledger_state_name(r.state), "planned");
+    CHECK(r.step_time_s == 0);
+    CHECK_STR(r.config_path, "/c/old.yaml");
+    snprintf(want.name, sizeof want.name, "new");
+    CHECK(ledger_plan(l, &want, &e) == 0);
+    CHECK(ledger_get(l, "new", &r, &found, &e) == 0 && found);
+    CHECK_STR(r.settings, "0123456789abcdef");
+    ledger_close(l);
+    unlink(path);
+    char side[160];
+    snprintf(side, sizeof side, "%s-wal", path); unlink(side);
+    snprintf(side, sizeof side, "%s-shm", path); unlink(side);
+    rmdir(dir);
+}
+
 int main(void)
 {
+    RUN(test_ledger_settings);
     RUN(test_sorted_runs_by_tokens_per_s);
     RUN(test_exhaustive_top_k);
     CHECK_DONE();
