@@ -19,6 +19,9 @@
  * "Tuning Max Batch Size and Max Num Tokens"). */
 enum { TRTLLM_MAX_BATCH = 2048, TRTLLM_MAX_NUM_TOKENS = 8192 };
 
+/* the largest size or count a row may hold (see row_case_of) */
+enum { INFER_MAX_CELL = 1 << 24 };
+
 /* FFN width of published GQA architectures, which the CSV does not carry
  * (Meta Llama 3 / 3.1 config.json: intermediate_size); matched by hidden and layers. */
 static const struct {
@@ -125,6 +128,22 @@ static int row_case_of(const columns *c, const csv_row *r, row_case *rc, char *w
     if (k == sizeof ENGINES / sizeof *ENGINES) { snprintf(why, len, "engine not modelled"); return -1; }
     if (ENGINES[k].kind == ENG_SKIP) { snprintf(why, len, "%s", ENGINES[k].reason); return -1; }
     rc->kind = ENGINES[k].kind;
+    /* sizes and counts beyond 2^24 are no published model or run, and products of them
+     * (4 x hidden, input + output length) would overflow int: skipped, not mapped */
+    const struct {
+        int col;
+        const char *name;
+    } SIZES[] = { { c->layers, "num_layers" }, { c->hidden, "hidden_size" }, { c->heads, "num_attention_heads" },
+                  { c->groups, "num_query_groups" }, { c->head_dim, "head_dim" }, { c->vocab, "vocab_size" },
+                  { c->ffn, "ffn_hidden_size" }, { c->num_gpus, "num_gpus" }, { c->tp, "tp" }, { c->pp, "pp" },
+                  { c->bs, "batch_size" }, { c->in, "input_len" }, { c->out, "output_len" } };
+    for (size_t i = 0; i < sizeof SIZES / sizeof *SIZES; i++) {
+        double v;
+        if (num(r, SIZES[i].col, &v) && v > INFER_MAX_CELL) {
+            snprintf(why, len, "%s over %d", SIZES[i].name, INFER_MAX_CELL);
+            return -1;
+        }
+    }
     model_shape s = { 0 };
     s.arch = ARCH_DECODER;
     s.num_layers = inum(r, c->layers, 0);

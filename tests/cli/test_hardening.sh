@@ -147,3 +147,7 @@ expect d12_cost_price_bounded 2 "price of a100_80gb must be at most 10000 USD pe
 cp -r conf "$T/conf12b"
 printf 'key,value,reason\ncompute_scale,1e308,typo\n' >"$T/conf12b/cluster/calibration_bcm.csv"
 expect d12_calibration_bounded 2 "compute_scale: 1e+308 is outside [0.1, 3]" -- estimate --conf "$T/conf12b"
+
+# fuzz_infer_csv's finding: hidden_size 655360128 overflowed the default FFN width 4 x hidden
+printf 'id,source_id,engine,model,num_layers,hidden_size,num_attention_heads,vocab_size,gpu_type,tp,pp,precision,batch_size,input_len,output_len,latency_ms\n1,S1,FasterTransformer,m,6,655360128,128,51200,A100,1,1,FP16,1,128,128,10\n' >"$T/hidden.csv"
+expect fuzz_infer_hidden_overflow 2 "hidden_size over 16777216" -- validate --infer --csv "$T/hidden.csv"
