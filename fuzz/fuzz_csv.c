@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "estimator/validate.h"
+#include "validate/validate.h"
 #include "util/csv.h"
 
 enum { MAX_ROWS = 4 };

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "estimator/infer_validate.h"
+#include "validate/infer_validate.h"
 #include "util/csv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

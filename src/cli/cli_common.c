@@ -1,11 +1,15 @@
 /* cli_common.c — option parsing and config loading shared by all commands. */
 #include "cli/cli.h"
 
+#include <ctype.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cost/cost.h"
+#include "model/arch.h"
 #include "results/report.h"
 #include "util/fsutil.h"
 
@@ -34,6 +38,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, ac_err *e)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) o->help = true;
         else if (!strcmp(a, "--json")) o->json = true;
         else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) o->quiet = true;
+        else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) o->verbose = true;
         else if (!strcmp(a, "--conf")) {
             if (i + 1 >= argc) return ac_err_set(e, AC_E_INPUT, "--conf needs a directory");
             o->conf_dir = argv[++i];
@@ -128,7 +133,9 @@ int cli_load_config(const cli_opts *o, ac_config *c, ac_err *e)
 {
     char buf[PATH_MAX + 16];
     const char *dir = o->conf_dir ? o->conf_dir : default_conf_dir(buf, sizeof buf);
-    return cfg_load(dir, o->n_overrides, o->overrides, c, e);
+    int rc = cfg_load(dir, o->n_overrides, o->overrides, c, e);
+    if (!rc) c->verbose = o->verbose;
+    return rc;
 }
 
 int cli_fail(const ac_err *e)
@@ -144,7 +151,52 @@ int cli_start(int argc, char **argv, const char *const *known, const char *help,
     if (cli_parse(argc, argv, o, e) || cli_check_flags(o, known, e)) { cli_opts_free(o); return CLI_FAILED; }
     if (o->help) { fputs(help, stdout); cli_opts_free(o); return CLI_HELPED; }
     if (cli_load_config(o, c, e) != 0) { cli_opts_free(o); return CLI_FAILED; }
+    const char *hf = cli_flag_value(o, "--hf-config"); /* only where the command lists it */
+    if (hf && *hf) snprintf(c->train.hf_config, sizeof c->train.hf_config, "%s", hf);
     return CLI_GO;
+}
+
+/* a Hugging Face model id ("meta-llama/Llama-3.1-8B") as a run name: the part after the
+ * last '/', lower case, every other character than [a-z0-9.] as '_' (llama-3.1-8b → llama_3.1_8b) */
+static void hf_run_name(const char *id, char *out, size_t len)
+{
+    const char *s = strrchr(id, '/');
+    s = s ? s + 1 : id;
+    size_t k = 0;
+    for (; *s && k + 1 < len; s++) {
+        char ch = (char)tolower((unsigned char)*s);
+        out[k++] = (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '.' ? ch : '_';
+    }
+    out[k] = '\0';
+}
+
+int cli_model_stage(const ac_config *c, model_size_report *rep, double *size_b, model_base_config *b, ac_err *e)
+{
+    if (!c->train.hf_config[0])
+        return cli_size_stage(c, rep, size_b, e) || model_base_config_build(c, *size_b, b, e) ? -1 : 0;
+    memset(rep, 0, sizeof *rep);
+    cost_model m;
+    if (cost_hf_config_load(c->train.hf_config, &m, e)) return -1;
+    const model_family *f = model_family_find(c->family);
+    if (!f || f->arch != ARCH_DECODER)
+        return ac_err_at(e, AC_E_INPUT, "command line", 0, 0, "search_config",
+                         "--hf-config describes a decoder model: use search_config=llama/<preset> for a dense model or "
+                         "mixtral/<preset> for a mixture of experts, not %s", c->family);
+    bool moe = m.shape.num_experts > 1;
+    if (moe != (f->id == FAM_MIXTRAL))
+        return ac_err_at(e, AC_E_INPUT, c->train.hf_config, 0, 0, "num_local_experts",
+                         "%s has %s: use search_config=%s/<preset>", c->train.hf_config,
+                         moe ? "routed experts" : "no routed experts", moe ? "mixtral" : "llama");
+    if (c->train.seq_length > m.max_context)
+        return ac_err_at(e, AC_E_INPUT, "command line", 0, 0, "search_config.train_settings.seq_length",
+                         "%d exceeds the %d positions of %s (max_position_embeddings)", c->train.seq_length, m.max_context,
+                         c->train.hf_config);
+    /* the size the heuristics and file names use: whole billions from 10 B, else one decimal */
+    double params = model_param_count_b(f->id, &m.shape);
+    *size_b = params >= 10.0 ? round(params) : round(params * 10.0) / 10.0;
+    char name[64];
+    hf_run_name(m.name, name, sizeof name);
+    return model_base_config_build_arch(c, *size_b, &m.shape, name, b, e);
 }
 
 int cli_refresh_report(const ac_config *c, char *path, size_t path_len, ac_err *e)

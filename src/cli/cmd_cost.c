@@ -9,13 +9,15 @@
 #include "cli/cli.h"
 #include "cost/cost.h"
 #include "model/family.h"
+#include "search/candidate_est.h"
 #include "util/fsutil.h"
 
 static const char COST_HELP[] =
     "usage: autoconfig cost [--json] [--conf DIR] [--hf-config FILE] [--task pretrain|full|lora]\n"
     "                       [--lora-rank N] [--lora-modules LIST] [--context N] [--tokens BILLIONS]\n"
     "                       [--gbs N] [--gpus NAME[:PRICE[:MAX]],...] [--max-gpus N]\n"
-    "                       [--deadline-hours H] [--budget-usd X] [--cpu-memory-gb GB] [overrides...]\n"
+    "                       [--deadline-hours H] [--budget-usd X] [--cpu-memory-gb GB] [--framework STACK]\n"
+    "                       [overrides...]\n"
     "\n"
     "Finds the cheapest way to train or fine-tune a model on the GPU types you can rent:\n"
     "GPU type and count, ZeRO stage 0-3 (FSDP), CPU offload of optimizer and parameters,\n"
@@ -28,11 +30,13 @@ static const char COST_HELP[] =
     "(a Hugging Face config.json).  Flags override search_config.cost_settings.* keys.\n"
     "Exit status: 0 with a chosen setup, 1 when nothing fits (or meets the deadline/budget),\n"
     "2 on bad input.\n"
+    "--framework (search_config.train_settings.framework) prices every setup on one training stack\n"
+    "(data/stacks.csv); by default TP/PP setups run on megatron-core and the others on hf-deepspeed.\n"
     "example: autoconfig cost search_config=llama/llama2_7b --task lora --gpus a100_80gb,a10g:0.9\n";
 
 static const char *const COST_FLAGS[] = {"--hf-config=", "--task=", "--lora-rank=", "--lora-modules=", "--context=", "--tokens=",
                                          "--gbs=", "--gpus=", "--max-gpus=", "--deadline-hours=", "--budget-usd=",
-                                         "--cpu-memory-gb=", NULL};
+                                         "--cpu-memory-gb=", "--framework=", NULL};
 
 static int flag_num(const cli_opts *o, const char *name, double lo, double hi, bool integer, double *out, ac_err *e)
 {
@@ -114,6 +118,12 @@ static int build_request(const ac_config *c, const model_base_config *b, const c
     x = cs->cpu_memory_per_node_gb;
     if (flag_num(o, "--cpu-memory-gb", 1, 1e6, false, &x, e)) return -1;
     rq->cpu_mem_node_gb = x;
+    /* the stack: --framework, else train_settings.framework, else per setup (cost_stack_of) */
+    const char *fw = o ? cli_flag_value(o, "--framework") : NULL;
+    if (fw || c->train.framework[0]) {
+        rq->stack = fw ? candidate_stack_named(fw, "command line", 0, "--framework", e) : candidate_stack(c, e);
+        if (!rq->stack) return -1;
+    }
     if (est_precision_parse(cs->precision, &rq->precision))
         return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, "search_config.cost_settings.precision", "unknown precision '%s'", cs->precision);
 

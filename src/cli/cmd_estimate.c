@@ -7,8 +7,8 @@
 
 #include "cli/cli.h"
 #include "estimator/est.h"
-#include "estimator/infer_validate.h"
-#include "estimator/validate.h"
+#include "validate/infer_validate.h"
+#include "validate/validate.h"
 #include "results/validate_page.h"
 #include "search/candidate_est.h"
 #include "util/fsutil.h"
@@ -16,19 +16,22 @@
 #include "util/text.h"
 
 static const char ESTIMATE_HELP[] =
-    "usage: autoconfig estimate [--json] [--conf DIR] [--tp N] [--pp N] [--vp N] [--cp N] [--ep N]\n"
+    "usage: autoconfig estimate [--json] [--conf DIR] [--hf-config FILE] [--tp N] [--pp N] [--vp N] [--cp N] [--ep N]\n"
     "                           [--mbs N] [--gbs N] [--recompute none|selective|full] [--recompute-layers N]\n"
     "                           [--sp true|false] [--zero 0-3] [--precision bf16|fp8|mxfp8]\n"
-    "                           [--a2a-overlap true|false] [--cuda-graphs true|false]\n"
+    "                           [--a2a-overlap true|false] [--cuda-graphs true|false] [--tp-overlap true|false]\n"
     "                           [--offload-act-layers N] [--grad-reduce-in-fp32 true|false]\n"
     "                           [--fp8-param-gather true|false] [--recompute-modules LIST]\n"
-    "                           [--pp-layout even|remainder_last|embedding_loss] [overrides...]\n"
+    "                           [--pp-layout even|remainder_last|embedding_loss] [--framework STACK]\n"
+    "                           [overrides...]\n"
     "\n"
     "Predicts memory per GPU and step time of ONE training candidate with the analytical\n"
     "estimator (no cluster). The model, cluster and GPU come from the configuration\n"
     "(search_config=..., search_config.train_settings.num_nodes=..., .gpu=h100);\n"
     "flags pick the parallel layout (defaults: the base config's TP/PP/GBS, MBS 1,\n"
     "sequence parallel when TP > 1, distributed optimizer). Every number is predicted.\n"
+    "--tp-overlap hides part of the TP collectives behind GEMMs (model.ub_tp_comm_overlap;\n"
+    "default: as the base config says, NeMo's default off).\n"
     "--a2a-overlap hides MoE all-to-all behind another micro-batch's compute (Megatron-Core\n"
     "overlap_moe_expert_parallel_comm); --cuda-graphs replays whole layers as CUDA graphs, so\n"
     "host launch costs leave the critical path (model.enable_cuda_graph / cuda_graph_impl);\n"
@@ -43,6 +46,8 @@ static const char ESTIMATE_HELP[] =
     "remainder_last (every virtual chunk ceil(L/(PP*VP)) layers, the rest on the last, as\n"
     "DeepSeek-V3's pipeline_model_parallel_layout) or embedding_loss (Megatron-Core\n"
     "account_for_embedding/loss_in_pipeline_split: the first and last stage one layer fewer).\n"
+    "--framework picks the training stack (data/stacks.csv; search_config.train_settings.framework):\n"
+    "megatron-core (default), nemo-megatron-2022 (apex, no FlashAttention), pytorch-fsdp, hf-deepspeed.\n"
     "example: autoconfig estimate search_config=llama/llama3_70b --tp 4 --pp 4 --vp 5 --mbs 1\n";
 
 static int flag_int(const cli_opts *o, const char *name, int dflt, int lo, int hi, int *out, ac_err *e)
@@ -86,6 +91,7 @@ static void print_breakdown(FILE *out, const est_input *in, const est_result *r)
     char label[100];
     if (in->recompute == RECOMPUTE_FULL || !modules[0]) snprintf(label, sizeof label, "%s", modules[0] ? modules : "none");
     else snprintf(label, sizeof label, "selective (%s)", modules);
+    fprintf(out, "  stack       %s\n", in->stack ? in->stack->name : "megatron-core");
     fprintf(out, "  switches    sequence parallel %s, recompute %s, ZeRO stage %d, %s\n",
             in->sequence_parallel ? "on" : "off", label, in->zero_stage, est_precision_name(in->precision));
     if (in->moe_a2a_overlap || in->cuda_graphs || in->offload_act_layers)
@@ -116,6 +122,12 @@ static void print_breakdown(FILE *out, const est_input *in, const est_result *r)
     fprintf(out, "  optimizer step                           %8.3f\n", r->t_optimizer);
     fprintf(out, "  fixed overhead                           %8.3f\n", r->t_overhead);
     fprintf(out, "  step                                     %8.3f\n", r->step_time);
+    if (r->band_rows > 0)
+        fprintf(out, "  band      +-%.0f%% step, +-%.0f%% memory: %.3f-%.3f s (80%% of the %d validated runs behind "
+                     "%s on %s lie within; data/bands.csv)\n",
+                100.0 * r->band_time_rel, 100.0 * r->band_mem_rel, r->step_time * (1.0 - r->band_time_rel),
+                r->step_time * (1.0 + r->band_time_rel), r->band_rows, in->stack ? in->stack->name : "megatron-core",
+                in->gpu->name);
     fprintf(out, "Throughput: %.0f tokens/s (%.0f per GPU), %.2f samples/s, %.1f model TFLOP/s per GPU, MFU %.1f%%\n",
             r->tokens_per_s, r->tokens_per_s_per_gpu, r->samples_per_s, r->tflops_per_gpu, 100.0 * r->mfu);
     if (r->days_to_train > 0)
@@ -143,6 +155,7 @@ void cli_estimate_json(json_writer *w, const est_input *in, const est_result *r)
     json_int(w, "num_microbatches", r->num_microbatches);
     json_bool(w, "sequence_parallel", in->sequence_parallel);
     json_bool(w, "moe_a2a_overlap", in->moe_a2a_overlap);
+    json_bool(w, "tp_comm_overlap", in->tp_comm_overlap);
     json_bool(w, "cuda_graphs", in->cuda_graphs);
     json_bool(w, "grad_reduce_in_fp32", in->grad_bytes != 2.0);
     json_bool(w, "fp8_param_gather", in->fp8_param_gather);
@@ -153,6 +166,7 @@ void cli_estimate_json(json_writer *w, const est_input *in, const est_result *r)
     json_str(w, "recompute_modules", modules);
     json_int(w, "zero_stage", in->zero_stage);
     json_str(w, "precision", est_precision_name(in->precision));
+    json_str(w, "framework", in->stack ? in->stack->name : "megatron-core");
     json_obj_open(w, "memory_gib");
     json_num(w, "weights", r->mem_weights / G);
     json_num(w, "grads", r->mem_grads / G);
@@ -190,6 +204,14 @@ void cli_estimate_json(json_writer *w, const est_input *in, const est_result *r)
     json_num(w, "tflops_per_gpu", r->tflops_per_gpu);
     json_num(w, "mfu", r->mfu);
     json_num(w, "params_b", r->params_b);
+    json_obj_open(w, "band");
+    json_num(w, "time_rel", r->band_time_rel);
+    json_num(w, "mem_rel", r->band_mem_rel);
+    json_int(w, "rows", r->band_rows);
+    json_num(w, "step_s_low", r->step_time * (1.0 - r->band_time_rel));
+    json_num(w, "step_s_high", r->step_time * (1.0 + r->band_time_rel));
+    json_num(w, "mem_gib_high", r->mem_total * (1.0 + r->band_mem_rel) / G);
+    json_obj_close(w);
     if (r->days_to_train > 0) {
         json_num(w, "days_to_train", r->days_to_train);
         json_num(w, "cost_usd", r->cost_usd);
@@ -244,10 +266,10 @@ int cmd_estimate(int argc, char **argv)
 {
     cli_opts o;
     ac_err e;
-    static const char *const known[] = {"--tp=", "--pp=", "--vp=", "--cp=", "--ep=", "--mbs=", "--gbs=", "--recompute=",
+    static const char *const known[] = {"--hf-config=", "--tp=", "--pp=", "--vp=", "--cp=", "--ep=", "--mbs=", "--gbs=", "--recompute=",
                                         "--recompute-layers=", "--sp=", "--zero=", "--precision=", "--a2a-overlap=",
-                                        "--cuda-graphs=", "--offload-act-layers=", "--grad-reduce-in-fp32=",
-                                        "--fp8-param-gather=", "--recompute-modules=", "--pp-layout=", NULL};
+                                        "--cuda-graphs=", "--tp-overlap=", "--offload-act-layers=", "--grad-reduce-in-fp32=",
+                                        "--fp8-param-gather=", "--recompute-modules=", "--pp-layout=", "--framework=", NULL};
     ac_config c;
     int started = cli_start(argc, argv, known, ESTIMATE_HELP, &o, &c, &e);
     if (started != CLI_GO) return started == CLI_HELPED ? 0 : cli_fail(&e);
@@ -258,10 +280,19 @@ int cmd_estimate(int argc, char **argv)
     est_input in;
     est_result r;
     int gbs_max = 1 << 24;
-    if (cli_size_stage(&c, &rep, &size_b, &e) || model_base_config_build(&c, size_b, &b, &e) ||
+    if (cli_model_stage(&c, &rep, &size_b, &b, &e) ||
         candidate_est_base(&c, &b, &in, &e)) {
         rc = cli_fail(&e);
         goto out;
+    }
+    const char *fw = cli_flag_value(&o, "--framework");
+    if (fw) {
+        const est_stack *st = candidate_stack_named(fw, "command line", 0, "--framework", &e);
+        if (!st) {
+            rc = cli_fail(&e);
+            goto out;
+        }
+        est_stack_apply(&in, st);
     }
     int zero = in.zero_stage;
     if (flag_int(&o, "--tp", b.tp, 1, 1024, &in.tp, &e) || flag_int(&o, "--pp", b.pp, 1, 1024, &in.pp, &e) ||
@@ -273,9 +304,9 @@ int cmd_estimate(int argc, char **argv)
         rc = cli_fail(&e);
         goto out;
     }
-    in.sequence_parallel = in.tp > 1;
+    in.sequence_parallel = in.tp > 1 && in.stack && in.stack->sequence_parallel;
     if (flag_bool(&o, "--sp", &in.sequence_parallel, &e) || flag_bool(&o, "--a2a-overlap", &in.moe_a2a_overlap, &e) ||
-        flag_bool(&o, "--cuda-graphs", &in.cuda_graphs, &e) || flag_bool(&o, "--fp8-param-gather", &in.fp8_param_gather, &e)) {
+        flag_bool(&o, "--cuda-graphs", &in.cuda_graphs, &e) || flag_bool(&o, "--tp-overlap", &in.tp_comm_overlap, &e) || flag_bool(&o, "--fp8-param-gather", &in.fp8_param_gather, &e)) {
         rc = cli_fail(&e);
         goto out;
     }
@@ -356,7 +387,8 @@ out:
 }
 
 static const char VALIDATE_HELP[] =
-    "usage: autoconfig validate --csv FILE [--out FILE] [--html FILE] [--infer] [--calibration FILE] [--json]\n"
+    "usage: autoconfig validate --csv FILE [--out FILE] [--html FILE] [--bands FILE] [--infer]\n"
+    "                           [--calibration FILE] [--json]\n"
     "\n"
     "Predicts every row of a CSV of published measurements with the estimator and\n"
     "compares: training rows (columns of benchmarks_train.csv) on step time, or on\n"
@@ -365,7 +397,9 @@ static const char VALIDATE_HELP[] =
     "model are skipped and counted by reason. Prints a per-source table, then\n"
     "  rows N skipped M median_abs_err X% p90_abs_err Y%\n"
     "--out writes the per-row predictions as CSV; --html draws them (error histogram by\n"
-    "source, every run by model, the rows furthest off) as one self-contained page.\n";
+    "source, every run by model, the rows furthest off) as one self-contained page.\n"
+    "--bands writes the uncertainty bands per GPU and stack (80th percentile of |step-time\n"
+    "error|; memory: how far runs that ran are over-predicted) in data/bands.csv's columns.\n";
 
 /* the picture of a validation run (results/validate_page.h), written atomically */
 static int write_validate_page(const char *path, const char *csv, const char *rows, const validate_summary *sum,
@@ -384,7 +418,7 @@ int cmd_validate(int argc, char **argv)
 {
     cli_opts o;
     ac_err e;
-    static const char *const known[] = {"--csv=", "--out=", "--html=", "--infer", "--calibration=", NULL};
+    static const char *const known[] = {"--csv=", "--out=", "--html=", "--infer", "--calibration=", "--bands=", NULL};
     if (cli_parse(argc, argv, &o, &e) || cli_check_flags(&o, known, &e)) { cli_opts_free(&o); return cli_fail(&e); }
     if (o.help) { fputs(VALIDATE_HELP, stdout); cli_opts_free(&o); return 0; }
     const char *html = cli_flag_value(&o, "--html");
@@ -406,13 +440,15 @@ int cmd_validate(int argc, char **argv)
     } else {
         est_cal cal;
         validate_summary sum;
-        char *rows = NULL;
-        const char *calf = cli_flag_value(&o, "--calibration");
+        char *rows = NULL, *bands = NULL;
+        const char *calf = cli_flag_value(&o, "--calibration"), *bandf = cli_flag_value(&o, "--bands");
         if (est_cal_default(&cal, &e) || (calf && est_cal_load_file(calf, &cal, &e)) ||
-            validate_train_csv(csv, cli_flag_value(&o, "--out"), html ? &rows : NULL, &cal, stdout, o.json, &sum, &e) ||
-            (html && write_validate_page(html, csv, rows, &sum, &e)))
+            validate_train_csv(csv, cli_flag_value(&o, "--out"), html || bandf ? &rows : NULL, &cal, stdout, o.json, &sum, &e) ||
+            (html && write_validate_page(html, csv, rows, &sum, &e)) ||
+            (bandf && (validate_bands_csv(rows, &bands, &e) || fs_write_atomic(bandf, bands, strlen(bands), &e))))
             rc = cli_fail(&e);
         free(rows);
+        free(bands);
     }
     cli_opts_free(&o);
     return rc;

@@ -8,7 +8,7 @@
 #include "search/infer_search.h"
 
 static const char INFER_HELP[] =
-    "usage: autoconfig infer [--json] [--summarize] [--conf DIR] [overrides...]\n"
+    "usage: autoconfig infer [--json] [--summarize] [--conf DIR] [--hf-config FILE] [overrides...]\n"
     "\n"
     "Sweeps tensor parallel x pipeline parallel x batch size for serving the model\n"
     "(search_config.inference_settings) and ranks configurations by throughput per GPU\n"
@@ -25,7 +25,7 @@ int cmd_infer(int argc, char **argv)
 {
     cli_opts o;
     ac_err e;
-    static const char *const known[] = { "--summarize", NULL };
+    static const char *const known[] = { "--summarize", "--hf-config=", NULL };
     ac_config c;
     int started = cli_start(argc, argv, known, INFER_HELP, &o, &c, &e);
     if (started != CLI_GO) return started == CLI_HELPED ? 0 : cli_fail(&e);
@@ -33,7 +33,7 @@ int cmd_infer(int argc, char **argv)
     model_base_config b = { 0 };
     double size_b;
     int rc = 0;
-    if (cli_size_stage(&c, &rep, &size_b, &e) || model_base_config_build(&c, size_b, &b, &e)) rc = cli_fail(&e);
+    if (cli_model_stage(&c, &rep, &size_b, &b, &e)) rc = cli_fail(&e);
     else if (cli_flag_present(&o, "--summarize") ? search_inference_summarize(&c, &b, stdout, o.json, &e)
                                                  : search_inference_run(&c, &b, stdout, o.json, &e))
         rc = cli_fail(&e);

@@ -9,7 +9,7 @@
 #include "util/fsutil.h"
 
 static const char REPORT_HELP[] =
-    "usage: autoconfig report LOGS_DIR [--inference-dir DIR] [--json]\n"
+    "usage: autoconfig report LOGS_DIR [--inference-dir DIR] [--include-stale] [--json]\n"
     "\n"
     "Writes LOGS_DIR/final_result/report.html from LOGS_DIR/final_result/summary.json\n"
     "(and, when present, LOGS_DIR/inference/final_summary/summary.json and\n"
@@ -19,17 +19,21 @@ static const char REPORT_HELP[] =
     "and the memory and time breakdown of the best configuration.\n"
     "LOGS_DIR is search_config.train_settings.logs of the search; --inference-dir is\n"
     "search_config.inference_settings.run.results_dir when it was set elsewhere.\n"
+    "The report is one search's: each section says which stage wrote it and when; inference or\n"
+    "cost results written before the training results (an earlier search in the same folder) are\n"
+    "left out, or shown greyed with --include-stale.\n"
     "example: autoconfig report results/gpt3/5b_80gb\n";
 
 int cmd_report(int argc, char **argv)
 {
     const char *dir = NULL, *infer_dir = NULL;
-    bool json = false;
+    bool json = false, stale = false;
     ac_err e;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) { fputs(REPORT_HELP, stdout); return 0; }
         if (!strcmp(a, "--json")) json = true;
+        else if (!strcmp(a, "--include-stale")) stale = true;
         else if (!strcmp(a, "--inference-dir") || !strncmp(a, "--inference-dir=", 16)) {
             infer_dir = a[15] == '=' ? a + 16 : i + 1 < argc ? argv[++i] : NULL;
             if (!infer_dir || !*infer_dir) {
@@ -55,7 +59,7 @@ int cmd_report(int argc, char **argv)
     }
     char path[4096];
     report_info info;
-    if (report_write_dirs(dir, infer_dir, path, sizeof path, &info, &e)) return cli_fail(&e);
+    if (report_write_stale(dir, infer_dir, stale, path, sizeof path, &info, &e)) return cli_fail(&e);
     if (json) {
         json_writer w;
         json_begin(&w, stdout);

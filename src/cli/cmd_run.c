@@ -20,7 +20,7 @@
 #include "util/json.h"
 
 static const char RUN_HELP[] =
-    "usage: autoconfig run [--json] [--conf DIR] [--retry-failed] [overrides...]\n"
+    "usage: autoconfig run [--json] [--conf DIR] [--hf-config FILE] [--retry-failed] [overrides...]\n"
     "\n"
     "Runs every stage on conf/config.yaml, as the original's main.py: model size\n"
     "(recommended when model_size_in_b is null), base config, then the training HP\n"
@@ -34,16 +34,37 @@ static const char RUN_HELP[] =
     "before under the same settings are reused; --retry-failed launches failed ones again.\n"
     "example: autoconfig run search_config=gpt3/20b search_config.train_settings.num_nodes=32\n";
 
+/* cluster types whose selected candidates run as real jobs (src/exec) */
+static bool runs_real_jobs(const ac_config *c)
+{
+    return !strcmp(c->cluster_type, "bcm") || !strcmp(c->cluster_type, "local");
+}
+
 static void print_search(FILE *out, const ac_config *c, const search_train_result *r)
 {
+    search_counts k;
+    search_train_counts(c, r, &k);
     fprintf(out, "Training HP search (%s mode, cluster_type %s, %d x %d %s): %zu candidates (%zu in the original's grid), "
-            "%zu predicted to fit, %zu predicted out of memory, %zu selected (limit_search_runs %d)\n",
-            c->train.search_mode, c->cluster_type, c->train.num_nodes, c->train.gpus_per_node, r->base.gpu->name, r->n,
-            r->grid.n_original, r->n_fit, r->n_oom, r->n_launch, c->train.limit_search_runs);
+            "%zu valid, %zu predicted to fit, %zu predicted out of memory; ",
+            c->train.search_mode, c->cluster_type, c->train.num_nodes, c->train.gpus_per_node, r->base.gpu->name,
+            k.candidates, r->grid.n_original, k.valid, k.predicted_fit, k.predicted_oom);
+    if (runs_real_jobs(c)) fprintf(out, "%zu launched (limit_search_runs %d)\n", k.launched, c->train.limit_search_runs);
+    else fprintf(out, "0 launched (cluster_type sim: the top %zu are ranked by prediction)\n", k.ranked);
     if (r->n_borderline)
         fprintf(out, "  of them %zu borderline: predicted over the memory limit by less than the estimator's memory "
                 "uncertainty (%.0f %%), launched to be measured (launch_over_memory %s)\n",
                 r->n_borderline, 100.0 * search_memory_band_rel(NULL), c->train.launch_over_memory);
+}
+
+/* the global batch the search moved to, and why */
+static void print_gbs(FILE *out, const ac_config *c, const search_train_result *r)
+{
+    if (!r->gbs.adjusted) return;
+    int gpus = c->train.num_nodes * c->train.gpus_per_node;
+    fprintf(out, "Global batch: %d has no split on %d GPUs (no MBS x DP of the grid divides it); searched GBS %d instead, "
+            "the nearest multiple of the largest data-parallel size %d (%+.1f%% tokens per step); "
+            "pin another with search_config.train_settings.global_batch_sizes=[...]\n",
+            r->gbs.from, gpus, r->gbs.to, r->gbs.dp, 100.0 * ((double)r->gbs.to / r->gbs.from - 1.0));
 }
 
 static void print_exhaustive(FILE *out, const search_train_result *r)
@@ -55,19 +76,13 @@ static void print_exhaustive(FILE *out, const search_train_result *r)
             r->exhaustive_gain > 0.005 ? "" : " (the grid already holds the best)");
 }
 
-/* cluster types whose selected candidates run as real jobs (src/exec) */
-static bool runs_real_jobs(const ac_config *c)
-{
-    return !strcmp(c->cluster_type, "bcm") || !strcmp(c->cluster_type, "local");
-}
-
 /* the executor's job for one selected candidate */
 static int fill_job(const ac_config *c, const search_scored *s, exec_job *j, ac_err *e)
 {
     int w = snprintf(j->config_path, sizeof j->config_path, "%s/candidate_configs/%s.yaml", c->train.logs, s->name);
     if (w < 0 || (size_t)w >= sizeof j->config_path) return ac_err_set(e, AC_E_INPUT, "logs path too long for %s", s->name);
     snprintf(j->name, sizeof j->name, "%s", s->name);
-    j->nodes = c->train.num_nodes;
+    if (search_run_nodes(c, &s->cand, &j->nodes, e) < 0) return -1; /* search_num_nodes */
     /* Slurm asks for the cluster's GPUs per node; local processes get the search's */
     j->gpus_per_node = !strcmp(c->cluster_type, "bcm") && c->cluster.gpus_per_node > 0 ? c->cluster.gpus_per_node
                                                                                         : c->train.gpus_per_node;
@@ -124,6 +139,17 @@ static int launch_selected(const ac_config *c, search_train_result *r, size_t *n
             s->failed = false;
             s->reason[0] = '\0';
             s->step_time_s = out[i].step_time_s;
+            if (jobs[i].nodes != c->train.num_nodes) {
+                /* measured on fewer nodes: carried to num_nodes by the estimator's ratio of the two
+                 * (more micro-batches per step and a smaller data-parallel group there) */
+                double small;
+                ac_err se;
+                if (search_step_time_at(r, &s->cand, jobs[i].nodes, c->train.gpus_per_node, &small, &se) == 0 && small > 0) {
+                    s->measured_nodes = jobs[i].nodes;
+                    s->measured_raw_s = out[i].step_time_s;
+                    s->step_time_s = out[i].step_time_s * s->est.step_time / small;
+                }
+            }
             (*n_done)++;
         } else {
             s->failed = true;
@@ -139,23 +165,112 @@ static int launch_selected(const ac_config *c, search_train_result *r, size_t *n
 }
 
 /* every launched run: measured beside predicted, or why it failed */
-static void print_measured(FILE *out, const search_train_result *r, size_t n_done, size_t n_failed)
+static void print_measured(FILE *out, const ac_config *c, const search_train_result *r, size_t n_done, size_t n_failed)
 {
     fprintf(out, "Training runs: %zu measured, %zu failed (ledger: autoconfig status)\n", n_done, n_failed);
     fprintf(out, "  %-10s %-10s %-8s  %s\n", "measured", "predicted", "error", "run");
     for (size_t k = 0; k < r->n; k++) {
         const search_scored *s = &r->items[r->order[k]];
         if (!s->launched || s->source != RUN_MEASURED) continue;
-        char note[96] = "";
+        char note[200] = "";
         if (s->borderline)
             snprintf(note, sizeof note, " [borderline: predicted %.1f GiB, %.1f usable]", s->est.mem_total / EST_GIB,
                      s->est.mem_limit / EST_GIB);
+        if (s->measured_nodes)
+            snprintf(note + strlen(note), sizeof note - strlen(note), " [measured at %d nodes (%.4fs), scaled to %d]",
+                     s->measured_nodes, s->measured_raw_s, c->train.num_nodes);
         if (s->failed)
             fprintf(out, "  %-10s %9.4fs %-8s  %s%s: %s\n", "failed", s->est.step_time, "-", s->name, note, s->reason);
         else
             fprintf(out, "  %9.4fs %9.4fs %+7.1f%%  %s%s\n", s->step_time_s, s->est.step_time,
                     100.0 * (s->est.step_time / s->step_time_s - 1.0), s->name, note);
     }
+}
+
+/* Slurm's time formats (sbatch --time): M, M:S, H:M:S, D-H, D-H:M, D-H:M:S → seconds; 0 when unreadable */
+static int slurm_time_s(const char *t)
+{
+    int d = 0, f[3] = {0, 0, 0}, n = 0;
+    const char *dash = strchr(t, '-');
+    if (dash) { d = atoi(t); t = dash + 1; }
+    for (const char *p = t; *p && n < 3; n++) {
+        f[n] = atoi(p);
+        p = strchr(p, ':');
+        if (!p) { n++; break; }
+        p++;
+    }
+    long s = dash ? (n == 1 ? f[0] * 3600L : n == 2 ? f[0] * 3600L + f[1] * 60L : f[0] * 3600L + f[1] * 60L + f[2])
+                  : (n == 1 ? f[0] * 60L : n == 2 ? f[0] * 60L + f[1] : f[0] * 3600L + f[1] * 60L + f[2]);
+    s += d * 86400L;
+    return s > 0 && s < 366L * 86400 ? (int)s : 0;
+}
+
+/* the inference sweep's benchmark jobs, collected as the stage writes them */
+typedef struct {
+    exec_job *jobs;
+    size_t n, cap;
+    char logs[CFG_PATH_MAX + 64]; /* the sweep's results_dir: its ledger and run folders */
+} infer_jobs;
+
+static int collect_infer_job(void *ctx, const ac_config *c, const char *script, const char *dir, int nodes,
+                             int tasks_per_node, char *job_id, size_t len, ac_err *e)
+{
+    infer_jobs *ij = ctx;
+    (void)job_id;
+    (void)len;
+    if (ij->n == ij->cap) {
+        exec_job *nj = realloc(ij->jobs, (ij->cap = ij->cap ? 2 * ij->cap : 32) * sizeof *nj);
+        if (!nj) return ac_err_set(e, AC_E_NOMEM, "out of memory");
+        ij->jobs = nj;
+    }
+    exec_job *j = &ij->jobs[ij->n++];
+    memset(j, 0, sizeof *j);
+    /* <results_dir>/inference/<name>: the run is "benchmark_<name>" in <results_dir>'s ledger */
+    const char *slash = strrchr(dir, '/');
+    snprintf(j->name, sizeof j->name, "benchmark_%s", slash ? slash + 1 : dir);
+    snprintf(j->config_path, sizeof j->config_path, "%s", script);
+    size_t keep = slash ? (size_t)(slash - dir) : 0;
+    if (keep >= 10 && !strncmp(dir + keep - 10, "/inference", 10)) keep -= 10;
+    snprintf(ij->logs, sizeof ij->logs, "%.*s", (int)keep, dir);
+    j->nodes = nodes;
+    j->gpus_per_node = c->cluster.gpus_per_node > 0 ? c->cluster.gpus_per_node : c->infer.gpus_per_node;
+    j->tasks_per_node = tasks_per_node; /* the benchmark's ranks: its srun takes the allocation's tasks */
+    j->time_limit_s = slurm_time_s(c->infer.time_limit);
+    return 0;
+}
+
+/* On a real cluster: the sweep's benchmark jobs run through the executor (ledger, resume,
+ * cancel, progress) and their logs are summarised, as the original's parallel inference search */
+static int inference_stage(const ac_config *c, const model_base_config *b, bool json, ac_err *e)
+{
+    if (!runs_real_jobs(c)) return search_inference_run(c, b, stdout, json, e);
+    infer_jobs ij = { 0 };
+    search_infer_hooks h = { .submit = collect_infer_job, .submit_ctx = &ij };
+    int rc = search_inference_run_with(c, b, &h, stdout, json, e);
+    exec_outcome *out = rc || !ij.n ? NULL : calloc(ij.n, sizeof *out);
+    if (!rc && ij.n && !out) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < ij.n; i++) ij.jobs[i].script = ij.jobs[i].config_path; /* the array no longer moves */
+    if (!rc && ij.n) {
+        fflush(stdout);
+        rc = exec_run_all(c, ij.logs, ij.jobs, ij.n, out, stderr, e);
+    }
+    if (!rc && ij.n) {
+        size_t failed = 0, first = ij.n;
+        for (size_t i = 0; i < ij.n; i++)
+            if (out[i].state != EXEC_DONE) { failed++; if (first == ij.n) first = i; }
+        if (!json) printf("Inference benchmark jobs: %zu ran, %zu failed (ledger in %s: autoconfig status)\n", ij.n - failed,
+                          failed, ij.logs);
+        if (failed == ij.n)
+            rc = ac_err_set(e, AC_E_EXEC, "every inference benchmark job failed (first: %s: %s; its logs in "
+                            "%s/training_logs/%s); the training results are written; run again to retry",
+                            ij.jobs[first].name, out[first].reason[0] ? out[first].reason : "no reason", ij.logs,
+                            ij.jobs[first].name);
+        else
+            rc = search_inference_summarize(c, b, stdout, json, e);
+    }
+    free(out);
+    free(ij.jobs);
+    return rc;
 }
 
 /* the training stage's files, launches and output, from a search already run */
@@ -165,7 +280,11 @@ static int training_stage(const ac_config *c, const model_base_config *b, search
     bool real = runs_real_jobs(c);
     size_t n_done = 0, n_failed = 0;
     if (results_write_candidates(c, b, r, c->train.logs, e) ||
-        (real && launch_selected(c, r, &n_done, &n_failed, e)) || results_write_final(c, b, r, c->train.logs, e)) {
+        (real && launch_selected(c, r, &n_done, &n_failed, e))) {
+        rc = -1;
+    } else if (real && (search_pick_measured(c, r), results_write_final(c, b, r, c->train.logs, e))) {
+        rc = -1;
+    } else if (!real && results_write_final(c, b, r, c->train.logs, e)) {
         rc = -1;
     } else if (json) {
         char path[4096];
@@ -176,13 +295,14 @@ static int training_stage(const ac_config *c, const model_base_config *b, search
         else { fputs(text, stdout); free(text); }
     } else {
         print_search(stdout, c, r);
+        print_gbs(stdout, c, r);
         if (r->cal_loaded) {
             char cal_path[CFG_PATH_MAX + 200];
             ac_err pe;
             if (!candidate_cal_path(c, cal_path, sizeof cal_path, &pe))
                 printf("Estimator calibrated for cluster %s by %s (autoconfig calibrate)\n", c->cluster_name, cal_path);
         }
-        if (real) print_measured(stdout, r, n_done, n_failed);
+        if (real) print_measured(stdout, c, r, n_done, n_failed);
         results_print_top(stdout, c, b, r, c->train.logs);
         print_exhaustive(stdout, r);
         printf("Results: %s/final_result/ (final_summary_%dnodes.csv, failed_jobs_%dnodes.csv, summary.json); "
@@ -210,7 +330,7 @@ int cmd_run(int argc, char **argv)
 {
     cli_opts o;
     ac_err e;
-    static const char *const known[] = { "--retry-failed", NULL };
+    static const char *const known[] = { "--hf-config=", "--retry-failed", NULL };
     ac_config c;
     int started = cli_start(argc, argv, known, RUN_HELP, &o, &c, &e);
     if (started != CLI_GO) return started == CLI_HELPED ? 0 : cli_fail(&e);
@@ -223,11 +343,10 @@ int cmd_run(int argc, char **argv)
     bool opened = false;  /* --json: the object around the stages' documents */
     bool pending = false; /* --json: a member's name is out, its value not yet */
     search_train_result train = { 0 }; /* freeable as it is, or as search_train_run leaves it */
-    if (cli_size_stage(&c, &rep, &size_b, &e) != 0) goto fail;
-    if (rep.recommended && !o.json) cli_print_size(stdout, &c, &rep, NULL);
     /* every stage's input is checked (and the training grid scored) before the first
      * file is written: a bad setting leaves no half-done results behind */
-    if (model_base_config_build(&c, size_b, &b, &e) != 0) goto fail;
+    if (cli_model_stage(&c, &rep, &size_b, &b, &e) != 0) goto fail;
+    if (rep.recommended && !o.json) cli_print_size(stdout, &c, &rep, NULL);
     if (c.run_training_hp_search && search_train_run(&c, &b, &train, &e) != 0) goto fail;
     if (c.run_training_hp_search && check_launch(&c, &b, &train, &e) != 0) goto fail;
     if (c.run_inference_hp_search && search_inference_check(&c, &b, &e) != 0) goto fail;
@@ -260,7 +379,7 @@ int cmd_run(int argc, char **argv)
     } else if (c.run_inference_hp_search) {
         if (o.json) { fputs(",\"inference\":", stdout); pending = true; }
         else printf("\nInference HP search\n");
-        if (search_inference_run(&c, &b, stdout, o.json, &e) != 0) goto fail;
+        if (inference_stage(&c, &b, o.json, &e) != 0) goto fail;
         pending = false;
     }
     if (c.run_cost_search) {

@@ -11,7 +11,7 @@ typedef struct {
 } command;
 
 static const command COMMANDS[] = {
-    { "run", cmd_run, "the whole pipeline: size, base config, training and inference searches, results" },
+    { "run", cmd_run, "the whole pipeline: size, base config, training, inference and cost searches, report" },
     { "size", cmd_size, "model size recommendation from the compute budget" },
     { "base", cmd_base, "write the base NeMo training config for the chosen model" },
     { "estimate", cmd_estimate, "predict memory and step time of one candidate (analytical, no cluster)" },
@@ -29,7 +29,7 @@ static const command COMMANDS[] = {
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: autoconfig <command> [--json] [--conf DIR] [key=value ...]\n\n"
+    fprintf(out, "usage: autoconfig <command> [--json] [--verbose] [--conf DIR] [key=value ...]\n\n"
                  "Finds the fastest and cheapest way to train and serve a large language model\n"
                  "on a given cluster (a C re-implementation of NeMo-Megatron's AutoConfigurator).\n\n"
                  "commands:\n");
@@ -40,6 +40,8 @@ static void usage(FILE *out)
                  "  search_config.train_settings.num_nodes=16    set a key\n"
                  "  search_config.train_settings.tensor_parallel_sizes=[1,2,4]\n"
                  "  cluster_type=sim|bcm|local                   where candidates run (sim: estimator only)\n"
+                 "  run_cost_search=true                         add the cost stage (GPU type, ZeRO, $ per token) to run\n"
+                 "--verbose prints notices that are not news (e.g. the inference pairs the original's rules reject).\n"
                  "`autoconfig <command> --help` explains a command; `autoconfig keys` lists every key.\n");
 }
 

@@ -141,6 +141,24 @@ static int load_group(node *root, const char *conf_dir, const group_choice *g, a
     return node_map_set(root, g->name, sub) == 0 ? 0 : ac_err_set(e, AC_E_NOMEM, "out of memory");
 }
 
+/* The presets' results folder <family>/<size>_<mem>gb names the A100 of gpu_memory_gb (the
+ * original's layout); with a catalog GPU it becomes <family>/<size>_<gpu> so searches of one
+ * model on H100, H200 and B200 do not overwrite each other.  Only the preset's own value
+ * changes: a logs the user set stays as it is. */
+static int logs_for_gpu(node *root, ac_err *e)
+{
+    static const char PRESET_LOGS[] = "${base_results_dir}/${search_config_value}_${.gpu_memory_gb}gb";
+    node *logs = node_get_path(root, "search_config.train_settings.logs");
+    const node *gpu = node_get_path(root, "search_config.train_settings.gpu");
+    const char *t = node_text(logs), *g = node_text(gpu);
+    if (!t || strcmp(t, PRESET_LOGS) || !g || !*g || node_is_null(gpu)) return 0;
+    node *v = node_str("${base_results_dir}/${search_config_value}_${.gpu}");
+    if (!v) return ac_err_set(e, AC_E_NOMEM, "out of memory");
+    if (node_set_path(root, "search_config.train_settings.logs", v, true) != 0)
+        return ac_err_set(e, AC_E_INTERNAL, "cannot set search_config.train_settings.logs");
+    return 0;
+}
+
 int cfg_load(const char *conf_dir, int n_overrides, char **overrides, ac_config *out, ac_err *e)
 {
     char path[CFG_PATH_MAX + 32];
@@ -237,6 +255,7 @@ int cfg_load_text(const char *conf_dir, const char *text, size_t len, int n_over
     }
 
     if (schema_check_keys(root, e) != 0) goto done;
+    if (logs_for_gpu(root, e) != 0) goto done;
     if (interp_resolve_all(root, e) != 0) goto done;
     if (schema_fill(root, out, e) != 0) goto done;
     if (!strcmp(out->cluster_type, "bcp")) {

@@ -23,6 +23,10 @@ typedef struct {
     int v[CFG_LIST_MAX];
 } cfg_int_list;
 
+/* string-list knobs of train_settings: at most this many values of this length */
+#define CFG_KNOB_MAX 8
+#define CFG_KNOB_LEN 24
+
 /* an integer that may be "auto" */
 typedef struct {
     bool is_auto;
@@ -47,6 +51,7 @@ typedef struct {
     int vocab_size;
     int seq_length;
     char custom_config[CFG_PATH_MAX]; /* "" when null */
+    char hf_config[CFG_PATH_MAX];     /* Hugging Face config.json of the model, "" = the preset's architecture */
     char logs[CFG_PATH_MAX];
     cfg_int_list tensor_parallel_sizes;
     cfg_int_list pipeline_parallel_sizes;
@@ -57,6 +62,7 @@ typedef struct {
     /* autoconfig extensions (defaults reproduce the original) */
     char model_name[CFG_NAME_MAX]; /* built-in architecture (llama2_7b, ...), "" when null */
     char gpu[CFG_NAME_MAX];        /* catalog name, "" = A100 of gpu_memory_gb */
+    char framework[CFG_NAME_MAX];  /* training stack (data/stacks.csv), "" = megatron-core */
     cfg_int_list context_parallel_sizes;
     cfg_int_list expert_parallel_sizes;
     cfg_int_list virtual_pipeline_sizes;
@@ -67,7 +73,23 @@ typedef struct {
     char search_mode[16];           /* heuristic | exhaustive */
     char rank_by[16];               /* throughput | cost */
     char launch_over_memory[16];    /* never | borderline | all (real clusters) */
+    char search_num_nodes[16];      /* "" = num_nodes, "auto", or a number (real clusters) */
     double price_per_gpu_hour;      /* NAN = catalog price */
+    /* knobs experts tune (issue 25): each "auto" (the base config's value) or a list */
+    int n_precisions;                          /* bf16, fp8 */
+    char precisions[CFG_KNOB_MAX][CFG_KNOB_LEN];
+    int n_grad_reduce_dtype;                   /* fp32, bf16 */
+    char grad_reduce_dtype[CFG_KNOB_MAX][CFG_KNOB_LEN];
+    int n_fp8_param_gather;                    /* false, true */
+    char fp8_param_gather[CFG_KNOB_MAX][CFG_KNOB_LEN];
+    int n_pipeline_layouts;                    /* even, first_last */
+    char pipeline_layouts[CFG_KNOB_MAX][CFG_KNOB_LEN];
+    int n_cuda_graphs;                         /* false, true */
+    char cuda_graphs[CFG_KNOB_MAX][CFG_KNOB_LEN];
+    int n_tp_comm_overlap;                     /* false, true */
+    char tp_comm_overlap[CFG_KNOB_MAX][CFG_KNOB_LEN];
+    cfg_int_list activation_offload_layers;    /* layers whose activations go to host memory */
+    cfg_int_list recompute_num_layers;         /* partial full recompute: layers per stage */
 } cfg_train_settings;
 
 typedef struct {
@@ -77,6 +99,7 @@ typedef struct {
     char data_type[16];
     char time_limit[32];
     char results_dir[CFG_PATH_MAX];
+    char benchmark_command[1024];  /* "" = FasterTransformer's example binary */
     cfg_int_list tensor_parallel_sizes;
     cfg_int_list pipeline_parallel_sizes;
     int input_len, output_len;
@@ -144,6 +167,7 @@ typedef struct {
     cfg_train_settings train;
     cfg_inference_settings infer;
     cfg_cost_settings cost;
+    bool verbose;             /* the command line's --verbose: print notices that are not news */
 } ac_config;
 
 /* conf_dir: the folder holding config.yaml; overrides: Hydra-style arguments */

@@ -36,7 +36,7 @@ const schema_entry SCHEMA[] = {
     { "launcher_scripts_path", ST_STR, S(launcher_scripts_path), "${auto_configurator_path}/../launcher_scripts", NB, NULL, SF_PATH, "NeMo launcher scripts (Slurm runs)" },
     { "base_results_dir", ST_STR, S(base_results_dir), "${auto_configurator_path}/results", NB, NULL, SF_PATH, "Where every search writes its logs directory" },
     { "data_dir", ST_STR, S(data_dir), "${launcher_scripts_path}/data", NB, NULL, SF_PATH, "Training data and tokenizer files" },
-    { "training_container", ST_STR, S(training_container), "nvcr.io/nvidia/nemo:24.09", NB, NULL, 0, "Container image for training jobs" },
+    { "training_container", ST_STR, S(training_container), "nvcr.io/nvidia/nemo:24.09", NB, NULL, SF_NULLABLE, "Container image of every job (srun --container-image, pyxis); cluster.container_image overrides it; null = jobs run on the host" },
     { "container_mounts", ST_STR_LIST, S(container_mounts), "[null]", NB, NULL, SF_NULLABLE, "Extra container mounts a:b (null = none)" },
     { "env_vars", ST_FREE, NONE, NULL, NB, NULL, 0, "Environment of every training job, NAME: value (null unsets); over the NeMo launcher's defaults TRANSFORMERS_OFFLINE=0, TORCH_NCCL_AVOID_RECORD_STREAMS=1, NCCL_NVLS_ENABLE=0" },
     { "wandb", ST_SECTION, NONE, NULL, NB, NULL, 0, "Weights & Biases" },
@@ -76,6 +76,7 @@ const schema_entry SCHEMA[] = {
     { TS "vocab_size", ST_INT, S(train.vocab_size), NULL, 1, 10000000, NULL, 0, "Vocabulary size" },
     { TS "seq_length", ST_INT, S(train.seq_length), "2048", 16, 4194304, NULL, 0, "Sequence length" },
     { TS "custom_config", ST_STR, S(train.custom_config), "null", NB, NULL, SF_NULLABLE | SF_PATH, "Base config YAML to use instead of the generated one" },
+    { TS "hf_config", ST_STR, S(train.hf_config), "null", NB, NULL, SF_NULLABLE | SF_PATH, "extension: Hugging Face config.json of the model to search (null = the preset's architecture); --hf-config FILE on run, estimate, infer" },
     { TS "logs", ST_STR, S(train.logs), NULL, NB, NULL, SF_PATH, "Directory of this search's results" },
     { TS "tensor_parallel_sizes", ST_INT_LIST, S(train.tensor_parallel_sizes), "auto", 1, 1024, NULL, SF_NULLABLE, "TP values to search, or auto" },
     { TS "pipeline_parallel_sizes", ST_INT_LIST, S(train.pipeline_parallel_sizes), "auto", 1, 4096, NULL, SF_NULLABLE, "PP values to search, or auto" },
@@ -86,6 +87,7 @@ const schema_entry SCHEMA[] = {
     { TS "override_search_num_nodes", ST_IGNORED, NONE, NULL, NB, NULL, 0, "Vestigial key of the original t5/mt5 unknown_size presets; never read" },
     { TS "model_name", ST_STR, S(train.model_name), "null", NB, NULL, SF_NULLABLE, "extension: built-in architecture (llama2_7b, llama3_70b, mixtral_8x7b, ...)" },
     { TS "gpu", ST_STR, S(train.gpu), "null", NB, NULL, SF_NULLABLE, "extension: GPU type from data/gpus.csv (null = A100 with gpu_memory_gb)" },
+    { TS "framework", ST_STR, S(train.framework), "null", NB, NULL, SF_NULLABLE, "extension: training stack from data/stacks.csv, null = megatron-core (cost: Megatron-Core for TP/PP runs, hf-deepspeed otherwise) (megatron-core, nemo-megatron-2022, pytorch-fsdp, hf-deepspeed; aliases such as deepspeed, fsdp, torchtitan)" },
     { TS "context_parallel_sizes", ST_INT_LIST, S(train.context_parallel_sizes), "[1]", 1, 1024, NULL, SF_NULLABLE, "extension: CP values to search, or auto" },
     { TS "expert_parallel_sizes", ST_INT_LIST, S(train.expert_parallel_sizes), "[1]", 1, 1024, NULL, SF_NULLABLE, "extension: EP values to search, or auto" },
     { TS "virtual_pipeline_sizes", ST_INT_LIST, S(train.virtual_pipeline_sizes), "auto", 1, 1024, NULL, SF_NULLABLE, "extension: VP values, or auto (the original's rule)" },
@@ -94,8 +96,17 @@ const schema_entry SCHEMA[] = {
     { TS "distributed_optimizer", ST_TRI, S(train.distributed_optimizer), "auto", NB, NULL, SF_NULLABLE, "extension: true, false or auto (as the base config)" },
     { TS "recompute_granularity", ST_ENUM, S(train.recompute_granularity), "auto", NB, "auto|selective|full", 0, "extension: activation recompute kind searched" },
     { TS "search_mode", ST_ENUM, S(train.search_mode), "heuristic", NB, "heuristic|exhaustive", 0, "extension: the original's grid, or every divisor and knob" },
+    { TS "search_num_nodes", ST_STR, S(train.search_num_nodes), "null", NB, NULL, SF_NULLABLE, "extension, real clusters: nodes of each search run: null = num_nodes (the original's later docs), auto = the fewest whole nodes that hold one model replica (its first docs: DP 1 in most cases), or a number; measured step times are carried to num_nodes by the estimator's data-parallel scaling" },
     { TS "launch_over_memory", ST_ENUM, S(train.launch_over_memory), "borderline", NB, "never|borderline|all", 0, "extension, real clusters: also launch candidates predicted over the memory limit: never, those within the estimator's memory uncertainty (borderline, 5 %), or all" },
     { TS "rank_by", ST_ENUM, S(train.rank_by), "throughput", NB, "throughput|cost", 0, "extension: rank candidates by speed or by $ for the run" },
+    { TS "precisions", ST_STR_LIST, S(train.precisions), "[auto]", NB, NULL, SF_NULLABLE, "extension: training precisions to search (bf16, fp8 on GPUs with FP8 units), or auto (the base config's); nvfp4 needs a later release than NeMo v2.0.0" },
+    { TS "grad_reduce_dtype", ST_STR_LIST, S(train.grad_reduce_dtype), "[auto]", NB, NULL, SF_NULLABLE, "extension: gradient reduction types to search (fp32, bf16: model.optim.grad_sync_dtype), or auto" },
+    { TS "fp8_param_gather", ST_STR_LIST, S(train.fp8_param_gather), "[auto]", NB, NULL, SF_NULLABLE, "extension: FP8 weights gathered in FP8 (model.fp8_params) to search, [false, true], or auto" },
+    { TS "pipeline_layouts", ST_STR_LIST, S(train.pipeline_layouts), "[auto]", NB, NULL, SF_NULLABLE, "extension: pipeline splits to search: even, first_last (Megatron-Core 0.9 first/last_pipeline_num_layers: PP need not divide the layers, no VP), or auto (even)" },
+    { TS "cuda_graphs", ST_STR_LIST, S(train.cuda_graphs), "[auto]", NB, NULL, SF_NULLABLE, "extension: CUDA graphs over transformer layers (model.enable_cuda_graph) to search, [false, true], or auto" },
+    { TS "tp_comm_overlap", ST_STR_LIST, S(train.tp_comm_overlap), "[auto]", NB, NULL, SF_NULLABLE, "extension: TP communication overlap (model.ub_tp_comm_overlap, needs SP) to search, [false, true], or auto" },
+    { TS "activation_offload_layers", ST_INT_LIST, S(train.activation_offload_layers), "auto", 0, 100000, NULL, SF_NULLABLE, "extension: layers whose activations go to host memory (model.cpu_offloading_num_layers, PP 1, no recompute), or auto (none)" },
+    { TS "recompute_num_layers", ST_INT_LIST, S(train.recompute_num_layers), "auto", 1, 100000, NULL, SF_NULLABLE, "extension: partial full recompute to search: layers per pipeline stage (VP chunk) recomputed with the block method (model.activations_checkpoint_num_layers), or auto (none); recompute_modules needs a later Megatron-Core than NeMo v2.0.0's" },
     { TS "price_per_gpu_hour", ST_FLOAT, S(train.price_per_gpu_hour), "null", 0.0001, 1e4, NULL, SF_NULLABLE, "extension: $ per GPU-hour (null = catalog price)" },
 
     /* ---- cost_settings (extension: the cost stage, src/cost/cost.h) ---- */
@@ -123,6 +134,7 @@ const schema_entry SCHEMA[] = {
     { IR "data_type", ST_ENUM, S(infer.data_type), "fp16", NB, "fp16|bf16|fp8|fp32", 0, "Inference precision" },
     { IR "time_limit", ST_STR, S(infer.time_limit), "0:30:00", NB, NULL, 0, "Time limit of each inference job" },
     { IR "results_dir", ST_STR, S(infer.results_dir), "null", NB, NULL, SF_NULLABLE | SF_PATH, "Where inference results go" },
+    { IR "benchmark_command", ST_STR, S(infer.benchmark_command), "null", NB, NULL, SF_NULLABLE, "extension: the benchmark each sweep job runs, {ini} and {csv} its inputs; null = FasterTransformer's multi_gpu_gpt_example" },
     { IR "tensor_parallel_sizes", ST_INT_LIST, S(infer.tensor_parallel_sizes), "[1]", 1, 1024, NULL, 0, "TP values" },
     { IR "pipeline_parallel_sizes", ST_INT_LIST, S(infer.pipeline_parallel_sizes), "[1]", 1, 1024, NULL, 0, "PP values" },
     { "search_config.inference_settings.benchmark", ST_SECTION, NONE, NULL, NB, NULL, 0, "Inference benchmark settings" },
@@ -420,6 +432,18 @@ int schema_fill(const node *root, ac_config *cfg, ac_err *e)
             if (se->offset == OFF(container_mounts))
                 rc = check_mounts(n, e) ||
                      fill_str_list(n, se->key, &cfg->n_container_mounts, &cfg->container_mounts[0][0], CFG_PATH_MAX, 16, e);
+            else if (se->offset == OFF(train.precisions))
+                rc = fill_str_list(n, se->key, &cfg->train.n_precisions, &cfg->train.precisions[0][0], CFG_KNOB_LEN, CFG_KNOB_MAX, e);
+            else if (se->offset == OFF(train.grad_reduce_dtype))
+                rc = fill_str_list(n, se->key, &cfg->train.n_grad_reduce_dtype, &cfg->train.grad_reduce_dtype[0][0], CFG_KNOB_LEN, CFG_KNOB_MAX, e);
+            else if (se->offset == OFF(train.fp8_param_gather))
+                rc = fill_str_list(n, se->key, &cfg->train.n_fp8_param_gather, &cfg->train.fp8_param_gather[0][0], CFG_KNOB_LEN, CFG_KNOB_MAX, e);
+            else if (se->offset == OFF(train.pipeline_layouts))
+                rc = fill_str_list(n, se->key, &cfg->train.n_pipeline_layouts, &cfg->train.pipeline_layouts[0][0], CFG_KNOB_LEN, CFG_KNOB_MAX, e);
+            else if (se->offset == OFF(train.cuda_graphs))
+                rc = fill_str_list(n, se->key, &cfg->train.n_cuda_graphs, &cfg->train.cuda_graphs[0][0], CFG_KNOB_LEN, CFG_KNOB_MAX, e);
+            else if (se->offset == OFF(train.tp_comm_overlap))
+                rc = fill_str_list(n, se->key, &cfg->train.n_tp_comm_overlap, &cfg->train.tp_comm_overlap[0][0], CFG_KNOB_LEN, CFG_KNOB_MAX, e);
             else if (se->offset == OFF(cost.gpus))
                 rc = fill_str_list(n, se->key, &cfg->cost.n_gpus, &cfg->cost.gpus[0][0], CFG_NAME_MAX, 16, e);
             else

@@ -198,6 +198,13 @@ static void make_label(const cost_request *rq, cost_option *o)
              k->mbs, o->grad_accum, k->checkpointing ? "on" : "off", rq->task == COST_LORA ? " LoRA" : "");
 }
 
+const est_stack *cost_stack_of(const cost_request *rq, const cost_knobs *k)
+{
+    if (rq->stack) return rq->stack;
+    const est_stack *st = est_stack_find(k->tp > 1 || k->pp > 1 ? "megatron-core" : "hf-deepspeed");
+    return st ? st : est_stack_default();
+}
+
 int cost_evaluate(const cost_request *rq, const cost_knobs *k, cost_option *o, ac_err *e)
 {
     memset(o, 0, sizeof *o);
@@ -226,14 +233,17 @@ int cost_evaluate(const cost_request *rq, const cost_knobs *k, cost_option *o, a
     in.gpus_per_node = k->num_gpus < node ? k->num_gpus : node;
     in.mbs = k->mbs;
     in.gbs = rq->gbs;
-    in.sequence_parallel = k->tp > 1;
+    /* the stack's mechanisms (attention kernel, model code, gradient dtype, overlap) */
+    const est_stack *st = cost_stack_of(rq, k);
+    est_stack_apply(&in, st);
+    in.sequence_parallel = k->tp > 1 && st && st->sequence_parallel;
     in.recompute = k->checkpointing ? RECOMPUTE_FULL : RECOMPUTE_NONE;
     in.zero_stage = k->zero;
     in.offload_optimizer = k->offload_optimizer;
     in.offload_params = k->offload_params;
     in.lora_rank = rq->task == COST_LORA ? rq->lora_rank : 0;
     in.lora_targets = rq->lora_targets;
-    in.grad_bytes = k->tp == 1 && k->pp == 1 ? 2.0 : 0.0; /* DeepSpeed/FSDP: 16-bit grads; Megatron: fp32 */
+    /* gradients: the stack's dtype (DeepSpeed 16-bit, Megatron and FSDP fp32) */
     in.precision = rq->precision;
     in.price_per_gpu_hour = pool->price;
     if (est_evaluate(&in, &o->est)) return fail_rule(o, e, o->est.why);

@@ -77,7 +77,11 @@ typedef struct {
     double budget_usd;       /* 0 = none */
     double cpu_mem_node_gb;  /* host memory per node (10^9 B) */
     est_precision precision;
+    /* the training stack every setup runs on (data/stacks.csv); NULL: Megatron-Core for TP/PP
+     * setups and Hugging Face + DeepSpeed for the others (cost_stack_of) */
+    const est_stack *stack;
 } cost_request;
+
 
 /* fills defaults: full fine-tuning, rank 16, 4 targets, bf16, 768 GB host memory */
 void cost_request_init(cost_request *rq, const cost_model *m);
@@ -89,6 +93,9 @@ typedef struct {
     int zero;
     bool offload_optimizer, offload_params, checkpointing;
 } cost_knobs;
+
+/* the stack a setup runs on: rq->stack, else Megatron-Core with TP or PP > 1, else hf-deepspeed */
+const est_stack *cost_stack_of(const cost_request *rq, const cost_knobs *k);
 
 typedef struct {
     cost_knobs k;

@@ -14,6 +14,7 @@
 
 #include "cost/cost.h"
 #include "util/fsutil.h"
+#include "util/json.h"
 
 /* DeepSpeed's reduce/all-gather bucket (elements); its documented default */
 #define DS_BUCKET 5e8
@@ -192,6 +193,10 @@ static cJSON *option_json(const cost_option *o)
 int cost_summary_json(const cost_request *rq, const cost_result *res, char **out, ac_err *e)
 {
     cJSON *r = cJSON_CreateObject();
+    char ts[32];
+    json_utc_now(ts, sizeof ts); /* the report tells this search's cost stage from an earlier one's */
+    cJSON_AddStringToObject(r, "stage", "cost");
+    cJSON_AddStringToObject(r, "generated", ts);
     cJSON_AddStringToObject(r, "source", "predicted");
     cJSON_AddStringToObject(r, "model", rq->model.name);
     model_shape s = rq->model.shape;

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "estimator/band.h"
 #include "estimator/collective.h"
 #include "estimator/layer_cost.h"
 #include "model/layer.h"
@@ -224,6 +225,7 @@ void est_input_init(est_input *in, const model_shape *shape, const gpu_spec *gpu
     in->lora_targets = 4;
     in->precision = PREC_BF16;
     in->flash_attention = true;
+    in->tp_comm_overlap = true;
     in->gpu = gpu;
 }
 
@@ -531,6 +533,8 @@ static void device_of(const est_input *in, const est_cal *c, est_device *dev)
     dev->peak = est_gemm_tflops(g, in->precision, c->fp4_speedup) * 1e12;
     dev->peak16 = est_peak_tflops(g, in->precision == PREC_FP32 ? PREC_FP32 : PREC_BF16) * 1e12;
     dev->gemm_eff = est_gemm_eff(g, in->precision);
+    dev->sms = g->sm_count > 0 ? g->sm_count : 100;
+    dev->gemm_ref = layer_gemm_shape(dev->sms, 8192.0, 8192.0, 8192.0);
     dev->peak *= c->compute_scale;
     dev->peak16 *= c->compute_scale;
     dev->hbm = g->hbm_gbps * GB * 0.85;
@@ -555,6 +559,13 @@ static void average_layer(const est_input *in, const est_device *dev, layer_cost
         layer_cost_compute(in, dev, sq, sq, false, false, 0, moe, &enc);
         layer_cost_compute(in, dev, sd, sd, true, true, sq, moe, &dec);
         layer_cost_mix(&enc, &dec, 0.5, lay);
+        /* one stage holding both stacks keeps half its layers' activations at the encoder's
+         * size and half at the decoder's (the mix takes the larger: right for pipeline
+         * stages that hold one stack only) */
+        if (in->pp == 1) {
+            lay->act_full = 0.5 * (enc.act_full + dec.act_full);
+            lay->act_ckpt = 0.5 * (enc.act_ckpt + dec.act_ckpt);
+        }
         return;
     }
     bool causal = s->arch == ARCH_DECODER;
@@ -657,6 +668,10 @@ static double dp_exposed_s(const est_input *in, const est_cal *c, const layer_co
 {
     int p = in->pp, v = in->vp;
     double t_dp = t_rs + t_ag, exposed, tail = c->dp_tail * t_dp;
+    /* reduced after the backward: DeepSpeed overlap_comm off, NeMo 1.x after the pipeline */
+    if (in->dp_overlap_off ||
+        (in->stack && (in->stack->dp_overlap == 0 || (in->stack->dp_overlap == 2 && in->pp > 1 && in->zero_stage == 0))))
+        return t_dp;
     if (v > 1 && rs_rounds == 1) {
         double layers_chunk = Ls / v;
         double rounds = fmin((double)p, (double)m);
@@ -687,6 +702,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     if (est_check(in_arg, r->why, sizeof r->why)) return -1;
     est_input in_copy = *in_arg;
     est_input *in = &in_copy;
+    if (!in->stack) in->stack = est_stack_default();
     est_cal cal_default;
     const est_cal *c = in->cal;
     if (!c) {
@@ -729,7 +745,8 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     if (in->recompute == RECOMPUTE_SELECTIVE && !in->flash_attention) t_recomp_layer = lay.attn_core_fwd;
     if (in->recompute_mla_up_proj) t_recomp_layer += (1.0 - ckpt_share) * lay.mla_up_fwd; /* layers not fully recomputed */
     t_recomp_layer += (1.0 - ckpt_share) * lay.module_recomp;
-    double tp_exposed = (1.0 - c->tp_overlap) * lay.tp_comm;
+    double tp_hidden = in->tp_comm_overlap ? c->tp_overlap : 0.0; /* only what the config switches on */
+    double tp_exposed = (1.0 - tp_hidden) * lay.tp_comm;
     /* CP ring steps overlap with attention compute (forward and backward) */
     double cp_exposed = lay.cp_comm - 3.5 * lay.attn_core_fwd;
     if (cp_exposed < 0) cp_exposed = 0;
@@ -771,7 +788,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
         double proj = layer_gemm_s(&dev, T, 2.0 * s->hidden, s->hidden / t, 1.0);
         mtp_fwd = mtp * (mtp_layer.fwd + proj + t_logits / logit_passes);
         mtp_bwd = mtp * (mtp_layer.bwd + 2.0 * proj + (logit_passes - 1.0) * t_logits / logit_passes);
-        mtp_comm = mtp * ((1.0 - c->tp_overlap) * mtp_layer.tp_comm + mtp_layer.ep_comm +
+        mtp_comm = mtp * ((1.0 - tp_hidden) * mtp_layer.tp_comm + mtp_layer.ep_comm +
                           (in->cuda_graphs ? 0.0 : mtp_layer.host_moe + layer_host_s));
     }
     double t_head = t_logits + mtp_fwd + mtp_bwd + mtp_comm; /* what the last stage adds */
@@ -877,9 +894,11 @@ int est_evaluate(const est_input *in_arg, est_result *r)
             weights = weight_bytes;
             grads = (P_dense * gbytes) / (in->zero_stage >= 2 ? shard_d : 1) + (P_exp * gbytes) / (in->zero_stage >= 2 ? shard_e : 1);
             opt = (P_dense * 12.0) / (in->zero_stage >= 1 ? shard_d : 1) + (P_exp * 12.0) / (in->zero_stage >= 1 ? shard_e : 1);
-            if (in->zero_stage >= 3) /* FSDP: shards of the weights + two gathered layers in flight */
+            /* FSDP: shards of the weights + two gathered layers in flight; without reshard
+             * after forward every layer stays gathered until its backward */
+            if (in->zero_stage >= 3)
                 weights = param_bytes(P, P_layers, layer_gather_bytes, wbytes) / shard_d +
-                          2.0 * weight_bytes / (Ls_st > 0 ? Ls_st : 1);
+                          (in->stack && !in->stack->fsdp_reshard ? weight_bytes : 2.0 * weight_bytes / (Ls_st > 0 ? Ls_st : 1));
         }
         if (in->offload_optimizer) {
             cpu += opt;
@@ -962,11 +981,15 @@ int est_evaluate(const est_input *in_arg, est_result *r)
          * micro-batch; prefetching hides it behind compute when compute is longer.
          * Under LoRA the gathered weights are the frozen base ones. */
         const stage_params *gathered = in->lora_rank > 0 ? &first_st : &busiest;
-        double per_mb = 2.0 * coll_gather_s(param_bytes(gathered->total, gathered->layers, layer_gather_bytes, wbytes), dpc, bw_dp, c);
+        /* the stack's reshard_after_forward: a second gather for the backward, or none */
+        double gathers = in->stack && !in->stack->fsdp_reshard ? 1.0 : 2.0;
+        double per_mb = gathers * coll_gather_s(param_bytes(gathered->total, gathered->layers, layer_gather_bytes, wbytes), dpc, bw_dp, c);
         /* ZeRO-Infinity parameter offload: each rank's shard also crosses PCIe for both
          * passes (Rajbhandari et al. 2021, ZeRO-Infinity §5) */
         if (in->offload_params) per_mb += 2.0 * gathered->total * wbytes / dpc / dev.host;
-        double hidden = mb_layers;
+        /* prefetch issues the next layer's gather under this layer's compute; without it
+         * every gather waits on the critical path */
+        double hidden = in->stack && !in->stack->fsdp_prefetch ? 0.0 : mb_layers;
         t_fsdp = m * (per_mb > hidden ? per_mb - hidden : 0.0);
     }
     r->t_dp_comm = t_dp;
@@ -980,9 +1003,14 @@ int est_evaluate(const est_input *in_arg, est_result *r)
                  : in->zero_stage >= 1 ? P_dense_grad / dpc + P_exp_grad / edp
                                        : P_dense_grad + P_exp_grad;
     r->t_optimizer = optimizer_step_s(in, &dev, P_upd);
+    /* weight-gradient accumulation outside the GEMM (the stack's grad_accum_bytes: NeMo 1.x
+     * adds each micro-batch's bf16 gradient into the fp32 main gradient in a pass of its own),
+     * on every micro-batch of the stage with the most parameters */
+    double t_gacc = in->stack ? m * P_grad * in->stack->grad_accum_bytes / dev.hbm : 0.0;
+    r->t_compute_bwd += t_gacc;
     r->t_overhead = c->step_overhead_s;
 
-    r->step_time = t_pipe + r->t_dp_exposed + r->t_optimizer + r->t_overhead;
+    r->step_time = t_pipe + t_gacc + r->t_dp_exposed + r->t_optimizer + r->t_overhead;
     double seq_tokens = sq; /* tokens per sample: the (encoder) sequence length */
     r->samples_per_s = in->gbs / r->step_time;
     r->tokens_per_s = r->samples_per_s * seq_tokens;
@@ -991,6 +1019,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     r->tflops_per_gpu = r->model_flops_per_step / r->step_time / N / 1e12;
     r->mfu = r->tflops_per_gpu / est_peak_tflops(g, in->precision);
     r->params_b = params_total(s, &pc) / 1e9;
+    est_band_of(g, in->stack, &r->band_time_rel, &r->band_mem_rel, &r->band_rows);
     if (in->num_tokens_b > 0) {
         r->days_to_train = in->num_tokens_b * 1e9 / r->tokens_per_s / 86400.0;
         double price = in->price_per_gpu_hour > 0 ? in->price_per_gpu_hour : g->price_per_hour;
@@ -998,3 +1027,5 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     }
     return 0;
 }
+
+double est_band_rel(const est_result *r) { return r ? r->band_time_rel : 0.0; }

@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "estimator/gpu.h"
+#include "estimator/stack.h"
 #include "model/shape.h"
 #include "util/err.h"
 
@@ -28,8 +29,9 @@ typedef enum { RECOMPUTE_NONE = 0, RECOMPUTE_SELECTIVE, RECOMPUTE_FULL } est_rec
  * account_for_embedding/loss_in_pipeline_split); est_stage_layers */
 typedef enum { EST_PP_EVEN = 0, EST_PP_REMAINDER_LAST, EST_PP_EMBEDDING_LOSS } est_pp_layout;
 
-/* "bf16", "fp8", ...; est_precision_parse accepts the spellings of the
- * benchmark tables (BF16, FP8-CS, MXFP8, NVFP4, 16-mixed, bf16-mixed) */
+/* "bf16", "fp8", ...; est_precision_parse takes the names configs use (bf16, bfloat16, fp16,
+ * fp8, mxfp8, nvfp4, fp32, NeMo's bf16-mixed); tables' other spellings are validation's
+ * (src/validate/spelling.c) */
 const char *est_precision_name(est_precision p);
 int est_precision_parse(const char *text, est_precision *out);
 
@@ -49,7 +51,7 @@ int est_cal_load_file(const char *path, est_cal *c, ac_err *e);
 int est_cal_load_text(const char *text, size_t len, const char *name, est_cal *c, ac_err *e);
 int est_cal_write_file(const char *path, const est_cal *c, const char *why, ac_err *e);
 
-typedef struct {
+typedef struct est_input {
     model_shape shape;
     /* parallel layout; dp = 0 → derived from num_gpus / (tp·pp·cp) */
     int tp, pp, vp, cp, ep, etp, dp;
@@ -103,9 +105,16 @@ typedef struct {
      * launch replays a layer, so host dispatch cost and dropless per-expert launches leave
      * the critical path */
     bool cuda_graphs;
+    /* TP communication overlapped with GEMMs (NeMo ub_tp_comm_overlap, Transformer Engine
+     * userbuffers): calibration tp_overlap of it hidden; off, all of it is exposed.  On by
+     * default (published benchmark recipes overlap); a NeMo config is read as it says */
+    bool tp_comm_overlap;
     /* Megatron-Core cpu_offloading_num_layers: activations of this many layers of a stage go
      * to host memory after their forward and return before their backward (0 = none) */
     int offload_act_layers;
+    /* Megatron-Core overlap_grad_reduce / NeMo optim.overlap_grad_sync off: the gradient
+     * reduction runs after the backward instead of under it (the stack's dp_overlap otherwise) */
+    bool dp_overlap_off;
     /* how a framework splits layers over pipeline stages (est_stage_layers) */
     est_pp_layout pp_layout;
     bool allow_uneven_pp;  /* layers not divisible by PP: the bottleneck stage gets ceil(L/PP) (Megatron-Core uneven split) */
@@ -114,6 +123,7 @@ typedef struct {
     double num_tokens_b;    /* for days to train; 0 = skip */
     double price_per_gpu_hour; /* 0 → catalog price */
     const est_cal *cal;     /* NULL → defaults */
+    const est_stack *stack; /* the training stack's mechanisms (data/stacks.csv); NULL → megatron-core */
 } est_input;
 
 /* TFLOP/s NVFP4 GEMMs reach before efficiency: FP8 peak × an Amdahl speedup from the
@@ -165,8 +175,20 @@ typedef struct {
     double days_to_train;        /* num_tokens_b / tokens_per_s; 0 when not asked */
     double cost_usd;             /* days · 24 · GPUs · price */
     double params_b;             /* total parameters, billions */
+    /* uncertainty (data/bands.csv, derived from validation residuals of this GPU and stack):
+     * the step time lies within step_time·(1 ± band_time_rel) for 80 % of the published runs
+     * validated, memory within mem_total·(1 ± band_mem_rel); band_rows: runs behind it */
+    double band_time_rel, band_mem_rel;
+    int band_rows;
     char why[256];               /* when est_evaluate fails: the rule the candidate breaks */
 } est_result;
+
+/* The relative tie band of a prediction's step time (and so of its throughput): two
+ * candidates whose predicted step times differ by less than this share cannot be told
+ * apart by the estimator.  It is r->band_time_rel, the 80th percentile of |step-time
+ * error| of the validated published runs of the result's GPU and stack (data/bands.csv);
+ * 0 for a result est_evaluate did not fill. */
+double est_band_rel(const est_result *r);
 
 /* The parallel layout's rules (TP divides heads and query groups, PP divides layers,
  * VP divides layers per stage, CP·2 divides seq, EP divides experts, GBS divisible by

@@ -34,7 +34,7 @@ int gpu_catalog_load(ac_err *e)
     static const char *const num_cols[] = {"bf16_tflops", "fp8_tflops", "fp4_tflops", "memory_gb", "hbm_gbps",
                                            "nvlink_gbps", "nvlink_domain", "scaleout_gbps", "gpus_per_node",
                                            "price_usd_per_gpu_hour", "gemm_eff", "fp8_gemm_eff", "attn_speedup", "host_gbps",
-                                           "fp8_weight_copies"};
+                                           "fp8_weight_copies", "sm_count", "sm_arch"};
     if (csv_require_cols(&t, text_cols, sizeof text_cols / sizeof *text_cols, AC_E_INTERNAL, NULL, e) ||
         csv_require_cols(&t, num_cols, sizeof num_cols / sizeof *num_cols, AC_E_INTERNAL, NULL, e)) {
         csv_free(&t);
@@ -57,9 +57,11 @@ int gpu_catalog_load(ac_err *e)
         g.nvlink_domain = (int)v[6]; g.scaleout_gbps = v[7]; g.gpus_per_node = (int)v[8];
         g.price_per_hour = v[9]; g.gemm_eff = v[10]; g.fp8_gemm_eff = v[11];
         g.attn_speedup = v[12]; g.host_gbps = v[13]; g.fp8_weight_copies = (int)v[14];
+        g.sm_count = (int)v[15];
+        g.sm_arch = (int)v[16];
         if (!g.name[0] || g.bf16_tflops <= 0 || g.memory_gb <= 0 || g.hbm_gbps <= 0 || g.nvlink_domain < 1 ||
             g.gpus_per_node < 1 || g.gemm_eff <= 0 || g.gemm_eff > 1 || g.fp8_gemm_eff > 1 ||
-            g.attn_speedup <= 0 || g.host_gbps <= 0 || g.fp8_weight_copies > 2 ||
+            g.attn_speedup <= 0 || g.host_gbps <= 0 || g.fp8_weight_copies > 2 || g.sm_count < 1 || g.sm_arch < 50 ||
             (g.fp8_tflops > 0) != (g.fp8_weight_copies > 0)) {
             ac_err_at(e, AC_E_INTERNAL, t.file, r->line, 0, g.name, "incomplete GPU row");
             csv_free(&t);

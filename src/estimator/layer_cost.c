@@ -9,13 +9,41 @@
 /* FC1 matrices: two (gate and up) for gated MLPs (SwiGLU, GeGLU), else one */
 static double fc1_mats(const model_shape *s) { return s->gated_mlp ? 2.0 : 1.0; }
 
+/* GEMM tile of cuBLAS/CUTLASS bf16 and fp8 kernels on Ampere, Hopper and Blackwell
+ * (CUTLASS default threadblock 128×128; NVIDIA "Matrix Multiplication Background" user
+ * guide, tile quantization) and the K-depth a tile's pipeline fill and epilogue cost
+ * (a multistage mainloop of 4 stages × 32 K: about 128 of K before the first MMA) */
+#define GEMM_TILE 128.0
+#define GEMM_K_FILL 128.0
+
+/* Useful share of one GEMM's tensor-core work (NVIDIA Deep Learning Performance guide,
+ * "Matrix Multiplication Background": tile and wave quantization): the output is cut into
+ * ceil(M/128)·ceil(N/128) tiles, padded to whole tiles (M·N over the padded area), which
+ * run in waves of one tile per SM (tiles over ceil(tiles/SMs)·SMs); each tile's K loop
+ * pays a pipeline fill, K/(K + K0). */
+double layer_gemm_shape(double sms, double M, double K, double N)
+{
+    double tm = ceil(M / GEMM_TILE), tn = ceil(N / GEMM_TILE), tiles = tm * tn;
+    double tile_q = M * N / (tm * tn * GEMM_TILE * GEMM_TILE);
+    double waves = tiles / sms, wave_q = waves / ceil(waves);
+    return tile_q * wave_q * K / (K + GEMM_K_FILL);
+}
+
+/* The catalog's gemm_eff describes large GEMMs (the 8192³ reference, d->gemm_ref); a GEMM
+ * reaches that times its shape's share relative to the reference, never more than it */
+double layer_gemm_eff(const est_device *d, double M, double K, double N)
+{
+    double rel = layer_gemm_shape(d->sms, M, K, N) / d->gemm_ref;
+    return d->gemm_eff * (rel < 1.0 ? rel : 1.0);
+}
+
 /* One GEMM (M×K)·(K×N): roofline of FLOPs at the achievable fraction of peak vs
  * operand traffic over HBM, with a launch floor (Williams et al. 2009 roofline). */
 double layer_gemm_s(const est_device *d, double M, double K, double N, double eff_scale)
 {
     if (M <= 0 || K <= 0 || N <= 0) return 0.0;
     double flops = 2.0 * M * K * N;
-    double t_math = flops / (d->peak * d->gemm_eff * eff_scale);
+    double t_math = flops / (d->peak * layer_gemm_eff(d, M, K, N) * eff_scale);
     double t_mem = d->elem_bytes * (M * K + K * N + M * N) / d->hbm;
     double t = t_math > t_mem ? t_math : t_mem;
     double floor = d->cal->min_kernel_us * 1e-6;
@@ -282,7 +310,10 @@ static double attn_core_flops(const est_input *in, const est_device *dev, double
 static double elementwise_bytes(const est_input *in, const est_cal *c, double T, bool moe_layer)
 {
     const model_shape *s = &in->shape;
-    double bytes = c->elementwise_units * 2.0 * T * s->hidden / layer_sp_div(in);
+    /* the stack's model code (data/stacks.csv elementwise_units: eager HF/torchtitan code
+     * runs norms, RoPE and activations as several torch ops), else the fused kernels' */
+    double units = in->stack && in->stack->elementwise_units > 0 ? in->stack->elementwise_units : c->elementwise_units;
+    double bytes = units * 2.0 * T * s->hidden / layer_sp_div(in);
     double F_act = moe_layer ? s->moe_ffn_hidden * shape_moe_topk(s) + s->moe_shared_ffn : s->ffn_hidden;
     bytes += 2.0 * 2.0 * T * F_act * (s->gated_mlp ? 1.5 : 1.0) / in->tp;
     return bytes;
@@ -366,6 +397,42 @@ static double act_bytes_per_token(const est_input *in, const est_device *dev, do
     return per_tok;
 }
 
+/* One batched GEMM (batch × (M×K)·(K×N)) in bf16, as torch.bmm/baddbmm run the unfused
+ * attention: roofline of its FLOPs at the device's GEMM efficiency for that shape
+ * (layer_gemm_eff) vs its operand traffic, one launch for the batch */
+static double bmm16_s(const est_device *d, double batch, double M, double K, double N)
+{
+    if (batch <= 0 || M <= 0 || K <= 0 || N <= 0) return 0.0;
+    double t_math = 2.0 * batch * M * K * N / (d->peak16 * layer_gemm_eff(d, batch * M, K, N)); /* tiles of every matrix share the waves */
+    double t_mem = 2.0 * batch * (M * K + K * N + M * N) / d->hbm;
+    double t = fmax(t_math, t_mem);
+    return fmax(t, d->cal->min_kernel_us * 1e-6);
+}
+
+/* Attention without a fused kernel (NeMo 1.x 2022 CoreAttention; HF eager): QK^T and AV
+ * as batched GEMMs over the full seq_q × seq_kv square (the causal mask is applied to
+ * computed scores, nothing is skipped), per micro-batch and local head; the scores, the
+ * softmax and dropout round-trip HBM at the stack's bytes per score element (apex fused
+ * scale-mask-softmax then torch dropout).  Backward: dP = dO·Vᵀ, dV = Pᵀ·dO, dQ = dS·K,
+ * dK = dSᵀ·Q, and the dropout and softmax backward passes.  T5 cross-attention adds a
+ * seq_q × cross_seq square of its own. */
+static void unfused_attn_s(const est_input *in, const est_device *dev, double seq_q, double seq_kv, bool cross,
+                           double cross_seq, double *fwd, double *bwd)
+{
+    const est_stack *st = in->stack;
+    double heads = (double)in->shape.heads / in->tp, batch = in->mbs * heads;
+    double dq = dev->at.qk_dim, dv = dev->at.v_dim;
+    double sm_f = st ? st->softmax_fwd_bytes : 9.0, sm_b = st ? st->softmax_bwd_bytes : 11.0;
+    *fwd = *bwd = 0.0;
+    for (int k = 0; k < (cross ? 2 : 1); k++) {
+        double skv = k ? cross_seq : seq_kv, d_k = k ? shape_head_dim(&in->shape) : dq, d_v = k ? d_k : dv;
+        double scores = batch * seq_q * skv;
+        *fwd += bmm16_s(dev, batch, seq_q, d_k, skv) + bmm16_s(dev, batch, seq_q, skv, d_v) + scores * sm_f / dev->hbm;
+        *bwd += bmm16_s(dev, batch, seq_q, d_v, skv) + bmm16_s(dev, batch, skv, seq_q, d_v) +
+                bmm16_s(dev, batch, seq_q, skv, d_k) + bmm16_s(dev, batch, skv, seq_q, d_k) + scores * sm_b / dev->hbm;
+    }
+}
+
 void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q, double seq_kv, bool causal,
                         bool cross, double cross_seq, bool moe_layer, layer_cost *lc)
 {
@@ -385,10 +452,18 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
 
     /* attention core: the forward is exp-bound (est_attn_fwd_eff); the backward
      * (FlashAttention: 2.5× the forward's work, 5 of its 7 GEMMs) is MMA-bound */
-    double attn_flops = attn_core_flops(in, dev, T, seq_kv, causal, cross, cross_seq);
-    double attn_eff = in->flash_attention ? c->attn_eff : c->attn_eff * 0.6; /* unfused softmax round-trips HBM */
-    double t_attn = attn_flops / (dev->peak16 * est_attn_fwd_eff(attn_eff, in->gpu, at->qk_dim + at->v_dim));
-    double t_attn_bwd = 2.5 * attn_flops / (dev->peak16 * attn_eff);
+    double t_attn, t_attn_bwd;
+    if (in->flash_attention) {
+        double attn_flops = attn_core_flops(in, dev, T, seq_kv, causal, cross, cross_seq);
+        /* FlashAttention-2's kernels (the stack's flash2) on Hopper and Blackwell reach their
+         * measured fraction of peak, not the fused vendor kernels' */
+        double ae = c->attn_eff;
+        if (in->stack && in->stack->flash2 && in->gpu->sm_arch >= 90 && in->stack->fa2_sm90_eff < ae) ae = in->stack->fa2_sm90_eff;
+        t_attn = attn_flops / (dev->peak16 * est_attn_fwd_eff(ae, in->gpu, at->qk_dim + at->v_dim));
+        t_attn_bwd = 2.5 * attn_flops / (dev->peak16 * ae);
+    } else {
+        unfused_attn_s(in, dev, seq_q / in->cp, seq_kv, cross, cross_seq, &t_attn, &t_attn_bwd);
+    }
 
     /* elementwise traffic, and the experts' unfused clamps and bias passes
      * (expert_epilogue_bytes) */
@@ -404,8 +479,11 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
     /* FP8/FP4 quantization (est_cast_elems): 4 B per cast element at HBM speed */
     double t_cast_fwd = 0.0, t_cast_bwd = 0.0;
     if (dev->elem_bytes < 2.0) {
-        t_cast_fwd = 4.0 * cast_elems(in, at, T, false, moe_layer) / dev->hbm;
-        t_cast_bwd = 4.0 * cast_elems(in, at, T, true, moe_layer) / dev->hbm;
+        /* bytes per cast element: the stack's quantization kernels (Transformer Engine's fused
+         * cast-transpose 4 B; unfused amax + casts 8 B) */
+        double cast_b = in->stack && in->stack->fp8_cast_bytes > 0 ? in->stack->fp8_cast_bytes : 4.0;
+        t_cast_fwd = cast_b * cast_elems(in, at, T, false, moe_layer) / dev->hbm;
+        t_cast_bwd = cast_b * cast_elems(in, at, T, true, moe_layer) / dev->hbm;
     }
 
     double gemm_fwd = f_attn + f_mlp + f_cross;

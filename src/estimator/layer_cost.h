@@ -17,7 +17,9 @@
 typedef struct {
     double peak;        /* FLOP/s of the GEMM precision */
     double peak16;      /* FLOP/s in bf16 (attention runs in bf16 even in fp8 training) */
-    double gemm_eff;    /* achievable fraction of peak for GEMMs (catalog, per precision) */
+    double gemm_eff;    /* achievable fraction of peak for large GEMMs (catalog, per precision) */
+    double sms;         /* the GPU's SM count (tiles per wave) */
+    double gemm_ref;    /* layer_gemm_shape of the reference 8192³ GEMM the catalog's gemm_eff describes */
     double hbm;         /* bytes/s HBM kernels sustain */
     double host;        /* bytes/s to host memory (catalog host_gbps): CPU offload */
     double elem_bytes;  /* bytes per GEMM operand element */
@@ -35,6 +37,12 @@ typedef struct {
     double act_full, act_ckpt;        /* activation bytes kept per layer per micro-batch */
 } layer_cost;
 
+/* the fraction of peak a GEMM of this shape reaches: the catalog's gemm_eff for large
+ * GEMMs, times tile and wave quantization and the short-K fall-off (layer_cost.c) */
+double layer_gemm_eff(const est_device *d, double M, double K, double N);
+/* the shape's share of the tensor cores' work that is useful: tile × wave quantization ×
+ * K/(K + K0) (layer_cost.c) */
+double layer_gemm_shape(double sms, double M, double K, double N);
 /* seconds of one GEMM (M×K)·(K×N) at eff_scale × the device's GEMM efficiency */
 double layer_gemm_s(const est_device *d, double M, double K, double N, double eff_scale);
 /* sequence-parallel divisor: norms, dropout masks, residuals and the embedding output are

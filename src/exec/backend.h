@@ -3,6 +3,7 @@
 #ifndef AC_EXEC_BACKEND_H
 #define AC_EXEC_BACKEND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 

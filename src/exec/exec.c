@@ -298,10 +298,33 @@ int exec_job_script(const ac_config *c, const char *logs_dir, const exec_job *j,
     if (shell_check_line("logs dir", logs_dir, e) < 0 || strchr(logs_dir, '%'))
         return e->code ? -1 : ac_err_set(e, AC_E_INPUT, "logs dir \"%s\": '%%' is not allowed", logs_dir);
     node *job_cfg = NULL;
-    if ((j->candidate ? exec_job_config_of(c, j->candidate, j->config_path, run_dir, &job_cfg, e)
-                      : exec_job_config(c, j->config_path, run_dir, &job_cfg, e)) < 0)
+    if (j->script) {
+        /* a ready script: no NeMo config to resolve, the command is `bash SCRIPT` */
+        if (shell_check_line("job script", j->script, e) < 0) return -1;
+        job_cfg = node_map();
+        if (!job_cfg) return ac_err_set(e, AC_E_NOMEM, "out of memory");
+    } else if ((j->candidate ? exec_job_config_of(c, j->candidate, j->config_path, run_dir, &job_cfg, e)
+                             : exec_job_config(c, j->config_path, run_dir, &job_cfg, e)) < 0) {
         return -1;
-    char *tmpl = load_template(c, e);
+    }
+    /* the job's own size: a search run may use fewer nodes than the training (search_num_nodes) */
+    if (node_get_path(job_cfg, "trainer") && node_set_path(job_cfg, "trainer.num_nodes", node_int(j->nodes), true) != 0) {
+        node_free(job_cfg);
+        return ac_err_set(e, AC_E_NOMEM, "out of memory");
+    }
+    char *tmpl = NULL;
+    if (j->script) {
+        char *q = shell_quote_dup(j->script, e);
+        size_t n = q ? strlen(q) + 8 : 0;
+        tmpl = q ? malloc(n) : NULL;
+        if (tmpl) snprintf(tmpl, n, "bash %s", q);
+        free(q);
+        /* the template is literal text: braces in the quoted path are not placeholders */
+        if (tmpl && strchr(tmpl, '{')) { free(tmpl); tmpl = NULL; ac_err_set(e, AC_E_INPUT, "job script path has '{': %s", j->script); }
+        else if (!tmpl && !e->code) ac_err_set(e, AC_E_NOMEM, "out of memory");
+    } else {
+        tmpl = load_template(c, e);
+    }
     if (!tmpl) { node_free(job_cfg); return -1; }
     strbuf sb;
     sb_init(&sb);
@@ -311,8 +334,9 @@ int exec_job_script(const ac_config *c, const char *logs_dir, const exec_job *j,
         const cfg_cluster *k = &c->cluster;
         snprintf(buf, sizeof buf, "%d", j->nodes);
         rc |= directive(&sb, "nodes", "nodes", buf, e);
-        snprintf(buf, sizeof buf, "%d", j->gpus_per_node);
+        snprintf(buf, sizeof buf, "%d", j->tasks_per_node > 0 ? j->tasks_per_node : j->gpus_per_node);
         rc |= directive(&sb, "ntasks-per-node", "ntasks-per-node", buf, e);
+        snprintf(buf, sizeof buf, "%d", j->gpus_per_node);
         rc |= directive(&sb, "gpus_per_node", "gpus-per-node", buf, e);
         if (k->gpus_per_task > 0) {
             snprintf(buf, sizeof buf, "%d", k->gpus_per_task);
@@ -324,8 +348,8 @@ int exec_job_script(const ac_config *c, const char *logs_dir, const exec_job *j,
         if (k->exclusive) sb_add(&sb, "#SBATCH --exclusive\n");
         snprintf(buf, sizeof buf, "%d", k->mem);
         rc |= directive(&sb, "cluster.mem", "mem", buf, e);
-        int limit_s = time_limit_s(c, e);
-        if (limit_s < 0) { free(tmpl); sb_free(&sb); return -1; }
+        int limit_s = j->time_limit_s > 0 ? j->time_limit_s : time_limit_s(c, e);
+        if (limit_s < 0) { free(tmpl); sb_free(&sb); node_free(job_cfg); return -1; }
         results_time_limit_minutes((limit_s + 59) / 60, buf, sizeof buf);
         rc |= directive(&sb, "time", "time", buf, e);
         sb_add(&sb, "# job name, output and error files are sbatch arguments (see job.argv)\n");
@@ -336,7 +360,7 @@ int exec_job_script(const ac_config *c, const char *logs_dir, const exec_job *j,
                    "cd %s || exit 1\necho $$ > job.pid\n",
               qdir ? qdir : "''");
     free(qdir);
-    if (exec_job_env(c, job_cfg, &sb, e) < 0) { free(tmpl); sb_free(&sb); node_free(job_cfg); return -1; }
+    if (!j->script && exec_job_env(c, job_cfg, &sb, e) < 0) { free(tmpl); sb_free(&sb); node_free(job_cfg); return -1; }
     sb_add(&sb, "# the command runs in a subshell: an `exec` in a template cannot skip the exit code below\n(\n");
     if (c->wandb_enable && c->wandb_api_key_file[0]) {
         /* the key is read when the job starts: only the file's path is in the script */
@@ -412,8 +436,16 @@ static int run_has_oom(const char *run_dir)
 }
 
 /* final state from what the scheduler said and what the run left on disk */
+/* a ready-script job (a benchmark): its ledger row names the script, not a NeMo config */
+static bool is_script_row(const ledger_row *r)
+{
+    size_t n = strlen(r->config_path);
+    return n > 3 && !strcmp(r->config_path + n - 3, ".sh");
+}
+
 static void collect(ledger_row *r, const char *run_dir, exec_state st, const char *reason)
 {
+    bool step_timing = !is_script_row(r);
     r->finished_at = now_s();
     if (run_has_oom(run_dir)) {
         r->state = LEDGER_FAILED;
@@ -423,6 +455,11 @@ static void collect(ledger_row *r, const char *run_dir, exec_state st, const cha
     if (st == EXEC_FAILED) {
         r->state = LEDGER_FAILED;
         snprintf(r->reason, sizeof r->reason, "%s", reason && *reason ? reason : "failed");
+        return;
+    }
+    if (!step_timing) { /* a benchmark job: its own logs hold the result, read by its stage */
+        r->state = LEDGER_DONE;
+        r->reason[0] = '\0';
         return;
     }
     double avg;
@@ -514,8 +551,8 @@ int exec_write_job_files(const ac_config *c, const char *logs_dir, const exec_jo
     if (!rc) rc = fs_mkdir_p(run_dir, e);
     if (!rc) { snprintf(path, sizeof path, "%s/results", run_dir); rc = fs_mkdir_p(path, e); }
     /* the file NeMo reads: every interpolation resolved, as the launcher hands it over */
-    if (!rc) rc = exec_job_config_path(run_dir, j->name, path, sizeof path, e);
-    if (!rc) rc = yaml_dump_file(job_cfg, path, e);
+    if (!rc && !j->script) rc = exec_job_config_path(run_dir, j->name, path, sizeof path, e);
+    if (!rc && !j->script) rc = yaml_dump_file(job_cfg, path, e);
     node_free(job_cfg);
     if (!rc) { snprintf(path, sizeof path, "%s/job.sh", run_dir); rc = fs_write_atomic(path, script, strlen(script), e); }
     if (!rc && argv) { /* the sbatch command line, for humans re-running a job by hand */
@@ -625,7 +662,9 @@ static int run_jobs(const ac_config *c, const char *logs_dir, const exec_job *jo
     }
     exec_ctx x = { .c = c };
     snprintf(x.logs_dir, sizeof x.logs_dir, "%s", logs_dir);
-    x.time_limit_s = time_limit_s(c, e);
+    /* one limit per call: the jobs of a call are of one kind (training runs, or benchmark jobs
+     * that carry their own limit) */
+    x.time_limit_s = n && jobs[0].time_limit_s > 0 ? jobs[0].time_limit_s : time_limit_s(c, e);
     if (x.time_limit_s < 0) return -1;
     char key_path[4096]; /* checked before the first job: a bad key file would fail every job */
     if (c->wandb_enable && c->wandb_api_key_file[0] && exec_wandb_key_path(c, key_path, sizeof key_path, e) < 0) return -1;
@@ -656,7 +695,7 @@ static int run_jobs(const ac_config *c, const char *logs_dir, const exec_job *jo
     }
 
     progress p;
-    if (progress_out) progress_begin(&p, progress_out, "training runs", (int)n);
+    if (progress_out) progress_begin(&p, progress_out, n && jobs[0].script ? "benchmark jobs" : "training runs", (int)n);
     int interval = poll_interval_ms(b);
     int max_active = b == &exec_backend_local ? exec_local_max_active() : b->max_active;
     while (!rc) {

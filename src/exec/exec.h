@@ -51,6 +51,11 @@ typedef struct {
     int gpus_per_node;
     double predicted_step_s;
     const node *candidate;  /* the candidate in memory before it is written; NULL: read config_path */
+    /* a ready job script run with bash in place of the NeMo command (the inference sweep's
+     * benchmark jobs, which carry their own srun and container); NULL: a NeMo training job */
+    const char *script;
+    int time_limit_s;       /* 0: max_minutes_per_run */
+    int tasks_per_node;     /* Slurm tasks per node; 0: gpus_per_node (one rank per GPU) */
 } exec_job;
 
 typedef enum { EXEC_PENDING, EXEC_RUNNING, EXEC_DONE, EXEC_FAILED } exec_state;

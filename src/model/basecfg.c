@@ -192,16 +192,24 @@ static int write_shape(node *t, const model_base_config *b, const ac_config *c, 
     return 0;
 }
 
-static int choose_architecture(const ac_config *c, model_base_config *b, ac_err *e)
+static int choose_architecture(const ac_config *c, model_base_config *b, const model_shape *arch, ac_err *e)
 {
     const ac_config *cc = c;
     family_id id = b->family->id;
+    if (arch) {
+        b->shape = *arch;
+        b->shape.seq_length = cc->train.seq_length; /* the training's sequence, not the model's longest */
+        b->lr = b->size_b >= 60.0 ? 1.5e-4 : 3.0e-4;  /* the presets' learning rates by size */
+        return 0;
+    }
     if ((id == FAM_LLAMA || id == FAM_MIXTRAL) && cc->train.model_name[0]) {
         const model_preset_arch *pa = model_preset_arch_find(cc->train.model_name);
-        if (!pa || pa->family != id)
+        if (!pa || pa->family != id) {
+            char names[512];
+            model_preset_arch_names(names, sizeof names);
             return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, "search_config.train_settings.model_name",
-                             "unknown %s architecture '%s' (known: llama2_7b, llama2_13b, llama2_70b, llama3_8b, llama3_70b, "
-                             "mixtral_8x7b, mixtral_8x22b)", b->family->name, cc->train.model_name);
+                             "unknown %s architecture '%s' (known: %s)", b->family->name, cc->train.model_name, names);
+        }
         model_shape *s = &b->shape;
         memset(s, 0, sizeof *s);
         s->arch = ARCH_DECODER;
@@ -231,7 +239,22 @@ static int choose_architecture(const ac_config *c, model_base_config *b, ac_err 
     return 0;
 }
 
+static int build(const ac_config *c, double size_b, const model_shape *arch, const char *name, model_base_config *b,
+                 ac_err *e);
+
 int model_base_config_build(const ac_config *c, double size_b, model_base_config *b, ac_err *e)
+{
+    return build(c, size_b, NULL, NULL, b, e);
+}
+
+int model_base_config_build_arch(const ac_config *c, double size_b, const model_shape *arch, const char *name,
+                                 model_base_config *b, ac_err *e)
+{
+    return build(c, size_b, arch, name, b, e);
+}
+
+static int build(const ac_config *c, double size_b, const model_shape *arch, const char *name, model_base_config *b,
+                 ac_err *e)
 {
     memset(b, 0, sizeof *b);
     b->family = model_family_find(c->family);
@@ -241,6 +264,15 @@ int model_base_config_build(const ac_config *c, double size_b, model_base_config
     b->size_b = size_b;
     model_size_text(size_b, b->size_text, sizeof b->size_text);
     snprintf(b->run_name, sizeof b->run_name, "%s_%sb", b->family->name, b->size_text);
+    /* a built-in architecture names runs by its full name: llama2_70b and llama3_70b stay apart */
+    if ((b->family->id == FAM_LLAMA || b->family->id == FAM_MIXTRAL) && c->train.model_name[0] && !c->train.custom_config[0]) {
+        snprintf(b->name_prefix, sizeof b->name_prefix, "%.63s", c->train.model_name);
+        snprintf(b->run_name, sizeof b->run_name, "%.63s", c->train.model_name);
+    }
+    if (arch && name && *name) {
+        snprintf(b->name_prefix, sizeof b->name_prefix, "%.63s", name);
+        snprintf(b->run_name, sizeof b->run_name, "%.63s", name);
+    }
 
     char tpl_path[CFG_PATH_MAX * 2];
     b->from_custom = c->train.custom_config[0] != '\0';
@@ -273,7 +305,7 @@ int model_base_config_build(const ac_config *c, double size_b, model_base_config
         const node *lr = node_get_path(t, "model.optim.lr");
         if (!node_get_double(lr, &b->lr)) b->lr = 0;
     } else {
-        if (choose_architecture(c, b, e) != 0) return -1;
+        if (choose_architecture(c, b, arch, e) != 0) return -1;
         if (model_gbs_tp_pp(b->family->id, size_b, c->train.seq_length, c->train.gpu_memory_gb, &b->gbs, &b->tp, &b->pp, e) != 0)
             return -1;
         if (b->preset && b->preset->gbs > 0) b->gbs = b->preset->gbs;

@@ -20,7 +20,8 @@ typedef struct {
     const model_family *family;
     double size_b;          /* requested (or recommended) size */
     char size_text[32];     /* "5", "0.126" */
-    char run_name[96];      /* gpt3_5b */
+    char run_name[96];      /* gpt3_5b, or the full model name (llama3_70b) */
+    char name_prefix[64];   /* the built-in architecture's name (llama3_70b) when the config names one, else "" */
     model_shape shape;
     double lr;
     int gbs, tp, pp;
@@ -32,6 +33,10 @@ typedef struct {
 } model_base_config;
 
 int model_base_config_build(const ac_config *c, double size_b, model_base_config *out, ac_err *e);
+/* the same with the architecture given (a Hugging Face config.json's shape): arch's layers,
+ * widths, heads, vocabulary and experts over the family template; name names the runs */
+int model_base_config_build_arch(const ac_config *c, double size_b, const model_shape *arch, const char *name,
+                                 model_base_config *out, ac_err *e);
 /* writes <logs>/base_cfg_<size>b.yaml atomically (creating logs) */
 int model_base_config_write(model_base_config *b, const char *logs_dir, ac_err *e);
 void model_base_config_free(model_base_config *b);

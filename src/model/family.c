@@ -1,6 +1,7 @@
 /* family.c — the family and built-in architecture tables (see family.h). */
 #include "model/family.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* build/gen/base_<name>.c: base_configs/<name>.yaml compiled in */
@@ -54,6 +55,14 @@ static const model_preset_arch PRESETS[] = {
       0, 0, HF, "meta-llama/Meta-Llama-3-8B" },
     { "llama3_70b", FAM_LLAMA, 70, 80, 8192, 28672, 64, 8, 128256, 8192, 0, 0, 8192, 1.5e-4, "meta-llama/Meta-Llama-3-70B config.json",
       0, 0.008944, HF, "meta-llama/Meta-Llama-3-70B" },
+    { "llama3_1_8b", FAM_LLAMA, 8, 32, 4096, 14336, 32, 8, 128256, 8192, 0, 0, 131072, 3.0e-4, "meta-llama/Llama-3.1-8B config.json",
+      0, 0.01, HF, "meta-llama/Meta-Llama-3-8B" },
+    { "llama3_1_70b", FAM_LLAMA, 70, 80, 8192, 28672, 64, 8, 128256, 8192, 0, 0, 131072, 1.5e-4, "meta-llama/Llama-3.1-70B config.json",
+      0, 0.008944, HF, "meta-llama/Meta-Llama-3-8B" },
+    { "llama3_1_405b", FAM_LLAMA, 405, 126, 16384, 53248, 128, 8, 128256, 8192, 0, 0, 131072, 8.0e-5, "meta-llama/Llama-3.1-405B config.json",
+      0, 0.02, HF, "meta-llama/Meta-Llama-3-8B" },
+    { "llama3_3_70b", FAM_LLAMA, 70, 80, 8192, 28672, 64, 8, 128256, 8192, 0, 0, 131072, 1.5e-4, "meta-llama/Llama-3.3-70B-Instruct config.json",
+      0, 0.008944, HF, "meta-llama/Meta-Llama-3-8B" },
     { "mixtral_8x7b", FAM_MIXTRAL, 46.7, 32, 4096, 14336, 32, 8, 32000, 4096, 8, 2, 32768, 1.0e-4, "mistralai/Mixtral-8x7B-v0.1 config.json",
       256, 0.02, HF, "mistralai/Mixtral-8x7B-v0.1" },
     { "mixtral_8x22b", FAM_MIXTRAL, 140.6, 56, 6144, 16384, 48, 8, 32768, 4096, 8, 2, 65536, 1.0e-4, "mistralai/Mixtral-8x22B-v0.1 config.json",
@@ -66,4 +75,15 @@ const model_preset_arch *model_preset_arch_find(const char *name)
     for (size_t i = 0; i < sizeof PRESETS / sizeof PRESETS[0]; i++)
         if (!strcmp(PRESETS[i].name, name)) return &PRESETS[i];
     return NULL;
+}
+
+void model_preset_arch_names(char *buf, size_t len)
+{
+    size_t o = 0;
+    if (len) buf[0] = '\0';
+    for (size_t i = 0; i < sizeof PRESETS / sizeof PRESETS[0] && o < len; i++) {
+        int w = snprintf(buf + o, len - o, "%s%s", i ? ", " : "", PRESETS[i].name);
+        if (w < 0) break;
+        o += (size_t)w;
+    }
 }

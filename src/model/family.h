@@ -8,6 +8,7 @@
 #ifndef AC_MODEL_FAMILY_H
 #define AC_MODEL_FAMILY_H
 
+#include <stddef.h>
 #include <stdbool.h>
 
 #include "model/shape.h"
@@ -51,5 +52,7 @@ typedef struct {
 } model_preset_arch;
 
 const model_preset_arch *model_preset_arch_find(const char *name);
+/* every built-in architecture's name, ", "-separated (for errors) */
+void model_preset_arch_names(char *buf, size_t len);
 
 #endif

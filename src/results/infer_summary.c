@@ -313,6 +313,9 @@ static int write_summary_json(const char *path, const results_infer_row *rows, s
     json_writer *w = &jf.w;
     json_obj_open(w, NULL);
     json_str(w, "stage", "inference");
+    char ts[32];
+    json_utc_now(ts, sizeof ts);
+    json_str(w, "generated", ts);
     json_str(w, "source", n && rows[0].source == RES_INFER_MEASURED ? "measured" : "predicted");
     json_str(w, "model", model);
     json_str(w, "gpu", gpu);

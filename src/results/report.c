@@ -67,7 +67,13 @@ static const char PAGE_CSS[] =
     "dl.facts{display:grid;grid-template-columns:max-content auto;gap:2px 14px;margin:8px 0}dl.facts dt{color:#57606a}"
     "dl.facts dd{margin:0}code{font:12px ui-monospace,Menlo,Consolas,monospace;background:#f3f4f6;padding:1px 4px;border-radius:3px}"
     ".grid2{display:flex;flex-wrap:wrap;gap:8px 24px}.grid2 section{flex:1 1 540px}"
-    ".scroll{overflow-x:auto;max-height:520px;border:1px solid #d8dee4}"
+    ".scroll{overflow:auto;max-height:520px;border:1px solid #d8dee4}"
+    /* the candidates table breaks out of the page's 1180 px to the window's width */
+    "section.wide{margin-left:calc(50% - 50vw + 24px);margin-right:calc(50% - 50vw + 24px)}"
+    "#runs td.name,#runs th.name{position:sticky;left:0;z-index:1;background:#fff;max-width:26em;overflow:hidden;"
+    "text-overflow:ellipsis}#runs th.name{z-index:2;background:#f6f8fa}#runs tr.best td.name{background:#eef6ee}"
+    "input.filter{font:13px system-ui,sans-serif;padding:3px 6px;width:22em;margin:0 8px 6px 0}"
+    ".stale{opacity:.55}.stage{color:#57606a;font-size:12px;margin:0 0 6px}"
     "table{border-collapse:collapse;font-size:12px;white-space:nowrap}"
     "th,td{padding:3px 8px;border-bottom:1px solid #eaeef2;text-align:right}"
     "th{position:sticky;top:0;background:#f6f8fa;cursor:pointer;user-select:none}"
@@ -79,24 +85,46 @@ static const char PAGE_CSS[] =
     "svg text.nodata{font-size:13px;fill:#57606a}svg .nodata-box{fill:#f6f8fa;stroke:#d8dee4}"
     "svg .grid{stroke:#eaeef2}svg .axis{stroke:#57606a;fill:none}svg .pt{fill-opacity:.8}";
 
-/* Sorts the table by the clicked column: numbers by data-v, text otherwise;
- * empty values stay last either way. */
+/* The candidates table: sorts by the clicked column (numbers by data-v, text otherwise; empty
+ * values stay last either way), filters rows by the text box, and keeps both in the page's
+ * address (#sort=COLUMN:asc|desc&filter=TEXT) so a view can be shared; a link with that address
+ * opens the same view.  It also records, for a headless-browser test, how many charts drew a box
+ * and whether the last column can be scrolled into view. */
 static const char PAGE_JS[] =
     "(function(){\n"
     "function key(td){var v=td.getAttribute('data-v');if(v===null)return td.textContent.trim().toLowerCase();"
     "return v===''?null:parseFloat(v);}\n"
-    "document.querySelectorAll('table.sortable').forEach(function(t){\n"
-    " var heads=t.tHead.rows[0].cells;\n"
-    " Array.prototype.forEach.call(heads,function(th,i){th.addEventListener('click',function(){\n"
-    "  var asc=th.getAttribute('aria-sort')!=='ascending';\n"
+    "function sortBy(t,i,asc){var heads=t.tHead.rows[0].cells;\n"
     "  Array.prototype.forEach.call(heads,function(h){h.removeAttribute('aria-sort');});\n"
-    "  th.setAttribute('aria-sort',asc?'ascending':'descending');\n"
+    "  heads[i].setAttribute('aria-sort',asc?'ascending':'descending');\n"
     "  var body=t.tBodies[0],rows=Array.prototype.slice.call(body.rows);\n"
     "  rows.sort(function(a,b){var x=key(a.cells[i]),y=key(b.cells[i]);\n"
     "   if(x===null||y===null)return (x===null)-(y===null);\n"
     "   var c=x<y?-1:x>y?1:0;return asc?c:-c;});\n"
-    "  rows.forEach(function(r){body.appendChild(r);});\n"
-    " });});\n"
+    "  rows.forEach(function(r){body.appendChild(r);});}\n"
+    "function filterRows(t,text){var q=text.trim().toLowerCase(),n=0;\n"
+    "  Array.prototype.forEach.call(t.tBodies[0].rows,function(r){var hit=!q||r.textContent.toLowerCase().indexOf(q)>=0;\n"
+    "   r.style.display=hit?'':'none';if(hit)n++;});\n"
+    "  t.setAttribute('data-shown',String(n));var c=document.getElementById('shown');if(c)c.textContent=n+' shown';}\n"
+    "function state(){var h={};location.hash.replace(/^#/,'').split('&').forEach(function(p){var i=p.indexOf('=');\n"
+    "  if(i>0)h[p.slice(0,i)]=decodeURIComponent(p.slice(i+1));});return h;}\n"
+    "function save(t){var th=t.tHead.rows[0].querySelector('th[aria-sort]'),f=document.getElementById('filter');\n"
+    "  var s=[];if(th)s.push('sort='+th.getAttribute('data-key')+':'+(th.getAttribute('aria-sort')==='ascending'?'asc':'desc'));\n"
+    "  if(f&&f.value)s.push('filter='+encodeURIComponent(f.value));\n"
+    "  if(history.replaceState)history.replaceState(null,'',s.length?'#'+s.join('&'):location.pathname);}\n"
+    "document.querySelectorAll('table.sortable').forEach(function(t){\n"
+    " var heads=t.tHead.rows[0].cells;\n"
+    " Array.prototype.forEach.call(heads,function(th,i){th.addEventListener('click',function(){\n"
+    "  sortBy(t,i,th.getAttribute('aria-sort')!=='ascending');save(t);});});\n"
+    " var f=document.getElementById('filter');\n"
+    " if(f)f.addEventListener('input',function(){filterRows(t,f.value);save(t);});\n"
+    " var h=state();\n"
+    " if(h.sort){var p=h.sort.split(':');Array.prototype.forEach.call(heads,function(th,i){\n"
+    "  if(th.getAttribute('data-key')===p[0])sortBy(t,i,p[1]!=='desc');});}\n"
+    " if(f&&h.filter){f.value=h.filter;}filterRows(t,f?f.value:'');\n"
+    " var box=t.parentNode,last=heads[heads.length-1];box.scrollLeft=box.scrollWidth;\n"
+    " var br=box.getBoundingClientRect(),lr=last.getBoundingClientRect();\n"
+    " t.setAttribute('data-last-col-reachable',lr.right<=br.right+1&&lr.left>=br.left-1?'1':'0');box.scrollLeft=0;\n"
     "});\n"
     /* lets a headless browser test see that the script ran and every chart has a drawn box */
     "var n=0;document.querySelectorAll('svg.chart').forEach(function(s){var b=s.getBBox();if(b.width>0&&b.height>0)n++;});\n"
@@ -114,11 +142,19 @@ void report_page_head(strbuf *b, const char *title_prefix, const char *title)
     sb_add(b, "</style></head><body>\n");
 }
 
+/* the stage and time of the section being drawn (report_build_html_opts sets it per group) */
+static const char *cur_prov;
+
 static void section_open(strbuf *b, const char *title, const char *note)
 {
     sb_add(b, "<section><h2>");
     svg_esc(b, title);
     sb_add(b, "</h2>");
+    if (cur_prov) {
+        sb_add(b, "<p class=\"stage\">");
+        svg_esc(b, cur_prov);
+        sb_add(b, "</p>");
+    }
     if (note) {
         sb_add(b, "<p class=\"note\">");
         svg_esc(b, note);
@@ -161,14 +197,33 @@ static void write_header(strbuf *b, const cJSON *s)
              svg_fmt_num(gb, sizeof gb, num(c, "gpus_per_node")), str(c, "gpu"), str(c, "type"));
     fact(b, "Cluster", line);
     fact_num(b, "GPU price", num(c, "price_per_gpu_hour"), " USD/GPU-hour");
-    char a[40], v[40], o[40], l[40];
-    snprintf(line, sizeof line, "%s: %s candidates, %s valid, %s predicted out of memory, %s %s", str(q, "mode"),
-             svg_fmt_num(a, sizeof a, num(q, "candidates")), svg_fmt_num(v, sizeof v, num(q, "valid")),
-             svg_fmt_num(o, sizeof o, num(q, "predicted_oom")), svg_fmt_num(l, sizeof l, num(q, "launched")),
-             /* cluster type sim launches nothing: its selected candidates are the predictions */
-             strcmp(str(c, "type"), "sim") ? "launched" : "selected (sim: predicted, none launched)");
+    char a[40], v[40], f[40], o[40], l[40], ms[40], fl[40], rk[40];
+    svg_fmt_num(a, sizeof a, num(q, "candidates"));
+    svg_fmt_num(v, sizeof v, num(q, "valid"));
+    svg_fmt_num(f, sizeof f, num(q, "predicted_fit"));
+    svg_fmt_num(o, sizeof o, num(q, "predicted_oom"));
+    svg_fmt_num(l, sizeof l, num(q, "launched"));
+    svg_fmt_num(ms, sizeof ms, num(q, "measured"));
+    svg_fmt_num(fl, sizeof fl, num(q, "failed"));
+    svg_fmt_num(rk, sizeof rk, num(q, "ranked"));
+    /* the console's words (search_train_counts): sim launches nothing and ranks its top candidates */
+    if (strcmp(str(c, "type"), "sim"))
+        snprintf(line, sizeof line, "%s: %s candidates, %s valid, %s predicted to fit, %s predicted out of memory; "
+                 "%s launched, %s measured, %s failed", str(q, "mode"), a, v, f, o, l, ms, fl);
+    else
+        snprintf(line, sizeof line, "%s: %s candidates, %s valid, %s predicted to fit, %s predicted out of memory; "
+                 "0 launched (cluster_type sim: the top %s are ranked by prediction)", str(q, "mode"), a, v, f, o, rk);
     fact(b, "Search", line);
     fact(b, "Best configuration", str(s, "best"));
+    const cJSON *rec = obj(s, "recommendation");
+    if (rec) {
+        /* the optimal config written: the best of everything scored, ties to the conventional layout */
+        char ties[40], band[40];
+        snprintf(line, sizeof line, "%s (%s; %s candidates within the %s %% tie band, chosen as %s)", str(rec, "name"),
+                 str(rec, "source"), svg_fmt_num(ties, sizeof ties, num(rec, "ties")),
+                 svg_fmt_num(band, sizeof band, 100.0 * num(rec, "tie_band")), str(rec, "preferred_for"));
+        fact(b, "Optimal config (recommended)", line);
+    }
     const cJSON *x = obj(q, "exhaustive");
     if (x) {
         snprintf(line, sizeof line, "%s (%s candidates, %s %% faster)", str(x, "best_name"),
@@ -180,7 +235,7 @@ static void write_header(strbuf *b, const cJSON *s)
 
 /* ---- summary table ---------------------------------------------------------- */
 
-typedef enum { COL_TEXT, COL_INT, COL_NUM } col_kind;
+typedef enum { COL_TEXT, COL_INT, COL_NUM, COL_BOOL } col_kind;
 static const struct {
     const char *key, *head;
     col_kind kind;
@@ -194,9 +249,13 @@ static const struct {
     { "cp", "CP", COL_INT },
     { "ep", "EP", COL_INT },
     { "vp", "VP", COL_INT },
+    { "sequence_parallel", "SP", COL_BOOL },
+    { "recompute", "Recompute", COL_TEXT },
+    { "act_ckpt_layers", "Act ckpt", COL_INT },
+    { "precision", "Precision", COL_TEXT },
+    { "distributed_optimizer", "Dist. opt.", COL_BOOL },
     { "mbs", "MBS", COL_INT },
     { "gbs", "GBS", COL_INT },
-    { "act_ckpt_layers", "Act ckpt", COL_INT },
     { "step_time_s", "Step [s]", COL_NUM },
     { "error_pct", "Pred. error [%]", COL_NUM },
     { "tokens_per_s", "Tokens/s", COL_NUM },
@@ -210,16 +269,23 @@ static const struct {
 };
 #define N_TABLE_COLS (sizeof TABLE_COLS / sizeof TABLE_COLS[0])
 
-static void write_table(strbuf *b, const cJSON *runs, const char *best)
+static void write_table(strbuf *b, const cJSON *runs, const char *best, const char *prov)
 {
-    section_open(b, "All candidates", "Click a column heading to sort. Failed rows say why in the last column.");
+    sb_add(b, "<section class=\"wide\"><h2>All candidates</h2>");
+    if (prov) { sb_add(b, "<p class=\"stage\">"); svg_esc(b, prov); sb_add(b, "</p>"); }
+    sb_add(b, "<p class=\"note\">Click a column heading to sort; type to filter. Failed rows come last, unnumbered, "
+              "and say why in the last column.</p>");
     if (!cJSON_GetArraySize(runs)) {
         sb_add(b, "<p class=\"note\">No runs recorded yet.</p></section>\n");
         return;
     }
+    sb_add(b, "<input class=\"filter\" id=\"filter\" type=\"search\" placeholder=\"Filter rows (text in any cell)\" "
+              "aria-label=\"Filter rows\"><span class=\"note\" id=\"shown\"></span>");
     sb_add(b, "<div class=\"scroll\"><table class=\"sortable\" id=\"runs\"><thead><tr>");
     for (size_t i = 0; i < N_TABLE_COLS; i++) {
-        sb_add(b, TABLE_COLS[i].kind == COL_TEXT ? "<th class=\"s\">" : "<th>");
+        bool name = !strcmp(TABLE_COLS[i].key, "name");
+        sb_printf(b, "<th%s data-key=\"%s\">", name ? " class=\"s name\"" : TABLE_COLS[i].kind == COL_TEXT ? " class=\"s\"" : "",
+                  TABLE_COLS[i].key);
         svg_esc(b, TABLE_COLS[i].head);
         sb_add(b, "</th>");
     }
@@ -230,9 +296,20 @@ static void write_table(strbuf *b, const cJSON *runs, const char *best)
         bool is_best = *best && !strcmp(str(r, "name"), best);
         sb_add(b, is_best ? "<tr class=\"best\">" : run_ok(r) ? "<tr>" : "<tr class=\"failed\">");
         for (size_t i = 0; i < N_TABLE_COLS; i++) {
-            if (TABLE_COLS[i].kind == COL_TEXT) {
+            if (!strcmp(TABLE_COLS[i].key, "name")) {
+                sb_add(b, "<td class=\"s name\" title=\"");
+                svg_esc(b, str(r, "name"));
+                sb_add(b, "\">");
+                svg_esc(b, str(r, "name"));
+            } else if (TABLE_COLS[i].kind == COL_TEXT) {
                 sb_add(b, "<td class=\"s\">");
                 svg_esc(b, str(r, TABLE_COLS[i].key));
+            } else if (TABLE_COLS[i].kind == COL_BOOL) {
+                const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, TABLE_COLS[i].key);
+                sb_add(b, "<td class=\"s\">");
+                sb_add(b, cJSON_IsTrue(v) ? "on" : cJSON_IsFalse(v) ? "off" : "\xe2\x80\x94");
+            } else if (!strcmp(TABLE_COLS[i].key, "rank") && !(num(r, "rank") > 0)) {
+                sb_add(b, "<td data-v=\"\">"); /* a failed row has no rank */
             } else {
                 double v = num(r, TABLE_COLS[i].key);
                 if (isfinite(v)) sb_printf(b, "<td data-v=\"%.9g\">", v);
@@ -726,6 +803,29 @@ static cJSON *parse_optional(const char *text, size_t len, const char *what, cha
 char *report_build_html(const char *summary, size_t summary_len, const char *infer, size_t infer_len,
                         const char *cost, size_t cost_len, report_info *info, ac_err *e)
 {
+    return report_build_html_opts(summary, summary_len, infer, infer_len, cost, cost_len, false, info, e);
+}
+
+/* a stage's summary written before this search's training summary is an earlier search's
+ * (ISO 8601 UTC times compare as text); one without a time is from before stages said when */
+static bool stale_stage(const cJSON *stage, const char *search_time)
+{
+    const char *t = str(stage, "generated");
+    return *search_time && (!*t || strcmp(t, search_time) < 0);
+}
+
+/* the line under a section that says which stage wrote it and when */
+static void provenance(char *buf, size_t len, const char *stage, const cJSON *x, bool stale)
+{
+    const char *t = str(x, "generated");
+    if (stale) snprintf(buf, len, "From an earlier search: written by the %s stage at %s (shown because of --include-stale).",
+                        stage, *t ? t : "an unknown time");
+    else snprintf(buf, len, "Written by the %s stage of this search at %s.", stage, *t ? t : "an unknown time");
+}
+
+char *report_build_html_opts(const char *summary, size_t summary_len, const char *infer, size_t infer_len,
+                             const char *cost, size_t cost_len, bool include_stale, report_info *info, ac_err *e)
+{
     report_info tmp;
     if (!info) info = &tmp;
     memset(info, 0, sizeof *info);
@@ -751,6 +851,19 @@ char *report_build_html(const char *summary, size_t summary_len, const char *inf
         }
     }
     cJSON *cst = parse_optional(cost, cost_len, "cost", cost_problem, sizeof cost_problem);
+    /* one search's report: a stage that did not run in this search is left out (or greyed) */
+    const char *when = str(s, "generated");
+    char left_out[600] = "";
+    bool inf_stale = inf && stale_stage(inf, when), cst_stale = cst && stale_stage(cst, when);
+    if (!include_stale && (inf_stale || cst_stale)) {
+        snprintf(left_out, sizeof left_out, "Left out: the %s%s%s in this folder %s from an earlier search (written before "
+                 "this search's training results, %s); `autoconfig report --include-stale` shows %s greyed.",
+                 inf_stale ? "inference results" : "", inf_stale && cst_stale ? " and the " : "",
+                 cst_stale ? "cost comparison" : "", inf_stale && cst_stale ? "are" : "is", when,
+                 inf_stale && cst_stale ? "them" : "it");
+        if (inf_stale) { cJSON_Delete(inf); inf = NULL; }
+        if (cst_stale) { cJSON_Delete(cst); cst = NULL; }
+    }
     info->inference = inf != NULL;
     info->cost = cst != NULL;
 
@@ -770,7 +883,16 @@ char *report_build_html(const char *summary, size_t summary_len, const char *inf
         svg_esc(&b, cost_problem);
         sb_add(&b, "</p>");
     }
+    if (*left_out) {
+        sb_add(&b, "<p class=\"note\">");
+        svg_esc(&b, left_out);
+        sb_add(&b, "</p>");
+    }
     if (!info->runs) sb_add(&b, "<p class=\"note warn\">No runs are recorded in summary.json yet (an interrupted or empty search).</p>");
+    char prov_train[200], prov_inf[200], prov_cost[200];
+    provenance(prov_train, sizeof prov_train, "training", s, false);
+    provenance(prov_inf, sizeof prov_inf, "inference", inf, inf_stale);
+    provenance(prov_cost, sizeof prov_cost, "cost", cst, cst_stale);
 
     const cJSON *br = best_run(runs, best);
     double limit = num(cl, "gpu_memory_gb");
@@ -778,11 +900,24 @@ char *report_build_html(const char *summary, size_t summary_len, const char *inf
     bool drawn[8];
     int nc = 0;
     sb_add(&b, "<div class=\"grid2\">");
+    cur_prov = prov_train;
     drawn[nc++] = chart_memory(&b, runs, br ? num(br, "mem_limit_gib") : NAN);
     drawn[nc++] = chart_heatmap(&b, runs);
     drawn[nc++] = chart_predicted(&b, runs);
-    drawn[nc++] = chart_cost(&b, runs, cst, str(cl, "gpu"));
-    drawn[nc++] = chart_inference(&b, inf, *infer_problem ? infer_problem : NULL);
+    /* the cost and inference sections exist only when their stage wrote results */
+    if (cst) {
+        cur_prov = prov_cost;
+        if (cst_stale) sb_add(&b, "<div class=\"stale\">");
+        drawn[nc++] = chart_cost(&b, runs, cst, str(cl, "gpu"));
+        if (cst_stale) sb_add(&b, "</div>");
+    }
+    if (inf || *infer_problem) {
+        cur_prov = prov_inf;
+        if (inf_stale) sb_add(&b, "<div class=\"stale\">");
+        drawn[nc++] = chart_inference(&b, inf, *infer_problem ? infer_problem : NULL);
+        if (inf_stale) sb_add(&b, "</div>");
+    }
+    cur_prov = prov_train;
     sb_add(&b, "</div>\n");
     {
         char title[600];
@@ -794,7 +929,8 @@ char *report_build_html(const char *summary, size_t summary_len, const char *inf
                                     (int)(sizeof TIME_PARTS / sizeof TIME_PARTS[0]), NAN, " s");
         sb_add(&b, "</section>\n");
     }
-    write_table(&b, runs, best);
+    write_table(&b, runs, best, prov_train);
+    cur_prov = NULL;
     sb_add(&b, "<script>");
     sb_add(&b, PAGE_JS);
     sb_add(&b, "</script></body></html>\n");
@@ -823,6 +959,12 @@ static int read_optional(const char *path, char **text, size_t *len, ac_err *e)
 int report_write_dirs(const char *logs_dir, const char *infer_dir, char *path_out, size_t path_len, report_info *info,
                       ac_err *e)
 {
+    return report_write_stale(logs_dir, infer_dir, false, path_out, path_len, info, e);
+}
+
+int report_write_stale(const char *logs_dir, const char *infer_dir, bool include_stale, char *path_out, size_t path_len,
+                       report_info *info, ac_err *e)
+{
     char dir[4096], spath[4096], ipath[4096], cpath[4096], out[4096];
     if (!logs_dir || !*logs_dir) return ac_err_set(e, AC_E_INPUT, "no logs directory given");
     if (!fs_is_dir(logs_dir)) return ac_err_set(e, AC_E_INPUT, "%s: no such directory", logs_dir);
@@ -840,7 +982,7 @@ int report_write_dirs(const char *logs_dir, const char *infer_dir, char *path_ou
     char *inf = NULL, *cst = NULL;
     int rc = -1;
     if (read_optional(ipath, &inf, &ilen, e) == 0 && read_optional(cpath, &cst, &clen, e) == 0) {
-        char *html = report_build_html(s, slen, inf, ilen, cst, clen, info, e);
+        char *html = report_build_html_opts(s, slen, inf, ilen, cst, clen, include_stale, info, e);
         if (!html && e->code == AC_E_INPUT) ac_err_at(e, AC_E_INPUT, spath, 0, 0, NULL, "not a JSON object");
         if (html) {
             rc = fs_write_atomic(out, html, strlen(html), e);

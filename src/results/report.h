@@ -42,6 +42,12 @@ void report_page_head(strbuf *b, const char *title_prefix, const char *title);
 char *report_build_html(const char *summary, size_t summary_len, const char *infer, size_t infer_len,
                         const char *cost, size_t cost_len, report_info *info, ac_err *e);
 
+/* The same, choosing what to do with a stage's summary written before this search's training
+ * summary (an earlier search in the same folder): left out with a note (include_stale false),
+ * or shown greyed and labelled "from an earlier search at <time>". */
+char *report_build_html_opts(const char *summary, size_t summary_len, const char *infer, size_t infer_len,
+                             const char *cost, size_t cost_len, bool include_stale, report_info *info, ac_err *e);
+
 /* Reads the files under logs_dir and writes <logs>/final_result/report.html.
  * A missing directory or summary.json is AC_E_INPUT. */
 int report_write(const char *logs_dir, ac_err *e);
@@ -50,5 +56,8 @@ int report_write_info(const char *logs_dir, char *path, size_t path_len, report_
 /* the same with the inference results under infer_dir (NULL or "": logs_dir) */
 int report_write_dirs(const char *logs_dir, const char *infer_dir, char *path, size_t path_len, report_info *info,
                       ac_err *e);
+/* the same with the choice of report_build_html_opts */
+int report_write_stale(const char *logs_dir, const char *infer_dir, bool include_stale, char *path, size_t path_len,
+                       report_info *info, ac_err *e);
 
 #endif

@@ -10,34 +10,19 @@
 
 #include "config/yaml_io.h"
 #include "results/candidate_cfg.h"
+#include "search/pick.h"
 #include "util/fsutil.h"
 #include "util/json.h"
 #include "util/strbuf.h"
 
-static void opt_text(int v, char *buf, size_t len)
-{
-    if (v < 0) snprintf(buf, len, "None");
-    else snprintf(buf, len, "%d", v);
-}
 
+/* One name per candidate: its file name (the original's candidate-file format, which its users
+ * know), on the console, in the CSVs' Config Name, the report and summary.json.  The original
+ * printed a shorter form on the console and in its CSV; that form hid VP, SP and the other knobs
+ * (docs/original-bugs.md). */
 void results_config_name(const search_scored *s, char *buf, size_t len)
 {
-    const search_candidate *k = &s->cand;
-    char a[16], n[16], p[16];
-    opt_text(k->act_ckpt_layers, a, sizeof a);
-    opt_text(k->num_mbs_act, n, sizeof n);
-    opt_text(k->act_per_pipe, p, sizeof p);
-    char cpep[48] = "";
-    if (k->ext_mask) snprintf(cpep, sizeof cpep, "_cp%d_ep%d", k->cp, k->ep);
-    /* our knobs (vp, sp, rc, do, gbs) follow act_per_pipe in the candidate name: keep them */
-    const char *tail = strstr(s->name, "_act_per_pipe_");
-    if (tail) {
-        tail += strlen("_act_per_pipe_");
-        tail += strcspn(tail, "_");
-    } else {
-        tail = "";
-    }
-    snprintf(buf, len, "tp%d_pp%d%s_mbs%d_act_%s_num_mbs_act_%s_act_per_pipe_%s%s", k->tp, k->pp, cpep, k->mbs, a, n, p, tail);
+    snprintf(buf, len, "%s", s->name);
 }
 
 /* removes *.yaml files of a previous run from dir (only ours: candidate files) */
@@ -246,6 +231,10 @@ static void json_run(json_writer *w, const search_scored *s, const est_input *ba
     json_bool(w, "in_original", k->in_original);
     json_bool(w, "launched", s->launched);
     json_bool(w, "borderline", s->borderline);
+    if (s->measured_nodes) {
+        json_int(w, "measured_nodes", s->measured_nodes);
+        json_num(w, "measured_step_time_at_measured_nodes_s", s->measured_raw_s);
+    }
     json_int(w, "tp", k->tp); json_int(w, "pp", k->pp); json_int(w, "cp", k->cp); json_int(w, "ep", k->ep);
     if (k->vp > 0) json_int(w, "vp", k->vp); else json_null(w, "vp");
     json_int(w, "mbs", k->mbs); json_int(w, "gbs", k->gbs);
@@ -255,6 +244,7 @@ static void json_run(json_writer *w, const search_scored *s, const est_input *ba
     json_bool(w, "sequence_parallel", k->sequence_parallel);
     json_str(w, "recompute", rc_text(k->recompute));
     json_bool(w, "distributed_optimizer", k->distributed_optimizer);
+    json_str(w, "precision", k->precision == SEARCH_PREC_FP8 ? "fp8" : "bf16");
     bool valid = isfinite(p->mem_total);
     if (valid && !s->failed) json_num(w, "step_time_s", s->step_time_s); else json_null(w, "step_time_s");
     if (valid) json_num(w, "predicted_step_time_s", p->step_time); else json_null(w, "predicted_step_time_s");
@@ -301,6 +291,48 @@ static void json_run(json_writer *w, const search_scored *s, const est_input *ba
     json_obj_close(w);
 }
 
+/* where a pick came from: measured, the original's grid or the wider space */
+static const char *pick_source(const search_pick *p)
+{
+    if (p->measured) return "measured";
+    return p->pick.cand.in_original ? "original grid" : "wider space";
+}
+
+static void json_entry(json_writer *w, const char *key, const search_pick_entry *x)
+{
+    if (!x->found) { json_null(w, key); return; }
+    json_obj_open(w, key);
+    json_str(w, "name", x->name);
+    json_bool(w, "in_original", x->cand.in_original);
+    json_num(w, "tokens_per_s", x->est.tokens_per_s);
+    json_num(w, "step_time_s", x->est.step_time);
+    json_num(w, "peak_mem_gib", x->est.mem_total / EST_GIB);
+    json_num(w, "days_to_train", x->est.days_to_train);
+    json_obj_close(w);
+}
+
+static void json_pick(json_writer *w, const ac_config *c, const model_base_config *b, const search_train_result *r)
+{
+    const search_pick *p = &r->pick;
+    if (!p->pick.found) { json_null(w, "recommendation"); return; }
+    json_obj_open(w, "recommendation");
+    json_str(w, "name", p->pick.name);
+    json_str(w, "source", pick_source(p));
+    json_num(w, "tie_band", p->band);
+    json_int(w, "ties", p->n_ties);
+    json_str(w, "preferred_for", search_pick_why_text(p->why));
+    json_int(w, "max_steps", results_full_run_steps(c->train.num_tokens_in_b, p->pick.cand.gbs, b->shape.seq_length));
+    json_num(w, "memory_fraction", p->mem_frac);
+    json_bool(w, "memory_warning", p->mem_warn);
+    json_bool(w, "over_budget", p->over_budget);
+    if (p->budget_nodes > 0) json_int(w, "nodes_for_budget", p->budget_nodes); else json_null(w, "nodes_for_budget");
+    json_entry(w, "pick", &p->pick);
+    json_entry(w, "fastest", &p->fastest);
+    json_entry(w, "original_choice", &p->original);
+    json_entry(w, "under_memory_advice", &p->under_mem);
+    json_obj_close(w);
+}
+
 static int write_summary_json(const ac_config *c, const model_base_config *b, const search_train_result *r,
                               const char *path, ac_err *e)
 {
@@ -311,10 +343,7 @@ static int write_summary_json(const ac_config *c, const model_base_config *b, co
     json_str(w, "tool", "autoconfig");
     json_str(w, "version", "0.1.0");
     char ts[32];
-    time_t now = time(NULL);
-    struct tm tmv;
-    gmtime_r(&now, &tmv);
-    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tmv);
+    json_utc_now(ts, sizeof ts);
     json_str(w, "generated", ts);
     json_obj_open(w, "model");
     json_str(w, "family", c->family);
@@ -336,13 +365,22 @@ static int write_summary_json(const ac_config *c, const model_base_config *b, co
     json_obj_open(w, "search");
     json_str(w, "mode", c->train.search_mode);
     json_str(w, "rank_by", c->train.rank_by);
-    json_int(w, "candidates", (long long)r->n);
+    search_counts cnt; /* the console's and the report's words and numbers */
+    search_train_counts(c, r, &cnt);
+    json_int(w, "candidates", (long long)cnt.candidates);
     json_int(w, "in_original_grid", (long long)r->grid.n_original);
-    json_int(w, "valid", (long long)(r->n_fit + r->n_oom));
-    json_int(w, "predicted_oom", (long long)r->n_oom);
-    json_int(w, "launched", (long long)r->n_launch);
+    json_int(w, "valid", (long long)cnt.valid);
+    json_int(w, "predicted_fit", (long long)cnt.predicted_fit);
+    json_int(w, "predicted_oom", (long long)cnt.predicted_oom);
+    json_int(w, "ranked", (long long)cnt.ranked);
+    json_int(w, "launched", (long long)cnt.launched);
+    json_int(w, "measured", (long long)cnt.measured);
+    json_int(w, "failed", (long long)cnt.failed);
     json_int(w, "top_n", c->train.output_top_n);
     json_num(w, "elapsed_s", r->elapsed_s);
+    json_int(w, "global_batch_size", r->gbs.to);
+    json_int(w, "configured_global_batch_size", r->gbs.from);
+    json_bool(w, "global_batch_adjusted", r->gbs.adjusted);
     if (r->exhaustive_done && r->exhaustive_found) {
         json_obj_open(w, "exhaustive");
         json_int(w, "candidates", r->exhaustive_count);
@@ -359,6 +397,7 @@ static int write_summary_json(const ac_config *c, const model_base_config *b, co
     size_t n = idx ? results_sorted_runs(r, idx, r->n) : 0;
     if (n) json_str(w, "best", r->items[idx[0]].name); else json_null(w, "best");
     free(idx);
+    json_pick(w, c, b, r);
     json_arr_open(w, "runs");
     for (size_t k = 0; k < r->n; k++) json_run(w, &r->items[r->order[k]], &r->base);
     json_arr_close(w);
@@ -376,10 +415,9 @@ int results_write_final(const ac_config *c, const model_base_config *b, const se
     if (fs_join(path, sizeof path, dir, file, e) || write_summary_csv(c, b, r, path, e)) return -1;
     snprintf(file, sizeof file, "failed_jobs_%dnodes.csv", nodes);
     if (fs_join(path, sizeof path, dir, file, e) || write_failed_csv(c, b, r, path, e)) return -1;
-    size_t best;
-    if (results_sorted_runs(r, &best, 1) == 1) {
-        const search_scored *s = &r->items[best];
-        node *cfg = results_candidate_config(b, c, &s->cand, s->name, e);
+    if (r->pick.pick.found) {
+        const search_pick_entry *s = &r->pick.pick;
+        node *cfg = results_full_run_config(b, c, &s->cand, s->name, e);
         if (!cfg) return -1;
         snprintf(file, sizeof file, "optimal_config_%sb_%dnodes.yaml", b->size_text, nodes);
         int rc = fs_join(path, sizeof path, dir, file, e) || yaml_dump_file(cfg, path, e);
@@ -388,6 +426,58 @@ int results_write_final(const ac_config *c, const model_base_config *b, const se
     }
     if (fs_join(path, sizeof path, dir, "summary.json", e) || write_summary_json(c, b, r, path, e)) return -1;
     return 0;
+}
+
+void results_print_pick(FILE *out, const ac_config *c, const model_base_config *b, const search_train_result *r,
+                        const char *logs)
+{
+    const search_pick *p = &r->pick;
+    if (!p->pick.found) return;
+    const search_pick_entry *s = &p->pick;
+    double step = p->measured ? p->measured_step_s : s->est.step_time;
+    double tps = (double)s->cand.gbs * b->shape.seq_length / step;
+    fprintf(out, "==================================================\n");
+    if (p->measured)
+        fprintf(out, "Optimal config: %s with %.4fs per global step (measured: the fastest measured run, %.0f tokens/s).\n",
+                s->name, step, tps);
+    else
+        fprintf(out, "Optimal config: %s with %.4fs per global step (predicted; %s, %.0f tokens/s).\n", s->name, step,
+                pick_source(p), tps);
+    if (!p->measured && p->why != PICK_WHY_FASTEST && p->fastest.found)
+        fprintf(out, "  Chosen among %ld candidates within the estimator's %.0f%% band of the fastest, %s (%+.1f%% predicted "
+                "tokens/s, a tie), for %s.\n", p->n_ties, 100.0 * p->band, p->fastest.name,
+                100.0 * (p->fastest.est.tokens_per_s / s->est.tokens_per_s - 1.0), search_pick_why_text(p->why));
+    else if (!p->measured)
+        fprintf(out, "  The fastest predicted; %ld candidate%s within the estimator's %.0f%% band.\n", p->n_ties,
+                p->n_ties == 1 ? " is" : "s are", 100.0 * p->band);
+    if (p->original.found && strcmp(p->original.name, s->name))
+        fprintf(out, "  The original's choice (best of its grid): %s, %.0f tokens/s (predicted, %+.1f%% vs the pick).\n",
+                p->original.name, p->original.est.tokens_per_s, 100.0 * (p->original.est.tokens_per_s / s->est.tokens_per_s - 1.0));
+    else if (!p->original.found)
+        fprintf(out, "  The original's grid has no candidate that fits here.\n");
+    if (p->mem_warn) {
+        fprintf(out, "  WARNING: it needs %.1f%% of GPU memory (more than %.0f%%, the original's advice)", 100.0 * p->mem_frac,
+                100.0 * SEARCH_MEM_WARN_FRAC);
+        if (p->under_mem.found)
+            fprintf(out, "; the best under it: %s (%.1f GiB, %.0f tokens/s predicted).\n", p->under_mem.name,
+                    p->under_mem.est.mem_total / EST_GIB, p->under_mem.est.tokens_per_s);
+        else
+            fprintf(out, "; no candidate fits under it.\n");
+    }
+    long long steps = results_full_run_steps(c->train.num_tokens_in_b, s->cand.gbs, b->shape.seq_length);
+    double days = s->est.days_to_train * (p->measured && s->est.step_time > 0 ? step / s->est.step_time : 1.0);
+    fprintf(out, "Saving config to %s/final_result/optimal_config_%sb_%dnodes.yaml (the full run: %lld steps for %g B tokens at "
+            "GBS %d, %.1f days %s, time limit %g days, checkpointing on).\n", logs, b->size_text, c->train.num_nodes,
+            steps, c->train.num_tokens_in_b, s->cand.gbs, days, p->measured ? "at the measured speed" : "predicted",
+            c->train.max_training_days);
+    if (p->over_budget) {
+        fprintf(out, "  WARNING: %.1f predicted days exceed max_training_days %g", days, c->train.max_training_days);
+        if (p->budget_nodes > 0)
+            fprintf(out, "; %d nodes at the same layout would take %.1f days.\n", p->budget_nodes, p->budget_days);
+        else
+            fprintf(out, "; no node count up to %d at this layout and global batch meets it.\n", 64 * c->train.num_nodes);
+    }
+    fprintf(out, "==================================================\n");
 }
 
 void results_print_top(FILE *out, const ac_config *c, const model_base_config *b, const search_train_result *r,
@@ -420,13 +510,6 @@ void results_print_top(FILE *out, const ac_config *c, const model_base_config *b
                 s->est.tokens_per_s * s->est.step_time / s->step_time_s, 100.0 * s->est.mfu * s->est.step_time / s->step_time_s,
                 s->est.mem_total / EST_GIB, usd);
     }
-    {
-        const search_scored *s = &r->items[idx[0]];
-        fprintf(out, "==================================================\n");
-        fprintf(out, "Optimal config: %s with %.4fs per global step.\n", s->name, s->step_time_s);
-        fprintf(out, "Saving config to %s/final_result/optimal_config_%sb_%dnodes.yaml.\n", logs, b->size_text,
-                c->train.num_nodes);
-        fprintf(out, "==================================================\n");
-    }
     free(idx);
+    results_print_pick(out, c, b, r, logs);
 }

@@ -36,6 +36,11 @@ int results_write_final(const ac_config *c, const model_base_config *b, const se
 void results_print_top(FILE *out, const ac_config *c, const model_base_config *b, const search_train_result *r,
                        const char *logs);
 
+/* the recommendation (search/pick.h): the optimal config, why it won its ties, the
+ * original's choice, the memory and budget warnings */
+void results_print_pick(FILE *out, const ac_config *c, const model_base_config *b, const search_train_result *r,
+                        const char *logs);
+
 /* the launched results sorted by tokens per second (GBS x seq_length / step time,
  * fastest first; ties keep the search's order), O(n log n); returns the count */
 size_t results_sorted_runs(const search_train_result *r, size_t *idx, size_t cap);

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "estimator/validate.h"
+#include "validate/validate.h"
 #include "results/report.h"
 #include "results/svg.h"
 #include "util/csv.h"

@@ -70,6 +70,29 @@ const gpu_spec *candidate_gpu(const ac_config *c, ac_err *e)
     return check_gpu_memory(c, g, e) == 0 ? g : NULL;
 }
 
+const est_stack *candidate_stack_named(const char *name, const char *file, int line, const char *key, ac_err *e)
+{
+    if (est_stack_load(e)) return NULL;
+    if (!name || !*name) return est_stack_default();
+    const est_stack *st = est_stack_find(name);
+    if (st) return st;
+    char names[256];
+    est_stack_names(names, sizeof names);
+    const char *s = est_stack_suggest(name);
+    if (s)
+        ac_err_at(e, AC_E_INPUT, file, line, 0, key, "unknown training stack '%s'; did you mean '%s'? (known: %s)", name, s, names);
+    else
+        ac_err_at(e, AC_E_INPUT, file, line, 0, key, "unknown training stack '%s' (known: %s)", name, names);
+    return NULL;
+}
+
+const est_stack *candidate_stack(const ac_config *c, ac_err *e)
+{
+    const node *at = node_get_path(c->root, "search_config.train_settings.framework");
+    return candidate_stack_named(c->train.framework, at && at->file ? at->file : "command line", at ? at->line : 0,
+                                 "search_config.train_settings.framework", e);
+}
+
 /* reads a few switches of a NeMo config into an input */
 static void read_switches(const node *cfg, est_input *in)
 {
@@ -77,7 +100,7 @@ static void read_switches(const node *cfg, est_input *in)
     const node *n = node_get_path(cfg, "model.sequence_parallel");
     if (n && node_get_bool(n, &bv)) in->sequence_parallel = bv;
     const char *optim = node_text(node_get_path(cfg, "model.optim.name"));
-    in->zero_stage = optim && strstr(optim, "distributed") ? 1 : 0;
+    if (optim) in->zero_stage = strstr(optim, "distributed") ? 1 : in->zero_stage >= 2 ? in->zero_stage : 0;
     const char *prec = node_text(node_get_path(cfg, "trainer.precision"));
     est_precision p;
     if (prec && !est_precision_parse(prec, &p)) in->precision = p;
@@ -101,6 +124,14 @@ static void read_switches(const node *cfg, est_input *in)
         for (size_t i = 0; i < sizeof GRAD_DTYPES / sizeof *GRAD_DTYPES; i++)
             if (!strcasecmp(grad_dtype, GRAD_DTYPES[i].name)) in->grad_bytes = GRAD_DTYPES[i].bytes;
     }
+    /* gradients reduced after the backward (NeMo distributed_fused_adam overlap_grad_sync: False) */
+    n = node_get_path(cfg, "model.optim.overlap_grad_sync");
+    if (n && node_get_bool(n, &bv)) in->dp_overlap_off = !bv;
+    /* TP overlap only when the config switches it on (NeMo's default is off) */
+    n = node_get_path(cfg, "model.ub_tp_comm_overlap");
+    in->tp_comm_overlap = n && node_get_bool(n, &bv) && bv;
+    n = node_get_path(cfg, "model.first_pipeline_num_layers");
+    if (n && !node_is_null(n)) in->allow_uneven_pp = true;
     n = node_get_path(cfg, "model.fp8_params");
     if (n && node_get_bool(n, &bv)) in->fp8_param_gather = bv && est_fp8_gather_allowed(in);
     n = node_get_path(cfg, "model.cpu_offloading");
@@ -114,15 +145,18 @@ int candidate_est_base(const ac_config *c, const model_base_config *b, est_input
 {
     const gpu_spec *g = candidate_gpu(c, e);
     if (!g) return -1;
+    const est_stack *st = candidate_stack(c, e);
+    if (!st) return -1;
     est_input_init(in, &b->shape, g);
+    est_stack_apply(in, st);
     in->tp = b->tp;
     in->pp = b->pp;
     in->gbs = b->gbs;
     in->gpus_per_node = c->train.gpus_per_node;
     in->num_gpus = c->train.num_nodes * c->train.gpus_per_node;
-    in->sequence_parallel = in->tp > 1;
+    in->sequence_parallel = in->tp > 1 && st->sequence_parallel;
     read_switches(b->cfg, in);
-    if (in->tp == 1) in->sequence_parallel = false;
+    if (in->tp == 1 || !st->sequence_parallel) in->sequence_parallel = false;
     /* the original's gpu_memory_gb names the A100 variant; with a catalog GPU its memory counts */
     in->memory_limit_gb = c->train.gpu[0] ? 0 : c->train.gpu_memory_gb;
     in->num_tokens_b = c->train.num_tokens_in_b;
@@ -140,14 +174,23 @@ void candidate_est_apply(est_input *in, const search_candidate *k, search_act_me
     in->mbs = k->mbs;
     in->gbs = k->gbs;
     in->dp = k->dp;
-    in->sequence_parallel = k->sequence_parallel && k->tp > 1;
-    in->zero_stage = k->distributed_optimizer ? 1 : 0;
-    in->fp8_param_gather = in->fp8_param_gather && est_fp8_gather_allowed(in); /* the candidate may drop the sharded optimizer */
+    in->sequence_parallel = k->sequence_parallel && k->tp > 1 && (!in->stack || in->stack->sequence_parallel);
+    /* a sharded optimizer is the stack's own sharding: FSDP and ZeRO stages beyond 1 */
+    in->zero_stage = k->distributed_optimizer ? (in->stack && in->stack->zero_stage > 1 ? in->stack->zero_stage : 1) : 0;
+    /* the knobs experts tune (grid.h): what the candidate config writes */
+    in->precision = k->precision == SEARCH_PREC_FP8 ? PREC_FP8 : PREC_BF16;
+    in->grad_bytes = k->grad_bf16 ? 2.0 : 4.0;
+    in->fp8_param_gather = k->fp8_param_gather && est_fp8_gather_allowed(in); /* the candidate may drop the sharded optimizer */
+    in->cuda_graphs = k->cuda_graphs;
+    in->tp_comm_overlap = k->tp_overlap && k->tp > 1 && in->sequence_parallel;
+    in->offload_act_layers = k->offload_layers;
+    in->allow_uneven_pp = k->first_layers > 0;
     in->recompute = k->recompute == SEARCH_RC_FULL ? RECOMPUTE_FULL
                   : k->recompute == SEARCH_RC_SELECTIVE ? RECOMPUTE_SELECTIVE : RECOMPUTE_NONE;
     in->recompute_layers = 0;
     in->num_mbs_act = -1;
     in->act_per_pipe = -1;
+    if (k->ext_mask & SEARCH_EXT_RCL) act_method = SEARCH_ACT_BLOCK; /* recompute_num_layers: the block method */
     if (k->act_ckpt_layers >= 0 && act_method != SEARCH_ACT_NONE) {
         /* the original's act_ckpt_layers: layers per pipeline stage (per virtual chunk)
          * recomputed with the block method.  T5 splits the value over both stacks, act // 2
@@ -234,6 +277,14 @@ int candidate_est_from_nemo(const node *cfg, const gpu_spec *gpu, est_input *in,
     size_t n = strcspn(name, "_");
     snprintf(fam, sizeof fam, "%.*s", (int)(n < sizeof fam - 1 ? n : sizeof fam - 1), name);
     const model_family *f = model_family_find(fam);
+    /* runs of a built-in architecture are named by it (llama3_70b_64nodes_...) */
+    const model_preset_arch *pa = NULL;
+    for (size_t len = strlen(name); !f && len > 0; len--)
+        if (name[len] == '_' || name[len] == '\0') {
+            char pre[64];
+            snprintf(pre, sizeof pre, "%.*s", (int)(len < sizeof pre - 1 ? len : sizeof pre - 1), name);
+            if ((pa = model_preset_arch_find(pre))) f = model_family_get(pa->family);
+        }
     if (!f) return ac_err_set(e, AC_E_INPUT, "run.name '%s': unknown model family '%s' (known: %s)", name, fam, model_family_names());
     if (check_ints(cfg, e)) return -1;
     int vocab = get_int(cfg, "model.padded_vocab_size", 0);

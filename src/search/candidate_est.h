@@ -20,6 +20,11 @@
 /* The GPU a config asks for: train_settings.gpu from the catalog (unknown names
  * are AC_E_INPUT listing the known ones, with a "did you mean"), else the A100
  * of gpu_memory_gb. */
+/* the training stack train_settings.framework names (megatron-core when unset); NULL with
+ * an AC_E_INPUT error naming file:line and a "did you mean" for an unknown name */
+const est_stack *candidate_stack(const ac_config *c, ac_err *e);
+/* the same for a name from elsewhere (--framework): file, line and key for the error */
+const est_stack *candidate_stack_named(const char *name, const char *file, int line, const char *key, ac_err *e);
 const gpu_spec *candidate_gpu(const ac_config *c, ac_err *e);
 
 /* cluster, GPU, model and the base config's defaults (TP, PP, GBS, SP,

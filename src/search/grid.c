@@ -31,6 +31,8 @@ void search_inputs_init(search_inputs *in)
     in->tp = in->pp = in->mbs = search_list_auto();
     in->act_ckpt_layers = in->cp = in->ep = in->vp = in->gbs = search_list_auto();
     in->sequence_parallel = in->recompute = in->distributed_optimizer = search_list_auto();
+    in->precision = in->grad_bf16 = in->fp8_param_gather = in->cuda_graphs = in->tp_overlap = search_list_auto();
+    in->offload_layers = in->uneven_pp = in->recompute_layers = search_list_auto();
     in->min_mp.is_auto = in->max_mp.is_auto = true;
 }
 
@@ -48,6 +50,9 @@ typedef struct {
     search_int_list vp;
     bool sp_auto, do_auto;
     search_int_list sp, rc, dopt;
+    /* knobs experts tune, resolved (auto = the base value) */
+    search_int_list prec, grad, fp8pg, graphs, tpo, offl, rcl;
+    bool uneven; /* PP may leave a remainder of layers (first/last stage counts) */
 } ctx;
 
 /* Keep the first occurrence of each value (the original would write the same
@@ -145,6 +150,8 @@ static int resolve(const search_inputs *in, ctx *c, ac_err *e)
     else c->gbs = in->gbs;
     c->vp_auto = in->vp.is_auto;
     c->vp = in->vp;
+    for (int i = 0; i < c->vp.n; i++)
+        if (c->vp.v[i] == 1) c->vp.v[i] = 0; /* VP 1 is no interleaving: one candidate, not two */
     c->sp_auto = in->sequence_parallel.is_auto;
     c->sp = in->sequence_parallel;
     if (in->recompute.is_auto) one(&c->rc, (int)in->base_recompute);
@@ -160,7 +167,51 @@ static int resolve(const search_inputs *in, ctx *c, ac_err *e)
     dedupe(&c->sp);
     dedupe(&c->rc);
     dedupe(&c->dopt);
+    if (check_ext_list(&in->precision, "precisions", 0, 4, e) || check_ext_list(&in->grad_bf16, "grad_reduce_dtype", 0, 1, e) ||
+        check_ext_list(&in->fp8_param_gather, "fp8_param_gather", 0, 1, e) ||
+        check_ext_list(&in->cuda_graphs, "cuda_graphs", 0, 1, e) || check_ext_list(&in->tp_overlap, "tp_comm_overlap", 0, 1, e) ||
+        check_ext_list(&in->offload_layers, "activation_offload_layers", 0, 100000, e) ||
+        check_ext_list(&in->uneven_pp, "pipeline_layouts", 0, 1, e) ||
+        check_ext_list(&in->recompute_layers, "recompute_num_layers", 1, 100000, e))
+        return -1;
+    struct { const search_int_list *in; search_int_list *out; int base; } knobs[] = {
+        {&in->precision, &c->prec, in->base_precision},
+        {&in->grad_bf16, &c->grad, in->base_grad_bf16},
+        {&in->fp8_param_gather, &c->fp8pg, in->base_fp8_param_gather},
+        {&in->cuda_graphs, &c->graphs, in->base_cuda_graphs},
+        {&in->tp_overlap, &c->tpo, in->base_tp_overlap},
+        {&in->offload_layers, &c->offl, 0},
+    };
+    c->rcl = in->recompute_layers; /* auto: none (the original's search) */
+    if (c->rcl.is_auto) c->rcl.n = 0;
+    c->rcl.is_auto = false;
+    dedupe(&c->rcl);
+    for (size_t i = 0; i < sizeof knobs / sizeof *knobs; i++) {
+        if (knobs[i].in->is_auto) one(knobs[i].out, knobs[i].base);
+        else *knobs[i].out = *knobs[i].in;
+        knobs[i].out->is_auto = false;
+        dedupe(knobs[i].out);
+    }
+    c->uneven = !in->uneven_pp.is_auto && search_list_contains(&in->uneven_pp, 1) && c->mult == 1;
     return 0;
+}
+
+bool search_uneven_split(int num_layers, int pp, int *first, int *last)
+{
+    if (pp < 2 || num_layers < pp) return false;
+    int mid = (num_layers + pp - 1) / pp;
+    int rest = num_layers - mid * (pp - 2);
+    if (rest < 2) return false;
+    *first = rest / 2;
+    *last = rest - *first;
+    return *first >= 1 && *last <= mid;
+}
+
+/* PP leaves a remainder of layers that the first/last stage counts absorb */
+static bool uneven_pp(const ctx *c, long long pp)
+{
+    int f, l;
+    return c->uneven && ((long long)c->L % pp) != 0 && search_uneven_split(c->L, (int)pp, &f, &l);
 }
 
 /* ---- rules ---------------------------------------------------------------- */
@@ -174,7 +225,7 @@ static unsigned combo_fails(const ctx *c, long long tp, long long pp, long long 
 {
     unsigned m = 0;
     if (c->heads % tp || c->groups % tp) m |= 1u << SEARCH_RULE_HEADS;
-    if (((long long)c->mult * c->L) % pp) m |= 1u << SEARCH_RULE_LAYERS;
+    if (((long long)c->mult * c->L) % pp && !uneven_pp(c, pp)) m |= 1u << SEARCH_RULE_LAYERS;
     if (check_mp) {
         long long mp = tp * pp * cp * ep; /* FL's model-parallel product */
         if (mp < c->lists.min_mp || mp > c->lists.max_mp) m |= 1u << SEARCH_RULE_MP;
@@ -194,6 +245,7 @@ static bool vp_ok(const ctx *c, int pp, int vp)
 {
     if (vp == 0) return true;
     if (c->mult != 1 || pp < 2) return false; /* no interleaving for T5/mT5 or without PP */
+    if (c->L % pp) return false;               /* Megatron-Core 0.9: no VP with first/last stage counts */
     int per_stage = c->mult * c->L / pp;
     return per_stage % vp == 0;
 }
@@ -343,6 +395,50 @@ static void knobs_for(const ctx *c, int tp, int dp, bool exhaustive, knob_values
     }
 }
 
+/* Loops the knobs experts tune (precision → gradient type → FP8 gather → CUDA graphs →
+ * TP overlap → offload) over one otherwise complete candidate, skipping the combinations
+ * Megatron refuses: FP8 gather without FP8 or a sharded optimizer, TP overlap without SP,
+ * offload with PP > 1 or recompute. */
+static int emit_extras(const ctx *c, search_candidate *p, emit_fn fn, void *user)
+{
+    const search_inputs *in = c->in;
+    unsigned base_mask = p->ext_mask;
+    bool recomputes = p->recompute != SEARCH_RC_NONE || p->act_ckpt_layers > 0;
+    for (int a = 0; a < c->prec.n; a++)
+        for (int b = 0; b < c->grad.n; b++)
+            for (int f = 0; f < c->fp8pg.n; f++)
+                for (int g = 0; g < c->graphs.n; g++)
+                    for (int o = 0; o < c->tpo.n; o++)
+                        for (int k = 0; k < c->offl.n; k++) {
+                            p->precision = c->prec.v[a];
+                            p->grad_bf16 = c->grad.v[b] != 0;
+                            p->fp8_param_gather = c->fp8pg.v[f] != 0;
+                            p->cuda_graphs = c->graphs.v[g] != 0;
+                            p->tp_overlap = c->tpo.v[o] != 0;
+                            p->offload_layers = c->offl.v[k];
+                            if (p->fp8_param_gather && (p->precision != SEARCH_PREC_FP8 || !p->distributed_optimizer)) {
+                                if (in->base_fp8_param_gather && c->fp8pg.n == 1) p->fp8_param_gather = false; /* base value, not applicable */
+                                else continue;
+                            }
+                            if (p->tp_overlap && (p->tp < 2 || !p->sequence_parallel)) {
+                                if (in->base_tp_overlap && c->tpo.n == 1) p->tp_overlap = false;
+                                else continue;
+                            }
+                            if (p->offload_layers > 0 && (p->pp > 1 || recomputes || p->offload_layers >= c->L)) continue;
+                            unsigned m = base_mask;
+                            if (p->precision != in->base_precision) m |= SEARCH_EXT_PREC;
+                            if (p->grad_bf16 != in->base_grad_bf16) m |= SEARCH_EXT_GRAD;
+                            if (p->fp8_param_gather != in->base_fp8_param_gather) m |= SEARCH_EXT_FP8PG;
+                            if (p->cuda_graphs != in->base_cuda_graphs) m |= SEARCH_EXT_GRAPHS;
+                            if (p->tp_overlap != in->base_tp_overlap) m |= SEARCH_EXT_TPO;
+                            if (p->offload_layers > 0) m |= SEARCH_EXT_OFFLOAD;
+                            p->ext_mask = m;
+                            if (fn(c, p, user)) { p->ext_mask = base_mask; return 1; }
+                        }
+    p->ext_mask = base_mask;
+    return 0;
+}
+
 /* Loops sp → rc → do → act → n → a for one prototype candidate. */
 static int emit_inner(const ctx *c, search_candidate *p, const knob_values *k, const act_lists *al,
                       emit_fn fn, void *user)
@@ -364,7 +460,23 @@ static int emit_inner(const ctx *c, search_candidate *p, const knob_values *k, c
                 if (al->n_act == 0) {
                     p->act_ckpt_layers = p->num_mbs_act = p->act_per_pipe = -1;
                     p->bucket = p->mbs;
-                    if (fn(c, p, user)) return 1;
+                    if (emit_extras(c, p, fn, user)) return 1;
+                    /* partial full recompute (recompute_num_layers): N layers of each stage (VP
+                     * chunk) with the block method, the rest keep their activations */
+                    int per_chunk = c->L / p->pp / (p->vp > 1 ? p->vp : 1);
+                    for (int ir2 = 0; p->recompute == in->base_recompute && ir2 < c->rcl.n; ir2++) {
+                        int nl = c->rcl.v[ir2];
+                        if (nl < 1 || nl >= per_chunk) continue; /* all layers is the full recompute above */
+                        search_recompute keep = p->recompute;
+                        p->recompute = SEARCH_RC_FULL;
+                        p->act_ckpt_layers = nl;
+                        p->ext_mask = m | SEARCH_EXT_RCL;
+                        int stop = emit_extras(c, p, fn, user);
+                        p->recompute = keep;
+                        p->act_ckpt_layers = -1;
+                        p->ext_mask = m;
+                        if (stop) return 1;
+                    }
                     continue;
                 }
                 for (int ia = 0; ia < al->n_act; ia++) {
@@ -376,7 +488,7 @@ static int emit_inner(const ctx *c, search_candidate *p, const knob_values *k, c
                             p->act_per_pipe = al->n_a > 0 ? al->a[ip] : -1;
                             /* FIX(quirk 6): the bucket is only a sort key, never an array index. */
                             p->bucket = al->act_raw[ia];
-                            if (fn(c, p, user)) return 1;
+                            if (emit_extras(c, p, fn, user)) return 1;
                         }
                 }
             }
@@ -624,7 +736,7 @@ int search_grid_build(const search_inputs *in, search_grid *g, ac_err *e)
         int dp = (int)(c->n_gpu / ((long long)tu.tp * tu.pp * tu.cp));
         int orig_vp = search_original_vp(c->f, c->L, tu.pp);
         search_int_list vps;
-        if (c->vp_auto) one(&vps, orig_vp);
+        if (c->vp_auto) one(&vps, c->L % tu.pp ? 0 : orig_vp); /* an uneven split runs without VP */
         else vps = c->vp;
         knob_values kv;
         knobs_for(c, tu.tp, dp, false, &kv);
@@ -650,6 +762,8 @@ int search_grid_build(const search_inputs *in, search_grid *g, ac_err *e)
                     p.ext_mask = (tu.cp != 1 ? SEARCH_EXT_CP : 0) | (tu.ep != 1 ? SEARCH_EXT_EP : 0) |
                                  (vp != orig_vp ? SEARCH_EXT_VP : 0) |
                                  (gbs != in->base_gbs ? SEARCH_EXT_GBS : 0);
+                    if (uneven_pp(c, tu.pp) && search_uneven_split(c->L, tu.pp, &p.first_layers, &p.last_layers))
+                        p.ext_mask |= SEARCH_EXT_UNEVEN;
                     if (emit_inner(c, &p, &kv, al, grid_emit, &sink)) {
                         if (sink.failed) goto out;
                     }
@@ -688,6 +802,47 @@ out:
         memcpy(g->cand_rejected, cr, sizeof cr);
     }
     free(c), free(ap), free(al);
+    return rc;
+}
+
+/* ---- global batch adjustment ------------------------------------------------ */
+
+int search_gbs_nearest(const search_inputs *in, search_gbs_choice *out, ac_err *e)
+{
+    memset(out, 0, sizeof *out);
+    out->from = out->to = in->base_gbs;
+    if (!in->gbs.is_auto) return 0; /* a global_batch_sizes list pins the batch */
+    ctx *c = malloc(sizeof *c);
+    if (!c) return ac_err_set(e, AC_E_NOMEM, "out of memory");
+    int rc = -1;
+    if (resolve(in, c, e)) goto out;
+    const unsigned gbs_bit = 1u << SEARCH_RULE_GBS;
+    long long max_dp = 0;
+    bool split = false;
+    for (int a = 0; a < c->tp.n && !split; a++)
+        for (int b = 0; b < c->pp.n && !split; b++)
+            for (int i = 0; i < c->cp.n && !split; i++)
+                for (int j = 0; j < c->ep.n && !split; j++) {
+                    long long tp = c->tp.v[a], pp = c->pp.v[b], cp = c->cp.v[i], ep = c->ep.v[j];
+                    for (int m = 0; m < c->mbs.n && !split; m++) {
+                        unsigned f = combo_fails(c, tp, pp, cp, ep, c->mbs.v[m], in->base_gbs, true);
+                        if (f == 0) split = true;
+                        else if (f == gbs_bit && c->n_gpu / (tp * pp * cp) > max_dp) max_dp = c->n_gpu / (tp * pp * cp);
+                    }
+                }
+    rc = 0;
+    if (split || max_dp == 0) goto out; /* it splits, or the batch is not what fails */
+    /* the multiples of the largest DP split over every layout of the grid at MBS 1 (each
+     * smaller DP of the grid divides it when the smallest model-parallel split divides the
+     * others, as with TP·PP·CP = 1); the nearest keeps tokens per step closest */
+    long long lo = (in->base_gbs / max_dp) * max_dp, hi = lo + max_dp;
+    long long pick = lo >= max_dp && in->base_gbs - lo <= hi - in->base_gbs ? lo : hi;
+    if (pick > (1 << 30)) goto out;
+    out->adjusted = true;
+    out->to = (int)pick;
+    out->dp = (int)max_dp;
+out:
+    free(c);
     return rc;
 }
 
@@ -744,6 +899,8 @@ int search_exhaustive(const search_inputs *in, const search_exhaustive_opts *opt
         int nv = search_valid_pp(c->f, c->L, valid, 1024);
         for (int i = 0; i < nv && npp < 64; i++)
             if (valid[i] <= c->n_gpu) pps[npp++] = valid[i];
+        for (int pp = 2; c->uneven && pp <= c->L && pp <= c->n_gpu && npp < 64; pp++)
+            if (uneven_pp(c, pp)) pps[npp++] = pp;
         npp = dedupe_ints(pps, npp);
     }
     for (int cp = 1; cp <= o.max_cp && ncp < 64; cp++) {
@@ -765,16 +922,18 @@ int search_exhaustive(const search_inputs *in, const search_exhaustive_opts *opt
                 for (int j = 0; j < nep; j++) {
                     int tp = tps[a], pp = pps[b], cp = cps[i], ep = eps[j];
                     /* tuple rules with an MBS/GBS that cannot fail the GBS rule */
-                    unsigned f = combo_fails(c, tp, pp, cp, ep, 1, 0, false);
+                    /* FL's "CP and EP never both > 1" is the launcher's, not Megatron-Core's (EP is carved
+                     * out of DP×CP, the ep rule): the wider space has both (NeMo's Mixtral 8x22B recipes) */
+                    unsigned f = combo_fails(c, tp, pp, cp, ep, 1, 0, false) & ~(1u << SEARCH_RULE_CP_EP);
                     if (f) continue;
                     int dp = (int)(c->n_gpu / ((long long)tp * pp * cp));
                     knob_values kv;
                     knobs_for(c, tp, dp, true, &kv);
-                    int orig_vp = search_original_vp(c->f, c->L, pp);
+                    int orig_vp = c->L % pp ? 0 : search_original_vp(c->f, c->L, pp);
                     int vps[SEARCH_LIST_MAX + 2], nvp = 0;
                     vps[nvp++] = orig_vp;
                     if (orig_vp != 0) vps[nvp++] = 0;
-                    if (c->mult == 1 && pp >= 2) {
+                    if (c->mult == 1 && pp >= 2 && c->L % pp == 0) {
                         int per_stage = c->L / pp;
                         for (int v = 2; v <= per_stage && nvp < SEARCH_LIST_MAX; v++)
                             if (per_stage % v == 0 && v != orig_vp) vps[nvp++] = v;
@@ -795,6 +954,8 @@ int search_exhaustive(const search_inputs *in, const search_exhaustive_opts *opt
                                 p.ext_mask = (cp != 1 ? SEARCH_EXT_CP : 0) | (ep != 1 ? SEARCH_EXT_EP : 0) |
                                              (vp != orig_vp ? SEARCH_EXT_VP : 0) |
                                              (gbs != in->base_gbs ? SEARCH_EXT_GBS : 0);
+                                if (uneven_pp(c, pp) && search_uneven_split(c->L, pp, &p.first_layers, &p.last_layers))
+                                    p.ext_mask |= SEARCH_EXT_UNEVEN;
                                 if (emit_inner(c, &p, &kv, al, ex_emit, &sink)) {
                                     rc = 0;
                                     goto done;
@@ -834,7 +995,8 @@ int search_candidate_name(const search_candidate *c, const char *family, const c
         o += (size_t)w_;                                                              \
         if (o >= cap) o = cap - 1;                                                    \
     } while (0)
-    PUT("%s_%sb_%dnodes_tp_%d_pp_%d", family, size_text, nodes, c->tp, c->pp);
+    if (size_text && size_text[0]) PUT("%s_%sb_%dnodes_tp_%d_pp_%d", family, size_text, nodes, c->tp, c->pp);
+    else PUT("%s_%dnodes_tp_%d_pp_%d", family, nodes, c->tp, c->pp); /* a full model name (llama3_70b) */
     if (c->ext_mask) PUT("_cp_%d_ep_%d", c->cp, c->ep);
     char t1[16], t2[16], t3[16];
     PUT("_mbs_%d_act_ckpt_%s_num_mbs_act_%s_act_per_pipe_%s", c->mbs,
@@ -845,6 +1007,14 @@ int search_candidate_name(const search_candidate *c, const char *family, const c
     if (c->ext_mask & SEARCH_EXT_RC) PUT("_rc_%s", RC_TEXT[(unsigned)c->recompute < 3 ? c->recompute : 0]);
     if (c->ext_mask & SEARCH_EXT_DO) PUT("_do_%d", c->distributed_optimizer ? 1 : 0);
     if (c->ext_mask & SEARCH_EXT_GBS) PUT("_gbs_%d", c->gbs);
+    if (c->ext_mask & SEARCH_EXT_PREC) PUT("_%s", c->precision == SEARCH_PREC_FP8 ? "fp8" : "bf16");
+    if (c->ext_mask & SEARCH_EXT_GRAD) PUT("_gr_%s", c->grad_bf16 ? "bf16" : "fp32");
+    if (c->ext_mask & SEARCH_EXT_FP8PG) PUT("_fp8pg_%d", c->fp8_param_gather ? 1 : 0);
+    if (c->ext_mask & SEARCH_EXT_GRAPHS) PUT("_cg_%d", c->cuda_graphs ? 1 : 0);
+    if (c->ext_mask & SEARCH_EXT_TPO) PUT("_tpo_%d", c->tp_overlap ? 1 : 0);
+    if (c->ext_mask & SEARCH_EXT_OFFLOAD) PUT("_off_%d", c->offload_layers);
+    if (c->ext_mask & SEARCH_EXT_UNEVEN) PUT("_pl_%d_%d", c->first_layers, c->last_layers);
+    if (c->ext_mask & SEARCH_EXT_RCL) PUT("_rcl_%d", c->act_ckpt_layers);
 #undef PUT
     size_t n = strlen(tmp);
     if (n + 1 > len || n + 1 >= cap) {

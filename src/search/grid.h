@@ -19,7 +19,8 @@
  *   mp      min ≤ tp·pp·cp·ep ≤ max            (grid only; FL's product)
  *   gpus    N % (tp·pp·cp) == 0, DP = N/(tp·pp·cp)
  *   gbs     GBS % (mbs·DP) == 0
- *   cp_ep   cp == 1 or ep == 1                 (FL: never both > 1)
+ *   cp_ep   cp == 1 or ep == 1                 (FL: never both > 1; grid only, the
+ *                                              exhaustive walk has both, as Megatron-Core)
  *   cp_seq  cp == 1 or seq % (2·cp) == 0; CP > 1 only for GPT-family models
  *   ep      ep == 1, or num_experts % ep == 0 and (DP·cp) % ep == 0
  *   vp      vp == 0, or (not T5/mT5, pp ≥ 2 and (multiplier·L/pp) % vp == 0)
@@ -87,7 +88,19 @@ enum {
     SEARCH_EXT_RC = 1u << 4,  /* recompute != base */
     SEARCH_EXT_DO = 1u << 5,  /* DP > 1 and distributed optimizer != base */
     SEARCH_EXT_GBS = 1u << 6, /* gbs != base GBS */
+    /* knobs experts tune (issue 25); each differs from the base config's value */
+    SEARCH_EXT_PREC = 1u << 7,    /* precision */
+    SEARCH_EXT_GRAD = 1u << 8,    /* gradient reduction type */
+    SEARCH_EXT_FP8PG = 1u << 9,   /* FP8 parameter gather */
+    SEARCH_EXT_GRAPHS = 1u << 10, /* CUDA graphs */
+    SEARCH_EXT_TPO = 1u << 11,    /* TP communication overlap */
+    SEARCH_EXT_OFFLOAD = 1u << 12,/* activation offload layers */
+    SEARCH_EXT_UNEVEN = 1u << 13, /* PP does not divide the layers: first/last stage counts */
+    SEARCH_EXT_RCL = 1u << 14,    /* partial full recompute: act_ckpt_layers layers per stage, block method */
 };
+
+/* precisions the search writes (est_precision values) */
+enum { SEARCH_PREC_BF16 = 0, SEARCH_PREC_FP8 = 2 };
 
 typedef struct {
     int tp, pp, cp, ep;
@@ -100,6 +113,13 @@ typedef struct {
     bool sequence_parallel;
     search_recompute recompute;
     bool distributed_optimizer;
+    int precision;       /* SEARCH_PREC_* (est_precision) */
+    bool grad_bf16;      /* gradients reduced in bf16 (else fp32) */
+    bool fp8_param_gather;
+    bool cuda_graphs;
+    bool tp_overlap;     /* TP communication overlapped with GEMMs (userbuffers) */
+    int offload_layers;  /* activation offload layers, 0 = none */
+    int first_layers, last_layers; /* uneven split: layers of the first/last stage, 0 = even */
     bool in_original;  /* ext_mask == 0 and tp/pp/mbs from the original's lists */
     unsigned ext_mask; /* SEARCH_EXT_* */
     int bucket;        /* the original's launch bucket: act, or mbs when act is None */
@@ -128,8 +148,24 @@ typedef struct {
     search_int_list sequence_parallel;     /* values 0/1 */
     search_int_list recompute;             /* values search_recompute */
     search_int_list distributed_optimizer; /* values 0/1 */
+    /* knobs experts tune: auto = the base value only */
+    int base_precision;
+    bool base_grad_bf16, base_fp8_param_gather, base_cuda_graphs, base_tp_overlap;
+    search_int_list precision;        /* SEARCH_PREC_* */
+    search_int_list grad_bf16;        /* 0/1 */
+    search_int_list fp8_param_gather; /* 0/1 */
+    search_int_list cuda_graphs;      /* 0/1 */
+    search_int_list tp_overlap;       /* 0/1 */
+    search_int_list offload_layers;   /* layers, 0 = none */
+    search_int_list uneven_pp;        /* 0 = even only, 1 = PP may leave a remainder (first/last stage counts) */
+    search_int_list recompute_layers; /* partial full recompute: layers per stage (VP chunk); auto = none */
     bool original_only; /* keep only in_original candidates */
 } search_inputs;
+
+/* Megatron-Core first/last_pipeline_num_layers for L layers on pp stages when pp does not
+ * divide L: the middle stages take ceil(L/pp), the first and last share the rest (the
+ * embedding and the loss run there); false when pp < 2 or the rest does not split */
+bool search_uneven_split(int num_layers, int pp, int *first, int *last);
 
 /* Everything auto; 8 GPUs/node, 80 GB, base SP/DO on, recompute none. */
 void search_inputs_init(search_inputs *in);
@@ -173,6 +209,19 @@ int search_act_params_for(search_family f, int num_layers, int pp, int vp, doubl
 /* The original's VP rule: L // pp for GPT-family/BERT with pp > 2, else 0. */
 int search_original_vp(search_family f, int num_layers, int pp);
 
+/* The global batch when the configured one (base_gbs, gbs auto) has no split on these
+ * GPUs for any grid layout and MBS: the multiple of the grid's largest data-parallel size
+ * nearest base_gbs (below or above, ties below), so tokens per step stay close and every
+ * layout with that DP or a divisor of it splits it at MBS 1.  adjusted is false when the
+ * batch splits, when global_batch_sizes is a list (it pins the batch) or when another rule
+ * than gbs removes every layout (the grid then reports that rule). */
+typedef struct {
+    bool adjusted;
+    int from, to; /* the configured and the used global batch */
+    int dp;       /* the data-parallel size `to` is a multiple of */
+} search_gbs_choice;
+int search_gbs_nearest(const search_inputs *in, search_gbs_choice *out, ac_err *e);
+
 /* Exhaustive mode bounds; 0 = default. */
 typedef struct {
     int max_tp;  /* default gpus_per_node (TP beyond one node is never sensible) */
@@ -194,7 +243,8 @@ typedef int (*search_candidate_fn)(const search_candidate *c, void *user);
 int search_exhaustive(const search_inputs *in, const search_exhaustive_opts *opts,
                       search_candidate_fn fn, void *user, long *count, ac_err *e);
 
-/* The candidate's name (scheme above).  Returns the length, or -1 when buf is
+/* The candidate's name (scheme above); an empty size_text names the model by family
+ * alone, for a full model name such as llama3_70b ("llama3_70b_64nodes_tp_…").  Returns the length, or -1 when buf is
  * too small (buf then holds a truncated, terminated name). */
 int search_candidate_name(const search_candidate *c, const char *family, const char *size_text,
                           int nodes, char *buf, size_t len);

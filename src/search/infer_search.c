@@ -267,11 +267,14 @@ static void emit(const ac_config *c, const results_infer_row *rows, size_t n, co
         json_end(&w);
         return;
     }
-    if (g && g->n_rejected) {
+    /* the original's pair rules working as intended are not news: one line, the list with --verbose */
+    if (g && g->n_rejected && c->verbose) {
         fprintf(out, "Rejected (tp, pp) pairs (x %d batch sizes each):\n", g->n_bs);
         for (size_t i = 0; i < g->n_rejected; i++)
             fprintf(out, "  tp %d pp %d: %s (%s)\n", g->rejected[i].tp, g->rejected[i].pp,
                     search_infer_rule_name(g->rejected[i].rule), g->rejected[i].why);
+    } else if (g && g->n_rejected) {
+        fprintf(out, "%zu (tp, pp) pairs skipped by the original's rules (--verbose lists them)\n", g->n_rejected);
     }
     if (n) {
         fprintf(out, "Inference on %s, %d GPUs per node (%s):\n", s->gpu_name, s->gpus_per_node,
@@ -390,7 +393,7 @@ int search_inference_run_with(const ac_config *c, const model_base_config *base,
             if (h && h->submit) {
                 char job_id[64] = "";
                 ac_err se;
-                if (h->submit(h->submit_ctx, c, script, dir, gc->nodes, job_id, sizeof job_id, &se) != 0)
+                if (h->submit(h->submit_ctx, c, script, dir, gc->nodes, gc->tasks_per_node, job_id, sizeof job_id, &se) != 0)
                     results_infer_row_fail(r, "submission failed: %s", se.msg);
                 else
                     submitted++;
@@ -401,6 +404,8 @@ int search_inference_run_with(const ac_config *c, const model_base_config *base,
         rc = results_infer_sort(rows, n, e);
         if (!rc) rc = results_infer_write_summary(s.results_dir, rows, n, c->infer.max_latency_ms, base->run_name, s.gpu_name, e);
         if (!rc) emit(c, rows, n, NULL, out, json, &s, g.n_rejected, &g);
+    } else if (!rc && h && h->submit) {
+        /* the caller runs the jobs and prints their measured summary */
     } else if (!rc) {
         char note[CFG_PATH_MAX + 256];
         snprintf(note, sizeof note,

@@ -65,11 +65,12 @@ typedef int (*search_infer_model_fn)(const search_infer_point *p, search_infer_e
 /* the seam to the executor: submit script_path (workdir = its folder); job_id
  * gets the id.  0, or -1 with e set.  NULL hook = scripts written, not submitted. */
 typedef int (*search_infer_submit_fn)(void *ctx, const ac_config *c, const char *script_path, const char *workdir,
-                                      int nodes, char *job_id, size_t job_id_len, ac_err *e);
+                                      int nodes, int tasks_per_node, char *job_id, size_t job_id_len, ac_err *e);
 
 typedef struct {
     search_infer_model_fn model;   /* NULL = the estimator's inference model */
-    search_infer_submit_fn submit; /* NULL = do not submit */
+    search_infer_submit_fn submit; /* NULL = do not submit; set: the stage prints nothing, the caller
+                                    * runs the jobs and prints search_inference_summarize's table */
     void *submit_ctx;
 } search_infer_hooks;
 

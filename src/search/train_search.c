@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "search/candidate_est.h"
@@ -23,6 +24,58 @@ static search_int_list list_from_cfg(const cfg_int_list *l)
 }
 
 static search_int_list list_of_one(int v) { return search_list_of(&v, 1); }
+
+/* one value of a string-list knob; -1 when the name is unknown */
+typedef struct { const char *name; int value; } knob_name;
+
+static const knob_name PRECISION_NAMES[] = {{"bf16", SEARCH_PREC_BF16}, {"bf16-mixed", SEARCH_PREC_BF16}, {"fp8", SEARCH_PREC_FP8}, {NULL, 0}};
+static const knob_name GRAD_NAMES[] = {{"fp32", 0}, {"float32", 0}, {"bf16", 1}, {"bfloat16", 1}, {NULL, 0}};
+static const knob_name BOOL_NAMES[] = {{"false", 0}, {"true", 1}, {"0", 0}, {"1", 1}, {NULL, 0}};
+static const knob_name LAYOUT_NAMES[] = {{"even", 0}, {"first_last", 1}, {NULL, 0}};
+
+/* values a knob names that the target release (NeMo v2.0.0 on Megatron-Core 0.9) cannot run */
+static const struct { const char *key, *value, *why; } NOT_IN_RELEASE[] = {
+    {"precisions", "nvfp4", "NVFP4 training needs Transformer Engine 2.x recipes that NeMo v2.0.0 (Megatron-Core 0.9) does not have"},
+    {"precisions", "mxfp8", "MXFP8 needs Blackwell recipes of Transformer Engine 2.x, later than NeMo v2.0.0 (Megatron-Core 0.9)"},
+    {"pipeline_layouts", "embedding_loss", "account_for_embedding/loss_in_pipeline_split arrived in a Megatron-Core later than 0.9 (NeMo v2.0.0's); use first_last (first/last_pipeline_num_layers)"},
+};
+
+static int knob_list(const ac_config *c, const char *key, int n, char items[][CFG_KNOB_LEN], const knob_name *names,
+                     search_int_list *out, ac_err *e)
+{
+    *out = search_list_auto();
+    if (n == 0 || (n == 1 && !strcmp(items[0], "auto"))) return 0;
+    int v[SEARCH_LIST_MAX], k = 0;
+    char full[96];
+    snprintf(full, sizeof full, "search_config.train_settings.%s", key);
+    const node *at = node_get_path(c->root, full);
+    const char *file = at && at->file ? at->file : "command line";
+    int line = at ? at->line : 0;
+    for (int i = 0; i < n && k < SEARCH_LIST_MAX; i++) {
+        int found = -1;
+        for (const knob_name *x = names; x->name; x++)
+            if (!strcasecmp(items[i], x->name)) found = x->value;
+        if (found >= 0) { v[k++] = found; continue; }
+        for (size_t j = 0; j < sizeof NOT_IN_RELEASE / sizeof *NOT_IN_RELEASE; j++)
+            if (!strcmp(key, NOT_IN_RELEASE[j].key) && !strcasecmp(items[i], NOT_IN_RELEASE[j].value))
+                return ac_err_at(e, AC_E_INPUT, file, line, 0, full, "'%s' is not searched: %s", items[i], NOT_IN_RELEASE[j].why);
+        char known[160] = "";
+        for (const knob_name *x = names; x->name; x++) {
+            size_t l = strlen(known);
+            snprintf(known + l, sizeof known - l, "%s%s", l ? ", " : "", x->name);
+        }
+        return ac_err_at(e, AC_E_INPUT, file, line, 0, full, "unknown value '%s' (auto or a list of: %s)", items[i], known);
+    }
+    *out = search_list_of(v, k);
+    return 0;
+}
+
+static bool cfg_bool(const node *cfg, const char *path)
+{
+    bool v = false;
+    const node *n = node_get_path(cfg, path);
+    return n && node_get_bool(n, &v) && v;
+}
 
 static search_int_list list_from_tri(cfg_tri t)
 {
@@ -76,11 +129,26 @@ int search_train_inputs(const ac_config *c, const model_base_config *b, search_i
     if (!strcmp(t->recompute_granularity, "selective")) in->recompute = list_of_one(SEARCH_RC_SELECTIVE);
     else if (!strcmp(t->recompute_granularity, "full")) in->recompute = list_of_one(SEARCH_RC_FULL);
     else in->recompute = search_list_auto();
+    /* the knobs experts tune: the base config's values are the defaults */
+    in->base_precision = cfg_bool(b->cfg, "model.fp8") ? SEARCH_PREC_FP8 : SEARCH_PREC_BF16;
+    const char *gd = node_text(node_get_path(b->cfg, "model.optim.grad_sync_dtype"));
+    in->base_grad_bf16 = gd && (!strcasecmp(gd, "bf16") || !strcasecmp(gd, "bfloat16"));
+    in->base_fp8_param_gather = cfg_bool(b->cfg, "model.fp8_params");
+    in->base_cuda_graphs = cfg_bool(b->cfg, "model.enable_cuda_graph");
+    in->base_tp_overlap = cfg_bool(b->cfg, "model.ub_tp_comm_overlap");
+    in->offload_layers = list_from_cfg(&t->activation_offload_layers);
+    in->recompute_layers = list_from_cfg(&t->recompute_num_layers);
+    if (knob_list(c, "precisions", t->n_precisions, (char (*)[CFG_KNOB_LEN])t->precisions, PRECISION_NAMES, &in->precision, e) ||
+        knob_list(c, "grad_reduce_dtype", t->n_grad_reduce_dtype, (char (*)[CFG_KNOB_LEN])t->grad_reduce_dtype, GRAD_NAMES, &in->grad_bf16, e) ||
+        knob_list(c, "fp8_param_gather", t->n_fp8_param_gather, (char (*)[CFG_KNOB_LEN])t->fp8_param_gather, BOOL_NAMES, &in->fp8_param_gather, e) ||
+        knob_list(c, "cuda_graphs", t->n_cuda_graphs, (char (*)[CFG_KNOB_LEN])t->cuda_graphs, BOOL_NAMES, &in->cuda_graphs, e) ||
+        knob_list(c, "tp_comm_overlap", t->n_tp_comm_overlap, (char (*)[CFG_KNOB_LEN])t->tp_comm_overlap, BOOL_NAMES, &in->tp_overlap, e) ||
+        knob_list(c, "pipeline_layouts", t->n_pipeline_layouts, (char (*)[CFG_KNOB_LEN])t->pipeline_layouts, LAYOUT_NAMES, &in->uneven_pp, e))
+        return -1;
     return 0;
 }
 
-/* the ranking key: larger is better */
-static double score(const ac_config *c, const est_result *r)
+double search_train_score(const ac_config *c, const est_result *r)
 {
     if (!strcmp(c->train.rank_by, "cost")) return r->cost_usd > 0 ? -r->cost_usd : -r->step_time;
     return r->tokens_per_s;
@@ -94,7 +162,7 @@ static int by_rank(const void *a, const void *b)
     const search_scored *x = &sort_ctx->items[*(const size_t *)a], *y = &sort_ctx->items[*(const size_t *)b];
     bool fx = x->est.fits, fy = y->est.fits;
     if (fx != fy) return fx ? -1 : 1;
-    double sx = score(sort_cfg, &x->est), sy = score(sort_cfg, &y->est);
+    double sx = search_train_score(sort_cfg, &x->est), sy = search_train_score(sort_cfg, &y->est);
     if (!fx) { sx = -x->est.mem_total; sy = -y->est.mem_total; } /* closest to fitting first */
     if (sx != sy) return sx > sy ? -1 : 1;
     /* ties: the original's launch order */
@@ -149,7 +217,7 @@ static void heap_down(top_key *h, size_t n, size_t i)
 
 static void keep_top(exh_ctx *x, const search_candidate *k, const est_result *res)
 {
-    top_key key = { score(x->c, res), x->n_seen++, 0 };
+    top_key key = { search_train_score(x->c, res), x->n_seen++, 0 };
     if (x->n_top == x->cap) {
         if (!key_worse(&x->heap[0], &key)) return; /* no better than the worst kept */
         key.slot = x->heap[0].slot;
@@ -190,8 +258,8 @@ static int exhaustive_visit(const search_candidate *k, void *user)
     if (est_evaluate(&x->in, &res)) return 0;
     if (!res.fits) { x->n_oom++; return 0; }
     x->n_fit++;
-    if (x->top) keep_top(x, k, &res);
-    double s = score(x->c, &res);
+    if (x->top && !search_pick_is_twin(x->r, &x->in, k, &res)) keep_top(x, k, &res); /* one line per run */
+    double s = search_train_score(x->c, &res);
     if (!x->r->exhaustive_found || s > x->best_score) {
         x->r->exhaustive_found = true;
         x->r->exhaustive_best = *k;
@@ -212,8 +280,15 @@ int search_train_run(const ac_config *c, const model_base_config *b, search_trai
 {
     memset(r, 0, sizeof *r);
     double t0 = now_s();
+    snprintf(r->name_family, sizeof r->name_family, "%s", b->name_prefix[0] ? b->name_prefix : c->family);
+    snprintf(r->size_text, sizeof r->size_text, "%s", b->name_prefix[0] ? "" : b->size_text);
     if (search_train_inputs(c, b, &r->inputs, &r->act_method, e)) return -1;
+    if (search_gbs_nearest(&r->inputs, &r->gbs, e)) return -1;
+    if (r->gbs.adjusted) r->inputs.gbs = list_of_one(r->gbs.to);
     if (candidate_est_base(c, b, &r->base, e)) return -1;
+    if (search_list_contains(&r->inputs.precision, SEARCH_PREC_FP8) && !(r->base.gpu->fp8_tflops > 0))
+        return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, "search_config.train_settings.precisions",
+                         "fp8 needs a GPU with FP8 tensor cores (H100, H200, B200, ...); %s has none", r->base.gpu->name);
     if (candidate_cal_load(c, &r->cal, &r->cal_loaded, e)) return -1;
     r->base.cal = &r->cal;
     if (search_grid_build(&r->inputs, &r->grid, e)) return -1;
@@ -222,11 +297,11 @@ int search_train_run(const ac_config *c, const model_base_config *b, search_trai
     r->order = calloc(r->n ? r->n : 1, sizeof *r->order);
     if (!r->items || !r->order) { search_train_free(r); return ac_err_set(e, AC_E_NOMEM, "out of memory"); }
     est_input in = r->base;
-    const char *size_text = b->size_text;
+    const char *size_text = r->size_text, *name_family = r->name_family;
     for (size_t i = 0; i < r->n; i++) {
         search_scored *s = &r->items[i];
         s->cand = r->grid.items[i];
-        search_candidate_name(&s->cand, c->family, size_text, c->train.num_nodes, s->name, sizeof s->name);
+        search_candidate_name(&s->cand, name_family, size_text, c->train.num_nodes, s->name, sizeof s->name);
         candidate_est_apply(&in, &s->cand, r->act_method);
         if (est_evaluate(&in, &s->est)) {
             /* the grid's rules passed but the estimator's stricter ones did not */
@@ -267,7 +342,7 @@ int search_train_run(const ac_config *c, const model_base_config *b, search_trai
     if (search_exhaustive(&r->inputs, &opts, exhaustive_visit, &x, &r->exhaustive_count, &exh_err) == 0) {
         r->exhaustive_done = true;
         if (r->exhaustive_found)
-            search_candidate_name(&r->exhaustive_best, c->family, size_text, c->train.num_nodes, r->exhaustive_best_name,
+            search_candidate_name(&r->exhaustive_best, name_family, size_text, c->train.num_nodes, r->exhaustive_best_name,
                                   sizeof r->exhaustive_best_name);
     }
     if (exhaustive_mode) {
@@ -290,7 +365,7 @@ int search_train_run(const ac_config *c, const model_base_config *b, search_trai
         for (size_t i = 0; i < r->n; i++) {
             search_scored *sc = &r->items[i];
             r->order[i] = i;
-            search_candidate_name(&sc->cand, c->family, size_text, c->train.num_nodes, sc->name, sizeof sc->name);
+            search_candidate_name(&sc->cand, name_family, size_text, c->train.num_nodes, sc->name, sizeof sc->name);
             sc->step_time_s = sc->est.step_time;
         }
         r->n_fit = x.n_fit;
@@ -341,14 +416,77 @@ int search_train_run(const ac_config *c, const model_base_config *b, search_trai
     }
     if (r->exhaustive_found)
         r->exhaustive_gain = r->exhaustive_best_est.tokens_per_s / r->items[r->order[0]].est.tokens_per_s - 1.0;
+    if (search_pick_predicted(c, r, e)) { search_train_free(r); return -1; }
     r->elapsed_s = now_s() - t0;
+    return 0;
+}
+
+void search_train_counts(const ac_config *c, const search_train_result *r, search_counts *out)
+{
+    memset(out, 0, sizeof *out);
+    bool exhaustive = !strcmp(c->train.search_mode, "exhaustive");
+    bool real = !strcmp(c->cluster_type, "bcm") || !strcmp(c->cluster_type, "local");
+    /* exhaustive mode keeps only its top candidates: the scored count is the whole walk's */
+    out->candidates = exhaustive && r->exhaustive_done ? (size_t)r->exhaustive_count : r->n;
+    out->predicted_fit = r->n_fit;
+    out->predicted_oom = r->n_oom;
+    out->valid = r->n_fit + r->n_oom;
+    out->ranked = r->n_launch;
+    out->launched = real ? r->n_launch : 0;
+    for (size_t i = 0; real && i < r->n; i++) {
+        const search_scored *s = &r->items[i];
+        if (!s->launched || s->source != RUN_MEASURED) continue;
+        if (s->failed) out->failed++;
+        else out->measured++;
+    }
+}
+
+/* whole nodes on which k's model replica fits and the global batch splits */
+static bool nodes_work(const ac_config *c, const search_candidate *k, int n)
+{
+    int gpn = c->train.gpus_per_node, mp = k->tp * k->pp * (k->cp > 0 ? k->cp : 1);
+    if (n < 1 || (long long)n * gpn % mp) return false;
+    long long dp = (long long)n * gpn / mp;
+    return k->mbs > 0 && k->gbs % ((long long)k->mbs * dp) == 0;
+}
+
+int search_run_nodes(const ac_config *c, const search_candidate *k, int *nodes, ac_err *e)
+{
+    const char *v = c->train.search_num_nodes;
+    *nodes = c->train.num_nodes;
+    if (!v[0]) return 0;
+    int from = 1;
+    if (strcmp(v, "auto")) {
+        char *end;
+        long n = strtol(v, &end, 10);
+        if (*end || n < 1 || n > c->train.num_nodes)
+            return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, "search_config.train_settings.search_num_nodes",
+                             "expected null, auto or a node count from 1 to num_nodes (%d), got '%s'", c->train.num_nodes, v);
+        from = (int)n;
+    }
+    /* the fewest nodes from `from` up that hold a replica and split the batch; else num_nodes */
+    for (int n = from; n < c->train.num_nodes; n++)
+        if (nodes_work(c, k, n)) { *nodes = n; return 0; }
+    return 0;
+}
+
+int search_step_time_at(const search_train_result *r, const search_candidate *k, int nodes, int gpus_per_node,
+                        double *step_s, ac_err *e)
+{
+    est_input in = r->base;
+    candidate_est_apply(&in, k, r->act_method);
+    in.num_gpus = nodes * gpus_per_node;
+    in.dp = 0; /* derived from the GPUs: the data-parallel size of the smaller run */
+    est_result res;
+    if (est_evaluate(&in, &res) < 0)
+        return ac_err_set(e, AC_E_INPUT, "the estimator rejects the search run on %d nodes: %s", nodes, res.why);
+    *step_s = res.step_time;
     return 0;
 }
 
 double search_memory_band_rel(const est_result *r)
 {
-    (void)r;
-    return 0.05;
+    return r && r->band_mem_rel > 0 ? r->band_mem_rel : 0.05;
 }
 
 void search_train_free(search_train_result *r)

@@ -2,6 +2,7 @@
 #include "util/json.h"
 
 #include <stdlib.h>
+#include <time.h>
 
 #include "util/fsutil.h"
 
@@ -121,4 +122,12 @@ int json_file_commit(json_file *jf, const char *path, ac_err *e)
     free(jf->buf);
     jf->buf = NULL;
     return rc;
+}
+
+void json_utc_now(char *buf, size_t len)
+{
+    time_t now = time(NULL);
+    struct tm tmv;
+    if (!len) return;
+    if (!gmtime_r(&now, &tmv) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tmv)) buf[0] = '\0';
 }

@@ -42,4 +42,8 @@ typedef struct {
 int json_file_begin(json_file *jf, ac_err *e);
 int json_file_commit(json_file *jf, const char *path, ac_err *e);
 
+/* the current UTC time as ISO 8601 ("2026-11-24T12:10:11Z"): each stage's summary.json says when
+ * it was written, so the report can tell this search's sections from an earlier one's */
+void json_utc_now(char *buf, size_t len);
+
 #endif

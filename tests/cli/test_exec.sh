@@ -14,7 +14,7 @@ export AUTOCONFIG_POLL_MS=100
 export AUTOCONFIG_JOB_TEMPLATE='echo started >> {run_dir}/starts; exec {autoconfig} emulate-job {config} --gpu {gpu} --results-dir {results_dir} --sleep 0.2'
 L="$T/logs"
 S=search_config.train_settings
-common="cluster_type=local $S.logs=$L $S.limit_search_runs=3"
+common="cluster_type=local $S.logs=$L $S.limit_search_runs=3 run_inference_hp_search=false"
 
 # --- emulate-job: the estimator's step time, or the OOM text when predicted not to fit ---
 "$AC" run "$S.logs=$T/sim" >/dev/null 2>&1
@@ -188,8 +188,34 @@ else pass wandb_key_never_written; fi
 # --- candidates predicted just over the memory limit are measured on a real cluster (borderline) ---
 B="search_config=gpt3/20b $S.num_nodes=1 cluster_type=local $S.limit_search_runs=1 run_inference_hp_search=false"
 out=$(AUTOCONFIG_EMULATE_MEM_SCALE=0.97 "$AC" run $B "$S.logs=$T/bl" 2>/dev/null); rc=$?
-case "$out" in *"3 selected"*"of them 2 borderline"*"Training runs: 2 measured, 1 failed"*"%  gpt3_20b_1nodes_tp_4_pp_1_mbs_4_"*"[borderline: predicted 80.5 GiB, 78.4 usable]"*"CUDA out of memory"*)
+case "$out" in *"3 launched"*"of them 2 borderline"*"Training runs: 2 measured, 1 failed"*"%  gpt3_20b_1nodes_tp_4_pp_1_mbs_4_"*"[borderline: predicted 80.5 GiB, 78.4 usable]"*"CUDA out of memory"*)
     [ $rc -eq 0 ] && grep -q '"borderline":true' "$T/bl/final_result/summary.json" && pass borderline_measured ;;
     *) fail borderline_measured "exit $rc: $out" ;; esac
 out=$("$AC" run $B "$S.logs=$T/bl2" "$S.launch_over_memory=never" 2>/dev/null)
-case "$out" in *"1 selected"*"Training runs: 1 measured, 0 failed"*) pass borderline_never ;; *) fail borderline_never "$out" ;; esac
+case "$out" in *"1 launched"*"Training runs: 1 measured, 0 failed"*) pass borderline_never ;; *) fail borderline_never "$out" ;; esac
+
+# --- search runs on fewer nodes: measured small, reported scaled to num_nodes ---
+out=$("$AC" run $common "$S.logs=$T/few" "$S.search_num_nodes=auto" run_inference_hp_search=false 2>/dev/null); rc=$?
+n=$(echo "$out" | grep -c 'measured at 1 nodes (.*s), scaled to 16')
+[ $rc -eq 0 ] && [ "$n" = 3 ] && grep -q '^  num_nodes: 1$' "$T"/few/training_logs/*/*_hydra.yaml && pass search_num_nodes_auto ||
+    fail search_num_nodes_auto "exit $rc, $n scaled: $out"
+out=$("$AC" run $common "$S.logs=$T/few2" "$S.search_num_nodes=99" 2>&1); rc=$?
+case "$out" in *"search_num_nodes"*"from 1 to num_nodes (16)"*) [ $rc -eq 2 ] && [ ! -d "$T/few2" ] && pass search_num_nodes_bad ;;
+    *) fail search_num_nodes_bad "exit $rc: $out" ;; esac
+
+# --- one vocabulary and one name: console, summary.json and report agree on a search with a failure ---
+out=$("$AC" run $common "$S.logs=$T/agree" "$S.launch_over_memory=all" 2>/dev/null); rc=$?
+J="$T/agree/final_result/summary.json"; H="$T/agree/final_result/report.html"
+counts=$(python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))["search"]
+print("%(candidates)d candidates (12 in the original.s grid), %(valid)d valid, %(predicted_fit)d predicted to fit, %(predicted_oom)d predicted out of memory; %(launched)d launched" % s)
+print("%(candidates)d candidates, %(valid)d valid, %(predicted_fit)d predicted to fit, %(predicted_oom)d predicted out of memory; %(launched)d launched, %(measured)d measured, %(failed)d failed" % s)
+print("Training runs: %(measured)d measured, %(failed)d failed" % s)' "$J" 2>/dev/null)
+c1=$(echo "$counts" | sed -n 1p | sed "s/original.s/original's/"); c2=$(echo "$counts" | sed -n 2p); c3=$(echo "$counts" | sed -n 3p)
+case "$out" in *"$c1"*"$c3"*) grep -qF "$c2" "$H" && case "$c3" in *" 1 failed") true ;; *) false ;; esac &&
+    [ $rc -eq 0 ] && pass counts_agree ;; *) fail counts_agree "exit $rc: json '$counts' console: $out" ;; esac
+best=$(echo "$out" | sed -n 's/^Config #1: \([^ ]*\) with .*/\1/p')
+csv1=$(sed -n 2p "$T/agree/final_result/final_summary_16nodes.csv" | awk -F, '{print $NF}')
+[ -n "$best" ] && [ -f "$T/agree/candidate_configs/$best.yaml" ] && grep -q ",$best" "$T/agree/final_result/final_summary_16nodes.csv" &&
+    grep -qF "$best" "$H" && grep -q "\"best\":\"$best\"" "$J" && pass one_name_everywhere ||
+    fail one_name_everywhere "console '$best', csv '$csv1'"

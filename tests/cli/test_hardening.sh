@@ -70,21 +70,21 @@ export AUTOCONFIG_POLL_MS=100
 mkdir -p "$T/wd"
 printf 'SECRET-WANDB-KEY-0042\nsecond line\n' >"$T/wd/key"
 out=$(cd "$T/wd" && AUTOCONFIG_JOB_TEMPLATE='[ "$WANDB_API_KEY" = SECRET-WANDB-KEY-0042 ] || exit 7; {autoconfig} emulate-job {config} --results-dir {results_dir} --sleep 0' \
-    "$AC" run --conf "$REPO/conf" cluster_type=local "$S.limit_search_runs=2" "$S.logs=$T/wl" wandb.enable=true wandb.api_key_file=key 2>&1); rc=$?
+    "$AC" run --conf "$REPO/conf" cluster_type=local run_inference_hp_search=false "$S.limit_search_runs=2" "$S.logs=$T/wl" wandb.enable=true wandb.api_key_file=key 2>&1); rc=$?
 [ $rc -eq 0 ] && case "$out" in *"2 measured, 0 failed"*) true ;; *) false ;; esac &&
     pass d7_relative_wandb_key_first_line || fail d7_relative_wandb_key_first_line "exit $rc: $out"
 out=$(cd "$T/wd" && AUTOCONFIG_JOB_TEMPLATE='echo started >> {run_dir}/starts; exit 0' \
-    "$AC" run --conf "$REPO/conf" cluster_type=local "$S.limit_search_runs=2" "$S.logs=$T/wl2" wandb.enable=true wandb.api_key_file=nokey 2>&1); rc=$?
+    "$AC" run --conf "$REPO/conf" cluster_type=local run_inference_hp_search=false "$S.limit_search_runs=2" "$S.logs=$T/wl2" wandb.enable=true wandb.api_key_file=nokey 2>&1); rc=$?
 [ $rc -eq 2 ] && [ -z "$(find "$T/wl2" -name starts 2>/dev/null)" ] && case "$out" in *"wandb.api_key_file: cannot read "*"/nokey"*) true ;; *) false ;; esac &&
     pass d7_missing_wandb_key_before_launch || fail d7_missing_wandb_key_before_launch "exit $rc: $out"
 
 # 2. two instances on one logs dir started jobs twice and could delete each other's exit_code
 L2="$T/two"
 export AUTOCONFIG_JOB_TEMPLATE="echo {name} >> $T/starts2.log; {autoconfig} emulate-job {config} --gpu {gpu} --results-dir {results_dir} --sleep 0.6"
-"$AC" run cluster_type=local "$S.logs=$L2" "$S.limit_search_runs=8" >"$T/first.out" 2>&1 &
+"$AC" run cluster_type=local run_inference_hp_search=false "$S.logs=$L2" "$S.limit_search_runs=8" >"$T/first.out" 2>&1 &
 first=$!
 sleep 0.05
-second=$("$AC" run cluster_type=local "$S.logs=$L2" "$S.limit_search_runs=8" 2>&1); rc2=$?
+second=$("$AC" run cluster_type=local run_inference_hp_search=false "$S.logs=$L2" "$S.limit_search_runs=8" 2>&1); rc2=$?
 wait $first; rc1=$?
 starts=$(wc -l <"$T/starts2.log" 2>/dev/null || echo 0)
 [ $rc2 -eq 2 ] && case "$second" in *"logs dir $L2 is in use by another autoconfig (pid $first"*) true ;; *) false ;; esac &&
@@ -92,21 +92,21 @@ starts=$(wc -l <"$T/starts2.log" 2>/dev/null || echo 0)
 [ $rc1 -eq 0 ] && [ "$starts" -eq 8 ] && grep -q "8 measured, 0 failed" "$T/first.out" &&
     pass d2_first_instance_runs_each_job_once || fail d2_first_instance_runs_each_job_once "exit $rc1, $starts starts: $(cat "$T/first.out")"
 # the lock goes with its holder: a later run resumes (nothing to start again)
-out=$("$AC" run cluster_type=local "$S.logs=$L2" "$S.limit_search_runs=8" 2>&1); rc=$?
+out=$("$AC" run cluster_type=local run_inference_hp_search=false "$S.logs=$L2" "$S.limit_search_runs=8" 2>&1); rc=$?
 [ $rc -eq 0 ] && [ "$(wc -l <"$T/starts2.log")" -eq 8 ] && pass d2_lock_released || fail d2_lock_released "exit $rc: $out"
 
 # 3. the ledger was keyed by run name: a rerun with seq_length=4096 or gpu=h100 reported the old measurements
 L3="$T/three"
 export AUTOCONFIG_JOB_TEMPLATE="echo {name} >> $T/starts3.log; {autoconfig} emulate-job {config} --gpu {gpu} --results-dir {results_dir} --sleep 0"
 n3() { wc -l <"$T/starts3.log" 2>/dev/null || echo 0; }
-"$AC" run cluster_type=local "$S.logs=$L3" "$S.limit_search_runs=2" >/dev/null 2>&1
+"$AC" run cluster_type=local run_inference_hp_search=false "$S.logs=$L3" "$S.limit_search_runs=2" >/dev/null 2>&1
 [ "$(n3)" -eq 2 ] && pass d3_first_run || fail d3_first_run "$(n3) starts"
-"$AC" run cluster_type=local "$S.logs=$L3" "$S.limit_search_runs=2" >/dev/null 2>&1
+"$AC" run cluster_type=local run_inference_hp_search=false "$S.logs=$L3" "$S.limit_search_runs=2" >/dev/null 2>&1
 [ "$(n3)" -eq 2 ] && pass d3_same_settings_reused || fail d3_same_settings_reused "$(n3) starts"
-out=$("$AC" run cluster_type=local "$S.logs=$L3" "$S.limit_search_runs=2" "$S.seq_length=4096" 2>&1); rc=$?
+out=$("$AC" run cluster_type=local run_inference_hp_search=false "$S.logs=$L3" "$S.limit_search_runs=2" "$S.seq_length=4096" 2>&1); rc=$?
 [ $rc -eq 0 ] && [ "$(n3)" -eq 4 ] && case "$out" in *"2 measured, 0 failed"*) true ;; *) false ;; esac &&
     pass d3_seq_length_measured_anew || fail d3_seq_length_measured_anew "exit $rc, $(n3) starts: $out"
-out=$("$AC" run cluster_type=local "$S.logs=$L3" "$S.limit_search_runs=2" "$S.seq_length=4096" "$S.gpu=h100" 2>&1); rc=$?
+out=$("$AC" run cluster_type=local run_inference_hp_search=false "$S.logs=$L3" "$S.limit_search_runs=2" "$S.seq_length=4096" "$S.gpu=h100" 2>&1); rc=$?
 [ $rc -eq 0 ] && [ "$(n3)" -eq 6 ] && pass d3_gpu_measured_anew || fail d3_gpu_measured_anew "exit $rc, $(n3) starts: $out"
 [ -d "$L3/training_logs/.superseded" ] && pass d3_old_run_dirs_kept_aside || fail d3_old_run_dirs_kept_aside "$(ls -a "$L3/training_logs")"
 
@@ -115,12 +115,12 @@ L4="$T/four"
 touch "$T/broken"
 export AUTOCONFIG_JOB_TEMPLATE="echo {name} >> $T/starts4.log; [ -e $T/broken ] && exit 3; {autoconfig} emulate-job {config} --gpu {gpu} --results-dir {results_dir} --sleep 0"
 n4() { wc -l <"$T/starts4.log" 2>/dev/null || echo 0; }
-"$AC" run cluster_type=local "$S.logs=$L4" "$S.limit_search_runs=2" >/dev/null 2>&1
+"$AC" run cluster_type=local run_inference_hp_search=false "$S.logs=$L4" "$S.limit_search_runs=2" >/dev/null 2>&1
 rm -f "$T/broken"
-out=$("$AC" run cluster_type=local "$S.logs=$L4" "$S.limit_search_runs=2" 2>&1)
+out=$("$AC" run cluster_type=local run_inference_hp_search=false "$S.logs=$L4" "$S.limit_search_runs=2" 2>&1)
 [ "$(n4)" -eq 2 ] && case "$out" in *"0 measured, 2 failed"*) true ;; *) false ;; esac &&
     pass d3_failed_kept_without_retry || fail d3_failed_kept_without_retry "$(n4) starts: $out"
-out=$("$AC" run --retry-failed cluster_type=local "$S.logs=$L4" "$S.limit_search_runs=2" 2>&1); rc=$?
+out=$("$AC" run --retry-failed cluster_type=local run_inference_hp_search=false "$S.logs=$L4" "$S.limit_search_runs=2" 2>&1); rc=$?
 [ $rc -eq 0 ] && [ "$(n4)" -eq 4 ] && case "$out" in *"2 measured, 0 failed"*) true ;; *) false ;; esac &&
     pass d3_retry_failed || fail d3_retry_failed "exit $rc, $(n4) starts: $out"
 unset AUTOCONFIG_JOB_TEMPLATE

@@ -61,3 +61,25 @@ sed -n 2p "$CSV" | grep -q '^2,1,8,400.0,10.0,measured' && pass summarize_best_f
 grep -q 'failed,.*no line containing' "$CSV" && grep -q 'failed,.*missing log' "$CSV" \
     && pass summarize_failures_recorded || fail summarize_failures_recorded "$(cat "$CSV")"
 case "$out" in *"2 failed:"*) pass summarize_prints_failures ;; *) fail summarize_prints_failures "$out" ;; esac
+
+# --- `run` on a real cluster (local here) runs the sweep's benchmark jobs through the executor ---
+# an emulated benchmark: rank 0 prints FasterTransformer's latency line from the job's config.ini
+cat > "$T/ftbench.sh" <<'SH'
+[ "${SLURM_PROCID:-0}" = 0 ] || exit 0
+echo started >> "$(dirname "$1")/starts"
+awk -F' = ' '/^request_batch_size/ {b = $2} /^tensor_para_size/ {t = $2}
+    END {printf "[INFO] batch_size %d FT-CPP-decoding-beamsearch-time %.2f ms\n", b, 100 + 10 * b / t}' "$1"
+SH
+R="cluster_type=local run_training_hp_search=false search_config.train_settings.logs=$T/lr $K.run.benchmark_command=sh\ $T/ftbench.sh\ {ini}"
+grid="$K.run.tensor_parallel_sizes=[1,2] $K.run.pipeline_parallel_sizes=[1] $K.benchmark.batch_sizes=[1,8]"
+# shellcheck disable=SC2086
+out=$(eval "\"\$AC\" run $R $grid" 2>"$T/lr.err"); rc=$?
+case "$out" in *"Inference benchmark jobs: 4 ran, 0 failed"*"(measured)"*"2    2   1     8       140.00"*)
+    [ $rc -eq 0 ] && [ "$(grep -c ',measured' "$T/lr/inference/final_summary/final_output.csv")" = 4 ] && pass run_local_benchmarks ;;
+    *) fail run_local_benchmarks "exit $rc: $out $(cat "$T/lr.err")" ;; esac
+# resumed from the ledger: a second run starts no benchmark again
+before=$(cat "$T"/lr/inference/*/starts | wc -l)
+eval "\"\$AC\" run $R $grid" >/dev/null 2>&1
+after=$(cat "$T"/lr/inference/*/starts | wc -l)
+[ "$before" = 4 ] && [ "$after" = 4 ] && "$AC" status "$T/lr" 2>/dev/null | grep -q 'benchmark_gpt3_5b_tp2_pp1_bs8' &&
+    pass run_benchmarks_resume || fail run_benchmarks_resume "starts $before then $after"

@@ -21,7 +21,7 @@ out=$("$AC" run "search_config.train_settings.logs=$L" 2>&1); st=$?
 [ $st -eq 0 ] && pass run_default || fail run_default "exit $st: $out"
 case "$out" in *"Top 10 configs sorted from fastest to slowest (predicted"*) pass run_top_header ;; *) fail run_top_header "$out" ;; esac
 # times are printed as seconds per step (the original printed GPUs per node)
-echo "$out" | grep -Eq '^Config #1: tp[0-9]+_pp[0-9]+.* with [0-9]+\.[0-9]{4}s per global step \(predicted' \
+echo "$out" | grep -Eq '^Config #1: gpt3_5b_16nodes_tp_[0-9]+_pp_[0-9]+.* with [0-9]+\.[0-9]{4}s per global step \(predicted' \
     && pass run_top_times || fail run_top_times "$out"
 case "$out" in *"Beyond the original's grid"*) pass run_beyond ;; *) fail run_beyond "$out" ;; esac
 F="$L/final_result"
@@ -61,7 +61,7 @@ L2="$T/oom"
 grep -q "predicted out of memory" "$L2/final_result/failed_jobs_"*nodes.csv && pass failed_reason || fail failed_reason "$(head -3 "$L2/final_result/failed_jobs_"*nodes.csv 2>&1)"
 
 # llama and mixtral on H100: our families, our knobs
-expect run_llama 0 "Optimal config: llama_" -- run search_config=llama/llama3_8b search_config.train_settings.gpu=h100 "search_config.train_settings.logs=$T/llama"
+expect run_llama 0 "Optimal config: llama3_8b_16nodes_" -- run search_config=llama/llama3_8b search_config.train_settings.gpu=h100 "search_config.train_settings.logs=$T/llama"
 expect run_mixtral 0 "Optimal config: mixtral_" -- run search_config=mixtral/mixtral_8x7b search_config.train_settings.gpu=h100 "search_config.train_settings.logs=$T/mix"
 expect run_json 0 '"tool":"autoconfig"' -- run --json "search_config.train_settings.logs=$T/json"
 
@@ -126,15 +126,19 @@ if [ -f "$V" ]; then
     # regression footnote and the NVFP4 rate.  Re-baselined to 50.7% when the shared CSV gained
     # the layouts of its 86 NeMo Megatron A100 rows (S8, 2022-2023 stack); tightened as the
     # estimator models that stack.  The rows that were predicted before keep their own guard.
-    awk -v m="$p90" 'BEGIN { exit !(m <= 51.0) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 51.0% (was 50.7%)"
+    # 51.3% once `validate` reads the S8 cells as written ("y" is yes, "no (fused_adam)" plain
+    # DDP: issue 24); 36.5% with the training stack as an input (S8 on nemo-megatron-2022:
+    # unfused attention, no interleaving), GEMM tile/wave quantization and T5's per-stack layers.
+    # 29.4% with NeMo 1.x's unfused gradient accumulation and NeMo's gated-GELU T5.
+    awk -v m="$p90" 'BEGIN { exit !(m <= 27.0) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 27.0% (was 26.6% with the fine-tuning rows read and the 2022 stack without TE userbuffers)"
     p90_old=$(python3 -c '
 import csv, sys
 e = sorted(abs(float(r["error_pct"])) for r in csv.DictReader(open(sys.argv[1]))
            if r["error_pct"] and "DeepSeek" not in r["model"])
 x = 0.9 * (len(e) - 1); i = int(x)
 print("%.1f" % (e[i] + (x - i) * (e[min(i + 1, len(e) - 1)] - e[i])))' "$T/val.csv")
-    awk -v m="$p90_old" 'BEGIN { exit !(m <= 51.5) }' && pass validate_p90_without_mla \
-        || fail validate_p90_without_mla "p90 without the DeepSeek-V3 rows $p90_old% > 51.5% (was 51.1%)"
+    awk -v m="$p90_old" 'BEGIN { exit !(m <= 28.0) }' && pass validate_p90_without_mla \
+        || fail validate_p90_without_mla "p90 without the DeepSeek-V3 rows $p90_old% > 28.0% (was 27.7%)"
     # the DeepSeek-V3 rows: every one predicted (sizes from MLA_FAMILIES), all fit in memory
     # with the recipe's MLA up-projection recompute
     ds=$(python3 -c '
@@ -143,7 +147,7 @@ r = [r for r in csv.DictReader(open(sys.argv[1])) if r["model"].startswith("Deep
 print(len(r), sum(x["fits"] == "true" for x in r))' "$T/val.csv")
     [ "$ds" = "34 34" ] && pass validate_deepseek_v3 || fail validate_deepseek_v3 "predicted, fitting: $ds (want 34 34)"
     fit=$(echo "$out" | sed -n 's/^memory: \([0-9]*\) of \([0-9]*\) published runs.*/\1/p')
-    [ "${fit:-0}" -ge 340 ] && pass validate_memory_fit || fail validate_memory_fit "only ${fit:-?} published runs predicted to fit (was 345)"
+    [ "${fit:-0}" -ge 474 ] && pass validate_memory_fit || fail validate_memory_fit "only ${fit:-?} published runs predicted to fit (was 474 of 481)"
     # the per-source median target (10%) holds for every source but S6 (MoE release spread)
     bad=$(echo "$out" | awk '$1 ~ /^S(4|5|7|10)$/ && $4+0 > 10.0 {print $1 " " $4}')
     seen=$(echo "$out" | awk '$1 ~ /^S(4|5|7|10)$/ && $4 ~ /%$/' | wc -l)
@@ -162,7 +166,7 @@ print(len(r), sum(x["fits"] == "true" for x in r))' "$T/val.csv")
     [ -s "$T/val.csv" ] && head -1 "$T/val.csv" | grep -q "predicted_step_time_s" && pass validate_out || fail validate_out "no per-row CSV"
     # every row, predicted or skipped, has the header's columns
     shapes=$(python3 -c 'import csv,sys; print(sorted({len(r) for r in csv.reader(open(sys.argv[1]))}))' "$T/val.csv")
-    [ "$shapes" = "[42]" ] && pass validate_out_shape || fail validate_out_shape "row lengths $shapes (header 42)"
+    [ "$shapes" = "[44]" ] && pass validate_out_shape || fail validate_out_shape "row lengths $shapes (header 44)"
     # the 26.06+ Qwen3 MoE runs on GB200 ran the release's full-iteration graphs, overlap and
     # fused grouped expert MLP; the 26.04.01 GPT-OSS BF16 run none of them
     g=$(python3 -c 'import csv,sys; print(sorted({(r["id"] == "T0434", r["cuda_graphs"], r["moe_a2a_overlap"], r["fused_expert_mlp"]) for r in csv.DictReader(open(sys.argv[1])) if r["id"] in ("T0365", "T0389", "T0434")}))' "$T/val.csv")
@@ -189,11 +193,11 @@ print(bad)' "$T/vp_out.csv")
 [ "$g" = "[]" ] && pass validate_signed_throughput || fail validate_signed_throughput "$g"
 vpa=$(awk -F, '$1=="A" {print $8}' "$T/vp_out.csv"); vpb=$(awk -F, '$1=="B" {print $8}' "$T/vp_out.csv")
 [ "${vpa:-0}" -gt 1 ] && [ "$vpb" = 1 ] && pass validate_vp_assumed || fail validate_vp_assumed "A vp=$vpa B vp=$vpb"
-head -1 "$T/vp_out.csv" | grep -q "s_compute_fwd,.*s_dp_exposed.*,grad_reduce_in_fp32,fp8_param_gather,cpu_offloading_num_layers,cuda_graphs,moe_a2a_overlap,recompute_modules,fused_expert_mlp$" \
+head -1 "$T/vp_out.csv" | grep -q "s_compute_fwd,.*s_dp_exposed.*,grad_reduce_in_fp32,fp8_param_gather,cpu_offloading_num_layers,cuda_graphs,moe_a2a_overlap,recompute_modules,fused_expert_mlp,stack,usable_mem_gib$" \
     && pass validate_breakdown_cols || fail validate_breakdown_cols "$(head -1 "$T/vp_out.csv")"
 # no framework column: Megatron-LM's defaults (fp32 gradients, bf16 weights, no offload,
-# eager launches, exposed all-to-all, no module recompute, unfused expert MLP)
-awk -F, '$1=="B" { exit !($(NF-6)=="true" && $(NF-5)=="false" && $(NF-4)==0 && $(NF-3)=="false" && $(NF-2)=="false" && $(NF-1)=="" && $NF=="false") }' "$T/vp_out.csv" \
+# eager launches, exposed all-to-all, no module recompute, unfused expert MLP) on megatron-core
+awk -F, '$1=="B" { exit !($(NF-8)=="true" && $(NF-7)=="false" && $(NF-6)==0 && $(NF-5)=="false" && $(NF-4)=="false" && $(NF-3)=="" && $(NF-2)=="false" && $(NF-1)=="megatron-core") }' "$T/vp_out.csv" \
     && pass validate_row_switches || fail validate_row_switches "$(grep '^B,' "$T/vp_out.csv")"
 # a published gradient accumulation that does not close GBS = MBS x DP x GA: which layout
 # ran is unknown, so the row is skipped with the arithmetic; a consistent one is predicted

@@ -98,9 +98,10 @@ fi
 S=search_config.train_settings
 RUNOPTS="cluster_type=bcm cluster.exclusive=false cluster.mem=100 cluster.gpus_per_node=1 search_config=gpt3/0.843b $S.num_nodes=1 $S.limit_search_runs=3 run_inference_hp_search=false"
 EMU='{autoconfig} emulate-job {config} --gpu {gpu} --results-dir {results_dir}'
-run_search() { # run_search LOGS SLEEP: in the foreground
+run_search() { # run_search LOGS SLEEP [key=value ...]: in the foreground
+    l=$1 sl=$2; shift 2
     # shellcheck disable=SC2086
-    (cd "$REPO" && AUTOCONFIG_JOB_TEMPLATE="$EMU --sleep $2" exec "$AC" run $RUNOPTS "$S.logs=$1")
+    (cd "$REPO" && AUTOCONFIG_JOB_TEMPLATE="$EMU --sleep $sl" exec "$AC" run $RUNOPTS "$S.logs=$l" "$@")
 }
 # jobs of one logs dir, by working directory (names repeat across searches)
 jobs_in() { squeue -h -t all -o '%Z' | grep -c "^$1/training_logs/"; }
@@ -187,6 +188,40 @@ else fail "launch --no-wait --json" "$(cat "$W/nj.json" "$W/nj.err")"; fi
 "$AC" cancel --json "$W/nj" >"$W/njc.json" 2>&1
 python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["cancelled"] == 1' "$W/njc.json" 2>/dev/null &&
     pass "cancel --json: the slow run cancelled" || fail "cancel --json" "$(cat "$W/njc.json")"
+
+# 11. a search on fewer nodes: each run asks Slurm for one node, its step time is carried to num_nodes 4
+if run_search "$W/few" 0.3 "$S.num_nodes=4" "$S.search_num_nodes=auto" >"$W/few.out" 2>"$W/few.err" &&
+   grep -q 'Training runs: 3 measured, 0 failed' "$W/few.out" &&
+   [ "$(grep -c 'measured at 1 nodes (.*), scaled to 4' "$W/few.out")" = 3 ] &&
+   grep -q '^#SBATCH --nodes=1$' "$W/few"/training_logs/*/job.sh &&
+   grep -q '"measured_nodes":1' "$W/few/final_result/summary.json"; then
+    pass "search on fewer nodes: 3 runs measured on 1 node, reported scaled to 4"
+else fail "search on fewer nodes" "$(cat "$W/few.out" "$W/few.err")"; fi
+
+# 12. borderline: candidates predicted just over the memory limit run on Slurm; one fits and is measured
+if (cd "$REPO" && AUTOCONFIG_EMULATE_MEM_SCALE=0.97 AUTOCONFIG_JOB_TEMPLATE="$EMU --sleep 0.3" "$AC" run $RUNOPTS \
+        search_config=gpt3/20b "$S.limit_search_runs=1" "$S.logs=$W/bord") >"$W/bord.out" 2>"$W/bord.err" &&
+   grep -q 'of them 2 borderline' "$W/bord.out" && grep -q 'Training runs: 2 measured, 1 failed' "$W/bord.out" &&
+   grep -q '%  gpt3_20b_1nodes_tp_4_pp_1_mbs_4_.*\[borderline' "$W/bord.out"; then
+    pass "borderline candidates launched on Slurm: the one that fits measured, the other CUDA OOM"
+else fail "borderline on Slurm" "$(cat "$W/bord.out" "$W/bord.err")"; fi
+
+# 13. the inference sweep on Slurm: benchmark jobs through the executor (srun --mpi pmix inside), summarised
+cat > "$W/ftbench.sh" <<'SH'
+[ "${SLURM_PROCID:-0}" = 0 ] || exit 0
+awk -F' = ' '/^request_batch_size/ {b = $2} /^tensor_para_size/ {t = $2}
+    END {printf "[INFO] batch_size %d FT-CPP-decoding-beamsearch-time %.2f ms\n", b, 100 + 10 * b / t}' "$1"
+SH
+K=search_config.inference_settings
+if (cd "$REPO" && "$AC" run cluster_type=bcm cluster.exclusive=false cluster.mem=100 training_container=null \
+        run_training_hp_search=false "$S.logs=$W/inf" "$K.run.benchmark_command=sh $W/ftbench.sh {ini}" \
+        "$K.run.tensor_parallel_sizes=[1,2]" "$K.run.pipeline_parallel_sizes=[1]" "$K.benchmark.batch_sizes=[1,8]") \
+        >"$W/inf.out" 2>"$W/inf.err" &&
+   grep -q 'Inference benchmark jobs: 4 ran, 0 failed' "$W/inf.out" &&
+   [ "$(grep -c ',measured' "$W/inf/inference/final_summary/final_output.csv")" = 4 ] &&
+   [ "$(jobs_in "$W/inf")" = 4 ]; then
+    pass "inference sweep on Slurm: 4 benchmark jobs ran through the executor, measured summary written"
+else fail "inference sweep on Slurm" "$(cat "$W/inf.out" "$W/inf.err")"; fi
 
 # 0 (end). the time-limit kill
 wait "$TMO"

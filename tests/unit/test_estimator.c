@@ -9,11 +9,11 @@
 #include "check.h"
 #include "estimator/est.h"
 #include "estimator/gpu.h"
-#include "estimator/recipe.h"
+#include "validate/recipe.h"
 #include "util/csv.h"
-#include "estimator/footnote.h"
-#include "estimator/tally.h"
-#include "estimator/validate.h"
+#include "validate/footnote.h"
+#include "validate/tally.h"
+#include "validate/validate.h"
 #include "model/layer.h"
 
 static model_shape gpt(int L, int h, int a, int seq, int V)

@@ -804,8 +804,35 @@ static void test_exhaustive(void)
     search_grid_free(&g);
 }
 
+/* issue 25: a global batch with no split moves to the nearest multiple of the largest DP */
+static void test_gbs_nearest(void)
+{
+    ac_err e;
+    search_gbs_choice g;
+    search_inputs in = small_gpt();
+    CHECK_INT(search_gbs_nearest(&in, &g, &e), 0);
+    CHECK(!g.adjusted); /* 2048 splits on 128 GPUs */
+    CHECK_INT(g.to, 2048);
+    in.num_nodes = 20; /* 160 GPUs: every DP of the grid has a factor 5 */
+    CHECK_INT(search_gbs_nearest(&in, &g, &e), 0);
+    CHECK(g.adjusted);
+    CHECK_INT(g.from, 2048);
+    CHECK_INT(g.dp, 160);
+    CHECK_INT(g.to, 2080); /* 13 × 160, nearer than 1920 */
+    in.gbs = search_list_of((int[]){2048}, 1); /* a list pins it */
+    CHECK_INT(search_gbs_nearest(&in, &g, &e), 0);
+    CHECK(!g.adjusted);
+    in = small_gpt();
+    in.num_nodes = 20;
+    in.base_gbs = 1010; /* 1010 = 2·5·101 splits nowhere; 960 is nearer than 1120 */
+    CHECK_INT(search_gbs_nearest(&in, &g, &e), 0);
+    CHECK(g.adjusted);
+    CHECK_INT(g.to, 960);
+}
+
 int main(void)
 {
+    RUN(test_gbs_nearest);
     RUN(test_reference_9_5);
     RUN(test_valid_pp_and_tables);
     RUN(test_act_examples);

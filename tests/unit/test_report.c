@@ -47,9 +47,10 @@ static void test_hostile_run_name_is_escaped(void)
     CHECK_CONTAINS(html, "&lt;img src=x onerror=alert(2)&gt;");
     CHECK_CONTAINS(html, "a &quot;quoted&quot; &amp; &lt;b&gt;bold&lt;/b&gt; reason");
     CHECK_INT(info.runs, 1);
-    CHECK_INT(info.charts, 7);
-    /* memory, heatmap, cost (from the run), both breakdowns */
-    CHECK_INT(info.charts_with_data, 5);
+    /* a training-only search: no cost or inference section; memory, heatmap, both breakdowns drawn */
+    CHECK_INT(info.charts, 5);
+    CHECK_INT(info.charts_with_data, 4);
+    CHECK(!strstr(html, "chart-inference") && !strstr(html, "chart-cost"));
     CHECK_CONTAINS(html, "<tr class=\"best\">");
     free(html);
 }
@@ -64,10 +65,10 @@ static void test_empty_runs_say_no_data(void)
         char *html = build(inputs[i], NULL, NULL, &info, &e);
         CHECK(html != NULL);
         if (!html) continue;
-        CHECK_INT(info.charts, 7);
+        CHECK_INT(info.charts, 5);
         CHECK_INT(info.charts_with_data, 0);
-        CHECK_INT(count_str(html, "class=\"chart nodata\""), 7);
-        CHECK_CONTAINS(html, "No data: no inference search was run.");
+        CHECK_INT(count_str(html, "class=\"chart nodata\""), 5);
+        CHECK(!strstr(html, "chart-inference"));
         CHECK_CONTAINS(html, "</html>");
         free(html);
     }
@@ -109,7 +110,7 @@ static void test_optional_files_broken_or_odd(void)
     CHECK(html != NULL);
     if (!html) return;
     CHECK(info.inference);
-    CHECK_INT(info.charts_with_data, 6);
+    CHECK_INT(info.charts_with_data, 5); /* no cost stage: no cost section */
     CHECK_CONTAINS(html, "limit 500 ms");
     /* the frontier keeps (100, 10) and (300, 40), not the dominated (350, 20) */
     CHECK_INT(count_str(html, "<polyline"), 1);
@@ -145,7 +146,7 @@ static void test_write_to_logs_dir(void)
     size_t len;
     char *html = fs_read_file(path, &len, &e);
     CHECK(html != NULL);
-    CHECK_CONTAINS(html, "No data: no inference search was run.");
+    CHECK(!strstr(html, "chart-inference")); /* the stage did not run: no section */
     free(html);
     unlink(path);
     snprintf(path, sizeof path, "%s/summary.json", sub);
@@ -160,10 +161,10 @@ static void test_captions_follow_the_search(void)
 {
     static const char SIM[] =
         "{\"cluster\":{\"type\":\"sim\"},\"search\":{\"mode\":\"heuristic\",\"candidates\":20,\"valid\":20,"
-        "\"predicted_oom\":1,\"launched\":19},\"runs\":[]}";
+        "\"predicted_fit\":19,\"predicted_oom\":1,\"ranked\":19,\"launched\":0,\"measured\":0,\"failed\":0},\"runs\":[]}";
     static const char BCM[] =
         "{\"cluster\":{\"type\":\"bcm\"},\"search\":{\"mode\":\"heuristic\",\"candidates\":20,\"valid\":20,"
-        "\"predicted_oom\":1,\"launched\":19},\"runs\":[]}";
+        "\"predicted_fit\":19,\"predicted_oom\":1,\"ranked\":19,\"launched\":19,\"measured\":17,\"failed\":2},\"runs\":[]}";
     static const char INFER_NO_LIMIT[] =
         "{\"pairs\":[{\"input_len\":60,\"output_len\":20,\"max_latency_ms\":null,\"rows\":[{\"tp\":1,\"pp\":1,"
         "\"bs\":8,\"latency_ms\":100,\"throughput_per_gpu\":50,\"status\":\"ok\"}]}]}";
@@ -174,7 +175,7 @@ static void test_captions_follow_the_search(void)
     char *html = build(SIM, INFER_NO_LIMIT, NULL, NULL, &e);
     CHECK(html != NULL);
     if (html) {
-        CHECK_CONTAINS(html, "19 selected (sim: predicted, none launched)");
+        CHECK_CONTAINS(html, "19 predicted to fit, 1 predicted out of memory; 0 launched (cluster_type sim: the top 19 are ranked by prediction)");
         CHECK(!strstr(html, "19 launched"));
         CHECK_CONTAINS(html, "No latency limit was set");
         CHECK(!strstr(html, "the dashed line is the latency limit"));
@@ -184,9 +185,43 @@ static void test_captions_follow_the_search(void)
     html = build(BCM, INFER_LIMIT, NULL, NULL, &e);
     CHECK(html != NULL);
     if (html) {
-        CHECK_CONTAINS(html, "19 launched");
+        CHECK_CONTAINS(html, "19 launched, 17 measured, 2 failed");
         CHECK_CONTAINS(html, "the dashed line is the latency limit");
         CHECK_CONTAINS(html, "limit 500 ms");
+    }
+    free(html);
+}
+
+/* one search's report: a stage's results written before the training results are an earlier
+ * search's and are left out (named in a note), or greyed with include_stale */
+static void test_stale_sections(void)
+{
+    static const char SUM[] = "{\"generated\":\"2026-11-24T12:00:00Z\",\"cluster\":{\"type\":\"sim\"},\"runs\":[]}";
+    static const char OLD_INF[] = "{\"generated\":\"2026-11-24T11:53:00Z\",\"pairs\":[{\"input_len\":60,\"output_len\":20,"
+                                  "\"max_latency_ms\":null,\"rows\":[{\"tp\":1,\"pp\":1,\"bs\":8,\"latency_ms\":100,"
+                                  "\"throughput_per_gpu\":50,\"status\":\"ok\"}]}]}";
+    static const char NEW_COST[] = "{\"generated\":\"2026-11-24T12:00:01Z\",\"options\":[{\"gpu\":\"h100\",\"hours\":5,"
+                                   "\"usd_per_mtok\":1,\"feasible\":true}]}";
+    ac_err e;
+    report_info info;
+    char *html = report_build_html_opts(SUM, strlen(SUM), OLD_INF, strlen(OLD_INF), NEW_COST, strlen(NEW_COST), false,
+                                        &info, &e);
+    CHECK(html != NULL);
+    if (html) {
+        CHECK(!info.inference && info.cost);
+        CHECK(!strstr(html, "id=\"chart-inference\""));
+        CHECK_CONTAINS(html, "Left out: the inference results in this folder is from an earlier search");
+        CHECK_CONTAINS(html, "Written by the cost stage of this search at 2026-11-24T12:00:01Z.");
+        CHECK_CONTAINS(html, "Written by the training stage of this search at 2026-11-24T12:00:00Z.");
+    }
+    free(html);
+    html = report_build_html_opts(SUM, strlen(SUM), OLD_INF, strlen(OLD_INF), NULL, 0, true, &info, &e);
+    CHECK(html != NULL);
+    if (html) {
+        CHECK(info.inference && !info.cost);
+        CHECK_CONTAINS(html, "<div class=\"stale\"><section><h2>Inference");
+        CHECK_CONTAINS(html, "From an earlier search: written by the inference stage at 2026-11-24T11:53:00Z");
+        CHECK(!strstr(html, "chart-cost"));
     }
     free(html);
 }
@@ -244,6 +279,7 @@ int main(void)
     RUN(test_optional_files_broken_or_odd);
     RUN(test_write_to_logs_dir);
     RUN(test_captions_follow_the_search);
+    RUN(test_stale_sections);
     RUN(test_svg_numbers_and_scales);
     CHECK_DONE();
 }

@@ -10,8 +10,8 @@
  * Prints a per-source table and the final line
  * `rows N skipped M median_abs_err X% p90_abs_err Y%`.
  */
-#ifndef AC_ESTIMATOR_INFER_VALIDATE_H
-#define AC_ESTIMATOR_INFER_VALIDATE_H
+#ifndef AC_VALIDATE_INFER_VALIDATE_H
+#define AC_VALIDATE_INFER_VALIDATE_H
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* recipe.c — the recipe table parsed from the compiled-in data/recipes.csv. */
-#include "estimator/recipe.h"
+#include "validate/recipe.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,7 +66,7 @@ int recipe_table_load(ac_err *e)
     static const char *const cols[] = {"framework", "model", "gpu", "precision", "tp", "pp", "fsdp", "grad_reduce_in_fp32",
                                        "fp8_param_gather", "cpu_offloading_num_layers", "since", "cuda_graphs",
                                        "moe_a2a_overlap", "recompute_mla_up_proj", "recompute_layernorm",
-                                       "recompute_moe_act", "fused_expert_mlp", "pp_layout", "source"};
+                                       "recompute_moe_act", "fused_expert_mlp", "pp_layout", "overlap_grad_sync", "source"};
     if (csv_require_cols(&t, cols, sizeof cols / sizeof *cols, AC_E_INTERNAL, NULL, e)) {
         csv_free(&t);
         return -1;
@@ -91,6 +91,7 @@ int recipe_table_load(ac_err *e)
              int_field(&t, r, "recompute_layernorm", 0, 1, &d.sets.recompute_layernorm, e) ||
              int_field(&t, r, "recompute_moe_act", 0, 1, &d.sets.recompute_moe_act, e) ||
              int_field(&t, r, "fused_expert_mlp", 0, 1, &d.sets.fused_expert_mlp, e) ||
+             int_field(&t, r, "overlap_grad_sync", 0, 1, &d.sets.overlap_grad_sync, e) ||
              layout_field(&t, r, &d.sets.pp_layout, e) ||
              text_field(&t, r, "since", d.since, sizeof d.since, e);
         if (!rc && (!d.framework[0] || !d.source[0]))
@@ -187,7 +188,7 @@ bool recipe_release_at_least(const char *a, const char *b)
 
 recipe_switches recipe_lookup(const recipe_query *q)
 {
-    recipe_switches s = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+    recipe_switches s = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
     if (!q || !q->framework || !*q->framework || recipe_table_load(NULL)) return s;
     for (size_t i = 0; i < table_n; i++) {
         const recipe_row *d = &table[i];
@@ -202,6 +203,7 @@ recipe_switches recipe_lookup(const recipe_query *q)
         if (s.recompute_moe_act < 0) s.recompute_moe_act = d->sets.recompute_moe_act;
         if (s.fused_expert_mlp < 0) s.fused_expert_mlp = d->sets.fused_expert_mlp;
         if (s.pp_layout < 0) s.pp_layout = d->sets.pp_layout;
+        if (s.overlap_grad_sync < 0) s.overlap_grad_sync = d->sets.overlap_grad_sync;
     }
     return s;
 }

@@ -1,5 +1,5 @@
 /* infer_validate.c — predicted vs published inference latency / throughput (infer_validate.h). */
-#include "estimator/infer_validate.h"
+#include "validate/infer_validate.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "estimator/infer.h"
-#include "estimator/tally.h"
-#include "estimator/validate.h"
+#include "validate/tally.h"
+#include "validate/validate.h"
 #include "util/csv.h"
 #include "util/fsutil.h"
 #include "util/json.h"

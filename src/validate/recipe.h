@@ -12,8 +12,8 @@
  * container release is that one or later.  Each switch comes from the first
  * applicable row that sets it.  Used by `validate`.
  */
-#ifndef AC_ESTIMATOR_RECIPE_H
-#define AC_ESTIMATOR_RECIPE_H
+#ifndef AC_VALIDATE_RECIPE_H
+#define AC_VALIDATE_RECIPE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -39,6 +39,7 @@ typedef struct {
     int recompute_moe_act;         /* 1: the routed experts' activation output recomputed */
     int fused_expert_mlp;          /* 1: experts' FC1, activation and FC2 in one fused grouped kernel */
     int pp_layout;                 /* an est_pp_layout: how layers split over pipeline stages */
+    int overlap_grad_sync;         /* 0: gradients reduced after the backward (NeMo optim.overlap_grad_sync) */
 } recipe_switches;
 
 /* Loads the compiled-in table once.  -1 only when the data file is malformed. */

@@ -4,8 +4,8 @@
  * GPU, by source and GPU), keep every row's |error| and signed error per group, and
  * count the rows they skip by reason.  Both print the same tables from these tallies.
  */
-#ifndef AC_ESTIMATOR_TALLY_H
-#define AC_ESTIMATOR_TALLY_H
+#ifndef AC_VALIDATE_TALLY_H
+#define AC_VALIDATE_TALLY_H
 
 #include <stdbool.h>
 #include <stddef.h>

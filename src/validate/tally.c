@@ -1,11 +1,11 @@
 /* tally.c — prediction errors by group and skips by reason (tally.h) */
-#include "estimator/tally.h"
+#include "validate/tally.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "estimator/validate.h"
+#include "validate/validate.h"
 
 err_group *err_group_get(err_group **list, size_t *n, const char *name)
 {

@@ -6,8 +6,8 @@
  * says the figure is a known software regression (validate skips such rows: the
  * estimator models the software working as intended); a `caveat` keeps the row.
  */
-#ifndef AC_ESTIMATOR_FOOTNOTE_H
-#define AC_ESTIMATOR_FOOTNOTE_H
+#ifndef AC_VALIDATE_FOOTNOTE_H
+#define AC_VALIDATE_FOOTNOTE_H
 
 #include <stdbool.h>
 #include "util/csv.h"

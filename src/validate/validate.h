@@ -7,8 +7,8 @@
  * are skipped and counted by reason.  Prints a per-source table and the final
  * line `rows N skipped M median_abs_err X% p90_abs_err Y%`.
  */
-#ifndef AC_ESTIMATOR_VALIDATE_H
-#define AC_ESTIMATOR_VALIDATE_H
+#ifndef AC_VALIDATE_VALIDATE_H
+#define AC_VALIDATE_VALIDATE_H
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -21,6 +21,11 @@ typedef struct {
     int rows, skipped;
     double median_abs_err, p90_abs_err; /* fractions (0.1 = 10 %) */
 } validate_summary;
+
+/* the training stack a framework cell names ("NeMo Megatron (22.05)" → nemo-megatron-2022,
+ * "... DeepSpeed" → hf-deepspeed, "torchtitan"/"FSDP" → pytorch-fsdp, a stack name or
+ * alias as itself); megatron-core otherwise */
+const est_stack *validate_stack_of(const char *framework);
 
 /* One CSV row as an estimator input.  0, or -1 with why (the skip reason). */
 int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, char *why, size_t why_len);
@@ -38,6 +43,17 @@ void validate_print_final_line(FILE *out, int rows, int skipped, size_t n, doubl
  * are large), -1 on unreadable input. */
 int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_csv, const est_cal *cal, FILE *out,
                        bool json, validate_summary *sum, ac_err *e);
+
+/* Uncertainty bands from the per-row text of validate_train_csv (rows_csv): per (GPU,
+ * stack), per stack over all GPUs ("*") and overall ("*", "*"): the VALIDATE_BAND_Q
+ * quantile of |step-time error| (80 % of the published runs of that GPU and stack lie
+ * inside it), and for memory, which no table publishes, the 95th percentile of how far
+ * the predictions of runs that ran exceed usable memory, at least the allocator's
+ * fragmentation share.  *out: malloc'd CSV "gpu,stack,rows,time_band_rel,mem_band_rel"
+ * (data/bands.csv's columns). */
+#define VALIDATE_BAND_Q 0.8
+#define VALIDATE_BAND_MEM_FLOOR 0.05
+int validate_bands_csv(const char *rows_csv, char **out, ac_err *e);
 
 /* the p-quantile (0..1) of n values, sorting them in place (linear interpolation) */
 double validate_quantile(double *v, size_t n, double q);

@@ -1,14 +1,16 @@
 /* validate.c — predicted vs published training throughput, per row and per source. */
-#include "estimator/validate.h"
+#include "validate/validate.h"
 
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "estimator/footnote.h"
-#include "estimator/recipe.h"
-#include "estimator/tally.h"
+#include "validate/footnote.h"
+#include "validate/recipe.h"
+#include "model/family.h"
+#include "validate/spelling.h"
+#include "validate/tally.h"
 #include "util/fsutil.h"
 #include "util/json.h"
 #include "util/strbuf.h"
@@ -18,7 +20,7 @@
 typedef struct {
     int id, source_id, model_family, model, num_layers, hidden, ffn, heads, groups, experts, topk, moe_ffn, vocab, seq;
     int gpu_type, num_gpus, tp, pp, vp, cp, ep, etp, dp, fsdp, mbs, gbs, grad_accum, recompute, seq_par, dist_opt, precision;
-    int tok_gpu, tok, step, tflops, flops_formula, task, arch_source, notes;
+    int tok_gpu, tok, step, tflops, mfu, flops_formula, task, arch_source, notes;
     int a2a_overlap, cuda_graphs, act_offload, fused_mlp; /* optional: runs of one's own can say which switches were on */
     int framework, grad_fp32, fp8_gather;      /* the recipe (data/recipes.csv), or the row's own switches */
     int release, source;                       /* the container release a recipe row may start from */
@@ -41,7 +43,7 @@ static columns find_columns(const csv_table *t)
     c.seq_par = csv_col(t, "seq_parallel"); c.dist_opt = csv_col(t, "dist_opt_zero");
     c.precision = csv_col(t, "precision"); c.tok_gpu = csv_col(t, "tokens_per_s_per_gpu");
     c.tok = csv_col(t, "tokens_per_s"); c.step = csv_col(t, "step_time_s");
-    c.tflops = csv_col(t, "tflops_per_gpu"); c.flops_formula = csv_col(t, "flops_formula");
+    c.tflops = csv_col(t, "tflops_per_gpu"); c.mfu = csv_col(t, "mfu_pct"); c.flops_formula = csv_col(t, "flops_formula");
     c.task = csv_col(t, "task");
     c.framework = csv_col(t, "framework");
     c.grad_fp32 = csv_col(t, "grad_reduce_in_fp32"); c.fp8_gather = csv_col(t, "fp8_param_gather");
@@ -75,12 +77,22 @@ static int num(const csv_row *r, int col, double *v)
 {
     const char *s = csv_get(r, col);
     while (*s == ' ') s++;
-    if (!*s) return 0;
+    if (!*s || spell_blank(s)) return 0;
+    /* tables group thousands ("1,024", "4 096", "1_000"): drop separators between digits */
+    char buf[64];
+    size_t n = 0;
+    for (const char *p = s; *p && n + 1 < sizeof buf; p++) {
+        bool sep = (*p == ',' || *p == '_' || *p == ' ') && p > s && isdigit((unsigned char)p[-1]) &&
+                   isdigit((unsigned char)p[1]) && isdigit((unsigned char)p[2]) && isdigit((unsigned char)p[3]) &&
+                   !isdigit((unsigned char)p[4]);
+        if (!sep) buf[n++] = *p;
+    }
+    buf[n] = '\0';
     char *end;
-    double x = strtod(s, &end);
+    double x = strtod(buf, &end);
     while (*end == ' ') end++;
     /* integers the estimator uses fit an int; anything beyond is not a real table value */
-    if (*end || !isfinite(x) || fabs(x) > 1e9) return 0;
+    if (*end || end == buf || !isfinite(x) || fabs(x) > 1e9) return 0;
     *v = x;
     return 1;
 }
@@ -131,10 +143,13 @@ static int int_after(const char *text, const char *key)
     return p ? text_count(p + strlen(key)) : 0;
 }
 
-static bool truthy(const char *cell) { return contains_ci(cell, "true") || contains_ci(cell, "yes") || !strcmp(cell, "1"); }
-
-/* a switch a row may publish: its own cell when filled, else dflt (the recipe's or Megatron's) */
-static bool switch_cell(const char *cell, bool dflt) { return *cell ? truthy(cell) : dflt; }
+/* a switch a row may publish: its own cell when it reads as yes or no (spell_bool), else
+ * dflt (the recipe's or the stack's) */
+static bool switch_cell(const char *cell, bool dflt)
+{
+    bool b;
+    return spell_bool(cell, &b) ? b : dflt;
+}
 
 /* gated MLPs (SwiGLU) and untied embeddings come with these families */
 static const char *const GATED_FAMILIES[] = {"SwiGLU", "Llama", "Mixtral", "Qwen", "GPT-OSS", "DeepSeek", "Grok"};
@@ -154,6 +169,39 @@ static const struct {
     {"DeepSeek-V3", false, false, 8, 4},
 };
 
+/* The stack a table's framework cell names (data/stacks.csv): the phrases tables write,
+ * checked in order (Composer/LLM Foundry, torchtune and Lightning train with PyTorch FSDP;
+ * Hugging Face Trainer, TRL and axolotl with DeepSpeed or FSDP: the DeepSpeed stack unless
+ * the cell names FSDP, which is checked first; NeMo and Megatron, which also run on
+ * Lightning or with DeepSpeed, before all of them), then the cell itself as a stack name or alias; anything else is
+ * taken as Megatron-Core.  NeMo Megatron 22.xx-23.xx (NeMo 1.x with apex, the launcher
+ * READMEs) is the 2022 stack. */
+static const struct {
+    const char *phrase, *stack;
+} FRAMEWORK_STACKS[] = {
+    {"NeMo Megatron", "nemo-megatron-2022"}, {"NeMo-Megatron", "nemo-megatron-2022"}, {"bignlp", "nemo-megatron-2022"},
+    {"NeMo", "megatron-core"},               {"Megatron", "megatron-core"},
+    {"DeepSpeed", "hf-deepspeed"},           {"torchtitan", "pytorch-fsdp"},          {"FSDP", "pytorch-fsdp"},
+    {"Accelerate", "pytorch-fsdp"},          {"Composer", "pytorch-fsdp"},            {"LLM Foundry", "pytorch-fsdp"},
+    {"llm-foundry", "pytorch-fsdp"},         {"MosaicML", "pytorch-fsdp"},            {"torchtune", "pytorch-fsdp"},
+    {"Lightning", "pytorch-fsdp"},           {"litgpt", "pytorch-fsdp"},              {"lit-gpt", "pytorch-fsdp"},
+    {"Transformers", "hf-deepspeed"},        {"HF Trainer", "hf-deepspeed"},          {"TRL", "hf-deepspeed"},
+    {"axolotl", "hf-deepspeed"},             {"PEFT", "hf-deepspeed"},
+};
+
+/* stacks no row of data/stacks.csv describes: JAX/XLA compiles the whole step (its own
+ * fusion, collectives and rematerialisation policy), so none of the PyTorch stacks' mechanisms
+ * apply; their rows are skipped under this reason */
+static const char *const UNMODELLED_STACKS[] = {"JAX", "MaxText", "Paxml", "Praxis", "Levanter", "T5X"};
+
+const est_stack *validate_stack_of(const char *framework)
+{
+    for (size_t i = 0; i < sizeof FRAMEWORK_STACKS / sizeof *FRAMEWORK_STACKS; i++)
+        if (contains_ci(framework, FRAMEWORK_STACKS[i].phrase)) return est_stack_find(FRAMEWORK_STACKS[i].stack);
+    const est_stack *st = est_stack_find(framework);
+    return st ? st : est_stack_default();
+}
+
 #define SKIP(...) (snprintf(why, why_len, __VA_ARGS__), -1)
 
 int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, char *why, size_t why_len)
@@ -165,9 +213,13 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     const footnote *note = footnote_of_row(row);
     if (note && note->effect == FOOTNOTE_REGRESSION)
         return SKIP("its source marks the figure as a known software regression (footnote [^%s])", note->name);
+    for (size_t i = 0; i < sizeof UNMODELLED_STACKS / sizeof *UNMODELLED_STACKS; i++)
+        if (contains_ci(csv_get(row, c.framework), UNMODELLED_STACKS[i]))
+            return SKIP("training stack not modelled (JAX/XLA: no stack in data/stacks.csv)");
     const char *task = csv_get(row, c.task);
-    if (contains_ci(task, "SFT") || contains_ci(task, "LoRA"))
-        return SKIP("fine-tuning row (packed sequences, frozen weights: not the pre-training model)");
+    /* fine-tuning: full (SFT) runs the pre-training model; LoRA/PEFT freezes the base weights
+     * (no weight gradients, no optimizer states for them) and trains rank-r adapters */
+    bool peft = contains_ci(task, "LoRA") || contains_ci(task, "PEFT");
     /* the numeric cells, read once; a cell that is there but is no usable number is named
      * as such, not as missing */
     enum { N_LAYERS, N_HIDDEN, N_HEADS, N_SEQ, N_VOCAB, N_TP, N_PP, N_GPUS, N_GBS, N_MBS, N_COUNT };
@@ -177,7 +229,7 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     for (int i = 0; i < N_COUNT; i++) {
         const char *cell = csv_get(row, numeric[i]);
         have[i] = num(row, numeric[i], &val[i]);
-        if (cell[strspn(cell, " ")] && !have[i])
+        if (cell[strspn(cell, " ")] && !spell_blank(cell) && !have[i])
             return SKIP("%s is not a usable number (up to 1e9)", t->header.field[numeric[i]]);
     }
     if (!have[N_LAYERS] || !have[N_HIDDEN] || !have[N_HEADS] || !have[N_SEQ])
@@ -195,24 +247,53 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     }
     if (layers < 1 || hidden < 1 || heads < 1 || seq < 1 || vocab < 1)
         return SKIP("model shape not positive (layers, hidden size, heads, sequence length, vocab)");
+    /* a row that shards with FSDP over its GPUs and publishes no TP or PP ran pure FSDP
+     * (MaxText ici_fsdp_parallelism, torchtitan data_parallel_shard_degree): TP = PP = 1 */
+    int fsdp_stage = 1;
+    const char *fsdp_col = NULL;
+    bool fsdp_only = !spell_zero_stage("", csv_get(row, c.fsdp), &fsdp_stage, &fsdp_col) && fsdp_stage >= 3;
+    if ((!have[N_TP] || !have[N_PP]) && fsdp_only) {
+        if (!have[N_TP]) { val[N_TP] = 1; have[N_TP] = true; }
+        if (!have[N_PP]) { val[N_PP] = 1; have[N_PP] = true; }
+    }
     if (!have[N_TP] || !have[N_PP]) return SKIP("parallel layout (tp, pp) not published");
     if (!have[N_GPUS]) return SKIP("number of GPUs missing");
     if (!have[N_GBS]) return SKIP("global batch size missing");
+    /* no MBS but a gradient accumulation: Megatron's num_microbatches arithmetic gives it,
+     * MBS = GBS / (DP · GA) with DP = GPUs / (TP · PP · CP) */
+    double ga_pub, cp_pub = 1;
+    if (!have[N_MBS] && num(row, c.grad_accum, &ga_pub) && ga_pub >= 1) {
+        if (!num(row, c.cp, &cp_pub) || cp_pub < 1) cp_pub = 1;
+        double dp_of = val[N_GPUS] / (val[N_TP] * val[N_PP] * cp_pub), m_of = dp_of >= 1 ? val[N_GBS] / (dp_of * ga_pub) : 0;
+        if (m_of >= 1 && m_of == floor(m_of)) { val[N_MBS] = m_of; have[N_MBS] = true; }
+    }
     if (!have[N_MBS]) return SKIP("micro batch size missing");
     double tp = val[N_TP], pp = val[N_PP], ngpu = val[N_GPUS], mbs = val[N_MBS], gbs = val[N_GBS];
     if (tp < 1 || pp < 1 || ngpu < 1 || gbs < 1 || mbs < 1) return SKIP("parallel sizes and batch sizes must be at least 1");
     const gpu_spec *gpu = gpu_match(csv_get(row, c.gpu_type));
     if (!gpu) return SKIP("GPU type not in the catalog");
     est_precision prec = PREC_BF16;
+    bool block_scaled = false;
     const char *ptext = csv_get(row, c.precision);
-    if (*ptext && est_precision_parse(ptext, &prec)) return SKIP("precision not recognised");
+    if (*ptext && !spell_blank(ptext) && spell_precision(ptext, &prec, &block_scaled)) return SKIP("precision not recognised");
 
     model_shape s = {0};
     s.arch = ARCH_DECODER;
     if (contains_ci(fam, "T5")) s.arch = ARCH_ENCODER_DECODER;
     if (contains_ci(fam, "BERT")) s.arch = ARCH_ENCODER;
     s.num_layers = (int)layers;
-    if (s.arch == ARCH_ENCODER_DECODER) s.num_layers /= 2; /* the CSV counts both stacks */
+    /* encoder-decoder rows count both stacks, unless their architecture source states the
+     * layers of each ("24 enc + 24 dec layers": the layers of one stack) */
+    if (s.arch == ARCH_ENCODER_DECODER) {
+        int per_stack = int_before(csv_get(row, c.arch_source), " enc + ");
+        s.num_layers = per_stack > 0 ? per_stack : s.num_layers / 2;
+        /* the decoder's sequence: the row's dec_seq_length, else the NeMo launcher's T5/mT5
+         * data.seq_length_dec (128 for 512 encoder tokens; model/family.c) */
+        double dec;
+        const model_family *mf = model_family_get(FAM_T5);
+        s.dec_seq_length = num(row, csv_col(t, "dec_seq_length"), &dec) && dec >= 1 ? (int)dec
+                           : mf && seq >= 512 ? mf->default_dec_seq : 0;
+    }
     s.hidden = (int)hidden;
     s.heads = (int)heads;
     s.query_groups = num_or(row, c.groups, heads);
@@ -232,8 +313,11 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     s.seq_length = (int)seq;
     bool gated = false;
     for (size_t i = 0; i < sizeof GATED_FAMILIES / sizeof *GATED_FAMILIES; i++) gated |= contains_ci(fam, GATED_FAMILIES[i]);
-    s.gated_mlp = gated;
     s.untied_embeddings = gated || contains_ci(fam, "Nemotron");
+    /* NeMo's T5 and mT5 (T5 v1.1) run gated-GELU MLPs with tied embeddings (NeMo launcher
+     * conf/training/t5/3b.yaml and mt5/3b.yaml: activation geglu, share_decoder_tokens_head_embeddings) */
+    if (s.arch == ARCH_ENCODER_DECODER) gated = true;
+    s.gated_mlp = gated;
     s.learned_pos_emb = contains_ci(fam, "GPT-3") || s.arch == ARCH_ENCODER;
     double ffn;
     if (!num(row, c.ffn, &ffn)) ffn = 4.0 * hidden; /* GPT's 4h when not published */
@@ -270,6 +354,7 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     }
 
     est_input_init(in, &s, gpu);
+    est_stack_apply(in, validate_stack_of(csv_get(row, c.framework)));
     in->tp = (int)tp;
     in->pp = (int)pp;
     in->vp = num_or(row, c.vp, 1);
@@ -292,13 +377,11 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     if (in->etp < 1) in->etp = 1;
     /* unpublished switches take the NeMo/Megatron-Bridge recipe defaults: sequence
      * parallel with TP > 1, distributed optimizer, no activation recompute */
-    in->sequence_parallel = switch_cell(csv_get(row, c.seq_par), in->tp > 1);
-    double fsdp = 0;
-    num(row, c.fsdp, &fsdp);
-    double zero = 1;
-    num(row, c.dist_opt, &zero);
-    in->zero_stage = fsdp > 0 ? 3 : (int)zero;
-    if (in->zero_stage < 0 || in->zero_stage > 3) in->zero_stage = 1;
+    in->sequence_parallel = switch_cell(csv_get(row, c.seq_par), in->tp > 1 && in->stack->sequence_parallel);
+    const char *zcol = NULL;
+    if (spell_zero_stage(csv_get(row, c.dist_opt), csv_get(row, c.fsdp), &in->zero_stage, &zcol))
+        return SKIP("%s not recognised (a ZeRO stage, FSDP sharding or yes/no)", zcol);
+    double fsdp = in->zero_stage >= 3 ? 1 : 0;
     in->offload_act_layers = num_or(row, c.act_offload, 0);
     /* gradient and weight precision, activation offload, CUDA graphs and all-to-all
      * overlap: the row's own columns, else its framework's benchmark recipe
@@ -314,18 +397,26 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
      * VP, whose VP is assumed later, goes without); a row's own cell is checked by est_check */
     in->moe_a2a_overlap =
         switch_cell(csv_get(row, c.a2a_overlap), rs.moe_a2a_overlap == 1 && est_a2a_overlap_allowed(in));
-    in->grad_bytes = switch_cell(csv_get(row, c.grad_fp32), rs.grad_reduce_in_fp32 != 0) ? 4.0 : 2.0;
+    bool grad_fp32 = rs.grad_reduce_in_fp32 >= 0 ? rs.grad_reduce_in_fp32 != 0 : in->stack->grad_bytes == 4.0;
+    in->grad_bytes = switch_cell(csv_get(row, c.grad_fp32), grad_fp32) ? 4.0 : 2.0;
     in->recompute_mla_up_proj = rs.recompute_mla_up_proj == 1 && mla >= 0;
     in->recompute_layernorm = rs.recompute_layernorm == 1;
     in->recompute_moe_act = rs.recompute_moe_act == 1 && shape_is_moe(&s);
     if (rs.pp_layout >= 0) in->pp_layout = (est_pp_layout)rs.pp_layout;
     in->fused_expert_mlp = switch_cell(csv_get(row, c.fused_mlp), rs.fused_expert_mlp == 1) && shape_is_moe(&s);
+    if (peft) {
+        /* the adapters' rank: the row's lora_rank column, else Megatron-Bridge/NeMo's LoRA default
+         * dim 32 on every linear layer (qkv, proj, fc1, fc2: 4 h-wide matrices) */
+        in->lora_rank = num_or(row, csv_col(t, "lora_rank"), 32);
+        if (in->lora_rank < 1) in->lora_rank = 32;
+        in->lora_targets = 4;
+    }
+    in->dp_overlap_off = !switch_cell(csv_get(row, csv_col(t, "overlap_grad_sync")), rs.overlap_grad_sync != 0);
     bool fp8_gather = switch_cell(csv_get(row, c.fp8_gather), rs.fp8_param_gather == 1);
-    in->fp8_block_scaled = prec == PREC_FP8 && (contains_ci(ptext, "MX") || contains_ci(ptext, "block"));
+    in->fp8_block_scaled = prec == PREC_FP8 && block_scaled;
     in->fp8_param_gather = fp8_gather && est_fp8_gather_allowed(in);
-    const char *rc = csv_get(row, c.recompute);
-    if (contains_ci(rc, "full")) in->recompute = RECOMPUTE_FULL;
-    else if (contains_ci(rc, "selective")) in->recompute = RECOMPUTE_SELECTIVE;
+    if (spell_recompute(csv_get(row, c.recompute), notes, &in->recompute))
+        return SKIP("act_recompute not recognised (none, selective, full or yes/no)");
     /* a recipe's offload belongs to its recipe: not to a row that publishes recompute */
     if (!*csv_get(row, c.act_offload) && rs.cpu_offloading_num_layers > 0 && in->recompute == RECOMPUTE_NONE)
         in->offload_act_layers = rs.cpu_offloading_num_layers;
@@ -392,27 +483,40 @@ typedef struct {
     const char *what;
 } measured;
 
+/* Model FLOPs per sequence under the convention the row's own flops_formula names
+ * (spell_flops): est_model_flops is A·s + B·s² in the sequence length s, so its
+ * attention term B·s² = 2·(f(s) − 2·f(s/2)); 6ND is the rest, a 4-pass count 4/3 of
+ * all of it (the forward counted twice under full recompute) */
+static double row_flops_per_seq(const model_shape *shape, spell_flops conv)
+{
+    model_shape half = *shape;
+    half.seq_length = shape->seq_length / 2;
+    if (half.dec_seq_length > 0) half.dec_seq_length = shape->dec_seq_length / 2;
+    double f = est_model_flops(shape, 1.0), attn = 2.0 * (f - 2.0 * est_model_flops(&half, 1.0));
+    switch (conv) {
+    case FLOPS_CAUSAL_HALF: return f - 0.5 * attn;
+    case FLOPS_6ND: return f - attn;
+    case FLOPS_8ND: return f * 4.0 / 3.0;
+    case FLOPS_MEGATRON: break;
+    }
+    return f;
+}
+
 static int row_measured(const columns *c, const csv_row *row, const est_input *in, measured *m)
 {
     double v;
     if (num(row, c->step, &v) && v > 0) { *m = (measured){true, v, "step_time_s"}; return 0; }
     if (num(row, c->tok_gpu, &v) && v > 0) { *m = (measured){false, v, "tokens_per_s_per_gpu"}; return 0; }
     if (num(row, c->tok, &v) && v > 0 && in->num_gpus > 0) { *m = (measured){false, v / in->num_gpus, "tokens_per_s"}; return 0; }
-    if (num(row, c->tflops, &v) && v > 0) {
-        /* model FLOPs per token with the source's convention: non-causal attention,
-         * unless the source counts causal attention at ½ (Megatron-Bridge ≥ 25.09) */
-        double per_seq = est_model_flops(&in->shape, 1.0);
-        const char *conv = csv_get(row, c->flops_formula);
-        if (contains_ci(conv, "causal self-attention counted at 1/2") || contains_ci(conv, "counted at ½")) {
-            model_shape s2 = in->shape;
-            double full_attn = per_seq;
-            s2.seq_length = in->shape.seq_length; /* attention part: difference with s/h term halved */
-            double h = s2.hidden, sq = s2.seq_length, L = s2.num_layers;
-            double attn = 12.0 * sq * L * h * h * ((double)s2.kv_channels * s2.heads / h) * (sq / h);
-            per_seq = full_attn - 0.5 * attn;
-        }
-        double tok = v * 1e12 / (per_seq / in->shape.seq_length);
-        *m = (measured){false, tok, "tflops_per_gpu"};
+    double tflops = 0;
+    const char *what = "tflops_per_gpu";
+    if (num(row, c->tflops, &v) && v > 0) tflops = v;
+    /* MFU alone: model FLOP/s over the dense peak of the row's precision */
+    else if (num(row, c->mfu, &v) && v > 0) { tflops = v / 100.0 * est_peak_tflops(in->gpu, in->precision); what = "mfu_pct"; }
+    if (tflops > 0) {
+        double tok = tflops * 1e12 / (row_flops_per_seq(&in->shape, spell_flops_formula(csv_get(row, c->flops_formula))) /
+                                      in->shape.seq_length);
+        *m = (measured){false, tok, what};
         return 0;
     }
     return -1;
@@ -437,7 +541,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
                        validate_summary *sum, ac_err *e)
 {
     memset(sum, 0, sizeof *sum);
-    if (gpu_catalog_load(e) || recipe_table_load(e) || footnote_table_load(e)) return -1;
+    if (gpu_catalog_load(e) || est_stack_load(e) || recipe_table_load(e) || footnote_table_load(e)) return -1;
     csv_table t;
     if (csv_read_file(csv_path, &t, e)) return -1;
     columns c = find_columns(&t);
@@ -463,7 +567,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
     static const char header_after_reason[] =
         ",s_compute_fwd,s_compute_bwd,s_recompute,s_tp_comm,s_cp_comm,s_ep_comm,s_moe_host,s_pp_bubble,s_pp_p2p,"
         "s_dp_exposed,s_optimizer,s_overhead,grad_reduce_in_fp32,fp8_param_gather,cpu_offloading_num_layers,"
-        "cuda_graphs,moe_a2a_overlap,recompute_modules,fused_expert_mlp\n";
+        "cuda_graphs,moe_a2a_overlap,recompute_modules,fused_expert_mlp,stack,usable_mem_gib\n";
     sb_add(&rows, header_before_reason);
     sb_add(&rows, "skip_reason");
     sb_add(&rows, header_after_reason);
@@ -492,7 +596,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
         if (ok) {
             in.cal = cal;
             double published_vp;
-            if (in.pp > 1 && !num(row, c.vp, &published_vp)) {
+            if (in.pp > 1 && !num(row, c.vp, &published_vp) && in.stack->interleaved_pipeline) {
                 assume_tuned_vp(&in);
                 row_assumed = true;
             }
@@ -552,9 +656,10 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
         char modules[80];
         est_recompute_text(&in, modules, sizeof modules);
         if (in.recompute_layernorm || in.recompute_moe_act || in.recompute_mla_up_proj) module_recompute++;
-        sb_printf(&rows, ",%s,%s,%d,%s,%s,%s,%s\n", in.grad_bytes == 2.0 ? "false" : "true",
+        sb_printf(&rows, ",%s,%s,%d,%s,%s,%s,%s,%s,%.2f\n", in.grad_bytes == 2.0 ? "false" : "true",
                   in.fp8_param_gather ? "true" : "false", in.offload_act_layers, in.cuda_graphs ? "true" : "false",
-                  in.moe_a2a_overlap ? "true" : "false", modules, in.fused_expert_mlp ? "true" : "false");
+                  in.moe_a2a_overlap ? "true" : "false", modules, in.fused_expert_mlp ? "true" : "false",
+                  in.stack ? in.stack->name : "megatron-core", r.mem_limit / EST_GIB);
     }
     if (!rc && rows.oom) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
     if (!rc && out_csv && all.n) rc = fs_write_atomic(out_csv, sb_str(&rows), rows.len, e);
@@ -635,4 +740,89 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
     sb_free(&rows);
     csv_free(&t);
     return rc;
+}
+
+/* ---------- uncertainty bands (data/bands.csv) ---------- */
+
+/* one (GPU, stack) group of predicted rows: |step-time error| and memory overshoot */
+typedef struct {
+    char gpu[32], stack[32];
+    double *err, *over;
+    size_t n, cap;
+} band_group;
+
+static int band_push(band_group *g, double err, double over)
+{
+    if (g->n == g->cap) {
+        size_t cap = g->cap ? 2 * g->cap : 16;
+        double *e2 = realloc(g->err, cap * sizeof *e2);
+        if (!e2) return -1;
+        g->err = e2;
+        double *o2 = realloc(g->over, cap * sizeof *o2);
+        if (!o2) return -1;
+        g->over = o2;
+        g->cap = cap;
+    }
+    g->err[g->n] = err;
+    g->over[g->n] = over;
+    g->n++;
+    return 0;
+}
+
+static band_group *band_get(band_group **gs, size_t *n, const char *gpu, const char *stack)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp((*gs)[i].gpu, gpu) && !strcmp((*gs)[i].stack, stack)) return &(*gs)[i];
+    band_group *g2 = realloc(*gs, (*n + 1) * sizeof *g2);
+    if (!g2) return NULL;
+    *gs = g2;
+    band_group *g = &g2[(*n)++];
+    memset(g, 0, sizeof *g);
+    snprintf(g->gpu, sizeof g->gpu, "%s", gpu);
+    snprintf(g->stack, sizeof g->stack, "%s", stack);
+    return g;
+}
+
+int validate_bands_csv(const char *rows_csv, char **out, ac_err *e)
+{
+    csv_table t;
+    *out = NULL;
+    if (csv_parse(rows_csv, strlen(rows_csv), "validate rows", &t, e)) return -1;
+    int cg = csv_col(&t, "gpu"), cs = csv_col(&t, "stack"), ce = csv_col(&t, "error_pct"),
+        cm = csv_col(&t, "predicted_peak_mem_gib"), cl = csv_col(&t, "usable_mem_gib");
+    if (cg < 0 || cs < 0 || ce < 0 || cm < 0 || cl < 0) {
+        csv_free(&t);
+        return ac_err_set(e, AC_E_INTERNAL, "validate rows lack the band columns");
+    }
+    band_group *gs = NULL;
+    size_t n = 0;
+    int rc = 0;
+    for (size_t i = 0; i < t.n && !rc; i++) {
+        const csv_row *r = &t.rows[i];
+        double err, mem, lim;
+        if (!num(r, ce, &err) || !num(r, cm, &mem) || !num(r, cl, &lim) || lim <= 0) continue; /* skipped row */
+        /* every published run ran: a prediction above the usable memory over-predicts by at least that */
+        double over = mem / lim - 1.0 > 0 ? mem / lim - 1.0 : 0.0;
+        const char *keys[3][2] = {{csv_get(r, cg), csv_get(r, cs)}, {"*", csv_get(r, cs)}, {"*", "*"}};
+        for (int k = 0; k < 3 && !rc; k++) {
+            band_group *g = band_get(&gs, &n, keys[k][0], keys[k][1]);
+            if (!g || band_push(g, fabs(err) / 100.0, over)) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
+        }
+    }
+    strbuf b = {0};
+    sb_add(&b, "gpu,stack,rows,time_band_rel,mem_band_rel\n");
+    for (size_t i = 0; i < n && !rc; i++) {
+        band_group *g = &gs[i];
+        double tb = validate_quantile(g->err, g->n, VALIDATE_BAND_Q);
+        double mb = validate_quantile(g->over, g->n, 0.95);
+        if (mb < VALIDATE_BAND_MEM_FLOOR) mb = VALIDATE_BAND_MEM_FLOOR;
+        sb_printf(&b, "%s,%s,%zu,%.3f,%.3f\n", g->gpu, g->stack, g->n, tb, mb);
+    }
+    for (size_t i = 0; i < n; i++) { free(gs[i].err); free(gs[i].over); }
+    free(gs);
+    csv_free(&t);
+    if (!rc && b.oom) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
+    if (rc) { sb_free(&b); return -1; }
+    *out = sb_take(&b);
+    return 0;
 }

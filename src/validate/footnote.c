@@ -1,5 +1,5 @@
 /* footnote.c — the footnote table parsed from the compiled-in data/footnotes.csv. */
-#include "estimator/footnote.h"
+#include "validate/footnote.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,0 +1,22 @@
+/* band.h — how far a prediction may be off: the uncertainty band of a GPU and stack.
+ *
+ * data/bands.csv (compiled in) holds, per GPU and training stack, the relative band of
+ * step time and of memory, derived from validation residuals (`autoconfig validate
+ * --bands`; the file says how).  est_evaluate copies the band of its GPU and stack into
+ * the result (est_result.band_time_rel, band_mem_rel); est_band_rel reads it.
+ */
+#ifndef AC_ESTIMATOR_BAND_H
+#define AC_ESTIMATOR_BAND_H
+
+#include "estimator/gpu.h"
+#include "estimator/stack.h"
+#include "util/err.h"
+
+/* Loads the table once; -1 only when the data file is malformed. */
+int est_band_load(ac_err *e);
+/* the band of a GPU and stack (NULL stack: megatron-core), falling back to the stack's
+ * all-GPU row, then to the overall row; *rows: the validation rows behind it (0 when the
+ * table has no row at all, and the bands are then 0) */
+void est_band_of(const gpu_spec *g, const est_stack *s, double *time_rel, double *mem_rel, int *rows);
+
+#endif

@@ -1,0 +1,173 @@
+/* stack.c — training stacks parsed from the compiled-in data/stacks.csv (stack.h) */
+#include "estimator/stack.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "estimator/est.h"
+#include "util/csv.h"
+#include "util/text.h"
+
+extern const char ac_data_stacks[]; /* build/gen/data_stacks.c */
+
+enum { STACK_MAX = 16 };
+static est_stack stacks[STACK_MAX];
+static size_t stacks_n;
+
+/* the parameters a stack row may set; every one is required for every stack */
+enum { K_ALIASES, K_ATTENTION, K_SM_FWD, K_SM_BWD, K_ELEM, K_GRAD, K_ZERO, K_DP_OVERLAP, K_PREFETCH, K_RESHARD, K_SP, K_VP, K_GACC, K_CAST, K_FA2, K_TPO, K_N };
+static const char *const KEYS[K_N] = {"aliases", "attention", "softmax_fwd_bytes", "softmax_bwd_bytes", "elementwise_units",
+                                      "grad_bytes", "zero_stage", "dp_overlap", "fsdp_prefetch", "fsdp_reshard",
+                                      "sequence_parallel", "interleaved_pipeline", "grad_accum_bytes",
+                                      "fp8_cast_bytes", "fa2_sm90_eff", "tp_comm_overlap"};
+
+static int stack_value(est_stack *s, int k, const char *v, const char *file, int line, ac_err *e)
+{
+    char *end;
+    double x = 0;
+    if (k == K_ALIASES) { snprintf(s->aliases, sizeof s->aliases, "%s", v); return 0; }
+    if (k == K_ATTENTION) {
+        if (strcmp(v, "flash") && strcmp(v, "flash2") && strcmp(v, "unfused"))
+            return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "attention", "flash, flash2 or unfused, not '%s'", v);
+        s->flash_attention = strcmp(v, "unfused") != 0;
+        s->flash2 = !strcmp(v, "flash2");
+        return 0;
+    }
+    if (k == K_ELEM && !*v) return 0; /* the calibration's */
+    x = strtod(v, &end);
+    if (!*v || *end || x < 0) return ac_err_at(e, AC_E_INTERNAL, file, line, 0, KEYS[k], "not a non-negative number: '%s'", v);
+    switch (k) {
+    case K_SM_FWD: s->softmax_fwd_bytes = x; break;
+    case K_SM_BWD: s->softmax_bwd_bytes = x; break;
+    case K_ELEM: s->elementwise_units = x; break;
+    case K_GRAD:
+        if (x != 2 && x != 4) return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "grad_bytes", "2 or 4, not %g", x);
+        s->grad_bytes = x;
+        break;
+    case K_ZERO:
+        if (x > 3) return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "zero_stage", "0-3, not %g", x);
+        s->zero_stage = (int)x;
+        break;
+    case K_DP_OVERLAP:
+        if (x > 2) return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "dp_overlap", "0, 1 or 2, not %g", x);
+        s->dp_overlap = (int)x;
+        break;
+    case K_PREFETCH: s->fsdp_prefetch = x != 0; break;
+    case K_RESHARD: s->fsdp_reshard = x != 0; break;
+    case K_SP: s->sequence_parallel = x != 0; break;
+    case K_VP: s->interleaved_pipeline = x != 0; break;
+    case K_GACC: s->grad_accum_bytes = x; break;
+    case K_CAST: s->fp8_cast_bytes = x; break;
+    case K_TPO: s->tp_comm_overlap = x != 0; break;
+    case K_FA2:
+        if (x <= 0 || x > 1) return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "fa2_sm90_eff", "a fraction in (0, 1], not %g", x);
+        s->fa2_sm90_eff = x;
+        break;
+    }
+    return 0;
+}
+
+int est_stack_load(ac_err *e)
+{
+    if (stacks_n) return 0;
+    csv_table t;
+    if (csv_parse(ac_data_stacks, strlen(ac_data_stacks), "data/stacks.csv", &t, e)) return -1;
+    static const char *const cols[] = {"stack", "key", "value", "source"};
+    if (csv_require_cols(&t, cols, 4, AC_E_INTERNAL, NULL, e)) { csv_free(&t); return -1; }
+    int sc = csv_col(&t, "stack"), kc = csv_col(&t, "key"), vc = csv_col(&t, "value"), src = csv_col(&t, "source");
+    est_stack tmp[STACK_MAX];
+    unsigned seen[STACK_MAX] = {0};
+    size_t n = 0;
+    int rc = 0;
+    for (size_t i = 0; i < t.n && !rc; i++) {
+        const csv_row *r = &t.rows[i];
+        const char *name = csv_get(r, sc), *key = csv_get(r, kc);
+        size_t j = 0;
+        while (j < n && strcmp(tmp[j].name, name)) j++;
+        if (j == n) {
+            if (n == STACK_MAX || !*name) { rc = ac_err_at(e, AC_E_INTERNAL, t.file, r->line, 0, name, "too many stacks or no name"); break; }
+            memset(&tmp[n], 0, sizeof tmp[n]);
+            snprintf(tmp[n].name, sizeof tmp[n].name, "%s", name);
+            n++;
+        }
+        int k = 0;
+        while (k < K_N && strcmp(KEYS[k], key)) k++;
+        if (k == K_N) { rc = ac_err_at(e, AC_E_INTERNAL, t.file, r->line, 0, key, "unknown stack parameter"); break; }
+        if (!*csv_get(r, src)) { rc = ac_err_at(e, AC_E_INTERNAL, t.file, r->line, 0, key, "every parameter needs its source"); break; }
+        rc = stack_value(&tmp[j], k, csv_get(r, vc), t.file, r->line, e);
+        seen[j] |= 1u << k;
+    }
+    for (size_t j = 0; j < n && !rc; j++)
+        if (seen[j] != (1u << K_N) - 1) rc = ac_err_at(e, AC_E_INTERNAL, t.file, 0, 0, tmp[j].name, "stack lacks a parameter");
+    csv_free(&t);
+    if (rc) return -1;
+    if (!n || strcmp(tmp[0].name, "megatron-core"))
+        return ac_err_at(e, AC_E_INTERNAL, "data/stacks.csv", 0, 0, NULL, "the first stack must be megatron-core");
+    memcpy(stacks, tmp, n * sizeof *tmp);
+    stacks_n = n;
+    return 0;
+}
+
+const est_stack *est_stack_default(void) { return est_stack_load(NULL) ? NULL : &stacks[0]; }
+
+static int list_has(const char *list, const char *word)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", list);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, "|", &save); tok; tok = strtok_r(NULL, "|", &save))
+        if (!text_name_cmp(tok, word)) return 1;
+    return 0;
+}
+
+const est_stack *est_stack_find(const char *name)
+{
+    if (!name || !*name || est_stack_load(NULL)) return NULL;
+    for (size_t i = 0; i < stacks_n; i++)
+        if (!text_name_cmp(stacks[i].name, name) || list_has(stacks[i].aliases, name)) return &stacks[i];
+    return NULL;
+}
+
+void est_stack_names(char *buf, size_t len)
+{
+    size_t used = 0;
+    if (len) buf[0] = '\0';
+    if (est_stack_load(NULL)) return;
+    for (size_t i = 0; i < stacks_n && used < len; i++) {
+        int w = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", stacks[i].name);
+        if (w < 0) return;
+        used += (size_t)w;
+    }
+}
+
+const char *est_stack_suggest(const char *name)
+{
+    if (!name || est_stack_load(NULL)) return NULL;
+    const char *best = NULL;
+    size_t best_d = 99;
+    for (size_t i = 0; i < stacks_n; i++) {
+        size_t d = text_edit_distance(name, stacks[i].name);
+        if (d < best_d) { best_d = d; best = stacks[i].name; }
+        char buf[sizeof stacks[i].aliases];
+        snprintf(buf, sizeof buf, "%s", stacks[i].aliases);
+        char *save = NULL;
+        for (char *tok = strtok_r(buf, "|", &save); tok; tok = strtok_r(NULL, "|", &save)) {
+            d = text_edit_distance(name, tok);
+            if (d < best_d) { best_d = d; best = stacks[i].name; }
+        }
+    }
+    return best_d <= 3 ? best : NULL;
+}
+
+void est_stack_apply(est_input *in, const est_stack *s)
+{
+    if (!s) s = est_stack_default();
+    in->stack = s;
+    if (!s) return;
+    in->flash_attention = s->flash_attention;
+    in->grad_bytes = s->grad_bytes;
+    in->zero_stage = s->zero_stage;
+    in->tp_comm_overlap = s->tp_comm_overlap;
+    if (!s->sequence_parallel) in->sequence_parallel = false;
+}

@@ -1,0 +1,59 @@
+/* stack.h — the training stack a run uses, as mechanisms (data/stacks.csv).
+ *
+ * A stack is Megatron-Core with Transformer Engine, NeMo Megatron of 2022 (apex, no
+ * FlashAttention), PyTorch FSDP or Hugging Face Transformers with DeepSpeed ZeRO.  Each
+ * is described by what it does, never by how fast it is: its attention kernel (fused, or
+ * batched GEMMs with the scores in HBM and the softmax/dropout bytes per score), the
+ * non-GEMM bytes its model code moves, its gradient dtype, the sharding it runs by
+ * default, whether gradient reduction overlaps the backward, and FSDP/ZeRO-3 prefetch and
+ * reshard.  Every value in the file carries its source.  est_input.stack points at one
+ * (NULL = megatron-core); est_stack_apply also sets the input switches a stack implies.
+ */
+#ifndef AC_ESTIMATOR_STACK_H
+#define AC_ESTIMATOR_STACK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/err.h"
+
+typedef struct est_stack {
+    char name[32];
+    char aliases[128];          /* '|'-separated names users may type */
+    bool flash_attention;       /* false: scores materialised (Korthikanti 2022 Table 2, 5as/h bytes) */
+    bool flash2;                /* FlashAttention-2's kernels on every GPU (not cuDNN / FA3 on sm90+) */
+    double fa2_sm90_eff;        /* the fraction of bf16 peak they reach on sm_arch >= 90 */
+    bool tp_comm_overlap;       /* TP collectives overlap GEMMs (TE userbuffers) unless a config says no */
+    double softmax_fwd_bytes;   /* unfused attention: HBM bytes per score element outside the GEMMs */
+    double softmax_bwd_bytes;
+    double elementwise_units;   /* 0: the calibration's */
+    double grad_bytes;          /* 2 or 4 */
+    int zero_stage;             /* default sharding */
+    int dp_overlap;             /* gradient reduction overlaps the backward: 1 yes, 0 no, 2 not with PP > 1
+                                 * unless the optimizer is sharded (NeMo 1.x) */
+    bool fsdp_prefetch;         /* ZeRO-3/FSDP gathers issued ahead, hidden behind compute */
+    bool fsdp_reshard;          /* parameters freed after forward: gathered twice per micro-batch */
+    bool sequence_parallel;     /* the stack can split norms and dropout over TP ranks */
+    bool interleaved_pipeline;  /* the stack has the interleaved (virtual) pipeline schedule */
+    double grad_accum_bytes;    /* HBM bytes per trainable parameter per micro-batch outside the wgrad GEMM */
+    double fp8_cast_bytes;      /* HBM bytes per element of an FP8 GEMM input's quantization */
+} est_stack;
+
+/* Loads data/stacks.csv (compiled in) once; -1 only when the file is malformed. */
+int est_stack_load(ac_err *e);
+/* a stack by name or alias (case-insensitive, '-' = '_'), or NULL */
+const est_stack *est_stack_find(const char *name);
+/* megatron-core: the stack the estimator models when none is named */
+const est_stack *est_stack_default(void);
+/* "megatron-core, nemo-megatron-2022, ..." for error messages and --help */
+void est_stack_names(char *buf, size_t len);
+/* the name, "did you mean" suggestion for an unknown one (NULL when nothing is close) */
+const char *est_stack_suggest(const char *name);
+
+struct est_input;
+/* points in->stack at s and sets what the stack implies: its attention kernel, its
+ * gradient dtype and default sharding, its TP overlap, and no sequence parallelism where it has none.
+ * Callers set the run's own switches (a row's or a config's) after this. */
+void est_stack_apply(struct est_input *in, const est_stack *s);
+
+#endif

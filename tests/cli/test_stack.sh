@@ -1,0 +1,65 @@
+#!/bin/sh
+# test_stack.sh — the training stack as an input (data/stacks.csv): --framework on
+# estimate and cost, train_settings.framework, the validation CSV's framework column,
+# the uncertainty band `estimate` prints and writes, and `validate --bands`.
+AC=${AUTOCONFIG:?}
+cd "${REPO:?}" || exit 1
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass() { echo "PASS stack:$1"; }
+fail() { echo "FAIL stack:$1: $2"; }
+expect() {
+    name=$1 want=$2 pat=$3; shift 4
+    out=$("$AC" "$@" 2>&1); got=$?
+    if [ "$got" -ne "$want" ]; then fail "$name" "exit $got, expected $want: $out"; return; fi
+    case "$out" in *"$pat"*) pass "$name" ;; *) fail "$name" "output lacks '$pat': $out" ;; esac
+}
+G5="search_config=gpt3/5b search_config.train_settings.num_nodes=1 search_config.train_settings.gpu=a100"
+L=search_config.train_settings.logs
+
+# the original's era: the same layout runs slower without FlashAttention, and says so
+step() { "$AC" estimate $G5 --tp 2 --mbs 2 --gbs 1440 "$@" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["time_s"]["step"])'; }
+a=$(step --framework megatron-core); b=$(step --framework nemo-megatron-2022)
+awk -v a="$a" -v b="$b" 'BEGIN { exit !(b > a * 1.05) }' && pass framework_2022_slower || fail framework_2022_slower "mcore $a s, 2022 $b s"
+expect framework_printed 0 "stack       nemo-megatron-2022" -- estimate $G5 --framework nemo-megatron-2022
+expect framework_alias 0 "stack       hf-deepspeed" -- estimate $G5 --framework deepspeed --tp 1 --zero 2
+expect framework_config_key 0 "stack       pytorch-fsdp" -- estimate $G5 search_config.train_settings.framework=fsdp --tp 1
+expect framework_unknown 2 "did you mean 'hf-deepspeed'" -- estimate $G5 --framework deepspeeed
+expect framework_config_unknown 2 "search_config.train_settings.framework" -- estimate $G5 search_config.train_settings.framework=jax
+# FSDP shards the weights: far less memory per GPU than plain DDP of the same run
+mem() { "$AC" estimate $G5 --tp 1 --mbs 1 --gbs 64 "$@" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["memory_gib"]["total"])'; }
+m_ddp=$(mem --framework megatron-core --zero 0); m_fsdp=$(mem --framework pytorch-fsdp)
+awk -v a="$m_ddp" -v b="$m_fsdp" 'BEGIN { exit !(b < a / 2) }' && pass fsdp_shards || fail fsdp_shards "ddp $m_ddp GiB, fsdp $m_fsdp GiB"
+
+# every prediction carries its band, in text and JSON
+expect band_printed 0 "band      +-" -- estimate $G5 --framework nemo-megatron-2022
+"$AC" estimate $G5 --json | python3 -c '
+import json, sys
+b = json.load(sys.stdin)["band"]
+assert 0 < b["time_rel"] < 1 and b["rows"] > 0 and b["step_s_low"] < b["step_s_high"], b' \
+    && pass band_json || fail band_json "no band in the JSON"
+
+# cost: one stack for every setup
+out=$("$AC" cost search_config=llama/llama2_7b $L=$T/c1 --gpus a100_80gb --max-gpus 8 --framework pytorch-fsdp --json 2>&1); rc=$?
+[ $rc -eq 0 ] && pass cost_framework || fail cost_framework "exit $rc: $(echo "$out" | tail -2)"
+expect cost_framework_unknown 2 "unknown training stack" -- cost search_config=llama/llama2_7b $L=$T/c2 --framework jax
+
+# validate: the framework column picks the stack; --bands writes the bands
+V="$REPO/../shared/reference/benchmarks_train.csv"
+if [ -f "$V" ]; then
+    "$AC" validate --csv "$V" --out "$T/v.csv" --bands "$T/bands.csv" >/dev/null 2>&1
+    s8=$(python3 -c '
+import csv, sys
+print(sorted({r["stack"] for r in csv.DictReader(open(sys.argv[1])) if r["id"] in ("T0648", "T0674")}))' "$T/v.csv")
+    [ "$s8" = "['nemo-megatron-2022']" ] && pass validate_framework_column || fail validate_framework_column "$s8"
+    head -1 "$T/bands.csv" | grep -q "^gpu,stack,rows,time_band_rel,mem_band_rel$" && grep -q "^a100_80gb,nemo-megatron-2022," "$T/bands.csv" \
+        && pass validate_bands || fail validate_bands "$(cat "$T/bands.csv")"
+    # data/bands.csv is what validate derives today (within a point of the band)
+    python3 - "$T/bands.csv" "$REPO/data/bands.csv" <<'PY' && pass bands_data_current || fail bands_data_current "data/bands.csv is stale: regenerate with validate --bands"
+import csv, sys
+def read(p):
+    return {(r["gpu"], r["stack"]): float(r["time_band_rel"]) for r in csv.DictReader(l for l in open(p) if not l.startswith("#"))}
+now, data = read(sys.argv[1]), read(sys.argv[2])
+sys.exit(0 if now.keys() == data.keys() and all(abs(now[k] - data[k]) <= 0.01 for k in now) else 1)
+PY
+fi

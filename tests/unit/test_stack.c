@@ -1,0 +1,231 @@
+/* test_stack.c — the training-stack mechanisms (data/stacks.csv) and GEMM shape
+ * efficiency against hand-computed values */
+#include <string.h>
+
+#include "../check.h"
+#include "estimator/band.h"
+#include "estimator/est.h"
+#include "estimator/gpu.h"
+#include "estimator/layer_cost.h"
+#include "estimator/stack.h"
+
+/* a small GPT: 4 layers, hidden 1024, 8 heads, seq 1024, vocab 32000 */
+static model_shape small_gpt(void)
+{
+    model_shape s = {0};
+    s.arch = ARCH_DECODER;
+    s.num_layers = 4;
+    s.hidden = 1024;
+    s.heads = 8;
+    s.query_groups = 8;
+    s.kv_channels = 128;
+    s.ffn_hidden = 4096;
+    s.vocab = 32000;
+    s.seq_length = 1024;
+    return s;
+}
+
+static void test_stacks_load(void)
+{
+    CHECK(est_stack_load(NULL) == 0);
+    const est_stack *mc = est_stack_default(), *n22 = est_stack_find("nemo-megatron-2022");
+    const est_stack *fsdp = est_stack_find("torchtitan"), *ds = est_stack_find("DeepSpeed");
+    CHECK(mc && !strcmp(mc->name, "megatron-core") && mc->flash_attention);
+    CHECK(n22 && !n22->flash_attention && !n22->interleaved_pipeline && n22->grad_accum_bytes == 12.0);
+    CHECK(fsdp && !strcmp(fsdp->name, "pytorch-fsdp") && fsdp->zero_stage == 3 && fsdp->fsdp_prefetch && fsdp->fsdp_reshard);
+    CHECK(ds && !strcmp(ds->name, "hf-deepspeed") && ds->grad_bytes == 2.0 && !ds->dp_overlap);
+    CHECK(est_stack_find("no-such-stack") == NULL);
+    CHECK(est_stack_suggest("deepspeeed") && !strcmp(est_stack_suggest("deepspeeed"), "hf-deepspeed"));
+}
+
+/* tile and wave quantization and the K fill, by hand (128×128 tiles, K0 = 128) */
+static void test_gemm_shape_efficiency(void)
+{
+    /* 4096³ on an A100 (108 SMs): 1024 tiles = 9.48 waves → 10: 0.9481; K 4096/4224 */
+    CHECK_NEAR(layer_gemm_shape(108, 4096, 4096, 4096), (1024.0 / 1080.0) * (4096.0 / 4224.0), 1e-9);
+    /* 8192³ on an H100 (132 SMs): 4096 tiles = 31.03 waves → 32; K 8192/8320 */
+    CHECK_NEAR(layer_gemm_shape(132, 8192, 8192, 8192), (4096.0 / (32 * 132.0)) * (8192.0 / 8320.0), 1e-9);
+    /* a skinny K (attention scores, K = head dim 128): half the K loop is fill */
+    CHECK_NEAR(layer_gemm_shape(108, 4096, 128, 6144), (1536.0 / (15 * 108.0)) * 0.5, 1e-9);
+    /* a 100×100 output: one padded tile on one of 108 SMs */
+    CHECK_NEAR(layer_gemm_shape(108, 100, 4096, 100), (1e4 / 16384.0) * (1.0 / 108.0) * (4096.0 / 4224.0), 1e-9);
+    /* a 5B layer's GEMMs (h 4096, TP 2) run below a 175B layer's (h 12288, TP 8) on an A100 */
+    double g5 = layer_gemm_shape(108, 4096, 4096, 3 * 4096 / 2), g175 = layer_gemm_shape(108, 4096, 12288, 3 * 12288 / 8);
+    CHECK(g5 < g175);
+}
+
+/* materialised scores: 5·a·s bytes per token per layer (Korthikanti et al. 2022 Table 2:
+ * 5as/h of the 34 + 5as/h per sbh), gone with FlashAttention or selective recompute */
+static void test_attention_memory(void)
+{
+    CHECK(gpu_catalog_load(NULL) == 0);
+    model_shape s = small_gpt();
+    est_input in;
+    est_input_init(&in, &s, gpu_find("a100_80gb"));
+    in.num_gpus = 1;
+    in.mbs = 2;
+    in.gbs = 2; /* one micro-batch: the stage holds its 4 layers once */
+    in.zero_stage = 0;
+    est_result flash, unfused, selective;
+    CHECK(est_evaluate(&in, &flash) == 0);
+    in.flash_attention = false;
+    CHECK(est_evaluate(&in, &unfused) == 0);
+    double expect = 4.0 * 5.0 * 8 * 1024.0 * 1024.0 * 2; /* L · 5 · a · s · (b·s tokens) */
+    CHECK_NEAR(unfused.mem_activations - flash.mem_activations, expect, 1e-9);
+    in.recompute = RECOMPUTE_SELECTIVE;
+    CHECK(est_evaluate(&in, &selective) == 0);
+    CHECK_NEAR(selective.mem_activations, flash.mem_activations, 1e-9);
+    CHECK(selective.t_recompute > 0); /* the scores are computed again in backward */
+    /* unfused attention computes the whole square and round-trips it through HBM: slower */
+    CHECK(unfused.t_compute_fwd > flash.t_compute_fwd && unfused.t_compute_bwd > flash.t_compute_bwd);
+}
+
+/* FSDP: each micro-batch gathers the weights for the forward and, with reshard after
+ * forward, again for the backward; prefetch hides them behind compute */
+static void test_fsdp_gather_reshard(void)
+{
+    CHECK(est_stack_load(NULL) == 0);
+    model_shape s = small_gpt();
+    const gpu_spec *g = gpu_find("a100_80gb");
+    est_stack on_demand = *est_stack_find("pytorch-fsdp");
+    on_demand.fsdp_prefetch = false;
+    est_stack kept = on_demand;
+    kept.fsdp_reshard = false;
+    est_input in;
+    est_input_init(&in, &s, g);
+    est_stack_apply(&in, &on_demand);
+    in.num_gpus = 8;
+    in.mbs = 1;
+    in.gbs = 32; /* 4 micro-batches per step */
+    est_result two, one, hidden;
+    CHECK(est_evaluate(&in, &two) == 0);
+    in.stack = &kept;
+    CHECK(est_evaluate(&in, &one) == 0);
+    /* one gather of all bf16 weights over the 8 GPUs' NVLink (300 GB/s at collective_eff 0.8),
+     * 4 micro-batches: ring all-gather moves 7/8 of the bytes */
+    double P = two.params_b * 1e9, gather = 7.0 / 8.0 * P * 2.0 / (300e9 * 0.8);
+    CHECK_NEAR(two.t_dp_exposed - one.t_dp_exposed, 4.0 * gather, 1e-6);
+    /* without reshard every layer stays gathered from its forward to its backward: the
+     * stage's full bf16 weights instead of two layers' worth in flight (4 layers) */
+    CHECK(one.mem_weights > two.mem_weights);
+    CHECK_NEAR(one.mem_weights - two.mem_weights, P * 2.0 - 2.0 * P * 2.0 / 4.0, 1e-9);
+    /* prefetch: the same gathers behind compute */
+    in.stack = est_stack_find("pytorch-fsdp");
+    CHECK(est_evaluate(&in, &hidden) == 0);
+    CHECK(hidden.t_dp_exposed < one.t_dp_exposed);
+}
+
+/* DeepSpeed's default reduces gradients after the backward: all of it shows */
+static void test_dp_overlap(void)
+{
+    model_shape s = small_gpt();
+    est_input in;
+    est_input_init(&in, &s, gpu_find("a100_80gb"));
+    est_stack_apply(&in, est_stack_find("hf-deepspeed"));
+    in.num_gpus = 8;
+    in.gbs = 8;
+    est_result r;
+    CHECK(est_evaluate(&in, &r) == 0);
+    CHECK_NEAR(r.t_dp_exposed, r.t_dp_comm, 1e-12);
+    est_stack_apply(&in, est_stack_default());
+    in.zero_stage = 2;
+    in.grad_bytes = 2.0;
+    est_result mc;
+    CHECK(est_evaluate(&in, &mc) == 0);
+    CHECK(mc.t_dp_exposed < mc.t_dp_comm);
+    /* a run that turns the overlap off (NeMo optim.overlap_grad_sync: False) waits for all of it */
+    in.dp_overlap_off = true;
+    CHECK(est_evaluate(&in, &mc) == 0);
+    CHECK_NEAR(mc.t_dp_exposed, mc.t_dp_comm, 1e-12);
+}
+
+/* FP8 casts: Transformer Engine's fused cast-transpose (4 B an element) against unfused
+ * amax + casts (8 B): the cast time doubles, all else equal */
+static void test_fp8_casts(void)
+{
+    model_shape s = small_gpt();
+    est_input in;
+    est_input_init(&in, &s, gpu_find("h100_sxm"));
+    in.num_gpus = 8;
+    in.gbs = 8;
+    in.precision = PREC_FP8;
+    est_stack fused = *est_stack_default(), unfused = fused;
+    unfused.fp8_cast_bytes = 8.0;
+    est_result a, b, bf;
+    in.stack = &fused;
+    CHECK(est_evaluate(&in, &a) == 0);
+    in.stack = &unfused;
+    CHECK(est_evaluate(&in, &b) == 0);
+    in.precision = PREC_BF16;
+    CHECK(est_evaluate(&in, &bf) == 0);
+    CHECK(b.t_compute_fwd > a.t_compute_fwd);
+    CHECK(est_stack_find("pytorch-fsdp")->fp8_cast_bytes == 8.0 && est_stack_default()->fp8_cast_bytes == 4.0);
+}
+
+/* FlashAttention-2 (SDPA in torchtitan/HF) on Hopper runs at its measured ~35 % of peak,
+ * on Ampere as fast as the fused kernels; the fused vendor kernels are unchanged */
+static void test_flash2(void)
+{
+    model_shape s = small_gpt();
+    s.seq_length = 8192;
+    const est_stack *fsdp = est_stack_find("pytorch-fsdp");
+    CHECK(fsdp->flash2 && fsdp->fa2_sm90_eff == 0.35 && !est_stack_default()->flash2);
+    est_stack vendor = *fsdp;
+    vendor.flash2 = false;
+    const char *gpus[] = {"h100_sxm", "a100_80gb"};
+    for (int i = 0; i < 2; i++) {
+        est_input in;
+        est_input_init(&in, &s, gpu_find(gpus[i]));
+        est_stack_apply(&in, fsdp);
+        in.num_gpus = 8;
+        in.gbs = 8;
+        est_result a, b;
+        CHECK(est_evaluate(&in, &a) == 0);
+        in.stack = &vendor;
+        CHECK(est_evaluate(&in, &b) == 0);
+        if (i == 0) CHECK(a.t_compute_bwd > b.t_compute_bwd * 1.05);
+        else CHECK_NEAR(a.t_compute_bwd, b.t_compute_bwd, 1e-12);
+    }
+}
+
+/* every prediction carries its GPU's and stack's band */
+static void test_bands(void)
+{
+    CHECK(est_band_load(NULL) == 0);
+    model_shape s = small_gpt();
+    est_input in;
+    est_input_init(&in, &s, gpu_find("a100_80gb"));
+    in.num_gpus = 8;
+    in.gbs = 8;
+    est_stack_apply(&in, est_stack_find("nemo-megatron-2022"));
+    est_result r;
+    CHECK(est_evaluate(&in, &r) == 0);
+    CHECK(r.band_rows > 0 && r.band_time_rel > 0 && r.band_mem_rel > 0);
+    CHECK(est_band_rel(&r) == r.band_time_rel);
+    double t, m;
+    int rows;
+    est_band_of(gpu_find("a100_80gb"), est_stack_find("nemo-megatron-2022"), &t, &m, &rows);
+    CHECK(t == r.band_time_rel && rows == r.band_rows);
+    /* a GPU without validated runs takes its stack's all-GPU band */
+    double t2, m2;
+    int rows2;
+    est_band_of(gpu_find("l4"), est_stack_default(), &t2, &m2, &rows2);
+    double t3, m3;
+    int rows3;
+    est_band_of(gpu_find("h100_sxm"), est_stack_default(), &t3, &m3, &rows3);
+    CHECK(rows2 > rows3 && t2 > 0);
+    CHECK(est_band_rel(NULL) == 0.0);
+}
+
+int main(void)
+{
+    RUN(test_stacks_load);
+    RUN(test_gemm_shape_efficiency);
+    RUN(test_attention_memory);
+    RUN(test_fsdp_gather_reshard);
+    RUN(test_dp_overlap);
+    RUN(test_fp8_casts);
+    RUN(test_flash2);
+    RUN(test_bands);
+    CHECK_DONE();
+}

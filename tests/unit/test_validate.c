@@ -1,0 +1,252 @@
+/* test_validate.c — `validate` reads cells as real benchmark tables write them */
+#include <string.h>
+
+#include "../check.h"
+#include "estimator/est.h"
+#include "estimator/gpu.h"
+#include "util/csv.h"
+#include "validate/recipe.h"
+#include "validate/spelling.h"
+#include "validate/validate.h"
+
+/* every precision spelling of the major stacks, one by one */
+static void test_precision_spellings(void)
+{
+    static const struct {
+        const char *cell;
+        est_precision p;
+        bool block;
+    } cases[] = {
+        {"amp_bf16", PREC_BF16, false},           /* Composer / MosaicML */
+        {"amp_fp8", PREC_FP8, false},
+        {"amp_fp16", PREC_FP16, false},
+        {"bf16-mixed", PREC_BF16, false},         /* Lightning */
+        {"16-mixed", PREC_FP16, false},           /* Lightning: fp16 AMP, not bf16 */
+        {"fp8-hybrid", PREC_FP8, false},          /* Transformer Engine recipe format */
+        {"FP8 (hybrid)", PREC_FP8, false},
+        {"mixed precision (FP16)", PREC_FP16, false},
+        {"Mixed precision (BF16)", PREC_BF16, false},
+        {"bf16 (launcher default; not stated in table)", PREC_BF16, false},
+        {"MXFP8", PREC_FP8, true},
+        {"FP8 block-scaled (GB200/B200: MXFP8 32x32)", PREC_FP8, true},
+        {"FP8-CS", PREC_FP8, false},
+        {"NVFP4", PREC_FP4, false},
+        {"TF32", PREC_FP32, false},
+        {"fp32", PREC_FP32, false},
+        {"16", PREC_FP16, false},
+        {"bfloat16", PREC_BF16, false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        est_precision p = PREC_FP32;
+        bool block = !cases[i].block;
+        int rc = spell_precision(cases[i].cell, &p, &block);
+        if (rc || p != cases[i].p || block != cases[i].block) printf("  precision '%s'\n", cases[i].cell);
+        CHECK(rc == 0 && p == cases[i].p && block == cases[i].block);
+    }
+    est_precision p;
+    CHECK(spell_precision("int4 awq", &p, NULL) == -1); /* not a training precision: named as unrecognised */
+}
+
+static void test_bool_spellings(void)
+{
+    static const char *const yes[] = {"y", "Y", "yes", "Yes (TP comm overlap)", "true", "TRUE", "1", "on", "enabled"};
+    static const char *const no[] = {"n", "N", "no", "No (fused_adam)", "false", "0", "off", "disabled", "none"};
+    for (size_t i = 0; i < sizeof yes / sizeof *yes; i++) {
+        bool b = false;
+        CHECK(spell_bool(yes[i], &b) == 1 && b);
+    }
+    for (size_t i = 0; i < sizeof no / sizeof *no; i++) {
+        bool b = true;
+        CHECK(spell_bool(no[i], &b) == 1 && !b);
+    }
+    bool b;
+    CHECK(spell_bool("", &b) == 0);
+    CHECK(spell_bool("maybe", &b) == 0);
+}
+
+static void test_zero_spellings(void)
+{
+    static const struct {
+        const char *dist_opt, *fsdp;
+        int stage;
+    } cases[] = {
+        {"ZeRO-3", "", 3},      {"zero3", "", 3},          {"ZeRO stage 2", "", 2},  {"ZeRO-1 (distributed optimizer)", "", 1},
+        {"stage 2", "", 2},     {"distributed_fused_adam", "", 1}, {"no (fused_adam)", "", 0}, {"n", "", 0},
+        {"yes", "", 1},         {"2", "", 2},              {"", "FULL_SHARD", 3},    {"", "SHARD_GRAD_OP", 2},
+        {"", "128", 3},         {"", "yes", 3},            {"", "hybrid_shard", 3},  {"", "", 1},
+        {"DDP", "", 0},         {"", "FSDP2", 3},          {"", "no", 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int stage = 1;
+        const char *which = NULL;
+        int rc = spell_zero_stage(cases[i].dist_opt, cases[i].fsdp, &stage, &which);
+        if (rc || stage != cases[i].stage) printf("  zero '%s' / '%s' -> %d\n", cases[i].dist_opt, cases[i].fsdp, stage);
+        CHECK(rc == 0 && stage == cases[i].stage);
+    }
+    int stage = 1;
+    const char *which = NULL;
+    CHECK(spell_zero_stage("sometimes", "", &stage, &which) == -1 && which && !strcmp(which, "dist_opt_zero"));
+}
+
+static void test_recompute_spellings(void)
+{
+    static const struct {
+        const char *cell, *notes;
+        est_recompute r;
+    } cases[] = {
+        {"full", "", RECOMPUTE_FULL},
+        {"selective", "", RECOMPUTE_SELECTIVE},
+        {"none", "", RECOMPUTE_NONE},
+        {"uniform", "", RECOMPUTE_FULL},
+        {"yes", "", RECOMPUTE_FULL},
+        {"no", "full recompute", RECOMPUTE_NONE},           /* the cell wins */
+        {"", "runs with full activation recompute", RECOMPUTE_FULL},
+        {"", "--recompute_granularity=full --recompute_method=uniform", RECOMPUTE_FULL},
+        {"", "gradient checkpointing on", RECOMPUTE_FULL},
+        {"", "selective recompute of core attention", RECOMPUTE_SELECTIVE},
+        {"", "no activation checkpointing", RECOMPUTE_NONE},
+        {"", "", RECOMPUTE_NONE},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        est_recompute r = RECOMPUTE_SELECTIVE;
+        int rc = spell_recompute(cases[i].cell, cases[i].notes, &r);
+        if (rc || r != cases[i].r) printf("  recompute '%s' / '%s' -> %d\n", cases[i].cell, cases[i].notes, (int)r);
+        CHECK(rc == 0 && r == cases[i].r);
+    }
+    est_recompute r;
+    CHECK(spell_recompute("sometimes", "", &r) == -1);
+}
+
+/* cells that say nothing read as blank; thousands separators read as numbers */
+static void test_blank_and_numbers(void)
+{
+    CHECK(spell_blank("-") && spell_blank("N/A") && spell_blank(" n/a ") && spell_blank("?") && spell_blank("not stated"));
+    CHECK(!spell_blank("no") && !spell_blank("0") && !spell_blank(""));
+    est_recompute r;
+    CHECK(spell_recompute("-", "full recompute", &r) == 0 && r == RECOMPUTE_FULL); /* the notes speak */
+    int stage = 1;
+    const char *which = NULL;
+    CHECK(spell_zero_stage("N/A", "-", &stage, &which) == 0 && stage == 1);
+    static const char CSV[] =
+        "id,model_family,num_layers,hidden_size,num_attention_heads,vocab_size,seq_length,gpu_type,num_gpus,tp,pp,vp,mbs,"
+        "gbs,precision,tokens_per_s_per_gpu\n"
+        "a,GPT-3,24,4096,32,\"51,200\",2048,H100 SXM,\"1,024\",2,1,-,1,\"2,048\",n/a,4000\n";
+    csv_table t;
+    ac_err e;
+    est_input in;
+    char why[256];
+    CHECK(gpu_catalog_load(NULL) == 0);
+    CHECK(csv_parse(CSV, strlen(CSV), "n.csv", &t, &e) == 0);
+    CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0);
+    CHECK(in.num_gpus == 1024 && in.gbs == 2048 && in.shape.vocab == 51200 && in.vp == 1 && in.precision == PREC_BF16);
+    csv_free(&t);
+}
+
+static void test_flops_formula_spellings(void)
+{
+    CHECK(spell_flops_formula("") == FLOPS_MEGATRON);
+    CHECK(spell_flops_formula("Megatron-Bridge >= 25.09: causal self-attention counted at 1/2") == FLOPS_CAUSAL_HALF);
+    CHECK(spell_flops_formula("MFU = 6ND / peak") == FLOPS_6ND);
+    CHECK(spell_flops_formula("model FLOPs 6 * N * D") == FLOPS_6ND);
+    CHECK(spell_flops_formula("HFU: 8ND (4 passes with activation recompute)") == FLOPS_8ND);
+    CHECK(spell_flops_formula("NeMo flops callback: (24 s h^2 + 4 s^2 h)*3L + 6 s h V") == FLOPS_MEGATRON);
+}
+
+/* whole rows through validate_row_input: every spelling ends in the input the estimator sees */
+static void test_rows_as_tables_write_them(void)
+{
+    static const char CSV[] =
+        "id,framework,model_family,num_layers,hidden_size,num_attention_heads,vocab_size,seq_length,gpu_type,"
+        "num_gpus,tp,pp,mbs,gbs,precision,seq_parallel,dist_opt_zero,fsdp,act_recompute,notes,tokens_per_s_per_gpu\n"
+        "a,NeMo Megatron,GPT-3,24,4096,32,51200,2048,A100 SXM 80GB,8,2,1,2,1440,bf16,y,distributed_fused_adam,,,,4000\n"
+        "b,NeMo Megatron,GPT-3,24,4096,32,51200,2048,A100 SXM 80GB,8,2,1,2,1440,bf16,n,no (fused_adam),,,,4000\n"
+        "c,HF Transformers + DeepSpeed,GPT-3,24,4096,32,51200,2048,A100 SXM 80GB,8,1,1,2,64,16-mixed,,ZeRO-3,,,full recompute,4000\n"
+        "d,Composer,GPT-3,24,4096,32,51200,2048,H100 SXM,8,1,1,2,64,amp_fp8,no,,FULL_SHARD,,,4000\n"
+        "e,x,GPT-3,24,4096,32,51200,2048,H100 SXM,8,1,1,2,64,amp_bf16,,sometimes,,,,4000\n"
+        "f,x,GPT-3,24,4096,32,51200,2048,H100 SXM,8,1,1,2,64,int4,,,,,,4000\n"
+        "g,torchtitan,GPT-3,24,4096,32,51200,2048,H100 SXM,8,,,2,64,bf16,,,8,,,4000\n"
+        "h,MaxText,GPT-3,24,4096,32,51200,2048,H100 SXM,8,,,2,64,bf16,,,8,,,4000\n";
+    CHECK(gpu_catalog_load(NULL) == 0);
+    CHECK(recipe_table_load(NULL) == 0);
+    csv_table t;
+    ac_err e;
+    CHECK(csv_parse(CSV, strlen(CSV), "rows.csv", &t, &e) == 0);
+    est_input in;
+    char why[256];
+    CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0);
+    CHECK(in.sequence_parallel && in.zero_stage == 1 && in.precision == PREC_BF16); /* "y" is yes */
+    CHECK(validate_row_input(&t, &t.rows[1], &in, why, sizeof why) == 0);
+    CHECK(!in.sequence_parallel && in.zero_stage == 0); /* "no (fused_adam)": plain DDP */
+    CHECK(validate_row_input(&t, &t.rows[2], &in, why, sizeof why) == 0);
+    CHECK(in.zero_stage == 3 && in.precision == PREC_FP16 && in.recompute == RECOMPUTE_FULL);
+    CHECK(validate_row_input(&t, &t.rows[3], &in, why, sizeof why) == 0);
+    CHECK(in.zero_stage == 3 && in.precision == PREC_FP8 && !in.sequence_parallel);
+    CHECK(validate_row_input(&t, &t.rows[4], &in, why, sizeof why) == -1);
+    CHECK(strstr(why, "dist_opt_zero not recognised") != NULL);
+    CHECK(validate_row_input(&t, &t.rows[5], &in, why, sizeof why) == -1);
+    CHECK(strstr(why, "precision not recognised") != NULL);
+    /* pure FSDP over the GPUs with no TP/PP published: TP = PP = 1 on the FSDP stack */
+    CHECK(validate_row_input(&t, &t.rows[6], &in, why, sizeof why) == 0);
+    CHECK(in.tp == 1 && in.pp == 1 && in.zero_stage == 3 && in.stack && !strcmp(in.stack->name, "pytorch-fsdp"));
+    /* a JAX/XLA stack is not modelled: skipped under that reason */
+    CHECK(validate_row_input(&t, &t.rows[7], &in, why, sizeof why) == -1 && strstr(why, "JAX/XLA") != NULL);
+    csv_free(&t);
+    /* LoRA fine-tuning: frozen base weights and rank-32 adapters (Megatron-Bridge's default dim) */
+    static const char LORA[] =
+        "id,task,model_family,num_layers,hidden_size,num_attention_heads,vocab_size,seq_length,gpu_type,num_gpus,tp,pp,"
+        "mbs,gbs,tokens_per_s_per_gpu,lora_rank\n"
+        "a,LoRA,Llama,32,4096,32,32000,4096,H100 SXM,8,1,1,1,8,4000,\n"
+        "b,PEFT (LoRA),Llama,32,4096,32,32000,4096,H100 SXM,8,1,1,1,8,4000,8\n"
+        "c,SFT,Llama,32,4096,32,32000,4096,H100 SXM,8,1,1,1,8,4000,\n";
+    CHECK(csv_parse(LORA, strlen(LORA), "lora.csv", &t, &e) == 0);
+    CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0 && in.lora_rank == 32);
+    CHECK(validate_row_input(&t, &t.rows[1], &in, why, sizeof why) == 0 && in.lora_rank == 8);
+    CHECK(validate_row_input(&t, &t.rows[2], &in, why, sizeof why) == 0 && in.lora_rank == 0);
+    csv_free(&t);
+    /* MBS from a published gradient accumulation: 64 / (8 · 2) = 4 */
+    static const char GA[] =
+        "id,model_family,num_layers,hidden_size,num_attention_heads,vocab_size,seq_length,gpu_type,num_gpus,tp,pp,mbs,"
+        "gbs,grad_accum,tokens_per_s_per_gpu\n"
+        "a,GPT-3,24,4096,32,51200,2048,H100 SXM,8,1,1,,64,2,4000\n";
+    CHECK(csv_parse(GA, strlen(GA), "ga.csv", &t, &e) == 0);
+    CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0 && in.mbs == 4);
+    csv_free(&t);
+}
+
+/* the framework column names the stack */
+static void test_framework_stacks(void)
+{
+    static const struct {
+        const char *cell, *stack;
+    } cases[] = {
+        {"NeMo Megatron (NeMo Megatron 22.05)", "nemo-megatron-2022"},
+        {"Megatron-Bridge (Megatron-Core)", "megatron-core"},
+        {"NeMo 2.0 / Megatron-Core", "megatron-core"},
+        {"HF Transformers + DeepSpeed ZeRO-3", "hf-deepspeed"},
+        {"torchtitan (FSDP2)", "pytorch-fsdp"},
+        {"HF Trainer + FSDP", "pytorch-fsdp"},
+        {"MosaicML Composer", "pytorch-fsdp"},
+        {"TRL + PEFT", "hf-deepspeed"},
+        {"hf-deepspeed", "hf-deepspeed"},
+        {"", "megatron-core"},
+        {"MaxText/JAX", "megatron-core"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const est_stack *st = validate_stack_of(cases[i].cell);
+        if (!st || strcmp(st->name, cases[i].stack)) printf("  framework '%s' -> %s\n", cases[i].cell, st ? st->name : "NULL");
+        CHECK(st && !strcmp(st->name, cases[i].stack));
+    }
+}
+
+int main(void)
+{
+    RUN(test_precision_spellings);
+    RUN(test_bool_spellings);
+    RUN(test_zero_spellings);
+    RUN(test_recompute_spellings);
+    RUN(test_blank_and_numbers);
+    RUN(test_flops_formula_spellings);
+    RUN(test_rows_as_tables_write_them);
+    RUN(test_framework_stacks);
+    CHECK_DONE();
+}
