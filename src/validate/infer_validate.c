@@ -78,10 +78,11 @@ static int num(const csv_row *r, int col, double *v)
     return 1;
 }
 
+/* a count or size cell: at least 1 (0.5 would truncate to a TP or PP of 0), else dflt */
 static int inum(const csv_row *r, int col, int dflt)
 {
     double v;
-    return num(r, col, &v) && v < 1e9 ? (int)v : dflt;
+    return num(r, col, &v) && v >= 1 && v < 1e9 ? (int)v : dflt;
 }
 
 static bool contains_ci(const char *hay, const char *needle)
@@ -129,7 +130,8 @@ static int row_case_of(const columns *c, const csv_row *r, row_case *rc, char *w
     if (ENGINES[k].kind == ENG_SKIP) { snprintf(why, len, "%s", ENGINES[k].reason); return -1; }
     rc->kind = ENGINES[k].kind;
     /* sizes and counts beyond 2^24 are no published model or run, and products of them
-     * (4 x hidden, input + output length) would overflow int: skipped, not mapped */
+     * (4 x hidden, input + output length) would overflow int; a fraction (tp 0.5) is
+     * no count: such rows are skipped, not mapped */
     const struct {
         int col;
         const char *name;
@@ -141,6 +143,10 @@ static int row_case_of(const columns *c, const csv_row *r, row_case *rc, char *w
         double v;
         if (num(r, SIZES[i].col, &v) && v > INFER_MAX_CELL) {
             snprintf(why, len, "%s over %d", SIZES[i].name, INFER_MAX_CELL);
+            return -1;
+        }
+        if (num(r, SIZES[i].col, &v) && (v < 1 || v != floor(v))) {
+            snprintf(why, len, "%s is not a whole number", SIZES[i].name);
             return -1;
         }
     }

@@ -151,3 +151,6 @@ expect d12_calibration_bounded 2 "compute_scale: 1e+308 is outside [0.1, 3]" -- 
 # fuzz_infer_csv's finding: hidden_size 655360128 overflowed the default FFN width 4 x hidden
 printf 'id,source_id,engine,model,num_layers,hidden_size,num_attention_heads,vocab_size,gpu_type,tp,pp,precision,batch_size,input_len,output_len,latency_ms\n1,S1,FasterTransformer,m,6,655360128,128,51200,A100,1,1,FP16,1,128,128,10\n' >"$T/hidden.csv"
 expect fuzz_infer_hidden_overflow 2 "hidden_size over 16777216" -- validate --infer --csv "$T/hidden.csv"
+# and its second: tp 0.5 truncated to a TP of 0 and divided by it
+printf 'id,source_id,engine,model,num_layers,hidden_size,num_attention_heads,vocab_size,gpu_type,tp,pp,precision,batch_size,input_len,output_len,latency_ms\n1,S1,FasterTransformer,m,32,4096,32,51200,A100,0.5,1,FP16,1,128,128,10\n' >"$T/frac.csv"
+expect fuzz_infer_fractional_tp 2 "tp is not a whole number" -- validate --infer --csv "$T/frac.csv"
