@@ -136,7 +136,7 @@ most=$(printf '%s\n' "$out" | sed -n 's/^Config #[0-9]*: .*predicted; \([0-9]*\)
 # 12. smaller: a huge YAML list, a directory for a file, reader errors at 1:1, ',' in a mount, $inf, MFU > 100 %
 cp -r conf "$T/conf12"
 awk 'BEGIN { printf "job_name_prefix: x\nsrun_args: ["; for (i = 0; i < 400000; i++) printf "a,"; print "a]" }' >"$T/conf12/cluster/bcm.yaml"
-out=$(ulimit -v 400000 2>/dev/null; "$AC" size --conf "$T/conf12" 2>&1); rc=$?
+out=$("$AC" size --conf "$T/conf12" 2>&1); rc=$?
 [ $rc -eq 2 ] && case "$out" in *"bcm.yaml:2:"*"more than 100000 YAML values"*) true ;; *) false ;; esac &&
     pass d12_huge_yaml_list_bounded || fail d12_huge_yaml_list_bounded "exit $rc: $out"
 expect d12_directory_for_a_file 2 "is a directory, not a file" -- validate --csv "$T"
