@@ -52,6 +52,58 @@ static cost_request request(const char *name, model_shape s, cost_task task)
     return rq;
 }
 
+/* issue 29: the three models on one 8-GPU instance each (catalog on-demand prices) */
+static void instances_table(void)
+{
+    model_shape mixtral = decoder(32, 4096, 14336, 32, 8, 32000, 4096, true, true);
+    mixtral.num_experts = 8;
+    mixtral.moe_topk = 2;
+    mixtral.moe_ffn_hidden = 14336;
+    struct {
+        const char *name;
+        model_shape s;
+    } models[] = {
+        {"Llama-2-7B", decoder(32, 4096, 11008, 32, 32, 32000, 4096, true, true)},
+        {"Llama-2-70B", decoder(80, 8192, 28672, 64, 8, 32000, 4096, true, true)},
+        {"Mixtral-8x7B", mixtral},
+    };
+    static const char *const INST[] = {"p4de.24xlarge:40.9657:1", "g5.48xlarge:16.288:1", "p5.48xlarge:98.32:1"};
+    printf("One 8-GPU instance (data/instances.csv on-demand prices; predicted on the default stacks: Megatron-Core for TP/PP, Hugging Face + DeepSpeed otherwise; band: 80 %% of validated runs of that GPU and stack): context 4096, 1B tokens, "
+           "global batch 64, bf16.\nMFU: ours (6N or 4N for LoRA + attention, no recompute); cookbook: 6 x parameters x tokens / time / "
+           "dense peak (MoE: active parameters).\n");
+    printf("| model | task | instance | chosen setup | MT/hr | band | MFU | cookbook MFU | $/MT | why |\n|---|---|---|---|---|---|---|---|---|---|\n");
+    for (size_t i = 0; i < sizeof models / sizeof *models; i++)
+        for (int t = COST_FULL; t <= COST_LORA; t++)
+            for (size_t p = 0; p < sizeof INST / sizeof *INST; p++) {
+                cost_request rq = request(models[i].name, models[i].s, (cost_task)t);
+                ac_err e;
+                if (cost_pool_instance_parse(INST[p], 8, NULL, &rq.pools[0], &e)) {
+                    printf("instance: %s\n", e.msg);
+                    return;
+                }
+                rq.n_pools = 1;
+                cost_result r;
+                if (cost_search(&rq, &r, &e)) {
+                    printf("search failed: %s\n", e.msg);
+                    continue;
+                }
+                long c = cost_chosen(&r, &rq);
+                if (c >= 0) {
+                    const cost_option *o = &r.opt[c];
+                    char band[24] = "—";
+                    if (est_band_rel(&o->est) > 0) snprintf(band, sizeof band, "±%.0f%% (%d runs)", 100 * est_band_rel(&o->est), o->est.band_rows);
+                    printf("| %s | %s | %s | %s | %.2f | %s | %.1f%% | %.1f%% | %.3f | %s |\n", models[i].name, cost_task_name(rq.task),
+                           rq.pools[0].inst->name, o->label, o->mtok_per_hour, band, 100 * o->mfu, 100 * cost_cookbook_mfu(&rq, o),
+                           o->usd_per_mtok, r.chosen_why);
+                } else {
+                    printf("| %s | %s | %s | does not fit: %s | | | | | | |\n", models[i].name, cost_task_name(rq.task),
+                           rq.pools[0].inst->name, r.n ? r.opt[0].why : "no setup");
+                }
+                cost_result_free(&r);
+            }
+    printf("\n");
+}
+
 static void worked_example(void)
 {
     model_shape mixtral = decoder(32, 4096, 14336, 32, 8, 32000, 4096, true, true);
@@ -177,6 +229,7 @@ int main(void)
     ac_err e;
     if (gpu_catalog_load(&e)) return 1;
     worked_example();
+    instances_table();
     published();
     return 0;
 }

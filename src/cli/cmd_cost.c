@@ -8,16 +8,21 @@
 
 #include "cli/cli.h"
 #include "cost/cost.h"
+#include "cost/cost_measure.h"
+#include "exec/backend.h"
+#include "exec/exec.h"
 #include "model/family.h"
 #include "search/candidate_est.h"
 #include "util/fsutil.h"
+#include "util/strbuf.h"
 
 static const char COST_HELP[] =
     "usage: autoconfig cost [--json] [--conf DIR] [--hf-config FILE] [--task pretrain|full|lora]\n"
     "                       [--lora-rank N] [--lora-modules LIST] [--context N] [--tokens BILLIONS]\n"
     "                       [--gbs N] [--gpus NAME[:PRICE[:MAX]],...] [--max-gpus N]\n"
     "                       [--deadline-hours H] [--budget-usd X] [--cpu-memory-gb GB] [--framework STACK]\n"
-    "                       [overrides...]\n"
+    "                       [--instances NAME[:PRICE[:MAX]],...] [--rank0-instance NAME]\n"
+    "                       [--measure [--measure-top N] [--measure-steps S]] [overrides...]\n"
     "\n"
     "Finds the cheapest way to train or fine-tune a model on the GPU types you can rent:\n"
     "GPU type and count, ZeRO stage 0-3 (FSDP), CPU offload of optimizer and parameters,\n"
@@ -26,6 +31,16 @@ static const char COST_HELP[] =
     "much), rankings by $ per million tokens and by time, and writes the chosen setup to\n"
     "<logs>/cost/: ds_config.json (DeepSpeed), train_args.json, lora_config.json (LoRA),\n"
     "summary.json.  Every figure is predicted by the analytical estimator.\n"
+    "--instances rents whole instances from data/instances.csv (p4de.24xlarge, g5.12xlarge,\n"
+    "dgx_h100, ...): their GPUs, host RAM and on-demand price per instance-hour (PRICE overrides\n"
+    "it, MAX caps the instances).  --rank0-instance puts rank 0 (which gathers the checkpoint)\n"
+    "on a larger instance of the same GPUs when that is what makes a setup fit (Ray-based stacks).\n"
+    "Ties on $ per million tokens within 5 %% go to the faster setup.\n"
+    "--measure (cluster_type local or bcm) runs the top --measure-top N (3) DeepSpeed setups as\n"
+    "benchmark jobs of --measure-steps S (10) optimizer steps with fixed-length sequences, reads\n"
+    "the trainer's step rate and ranks them by measured $ per million tokens.  The trainer\n"
+    "command: AUTOCONFIG_COST_TRAINER, else <conf>/cluster/cost_trainer_command.txt, else\n"
+    "Accelerate + DeepSpeed + TRL SFT ({ds_config} {max_steps} {mbs} ... placeholders).\n"
     "The model is the search config's (search_config=llama/llama2_7b) or --hf-config FILE\n"
     "(a Hugging Face config.json).  Flags override search_config.cost_settings.* keys.\n"
     "Exit status: 0 with a chosen setup, 1 when nothing fits (or meets the deadline/budget),\n"
@@ -36,7 +51,8 @@ static const char COST_HELP[] =
 
 static const char *const COST_FLAGS[] = {"--hf-config=", "--task=", "--lora-rank=", "--lora-modules=", "--context=", "--tokens=",
                                          "--gbs=", "--gpus=", "--max-gpus=", "--deadline-hours=", "--budget-usd=",
-                                         "--cpu-memory-gb=", "--framework=", NULL};
+                                         "--cpu-memory-gb=", "--framework=", "--instances=", "--rank0-instance=", "--measure",
+                                         "--measure-top=", "--measure-steps=", NULL};
 
 static int flag_num(const cli_opts *o, const char *name, double lo, double hi, bool integer, double *out, ac_err *e)
 {
@@ -62,6 +78,28 @@ static int cost_model_of(const ac_config *c, const model_base_config *b, const c
     /* a built-in architecture's context is its release's; otherwise the config's */
     const model_preset_arch *pa = c->train.model_name[0] ? model_preset_arch_find(c->train.model_name) : NULL;
     m->max_context = pa ? pa->max_context : b->shape.seq_length;
+    return 0;
+}
+
+static int add_pool(const char *entry, int max_gpus, bool instance, const char *key, cost_request *rq, ac_err *e)
+{
+    if (rq->n_pools >= COST_MAX_POOLS)
+        return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, key, "more than %d GPU types and instances", COST_MAX_POOLS);
+    cost_pool *p = &rq->pools[rq->n_pools];
+    if (instance ? cost_pool_instance_parse(entry, max_gpus, key, p, e) : cost_pool_parse(entry, max_gpus, key, p, e)) return -1;
+    if (!instance) p->inst = NULL;
+    rq->n_pools++;
+    return 0;
+}
+
+/* a comma-separated --gpus or --instances list */
+static int parse_list(const char *list, const char *key, int max_gpus, bool instance, cost_request *rq, ac_err *e)
+{
+    char buf[1024];
+    if (strlen(list) >= sizeof buf) return ac_err_at(e, AC_E_INPUT, "command line", 0, 0, key, "list too long");
+    snprintf(buf, sizeof buf, "%s", list);
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+        if (add_pool(t, max_gpus, instance, key, rq, e)) return -1;
     return 0;
 }
 
@@ -128,26 +166,204 @@ static int build_request(const ac_config *c, const model_base_config *b, const c
         return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, "search_config.cost_settings.precision", "unknown precision '%s'", cs->precision);
 
     const char *gl = o ? cli_flag_value(o, "--gpus") : NULL;
-    if (gl) {
-        char buf[1024];
-        if (strlen(gl) >= sizeof buf) return ac_err_at(e, AC_E_INPUT, "command line", 0, 0, "--gpus", "list too long");
-        snprintf(buf, sizeof buf, "%s", gl);
-        for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-            if (rq->n_pools >= COST_MAX_POOLS)
-                return ac_err_at(e, AC_E_INPUT, "command line", 0, 0, "--gpus", "more than %d GPU types", COST_MAX_POOLS);
-            if (cost_pool_parse(t, max_gpus, "--gpus", &rq->pools[rq->n_pools++], e)) return -1;
+    const char *il = o ? cli_flag_value(o, "--instances") : NULL;
+    if (gl && parse_list(gl, "--gpus", max_gpus, false, rq, e)) return -1;
+    if (il && parse_list(il, "--instances", max_gpus, true, rq, e)) return -1;
+    if (!gl && !il) {
+        /* the config: its instances when it lists any, else its GPU types */
+        if (cs->n_instances > 0) {
+            for (int i = 0; i < cs->n_instances; i++)
+                if (add_pool(cs->instances[i], max_gpus, true, "search_config.cost_settings.instances", rq, e)) return -1;
+        } else {
+            for (int i = 0; i < cs->n_gpus; i++)
+                if (add_pool(cs->gpus[i], max_gpus, false, "search_config.cost_settings.gpus", rq, e)) return -1;
         }
-    } else {
-        for (int i = 0; i < cs->n_gpus && i < COST_MAX_POOLS; i++)
-            if (cost_pool_parse(cs->gpus[i], max_gpus, "search_config.cost_settings.gpus", &rq->pools[rq->n_pools++], e))
-                return -1;
     }
     if (rq->n_pools < 1) return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, "search_config.cost_settings.gpus", "no GPU types given");
     for (int i = 0; i < rq->n_pools; i++)
         for (int j = 0; j < i; j++)
             if (rq->pools[i].gpu == rq->pools[j].gpu)
-                return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, "gpus", "%s is listed twice", rq->pools[i].gpu->name);
+                return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, rq->pools[i].inst ? "instances" : "gpus", "%s is listed twice",
+                                 cost_pool_name(&rq->pools[i]));
+    const char *r0 = o ? cli_flag_value(o, "--rank0-instance") : NULL;
+    const char *r0key = "--rank0-instance";
+    if (!r0 && cs->rank0_instance[0]) {
+        r0 = cs->rank0_instance;
+        r0key = "search_config.cost_settings.rank0_instance";
+    }
+    if (r0) {
+        cost_pool p0;
+        if (cost_pool_instance_parse(r0, 8, r0key, &p0, e)) return -1;
+        rq->rank0 = p0.inst;
+        bool used = false;
+        for (int i = 0; i < rq->n_pools; i++) {
+            const cost_instance *w = rq->pools[i].inst;
+            if (w && w != p0.inst && w->gpus == p0.inst->gpus && !strcmp(w->node.name, p0.inst->node.name) &&
+                w->host_ram_gib < p0.inst->host_ram_gib)
+                used = true;
+        }
+        if (!used)
+            return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, r0key,
+                             "%s (%d x %s, %.0f GiB) can stand in for rank 0 only of an instance with the same GPUs and less RAM; "
+                             "none of the instances given is one",
+                             p0.inst->name, p0.inst->gpus, p0.inst->node.name, p0.inst->host_ram_gib);
+    }
     return 0;
+}
+
+/* the trainer command of the benchmark jobs (cost_measure.h) */
+static char *trainer_template(const ac_config *c, ac_err *e)
+{
+    const char *env = getenv("AUTOCONFIG_COST_TRAINER");
+    if (env && *env) return strdup(env);
+    char path[CFG_PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/cluster/cost_trainer_command.txt", c->conf_dir);
+    if (c->conf_dir[0] && fs_exists(path)) {
+        size_t len;
+        char *t = fs_read_file(path, &len, e);
+        if (t) t[strcspn(t, "\n")] = '\0'; /* one command line */
+        return t;
+    }
+    return strdup(COST_TRAINER_DEFAULT);
+}
+
+/* `cost --measure`: benchmark jobs of the top setups through the executor, ranked by measured $/MT */
+static int measure_stage(const ac_config *c, const cost_request *rq, const cost_result *r, const cli_opts *o, const char *dir,
+                         bool json, ac_err *e)
+{
+    if (strcmp(c->cluster_type, "local") && strcmp(c->cluster_type, "bcm"))
+        return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, "--measure",
+                         "runs benchmark jobs: set cluster_type=local (this machine) or bcm (Slurm); it is %s", c->cluster_type);
+    double top = 3, steps = 10;
+    if (flag_num(o, "--measure-top", 1, 32, true, &top, e) || flag_num(o, "--measure-steps", 1, 100000, true, &steps, e)) return -1;
+    size_t idx[32];
+    size_t n = cost_measure_pick(r, (size_t)top, idx);
+    if (!n) return ac_err_set(e, AC_E_EXEC, "nothing to measure: no feasible DeepSpeed/FSDP setup among the ranked ones");
+    char logs[CFG_PATH_MAX + 32];
+    if (fs_join(logs, sizeof logs, dir, "measure", e)) return -1;
+    char *tmpl = trainer_template(c, e);
+    if (!tmpl) return -1;
+    exec_job *jobs = calloc(n, sizeof *jobs);
+    exec_outcome *out = calloc(n, sizeof *out);
+    cost_measurement *m = calloc(n, sizeof *m);
+    char (*scripts)[4096] = calloc(n, sizeof *scripts);
+    size_t *order = calloc(n, sizeof *order);
+    int rc = 0;
+    if (!jobs || !out || !m || !scripts || !order) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
+    for (size_t k = 0; !rc && k < n; k++) {
+        const cost_option *opt = &r->opt[idx[k]];
+        m[k].opt = idx[k];
+        cost_measure_name(rq, opt, k, m[k].name, sizeof m[k].name);
+        char run_dir[4096];
+        if (exec_run_dir(logs, m[k].name, run_dir, sizeof run_dir, e) ||
+            cost_measure_write(rq, opt, run_dir, (int)steps, tmpl, scripts[k], sizeof scripts[k], e)) {
+            rc = -1;
+            break;
+        }
+        exec_job *j = &jobs[k];
+        snprintf(j->name, sizeof j->name, "%s", m[k].name);
+        snprintf(j->config_path, sizeof j->config_path, "%s", scripts[k]);
+        j->script = scripts[k];
+        j->nodes = opt->nodes;
+        j->gpus_per_node = opt->nodes ? opt->k.num_gpus / opt->nodes : opt->k.num_gpus;
+        j->tasks_per_node = 1; /* the trainer command starts its own ranks */
+    }
+    free(tmpl);
+    if (!rc) {
+        fflush(stdout);
+        rc = exec_run_all(c, logs, jobs, n, out, json ? NULL : stderr, e);
+    }
+    for (size_t k = 0; !rc && k < n; k++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%.4000s/trainer.log", scripts[k]);
+        char *slash = strrchr(path, '/');
+        if (slash) {
+            *slash = '\0';
+            slash = strrchr(path, '/');
+            if (slash) snprintf(slash, sizeof path - (size_t)(slash - path), "/trainer.log");
+        }
+        if (out[k].state != EXEC_DONE) {
+            snprintf(m[k].why, sizeof m[k].why, "job failed: %s", out[k].reason[0] ? out[k].reason : "no reason");
+            continue;
+        }
+        size_t len;
+        ac_err le;
+        char *text = fs_read_file(path, &len, &le);
+        if (!text) {
+            snprintf(m[k].why, sizeof m[k].why, "no trainer log: %.200s", le.msg);
+            continue;
+        }
+        if (cost_trainer_log_parse(text, &m[k].step_s, &m[k].n_rates, &le)) snprintf(m[k].why, sizeof m[k].why, "%.250s", le.msg);
+        else {
+            m[k].ok = true;
+            cost_measure_score(rq, &r->opt[m[k].opt], &m[k]);
+        }
+        free(text);
+    }
+    size_t nr = rc ? 0 : cost_measure_rank(m, n, order);
+    if (!rc) {
+        /* measured.json beside summary.json */
+        strbuf sb;
+        sb_init(&sb);
+        sb_printf(&sb, "{\n  \"stage\": \"cost-measure\",\n  \"source\": \"measured\",\n  \"max_steps\": %d,\n  \"tie_band\": %g,\n  \"jobs\": [",
+                  (int)steps, cost_tie_band());
+        for (size_t k = 0; k < n; k++) {
+            const cost_option *opt = &r->opt[m[k].opt];
+            sb_printf(&sb, "%s\n    {\"name\": \"%s\", \"option\": %zu, \"label\": \"%s\", \"predicted_step_s\": %.6g, ", k ? "," : "",
+                      m[k].name, m[k].opt, opt->label, opt->step_time_s);
+            if (m[k].ok)
+                sb_printf(&sb, "\"measured_step_s\": %.6g, \"mtok_per_hour\": %.6g, \"usd_per_mtok\": %.6g, \"hours\": %.6g, \"mfu\": %.6g, "
+                               "\"predicted_vs_measured\": %.4f, \"why\": null}",
+                          m[k].step_s, m[k].mtok_per_hour, m[k].usd_per_mtok, m[k].hours, m[k].mfu, m[k].error);
+            else {
+                for (char *q = m[k].why; *q; q++)
+                    if (*q == '"' || *q == '\\' || (unsigned char)*q < 0x20) *q = '\'';
+                sb_printf(&sb, "\"measured_step_s\": null, \"why\": \"%s\"}", m[k].why);
+            }
+        }
+        sb_printf(&sb, "\n  ],\n  \"ranking_by_measured_cost\": [");
+        for (size_t k = 0; k < nr; k++) sb_printf(&sb, "%s%zu", k ? ", " : "", order[k]);
+        sb_printf(&sb, "],\n  \"chosen\": ");
+        if (nr) sb_printf(&sb, "%zu\n}\n", order[0]);
+        else sb_printf(&sb, "null\n}\n");
+        char path[CFG_PATH_MAX + 64];
+        if (sb.oom) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
+        else if (!fs_join(path, sizeof path, dir, "measured.json", e)) rc = fs_write_atomic(path, sb_str(&sb), strlen(sb_str(&sb)), e);
+        else rc = -1;
+        sb_free(&sb);
+    }
+    if (!rc && !json) {
+        printf("\nMeasured (%zu benchmark jobs of %d optimizer steps, every sequence %d tokens; logs in %s/training_logs):\n", n,
+               (int)steps, rq->context, logs);
+        printf("  %-44s %10s %10s %8s %9s %8s %9s\n", "setup", "pred s/st", "meas s/st", "pred err", "MT/hr", "MFU", "$/MT");
+        for (size_t k = 0; k < n; k++) {
+            const cost_option *opt = &r->opt[m[k].opt];
+            if (m[k].ok)
+                printf("  %-44.44s %10.3f %10.3f %+7.0f%% %9.3f %7.1f%% %9.3f\n", m[k].name, opt->step_time_s, m[k].step_s,
+                       100.0 * m[k].error, m[k].mtok_per_hour, 100.0 * m[k].mfu, m[k].usd_per_mtok);
+            else
+                printf("  %-44.44s %10.3f  not measured: %s\n", m[k].name, opt->step_time_s, m[k].why);
+        }
+        if (nr) {
+            const cost_measurement *w = &m[order[0]];
+            printf("Chosen by measured $ per million tokens: %s, $%.3f/MT, %.2f MT/hr, %.1f h (measured over %d steps)\n",
+                   r->opt[w->opt].label, w->usd_per_mtok, w->mtok_per_hour, w->hours, (int)steps);
+            if (nr > 1 && cost_same_price(m[order[1]].usd_per_mtok, w->usd_per_mtok))
+                printf("  why: the faster of the setups within %.0f %% of the lowest measured $/MT\n", 100.0 * cost_tie_band());
+            else if (nr > 1)
+                printf("  why: the lowest measured $/MT; the next costs %.0f %% more\n",
+                       100.0 * (m[order[1]].usd_per_mtok / w->usd_per_mtok - 1.0));
+        }
+    }
+    if (!rc && !nr)
+        rc = ac_err_set(e, AC_E_EXEC, "no benchmark job gave a step time (first: %s: %s; logs in %s/training_logs/%s)", m[0].name, m[0].why,
+                        logs, m[0].name);
+    free(jobs);
+    free(out);
+    free(m);
+    free(scripts);
+    free(order);
+    return rc;
 }
 
 int cli_cost_check(const ac_config *c, const model_base_config *b, ac_err *e)
@@ -176,12 +392,13 @@ int cli_cost_stage(const ac_config *c, const model_base_config *b, const cli_opt
             free(text);
         } else {
             cost_print(stdout, &rq, &r);
-            printf("\nFiles: %s/ (summary.json%s)\n", dir,
-                   cost_chosen(&r, &rq) >= 0 ? rq.task == COST_LORA ? ", ds_config.json, train_args.json, lora_config.json"
-                                                                    : ", ds_config.json, train_args.json"
-                                             : "");
+            long ch = cost_chosen(&r, &rq);
+            bool ds = ch >= 0, forge = ds && r.opt[ch].k.tp == 1 && r.opt[ch].k.pp == 1;
+            printf("\nFiles: %s/ (summary.json%s%s%s)\n", dir, ds ? ", ds_config.json, train_args.json" : "",
+                   ds && rq.task == COST_LORA ? ", lora_config.json" : "", forge ? ", llmforge.yaml" : "");
         }
     }
+    if (!rc && o && cli_flag_present(o, "--measure") && cost_chosen(&r, &rq) >= 0 && measure_stage(c, &rq, &r, o, dir, json, e)) rc = -1;
     if (!rc && cost_chosen(&r, &rq) < 0) {
         /* nothing to recommend: say why, with the nearest miss */
         const cost_option *near = NULL;

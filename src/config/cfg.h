@@ -122,6 +122,9 @@ typedef struct {
     int global_batch_size;             /* sequences per optimizer step */
     int n_gpus;
     char gpus[16][CFG_NAME_MAX];       /* "name", "name:price" or "name:price:max_gpus" */
+    int n_instances;
+    char instances[16][CFG_NAME_MAX];  /* data/instances.csv names: "name", "name:price" or "name:price:max_instances" */
+    char rank0_instance[CFG_NAME_MAX]; /* "" = none */
     int max_gpus;
     double deadline_hours, budget_usd; /* NAN = none */
     double cpu_memory_per_node_gb;

@@ -119,6 +119,8 @@ const schema_entry SCHEMA[] = {
     { CS "num_tokens_in_b", ST_FLOAT, S(cost.num_tokens_in_b), "1.0", 1e-6, 1e7, NULL, 0, "extension: tokens to train, in billions" },
     { CS "global_batch_size", ST_INT, S(cost.global_batch_size), "64", 1, 1e7, NULL, 0, "extension: sequences per optimizer step" },
     { CS "gpus", ST_STR_LIST, S(cost.gpus), "[a100_80gb, h100_sxm, a10g, l4]", NB, NULL, 0, "extension: GPU types to compare: name, name:price_per_gpu_hour or name:price:max_gpus (price default: data/gpus.csv)" },
+    { CS "instances", ST_STR_LIST, S(cost.instances), "[]", NB, NULL, 0, "extension: instance types to compare (data/instances.csv): name, name:price_per_instance_hour or name:price:max_instances; when set, used instead of gpus" },
+    { CS "rank0_instance", ST_STR, S(cost.rank0_instance), "null", NB, NULL, SF_NULLABLE, "extension: a larger instance of the same GPUs for rank 0 (checkpoint gather), used when that is what makes a setup fit" },
     { CS "max_gpus", ST_INT, S(cost.max_gpus), "64", 1, 65536, NULL, 0, "extension: largest GPU count searched per type (powers of two up to it)" },
     { CS "deadline_hours", ST_FLOAT, S(cost.deadline_hours), "null", 1e-6, 1e9, NULL, SF_NULLABLE, "extension: cheapest setup that finishes within this many hours" },
     { CS "budget_usd", ST_FLOAT, S(cost.budget_usd), "null", 1e-6, 1e15, NULL, SF_NULLABLE, "extension: fastest setup whose run costs at most this" },
@@ -446,6 +448,8 @@ int schema_fill(const node *root, ac_config *cfg, ac_err *e)
                 rc = fill_str_list(n, se->key, &cfg->train.n_tp_comm_overlap, &cfg->train.tp_comm_overlap[0][0], CFG_KNOB_LEN, CFG_KNOB_MAX, e);
             else if (se->offset == OFF(cost.gpus))
                 rc = fill_str_list(n, se->key, &cfg->cost.n_gpus, &cfg->cost.gpus[0][0], CFG_NAME_MAX, 16, e);
+            else if (se->offset == OFF(cost.instances))
+                rc = fill_str_list(n, se->key, &cfg->cost.n_instances, &cfg->cost.instances[0][0], CFG_NAME_MAX, 16, e);
             else
                 rc = fill_str_list(n, se->key, &cfg->cluster.n_srun_args, &cfg->cluster.srun_args[0][0], CFG_NAME_MAX, 16, e);
         } else {

@@ -177,6 +177,16 @@ static double flops_per_token(const cost_request *rq, const cost_params *p)
     return (rq->task == COST_LORA ? 4.0 : 6.0) * p->active + p->attn_per_tok;
 }
 
+double cost_cookbook_mfu(const cost_request *rq, const cost_option *o)
+{
+    model_shape s = rq->model.shape;
+    s.seq_length = rq->context;
+    cost_params P = params_of(&s, rq->context);
+    double n = shape_is_moe(&s) ? P.active + (double)s.vocab * s.hidden : P.total;
+    double peak = est_peak_tflops(o->gpu, rq->precision) * 1e12 * o->k.num_gpus;
+    return peak > 0 ? 6.0 * n * o->tokens_per_s / peak : 0.0;
+}
+
 /* ---------- one setup ---------- */
 
 static int fail_rule(cost_option *o, ac_err *e, const char *msg)
@@ -194,8 +204,29 @@ static void make_label(const cost_request *rq, cost_option *o)
                  k->offload_params ? "params" : "");
     char par[32] = "";
     if (k->tp > 1 || k->pp > 1) snprintf(par, sizeof par, " TP%d PP%d", k->tp, k->pp);
-    snprintf(o->label, sizeof o->label, "%dx %s%s ZeRO-%d%s mbs %d ga %d ckpt %s%s", k->num_gpus, o->gpu->name, par, k->zero, off,
-             k->mbs, o->grad_accum, k->checkpointing ? "on" : "off", rq->task == COST_LORA ? " LoRA" : "");
+    char inst[96] = "";
+    const cost_instance *pi = rq->pools[k->pool].inst;
+    if (pi)
+        snprintf(inst, sizeof inst, " (%dx %s%s%s)", o->nodes, pi->name, o->rank0_inst ? ", rank 0 on " : "",
+                 o->rank0_inst ? o->rank0_inst->name : "");
+    snprintf(o->label, sizeof o->label, "%dx %s%s%s ZeRO-%d%s mbs %d ga %d ckpt %s%s", k->num_gpus, o->gpu->name, inst, par, k->zero,
+             off, k->mbs, o->grad_accum, k->checkpointing ? "on" : "off", rq->task == COST_LORA ? " LoRA" : "");
+}
+
+/* usable host memory of a node (GiB): the instance's RAM, else the request's per-node figure */
+static double host_limit_gib(const cost_request *rq, const cost_instance *inst)
+{
+    double bytes = inst ? inst->host_ram_gib * GIB : rq->cpu_mem_node_gb * 1e9;
+    return bytes * HOST_USABLE_FRAC / GIB;
+}
+
+/* the request's rank-0 instance when it can stand in for node 0 of this pool: same GPU
+ * type and count, more RAM */
+static const cost_instance *rank0_for(const cost_request *rq, const cost_pool *pool)
+{
+    const cost_instance *r0 = rq->rank0, *w = pool->inst;
+    if (!r0 || !w || r0 == w || r0->gpus != w->gpus || strcmp(r0->node.name, w->node.name)) return NULL;
+    return r0->host_ram_gib > w->host_ram_gib ? r0 : NULL;
 }
 
 const est_stack *cost_stack_of(const cost_request *rq, const cost_knobs *k)
@@ -262,8 +293,22 @@ int cost_evaluate(const cost_request *rq, const cost_knobs *k, cost_option *o, a
     double trainable = rq->task == COST_LORA ? (double)s.num_layers * rq->lora_targets * rq->lora_rank * 2.0 * s.hidden : P.total;
     o->rank0_gather_gib = trainable * 2.0 / GIB;
     int ranks_on_node = in.gpus_per_node;
-    o->cpu_mem_node_gib = (r->cpu_mem_per_gpu * ranks_on_node + HOST_PER_PROCESS_GB * 1e9 * ranks_on_node) / GIB + o->rank0_gather_gib;
-    o->cpu_limit_gib = rq->cpu_mem_node_gb * 1e9 * HOST_USABLE_FRAC / GIB;
+    double node_states_gib = (r->cpu_mem_per_gpu * ranks_on_node + HOST_PER_PROCESS_GB * 1e9 * ranks_on_node) / GIB;
+    o->cpu_mem_node_gib = node_states_gib + o->rank0_gather_gib;
+    o->cpu_limit_gib = host_limit_gib(rq, pool->inst);
+    o->price = pool->price;
+    /* a heterogeneous rank 0 only when node 0 (with the gather) does not fit a worker
+     * instance: node 0 then runs on the larger instance, the others stay as they are */
+    const cost_instance *r0 = rank0_for(rq, pool);
+    if (r0 && o->cpu_mem_node_gib > o->cpu_limit_gib) {
+        o->rank0_inst = r0;
+        if (o->nodes > 1) {
+            o->cpu_mem_worker_gib = node_states_gib;
+            o->cpu_worker_limit_gib = o->cpu_limit_gib;
+        }
+        o->cpu_limit_gib = host_limit_gib(rq, r0);
+        o->price = (r0->price_per_hour + (o->nodes - 1) * pool->price * pool->inst->gpus) / ((double)o->nodes * pool->inst->gpus);
+    }
     o->step_time_s = r->step_time;
     o->tokens_per_s = r->tokens_per_s;
     o->mtok_per_hour = r->tokens_per_s * 3600.0 / 1e6;
@@ -274,18 +319,22 @@ int cost_evaluate(const cost_request *rq, const cost_knobs *k, cost_option *o, a
     o->hfu = (fpt + recomputed) * r->tokens_per_s / peak;
     double tokens = rq->tokens_b * 1e9;
     o->hours = tokens / r->tokens_per_s / 3600.0;
-    o->usd_total = o->hours * k->num_gpus * pool->price;
-    o->usd_per_mtok = k->num_gpus * pool->price / o->mtok_per_hour;
+    o->usd_total = o->hours * k->num_gpus * o->price;
+    o->usd_per_mtok = k->num_gpus * o->price / o->mtok_per_hour;
     o->optimizer_steps = tokens / ((double)rq->gbs * rq->context);
 
-    bool gpu_ok = r->fits, cpu_ok = o->cpu_mem_node_gib <= o->cpu_limit_gib;
+    bool gpu_ok = r->fits, cpu_ok = o->cpu_mem_node_gib <= o->cpu_limit_gib && o->cpu_mem_worker_gib <= o->cpu_worker_limit_gib;
     o->feasible = gpu_ok && cpu_ok;
+    o->rank0_makes_fit = o->feasible && o->rank0_inst;
     if (!gpu_ok)
         snprintf(o->why, sizeof o->why, "GPU memory: needs %.1f GiB per GPU, has %.1f GiB usable (%.1f GiB over)", o->gpu_mem_gib,
                  o->gpu_limit_gib, o->gpu_mem_gib - o->gpu_limit_gib);
+    else if (!cpu_ok && o->cpu_mem_worker_gib > o->cpu_worker_limit_gib)
+        snprintf(o->why, sizeof o->why, "host memory: needs %.0f GiB per worker node, has %.0f GiB usable (%.0f GiB over)",
+                 o->cpu_mem_worker_gib, o->cpu_worker_limit_gib, o->cpu_mem_worker_gib - o->cpu_worker_limit_gib);
     else if (!cpu_ok)
-        snprintf(o->why, sizeof o->why, "host memory: needs %.0f GiB per node, has %.0f GiB usable (%.0f GiB over)",
-                 o->cpu_mem_node_gib, o->cpu_limit_gib, o->cpu_mem_node_gib - o->cpu_limit_gib);
+        snprintf(o->why, sizeof o->why, "host memory: needs %.0f GiB per node%s, has %.0f GiB usable (%.0f GiB over)",
+                 o->cpu_mem_node_gib, o->rank0_inst ? " on rank 0's" : "", o->cpu_limit_gib, o->cpu_mem_node_gib - o->cpu_limit_gib);
     make_label(rq, o);
     return 0;
 }
@@ -308,6 +357,19 @@ static bool cheaper(const cost_option *a, const cost_option *b)
     return a->k.num_gpus < b->k.num_gpus;
 }
 
+/* CPU offload a setup leans on: parameters (every micro-batch crosses PCIe) weigh more than
+ * the optimizer (once per step) */
+static int offload_weight(const cost_option *o) { return 2 * o->k.offload_params + o->k.offload_optimizer; }
+
+/* within one (GPU type, count): a setup priced like b within the tie band that offloads less
+ * wins (offload is PCIe- and CPU-bound, the part of a prediction least certain); else the cheaper */
+static bool better_in_cell(const cost_option *a, const cost_option *b)
+{
+    if (cost_same_price(a->usd_per_mtok, b->usd_per_mtok) && offload_weight(a) != offload_weight(b))
+        return offload_weight(a) < offload_weight(b);
+    return cheaper(a, b);
+}
+
 static bool faster(const cost_option *a, const cost_option *b)
 {
     if (a->hours != b->hours) return a->hours < b->hours;
@@ -317,7 +379,7 @@ static bool faster(const cost_option *a, const cost_option *b)
 /* the setups of one (GPU type, count): DeepSpeed/FSDP (ZeRO 0-3, offload) and
  * Megatron TP×PP (ZeRO 0-1), each micro batch dividing the batch, checkpointing on/off */
 static void search_cell(const cost_request *rq, int pool, int n, cost_option *best, cost_option *miss, bool *have_best,
-                        bool *have_miss, size_t *n_eval, size_t *n_feas)
+                        bool *have_miss, cost_option *host_miss, bool *have_host_miss, size_t *n_eval, size_t *n_feas)
 {
     static const struct {
         int zero;
@@ -329,10 +391,13 @@ static void search_cell(const cost_request *rq, int pool, int n, cost_option *be
     const model_shape *s = &rq->model.shape;
     int L = shape_total_layers(s);
     int groups = shape_query_groups(s);
+    /* a data-parallel stack (Hugging Face + DeepSpeed, FSDP: no sequence parallelism, no
+     * Megatron layouts) asked for by name: its trainers take no TP/PP */
+    bool dp_only = rq->stack && !rq->stack->sequence_parallel;
     for (int tp = 1; tp <= node && tp <= n; tp *= 2) {
         if (s->heads % tp || groups % tp) continue;
         for (int pp = 1; pp <= L && tp * pp <= n; pp++) {
-            if (L % pp || n % (tp * pp)) continue;
+            if (L % pp || n % (tp * pp) || (dp_only && tp * pp > 1)) continue;
             if (pp > 1 && pp & (pp - 1)) continue; /* powers of two: what launchers offer */
             int dp = n / (tp * pp);
             if (rq->gbs % dp) continue;
@@ -350,8 +415,13 @@ static void search_cell(const cost_request *rq, int pool, int n, cost_option *be
                         (*n_eval)++;
                         if (o.feasible) {
                             (*n_feas)++;
-                            if (!*have_best || cheaper(&o, best)) { *best = o; *have_best = true; }
-                        } else if (!*have_miss || overshoot(&o) < overshoot(miss)) {
+                            if (!*have_best || better_in_cell(&o, best)) { *best = o; *have_best = true; }
+                        } else if (o.est.fits && (!*have_host_miss || overshoot(&o) < overshoot(host_miss))) {
+                            /* fits the GPU, not the host: the alternative a GPU-memory miss names */
+                            *host_miss = o;
+                            *have_host_miss = true;
+                        }
+                        if (!o.feasible && (!*have_miss || overshoot(&o) < overshoot(miss))) {
                             *miss = o;
                             *have_miss = true;
                         }
@@ -374,6 +444,71 @@ static int by_time_cmp(const void *a, const void *b)
     return faster(x, y) ? -1 : faster(y, x) ? 1 : 0;
 }
 
+/* the tie band: a stated 5 %, below what the estimator can tell apart (docs/cost.md quotes
+ * its errors against published runs at 6-17 % for FSDP), so a cheaper-looking slower
+ * setup does not win on noise */
+double cost_tie_band(void) { return 0.05; }
+
+bool cost_same_price(double a, double b)
+{
+    double lo = a < b ? a : b;
+    return fabs(a - b) <= cost_tie_band() * lo;
+}
+
+/* the first instance count (in GPUs) of a pool: one instance, or one GPU */
+static int pool_first(const cost_pool *p) { return p->inst ? p->inst->gpus : 1; }
+
+/* one sentence on why the chosen option won and what it trades */
+static void explain_choice(const cost_request *rq, cost_result *r)
+{
+    char *w = r->chosen_why;
+    size_t len = sizeof r->chosen_why;
+    w[0] = '\0';
+    long c = cost_chosen(r, rq);
+    if (c < 0 || !r->n_ranked) return;
+    const cost_option *o = &r->opt[c];
+    const cost_option *cheapest = &r->opt[r->by_cost[0]];
+    for (size_t j = 1; j < r->n_ranked; j++)
+        if (r->opt[r->by_cost[j]].usd_per_mtok < cheapest->usd_per_mtok) cheapest = &r->opt[r->by_cost[j]];
+    const cost_option *fastest = &r->opt[r->best_time];
+    bool dl = rq->deadline_hours > 0, bu = rq->budget_usd > 0;
+    int band = (int)lround(100.0 * cost_tie_band());
+    if (dl && bu) {
+        snprintf(w, len, "the cheapest setup that finishes within the %.1f h deadline and the $%.0f budget ($%.3f/MT, %.1f h, $%.0f)",
+                 rq->deadline_hours, rq->budget_usd, o->usd_per_mtok, o->hours, o->usd_total);
+    } else if (dl) {
+        if (o == cheapest || cost_same_price(o->usd_per_mtok, cheapest->usd_per_mtok))
+            snprintf(w, len, "the cheapest per token ($%.3f/MT) and done in %.1f h, within the %.1f h deadline", o->usd_per_mtok, o->hours,
+                     rq->deadline_hours);
+        else
+            snprintf(w, len,
+                     "the cheapest setup that finishes within the %.1f h deadline (%.1f h at $%.3f/MT); the cheapest overall, %s, "
+                     "costs $%.3f/MT but takes %.1f h",
+                     rq->deadline_hours, o->hours, o->usd_per_mtok, cheapest->label, cheapest->usd_per_mtok, cheapest->hours);
+    } else if (bu) {
+        if (o == fastest)
+            snprintf(w, len, "the fastest setup (%.1f h), and its $%.0f run is within the $%.0f budget", o->hours, o->usd_total, rq->budget_usd);
+        else
+            snprintf(w, len, "the fastest setup within the $%.0f budget (%.1f h for $%.0f); the fastest overall, %s, takes %.1f h for $%.0f",
+                     rq->budget_usd, o->hours, o->usd_total, fastest->label, fastest->hours, fastest->usd_total);
+    } else if (o != cheapest) {
+        snprintf(w, len,
+                 "the fastest of the setups within %d %% of the cheapest $ per million tokens: $%.3f/MT in %.1f h, against $%.3f/MT "
+                 "in %.1f h for %s",
+                 band, o->usd_per_mtok, o->hours, cheapest->usd_per_mtok, cheapest->hours, cheapest->label);
+    } else {
+        const cost_option *next = r->n_ranked > 1 ? &r->opt[r->by_cost[1]] : NULL;
+        if (next && !cost_same_price(next->usd_per_mtok, o->usd_per_mtok))
+            snprintf(w, len, "the cheapest per token ($%.3f/MT); the next, %s, costs %.0f %% more", o->usd_per_mtok, next->label,
+                     100.0 * (next->usd_per_mtok / o->usd_per_mtok - 1.0));
+        else if (next)
+            snprintf(w, len, "the cheapest per token ($%.3f/MT) and the fastest of the setups within %d %% of it", o->usd_per_mtok, band);
+        else
+            snprintf(w, len, "the cheapest per token ($%.3f/MT) of the %zu setups that fit this GPU type and count", o->usd_per_mtok,
+                     r->n_feasible);
+    }
+}
+
 int cost_search(const cost_request *rq, cost_result *out, ac_err *e)
 {
     memset(out, 0, sizeof *out);
@@ -384,7 +519,7 @@ int cost_search(const cost_request *rq, cost_result *out, ac_err *e)
         return ac_err_set(e, AC_E_INPUT, "context, global batch and tokens must be positive");
     size_t cap = 0;
     for (int p = 0; p < rq->n_pools; p++)
-        for (int n = 1; n <= rq->pools[p].max_gpus; n *= 2) cap++;
+        for (int n = pool_first(&rq->pools[p]); n <= rq->pools[p].max_gpus; n *= 2) cap++;
     out->opt = calloc(cap ? cap : 1, sizeof *out->opt);
     out->by_cost = calloc(cap ? cap : 1, sizeof *out->by_cost);
     out->by_time = calloc(cap ? cap : 1, sizeof *out->by_time);
@@ -393,29 +528,55 @@ int cost_search(const cost_request *rq, cost_result *out, ac_err *e)
         return ac_err_set(e, AC_E_NOMEM, "out of memory");
     }
     for (int p = 0; p < rq->n_pools; p++) {
-        for (int n = 1; n <= rq->pools[p].max_gpus; n *= 2) {
-            cost_option best, miss;
-            bool hb = false, hm = false;
-            search_cell(rq, p, n, &best, &miss, &hb, &hm, &out->n_evaluated, &out->n_feasible);
+        for (int n = pool_first(&rq->pools[p]); n <= rq->pools[p].max_gpus; n *= 2) {
+            cost_option best, miss, host_miss;
+            bool hb = false, hm = false, hh = false;
+            search_cell(rq, p, n, &best, &miss, &hb, &hm, &host_miss, &hh, &out->n_evaluated, &out->n_feasible);
             if (hb) out->opt[out->n++] = best;
-            else if (hm) out->opt[out->n++] = miss;
+            else if (hm) {
+                /* a miss on GPU memory also says what fitting the GPU would take on the host */
+                if (hh && !miss.est.fits) {
+                    size_t l = strlen(miss.why);
+                    snprintf(miss.why + l, sizeof miss.why - l, "; fitting the GPU instead (%s) %s", host_miss.label,
+                             host_miss.why + (strncmp(host_miss.why, "host memory: ", 13) ? 0 : 13));
+                }
+                out->opt[out->n++] = miss;
+            }
         }
     }
     for (size_t i = 0; i < out->n; i++) {
-        const cost_option *o = &out->opt[i];
-        if (!o->feasible) continue;
+        if (!out->opt[i].feasible) continue;
         out->by_cost[out->n_ranked] = out->by_time[out->n_ranked] = i;
         out->n_ranked++;
-        long *bp = &out->best_per_pool[o->k.pool];
-        if (*bp < 0 || cheaper(o, &out->opt[*bp])) *bp = (long)i;
     }
     sort_ctx = out;
     qsort(out->by_cost, out->n_ranked, sizeof *out->by_cost, by_cost_cmp);
     qsort(out->by_time, out->n_ranked, sizeof *out->by_time, by_time_cmp);
+    /* ties within the band go to the faster setup: each run of options priced like
+     * the cheapest still unplaced is ordered by time */
+    for (size_t i = 0; i < out->n_ranked;) {
+        size_t j = i + 1;
+        while (j < out->n_ranked && cost_same_price(out->opt[out->by_cost[j]].usd_per_mtok, out->opt[out->by_cost[i]].usd_per_mtok)) j++;
+        qsort(out->by_cost + i, j - i, sizeof *out->by_cost, by_time_cmp);
+        i = j;
+    }
     sort_ctx = NULL;
     if (out->n_ranked) {
         out->best_cost = (long)out->by_cost[0];
         out->best_time = (long)out->by_time[0];
+    }
+    /* per GPU type (or instance) the same rule: the fastest priced like its cheapest */
+    for (int p = 0; p < rq->n_pools; p++) {
+        long *bp = &out->best_per_pool[p];
+        double lo = INFINITY;
+        for (size_t j = 0; j < out->n_ranked; j++) {
+            const cost_option *o = &out->opt[out->by_cost[j]];
+            if (o->k.pool == p && o->usd_per_mtok < lo) lo = o->usd_per_mtok;
+        }
+        for (size_t j = 0; j < out->n_ranked; j++) {
+            const cost_option *o = &out->opt[out->by_cost[j]];
+            if (o->k.pool == p && cost_same_price(o->usd_per_mtok, lo) && (*bp < 0 || faster(o, &out->opt[*bp]))) *bp = (long)out->by_cost[j];
+        }
     }
     /* under a deadline: the cheapest that finishes in time; under a budget: the
      * fastest that stays within it; both: the cheapest meeting both */
@@ -430,6 +591,7 @@ int cost_search(const cost_request *rq, cost_result *out, ac_err *e)
             }
         }
     }
+    explain_choice(rq, out);
     return 0;
 }
 
@@ -483,6 +645,7 @@ int cost_pool_parse(const char *entry, int default_max, const char *key, cost_po
         return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, key, "unknown GPU '%s' (known: %s)", buf, names);
     }
     out->gpu = g;
+    out->inst = NULL;
     out->price = g->price_per_hour;
     out->max_gpus = default_max;
     if (price && *price) {
@@ -505,5 +668,55 @@ int cost_pool_parse(const char *entry, int default_max, const char *key, cost_po
     }
     if (!(out->price > 0))
         return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, key, "%s has no catalog price; give one as %s:PRICE", g->name, g->name);
+    return 0;
+}
+
+const char *cost_pool_name(const cost_pool *p) { return p->inst ? p->inst->name : p->gpu->name; }
+
+int cost_pool_instance_parse(const char *entry, int default_max_gpus, const char *key, cost_pool *out, ac_err *e)
+{
+    char buf[160];
+    if (!key) key = "instances";
+    if (!entry || !*entry) return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, key, "empty instance entry");
+    if (strlen(entry) >= sizeof buf) return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, key, "instance entry too long: '%.40s...'", entry);
+    snprintf(buf, sizeof buf, "%s", entry);
+    char *price = strchr(buf, ':');
+    char *count = NULL;
+    if (price) {
+        *price++ = '\0';
+        count = strchr(price, ':');
+        if (count) *count++ = '\0';
+    }
+    if (cost_instance_catalog_load(e)) return -1;
+    const cost_instance *in = cost_instance_find(buf);
+    if (!in) {
+        char close[512];
+        cost_instance_close(buf, close, sizeof close);
+        if (close[0])
+            return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, key, "unknown instance type '%s'; close ones: %s (data/instances.csv)", buf, close);
+        return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, key, "unknown instance type '%s' (data/instances.csv lists %zu)", buf,
+                         cost_instance_count());
+    }
+    memset(out, 0, sizeof *out);
+    out->inst = in;
+    out->gpu = &in->node;
+    out->price = in->price_per_hour / in->gpus;
+    int max_inst = default_max_gpus / in->gpus;
+    if (max_inst < 1) max_inst = 1;
+    if (price && *price) {
+        double p;
+        if (parse_positive(price, &p))
+            return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, key, "price of %s is not a number: '%s'", in->name, price);
+        if (!(p > 0))
+            return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, key, "price of %s must be positive (USD per instance-hour), got %g", in->name, p);
+        out->price = p / in->gpus;
+    }
+    if (count && *count) {
+        double n;
+        if (parse_positive(count, &n) || n != floor(n) || n < 1 || n > 8192)
+            return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, key, "instance count of %s must be an integer in [1, 8192], got '%s'", in->name, count);
+        max_inst = (int)n;
+    }
+    out->max_gpus = max_inst * in->gpus;
     return 0;
 }

@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "estimator/est.h"
+#include "cost/instance.h"
 #include "estimator/gpu.h"
 #include "model/shape.h"
 #include "util/err.h"
@@ -57,11 +58,18 @@ typedef struct {
     const gpu_spec *gpu;
     int max_gpus;
     double price;        /* USD per GPU-hour */
+    const cost_instance *inst; /* rented as whole instances (--instances), else NULL (--gpus) */
 } cost_pool;
 
 /* "a10g", "a10g:0.90" or "a10g:0.90:32" (name, USD per GPU-hour, largest count):
  * unknown names get a "did you mean"; prices must be positive. key names the setting. */
 int cost_pool_parse(const char *entry, int default_max, const char *key, cost_pool *out, ac_err *e);
+/* "p4de.24xlarge", "p4de.24xlarge:30.5" or "p4de.24xlarge:30.5:4" (instance name, USD per
+ * instance-hour, most instances): unknown names list the close ones; prices must be positive.
+ * default_max_gpus caps the instances at that many GPUs (at least one instance). */
+int cost_pool_instance_parse(const char *entry, int default_max_gpus, const char *key, cost_pool *out, ac_err *e);
+/* the pool's name as printed: the instance's, else the GPU's */
+const char *cost_pool_name(const cost_pool *p);
 
 typedef struct {
     cost_model model;
@@ -75,7 +83,10 @@ typedef struct {
     int n_pools;
     double deadline_hours;   /* 0 = none */
     double budget_usd;       /* 0 = none */
-    double cpu_mem_node_gb;  /* host memory per node (10^9 B) */
+    double cpu_mem_node_gb;  /* host memory per node (10^9 B) of --gpus pools; instances use their own */
+    /* heterogeneous rank 0 (Ray-based stacks place the rank-0 worker apart): node 0 of
+     * every instance pool with the same GPU type and count is this instance; NULL = none */
+    const cost_instance *rank0;
     est_precision precision;
     /* the training stack every setup runs on (data/stacks.csv); NULL: Megatron-Core for TP/PP
      * setups and Hugging Face + DeepSpeed for the others (cost_stack_of) */
@@ -105,16 +116,23 @@ typedef struct {
     double gpu_mem_gib, gpu_limit_gib;      /* per GPU */
     double cpu_mem_node_gib, cpu_limit_gib; /* per node, incl. rank-0 checkpoint gather */
     double rank0_gather_gib;                /* full bf16 weights (LoRA: adapters) on rank 0 */
+    double cpu_mem_worker_gib, cpu_worker_limit_gib; /* the other nodes (no gather); 0 with one node */
+    const cost_instance *rank0_inst;        /* node 0 runs on this larger instance, or NULL */
+    bool rank0_makes_fit;                   /* fits only because of rank0_inst's RAM */
     double tokens_per_s, mtok_per_hour;
     double mfu, hfu;                        /* see COST_MFU_CONVENTION */
     double hours, usd_per_mtok, usd_total, optimizer_steps, step_time_s;
     bool feasible;
-    char why[256];                          /* what does not fit, by how much */
+    char why[448];                          /* what does not fit, by how much (a miss on GPU memory
+                                             * also names the nearest setup that fits the GPU) */
     char label[160];
     est_result est;
 } cost_option;
 
 extern const char COST_MFU_CONVENTION[];
+/* MFU as fine-tuning cookbooks state it: 6 x N x tokens/s / (GPUs x dense BF16 peak), N = every
+ * parameter (MoE: the parameters a token passes), no attention term, 6 even for LoRA */
+double cost_cookbook_mfu(const cost_request *rq, const cost_option *o);
 
 /* Scores one setup; -1 (AC_E_INPUT) only when the knobs break a layout rule
  * (opt->why says which).  A setup that does not fit is scored, feasible = false. */
@@ -129,7 +147,13 @@ typedef struct {
     long best_per_pool[COST_MAX_POOLS];         /* cheapest feasible per GPU type; -1 = none */
     size_t *by_cost, *by_time;                   /* feasible options ranked */
     size_t n_ranked;
+    char chosen_why[512];                        /* why the chosen option won, one sentence */
 } cost_result;
+
+/* $/MT within this fraction of each other counts as a tie that the faster setup wins */
+double cost_tie_band(void);
+/* a costs the same as b per token within cost_tie_band() */
+bool cost_same_price(double a, double b);
 
 int cost_search(const cost_request *rq, cost_result *out, ac_err *e);
 void cost_result_free(cost_result *r);
@@ -138,10 +162,19 @@ void cost_result_free(cost_result *r);
 int cost_deepspeed_json(const cost_request *rq, const cost_option *o, char **out, ac_err *e);
 int cost_train_args_json(const cost_request *rq, const cost_option *o, char **out, ac_err *e);
 int cost_lora_json(const cost_request *rq, char **out, ac_err *e);
+/* LLMForge (Anyscale, Ray Train + DeepSpeed) fine-tuning YAML of a DeepSpeed/FSDP setup:
+ * context_length, num_devices, train_batch_size_per_device, gradient_accumulation_steps,
+ * no_gradient_checkpoint, deepspeed.config_path (ds_config.json), padding (max_length when
+ * benchmark is set: the context is fixed), worker_resources with the Ray accelerator type and
+ * each worker's host memory, trainer_resources with rank 0's; lora_config for LoRA.
+ * AC_E_INPUT for TP/PP setups (LLMForge has no Megatron layout). */
+int cost_llmforge_yaml(const cost_request *rq, const cost_option *o, bool benchmark, char **out, ac_err *e);
+/* Ray's accelerator_type name of a catalog GPU ("A100-80G"), or NULL */
+const char *cost_ray_accelerator(const gpu_spec *g);
 /* summary.json: request, options, rankings, the chosen setup */
 int cost_summary_json(const cost_request *rq, const cost_result *r, char **out, ac_err *e);
 /* writes <dir>/summary.json, <dir>/ds_config.json, <dir>/train_args.json (and
- * <dir>/lora_config.json for LoRA) atomically
+ * <dir>/lora_config.json for LoRA, <dir>/llmforge.yaml for DeepSpeed setups) atomically
  * for the chosen option (the constrained best, else the cheapest) */
 int cost_write_files(const cost_request *rq, const cost_result *r, const char *dir, ac_err *e);
 /* the option the files describe: under a deadline or budget the constrained best,

@@ -15,6 +15,7 @@
 #include "cost/cost.h"
 #include "util/fsutil.h"
 #include "util/json.h"
+#include "util/strbuf.h"
 
 /* DeepSpeed's reduce/all-gather bucket (elements); its documented default */
 #define DS_BUCKET 5e8
@@ -145,13 +146,88 @@ int cost_lora_json(const cost_request *rq, char **out, ac_err *e)
     return finish(r, out, e);
 }
 
+/* Ray's accelerator_type resource names (ray.util.accelerators: NVIDIA_A100 "A100",
+ * "A100-40G"/"A100-80G" for the memory variants, NVIDIA_TESLA_V100 "V100", NVIDIA_A10G "A10G",
+ * NVIDIA_L4 "L4", NVIDIA_L40S "L40S", NVIDIA_H100 "H100", NVIDIA_H200 "H200", NVIDIA_B200 "B200") */
+static const struct {
+    const char *gpu, *ray;
+} RAY_ACCEL[] = {{"a100_80gb", "A100-80G"}, {"a100_pcie_80gb", "A100-80G"}, {"a100_40gb", "A100-40G"}, {"v100_16gb", "V100"},
+                 {"v100_32gb", "V100"},     {"a10g", "A10G"},               {"l4", "L4"},               {"l40s", "L40S"},
+                 {"h100_sxm", "H100"},      {"h100_pcie", "H100"},          {"h200", "H200"},           {"b200", "B200"},
+                 {"gb200", "GB200"},        {"b300", "B300"},               {"gb300", "GB300"}};
+
+const char *cost_ray_accelerator(const gpu_spec *g)
+{
+    for (size_t i = 0; g && i < sizeof RAY_ACCEL / sizeof *RAY_ACCEL; i++)
+        if (!strcmp(RAY_ACCEL[i].gpu, g->name)) return RAY_ACCEL[i].ray;
+    return NULL;
+}
+
+/* host memory in bytes rounded up to whole GiB, as Ray's memory resource takes it */
+static long long gib_bytes(double gib) { return (long long)ceil(gib) * 1073741824LL; }
+
+int cost_llmforge_yaml(const cost_request *rq, const cost_option *o, bool benchmark, char **out, ac_err *e)
+{
+    if (o->k.tp > 1 || o->k.pp > 1)
+        return ac_err_set(e, AC_E_INPUT, "LLMForge runs DeepSpeed/FSDP data parallelism: no YAML for a TP%d PP%d setup", o->k.tp, o->k.pp);
+    const char *accel = cost_ray_accelerator(o->gpu);
+    strbuf b;
+    sb_init(&b);
+    sb_printf(&b, "# LLMForge fine-tuning config written by autoconfig cost (predicted setup: %s)\n", o->label);
+    sb_printf(&b, "# Schema: https://docs.anyscale.com/reference/finetuning-config-api\n");
+    sb_printf(&b, "# Change model_id to the Hugging Face id of %s and train_path to your data.\n", rq->model.name);
+    sb_printf(&b, "model_id: \"%s\"\n", rq->model.name);
+    sb_printf(&b, "train_path: \"train.jsonl\"\n");
+    sb_printf(&b, "context_length: %d\n", rq->context);
+    sb_printf(&b, "num_devices: %d\n", o->k.num_gpus);
+    sb_printf(&b, "num_epochs: 1\n");
+    sb_printf(&b, "train_batch_size_per_device: %d\n", o->k.mbs);
+    sb_printf(&b, "eval_batch_size_per_device: %d\n", o->k.mbs);
+    sb_printf(&b, "gradient_accumulation_steps: %d\n", o->grad_accum);
+    sb_printf(&b, "learning_rate: %s\n", rq->task == COST_LORA ? "1.0e-4" : "5.0e-6");
+    sb_printf(&b, "# %s\n", benchmark ? "max_length: every batch is context_length long, as the prediction assumes (benchmarking)"
+                                         : "longest pads to the batch's longest sample; max_length reproduces the prediction");
+    sb_printf(&b, "padding: \"%s\"\n", benchmark ? "max_length" : "longest");
+    sb_printf(&b, "num_checkpoints_to_keep: 1\n");
+    sb_printf(&b, "no_gradient_checkpoint: %s\n", o->k.checkpointing ? "false" : "true");
+    sb_printf(&b, "flash_attention_2: true\n");
+    sb_printf(&b, "deepspeed:\n  config_path: \"ds_config.json\"\n");
+    /* Ray places each worker (one GPU) and the trainer: the worker's share of the node's host
+     * memory, and rank 0's consolidated checkpoint on the trainer */
+    double per_worker_gib = o->nodes > 0 && o->k.num_gpus > 0
+                                ? (o->cpu_mem_node_gib - o->rank0_gather_gib) / (o->k.num_gpus / o->nodes > 0 ? o->k.num_gpus / o->nodes : 1)
+                                : 0;
+    sb_printf(&b, "# rank 0 gathers the %.1f GiB 16-bit checkpoint%s\n", o->rank0_gather_gib,
+              o->rank0_inst ? " and runs on the larger instance (heterogeneous rank 0)" : "");
+    sb_printf(&b, "trainer_resources:\n  memory: %lld\n", gib_bytes(o->rank0_gather_gib + 6.0 * 1e9 / EST_GIB));
+    sb_printf(&b, "worker_resources:\n  memory: %lld\n", gib_bytes(per_worker_gib));
+    if (accel) sb_printf(&b, "  \"accelerator_type:%s\": 0.001\n", accel);
+    if (rq->task == COST_LORA) {
+        sb_printf(&b, "lora_config:\n  r: %d\n  lora_alpha: %d\n  lora_dropout: 0.05\n  task_type: \"CAUSAL_LM\"\n  bias: \"none\"\n",
+                  rq->lora_rank, 2 * rq->lora_rank);
+        sb_printf(&b, "  target_modules:\n");
+        char buf[sizeof rq->lora_modules];
+        snprintf(buf, sizeof buf, "%s", rq->lora_modules);
+        bool all = !strcmp(buf, "all-linear") || !strcmp(buf, "all_linear") || !strcmp(buf, "all");
+        if (all) snprintf(buf, sizeof buf, "q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj");
+        for (char *save = NULL, *m = strtok_r(buf, ", []", &save); m; m = strtok_r(NULL, ", []", &save))
+            sb_printf(&b, "    - \"%s\"\n", m);
+    }
+    if (b.oom) {
+        sb_free(&b);
+        return ac_err_set(e, AC_E_NOMEM, "out of memory building the LLMForge YAML");
+    }
+    *out = sb_take(&b);
+    return 0;
+}
+
 static void add_index(cJSON *o, const char *key, long i)
 {
     if (i >= 0) cJSON_AddNumberToObject(o, key, (double)i);
     else cJSON_AddNullToObject(o, key);
 }
 
-static cJSON *option_json(const cost_option *o)
+static cJSON *option_json(const cost_request *rq, const cost_option *o)
 {
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "source", "predicted");
@@ -160,6 +236,10 @@ static cJSON *option_json(const cost_option *o)
     cJSON_AddNumberToObject(j, "num_gpus", o->k.num_gpus);
     cJSON_AddNumberToObject(j, "nodes", o->nodes);
     cJSON_AddNumberToObject(j, "price_per_gpu_hour", o->price);
+    const cost_instance *pi = rq->pools[o->k.pool].inst;
+    if (pi) cJSON_AddStringToObject(j, "instance", pi->name);
+    if (o->rank0_inst) cJSON_AddStringToObject(j, "rank0_instance", o->rank0_inst->name);
+    cJSON_AddBoolToObject(j, "rank0_makes_fit", o->rank0_makes_fit);
     cJSON_AddNumberToObject(j, "tp", o->k.tp);
     cJSON_AddNumberToObject(j, "pp", o->k.pp);
     cJSON_AddNumberToObject(j, "dp", o->dp);
@@ -233,13 +313,22 @@ int cost_summary_json(const cost_request *rq, const cost_result *res, char **out
     for (int p = 0; p < rq->n_pools; p++) {
         cJSON *g = cJSON_CreateObject();
         cJSON_AddStringToObject(g, "gpu", rq->pools[p].gpu->name);
+        if (rq->pools[p].inst) {
+            const cost_instance *in = rq->pools[p].inst;
+            cJSON_AddStringToObject(g, "instance", in->name);
+            cJSON_AddNumberToObject(g, "gpus_per_instance", in->gpus);
+            cJSON_AddNumberToObject(g, "host_ram_gib", in->host_ram_gib);
+            cJSON_AddNumberToObject(g, "price_per_instance_hour", rq->pools[p].price * in->gpus);
+            cJSON_AddStringToObject(g, "interconnect", in->interconnect);
+            cJSON_AddStringToObject(g, "source", in->source);
+        }
         cJSON_AddNumberToObject(g, "price_per_gpu_hour", rq->pools[p].price);
         cJSON_AddNumberToObject(g, "max_gpus", rq->pools[p].max_gpus);
         add_index(g, "cheapest_option", res->best_per_pool[p]);
         cJSON_AddItemToArray(gp, g);
     }
     cJSON *opts = cJSON_AddArrayToObject(r, "options");
-    for (size_t i = 0; i < res->n; i++) cJSON_AddItemToArray(opts, option_json(&res->opt[i]));
+    for (size_t i = 0; i < res->n; i++) cJSON_AddItemToArray(opts, option_json(rq, &res->opt[i]));
     cJSON *bc = cJSON_AddArrayToObject(r, "ranking_by_cost");
     cJSON *bt = cJSON_AddArrayToObject(r, "ranking_by_time");
     for (size_t i = 0; i < res->n_ranked; i++) {
@@ -250,6 +339,9 @@ int cost_summary_json(const cost_request *rq, const cost_result *res, char **out
     add_index(r, "best_time", res->best_time);
     add_index(r, "best_constrained", res->best_constrained);
     add_index(r, "chosen", cost_chosen(res, rq));
+    cJSON_AddNumberToObject(r, "tie_band", cost_tie_band());
+    if (res->chosen_why[0]) cJSON_AddStringToObject(r, "chosen_why", res->chosen_why);
+    else cJSON_AddNullToObject(r, "chosen_why");
     return finish(r, out, e);
 }
 
@@ -269,22 +361,25 @@ static void remove_stale(const char *dir, const char *name)
 
 int cost_write_files(const cost_request *rq, const cost_result *r, const char *dir, ac_err *e)
 {
-    char *sum = NULL, *ds = NULL, *args = NULL, *lora = NULL;
+    char *sum = NULL, *ds = NULL, *args = NULL, *lora = NULL, *forge = NULL;
     long c = cost_chosen(r, rq);
     int rc = -1;
     /* build everything first so a failure writes nothing */
     if (cost_summary_json(rq, r, &sum, e)) goto out;
     if (c >= 0 && (cost_deepspeed_json(rq, &r->opt[c], &ds, e) || cost_train_args_json(rq, &r->opt[c], &args, e))) goto out;
     if (c >= 0 && rq->task == COST_LORA && cost_lora_json(rq, &lora, e)) goto out;
+    if (c >= 0 && r->opt[c].k.tp == 1 && r->opt[c].k.pp == 1 && cost_llmforge_yaml(rq, &r->opt[c], false, &forge, e)) goto out;
     if (fs_mkdir_p(dir, e)) goto out;
     if (ds && (write_one(dir, "ds_config.json", ds, e) || write_one(dir, "train_args.json", args, e))) goto out;
     if (lora && write_one(dir, "lora_config.json", lora, e)) goto out;
+    if (forge && write_one(dir, "llmforge.yaml", forge, e)) goto out;
     /* files of an earlier run that this run does not replace would describe another setup */
     if (!ds) {
         remove_stale(dir, "ds_config.json");
         remove_stale(dir, "train_args.json");
     }
     if (!lora) remove_stale(dir, "lora_config.json");
+    if (!forge) remove_stale(dir, "llmforge.yaml");
     if (write_one(dir, "summary.json", sum, e)) goto out;
     rc = 0;
 out:
@@ -292,5 +387,6 @@ out:
     free(ds);
     free(args);
     free(lora);
+    free(forge);
     return rc;
 }

@@ -22,22 +22,30 @@ static void knobs_text(const cost_option *o, char *buf, size_t len)
         snprintf(buf, len, "TP%d PP%d DP%d%s mbs %d ga %d ckpt %s", k->tp, k->pp, o->dp, k->zero ? " dist-opt" : "", k->mbs,
                  o->grad_accum, k->checkpointing ? "on" : "off");
     else
-        snprintf(buf, len, "ZeRO-%d%s mbs %d ga %d ckpt %s", k->zero, off, k->mbs, o->grad_accum, k->checkpointing ? "on" : "off");
+        snprintf(buf, len, "ZeRO-%d%s mbs %d ga %d ckpt %s%s", k->zero, off, k->mbs, o->grad_accum, k->checkpointing ? "on" : "off",
+                 o->rank0_inst ? " +rank0*" : "");
 }
 
-static void print_row(FILE *out, const cost_option *o)
+static void print_row(FILE *out, const cost_request *rq, const cost_option *o)
 {
     char kb[96];
     knobs_text(o, kb, sizeof kb);
-    fprintf(out, "  %-10s %4d  %-40s %5.1f/%-5.1f %6.0f/%-4.0f %8.3f %5.1f%% %9.1f %8.2f %10.0f\n", o->gpu->name, o->k.num_gpus, kb,
+    fprintf(out, "  %-13s %4d  %-40s %5.1f/%-5.1f %6.0f/%-4.0f %8.3f %5.1f%% %9.1f %8.2f %10.0f\n", cost_pool_name(&rq->pools[o->k.pool]), o->k.num_gpus, kb,
             o->gpu_mem_gib, o->gpu_limit_gib, o->cpu_mem_node_gib, o->cpu_limit_gib, o->mtok_per_hour, 100.0 * o->mfu, o->hours,
             o->usd_per_mtok, o->usd_total);
 }
 
 static void print_header(FILE *out)
 {
-    fprintf(out, "  %-10s %4s  %-40s %11s %11s %8s %6s %9s %8s %10s\n", "GPU", "GPUs", "setup", "GPU GiB", "host GiB", "MT/hr", "MFU",
+    fprintf(out, "  %-13s %4s  %-40s %11s %11s %8s %6s %9s %8s %10s\n", "GPU", "GPUs", "setup", "GPU GiB", "host GiB", "MT/hr", "MFU",
             "hours", "$/MT", "$ run");
+}
+
+/* what a worker instance of the option's pool offers (GiB usable) */
+static double host_usable(const cost_request *rq, const cost_option *o)
+{
+    const cost_instance *w = rq->pools[o->k.pool].inst;
+    return w ? w->host_ram_gib * 0.9 : rq->cpu_mem_node_gb * 1e9 * 0.9 / EST_GIB;
 }
 
 void cost_print(FILE *out, const cost_request *rq, const cost_result *r)
@@ -51,40 +59,52 @@ void cost_print(FILE *out, const cost_request *rq, const cost_result *r)
             r->n_evaluated, r->n_feasible);
     fprintf(out, "MFU convention: %s.\n", COST_MFU_CONVENTION);
     fprintf(out, "GPU GiB: needed/usable per GPU; host GiB: needed/usable per node (offloaded states, rank-0 checkpoint "
-                 "gather, %d GB RAM per node); MT/hr: million tokens per hour.\n",
+                 "gather; %d GB RAM per node for GPU types, the instance's RAM for instances); MT/hr: million tokens per hour.\n",
             (int)rq->cpu_mem_node_gb);
+    fprintf(out, "Ties: setups within %.0f %% of each other's $ per million tokens rank by time (the faster wins).\n",
+            100.0 * cost_tie_band());
+    if (rq->rank0)
+        fprintf(out, "+rank0*: rank 0 runs on a %s (%.0f GiB RAM) because node 0, which gathers the checkpoint, does not fit "
+                     "the worker instance's RAM.\n",
+                rq->rank0->name, rq->rank0->host_ram_gib);
 
     for (int p = 0; p < rq->n_pools; p++) {
         const cost_pool *pool = &rq->pools[p];
-        fprintf(out, "\n%s at $%.2f per GPU-hour, 1-%d GPUs (predicted):\n", pool->gpu->name, pool->price, pool->max_gpus);
+        if (pool->inst)
+            fprintf(out, "\n%s (%d x %s, %.0f GiB RAM, %s) at $%.2f per instance-hour ($%.2f per GPU-hour%s), %d-%d GPUs (predicted):\n",
+                    pool->inst->name, pool->inst->gpus, pool->gpu->name, pool->inst->host_ram_gib, pool->inst->interconnect,
+                    pool->price * pool->inst->gpus, pool->price, pool->inst->price_from_catalog ? ", the GPU catalog's price" : "",
+                    pool->inst->gpus, pool->max_gpus);
+        else
+            fprintf(out, "\n%s at $%.2f per GPU-hour, 1-%d GPUs (predicted):\n", pool->gpu->name, pool->price, pool->max_gpus);
         print_header(out);
         for (size_t i = 0; i < r->n; i++) {
             const cost_option *o = &r->opt[i];
             if (o->k.pool != p) continue;
             if (o->feasible) {
-                print_row(out, o);
+                print_row(out, rq, o);
             } else {
                 char kb[96];
                 knobs_text(o, kb, sizeof kb);
-                fprintf(out, "  %-10s %4d  does not fit: %s (nearest: %s)\n", o->gpu->name, o->k.num_gpus, o->why, kb);
+                fprintf(out, "  %-13s %4d  does not fit: %s (nearest: %s)\n", cost_pool_name(pool), o->k.num_gpus, o->why, kb);
             }
         }
         long b = r->best_per_pool[p];
         if (b >= 0)
-            fprintf(out, "  cheapest on %s: %s, $%.2f per million tokens, %.1f h, $%.0f for the run (predicted)\n", pool->gpu->name,
+            fprintf(out, "  cheapest on %s: %s, $%.2f per million tokens, %.1f h, $%.0f for the run (predicted)\n", cost_pool_name(pool),
                     r->opt[b].label, r->opt[b].usd_per_mtok, r->opt[b].hours, r->opt[b].usd_total);
         else
-            fprintf(out, "  nothing fits on %s with up to %d GPUs\n", pool->gpu->name, pool->max_gpus);
+            fprintf(out, "  nothing fits on %s with up to %d GPUs\n", cost_pool_name(pool), pool->max_gpus);
     }
 
     size_t top = r->n_ranked < 10 ? r->n_ranked : 10;
     if (top) {
         fprintf(out, "\nRanked by $ per million tokens (predicted; top %zu of %zu):\n", top, r->n_ranked);
         print_header(out);
-        for (size_t j = 0; j < top; j++) print_row(out, &r->opt[r->by_cost[j]]);
+        for (size_t j = 0; j < top; j++) print_row(out, rq, &r->opt[r->by_cost[j]]);
         fprintf(out, "\nRanked by time to train (predicted; top %zu of %zu):\n", top, r->n_ranked);
         print_header(out);
-        for (size_t j = 0; j < top; j++) print_row(out, &r->opt[r->by_time[j]]);
+        for (size_t j = 0; j < top; j++) print_row(out, rq, &r->opt[r->by_time[j]]);
     }
     if (rq->deadline_hours > 0 || rq->budget_usd > 0) {
         char cond[96];
@@ -115,8 +135,17 @@ void cost_print(FILE *out, const cost_request *rq, const cost_result *r)
                 o->gpu->name, o->nodes, o->nodes == 1 ? "" : "s", kb, rq->context, o->optimizer_steps);
         fprintf(out, "  %.2f million tokens/hour, MFU %.1f%% (HFU %.1f%%), %.1f h, $%.2f per million tokens, $%.0f for %.3gB tokens\n",
                 o->mtok_per_hour, 100.0 * o->mfu, 100.0 * o->hfu, o->hours, o->usd_per_mtok, o->usd_total, rq->tokens_b);
+        fprintf(out, "  cookbook MFU (6 x parameters x tokens / time / dense peak) %.1f%%\n", 100.0 * cost_cookbook_mfu(rq, o));
         fprintf(out, "  GPU memory %.1f of %.1f GiB usable; host memory %.0f of %.0f GiB per node (incl. %.1f GiB rank-0 "
                      "checkpoint gather)\n",
                 o->gpu_mem_gib, o->gpu_limit_gib, o->cpu_mem_node_gib, o->cpu_limit_gib, o->rank0_gather_gib);
+        if (rq->pools[o->k.pool].inst)
+            fprintf(out, "  on %d x %s%s%s, $%.2f per GPU-hour\n", o->nodes, rq->pools[o->k.pool].inst->name,
+                    o->rank0_inst ? " with rank 0 on a " : "", o->rank0_inst ? o->rank0_inst->name : "", o->price);
+        if (o->rank0_makes_fit)
+            fprintf(out, "  fits because rank 0 runs on a %s: node 0 needs %.0f GiB of host memory with the %.0f GiB checkpoint gather, "
+                         "more than the %.0f GiB a %s offers (a heterogeneous rank 0, as Ray-based stacks allow)\n",
+                    o->rank0_inst->name, o->cpu_mem_node_gib, o->rank0_gather_gib, host_usable(rq, o), rq->pools[o->k.pool].inst->name);
+        if (r->chosen_why[0]) fprintf(out, "  why: %s\n", r->chosen_why);
     }
 }

@@ -12,7 +12,7 @@ extern const char ac_data_bands[]; /* build/gen/data_bands.c */
 enum { BAND_MAX = 128 };
 typedef struct {
     char gpu[32], stack[32];
-    double time_rel, mem_rel;
+    double time_rel, mem_rel, rank_rel;
     int rows;
 } band_row;
 static band_row bands[BAND_MAX];
@@ -24,21 +24,23 @@ int est_band_load(ac_err *e)
     if (bands_loaded) return 0;
     csv_table t;
     if (csv_parse(ac_data_bands, strlen(ac_data_bands), "data/bands.csv", &t, e)) return -1;
-    static const char *const cols[] = {"gpu", "stack", "rows", "time_band_rel", "mem_band_rel"};
-    if (csv_require_cols(&t, cols, 5, AC_E_INTERNAL, NULL, e)) { csv_free(&t); return -1; }
-    int c[5];
-    for (int k = 0; k < 5; k++) c[k] = csv_col(&t, cols[k]);
+    static const char *const cols[] = {"gpu", "stack", "rows", "time_band_rel", "mem_band_rel", "rank_band_rel"};
+    if (csv_require_cols(&t, cols, 6, AC_E_INTERNAL, NULL, e)) { csv_free(&t); return -1; }
+    int c[6];
+    for (int k = 0; k < 6; k++) c[k] = csv_col(&t, cols[k]);
     size_t n = 0;
     for (size_t i = 0; i < t.n && n < BAND_MAX; i++) {
         const csv_row *r = &t.rows[i];
         band_row b = {0};
-        char *end1, *end2, *end3;
+        char *end1, *end2, *end3, *end4;
         snprintf(b.gpu, sizeof b.gpu, "%s", csv_get(r, c[0]));
         snprintf(b.stack, sizeof b.stack, "%s", csv_get(r, c[1]));
         b.rows = (int)strtol(csv_get(r, c[2]), &end1, 10);
         b.time_rel = strtod(csv_get(r, c[3]), &end2);
         b.mem_rel = strtod(csv_get(r, c[4]), &end3);
-        if (*end1 || *end2 || *end3 || b.rows < 1 || b.time_rel < 0 || b.mem_rel < 0 || !b.gpu[0] || !b.stack[0]) {
+        b.rank_rel = strtod(csv_get(r, c[5]), &end4);
+        if (*end1 || *end2 || *end3 || *end4 || b.rows < 1 || b.time_rel < 0 || b.mem_rel < 0 || b.rank_rel < 0 ||
+            !b.gpu[0] || !b.stack[0]) {
             ac_err_at(e, AC_E_INTERNAL, t.file, r->line, 0, NULL, "malformed band row");
             csv_free(&t);
             return -1;
@@ -72,9 +74,9 @@ static const band_row *band_resolve(const char *gpu, const char *stack)
     return b;
 }
 
-void est_band_of(const gpu_spec *g, const est_stack *s, double *time_rel, double *mem_rel, int *rows)
+void est_band_of(const gpu_spec *g, const est_stack *s, double *time_rel, double *mem_rel, double *rank_rel, int *rows)
 {
-    *time_rel = *mem_rel = 0.0;
+    *time_rel = *mem_rel = *rank_rel = 0.0;
     if (rows) *rows = 0;
     if (est_band_load(NULL)) return;
     if (!s) s = est_stack_default();
@@ -97,5 +99,6 @@ void est_band_of(const gpu_spec *g, const est_stack *s, double *time_rel, double
     if (!b) return;
     *time_rel = b->time_rel;
     *mem_rel = b->mem_rel;
+    *rank_rel = b->rank_rel;
     if (rows) *rows = b->rows;
 }

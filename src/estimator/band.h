@@ -3,7 +3,8 @@
  * data/bands.csv (compiled in) holds, per GPU and training stack, the relative band of
  * step time and of memory, derived from validation residuals (`autoconfig validate
  * --bands`; the file says how).  est_evaluate copies the band of its GPU and stack into
- * the result (est_result.band_time_rel, band_mem_rel); est_band_rel reads it.
+ * the result (est_result.band_time_rel, band_mem_rel, band_rank_rel); est_band_rel and
+ * est_rank_band_rel read it.
  */
 #ifndef AC_ESTIMATOR_BAND_H
 #define AC_ESTIMATOR_BAND_H
@@ -17,6 +18,6 @@ int est_band_load(ac_err *e);
 /* the band of a GPU and stack (NULL stack: megatron-core), falling back to the stack's
  * all-GPU row, then to the overall row; *rows: the validation rows behind it (0 when the
  * table has no row at all, and the bands are then 0) */
-void est_band_of(const gpu_spec *g, const est_stack *s, double *time_rel, double *mem_rel, int *rows);
+void est_band_of(const gpu_spec *g, const est_stack *s, double *time_rel, double *mem_rel, double *rank_rel, int *rows);
 
 #endif

@@ -1019,7 +1019,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     r->tflops_per_gpu = r->model_flops_per_step / r->step_time / N / 1e12;
     r->mfu = r->tflops_per_gpu / est_peak_tflops(g, in->precision);
     r->params_b = params_total(s, &pc) / 1e9;
-    est_band_of(g, in->stack, &r->band_time_rel, &r->band_mem_rel, &r->band_rows);
+    est_band_of(g, in->stack, &r->band_time_rel, &r->band_mem_rel, &r->band_rank_rel, &r->band_rows);
     if (in->num_tokens_b > 0) {
         r->days_to_train = in->num_tokens_b * 1e9 / r->tokens_per_s / 86400.0;
         double price = in->price_per_gpu_hour > 0 ? in->price_per_gpu_hour : g->price_per_hour;
@@ -1029,3 +1029,5 @@ int est_evaluate(const est_input *in_arg, est_result *r)
 }
 
 double est_band_rel(const est_result *r) { return r ? r->band_time_rel : 0.0; }
+
+double est_rank_band_rel(const est_result *r) { return r ? r->band_rank_rel : 0.0; }

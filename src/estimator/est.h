@@ -179,6 +179,10 @@ typedef struct {
      * the step time lies within step_time·(1 ± band_time_rel) for 80 % of the published runs
      * validated, memory within mem_total·(1 ± band_mem_rel); band_rows: runs behind it */
     double band_time_rel, band_mem_rel;
+    /* how far two candidates of one model on one GPU may be mis-ordered: the 80th percentile of
+     * a run's error around the median error of its own (table, model, GPU) group, where the
+     * GPU's and stack's shared bias cancels */
+    double band_rank_rel;
     int band_rows;
     char why[256];               /* when est_evaluate fails: the rule the candidate breaks */
 } est_result;
@@ -189,6 +193,10 @@ typedef struct {
  * error| of the validated published runs of the result's GPU and stack (data/bands.csv);
  * 0 for a result est_evaluate did not fill. */
 double est_band_rel(const est_result *r);
+/* The relative band inside which two candidates of the same search cannot be ranked:
+ * r->band_rank_rel (data/bands.csv rank_band_rel); 0 for a result est_evaluate did not fill.
+ * Smaller than est_band_rel: a bias shared by every layout of a model on a GPU moves them alike. */
+double est_rank_band_rel(const est_result *r);
 
 /* The parallel layout's rules (TP divides heads and query groups, PP divides layers,
  * VP divides layers per stage, CP·2 divides seq, EP divides experts, GBS divisible by

@@ -257,6 +257,7 @@ static const struct {
     { "mbs", "MBS", COL_INT },
     { "gbs", "GBS", COL_INT },
     { "step_time_s", "Step [s]", COL_NUM },
+    { "band_pct", "\xc2\xb1 band [%]", COL_NUM },
     { "error_pct", "Pred. error [%]", COL_NUM },
     { "tokens_per_s", "Tokens/s", COL_NUM },
     { "tflops_per_gpu", "TFLOPS/GPU", COL_NUM },

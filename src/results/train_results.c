@@ -159,11 +159,13 @@ static void row_ours(strbuf *sb, const search_scored *s, const est_input *base)
               p->tokens_per_s * (p->step_time / (s->step_time_s > 0 ? s->step_time_s : p->step_time)), p->days_to_train,
               p->cost_usd * (s->step_time_s > 0 ? s->step_time_s / p->step_time : 1.0), base->gpu->name,
               k->in_original ? "true" : "false");
+    /* the prediction's uncertainty: 80 % of validated runs of this GPU and stack lie within it */
+    sb_printf(sb, ",%.1f", 100.0 * est_band_rel(p));
 }
 
 static const char OUR_COLS[] =
     "CP,EP,VP,Sequence Parallel,Recompute,Distributed Optimizer,Result,Predicted Time per Step,Error vs Predicted %,"
-    "Peak Memory GiB,MFU %,Tokens per Second,Est. Days to Train,Cost USD,GPU,In Original Grid";
+    "Peak Memory GiB,MFU %,Tokens per Second,Est. Days to Train,Cost USD,GPU,In Original Grid,Predicted Band %";
 
 static int write_summary_csv(const ac_config *c, const model_base_config *b, const search_train_result *r,
                              const char *path, ac_err *e)
@@ -248,6 +250,7 @@ static void json_run(json_writer *w, const search_scored *s, const est_input *ba
     bool valid = isfinite(p->mem_total);
     if (valid && !s->failed) json_num(w, "step_time_s", s->step_time_s); else json_null(w, "step_time_s");
     if (valid) json_num(w, "predicted_step_time_s", p->step_time); else json_null(w, "predicted_step_time_s");
+    if (valid) json_num(w, "band_pct", 100.0 * est_band_rel(p)); else json_null(w, "band_pct");
     if (s->source == RUN_MEASURED && !s->failed) {
         json_num(w, "measured_step_time_s", s->step_time_s);
         json_num(w, "error_pct", 100.0 * (p->step_time / s->step_time_s - 1.0));

@@ -8,10 +8,10 @@
 #include "search/candidate_est.h"
 #include "search/train_search.h"
 
-double search_tie_band(const est_input *in)
+double search_tie_band(const est_result *r)
 {
-    (void)in; /* per GPU and stack once the estimator states its bands (issue 24) */
-    return 0.05;
+    double b = est_rank_band_rel(r);
+    return b > 0 ? b : 0.05;
 }
 
 const char *search_pick_why_text(search_pick_why w)
@@ -154,7 +154,11 @@ int search_pick_predicted(const ac_config *c, struct search_train_result *r, ac_
 {
     search_pick *p = &r->pick;
     memset(p, 0, sizeof *p);
-    pick_ctx x = {c, r, r->base, -INFINITY, search_tie_band(&r->base), p, -INFINITY, -INFINITY};
+    /* every candidate of a search shares its GPU and stack, so any scored result carries the band */
+    const est_result *any = NULL;
+    for (size_t i = 0; i < r->n && !any; i++)
+        if (!r->items[i].failed && r->items[i].est.fits) any = &r->items[i].est;
+    pick_ctx x = {c, r, r->base, -INFINITY, search_tie_band(any), p, -INFINITY, -INFINITY};
     p->band = x.band;
     /* the best score of everything scored */
     for (size_t i = 0; i < r->n; i++) {

@@ -63,10 +63,10 @@ typedef struct {
 /* the memory share above which the pick is flagged (the original's advice) */
 #define SEARCH_MEM_WARN_FRAC 0.98
 
-/* The relative band inside which two predicted scores are a tie: the estimator's error
- * for this GPU and model.  Until the estimator states its bands per GPU and stack, a
- * fixed 5 % (its median error on the published H100 rows is about that). */
-double search_tie_band(const est_input *in);
+/* The relative band inside which two predicted scores are a tie: the estimator's ranking band
+ * for this GPU and stack (est_rank_band_rel, data/bands.csv: how far runs of one model on one
+ * GPU scatter around their shared error), or 5 % for a result without one. */
+double search_tie_band(const est_result *r);
 
 /* the conventional order of the tie-break: < 0 when a is the more conventional */
 int search_conventional_cmp(const search_candidate *a, const search_candidate *b, int gpus_per_node,

@@ -747,11 +747,11 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
 /* one (GPU, stack) group of predicted rows: |step-time error| and memory overshoot */
 typedef struct {
     char gpu[32], stack[32];
-    double *err, *over;
+    double *err, *over, *resid;  /* resid: |error - its (source, model, GPU) group's median| (NAN: alone) */
     size_t n, cap;
 } band_group;
 
-static int band_push(band_group *g, double err, double over)
+static int band_push(band_group *g, double err, double over, double resid)
 {
     if (g->n == g->cap) {
         size_t cap = g->cap ? 2 * g->cap : 16;
@@ -761,12 +761,34 @@ static int band_push(band_group *g, double err, double over)
         double *o2 = realloc(g->over, cap * sizeof *o2);
         if (!o2) return -1;
         g->over = o2;
+        double *r2 = realloc(g->resid, cap * sizeof *r2);
+        if (!r2) return -1;
+        g->resid = r2;
         g->cap = cap;
     }
     g->err[g->n] = err;
     g->over[g->n] = over;
+    g->resid[g->n] = resid;
     g->n++;
     return 0;
+}
+
+/* the median signed error of the rows of t sharing row i's source, model and GPU; NAN when
+ * row i is alone in that group (then it says nothing about ranking) */
+static double group_median_err(const csv_table *t, size_t i, int csrc, int cmod, int cg, int ce)
+{
+    double v[512];
+    size_t n = 0;
+    const csv_row *ri = &t->rows[i];
+    for (size_t j = 0; j < t->n && n < sizeof v / sizeof v[0]; j++) {
+        const csv_row *rj = &t->rows[j];
+        double x;
+        if (strcmp(csv_get(ri, csrc), csv_get(rj, csrc)) || strcmp(csv_get(ri, cmod), csv_get(rj, cmod)) ||
+            strcmp(csv_get(ri, cg), csv_get(rj, cg)) || !num(rj, ce, &x))
+            continue;
+        v[n++] = x;
+    }
+    return n < 2 ? NAN : validate_quantile(v, n, 0.5);
 }
 
 static band_group *band_get(band_group **gs, size_t *n, const char *gpu, const char *stack)
@@ -789,8 +811,9 @@ int validate_bands_csv(const char *rows_csv, char **out, ac_err *e)
     *out = NULL;
     if (csv_parse(rows_csv, strlen(rows_csv), "validate rows", &t, e)) return -1;
     int cg = csv_col(&t, "gpu"), cs = csv_col(&t, "stack"), ce = csv_col(&t, "error_pct"),
-        cm = csv_col(&t, "predicted_peak_mem_gib"), cl = csv_col(&t, "usable_mem_gib");
-    if (cg < 0 || cs < 0 || ce < 0 || cm < 0 || cl < 0) {
+        cm = csv_col(&t, "predicted_peak_mem_gib"), cl = csv_col(&t, "usable_mem_gib"),
+        csrc = csv_col(&t, "source_id"), cmod = csv_col(&t, "model");
+    if (cg < 0 || cs < 0 || ce < 0 || cm < 0 || cl < 0 || csrc < 0 || cmod < 0) {
         csv_free(&t);
         return ac_err_set(e, AC_E_INTERNAL, "validate rows lack the band columns");
     }
@@ -803,22 +826,30 @@ int validate_bands_csv(const char *rows_csv, char **out, ac_err *e)
         if (!num(r, ce, &err) || !num(r, cm, &mem) || !num(r, cl, &lim) || lim <= 0) continue; /* skipped row */
         /* every published run ran: a prediction above the usable memory over-predicts by at least that */
         double over = mem / lim - 1.0 > 0 ? mem / lim - 1.0 : 0.0;
+        double med = group_median_err(&t, i, csrc, cmod, cg, ce);
+        double resid = isfinite(med) ? fabs(err - med) / 100.0 : NAN;
         const char *keys[3][2] = {{csv_get(r, cg), csv_get(r, cs)}, {"*", csv_get(r, cs)}, {"*", "*"}};
         for (int k = 0; k < 3 && !rc; k++) {
             band_group *g = band_get(&gs, &n, keys[k][0], keys[k][1]);
-            if (!g || band_push(g, fabs(err) / 100.0, over)) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
+            if (!g || band_push(g, fabs(err) / 100.0, over, resid)) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
         }
     }
     strbuf b = {0};
-    sb_add(&b, "gpu,stack,rows,time_band_rel,mem_band_rel\n");
+    sb_add(&b, "gpu,stack,rows,time_band_rel,mem_band_rel,rank_band_rel\n");
     for (size_t i = 0; i < n && !rc; i++) {
         band_group *g = &gs[i];
         double tb = validate_quantile(g->err, g->n, VALIDATE_BAND_Q);
         double mb = validate_quantile(g->over, g->n, 0.95);
         if (mb < VALIDATE_BAND_MEM_FLOOR) mb = VALIDATE_BAND_MEM_FLOOR;
-        sb_printf(&b, "%s,%s,%zu,%.3f,%.3f\n", g->gpu, g->stack, g->n, tb, mb);
+        /* the ranking band from the rows that share a group (others say nothing about order);
+         * no such row: the step-time band, the cautious bound */
+        size_t nr = 0;
+        for (size_t k = 0; k < g->n; k++)
+            if (isfinite(g->resid[k])) g->resid[nr++] = g->resid[k];
+        double rb = nr >= 2 ? validate_quantile(g->resid, nr, VALIDATE_BAND_Q) : tb;
+        sb_printf(&b, "%s,%s,%zu,%.3f,%.3f,%.3f\n", g->gpu, g->stack, g->n, tb, mb, rb);
     }
-    for (size_t i = 0; i < n; i++) { free(gs[i].err); free(gs[i].over); }
+    for (size_t i = 0; i < n; i++) { free(gs[i].err); free(gs[i].over); free(gs[i].resid); }
     free(gs);
     csv_free(&t);
     if (!rc && b.oom) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");

@@ -43,7 +43,10 @@ grep -q "create_checkpoint_callback: true" "$O" && grep -q "time_limit: '5-00:00
 f=$(ls "$L/candidate_configs" | head -1)
 grep -q "max_steps: 50" "$L/candidate_configs/$f" && pass candidates_keep_search_steps || fail candidates_keep_search_steps "$(grep max_steps "$L/candidate_configs/$f")"
 case "$out" in *"Optimal config: gpt3_5b_16nodes_tp_1_pp_1_mbs_"*"original grid"*"the full run: 71525 steps"*) pass optimal_labelled ;; *) fail optimal_labelled "$out" ;; esac
-grep -q '"recommendation":{"name":"gpt3_5b_16nodes_tp_1_pp_1_' "$L/final_result/summary.json" && grep -q '"tie_band":0.05' "$L/final_result/summary.json" \
+# the tie band is the estimator's ranking band of the GPU and stack (data/bands.csv rank_band_rel)
+band=$(awk -F, '$1 == "*" && $2 == "megatron-core" {print $6}' "$REPO/data/bands.csv")
+grep -q '"recommendation":{"name":"gpt3_5b_16nodes_tp_1_pp_1_' "$L/final_result/summary.json" &&
+    grep -q "\"tie_band\":$(echo "$band" | sed 's/0*$//')[,}]" "$L/final_result/summary.json" \
     && pass summary_recommendation || fail summary_recommendation "$(grep -o '"recommendation":.\{300\}' "$L/final_result/summary.json")"
 
 # --- ties: Llama 3 70B on 64 H100 nodes, exhaustive.  The fastest (TP 2 x CP 8, across nodes) is

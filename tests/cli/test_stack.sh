@@ -52,7 +52,7 @@ if [ -f "$V" ]; then
 import csv, sys
 print(sorted({r["stack"] for r in csv.DictReader(open(sys.argv[1])) if r["id"] in ("T0648", "T0674")}))' "$T/v.csv")
     [ "$s8" = "['nemo-megatron-2022']" ] && pass validate_framework_column || fail validate_framework_column "$s8"
-    head -1 "$T/bands.csv" | grep -q "^gpu,stack,rows,time_band_rel,mem_band_rel$" && grep -q "^a100_80gb,nemo-megatron-2022," "$T/bands.csv" \
+    head -1 "$T/bands.csv" | grep -q "^gpu,stack,rows,time_band_rel,mem_band_rel,rank_band_rel$" && grep -q "^a100_80gb,nemo-megatron-2022," "$T/bands.csv" \
         && pass validate_bands || fail validate_bands "$(cat "$T/bands.csv")"
     # data/bands.csv is what validate derives today (within a point of the band)
     python3 - "$T/bands.csv" "$REPO/data/bands.csv" <<'PY' && pass bands_data_current || fail bands_data_current "data/bands.csv is stale: regenerate with validate --bands"

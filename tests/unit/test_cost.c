@@ -12,6 +12,8 @@
 
 #include "check.h"
 #include "cost/cost.h"
+#include "cost/cost_measure.h"
+#include "estimator/stack.h"
 #include "estimator/est.h"
 #include "estimator/gpu.h"
 
@@ -305,14 +307,19 @@ static void test_search_answers(void)
     CHECK(r.n_evaluated > 100);
     CHECK(r.best_cost >= 0 && r.best_time >= 0);
     CHECK(r.best_per_pool[0] >= 0 && r.best_per_pool[1] >= 0);
-    /* the rankings are sorted */
+    /* the rankings are sorted: by time; by $/MT up to the tie band, inside which the faster comes first */
     for (size_t j = 1; j < r.n_ranked; j++) {
-        CHECK(r.opt[r.by_cost[j]].usd_per_mtok >= r.opt[r.by_cost[j - 1]].usd_per_mtok);
+        const cost_option *a = &r.opt[r.by_cost[j - 1]], *b = &r.opt[r.by_cost[j]];
+        CHECK(b->usd_per_mtok >= a->usd_per_mtok || cost_same_price(a->usd_per_mtok, b->usd_per_mtok));
+        if (b->usd_per_mtok < a->usd_per_mtok) CHECK(a->hours <= b->hours);
         CHECK(r.opt[r.by_time[j]].hours >= r.opt[r.by_time[j - 1]].hours);
     }
-    /* the cheapest per GPU type is the cheapest option of that type */
+    /* the cheapest per GPU type is the cheapest option of that type, within the band */
     for (size_t i = 0; i < r.n; i++)
-        if (r.opt[i].feasible) CHECK(r.opt[i].usd_per_mtok >= r.opt[r.best_per_pool[r.opt[i].k.pool]].usd_per_mtok);
+        if (r.opt[i].feasible)
+            CHECK(r.opt[i].usd_per_mtok >= r.opt[r.best_per_pool[r.opt[i].k.pool]].usd_per_mtok ||
+                  cost_same_price(r.opt[i].usd_per_mtok, r.opt[r.best_per_pool[r.opt[i].k.pool]].usd_per_mtok));
+    CHECK(r.chosen_why[0] != '\0');
     /* a deadline below the cheapest option's time picks a faster one */
     double cheap_h = r.opt[r.best_cost].hours;
     cost_result_free(&r);
@@ -513,6 +520,244 @@ static void test_hf_config(void)
     CHECK(!m.shape.moe_glu_clamp && !m.shape.moe_expert_bias);
 }
 
+
+static void test_instance_catalog(void)
+{
+    ac_err e;
+    CHECK_INT(cost_instance_catalog_load(&e), 0);
+    CHECK(cost_instance_count() >= 30);
+    /* every row names a catalog GPU, carries a source and a positive price */
+    for (size_t i = 0; i < cost_instance_count(); i++) {
+        const cost_instance *in = cost_instance_at(i);
+        CHECK(gpu_find(in->gpu_name) != NULL);
+        CHECK(in->source[0] != '\0');
+        CHECK(in->price_per_hour > 0 && in->host_ram_gib > 0 && in->gpus >= 1);
+        CHECK_INT(in->node.gpus_per_node, in->gpus);
+    }
+    const cost_instance *p4de = cost_instance_find("P4DE.24xlarge");
+    CHECK(p4de && p4de->gpus == 8 && p4de->host_ram_gib == 1152 && !strcmp(p4de->node.name, "a100_80gb"));
+    const cost_instance *g5 = cost_instance_find("g5.12xlarge");
+    CHECK(g5 && g5->gpus == 4 && g5->host_ram_gib == 192);
+    CHECK(cost_instance_find("p5.48xlarge") && cost_instance_find("p5e.48xlarge") && cost_instance_find("g6e.48xlarge"));
+    /* on-premise nodes: null price = the GPU catalog's price x GPUs, and says so */
+    const cost_instance *dgx = cost_instance_find("dgx_h100");
+    CHECK(dgx && dgx->price_from_catalog);
+    CHECK_NEAR(dgx->price_per_hour, 8 * gpu("h100_sxm")->price_per_hour, 1e-12);
+    /* close names for a typo */
+    char close[256];
+    cost_instance_close("g5.96xlarge", close, sizeof close);
+    CHECK_CONTAINS(close, "g5.48xlarge");
+    CHECK(!strstr(close, "p5.48xlarge"));
+}
+
+static void test_instance_rows_rejected(void)
+{
+    static const char *const BAD[][2] = {
+        {"name,gpu,gpus,host_ram_gib,price_usd_per_hour,network_gbps,interconnect,source\nx1,a100_80gbx,8,1024,10,100,nv,doc\n",
+         "unknown GPU 'a100_80gbx'"},
+        {"name,gpu,gpus,host_ram_gib,price_usd_per_hour,network_gbps,interconnect,source\nx1,a10g,1,16,0,10,pcie,doc\n", "below"},
+        {"name,gpu,gpus,host_ram_gib,price_usd_per_hour,network_gbps,interconnect,source\nx1,a10g,0,16,1,10,pcie,doc\n", "below"},
+        {"name,gpu,gpus,host_ram_gib,price_usd_per_hour,network_gbps,interconnect,source\nx1,a10g,1,lots,1,10,pcie,doc\n", "not a number"},
+        {"name,gpu,gpus,host_ram_gib,price_usd_per_hour,network_gbps,interconnect,source\nx1,a10g,1,16,1,10,pcie,\n", "no source"},
+        {"name,gpu,gpus,host_ram_gib,price_usd_per_hour,network_gbps,interconnect,source\nx1,a10g,1,16,1,10,pcie,doc\nX1,a10g,1,16,1,10,pcie,doc\n",
+         "listed twice"},
+        {"name,gpu,gpus,host_ram_gib,network_gbps,interconnect,source\nx1,a10g,1,16,10,pcie,doc\n", "column missing"},
+    };
+    cost_instance out[4];
+    size_t n;
+    for (size_t i = 0; i < sizeof BAD / sizeof *BAD; i++) {
+        ac_err e;
+        CHECK_INT(cost_instances_parse(BAD[i][0], strlen(BAD[i][0]), "bad.csv", out, 4, &n, &e), -1);
+        CHECK_INT(e.code, AC_E_INPUT);
+        CHECK_STR(e.file, "bad.csv");
+        CHECK(e.line >= 1);
+        CHECK_CONTAINS(e.msg, BAD[i][1]);
+    }
+    /* the line is the bad row's */
+    const char *two = "name,gpu,gpus,host_ram_gib,price_usd_per_hour,network_gbps,interconnect,source\n"
+                      "ok,a10g,1,16,1,10,pcie,doc\nbad,a10g,1,16,-3,10,pcie,doc\n";
+    ac_err e;
+    CHECK_INT(cost_instances_parse(two, strlen(two), "bad.csv", out, 4, &n, &e), -1);
+    CHECK_INT(e.line, 3);
+    const char *ok = "name,gpu,gpus,host_ram_gib,price_usd_per_hour,network_gbps,interconnect,source\nn1,a100_80gb,8,2048,null,800,nv,doc\n";
+    CHECK_INT(cost_instances_parse(ok, strlen(ok), "ok.csv", out, 4, &n, &e), 0);
+    CHECK_INT((int)n, 1);
+    CHECK(out[0].price_from_catalog);
+    CHECK_NEAR(out[0].node.scaleout_gbps, 800.0 / 8 / 8, 1e-12);
+}
+
+static cost_request instance_request(const model_shape *s, cost_task task, const char *inst)
+{
+    cost_request rq = request(s, task);
+    ac_err e;
+    memset(rq.pools, 0, sizeof rq.pools);
+    rq.n_pools = 0;
+    if (!cost_pool_instance_parse(inst, 64, NULL, &rq.pools[0], &e)) rq.n_pools = 1;
+    return rq;
+}
+
+static void test_host_ram_per_instance(void)
+{
+    /* Llama-2-70B full fine-tuning on one 8 x A100-80GB node: ZeRO-3 + offload of optimizer
+     * and parameters needs ~1.3 TiB of host memory: it fits a 2 TB DGX A100 and not a
+     * p4de.24xlarge (1152 GiB), whatever --cpu-memory-gb says for GPU types */
+    model_shape s = llama70b();
+    cost_knobs k = {0, 8, 1, 1, 8, 3, true, true, true};
+    cost_request dgx = instance_request(&s, COST_FULL, "dgx_a100");
+    cost_request p4de = instance_request(&s, COST_FULL, "p4de.24xlarge");
+    CHECK_INT(dgx.n_pools, 1);
+    CHECK_INT(p4de.n_pools, 1);
+    dgx.cpu_mem_node_gb = p4de.cpu_mem_node_gb = 768;
+    cost_option a = eval(&dgx, k), b = eval(&p4de, k);
+    CHECK(a.feasible);
+    CHECK_NEAR(a.cpu_limit_gib, 2048 * 0.9, 1e-9);
+    CHECK(!b.feasible);
+    CHECK_NEAR(b.cpu_limit_gib, 1152 * 0.9, 1e-9);
+    CHECK_CONTAINS(b.why, "host memory");
+    /* the search finds the 8-GPU setup on the DGX; on the p4de 8 GPUs do not fit, 16 do */
+    cost_result r;
+    ac_err e;
+    dgx.pools[0].max_gpus = 8;
+    CHECK_INT(cost_search(&dgx, &r, &e), 0);
+    CHECK(r.best_cost >= 0 && r.opt[r.best_cost].k.num_gpus == 8);
+    cost_result_free(&r);
+    p4de.pools[0].max_gpus = 16;
+    CHECK_INT(cost_search(&p4de, &r, &e), 0);
+    CHECK(r.n == 2 && !r.opt[0].feasible && r.opt[1].feasible && r.opt[1].k.num_gpus == 16);
+    CHECK_INT(r.opt[1].nodes, 2);
+    cost_result_free(&r);
+    /* whole instances: a 4-GPU instance searches 4, 8, 16 GPUs and prices GPU-hours at price / 4 */
+    model_shape s7 = llama7b();
+    cost_request g5 = instance_request(&s7, COST_LORA, "g5.12xlarge:6:4");
+    CHECK_INT(g5.pools[0].max_gpus, 16);
+    CHECK_NEAR(g5.pools[0].price, 1.5, 1e-12);
+    CHECK_INT(cost_search(&g5, &r, &e), 0);
+    for (size_t i = 0; i < r.n; i++) CHECK(r.opt[i].k.num_gpus % 4 == 0);
+    cost_result_free(&r);
+    /* bad input: unknown name lists the close ones; a price of 0 */
+    cost_pool p;
+    CHECK_INT(cost_pool_instance_parse("p4de.24xlarg", 8, "--instances", &p, &e), -1);
+    CHECK_CONTAINS(e.msg, "p4de.24xlarge");
+    CHECK_INT(cost_pool_instance_parse("g5.xlarge:0", 8, "--instances", &p, &e), -1);
+    CHECK_CONTAINS(e.msg, "must be positive");
+}
+
+static void test_heterogeneous_rank0(void)
+{
+    /* 7B full fine-tuning on 1-GPU g5.xlarge nodes (16 GiB RAM): ZeRO-3 fits 8 A10Gs, and each
+     * worker's host memory, but node 0 also gathers the 13 GiB bf16 checkpoint: it fits only
+     * when rank 0 runs on a g5.2xlarge (32 GiB) */
+    model_shape s = llama7b();
+    cost_request rq = instance_request(&s, COST_FULL, "g5.xlarge:1.006:8");
+    cost_knobs k = {0, 8, 1, 1, 1, 3, false, false, true};
+    cost_option a = eval(&rq, k);
+    CHECK(!a.feasible);
+    CHECK_CONTAINS(a.why, "host memory");
+    rq.rank0 = cost_instance_find("g5.2xlarge");
+    cost_option b = eval(&rq, k);
+    CHECK(b.feasible && b.rank0_makes_fit);
+    CHECK(b.rank0_inst == rq.rank0);
+    CHECK(b.cpu_mem_worker_gib > 0 && b.cpu_mem_worker_gib <= b.cpu_worker_limit_gib);
+    CHECK_NEAR(b.price, (1.212 + 7 * 1.006) / 8, 1e-9);
+    CHECK_CONTAINS(b.label, "rank 0 on g5.2xlarge");
+    /* a setup that fits without it keeps the plain instances (no rank-0 premium) */
+    cost_request lora = instance_request(&s, COST_LORA, "g5.xlarge:1.006:8");
+    lora.rank0 = rq.rank0;
+    cost_option c = eval(&lora, k);
+    CHECK(c.feasible && !c.rank0_inst && !c.rank0_makes_fit);
+}
+
+static void test_ties_go_to_the_faster(void)
+{
+    ac_err e;
+    cost_result r;
+    /* Llama-2-7B LoRA on up to 8 A100s: 1 GPU and 8 GPUs cost the same per token within the
+     * band; the 8-GPU setup finishes ~8x sooner and wins, and the chosen line says why */
+    model_shape s = llama7b();
+    cost_request rq = request(&s, COST_LORA);
+    rq.tokens_b = 1.0;
+    rq.n_pools = 1;
+    rq.stack = est_stack_find("hf-deepspeed"); /* the stack the issue's figures are about: no TP/PP */
+    CHECK(rq.stack != NULL);
+    CHECK_INT(cost_search(&rq, &r, &e), 0);
+    long c = cost_chosen(&r, &rq);
+    CHECK(c >= 0 && r.opt[c].k.num_gpus == 8);
+    CHECK_CONTAINS(r.chosen_why, "within 5 %");
+    CHECK_CONTAINS(r.chosen_why, "1x a100_80gb");
+    /* a deadline still rules, a budget too */
+    cost_result_free(&r);
+    rq.deadline_hours = 10.0;
+    CHECK_INT(cost_search(&rq, &r, &e), 0);
+    c = cost_chosen(&r, &rq);
+    CHECK(c >= 0 && r.opt[c].hours <= 10.0);
+    CHECK_CONTAINS(r.chosen_why, "deadline");
+    cost_result_free(&r);
+    rq.deadline_hours = 0;
+    rq.budget_usd = 1e6;
+    CHECK_INT(cost_search(&rq, &r, &e), 0);
+    CHECK(cost_chosen(&r, &rq) == r.best_time);
+    CHECK_CONTAINS(r.chosen_why, "budget");
+    cost_result_free(&r);
+    /* Llama-2-70B full with 2048 GB of host memory: 1 GPU for 763 h against 8 GPUs for 95 h */
+    model_shape b = llama70b();
+    cost_request r70 = request(&b, COST_FULL);
+    r70.tokens_b = 1.0;
+    r70.n_pools = 1;
+    r70.cpu_mem_node_gb = 2048;
+    r70.stack = rq.stack;
+    CHECK_INT(cost_search(&r70, &r, &e), 0);
+    c = cost_chosen(&r, &r70);
+    CHECK(c >= 0 && r.opt[c].k.num_gpus == 8);
+    CHECK(r.opt[c].hours < 120);
+    cost_result_free(&r);
+    /* within one GPU count, a setup priced the same that offloads less wins: single-GPU LoRA of
+     * 7B no longer leans on ZeRO-3 parameter offload to fit micro batch 4 */
+    cost_request one = request(&s, COST_LORA);
+    one.n_pools = 1;
+    one.pools[0].max_gpus = 1;
+    one.stack = rq.stack;
+    CHECK_INT(cost_search(&one, &r, &e), 0);
+    CHECK(r.n == 1 && r.opt[0].feasible && !r.opt[0].k.offload_params);
+    cost_result_free(&r);
+    /* a miss on GPU memory also says what fitting the GPU would take on the host (issue 29:
+     * "the nearest-miss line then blames GPU memory") */
+    cost_request full70 = request(&b, COST_FULL);
+    full70.n_pools = 1;
+    CHECK_INT(cost_search(&full70, &r, &e), 0);
+    bool named = false;
+    for (size_t i = 0; i < r.n; i++)
+        if (!r.opt[i].feasible && strstr(r.opt[i].why, "GPU memory") && strstr(r.opt[i].why, "fitting the GPU instead") &&
+            strstr(r.opt[i].why, "per node"))
+            named = true;
+    CHECK(named);
+    cost_result_free(&r);
+    /* outside the band the cheaper still wins */
+    CHECK(cost_same_price(1.00, 1.049));
+    CHECK(!cost_same_price(1.00, 1.06));
+}
+
+static void test_trainer_log(void)
+{
+    ac_err e;
+    double s = 0;
+    int n = 0;
+    /* the Hugging Face Trainer's tqdm bar: the last rate counts (the first steps warm up) */
+    const char *bar = "***** Running training *****\n  0%|          | 0/10 [00:00<?, ?it/s]\r 10%|#         | 1/10 [00:09<01:21,  "
+                      "9.02s/it]\r 20%|##        | 2/10 [00:12<00:48,  3.51s/it]\r100%|##########| 10/10 [00:40<00:00,  3.02s/it]\n"
+                      "{'train_runtime': 40.2, 'train_samples_per_second': 15.9, 'train_steps_per_second': 0.249, 'train_loss': 1.3}\n";
+    CHECK_INT(cost_trainer_log_parse(bar, &s, &n, &e), 0);
+    CHECK_NEAR(s, 3.02, 1e-12);
+    CHECK_INT(n, 3);
+    /* fast steps print it/s */
+    CHECK_INT(cost_trainer_log_parse("100%|#| 50/50 [00:10<00:00,  4.80it/s]", &s, &n, &e), 0);
+    CHECK_NEAR(s, 1.0 / 4.8, 1e-12);
+    /* no bar (logging to a file): the final metrics */
+    CHECK_INT(cost_trainer_log_parse("{'train_runtime': 40.2, 'train_steps_per_second': 0.25, 'epoch': 1.0}", &s, &n, &e), 0);
+    CHECK_NEAR(s, 4.0, 1e-12);
+    CHECK_INT(cost_trainer_log_parse("Traceback: CUDA out of memory", &s, &n, &e), -1);
+    CHECK_INT(e.code, AC_E_EXEC);
+}
+
 static void test_pool_errors(void)
 {
     cost_pool p;
@@ -545,5 +790,11 @@ int main(void)
     RUN(test_lora_targets);
     RUN(test_hf_config);
     RUN(test_pool_errors);
+    RUN(test_instance_catalog);
+    RUN(test_instance_rows_rejected);
+    RUN(test_host_ram_per_instance);
+    RUN(test_heterogeneous_rank0);
+    RUN(test_ties_go_to_the_faster);
+    RUN(test_trainer_log);
     CHECK_DONE();
 }

@@ -202,17 +202,19 @@ static void test_bands(void)
     CHECK(est_evaluate(&in, &r) == 0);
     CHECK(r.band_rows > 0 && r.band_time_rel > 0 && r.band_mem_rel > 0);
     CHECK(est_band_rel(&r) == r.band_time_rel);
-    double t, m;
+    double t, m, k;
     int rows;
-    est_band_of(gpu_find("a100_80gb"), est_stack_find("nemo-megatron-2022"), &t, &m, &rows);
+    est_band_of(gpu_find("a100_80gb"), est_stack_find("nemo-megatron-2022"), &t, &m, &k, &rows);
     CHECK(t == r.band_time_rel && rows == r.band_rows);
+    /* ranking two layouts of one model is surer than predicting either: its shared bias cancels */
+    CHECK(k == est_rank_band_rel(&r) && k > 0 && k < t);
     /* a GPU without validated runs takes its stack's all-GPU band */
-    double t2, m2;
+    double t2, m2, k2;
     int rows2;
-    est_band_of(gpu_find("l4"), est_stack_default(), &t2, &m2, &rows2);
-    double t3, m3;
+    est_band_of(gpu_find("l4"), est_stack_default(), &t2, &m2, &k2, &rows2);
+    double t3, m3, k3;
     int rows3;
-    est_band_of(gpu_find("h100_sxm"), est_stack_default(), &t3, &m3, &rows3);
+    est_band_of(gpu_find("h100_sxm"), est_stack_default(), &t3, &m3, &k3, &rows3);
     CHECK(rows2 > rows3 && t2 > 0);
     CHECK(est_band_rel(NULL) == 0.0);
 }

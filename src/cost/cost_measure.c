@@ -1,0 +1,214 @@
+/* cost_measure.c — benchmark jobs of the top cost setups and their measured $/MT. */
+#include "cost/cost_measure.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/fsutil.h"
+#include "util/shell.h"
+#include "util/strbuf.h"
+
+const char COST_TRAINER_DEFAULT[] =
+    "accelerate launch --num_processes {num_gpus} --num_machines {nodes} --use_deepspeed --deepspeed_config_file {ds_config} "
+    "-m trl.scripts.sft --model_name_or_path {model} --dataset_name trl-lib/Capybara --packing true --max_length {context} "
+    "--max_steps {max_steps} --per_device_train_batch_size {mbs} --gradient_accumulation_steps {grad_accum} "
+    "--gradient_checkpointing {gradient_checkpointing} --bf16 true --logging_steps 1 --save_strategy no --report_to none "
+    "--output_dir {run_dir}/out";
+
+size_t cost_measure_pick(const cost_result *r, size_t top, size_t *idx)
+{
+    size_t n = 0;
+    for (size_t j = 0; j < r->n_ranked && n < top; j++) {
+        const cost_option *o = &r->opt[r->by_cost[j]];
+        if (o->k.tp == 1 && o->k.pp == 1) idx[n++] = r->by_cost[j];
+    }
+    return n;
+}
+
+void cost_measure_name(const cost_request *rq, const cost_option *o, size_t k, char *buf, size_t len)
+{
+    const cost_knobs *kn = &o->k;
+    snprintf(buf, len, "cost_%zu_%dx%s_z%d%s%s_mbs%d_ga%d%s", k + 1, kn->num_gpus, cost_pool_name(&rq->pools[kn->pool]), kn->zero,
+             kn->offload_optimizer ? "_offopt" : "", kn->offload_params ? "_offpar" : "", kn->mbs, o->grad_accum,
+             kn->checkpointing ? "_ckpt" : "");
+}
+
+static int write_in(const char *dir, const char *name, const char *text, ac_err *e)
+{
+    char path[4096];
+    if (fs_join(path, sizeof path, dir, name, e)) return -1;
+    return fs_write_atomic(path, text, strlen(text), e);
+}
+
+/* the template with each {placeholder} replaced by its shell-quoted value */
+static int render(const char *tmpl, const char *const (*vars)[2], size_t nv, strbuf *out, ac_err *e)
+{
+    for (const char *p = tmpl; *p;) {
+        if (*p != '{') {
+            sb_addn(out, p, 1);
+            p++;
+            continue;
+        }
+        const char *close = strchr(p, '}');
+        size_t i = nv;
+        if (close)
+            for (i = 0; i < nv; i++)
+                if (strlen(vars[i][0]) == (size_t)(close - p - 1) && !strncmp(p + 1, vars[i][0], (size_t)(close - p - 1))) break;
+        if (i == nv) return ac_err_set(e, AC_E_INPUT, "trainer command: unknown placeholder '%.*s'", close ? (int)(close - p + 1) : 1, p);
+        char *q = shell_quote_dup(vars[i][1], e);
+        if (!q) return -1;
+        sb_add(out, q);
+        free(q);
+        p = close + 1;
+    }
+    return 0;
+}
+
+int cost_measure_write(const cost_request *rq, const cost_option *o, const char *run_dir, int max_steps, const char *command_template,
+                       char *script_path, size_t len, ac_err *e)
+{
+    char *ds = NULL, *args = NULL, *forge = NULL;
+    int rc = -1;
+    strbuf sb;
+    sb_init(&sb);
+    if (fs_mkdir_p(run_dir, e) || cost_deepspeed_json(rq, o, &ds, e) || cost_train_args_json(rq, o, &args, e) ||
+        cost_llmforge_yaml(rq, o, true, &forge, e))
+        goto out;
+    /* the benchmark runs max_steps optimizer steps, not the whole run */
+    cJSON *aj = cJSON_Parse(args);
+    if (!aj) {
+        ac_err_set(e, AC_E_INTERNAL, "train_args.json did not parse back");
+        goto out;
+    }
+    cJSON_ReplaceItemInObject(aj, "max_steps", cJSON_CreateNumber(max_steps));
+    char *printed = cJSON_Print(aj);
+    cJSON_Delete(aj);
+    if (!printed) {
+        ac_err_set(e, AC_E_NOMEM, "out of memory");
+        goto out;
+    }
+    free(args);
+    args = malloc(strlen(printed) + 2);
+    if (args) sprintf(args, "%s\n", printed);
+    cJSON_free(printed);
+    if (!args) {
+        ac_err_set(e, AC_E_NOMEM, "out of memory");
+        goto out;
+    }
+    if (write_in(run_dir, "ds_config.json", ds, e) || write_in(run_dir, "train_args.json", args, e) ||
+        write_in(run_dir, "llmforge.yaml", forge, e))
+        goto out;
+    char dsp[4096], tap[4096], fgp[4096], nums[9][32];
+    if (fs_join(dsp, sizeof dsp, run_dir, "ds_config.json", e) || fs_join(tap, sizeof tap, run_dir, "train_args.json", e) ||
+        fs_join(fgp, sizeof fgp, run_dir, "llmforge.yaml", e))
+        goto out;
+    snprintf(nums[0], sizeof nums[0], "%d", max_steps);
+    snprintf(nums[1], sizeof nums[1], "%d", o->k.num_gpus);
+    snprintf(nums[2], sizeof nums[2], "%d", o->nodes);
+    snprintf(nums[3], sizeof nums[3], "%d", o->nodes ? o->k.num_gpus / o->nodes : o->k.num_gpus);
+    snprintf(nums[4], sizeof nums[4], "%d", o->k.mbs);
+    snprintf(nums[5], sizeof nums[5], "%d", o->grad_accum);
+    snprintf(nums[6], sizeof nums[6], "%d", rq->context);
+    const char *const vars[][2] = {{"ds_config", dsp},      {"train_args", tap},  {"llmforge", fgp},   {"run_dir", run_dir},
+                                   {"model", rq->model.name}, {"max_steps", nums[0]}, {"num_gpus", nums[1]}, {"nodes", nums[2]},
+                                   {"gpus_per_node", nums[3]}, {"mbs", nums[4]},     {"grad_accum", nums[5]}, {"context", nums[6]},
+                                   {"gradient_checkpointing", o->k.checkpointing ? "true" : "false"}};
+    char *qdir = shell_quote_dup(run_dir, e);
+    if (!qdir) goto out;
+    sb_printf(&sb, "#!/bin/bash\n# benchmark of a cost setup (autoconfig cost --measure): %s\n# %d optimizer steps, every sequence "
+                   "%d tokens (packing / padding max_length); predicted %.3f s per step\n",
+              o->label, max_steps, rq->context, o->step_time_s);
+    sb_printf(&sb, "cd %s || exit 1\n(\n", qdir);
+    free(qdir);
+    if (render(command_template, vars, sizeof vars / sizeof *vars, &sb, e)) goto out;
+    /* a failed run's log goes to stderr too: the executor reads *.err for out-of-memory text */
+    sb_printf(&sb, "\n) > trainer.log 2>&1\nrc=$?\nif [ $rc -eq 0 ]; then cat trainer.log; else cat trainer.log >&2; fi\nexit $rc\n");
+    if (sb.oom) {
+        ac_err_set(e, AC_E_NOMEM, "out of memory");
+        goto out;
+    }
+    if (write_in(run_dir, "run.sh", sb_str(&sb), e) || fs_join(script_path, len, run_dir, "run.sh", e)) goto out;
+    rc = 0;
+out:
+    sb_free(&sb);
+    free(ds);
+    free(args);
+    free(forge);
+    return rc;
+}
+
+int cost_trainer_log_parse(const char *text, double *step_s, int *n_rates, ac_err *e)
+{
+    double last = 0.0, sps = 0.0;
+    int n = 0;
+    /* tqdm rates: "<n>/<total> [mm:ss<mm:ss,  2.31s/it]" or "1.52it/s]" (every \r update); the last is
+     * tqdm's smoothed rate of the latest steps, past the first steps' warm-up */
+    for (const char *p = text; *p; p++) {
+        bool sit = !strncmp(p, "s/it", 4), its = !strncmp(p, "it/s", 4);
+        if (!sit && !its) continue;
+        const char *q = p;
+        while (q > text && (q[-1] == '.' || (q[-1] >= '0' && q[-1] <= '9'))) q--;
+        if (q == p) continue;
+        double v = strtod(q, NULL);
+        if (v > 0) {
+            last = sit ? v : 1.0 / v;
+            n++;
+        }
+    }
+    const char *t = strstr(text, "'train_steps_per_second': ");
+    if (!t) t = strstr(text, "\"train_steps_per_second\": ");
+    if (t) sps = strtod(t + 26, NULL);
+    *n_rates = n;
+    if (n > 0) {
+        *step_s = last;
+        return 0;
+    }
+    if (sps > 0) {
+        *step_s = 1.0 / sps;
+        return 0;
+    }
+    return ac_err_set(e, AC_E_EXEC, "the trainer log has no step rate (tqdm s/it or it/s, or train_steps_per_second)");
+}
+
+void cost_measure_score(const cost_request *rq, const cost_option *o, cost_measurement *m)
+{
+    /* an optimizer step trains gbs sequences of context tokens */
+    double tokens_per_s = (double)o->gbs * rq->context / m->step_s;
+    m->mtok_per_hour = tokens_per_s * 3600.0 / 1e6;
+    m->usd_per_mtok = o->k.num_gpus * o->price / m->mtok_per_hour;
+    m->hours = rq->tokens_b * 1e9 / tokens_per_s / 3600.0;
+    m->mfu = o->mfu * o->tokens_per_s > 0 ? o->mfu * tokens_per_s / o->tokens_per_s : 0.0;
+    m->error = o->step_time_s / m->step_s - 1.0;
+}
+
+static const cost_measurement *rank_ctx;
+static int by_usd(const void *a, const void *b)
+{
+    double x = rank_ctx[*(const size_t *)a].usd_per_mtok, y = rank_ctx[*(const size_t *)b].usd_per_mtok;
+    return x < y ? -1 : x > y;
+}
+static int by_hours(const void *a, const void *b)
+{
+    double x = rank_ctx[*(const size_t *)a].hours, y = rank_ctx[*(const size_t *)b].hours;
+    return x < y ? -1 : x > y;
+}
+
+size_t cost_measure_rank(const cost_measurement *m, size_t n, size_t *order)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (m[i].ok) order[k++] = i;
+    rank_ctx = m;
+    qsort(order, k, sizeof *order, by_usd);
+    for (size_t i = 0; i < k;) {
+        size_t j = i + 1;
+        while (j < k && cost_same_price(m[order[j]].usd_per_mtok, m[order[i]].usd_per_mtok)) j++;
+        qsort(order + i, j - i, sizeof *order, by_hours);
+        i = j;
+    }
+    rank_ctx = NULL;
+    return k;
+}
