@@ -347,7 +347,7 @@ static int submit_with_summary(const ac_config *c, const cli_opts *o, const char
     ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
     if (sl <= 0 || !getcwd(cwd, sizeof cwd)) return ac_err_set(e, AC_E_EXEC, "cannot find the tool's own path or directory");
     self[sl] = '\0';
-    const char **argv = calloc((size_t)o->n_overrides + 8, sizeof *argv);
+    const char **argv = calloc((size_t)o->n_overrides + 9, sizeof *argv);
     if (!argv) return ac_err_set(e, AC_E_NOMEM, "out of memory");
     size_t k = 0;
     argv[k++] = self;
@@ -357,6 +357,7 @@ static int submit_with_summary(const ac_config *c, const cli_opts *o, const char
     argv[k++] = c->conf_dir;
     if (cand_dir) { argv[k++] = "--candidates"; argv[k++] = cand_dir; }
     for (int i = 0; i < o->n_overrides; i++) argv[k++] = o->overrides[i];
+    argv[k++] = "search_config.train_settings.retry_failed=false"; /* the summary collects; it retries nothing */
     int rc = exec_submit_summary(c, c->train.logs, cwd, argv, out, n, sid, sizeof sid, e);
     free(argv);
     if (rc < 0) return -1;
@@ -392,7 +393,7 @@ int cmd_launch(int argc, char **argv)
     ac_config c;
     if (cli_parse(argc, argv, &o, &e) < 0) { cli_opts_free(&o); return cli_fail(&e); }
     if (o.help) {
-        printf("usage: autoconfig launch [--json] [--candidates DIR] [--no-wait | --dry-run] [key=value ...]\n"
+        printf("usage: autoconfig launch [--json] [--candidates DIR] [--no-wait | --dry-run] [--retry-failed] [key=value ...]\n"
                "Runs every candidate config (*.yaml) in DIR (default <logs>/candidate_configs) as a\n"
                "training job on cluster_type=bcm (Slurm) or local, waits for all of them with a\n"
                "progress line, and prints each measured step time. Resumable: run it again after an\n"
@@ -401,12 +402,15 @@ int cmd_launch(int argc, char **argv)
                "job (afterany) runs this same command when they have all ended and writes the\n"
                "summary to <logs>/summary-<id>.out.\n"
                "--dry-run: write each job's files into <logs>/training_logs/<name>/ (job.sh, the\n"
-               "resolved NeMo config <name>_hydra.yaml, job.argv on Slurm) and submit nothing.\n");
+               "resolved NeMo config <name>_hydra.yaml, job.argv on Slurm) and submit nothing.\n"
+               "--retry-failed: runs that failed before are launched again (retry_failed=true);\n"
+               "a run whose config, GPU or node count changed is always measured anew.\n");
         cli_opts_free(&o);
         return 0;
     }
-    static const char *const known[] = { "--candidates=", "--no-wait", "--dry-run", NULL };
+    static const char *const known[] = { "--candidates=", "--no-wait", "--dry-run", "--retry-failed", NULL };
     if (cli_check_flags(&o, known, &e) < 0 || cli_load_config(&o, &c, &e) < 0) { cli_opts_free(&o); return cli_fail(&e); }
+    if (cli_flag_present(&o, "--retry-failed")) c.train.retry_failed = true;
     const gpu_spec *gpu = candidate_gpu(&c, &e);
     est_cal cal; /* the cluster's calibration, as the search predicts */
     bool cal_loaded;

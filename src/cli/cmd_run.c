@@ -16,10 +16,11 @@
 #include "results/train_results.h"
 #include "search/infer_search.h"
 #include "search/train_search.h"
+#include "util/dirlock.h"
 #include "util/json.h"
 
 static const char RUN_HELP[] =
-    "usage: autoconfig run [--json] [--conf DIR] [--hf-config FILE] [overrides...]\n"
+    "usage: autoconfig run [--json] [--conf DIR] [--hf-config FILE] [--retry-failed] [overrides...]\n"
     "\n"
     "Runs every stage on conf/config.yaml, as the original's main.py: model size\n"
     "(recommended when model_size_in_b is null), base config, then the training HP\n"
@@ -29,6 +30,8 @@ static const char RUN_HELP[] =
     "bcm (Slurm) and local launch the top limit_search_runs candidates as real jobs\n"
     "and rank their measured step times.  --json prints one object with a member per\n"
     "stage that ran (training, inference, cost) and the report's path.\n"
+    "A logs dir has one owner: a second run on it stops with an error.  Runs measured\n"
+    "before under the same settings are reused; --retry-failed launches failed ones again.\n"
     "example: autoconfig run search_config=gpt3/20b search_config.train_settings.num_nodes=32\n";
 
 /* cluster types whose selected candidates run as real jobs (src/exec) */
@@ -327,10 +330,12 @@ int cmd_run(int argc, char **argv)
 {
     cli_opts o;
     ac_err e;
-    static const char *const known[] = { "--hf-config=", NULL };
+    static const char *const known[] = { "--hf-config=", "--retry-failed", NULL };
     ac_config c;
     int started = cli_start(argc, argv, known, RUN_HELP, &o, &c, &e);
     if (started != CLI_GO) return started == CLI_HELPED ? 0 : cli_fail(&e);
+    if (cli_flag_present(&o, "--retry-failed")) c.train.retry_failed = true;
+    bool locked = false; /* the logs dir, while real jobs are run from it */
     model_size_report rep;
     model_base_config b = { 0 };
     double size_b;
@@ -346,6 +351,10 @@ int cmd_run(int argc, char **argv)
     if (c.run_training_hp_search && check_launch(&c, &b, &train, &e) != 0) goto fail;
     if (c.run_inference_hp_search && search_inference_check(&c, &b, &e) != 0) goto fail;
     if (c.run_cost_search && cli_cost_check(&c, &b, &e) != 0) goto fail;
+    if (c.run_training_hp_search && runs_real_jobs(&c)) { /* before this run writes into the logs dir */
+        if (dirlock_acquire(c.train.logs, "logs dir", &e) != 0) goto fail;
+        locked = true;
+    }
     if (model_base_config_write(&b, c.train.logs, &e) != 0) goto fail;
     if (!o.json)
         printf("Base config: %s (%.3f B parameters: %d layers, hidden %d, %d heads; GBS %d)\n", b.path, b.param_b,
@@ -388,6 +397,7 @@ fail:
     if (opened) fputs(pending ? "null}\n" : "}\n", stdout); /* keep stdout one parseable object; the error is on stderr */
     rc = cli_fail(&e);
 done:
+    if (locked) dirlock_release(c.train.logs);
     search_train_free(&train);
     model_base_config_free(&b);
     cfg_free(&c);

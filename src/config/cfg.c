@@ -161,11 +161,24 @@ static int logs_for_gpu(node *root, ac_err *e)
 
 int cfg_load(const char *conf_dir, int n_overrides, char **overrides, ac_config *out, ac_err *e)
 {
+    char path[CFG_PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/config.yaml", conf_dir);
+    size_t len;
+    char *text = fs_read_file(path, &len, e);
+    if (!text) { memset(out, 0, sizeof *out); return -1; }
+    int rc = cfg_load_text(conf_dir, text, len, n_overrides, overrides, out, e);
+    free(text);
+    return rc;
+}
+
+int cfg_load_text(const char *conf_dir, const char *text, size_t len, int n_overrides, char **overrides, ac_config *out,
+                  ac_err *e)
+{
     memset(out, 0, sizeof *out);
     snprintf(out->conf_dir, sizeof out->conf_dir, "%s", conf_dir);
     char path[CFG_PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/config.yaml", conf_dir);
-    node *root = yaml_load_file(path, e);
+    node *root = yaml_load_string(text, len, path, e);
     if (!root) return -1;
     if (root->kind != NODE_MAP) {
         ac_err_at(e, AC_E_INPUT, path, root->line, root->col, NULL, "expected a mapping at the top level");

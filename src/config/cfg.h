@@ -45,6 +45,7 @@ typedef struct {
     int output_top_n;
     int max_steps_per_run;
     int max_minutes_per_run;
+    bool retry_failed; /* extension: runs that failed in an earlier search of this logs dir are launched again */
     double tflops_per_gpu;
     double num_tokens_in_b;
     int vocab_size;
@@ -180,6 +181,9 @@ typedef struct {
 
 /* conf_dir: the folder holding config.yaml; overrides: Hydra-style arguments */
 int cfg_load(const char *conf_dir, int n_overrides, char **overrides, ac_config *out, ac_err *e);
+/* the same with config.yaml's text given (conf_dir still holds the group files) */
+int cfg_load_text(const char *conf_dir, const char *text, size_t len, int n_overrides, char **overrides, ac_config *out,
+                  ac_err *e);
 void cfg_free(ac_config *c);
 
 /* "gpt3/5b, gpt3/20b, ..." — the search configs that exist under conf_dir */

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_REF_DEPTH = 64, PATHLEN = 512 };
+/* INTERP_MAX_TEXT: the longest string an interpolation may build; strings that
+ * embed each other twice per step would otherwise double without bound */
+enum { MAX_REF_DEPTH = 64, PATHLEN = 512, INTERP_MAX_TEXT = 65536 };
 
 typedef struct {
     node *root;
@@ -113,7 +115,16 @@ static node *eval_text(ctx *c, const node *at, const char *text, const char *con
             free(out.s);
             return NULL;
         }
-        if (sb_add(&out, r->text, strlen(r->text))) { node_free(r); goto oom; }
+        size_t rlen = strlen(r->text);
+        if (out.len + rlen + strlen(close + 1) > INTERP_MAX_TEXT) {
+            node_free(r);
+            free(out.s);
+            char lim[160];
+            snprintf(lim, sizeof lim, "the interpolated string would exceed %d characters (in '%%.60s')", INTERP_MAX_TEXT);
+            fail_at(c, at, path, lim, text);
+            return NULL;
+        }
+        if (sb_add(&out, r->text, rlen)) { node_free(r); goto oom; }
         node_free(r);
         p = close + 1;
     }

@@ -2,6 +2,7 @@
 #include "config/override.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,13 +27,15 @@ int override_parse(const char *arg, int position, override *out, ac_err *e)
     size_t klen = eq ? (size_t)(eq - p) : strlen(p);
     if (klen == 0) return bad(e, position, arg, "missing key before '='");
     if (klen >= sizeof out->key) return bad(e, position, arg, "key too long");
+    bool empty_segment = p[0] == '.' || p[klen - 1] == '.';
     for (size_t i = 0; i < klen; i++) {
         unsigned char ch = (unsigned char)p[i];
         if (!(isalnum(ch) || ch == '_' || ch == '.' || ch == '-' || ch == '/'))
             return bad(e, position, arg, "a key may hold only letters, digits, '_', '-', '.' and '/'");
+        if (ch == '.' && i + 1 < klen && p[i + 1] == '.') empty_segment = true;
     }
-    if (p[0] == '.' || p[klen - 1] == '.' || strstr(p, ".."))
-        return bad(e, position, arg, "empty key segment");
+    /* only the key: the value may hold '..' (`${..parent}`, `logs=../x`) */
+    if (empty_segment) return bad(e, position, arg, "empty key segment");
     memcpy(out->key, p, klen);
     out->key[klen] = '\0';
     if (out->kind == OV_DELETE) {

@@ -53,7 +53,7 @@ const schema_entry SCHEMA[] = {
     { "cluster.gpus_per_task", ST_INT, S(cluster.gpus_per_task), "null", 0, 64, NULL, SF_NULLABLE, "--gpus-per-task (null = unset)" },
     { "cluster.gpus_per_node", ST_INT, S(cluster.gpus_per_node), "8", 1, 64, NULL, SF_NULLABLE, "--gpus-per-node" },
     { "cluster.mem", ST_INT, S(cluster.mem), "0", 0, 1e9, NULL, SF_NULLABLE, "--mem in MB (0 = all of the node)" },
-    { "cluster.job_name_prefix", ST_STR, S(cluster.job_name_prefix), "nemo_megatron_autoconfig:", NB, NULL, 0, "Prefix of every Slurm job name" },
+    { "cluster.job_name_prefix", ST_STR, S(cluster.job_name_prefix), "\"nemo_megatron_autoconfig:\"", NB, NULL, 0, "Prefix of every Slurm job name" },
     { "cluster.srun_args", ST_STR_LIST, S(cluster.srun_args), "[--no-container-mount-home]", NB, NULL, SF_NULLABLE, "Extra srun arguments" },
     { "cluster.nodelist", ST_STR, S(cluster.nodelist), "null", NB, NULL, SF_NULLABLE, "--nodelist (extension from the later launcher)" },
     { "cluster.container_image", ST_STR, S(cluster.container_image), "null", NB, NULL, SF_NULLABLE, "Override of training_container for Slurm jobs (extension)" },
@@ -70,6 +70,7 @@ const schema_entry SCHEMA[] = {
     { TS "output_top_n", ST_INT, S(train.output_top_n), "10", 1, 100000, NULL, 0, "Configs listed in the summary" },
     { TS "max_steps_per_run", ST_INT, S(train.max_steps_per_run), "50", 7, 1000000, NULL, 0, "Training steps of each search run (≥ 7: the first 5 are dropped)" },
     { TS "max_minutes_per_run", ST_INT, S(train.max_minutes_per_run), "20", 10, 100000, NULL, 0, "Time limit of each search run in minutes (≥ 10 as in the original)" },
+    { TS "retry_failed", ST_BOOL, S(train.retry_failed), "false", NB, NULL, 0, "extension: launch again the runs that failed in an earlier search of this logs dir (--retry-failed); done runs are kept" },
     { TS "tflops_per_gpu", ST_FLOAT, S(train.tflops_per_gpu), "140", 0.1, 100000, NULL, 0, "Sustained TFLOP/s per GPU assumed by the size recommendation" },
     { TS "num_tokens_in_b", ST_FLOAT, S(train.num_tokens_in_b), NULL, 0.001, 1e7, NULL, 0, "Training tokens in billions" },
     { TS "vocab_size", ST_INT, S(train.vocab_size), NULL, 1, 10000000, NULL, 0, "Vocabulary size" },
@@ -392,6 +393,20 @@ static int fill_str_list(const node *n, const char *key, int *count, char *items
     return 0;
 }
 
+/* container_mounts entries are "src[:dst[:flags]]"; pyxis joins them with ',' into one
+ * --container-mounts value, so a ',' inside an entry would add mounts nobody listed */
+static int check_mounts(const node *n, ac_err *e)
+{
+    size_t count = n->kind == NODE_SEQ ? n->len : 1;
+    for (size_t i = 0; i < count; i++) {
+        const node *it = n->kind == NODE_SEQ ? n->items[i] : n;
+        if (it->kind == NODE_SCALAR && strchr(it->text, ','))
+            return ac_err_at(e, AC_E_INPUT, it->file, it->line, it->col, "container_mounts",
+                             "'%.200s': one mount per entry (',' would add mounts); list them separately", it->text);
+    }
+    return 0;
+}
+
 int schema_fill(const node *root, ac_config *cfg, ac_err *e)
 {
     for (size_t i = 0; i < SCHEMA_LEN; i++) {
@@ -422,7 +437,8 @@ int schema_fill(const node *root, ac_config *cfg, ac_err *e)
         int rc;
         if (se->type == ST_STR_LIST) {
             if (se->offset == OFF(container_mounts))
-                rc = fill_str_list(n, se->key, &cfg->n_container_mounts, &cfg->container_mounts[0][0], CFG_PATH_MAX, 16, e);
+                rc = check_mounts(n, e) ||
+                     fill_str_list(n, se->key, &cfg->n_container_mounts, &cfg->container_mounts[0][0], CFG_PATH_MAX, 16, e);
             else if (se->offset == OFF(train.precisions))
                 rc = fill_str_list(n, se->key, &cfg->train.n_precisions, &cfg->train.precisions[0][0], CFG_KNOB_LEN, CFG_KNOB_MAX, e);
             else if (se->offset == OFF(train.grad_reduce_dtype))

@@ -8,7 +8,20 @@
 
 #include "util/fsutil.h"
 
-enum { MAX_DEPTH = 128 };
+/* MAX_NODES: a configuration holds hundreds of values; a hostile file of millions
+ * would take gigabytes before the schema's per-list limits could refuse it */
+enum { MAX_DEPTH = 128, MAX_NODES = 100000 };
+
+/* line and column (1-based) of byte offset off of text: libyaml's reader errors
+ * (bad UTF-8, control characters) give an offset, not a mark */
+static void offset_position(const char *text, size_t len, size_t off, int *line, int *col)
+{
+    *line = *col = 1;
+    for (size_t i = 0; i < off && i < len; i++) {
+        if (text[i] == '\n') { ++*line; *col = 1; }
+        else ++*col;
+    }
+}
 
 typedef struct {
     node *container;
@@ -68,13 +81,15 @@ node *yaml_load_string(const char *text, size_t len, const char *name, ac_err *e
     int depth = 0;
     node *root = NULL;
     int docs = 0;
+    long nodes = 0;
     bool done = false, failed = false;
 
     while (!done && !failed) {
         yaml_event_t ev;
         if (!yaml_parser_parse(&parser, &ev)) {
-            ac_err_at(e, AC_E_INPUT, name, (int)parser.problem_mark.line + 1,
-                      (int)parser.problem_mark.column + 1, NULL, "malformed YAML: %s%s%s",
+            int pl = (int)parser.problem_mark.line + 1, pc = (int)parser.problem_mark.column + 1;
+            if (parser.error == YAML_READER_ERROR) offset_position(text, len, parser.problem_offset, &pl, &pc);
+            ac_err_at(e, AC_E_INPUT, name, pl, pc, NULL, "malformed YAML: %s%s%s",
                       parser.problem ? parser.problem : "syntax error",
                       parser.context ? " " : "", parser.context ? parser.context : "");
             failed = true;
@@ -82,6 +97,14 @@ node *yaml_load_string(const char *text, size_t len, const char *name, ac_err *e
         }
         int line = (int)ev.start_mark.line + 1, col = (int)ev.start_mark.column + 1;
         node *made = NULL;
+        if ((ev.type == YAML_SCALAR_EVENT || ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) &&
+            ++nodes > MAX_NODES) {
+            ac_err_at(e, AC_E_INPUT, name, line, col, NULL, "more than %d YAML values (a configuration holds far fewer)",
+                      MAX_NODES);
+            yaml_event_delete(&ev);
+            failed = true;
+            break;
+        }
         switch (ev.type) {
         case YAML_STREAM_END_EVENT: done = true; break;
         case YAML_DOCUMENT_START_EVENT:

@@ -654,6 +654,10 @@ int cost_pool_parse(const char *entry, int default_max, const char *key, cost_po
             return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, key, "price of %s is not a number: '%s'", g->name, price);
         if (!(p > 0))
             return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, key, "price of %s must be positive (USD per GPU-hour), got %g", g->name, p);
+        /* the bound of price_per_gpu_hour: a price that overflows every total to $inf is a typo */
+        if (p > COST_MAX_PRICE)
+            return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, key, "price of %s must be at most %g USD per GPU-hour, got %g",
+                             g->name, COST_MAX_PRICE, p);
         out->price = p;
     }
     if (count && *count) {

@@ -26,6 +26,9 @@
 #include "model/shape.h"
 #include "util/err.h"
 
+/* the highest price per GPU-hour accepted (USD; train_settings.price_per_gpu_hour's bound) */
+#define COST_MAX_PRICE 1e4
+
 typedef enum { COST_PRETRAIN = 0, COST_FULL, COST_LORA } cost_task;
 
 const char *cost_task_name(cost_task t);

@@ -106,19 +106,24 @@ double est_gemm_eff(const gpu_spec *g, est_precision p)
 
 /* ---------- calibration constants ---------- */
 
+/* each key with the range a cluster can have: a value outside it is a typo that would
+ * print impossible numbers (compute_scale 1e308: MFU 553 %); compute_scale's is the
+ * range `autoconfig calibrate` fits over */
 static const struct {
     const char *key;
     size_t off;
+    double lo, hi;
 } CAL_KEYS[] = {
-    {"collective_eff", offsetof(est_cal, collective_eff)}, {"p2p_eff", offsetof(est_cal, p2p_eff)},
-    {"attn_eff", offsetof(est_cal, attn_eff)},             {"moe_gemm_eff", offsetof(est_cal, moe_gemm_eff)},
-    {"elementwise_units", offsetof(est_cal, elementwise_units)}, {"min_kernel_us", offsetof(est_cal, min_kernel_us)},
-    {"tp_overlap", offsetof(est_cal, tp_overlap)},         {"dp_tail", offsetof(est_cal, dp_tail)},
-    {"cuda_context_gb", offsetof(est_cal, cuda_context_gb)}, {"fragmentation", offsetof(est_cal, fragmentation)},
-    {"memory_limit_frac", offsetof(est_cal, memory_limit_frac)}, {"step_overhead_s", offsetof(est_cal, step_overhead_s)},
-    {"moe_imbalance", offsetof(est_cal, moe_imbalance)}, {"moe_permute_units", offsetof(est_cal, moe_permute_units)},
-    {"fp4_speedup", offsetof(est_cal, fp4_speedup)}, {"moe_launch_us", offsetof(est_cal, moe_launch_us)}, {"layer_overhead_us", offsetof(est_cal, layer_overhead_us)},
-    {"compute_scale", offsetof(est_cal, compute_scale)},
+    {"collective_eff", offsetof(est_cal, collective_eff), 0, 1}, {"p2p_eff", offsetof(est_cal, p2p_eff), 0, 1},
+    {"attn_eff", offsetof(est_cal, attn_eff), 0, 1},             {"moe_gemm_eff", offsetof(est_cal, moe_gemm_eff), 0, 1},
+    {"elementwise_units", offsetof(est_cal, elementwise_units), 0, 1000}, {"min_kernel_us", offsetof(est_cal, min_kernel_us), 0, 1e4},
+    {"tp_overlap", offsetof(est_cal, tp_overlap), 0, 1},         {"dp_tail", offsetof(est_cal, dp_tail), 0, 1},
+    {"cuda_context_gb", offsetof(est_cal, cuda_context_gb), 0, 256}, {"fragmentation", offsetof(est_cal, fragmentation), 0, 1},
+    {"memory_limit_frac", offsetof(est_cal, memory_limit_frac), 0, 1}, {"step_overhead_s", offsetof(est_cal, step_overhead_s), 0, 3600},
+    {"moe_imbalance", offsetof(est_cal, moe_imbalance), 0, 100}, {"moe_permute_units", offsetof(est_cal, moe_permute_units), 0, 1000},
+    {"fp4_speedup", offsetof(est_cal, fp4_speedup), 0, 4}, {"moe_launch_us", offsetof(est_cal, moe_launch_us), 0, 1e4},
+    {"layer_overhead_us", offsetof(est_cal, layer_overhead_us), 0, 1e5},
+    {"compute_scale", offsetof(est_cal, compute_scale), 0.1, 3.0},
 };
 enum { CAL_N = sizeof CAL_KEYS / sizeof *CAL_KEYS };
 
@@ -136,6 +141,9 @@ static int cal_apply(const csv_table *t, est_cal *c, bool require_all, ac_err *e
         double x = strtod(v, &end);
         if (!*v || *end || !isfinite(x) || x < 0)
             return ac_err_at(e, AC_E_INPUT, t->file, t->rows[i].line, 0, k, "not a non-negative number: '%s'", v);
+        if (x < CAL_KEYS[j].lo || x > CAL_KEYS[j].hi)
+            return ac_err_at(e, AC_E_INPUT, t->file, t->rows[i].line, 0, k, "%g is outside [%g, %g]", x, CAL_KEYS[j].lo,
+                             CAL_KEYS[j].hi);
         *(double *)((char *)c + CAL_KEYS[j].off) = x;
         seen[j] = true;
     }
@@ -166,6 +174,17 @@ int est_cal_default(est_cal *out, ac_err *e)
     }
     *out = cached;
     return 0;
+}
+
+int est_cal_load_text(const char *text, size_t len, const char *name, est_cal *c, ac_err *e)
+{
+    csv_table t;
+    if (csv_parse(text, len, name, &t, e)) return -1;
+    est_cal tmp = *c;
+    int rc = cal_apply(&t, &tmp, false, e);
+    csv_free(&t);
+    if (!rc) *c = tmp;
+    return rc;
 }
 
 int est_cal_load_file(const char *path, est_cal *c, ac_err *e)

@@ -47,6 +47,8 @@ typedef struct {
 int est_cal_default(est_cal *out, ac_err *e);
 /* applies "key,value" rows of a calibration CSV (per-cluster file) over *c */
 int est_cal_load_file(const char *path, est_cal *c, ac_err *e);
+/* the same from CSV text (name for messages) */
+int est_cal_load_text(const char *text, size_t len, const char *name, est_cal *c, ac_err *e);
 int est_cal_write_file(const char *path, const est_cal *c, const char *why, ac_err *e);
 
 typedef struct est_input {

@@ -142,14 +142,14 @@ const char *gpu_suggest(const char *name)
     /* aliases count too ("h100x" is one edit from the alias "h100", four from
      * "h100_sxm"); the suggestion is always the canonical name */
     for (size_t i = 0; i < catalog_n; i++) {
-        size_t d = text_edit_distance(name, catalog[i].name);
+        size_t d = text_edit_distance_within(name, catalog[i].name, 3);
         if (d < best_d) { best_d = d; best = catalog[i].name; }
         const char *a = catalog[i].aliases;
         while (*a) {
             size_t n = strcspn(a, "|");
             char alias[sizeof catalog[i].aliases];
             snprintf(alias, sizeof alias, "%.*s", (int)n, a);
-            d = text_edit_distance(name, alias);
+            d = text_edit_distance_within(name, alias, 3);
             if (n && d < best_d) { best_d = d; best = catalog[i].name; }
             a += n + (a[n] == '|');
         }

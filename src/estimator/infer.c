@@ -107,6 +107,10 @@ int est_infer_check(const est_infer_input *in, char *why, size_t len)
         snprintf(why, len, "tp, pp, batch size and lengths must be >= 1");
         return -1;
     }
+    if ((long long)in->tp * in->pp > EST_INFER_MAX_GPUS) {
+        snprintf(why, len, "TP %d x PP %d exceeds %d GPUs per replica", in->tp, in->pp, EST_INFER_MAX_GPUS);
+        return -1;
+    }
     if (s->heads % in->tp) { snprintf(why, len, "TP %d does not divide %d attention heads", in->tp, s->heads); return -1; }
     if (s->num_layers % in->pp) { snprintf(why, len, "PP %d does not divide %d layers", in->pp, s->num_layers); return -1; }
     return 0;

@@ -55,6 +55,9 @@ typedef struct {
     double params_b, active_params_b;
 } est_infer_result;
 
+/* the largest TP x PP one model replica may span: products above it are rejected, not overflowed */
+enum { EST_INFER_MAX_GPUS = 1 << 20 };
+
 /* fills defaults: tp = pp = bs = 1, fp16, lengths 128/32 */
 void est_infer_input_init(est_infer_input *in, const model_shape *s, const gpu_spec *g);
 

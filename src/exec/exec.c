@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -20,6 +21,7 @@
 #include "results/ledger.h"
 #include "results/tfevents.h"
 #include "search/candidate_est.h"
+#include "util/dirlock.h"
 #include "util/fsutil.h"
 #include "util/proc.h"
 #include "util/progress.h"
@@ -240,10 +242,19 @@ static int render_command(const ac_config *c, const char *logs_dir, const exec_j
 
 /* per-run limit in seconds: max_minutes_per_run, or AUTOCONFIG_TIME_LIMIT_S (tests need
  * limits below the schema's 10-minute minimum; Slurm rounds it up to whole minutes) */
-static int time_limit_s(const ac_config *c)
+enum { EXEC_TIME_LIMIT_MAX_S = 100000 * 60 }; /* max_minutes_per_run's bound */
+
+static int time_limit_s(const ac_config *c, ac_err *e)
 {
     const char *tl = getenv("AUTOCONFIG_TIME_LIMIT_S");
-    if (tl && atoi(tl) > 0) return atoi(tl);
+    if (tl && *tl) {
+        char *end;
+        long long v = strtoll(tl, &end, 10);
+        if (*end || v < 1 || v > EXEC_TIME_LIMIT_MAX_S)
+            return ac_err_set(e, AC_E_INPUT, "AUTOCONFIG_TIME_LIMIT_S '%.32s' must be a number of seconds 1..%d", tl,
+                              EXEC_TIME_LIMIT_MAX_S);
+        return (int)v;
+    }
     return c->train.max_minutes_per_run > 0 ? c->train.max_minutes_per_run * 60 : 60;
 }
 
@@ -337,7 +348,9 @@ int exec_job_script(const ac_config *c, const char *logs_dir, const exec_job *j,
         if (k->exclusive) sb_add(&sb, "#SBATCH --exclusive\n");
         snprintf(buf, sizeof buf, "%d", k->mem);
         rc |= directive(&sb, "cluster.mem", "mem", buf, e);
-        results_time_limit_minutes(((j->time_limit_s > 0 ? j->time_limit_s : time_limit_s(c)) + 59) / 60, buf, sizeof buf);
+        int limit_s = j->time_limit_s > 0 ? j->time_limit_s : time_limit_s(c, e);
+        if (limit_s < 0) { free(tmpl); sb_free(&sb); node_free(job_cfg); return -1; }
+        results_time_limit_minutes((limit_s + 59) / 60, buf, sizeof buf);
         rc |= directive(&sb, "time", "time", buf, e);
         sb_add(&sb, "# job name, output and error files are sbatch arguments (see job.argv)\n");
     }
@@ -351,10 +364,13 @@ int exec_job_script(const ac_config *c, const char *logs_dir, const exec_job *j,
     sb_add(&sb, "# the command runs in a subshell: an `exec` in a template cannot skip the exit code below\n(\n");
     if (c->wandb_enable && c->wandb_api_key_file[0]) {
         /* the key is read when the job starts: only the file's path is in the script */
-        char *qk = NULL;
-        if (shell_check_line("wandb.api_key_file", c->wandb_api_key_file, e) < 0 ||
-            !(qk = shell_quote_dup(c->wandb_api_key_file, e))) { free(tmpl); sb_free(&sb); node_free(job_cfg); return -1; }
-        sb_printf(&sb, "WANDB_API_KEY=$(cat %s) || { echo 'autoconfig: cannot read wandb.api_key_file' >&2; exit 1; }\n"
+        char *qk = NULL, key_path[4096];
+        if (exec_wandb_key_path(c, key_path, sizeof key_path, e) < 0 ||
+            shell_check_line("wandb.api_key_file", key_path, e) < 0 ||
+            !(qk = shell_quote_dup(key_path, e))) { free(tmpl); sb_free(&sb); node_free(job_cfg); return -1; }
+        /* the key is the first line */
+        sb_printf(&sb, "WANDB_API_KEY=$(head -n 1 %s) && [ -n \"$WANDB_API_KEY\" ] || "
+                       "{ echo 'autoconfig: cannot read wandb.api_key_file' >&2; exit 1; }\n"
                        "export WANDB_API_KEY\n", qk);
         free(qk);
     }
@@ -557,6 +573,71 @@ int exec_write_job_files(const ac_config *c, const char *logs_dir, const exec_jo
     return rc;
 }
 
+/* FNV-1a 64 over n bytes, continuing from h (Fowler, Noll, Vo) */
+static unsigned long long fnv1a(unsigned long long h, const void *p, size_t n)
+{
+    for (const unsigned char *b = p; n--; b++) h = (h ^ *b) * 0x100000001b3ULL;
+    return h;
+}
+
+/* the fingerprint of what a job measures: its config file, GPU, nodes, GPUs per node,
+ * steps and backend.  The ledger keeps it per row, so a rerun with other settings
+ * (seq_length, gpu, ...) under the same run name is measured anew, not reported. */
+static int job_settings(const ac_config *c, const exec_job *j, const char *backend, char *out, size_t len, ac_err *e)
+{
+    size_t n = 0;
+    ac_err re; /* an unreadable config fails its job, with the reason, when the job runs */
+    char *text = fs_read_file(j->config_path, &n, &re);
+    const gpu_spec *g = candidate_gpu(c, e);
+    if (!g) { free(text); return -1; }
+    char extra[256];
+    int k = snprintf(extra, sizeof extra, "gpu=%s nodes=%d gpus_per_node=%d steps=%d backend=%s", g->name, j->nodes,
+                     j->gpus_per_node, c->train.max_steps_per_run, backend);
+    unsigned long long h = text ? fnv1a(0xcbf29ce484222325ULL, text, n)
+                                : fnv1a(0xcbf29ce484222325ULL, j->config_path, strlen(j->config_path));
+    h = fnv1a(h, extra, (size_t)k);
+    free(text);
+    snprintf(out, len, "%016llx", h);
+    return 0;
+}
+
+/* a row kept from an earlier run is planned again when it was measured under other
+ * settings, or failed and retry_failed is set; its old run directory is kept aside
+ * (training_logs/.superseded/<name>.<seq>) so nothing of it is read as the new result */
+static int replan_if_stale(const ac_config *c, ledger *l, const char *abs_logs, const ledger_row *want, ledger_row *row,
+                           ac_err *e)
+{
+    bool other = row->settings[0] && strcmp(row->settings, want->settings) != 0;
+    bool retry = c->train.retry_failed && row->state == LEDGER_FAILED;
+    if (!other && !retry) {
+        if (row->settings[0]) return 0;
+        snprintf(row->settings, sizeof row->settings, "%s", want->settings); /* a ledger from before fingerprints */
+        return 0;
+    }
+    if (!ledger_state_final(row->state))
+        return ac_err_set(e, AC_E_INPUT,
+                          "run %s is still %s (job %s) with other settings from an earlier search in this logs dir; "
+                          "`autoconfig cancel` it first, or use another logs dir",
+                          row->name, ledger_state_name(row->state), row->job_id[0] ? row->job_id : "-");
+    char run_dir[1200], aside[4096 + 400];
+    if (exec_run_dir(abs_logs, row->name, run_dir, sizeof run_dir, e) < 0) return -1;
+    if (fs_is_dir(run_dir)) {
+        snprintf(aside, sizeof aside, "%s/training_logs/.superseded", abs_logs);
+        if (fs_mkdir_p(aside, e) < 0) return -1;
+        for (int k = 1;; k++) {
+            snprintf(aside, sizeof aside, "%s/training_logs/.superseded/%s.%d", abs_logs, row->name, k);
+            if (!fs_exists(aside)) break;
+            if (k == 100000) return ac_err_set(e, AC_E_IO, "%s: too many superseded runs", row->name);
+        }
+        if (rename(run_dir, aside) != 0)
+            return ac_err_set(e, AC_E_IO, "cannot move %s aside to %s: %s", run_dir, aside, strerror(errno));
+    }
+    if (ledger_replan(l, want, e) < 0) return -1;
+    *row = *want;
+    row->state = LEDGER_PLANNED;
+    return 0;
+}
+
 /* writes the job's files and removes what an earlier attempt left (pid, exit code) */
 static int prepare_run_dir(const ac_config *c, const char *logs_dir, const exec_job *j, ac_err *e)
 {
@@ -583,14 +664,19 @@ static int run_jobs(const ac_config *c, const char *logs_dir, const exec_job *jo
     snprintf(x.logs_dir, sizeof x.logs_dir, "%s", logs_dir);
     /* one limit per call: the jobs of a call are of one kind (training runs, or benchmark jobs
      * that carry their own limit) */
-    x.time_limit_s = n && jobs[0].time_limit_s > 0 ? jobs[0].time_limit_s : time_limit_s(c);
+    x.time_limit_s = n && jobs[0].time_limit_s > 0 ? jobs[0].time_limit_s : time_limit_s(c, e);
+    if (x.time_limit_s < 0) return -1;
+    char key_path[4096]; /* checked before the first job: a bad key file would fail every job */
+    if (c->wandb_enable && c->wandb_api_key_file[0] && exec_wandb_key_path(c, key_path, sizeof key_path, e) < 0) return -1;
     char abs_logs[4096]; /* once: every row's run directory is polled from it */
     if (fs_abspath(logs_dir, abs_logs, sizeof abs_logs, e) < 0) return -1;
 
+    /* one owner per logs dir: a second instance would start jobs twice and clean the first one's run dirs */
+    if (dirlock_acquire(logs_dir, "logs dir", e) < 0) return -1;
     ledger *l = ledger_open(logs_dir, e);
-    if (!l) return -1;
+    if (!l) { dirlock_release(logs_dir); return -1; }
     ledger_row *rows = calloc(n ? n : 1, sizeof *rows);
-    if (!rows) { ledger_close(l); return ac_err_set(e, AC_E_NOMEM, "out of memory"); }
+    if (!rows) { ledger_close(l); dirlock_release(logs_dir); return ac_err_set(e, AC_E_NOMEM, "out of memory"); }
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
         ledger_row r = {0};
@@ -601,9 +687,11 @@ static int run_jobs(const ac_config *c, const char *logs_dir, const exec_job *jo
         r.predicted_step_s = jobs[i].predicted_step_s;
         snprintf(r.backend, sizeof r.backend, "%s", b->name);
         int found = 0;
-        rc = ledger_plan(l, &r, e);
+        rc = job_settings(c, &jobs[i], b->name, r.settings, sizeof r.settings, e);
+        if (!rc) rc = ledger_plan(l, &r, e);
         if (!rc) rc = ledger_get(l, r.name, &rows[i], &found, e);
         if (!rc && !found) rc = ac_err_set(e, AC_E_INTERNAL, "ledger lost row %s", r.name);
+        if (!rc) rc = replan_if_stale(c, l, abs_logs, &r, &rows[i], e);
     }
 
     progress p;
@@ -697,6 +785,7 @@ static int run_jobs(const ac_config *c, const char *logs_dir, const exec_job *jo
     for (size_t i = 0; i < n; i++) to_outcome(&rows[i], &out[i]);
     free(rows);
     ledger_close(l);
+    dirlock_release(logs_dir);
     return rc;
 }
 

@@ -109,6 +109,10 @@ int exec_job_script(const ac_config *c, const char *logs_dir, const exec_job *j,
                     node **job_cfg, ac_err *e);
 void exec_argv_free(char **argv);
 
+/* wandb.api_key_file made absolute into abs (jobs start in their run directory),
+ * after checking it is a readable file whose first line (the key) is not empty. */
+int exec_wandb_key_path(const ac_config *c, char *abs, size_t len, ac_err *e);
+
 /* Writes what a submission would, without submitting: <logs>/training_logs/<name>/
  * job.sh, job.argv (Slurm) and <name>_hydra.yaml, each atomically (`launch --dry-run`). */
 int exec_write_job_files(const ac_config *c, const char *logs_dir, const exec_job *j, ac_err *e);

@@ -4,6 +4,7 @@
  * mistaken for the job.  The script itself records its exit code in
  * run_dir/exit_code, which a resumed tool (no longer the parent) can read. */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,22 @@
 
 #define LOCAL_MAX_ACTIVE_DEFAULT 4
 
+int exec_local_parse_stat(const char *buf, unsigned long long *start, int *zombie)
+{
+    const char *p = strrchr(buf, ')'); /* the command name may hold ')' and blanks: the last one ends it */
+    if (!p || p[1] != ' ') return -1;
+    p += 2;
+    *zombie = *p == 'Z' || *p == 'X';
+    for (int field = 3; field < 22; field++) {
+        p = strchr(p, ' ');
+        if (!p) return -1;
+        p++;
+    }
+    char *end;
+    *start = strtoull(p, &end, 10);
+    return end == p ? -1 : 0;
+}
+
 /* field 22 of /proc/pid/stat (start time in clock ticks), and whether it is a zombie */
 static int proc_start(pid_t pid, unsigned long long *start, int *zombie)
 {
@@ -28,27 +45,45 @@ static int proc_start(pid_t pid, unsigned long long *start, int *zombie)
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
     buf[n] = '\0';
-    char *p = strrchr(buf, ')');
-    if (!p || p[1] != ' ') return -1;
-    p += 2;
-    *zombie = *p == 'Z' || *p == 'X';
-    for (int field = 3; field < 22; field++) {
-        p = strchr(p, ' ');
-        if (!p) return -1;
-        p++;
-    }
-    *start = strtoull(p, NULL, 10);
-    return 0;
+    return exec_local_parse_stat(buf, start, zombie);
 }
 
-static int parse_id(const char *id, pid_t *pid, unsigned long long *start)
+int exec_local_parse_id(const char *id, pid_t *pid, unsigned long long *start)
 {
     char *end;
+    errno = 0;
     long p = strtol(id, &end, 10);
-    if (end == id || *end != ':' || p <= 1) return -1;
+    if (end == id || *end != ':' || p <= 1 || p > INT_MAX || errno) return -1;
     *pid = (pid_t)p;
     *start = strtoull(end + 1, NULL, 10);
     return 0;
+}
+
+/* a number on its own line: optional blanks, an int, optional blanks and newline */
+static int parse_int_line(const char *text, long lo, long hi, long *v)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(text, &end, 10);
+    if (end == text || errno || x < lo || x > hi) return -1;
+    end += strspn(end, " \t\r\n");
+    if (*end) return -1;
+    *v = x;
+    return 0;
+}
+
+int exec_local_parse_exit_code(const char *text, int *code)
+{
+    long v;
+    if (parse_int_line(text, 0, 255, &v)) return -1; /* a shell exit status is 0..255 */
+    *code = (int)v;
+    return 0;
+}
+
+long exec_local_parse_pid(const char *text)
+{
+    long v;
+    return parse_int_line(text, 2, INT_MAX, &v) ? 0 : v;
 }
 
 /* 1 when the job's process (group leader) still runs */
@@ -57,7 +92,7 @@ static int job_alive(const char *id)
     pid_t pid;
     unsigned long long want, got;
     int zombie;
-    if (parse_id(id, &pid, &want) < 0) return 0;
+    if (exec_local_parse_id(id, &pid, &want) < 0) return 0;
     waitpid(pid, NULL, WNOHANG); /* reap it if it was our child */
     if (proc_start(pid, &got, &zombie) < 0) return 0;
     return got == want && !zombie;
@@ -71,9 +106,9 @@ static int read_exit_code(const char *run_dir, int *code)
     size_t len;
     char *t = fs_read_file(path, &len, &e);
     if (!t) return -1;
-    *code = atoi(t);
+    int rc = exec_local_parse_exit_code(t, code); /* unreadable: as if absent */
     free(t);
-    return 0;
+    return rc;
 }
 
 static int local_submit(const exec_ctx *x, const exec_job *j, const char *run_dir, char *job_id, size_t len, ac_err *e)
@@ -104,7 +139,7 @@ static void kill_group(const char *id)
 {
     pid_t pid;
     unsigned long long start;
-    if (parse_id(id, &pid, &start) < 0 || !job_alive(id)) return;
+    if (exec_local_parse_id(id, &pid, &start) < 0 || !job_alive(id)) return;
     kill(-pid, SIGTERM);
     for (int i = 0; i < 50 && job_alive(id); i++) {
         struct timespec ts = { 0, 100000000L };
@@ -162,7 +197,7 @@ static int local_find(const exec_ctx *x, const ledger_row *row, const char *run_
     snprintf(path, sizeof path, "%s/job.pid", run_dir);
     char *t = fs_read_file(path, &n, &fe);
     if (!t) return 0; /* the script never started: submit again */
-    long pid = strtol(t, NULL, 10);
+    long pid = exec_local_parse_pid(t);
     free(t);
     if (pid <= 1) return 0;
     unsigned long long start = 0;

@@ -4,6 +4,7 @@
  *
  * A job id can be reused after a Slurm state wipe, so every query checks that
  * the job's name still ends with the run name before trusting or cancelling. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,18 +106,79 @@ static int slurm_submit(const exec_ctx *x, const exec_job *j, const char *run_di
         proc_result_free(&r);
         return -1;
     }
-    /* --parsable prints "id" or "id;cluster" */
-    char *semi = strchr(r.out, ';');
-    if (semi) *semi = '\0';
-    size_t nd = strspn(r.out, "0123456789");
-    if (!r.out[0] || nd != strlen(r.out) || nd >= len) {
+    if (exec_slurm_parse_sbatch(r.out, job_id, len) < 0) {
         ac_err_set(e, AC_E_EXEC, "sbatch for job %s printed no job id: \"%.200s\"", j->name, r.out);
         proc_result_free(&r);
         return -1;
     }
-    snprintf(job_id, len, "%s", r.out);
     proc_result_free(&r);
     return 0;
+}
+
+int exec_slurm_parse_sbatch(const char *out, char *job_id, size_t len)
+{
+    /* --parsable prints "id" or "id;cluster" (trimmed by the caller) */
+    size_t nd = strspn(out, "0123456789");
+    if (!nd || (out[nd] && out[nd] != ';') || nd >= len) return -1;
+    snprintf(job_id, len, "%.*s", (int)nd, out);
+    return 0;
+}
+
+int exec_slurm_parse_squeue(const char *out, char *state, char *reason, char *name, size_t len)
+{
+    /* the first line: "STATE|REASON|NAME" (the name may hold '|') */
+    size_t ll = strcspn(out, "\n");
+    const char *a = memchr(out, '|', ll), *b = a ? memchr(a + 1, '|', ll - (size_t)(a + 1 - out)) : NULL;
+    if (!a || !b) return 0;
+    snprintf(state, len, "%.*s", (int)(a - out), out);
+    snprintf(reason, len, "%.*s", (int)(b - a - 1), a + 1);
+    snprintf(name, len, "%.*s", (int)(ll - (size_t)(b + 1 - out)), b + 1);
+    return 1;
+}
+
+int exec_slurm_parse_scontrol(const char *out, char *state, char *reason, char *name, size_t len)
+{
+    /* "JobId=.. JobName=NAME UserId=.. JobState=S Reason=R ..."; the name may hold blanks,
+     * so it runs up to " UserId=" */
+    const char *jn = strstr(out, "JobName="), *js = strstr(out, " JobState="), *rs = strstr(out, " Reason=");
+    if (!jn || !js) return 0;
+    jn += 8;
+    const char *uid = strstr(jn, " UserId=");
+    size_t nl = uid ? (size_t)(uid - jn) : strcspn(jn, " ");
+    snprintf(name, len, "%.*s", (int)(nl < len ? nl : len - 1), jn);
+    js += 10;
+    size_t sl = strcspn(js, " \n");
+    snprintf(state, len, "%.*s", (int)(sl < len ? sl : len - 1), js);
+    if (rs) {
+        rs += 8;
+        size_t rl = strcspn(rs, " \n");
+        snprintf(reason, len, "%.*s", (int)(rl < len ? rl : len - 1), rs);
+    } else {
+        reason[0] = '\0';
+    }
+    return 1;
+}
+
+long exec_slurm_find_job(const char *out, const char *run_dir, const char *want, const char *suffix)
+{
+    long best = -1;
+    for (const char *line = out; *line;) {
+        size_t ll = strcspn(line, "\n");
+        const char *bar = memchr(line, '|', ll), *bar2 = bar ? memchr(bar + 1, '|', ll - (size_t)(bar + 1 - line)) : NULL;
+        if (bar2) {
+            size_t wl = (size_t)(bar2 - bar - 1), nl = ll - (size_t)(bar2 + 1 - line);
+            const char *nm = bar2 + 1, *wd = bar + 1;
+            bool dir_ok = strlen(run_dir) == wl && !memcmp(wd, run_dir, wl);
+            bool name_ok = want ? strlen(want) == nl && !memcmp(nm, want, nl)
+                                : nl >= strlen(suffix) && !memcmp(nm + nl - strlen(suffix), suffix, strlen(suffix));
+            char *end;
+            long id = strtol(line, &end, 10);
+            if (dir_ok && name_ok && end != line && end <= bar && id > best) best = id;
+        }
+        line += ll;
+        if (*line) line++;
+    }
+    return best;
 }
 
 /* state, reason and name of a job id: squeue, else scontrol; *known = 0 when Slurm forgot it */
@@ -128,18 +190,7 @@ static int query(const char *id, char *state, char *reason, char *name, size_t l
     *reachable = 1;
     const char *sq[] = { "squeue", "-h", "-t", "all", "-j", id, "-o", "%T|%r|%j", NULL };
     if (proc_run(sq, SLURM_CMD_TIMEOUT_MS, &r, &e) == 0) {
-        if (r.exit_code == 0 && r.out[0]) {
-            char *line = r.out, *nl = strchr(line, '\n');
-            if (nl) *nl = '\0';
-            char *a = strchr(line, '|'), *b = a ? strchr(a + 1, '|') : NULL;
-            if (a && b) {
-                *a = *b = '\0';
-                snprintf(state, len, "%s", line);
-                snprintf(reason, len, "%s", a + 1);
-                snprintf(name, len, "%s", b + 1);
-                *known = 1;
-            }
-        }
+        if (r.exit_code == 0 && r.out[0]) *known = exec_slurm_parse_squeue(r.out, state, reason, name, len);
         proc_result_free(&r);
         if (*known) return 0;
     }
@@ -150,20 +201,7 @@ static int query(const char *id, char *state, char *reason, char *name, size_t l
         proc_result_free(&r);
         return 0;
     }
-    /* "JobId=.. JobName=NAME UserId=.. JobState=S Reason=R ..."; the name may hold blanks,
-     * so it runs up to " UserId=" */
-    const char *jn = strstr(r.out, "JobName="), *js = strstr(r.out, " JobState="), *rs = strstr(r.out, " Reason=");
-    const char *uid = strstr(r.out, " UserId=");
-    if (jn && js) {
-        jn += 8;
-        size_t nl = uid && uid > jn ? (size_t)(uid - jn) : strcspn(jn, " ");
-        snprintf(name, len, "%.*s", (int)(nl < len ? nl : len - 1), jn);
-        js += 10;
-        snprintf(state, len, "%.*s", (int)strcspn(js, " \n"), js);
-        if (rs) { rs += 8; snprintf(reason, len, "%.*s", (int)strcspn(rs, " \n"), rs); }
-        else reason[0] = '\0';
-        *known = 1;
-    }
+    *known = exec_slurm_parse_scontrol(r.out, state, reason, name, len);
     proc_result_free(&r);
     return 0;
 }
@@ -233,16 +271,7 @@ static int slurm_find(const exec_ctx *x, const ledger_row *row, const char *run_
         proc_result_free(&r);
         return -1;
     }
-    long best = -1;
-    for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
-        char *bar = strchr(line, '|'), *bar2 = bar ? strchr(bar + 1, '|') : NULL;
-        if (!bar2) continue;
-        *bar = *bar2 = '\0';
-        const char *nm = bar2 + 1, *wd = bar + 1;
-        if (strcmp(wd, run_dir) || (x->c ? strcmp(nm, want) : !ends_with(nm, row->name))) continue;
-        long id = strtol(line, NULL, 10);
-        if (id > best) best = id;
-    }
+    long best = exec_slurm_find_job(r.out, run_dir, x->c ? want : NULL, row->name);
     proc_result_free(&r);
     if (best >= 0) { snprintf(job_id, len, "%ld", best); *found = 1; }
     return 0;

@@ -43,7 +43,21 @@ static const char SCHEMA[] =
     " state TEXT NOT NULL, job_id TEXT NOT NULL DEFAULT '',"
     " submitted_at REAL NOT NULL DEFAULT 0, started_at REAL NOT NULL DEFAULT 0,"
     " finished_at REAL NOT NULL DEFAULT 0, step_time_s REAL NOT NULL DEFAULT 0,"
-    " n_steps INTEGER NOT NULL DEFAULT 0, reason TEXT NOT NULL DEFAULT '');";
+    " n_steps INTEGER NOT NULL DEFAULT 0, reason TEXT NOT NULL DEFAULT '',"
+    " settings TEXT NOT NULL DEFAULT '');";
+
+/* ledgers written before the settings column: added, empty (unknown) */
+static int add_settings_column(ledger *l)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(l->db, "SELECT 1 FROM pragma_table_info('jobs') WHERE name = 'settings'", -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc == SQLITE_ROW) return 0;
+    if (rc != SQLITE_DONE) return -1;
+    return sqlite3_exec(l->db, "ALTER TABLE jobs ADD COLUMN settings TEXT NOT NULL DEFAULT ''", NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+}
 
 static ledger *open_path(const char *logs_dir, int create, ac_err *e)
 {
@@ -65,7 +79,7 @@ static ledger *open_path(const char *logs_dir, int create, ac_err *e)
     sqlite3_busy_timeout(l->db, 10000);
     char *msg = NULL;
     if (sqlite3_exec(l->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;", NULL, NULL, &msg) != SQLITE_OK ||
-        sqlite3_exec(l->db, SCHEMA, NULL, NULL, &msg) != SQLITE_OK) {
+        sqlite3_exec(l->db, SCHEMA, NULL, NULL, &msg) != SQLITE_OK || add_settings_column(l) != 0) {
         ac_err_set(e, AC_E_IO, "%s: %s", l->path, msg ? msg : "cannot initialise");
         sqlite3_free(msg);
         ledger_close(l);
@@ -106,15 +120,16 @@ static void row_from_stmt(sqlite3_stmt *st, ledger_row *r)
     r->step_time_s = sqlite3_column_double(st, 11);
     r->n_steps = sqlite3_column_int(st, 12);
     copy_text(r->reason, sizeof r->reason, sqlite3_column_text(st, 13));
+    copy_text(r->settings, sizeof r->settings, sqlite3_column_text(st, 14));
 }
 
 #define COLS "name, config_path, nodes, gpus_per_node, predicted_step_s, backend, state, job_id," \
-             " submitted_at, started_at, finished_at, step_time_s, n_steps, reason"
+             " submitted_at, started_at, finished_at, step_time_s, n_steps, reason, settings"
 
 int ledger_plan(ledger *l, const ledger_row *r, ac_err *e)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(l->db, "INSERT OR IGNORE INTO jobs (" COLS ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1,
+    if (sqlite3_prepare_v2(l->db, "INSERT OR IGNORE INTO jobs (" COLS ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1,
                            &st, NULL) != SQLITE_OK)
         return db_fail(l, e, "prepare");
     sqlite3_bind_text(st, 1, r->name, -1, SQLITE_TRANSIENT);
@@ -128,9 +143,32 @@ int ledger_plan(ledger *l, const ledger_row *r, ac_err *e)
     for (int i = 9; i <= 12; i++) sqlite3_bind_double(st, i, 0);
     sqlite3_bind_int(st, 13, 0);
     sqlite3_bind_text(st, 14, "", -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 15, r->settings, -1, SQLITE_TRANSIENT);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : db_fail(l, e, "insert");
+}
+
+int ledger_replan(ledger *l, const ledger_row *r, ac_err *e)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(l->db,
+                           "UPDATE jobs SET state='planned', job_id='', submitted_at=0, started_at=0, finished_at=0,"
+                           " step_time_s=0, n_steps=0, reason='', config_path=?, nodes=?, gpus_per_node=?,"
+                           " predicted_step_s=?, backend=?, settings=? WHERE name=?",
+                           -1, &st, NULL) != SQLITE_OK)
+        return db_fail(l, e, "prepare");
+    sqlite3_bind_text(st, 1, r->config_path, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st, 2, r->nodes);
+    sqlite3_bind_int(st, 3, r->gpus_per_node);
+    sqlite3_bind_double(st, 4, r->predicted_step_s);
+    sqlite3_bind_text(st, 5, r->backend, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 6, r->settings, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 7, r->name, -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) return db_fail(l, e, "update");
+    return sqlite3_changes(l->db) == 1 ? 0 : ac_err_set(e, AC_E_INTERNAL, "%s: no ledger row named %s", l->path, r->name);
 }
 
 int ledger_get(ledger *l, const char *name, ledger_row *out, int *found, ac_err *e)

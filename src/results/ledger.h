@@ -10,6 +10,8 @@
  * "submitting" is written (and committed) before sbatch runs; a row found in
  * that state on resume may or may not have a job, so the executor looks the
  * job up by name before submitting again — nothing is ever submitted twice.
+ * Each row also keeps a fingerprint of its settings (the candidate config, GPU
+ * and node count): a row measured under other settings is planned again.
  */
 #ifndef AC_RESULTS_LEDGER_H
 #define AC_RESULTS_LEDGER_H
@@ -34,6 +36,7 @@ typedef struct {
     double step_time_s;   /* measured, 0 = none */
     int n_steps;
     char reason[256];     /* why it failed */
+    char settings[32];    /* fingerprint of everything the run measures (config, GPU, nodes); "" = unknown */
 } ledger_row;
 
 typedef struct ledger ledger;
@@ -53,6 +56,9 @@ int ledger_state_final(ledger_state s);
 /* inserts the row in state planned unless a row of that name exists
  * (then the stored row is kept: resume).  0, or -1. */
 int ledger_plan(ledger *l, const ledger_row *r, ac_err *e);
+/* puts the row r->name back to planned with r's config, settings and prediction, every
+ * result and job id cleared: a rerun measures it anew (changed settings, --retry-failed) */
+int ledger_replan(ledger *l, const ledger_row *r, ac_err *e);
 /* *found = 0 when absent */
 int ledger_get(ledger *l, const char *name, ledger_row *out, int *found, ac_err *e);
 /* replaces state, job id, times and results of the row r->name (one transaction) */

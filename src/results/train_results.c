@@ -64,21 +64,42 @@ int results_write_candidates(const ac_config *c, const model_base_config *b, con
     return fs_sync_dir(dir, e);
 }
 
+double results_run_tokens_per_s(const search_train_result *r, const search_scored *s)
+{
+    return s->step_time_s > 0 ? (double)s->cand.gbs * r->base.shape.seq_length / s->step_time_s : 0.0;
+}
+
+typedef struct {
+    double rate; /* tokens/s */
+    size_t pos;  /* place in the search's ranked order: ties keep it */
+    size_t item;
+} run_key;
+
+static int by_rate(const void *a, const void *b)
+{
+    const run_key *x = a, *y = b;
+    if (x->rate != y->rate) return x->rate > y->rate ? -1 : 1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
 size_t results_sorted_runs(const search_train_result *r, size_t *idx, size_t cap)
 {
+    run_key *keys = malloc((r->n ? r->n : 1) * sizeof *keys);
     size_t n = 0;
     for (size_t k = 0; k < r->n && n < cap; k++) {
         const search_scored *s = &r->items[r->order[k]];
-        if (s->launched && !s->failed) idx[n++] = r->order[k];
+        if (!s->launched || s->failed) continue;
+        if (keys) keys[n] = (run_key){ results_run_tokens_per_s(r, s), k, r->order[k] };
+        idx[n++] = r->order[k];
     }
-    /* by the result's step time (measured runs may reorder the prediction); this is
-     * also the cost order under rank_by=cost: every run of one search has the same
-     * GPU type, GPU count and global batch, so $ is proportional to step time */
-    for (size_t i = 1; i < n; i++) {
-        size_t x = idx[i], j = i;
-        while (j && r->items[idx[j - 1]].step_time_s > r->items[x].step_time_s) { idx[j] = idx[j - 1]; j--; }
-        idx[j] = x;
-    }
+    if (!keys) return n; /* out of memory: the search's own order */
+    /* by tokens/s of the result (measured runs may reorder the prediction), not by step
+     * time: with several global batch sizes a bigger batch takes longer per step yet
+     * trains faster.  It is also the cost order under rank_by=cost: every run of one
+     * search has the same GPU type and count, so $ per token is 1 / (tokens/s). */
+    qsort(keys, n, sizeof *keys, by_rate);
+    for (size_t i = 0; i < n; i++) idx[i] = keys[i].item;
+    free(keys);
     return n;
 }
 

@@ -41,7 +41,10 @@ void results_print_top(FILE *out, const ac_config *c, const model_base_config *b
 void results_print_pick(FILE *out, const ac_config *c, const model_base_config *b, const search_train_result *r,
                         const char *logs);
 
-/* the launched results sorted by step time (fastest first); returns the count */
+/* the launched results sorted by tokens per second (GBS x seq_length / step time,
+ * fastest first; ties keep the search's order), O(n log n); returns the count */
 size_t results_sorted_runs(const search_train_result *r, size_t *idx, size_t cap);
+/* a run's result in tokens per second: GBS x seq_length / its (measured or predicted) step time */
+double results_run_tokens_per_s(const search_train_result *r, const search_scored *s);
 
 #endif

@@ -1,6 +1,7 @@
 /* candidate_est.c — see candidate_est.h */
 #include "search/candidate_est.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -236,7 +237,34 @@ static int get_int(const node *cfg, const char *path, int dflt)
 {
     long long v;
     const node *n = node_get_path(cfg, path);
-    return n && !node_is_null(n) && node_get_int(n, &v) ? (int)v : dflt;
+    return n && !node_is_null(n) && node_get_int(n, &v) && v >= INT_MIN && v <= INT_MAX ? (int)v : dflt;
+}
+
+/* the integers of a candidate that size products: each within [lo, hi] (the schema's
+ * num_nodes and gpus_per_node bounds, and no int overflow for the others), else an
+ * error at the value's file:line.  A missing or null key is left to its default. */
+static int check_ints(const node *cfg, ac_err *e)
+{
+    static const struct {
+        const char *path;
+        long long lo, hi;
+    } R[] = {
+        { "trainer.num_nodes", 1, 100000 }, { "trainer.devices", 1, 72 },
+        { "model.tensor_model_parallel_size", 1, 1 << 20 }, { "model.pipeline_model_parallel_size", 1, 1 << 20 },
+        { "model.context_parallel_size", 1, 1 << 20 }, { "model.expert_model_parallel_size", 1, 1 << 20 },
+        { "model.virtual_pipeline_model_parallel_size", 1, 1 << 20 }, { "model.micro_batch_size", 1, 1 << 24 },
+        { "model.global_batch_size", 1, 1 << 30 }, { "model.padded_vocab_size", 0, 1 << 30 },
+        { "model.tokenizer.vocab_size", 0, 1 << 30 },
+    };
+    for (size_t i = 0; i < sizeof R / sizeof *R; i++) {
+        const node *n = node_get_path(cfg, R[i].path);
+        long long v;
+        if (!n || node_is_null(n) || !node_get_int(n, &v)) continue;
+        if (v < R[i].lo || v > R[i].hi)
+            return ac_err_at(e, AC_E_INPUT, n->file, n->line, n->col, NULL, "%s %lld is out of range %lld..%lld",
+                             R[i].path, v, R[i].lo, R[i].hi);
+    }
+    return 0;
 }
 
 int candidate_est_from_nemo(const node *cfg, const gpu_spec *gpu, est_input *in, ac_err *e)
@@ -258,6 +286,7 @@ int candidate_est_from_nemo(const node *cfg, const gpu_spec *gpu, est_input *in,
             if ((pa = model_preset_arch_find(pre))) f = model_family_get(pa->family);
         }
     if (!f) return ac_err_set(e, AC_E_INPUT, "run.name '%s': unknown model family '%s' (known: %s)", name, fam, model_family_names());
+    if (check_ints(cfg, e)) return -1;
     int vocab = get_int(cfg, "model.padded_vocab_size", 0);
     if (!vocab) vocab = get_int(cfg, "model.tokenizer.vocab_size", 0);
     if (!vocab) vocab = f->arch == ARCH_ENCODER ? 30522 : (f->arch == ARCH_ENCODER_DECODER ? 29000 : 51200);

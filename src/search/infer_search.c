@@ -407,6 +407,34 @@ static int write_ft_inputs(const ac_config *c, const model_base_config *base,
     return results_ft_write(dir, &f, in, e);
 }
 
+/* what a measured sweep may write: job folders, and start_ids.csv bytes in all of them
+ * (batch × input_len ids per job, repeated in every folder) */
+enum { INFER_MAX_JOBS = 1000 };
+static const double INFER_MAX_INPUT_BYTES = 1024.0 * 1024 * 1024;
+
+/* bytes of one start_ids.csv: bs lines of input_len ids "198" joined by ", " (ft_files.c) */
+static double start_ids_bytes(int bs, int input_len) { return (double)bs * (5.0 * input_len - 1.0); }
+
+/* the measured sweep's disk use, checked before anything is written */
+static int check_measured_bounds(const search_infer_settings *s, const search_infer_grid *g, ac_err *e)
+{
+    size_t jobs = g->n * (size_t)s->npairs;
+    if (jobs > INFER_MAX_JOBS)
+        return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "run",
+                         "%zu benchmark jobs (%zu configurations x %d input/output pairs) exceed the limit of %d; "
+                         "narrow tensor_parallel_sizes, pipeline_parallel_sizes or benchmark.batch_sizes",
+                         jobs, g->n, s->npairs, INFER_MAX_JOBS);
+    double bytes = 0;
+    for (int p = 0; p < s->npairs; p++)
+        for (size_t i = 0; i < g->n; i++) bytes += start_ids_bytes(g->items[i].bs, s->in_len[p]);
+    if (bytes > INFER_MAX_INPUT_BYTES)
+        return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "benchmark",
+                         "the benchmark inputs (start_ids.csv, batch_size x input_len ids per job) would take %.1f GiB, "
+                         "over the limit of %.0f GiB; lower benchmark.batch_sizes or input_len",
+                         bytes / (1024.0 * 1024 * 1024), INFER_MAX_INPUT_BYTES / (1024.0 * 1024 * 1024));
+    return 0;
+}
+
 int search_inference_run_with(const ac_config *c, const model_base_config *base, const search_infer_hooks *h, FILE *out,
                               bool json, ac_err *e)
 {
@@ -418,6 +446,7 @@ int search_inference_run_with(const ac_config *c, const model_base_config *base,
     search_infer_grid g;
     if (search_infer_grid_build(&base->shape, s.gpus_per_node, s.tp, s.ntp, s.pp, s.npp, s.bs, s.nbs, &g, e) != 0) return -1;
     bool measured = is_measured(c);
+    if (measured && check_measured_bounds(&s, &g, e)) { search_infer_grid_free(&g); return -1; }
     size_t n = g.n * (size_t)s.npairs * (measured ? 1 : (size_t)s.nprec * (size_t)(s.nconc ? s.nconc : 1));
     results_infer_row *rows = calloc(n ? n : 1, sizeof *rows);
     if (!rows) { search_infer_grid_free(&g); return ac_err_set(e, AC_E_NOMEM, "out of memory"); }
@@ -512,8 +541,8 @@ int search_inference_check(const ac_config *c, const model_base_config *base, ac
     if (search_infer_settings_resolve(c, base, &s, e) != 0 ||
         search_infer_grid_build(&base->shape, s.gpus_per_node, s.tp, s.ntp, s.pp, s.npp, s.bs, s.nbs, &g, e) != 0)
         return -1;
-    int rc = 0;
-    if (is_measured(c) && g.n) {
+    int rc = is_measured(c) ? check_measured_bounds(&s, &g, e) : 0;
+    if (!rc && is_measured(c) && g.n) {
         /* one job script rendered and dropped: what would refuse it (time_limit, job name,
          * folder, command) fails here rather than after the first files are written */
         char name[JOB_NAME_MAX], dir[JOB_DIR_MAX];

@@ -170,29 +170,84 @@ static int by_rank(const void *a, const void *b)
     return ix < iy ? -1 : ix > iy;
 }
 
+/* one kept candidate of the exhaustive walk: its score, its visit number (ties: the
+ * earlier visit ranks first, as the grid order does) and its slot in the pool */
+typedef struct {
+    double score;
+    size_t seq, slot;
+} top_key;
+
 typedef struct {
     const ac_config *c;
     search_train_result *r;
     est_input in;
     double best_score;
-    /* exhaustive mode: the top `cap` fitting candidates by score, best first */
+    /* exhaustive mode: the top `cap` fitting candidates by score, kept in a min-heap
+     * of keys (the worst kept on top) over a pool of cap slots: O(log cap) a visit */
     search_scored *top;
-    size_t n_top, cap;
+    top_key *heap;
+    size_t n_top, cap, n_seen;
     size_t n_fit, n_oom;
 } exh_ctx;
 
+/* a ranks below b: lower score, or the same score visited later */
+static bool key_worse(const top_key *a, const top_key *b)
+{
+    return a->score < b->score || (a->score == b->score && a->seq > b->seq);
+}
+
+static void heap_swap(top_key *h, size_t i, size_t j) { top_key t = h[i]; h[i] = h[j]; h[j] = t; }
+
+static void heap_up(top_key *h, size_t i)
+{
+    while (i > 0 && key_worse(&h[i], &h[(i - 1) / 2])) { heap_swap(h, i, (i - 1) / 2); i = (i - 1) / 2; }
+}
+
+static void heap_down(top_key *h, size_t n, size_t i)
+{
+    for (;;) {
+        size_t w = i, l = 2 * i + 1, r = l + 1;
+        if (l < n && key_worse(&h[l], &h[w])) w = l;
+        if (r < n && key_worse(&h[r], &h[w])) w = r;
+        if (w == i) return;
+        heap_swap(h, i, w);
+        i = w;
+    }
+}
+
 static void keep_top(exh_ctx *x, const search_candidate *k, const est_result *res)
 {
-    double s = search_train_score(x->c, res);
-    size_t pos = x->n_top;
-    while (pos > 0 && search_train_score(x->c, &x->top[pos - 1].est) < s) pos--;
-    if (pos >= x->cap) return;
-    size_t last = x->n_top < x->cap ? x->n_top : x->cap - 1;
-    memmove(&x->top[pos + 1], &x->top[pos], (last - pos) * sizeof *x->top);
-    memset(&x->top[pos], 0, sizeof *x->top);
-    x->top[pos].cand = *k;
-    x->top[pos].est = *res;
-    if (x->n_top < x->cap) x->n_top++;
+    top_key key = { search_train_score(x->c, res), x->n_seen++, 0 };
+    if (x->n_top == x->cap) {
+        if (!key_worse(&x->heap[0], &key)) return; /* no better than the worst kept */
+        key.slot = x->heap[0].slot;
+        x->heap[0] = key;
+        heap_down(x->heap, x->n_top, 0);
+    } else {
+        key.slot = x->n_top;
+        x->heap[x->n_top] = key;
+        heap_up(x->heap, x->n_top++);
+    }
+    search_scored *t = &x->top[key.slot];
+    memset(t, 0, sizeof *t);
+    t->cand = *k;
+    t->est = *res;
+}
+
+static int by_key_best_first(const void *a, const void *b)
+{
+    const top_key *x = a, *y = b;
+    return key_worse(y, x) ? -1 : key_worse(x, y) ? 1 : 0;
+}
+
+/* the kept candidates best first, as an array the caller owns; NULL when out of memory */
+static search_scored *top_sorted(exh_ctx *x)
+{
+    search_scored *out = calloc(x->n_top ? x->n_top : 1, sizeof *out);
+    if (!out) return NULL;
+    qsort(x->heap, x->n_top, sizeof *x->heap, by_key_best_first);
+    for (size_t i = 0; i < x->n_top; i++) out[i] = x->top[x->heap[i].slot];
+    return out;
 }
 
 static int exhaustive_visit(const search_candidate *k, void *user)
@@ -275,8 +330,10 @@ int search_train_run(const ac_config *c, const model_base_config *b, search_trai
     /* the wider space: every divisor and knob, scored without allocation */
     bool exhaustive_mode = !strcmp(c->train.search_mode, "exhaustive");
     size_t cap = c->train.limit_search_runs > 0 ? (size_t)c->train.limit_search_runs : 100;
-    exh_ctx x = {c, r, r->base, 0.0, NULL, 0, cap, 0, 0};
-    if (exhaustive_mode && !(x.top = calloc(cap + 1, sizeof *x.top))) {
+    exh_ctx x = { .c = c, .r = r, .in = r->base, .cap = cap };
+    if (exhaustive_mode && (!(x.top = malloc(cap * sizeof *x.top)) || !(x.heap = malloc(cap * sizeof *x.heap)))) {
+        free(x.top);
+        free(x.heap);
         search_train_free(r);
         return ac_err_set(e, AC_E_NOMEM, "out of memory");
     }
@@ -290,14 +347,18 @@ int search_train_run(const ac_config *c, const model_base_config *b, search_trai
     }
     if (exhaustive_mode) {
         /* the launched set is the extended space's top candidates */
-        if (!r->exhaustive_done || x.n_top == 0) {
-            free(x.top);
+        search_scored *best_first = r->exhaustive_done && x.n_top ? top_sorted(&x) : NULL;
+        bool none = !r->exhaustive_done || x.n_top == 0;
+        free(x.top);
+        free(x.heap);
+        if (none) {
             search_train_free(r);
             return ac_err_set(e, AC_E_INPUT, "exhaustive search: no candidate of the extended space fits in GPU memory (%zu predicted out of memory)", x.n_oom);
         }
+        if (!best_first) { search_train_free(r); return ac_err_set(e, AC_E_NOMEM, "out of memory"); }
         free(r->items);
         free(r->order);
-        r->items = x.top;
+        r->items = best_first;
         r->n = x.n_top;
         r->order = calloc(r->n, sizeof *r->order);
         if (!r->order) { search_train_free(r); return ac_err_set(e, AC_E_NOMEM, "out of memory"); }

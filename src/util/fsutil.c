@@ -18,6 +18,12 @@ char *fs_read_file(const char *path, size_t *len, ac_err *e)
                   strerror(errno));
         return NULL;
     }
+    struct stat st; /* a directory opens but does not read: say what it is */
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        ac_err_at(e, AC_E_INPUT, path, 0, 0, NULL, "is a directory, not a file");
+        return NULL;
+    }
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
     for (;;) {

@@ -4,20 +4,27 @@
 #include <ctype.h>
 #include <string.h>
 
-size_t text_edit_distance(const char *a, const char *b)
+size_t text_edit_distance(const char *a, const char *b) { return text_edit_distance_within(a, b, 99); }
+
+size_t text_edit_distance_within(const char *a, const char *b, size_t max)
 {
     size_t la = strlen(a), lb = strlen(b);
     if (la > 63 || lb > 63) return 99;
+    /* the length difference is a lower bound: no table needed beyond max */
+    if ((la > lb ? la - lb : lb - la) > max) return max + 1 < 99 ? max + 1 : 99;
     size_t prev[64], cur[64];
     for (size_t j = 0; j <= lb; j++) prev[j] = j;
     for (size_t i = 1; i <= la; i++) {
         cur[0] = i;
+        size_t row_min = cur[0];
         for (size_t j = 1; j <= lb; j++) {
             size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
             size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
             cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+            if (cur[j] < row_min) row_min = cur[j];
         }
-        memcpy(prev, cur, sizeof prev);
+        if (row_min > max) return max + 1 < 99 ? max + 1 : 99; /* rows never decrease below their minimum */
+        memcpy(prev, cur, (lb + 1) * sizeof *prev);
     }
     return prev[lb];
 }

@@ -21,6 +21,9 @@
  * "Tuning Max Batch Size and Max Num Tokens"). */
 enum { TRTLLM_MAX_BATCH = 2048, TRTLLM_MAX_NUM_TOKENS = 8192 };
 
+/* the largest size or count a row may hold (see row_case_of) */
+enum { INFER_MAX_CELL = 1 << 24 };
+
 /* FFN width of published GQA architectures, which the CSV does not carry
  * (Meta Llama 3 / 3.1 config.json: intermediate_size); matched by hidden and layers. */
 static const struct {
@@ -79,10 +82,11 @@ static int num(const csv_row *r, int col, double *v)
     return 1;
 }
 
+/* a count or size cell: at least 1 (0.5 would truncate to a TP or PP of 0), else dflt */
 static int inum(const csv_row *r, int col, int dflt)
 {
     double v;
-    return num(r, col, &v) && v < 1e9 ? (int)v : dflt;
+    return num(r, col, &v) && v >= 1 && v < 1e9 ? (int)v : dflt;
 }
 
 static bool contains_ci(const char *hay, const char *needle)
@@ -226,6 +230,27 @@ static int row_case_of(const columns *c, const csv_row *r, row_case *rc, char *w
     if (k == sizeof ENGINES / sizeof *ENGINES) { snprintf(why, len, "engine not modelled"); return -1; }
     if (ENGINES[k].kind == ENG_SKIP) { snprintf(why, len, "%s", ENGINES[k].reason); return -1; }
     rc->kind = ENGINES[k].kind;
+    /* sizes and counts beyond 2^24 are no published model or run, and products of them
+     * (4 x hidden, input + output length) would overflow int; a fraction (tp 0.5) is
+     * no count: such rows are skipped, not mapped */
+    const struct {
+        int col;
+        const char *name;
+    } SIZES[] = { { c->layers, "num_layers" }, { c->hidden, "hidden_size" }, { c->heads, "num_attention_heads" },
+                  { c->groups, "num_query_groups" }, { c->head_dim, "head_dim" }, { c->vocab, "vocab_size" },
+                  { c->ffn, "ffn_hidden_size" }, { c->num_gpus, "num_gpus" }, { c->tp, "tp" }, { c->pp, "pp" },
+                  { c->bs, "batch_size" }, { c->in, "input_len" }, { c->out, "output_len" } };
+    for (size_t i = 0; i < sizeof SIZES / sizeof *SIZES; i++) {
+        double v;
+        if (num(r, SIZES[i].col, &v) && v > INFER_MAX_CELL) {
+            snprintf(why, len, "%s over %d", SIZES[i].name, INFER_MAX_CELL);
+            return -1;
+        }
+        if (num(r, SIZES[i].col, &v) && (v < 1 || v != floor(v))) {
+            snprintf(why, len, "%s is not a whole number", SIZES[i].name);
+            return -1;
+        }
+    }
     model_shape s = { 0 };
     s.arch = ARCH_DECODER;
     s.num_layers = inum(r, c->layers, 0);
@@ -249,8 +274,13 @@ static int row_case_of(const columns *c, const csv_row *r, row_case *rc, char *w
     rc->in.input_len = inum(r, c->in, 0);
     rc->in.output_len = inum(r, c->out, 0);
     if (!rc->in.input_len || !rc->in.output_len) { snprintf(why, len, "input/output length not published"); return -1; }
-    int gpus = inum(r, c->num_gpus, rc->in.tp * rc->in.pp);
-    rc->replicas = gpus / (rc->in.tp * rc->in.pp);
+    long long per_replica = (long long)rc->in.tp * rc->in.pp; /* each below 1e9: no overflow in 64 bits */
+    if (per_replica > EST_INFER_MAX_GPUS) {
+        snprintf(why, len, "tp x pp %lld exceeds %d GPUs", per_replica, EST_INFER_MAX_GPUS);
+        return -1;
+    }
+    int gpus = inum(r, c->num_gpus, (int)per_replica);
+    rc->replicas = (int)(gpus / per_replica);
     if (rc->replicas < 1) rc->replicas = 1;
     rc->in.cuda_graphs = rc->kind == ENG_TRTLLM;
     rc->in.custom_allreduce = rc->kind == ENG_TRTLLM;
@@ -315,17 +345,25 @@ int infer_validate_csv(const char *csv_path, const char *out_csv, char **rows_cs
     csv_table t;
     if (gpu_catalog_load(e) != 0) return -1;
     if (csv_read_file(csv_path, &t, e) != 0) return -1;
+    int rc = infer_validate_table(&t, csv_path, out_csv, rows_csv, out, json, e);
+    csv_free(&t);
+    return rc;
+}
+
+int infer_validate_table(const csv_table *tp, const char *csv_path, const char *out_csv, char **rows_csv, FILE *out,
+                         bool json, ac_err *e)
+{
+    if (gpu_catalog_load(e) != 0) return -1;
+    const csv_table t = *tp; /* read only; the caller frees it */
     columns c = find_columns(&t);
     static const char *const required[] = { "num_layers", "hidden_size", "num_attention_heads", "gpu_type", "tp",
                                             "input_len", "output_len", "precision" };
     if (csv_require_cols(&t, required, sizeof required / sizeof *required, AC_E_INPUT,
                          " (the CSV needs the columns of benchmarks_infer.csv)", e)) {
-        csv_free(&t);
         return -1;
     }
     if (c.lat < 0 && c.tok < 0 && c.tok_gpu < 0) {
         ac_err_at(e, AC_E_INPUT, csv_path, t.header.line, 0, "latency_ms", "no latency_ms, throughput_tok_s or throughput_tok_s_per_gpu column");
-        csv_free(&t);
         return -1;
     }
     err_group *grp = NULL, all = { 0 };
@@ -424,6 +462,5 @@ int infer_validate_csv(const char *csv_path, const char *out_csv, char **rows_cs
     err_group_free(&stally.ttft);
     err_group_free(&stally.itl);
     sb_free(&rows);
-    csv_free(&t);
     return rc;
 }

@@ -16,11 +16,15 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "util/csv.h"
 #include "util/err.h"
 
 /* out_csv (may be NULL): per-row predictions, written atomically; rows_csv (may be
  * NULL): the same text, malloc'd, for the caller to free (`validate --infer --html`).
  * Returns 0 (even when errors are large), -1 on unreadable input. */
 int infer_validate_csv(const char *csv_path, const char *out_csv, char **rows_csv, FILE *out, bool json, ac_err *e);
+/* the same over a table already parsed (csv_path names it in messages); t is not changed */
+int infer_validate_table(const csv_table *t, const char *csv_path, const char *out_csv, char **rows_csv, FILE *out,
+                         bool json, ac_err *e);
 
 #endif

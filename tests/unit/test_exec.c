@@ -170,7 +170,7 @@ static void test_wandb_key(void)
     ac_err e;
     CHECK(exec_job_script(&cfg, "/logs", &j, &s, &argv, NULL, &e) == 0);
     if (!s) return;
-    CHECK_CONTAINS(s, "WANDB_API_KEY=$(cat '");
+    CHECK_CONTAINS(s, "WANDB_API_KEY=$(head -n 1 '");
     CHECK_CONTAINS(s, "/wandb key')");
     CHECK(strstr(s, "SECRET-KEY-4711") == NULL);
     for (size_t i = 0; argv[i]; i++) CHECK(strstr(argv[i], "SECRET") == NULL);
