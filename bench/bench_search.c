@@ -272,7 +272,7 @@ static void bench_validate(void)
     fclose(f);
     FILE *tmp = tmpfile();
     if (!tmp) return;
-    char *rows = NULL;
+    rows = NULL;
     if (infer_validate_csv(csv_infer, NULL, &rows, tmp, false, &e)) {
         printf("validate --infer: %s\n", e.msg);
     } else {
