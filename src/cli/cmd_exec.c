@@ -21,6 +21,7 @@
 #include "results/ledger.h"
 #include "results/tfevents.h"
 #include "search/candidate_est.h"
+#include "util/dirlock.h"
 #include "util/fsutil.h"
 #include "util/json.h"
 #include "util/proc.h"
@@ -454,10 +455,14 @@ int cmd_launch(int argc, char **argv)
     }
     bool no_wait = cli_flag_present(&o, "--no-wait"), dry = cli_flag_present(&o, "--dry-run");
     if (!rc && dry) {
+        /* it writes into the run folders: not while another autoconfig drives this logs dir */
+        bool locked = dirlock_acquire(c.train.logs, "logs dir", &e) == 0;
+        if (!locked) rc = -1;
         for (size_t i = 0; i < n && !rc; i++) {
             rc = exec_write_job_files(&c, c.train.logs, &jobs[i], &e);
             if (!rc && !o.json) printf("%s/training_logs/%s/job.sh\n", c.train.logs, jobs[i].name);
         }
+        if (locked) dirlock_release(c.train.logs);
         if (!rc && !o.json) printf("--dry-run: %zu job%s written, nothing submitted\n", n, n == 1 ? "" : "s");
         if (!rc && o.json) {
             json_writer w;

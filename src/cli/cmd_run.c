@@ -262,7 +262,7 @@ static int inference_stage(const ac_config *c, const model_base_config *b, bool 
                           failed, ij.logs);
         if (failed == ij.n)
             rc = ac_err_set(e, AC_E_EXEC, "every inference benchmark job failed (first: %s: %s; its logs in "
-                            "%s/training_logs/%s); the training results are written; run again to retry",
+                            "%s/training_logs/%s); the training results are written; fix the cause and run again with --retry-failed",
                             ij.jobs[first].name, out[first].reason[0] ? out[first].reason : "no reason", ij.logs,
                             ij.jobs[first].name);
         else

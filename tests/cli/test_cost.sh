@@ -173,3 +173,7 @@ out=$(FAKE_TRAINER_FAIL=1 AUTOCONFIG_COST_TRAINER="$FAKE" "$AC" cost search_conf
 [ $rc -eq 1 ] && case "$out" in *"no benchmark job gave a step time"*"CUDA out of memory"*) true ;; *) false ;; esac \
     && pass measure_all_failed || fail measure_all_failed "exit $rc: $(echo "$out" | tail -3)"
 bad measure_needs_cluster "set cluster_type=local" $common --measure
+
+# the chosen setup says how far its prediction may be off, for its GPU and stack
+out=$("$AC" cost --gpus a100_80gb:1.79:8 2>&1)
+case "$out" in *"uncertainty: step time within +-"*"for a100_80gb on the "*" stack"*) pass chosen_band ;; *) fail chosen_band "$out" ;; esac
