@@ -87,9 +87,10 @@ run: deps
 	$(MAKE) $(BUILD)/autoconfig
 	./$(BUILD)/autoconfig run
 
-# Unit tests, CLI tests and the fuzz-corpus replay; ends with "N passed, N failed".
+# Unit tests, CLI tests and the fuzz-corpus replay (the benchmarks are built, not run, so they
+# cannot rot); ends with "N passed, N failed".
 test: deps
-	$(MAKE) $(BUILD)/autoconfig $(TEST_BIN) $(REPLAY_BIN)
+	$(MAKE) $(BUILD)/autoconfig $(TEST_BIN) $(REPLAY_BIN) $(BENCH_BIN)
 	@BUILD=$(BUILD) scripts/run-tests.sh
 
 # Same suite under AddressSanitizer + UndefinedBehaviorSanitizer.
