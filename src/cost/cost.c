@@ -621,20 +621,28 @@ static int parse_positive(const char *text, double *out)
     return 0;
 }
 
+/* "NAME[:PRICE[:COUNT]]" into buf (NAME) and the price and count parts (NULL when absent) */
+static int split_entry(const char *entry, const char *key, const char *what, char buf[160], char **price, char **count,
+                       ac_err *e)
+{
+    if (!entry || !*entry) return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, key, "empty %s entry", what);
+    if (strlen(entry) >= 160) return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, key, "%s entry too long: '%.40s...'", what, entry);
+    snprintf(buf, 160, "%s", entry);
+    *price = strchr(buf, ':');
+    *count = NULL;
+    if (*price) {
+        *(*price)++ = '\0';
+        *count = strchr(*price, ':');
+        if (*count) *(*count)++ = '\0';
+    }
+    return 0;
+}
+
 int cost_pool_parse(const char *entry, int default_max, const char *key, cost_pool *out, ac_err *e)
 {
-    char buf[160];
+    char buf[160], *price, *count;
     if (!key) key = "gpus";
-    if (!entry || !*entry) return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, key, "empty GPU entry");
-    if (strlen(entry) >= sizeof buf) return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, key, "GPU entry too long: '%.40s...'", entry);
-    snprintf(buf, sizeof buf, "%s", entry);
-    char *price = strchr(buf, ':');
-    char *count = NULL;
-    if (price) {
-        *price++ = '\0';
-        count = strchr(price, ':');
-        if (count) *count++ = '\0';
-    }
+    if (split_entry(entry, key, "GPU", buf, &price, &count, e)) return -1;
     if (gpu_catalog_load(e)) return -1;
     const gpu_spec *g = gpu_find(buf);
     if (!g) {
@@ -675,18 +683,9 @@ const char *cost_pool_name(const cost_pool *p) { return p->inst ? p->inst->name 
 
 int cost_pool_instance_parse(const char *entry, int default_max_gpus, const char *key, cost_pool *out, ac_err *e)
 {
-    char buf[160];
+    char buf[160], *price, *count;
     if (!key) key = "instances";
-    if (!entry || !*entry) return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, key, "empty instance entry");
-    if (strlen(entry) >= sizeof buf) return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, key, "instance entry too long: '%.40s...'", entry);
-    snprintf(buf, sizeof buf, "%s", entry);
-    char *price = strchr(buf, ':');
-    char *count = NULL;
-    if (price) {
-        *price++ = '\0';
-        count = strchr(price, ':');
-        if (count) *count++ = '\0';
-    }
+    if (split_entry(entry, key, "instance", buf, &price, &count, e)) return -1;
     if (cost_instance_catalog_load(e)) return -1;
     const cost_instance *in = cost_instance_find(buf);
     if (!in) {

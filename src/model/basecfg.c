@@ -210,24 +210,7 @@ static int choose_architecture(const ac_config *c, model_base_config *b, const m
             return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, "search_config.train_settings.model_name",
                              "unknown %s architecture '%s' (known: %s)", b->family->name, cc->train.model_name, names);
         }
-        model_shape *s = &b->shape;
-        memset(s, 0, sizeof *s);
-        s->arch = ARCH_DECODER;
-        s->num_layers = pa->layers;
-        s->hidden = pa->hidden;
-        s->ffn_hidden = pa->ffn;
-        s->heads = pa->heads;
-        s->query_groups = pa->query_groups;
-        s->kv_channels = pa->hidden / pa->heads;
-        s->vocab = cc->train.vocab_size;
-        s->seq_length = cc->train.seq_length;
-        s->gated_mlp = true;
-        s->untied_embeddings = true;
-        if (pa->experts > 1) {
-            s->num_experts = pa->experts;
-            s->moe_topk = pa->topk;
-            s->moe_ffn_hidden = pa->ffn;
-        }
+        model_preset_shape(pa, cc->train.vocab_size, cc->train.seq_length, &b->shape);
         b->lr = pa->lr;
         b->preset = pa;
         return 0;

@@ -87,3 +87,23 @@ void model_preset_arch_names(char *buf, size_t len)
         o += (size_t)w;
     }
 }
+
+void model_preset_shape(const model_preset_arch *pa, int vocab, int seq, model_shape *s)
+{
+    memset(s, 0, sizeof *s);
+    s->arch = ARCH_DECODER;
+    s->num_layers = pa->layers;
+    s->hidden = pa->hidden;
+    s->ffn_hidden = pa->ffn;
+    s->heads = pa->heads;
+    s->query_groups = pa->query_groups;
+    s->kv_channels = pa->hidden / pa->heads;
+    s->vocab = vocab;
+    s->seq_length = seq;
+    s->gated_mlp = s->untied_embeddings = true;
+    if (pa->experts > 1) {
+        s->num_experts = pa->experts;
+        s->moe_topk = pa->topk;
+        s->moe_ffn_hidden = pa->ffn;
+    }
+}

@@ -52,6 +52,9 @@ typedef struct {
 } model_preset_arch;
 
 const model_preset_arch *model_preset_arch_find(const char *name);
+/* the decoder shape of a built-in architecture (GQA, gated MLP, untied embeddings, experts),
+ * with the vocabulary and sequence length the caller trains or serves it at */
+void model_preset_shape(const model_preset_arch *pa, int vocab, int seq, model_shape *s);
 /* every built-in architecture's name, ", "-separated (for errors) */
 void model_preset_arch_names(char *buf, size_t len);
 

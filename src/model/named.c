@@ -65,22 +65,7 @@ static int from_preset(const char *key, model_shape *s, const char **source)
         if (strcmp(k, key)) continue;
         const model_preset_arch *pa = model_preset_arch_find(tok);
         if (!pa) return -1;
-        memset(s, 0, sizeof *s);
-        s->arch = ARCH_DECODER;
-        s->num_layers = pa->layers;
-        s->hidden = pa->hidden;
-        s->ffn_hidden = pa->ffn;
-        s->heads = pa->heads;
-        s->query_groups = pa->query_groups;
-        s->kv_channels = pa->hidden / pa->heads;
-        s->vocab = pa->vocab;
-        s->seq_length = pa->seq;
-        s->gated_mlp = s->untied_embeddings = true;
-        if (pa->experts > 1) {
-            s->num_experts = pa->experts;
-            s->moe_topk = pa->topk;
-            s->moe_ffn_hidden = pa->ffn;
-        }
+        model_preset_shape(pa, pa->vocab, pa->seq, s);
         if (source) *source = pa->source;
         return 0;
     }
