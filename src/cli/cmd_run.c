@@ -274,11 +274,13 @@ static int inference_stage(const ac_config *c, const model_base_config *b, bool 
 }
 
 /* the training stage's files, launches and output, from a search already run */
-static int training_stage(const ac_config *c, const model_base_config *b, search_train_result *r, bool json, ac_err *e)
+static int training_stage(const ac_config *c, const model_base_config *b, search_train_result *r, bool json,
+                          bool *all_failed, ac_err *e)
 {
     int rc = 0;
     bool real = runs_real_jobs(c);
     size_t n_done = 0, n_failed = 0;
+    *all_failed = false;
     if (results_write_candidates(c, b, r, c->train.logs, e) ||
         (real && launch_selected(c, r, &n_done, &n_failed, e))) {
         rc = -1;
@@ -308,6 +310,9 @@ static int training_stage(const ac_config *c, const model_base_config *b, search
         printf("Results: %s/final_result/ (final_summary_%dnodes.csv, failed_jobs_%dnodes.csv, summary.json); "
                "candidates: %s/candidate_configs/\n", c->train.logs, c->train.num_nodes, c->train.num_nodes, c->train.logs);
     }
+    /* nothing measured although runs were launched: the search's result is a failure (the
+     * other stages and the report still run, then the exit status says so) */
+    if (!rc && real && n_failed > 0 && n_done == 0) *all_failed = true;
     return rc;
 }
 
@@ -343,6 +348,7 @@ int cmd_run(int argc, char **argv)
     bool opened = false;  /* --json: the object around the stages' documents */
     bool pending = false; /* --json: a member's name is out, its value not yet */
     search_train_result train = { 0 }; /* freeable as it is, or as search_train_run leaves it */
+    bool all_failed = false;           /* launched runs, none measured: exit status 1 after the report */
     /* every stage's input is checked (and the training grid scored) before the first
      * file is written: a bad setting leaves no half-done results behind */
     if (cli_model_stage(&c, &rep, &size_b, &b, &e) != 0) goto fail;
@@ -367,7 +373,7 @@ int cmd_run(int argc, char **argv)
     }
     if (c.run_training_hp_search) {
         if (o.json) { fputs(",\"training\":", stdout); pending = true; }
-        if (training_stage(&c, &b, &train, o.json, &e) != 0) goto fail;
+        if (training_stage(&c, &b, &train, o.json, &all_failed, &e) != 0) goto fail;
         pending = false;
     }
     if (c.run_inference_hp_search && b.shape.arch != ARCH_DECODER) {
@@ -392,6 +398,11 @@ int cmd_run(int argc, char **argv)
     snprintf(sum, sizeof sum, "%s/final_result/summary.json", c.train.logs);
     if (fs_exists(sum) && write_report(&c, o.json, &e) != 0) goto fail;
     if (o.json) { fputs("}\n", stdout); opened = false; }
+    if (all_failed) {
+        ac_err_set(&e, AC_E_EXEC, "every launched training run failed (reasons in %s/final_result/failed_jobs_%dnodes.csv); "
+                   "fix the cause and run again with --retry-failed", c.train.logs, c.train.num_nodes);
+        rc = cli_fail(&e);
+    }
     goto done;
 fail:
     if (opened) fputs(pending ? "null}\n" : "}\n", stdout); /* keep stdout one parseable object; the error is on stderr */

@@ -78,8 +78,10 @@ n=$(cat "$L"/training_logs/*/starts | wc -l)
     pass rerun_starts_nothing || fail rerun_starts_nothing "$n starts"
 
 # --- an OOM at run time (emulated cluster needing 2.5x the predicted memory: every run fails) is a failed run with the reason ---
-out=$(AUTOCONFIG_EMULATE_MEM_SCALE=2.5 "$AC" run $common "$S.logs=$T/oom" 2>/dev/null); rc=$?
-[ $rc -eq 0 ] && grep -q 'CUDA out of memory' "$T/oom/final_result/failed_jobs_16nodes.csv" &&
+out=$(AUTOCONFIG_EMULATE_MEM_SCALE=2.5 "$AC" run $common "$S.logs=$T/oom" 2>"$T/oom.err"); rc=$?
+# nothing measured: the results and the report are written, and the exit status says the search failed
+[ $rc -eq 1 ] && grep -q 'every launched training run failed' "$T/oom.err" && [ -f "$T/oom/final_result/report.html" ] &&
+    grep -q 'CUDA out of memory' "$T/oom/final_result/failed_jobs_16nodes.csv" &&
     case "$out" in *"failed"*"run failed (job "*"CUDA out of memory"*) true ;; *) false ;; esac &&
     pass run_oom_in_failed_jobs || fail run_oom_in_failed_jobs "exit $rc: $out"
 case "$out" in *"No config to rank: all 3 launched runs failed"*) pass all_failed_says_so ;;
