@@ -13,6 +13,7 @@
 
 #include "config/yaml_io.h"
 #include "search/candidate_est.h"
+#include "util/hash.h"
 
 int exec_predict_candidate(const char *candidate_yaml, const char *gpu_name, const est_cal *cal, exec_prediction *p,
                            ac_err *e)
@@ -55,8 +56,7 @@ int exec_predict_candidate(const char *candidate_yaml, const char *gpu_name, con
  * on every run and on every machine */
 static uint64_t fnv1a(const char *s)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++) { h ^= (unsigned char)*s; h *= 1099511628211ULL; }
+    uint64_t h = hash_fnv1a(HASH_FNV1A_OFFSET, s, strlen(s));
     /* splitmix64's finaliser (Steele et al. 2014): names differing in one
      * character must not land close together */
     h ^= h >> 30;

@@ -23,6 +23,7 @@
 #include "search/candidate_est.h"
 #include "util/dirlock.h"
 #include "util/fsutil.h"
+#include "util/hash.h"
 #include "util/proc.h"
 #include "util/progress.h"
 #include "util/shell.h"
@@ -435,7 +436,6 @@ static int run_has_oom(const char *run_dir)
     return hit;
 }
 
-/* final state from what the scheduler said and what the run left on disk */
 /* a ready-script job (a benchmark): its ledger row names the script, not a NeMo config */
 static bool is_script_row(const ledger_row *r)
 {
@@ -443,6 +443,7 @@ static bool is_script_row(const ledger_row *r)
     return n > 3 && !strcmp(r->config_path + n - 3, ".sh");
 }
 
+/* final state from what the scheduler said and what the run left on disk */
 static void collect(ledger_row *r, const char *run_dir, exec_state st, const char *reason)
 {
     bool step_timing = !is_script_row(r);
@@ -573,13 +574,6 @@ int exec_write_job_files(const ac_config *c, const char *logs_dir, const exec_jo
     return rc;
 }
 
-/* FNV-1a 64 over n bytes, continuing from h (Fowler, Noll, Vo) */
-static unsigned long long fnv1a(unsigned long long h, const void *p, size_t n)
-{
-    for (const unsigned char *b = p; n--; b++) h = (h ^ *b) * 0x100000001b3ULL;
-    return h;
-}
-
 /* the fingerprint of what a job measures: its config file, GPU, nodes, GPUs per node,
  * steps and backend.  The ledger keeps it per row, so a rerun with other settings
  * (seq_length, gpu, ...) under the same run name is measured anew, not reported. */
@@ -593,11 +587,11 @@ static int job_settings(const ac_config *c, const exec_job *j, const char *backe
     char extra[256];
     int k = snprintf(extra, sizeof extra, "gpu=%s nodes=%d gpus_per_node=%d steps=%d backend=%s", g->name, j->nodes,
                      j->gpus_per_node, c->train.max_steps_per_run, backend);
-    unsigned long long h = text ? fnv1a(0xcbf29ce484222325ULL, text, n)
-                                : fnv1a(0xcbf29ce484222325ULL, j->config_path, strlen(j->config_path));
-    h = fnv1a(h, extra, (size_t)k);
+    uint64_t h = text ? hash_fnv1a(HASH_FNV1A_OFFSET, text, n)
+                      : hash_fnv1a(HASH_FNV1A_OFFSET, j->config_path, strlen(j->config_path));
+    h = hash_fnv1a(h, extra, (size_t)k);
     free(text);
-    snprintf(out, len, "%016llx", h);
+    snprintf(out, len, "%016llx", (unsigned long long)h);
     return 0;
 }
 
