@@ -231,7 +231,7 @@ static char *trainer_template(const ac_config *c, ac_err *e)
 static int measure_stage(const ac_config *c, const cost_request *rq, const cost_result *r, const cli_opts *o, const char *dir,
                          bool json, ac_err *e)
 {
-    if (strcmp(c->cluster_type, "local") && strcmp(c->cluster_type, "bcm"))
+    if (!cfg_runs_real_jobs(c))
         return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, "--measure",
                          "runs benchmark jobs: set cluster_type=local (this machine) or bcm (Slurm); it is %s", c->cluster_type);
     double top = 3, steps = 10;

@@ -34,12 +34,6 @@ static const char RUN_HELP[] =
     "before under the same settings are reused; --retry-failed launches failed ones again.\n"
     "example: autoconfig run search_config=gpt3/20b search_config.train_settings.num_nodes=32\n";
 
-/* cluster types whose selected candidates run as real jobs (src/exec) */
-static bool runs_real_jobs(const ac_config *c)
-{
-    return !strcmp(c->cluster_type, "bcm") || !strcmp(c->cluster_type, "local");
-}
-
 static void print_search(FILE *out, const ac_config *c, const search_train_result *r)
 {
     search_counts k;
@@ -48,12 +42,16 @@ static void print_search(FILE *out, const ac_config *c, const search_train_resul
             "%zu valid, %zu predicted to fit, %zu predicted out of memory; ",
             c->train.search_mode, c->cluster_type, c->train.num_nodes, c->train.gpus_per_node, r->base.gpu->name,
             k.candidates, r->grid.n_original, k.valid, k.predicted_fit, k.predicted_oom);
-    if (runs_real_jobs(c)) fprintf(out, "%zu launched (limit_search_runs %d)\n", k.launched, c->train.limit_search_runs);
+    if (cfg_runs_real_jobs(c)) fprintf(out, "%zu launched (limit_search_runs %d)\n", k.launched, c->train.limit_search_runs);
     else fprintf(out, "0 launched (cluster_type sim: the top %zu are ranked by prediction)\n", k.ranked);
-    if (r->n_borderline)
+    /* the band that admitted them: the memory band of their GPU and stack (every candidate shares it) */
+    const est_result *border = NULL;
+    for (size_t i = 0; i < r->n && !border; i++)
+        if (r->items[i].borderline) border = &r->items[i].est;
+    if (border)
         fprintf(out, "  of them %zu borderline: predicted over the memory limit by less than the estimator's memory "
                 "uncertainty (%.0f %%), launched to be measured (launch_over_memory %s)\n",
-                r->n_borderline, 100.0 * search_memory_band_rel(NULL), c->train.launch_over_memory);
+                r->n_borderline, 100.0 * search_memory_band_rel(border), c->train.launch_over_memory);
 }
 
 /* the global batch the search moved to, and why */
@@ -94,7 +92,7 @@ static int fill_job(const ac_config *c, const search_scored *s, exec_job *j, ac_
  * or path the executor would refuse fails here, before any result file is written. */
 static int check_launch(const ac_config *c, const model_base_config *b, const search_train_result *r, ac_err *e)
 {
-    if (!runs_real_jobs(c)) return 0;
+    if (!cfg_runs_real_jobs(c)) return 0;
     for (size_t k = 0; k < r->n; k++) {
         const search_scored *s = &r->items[r->order[k]];
         if (!s->launched) continue;
@@ -115,9 +113,8 @@ static int check_launch(const ac_config *c, const model_base_config *b, const se
 /* Launches the selected candidates (ranked order) through the executor and turns
  * their outcomes into measured results; candidates not launched stay predicted.
  * A second call after an interruption resumes from the ledger in the logs dir. */
-static int launch_selected(const ac_config *c, search_train_result *r, size_t *n_done, size_t *n_failed, ac_err *e)
+static int launch_selected(const ac_config *c, search_train_result *r, ac_err *e)
 {
-    *n_done = *n_failed = 0;
     exec_job *jobs = calloc(r->n_launch ? r->n_launch : 1, sizeof *jobs);
     size_t *item = calloc(r->n_launch ? r->n_launch : 1, sizeof *item);
     exec_outcome *out = calloc(r->n_launch ? r->n_launch : 1, sizeof *out);
@@ -150,12 +147,10 @@ static int launch_selected(const ac_config *c, search_train_result *r, size_t *n
                     s->step_time_s = out[i].step_time_s * s->est.step_time / small;
                 }
             }
-            (*n_done)++;
         } else {
             s->failed = true;
             snprintf(s->reason, sizeof s->reason, "run failed (job %s): %s", out[i].job_id[0] ? out[i].job_id : "-",
                      out[i].reason[0] ? out[i].reason : "no result");
-            (*n_failed)++;
         }
     }
     free(jobs);
@@ -165,9 +160,11 @@ static int launch_selected(const ac_config *c, search_train_result *r, size_t *n
 }
 
 /* every launched run: measured beside predicted, or why it failed */
-static void print_measured(FILE *out, const ac_config *c, const search_train_result *r, size_t n_done, size_t n_failed)
+static void print_measured(FILE *out, const ac_config *c, const search_train_result *r)
 {
-    fprintf(out, "Training runs: %zu measured, %zu failed (ledger: autoconfig status)\n", n_done, n_failed);
+    search_counts cnt;
+    search_train_counts(c, r, &cnt);
+    fprintf(out, "Training runs: %zu measured, %zu failed (ledger: autoconfig status)\n", cnt.measured, cnt.failed);
     fprintf(out, "  %-10s %-10s %-8s  %s\n", "measured", "predicted", "error", "run");
     for (size_t k = 0; k < r->n; k++) {
         const search_scored *s = &r->items[r->order[k]];
@@ -243,7 +240,7 @@ static int collect_infer_job(void *ctx, const ac_config *c, const char *script, 
  * cancel, progress) and their logs are summarised, as the original's parallel inference search */
 static int inference_stage(const ac_config *c, const model_base_config *b, bool json, ac_err *e)
 {
-    if (!runs_real_jobs(c)) return search_inference_run(c, b, stdout, json, e);
+    if (!cfg_runs_real_jobs(c)) return search_inference_run(c, b, stdout, json, e);
     infer_jobs ij = { 0 };
     search_infer_hooks h = { .submit = collect_infer_job, .submit_ctx = &ij };
     int rc = search_inference_run_with(c, b, &h, stdout, json, e);
@@ -278,11 +275,10 @@ static int training_stage(const ac_config *c, const model_base_config *b, search
                           bool *all_failed, ac_err *e)
 {
     int rc = 0;
-    bool real = runs_real_jobs(c);
-    size_t n_done = 0, n_failed = 0;
+    bool real = cfg_runs_real_jobs(c);
     *all_failed = false;
     if (results_write_candidates(c, b, r, c->train.logs, e) ||
-        (real && launch_selected(c, r, &n_done, &n_failed, e))) {
+        (real && launch_selected(c, r, e))) {
         rc = -1;
     } else if (real && (search_pick_measured(c, r), results_write_final(c, b, r, c->train.logs, e))) {
         rc = -1;
@@ -304,7 +300,7 @@ static int training_stage(const ac_config *c, const model_base_config *b, search
             if (!candidate_cal_path(c, cal_path, sizeof cal_path, &pe))
                 printf("Estimator calibrated for cluster %s by %s (autoconfig calibrate)\n", c->cluster_name, cal_path);
         }
-        if (real) print_measured(stdout, c, r, n_done, n_failed);
+        if (real) print_measured(stdout, c, r);
         results_print_top(stdout, c, b, r, c->train.logs);
         print_exhaustive(stdout, r);
         printf("Results: %s/final_result/ (final_summary_%dnodes.csv, failed_jobs_%dnodes.csv, summary.json); "
@@ -312,7 +308,9 @@ static int training_stage(const ac_config *c, const model_base_config *b, search
     }
     /* nothing measured although runs were launched: the search's result is a failure (the
      * other stages and the report still run, then the exit status says so) */
-    if (!rc && real && n_failed > 0 && n_done == 0) *all_failed = true;
+    search_counts k;
+    search_train_counts(c, r, &k);
+    if (!rc && real && k.failed > 0 && k.measured == 0) *all_failed = true;
     return rc;
 }
 
@@ -357,7 +355,7 @@ int cmd_run(int argc, char **argv)
     if (c.run_training_hp_search && check_launch(&c, &b, &train, &e) != 0) goto fail;
     if (c.run_inference_hp_search && search_inference_check(&c, &b, &e) != 0) goto fail;
     if (c.run_cost_search && cli_cost_check(&c, &b, &e) != 0) goto fail;
-    if (c.run_training_hp_search && runs_real_jobs(&c)) { /* before this run writes into the logs dir */
+    if (c.run_training_hp_search && cfg_runs_real_jobs(&c)) { /* before this run writes into the logs dir */
         if (dirlock_acquire(c.train.logs, "logs dir", &e) != 0) goto fail;
         locked = true;
     }

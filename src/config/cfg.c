@@ -294,3 +294,8 @@ void cfg_free(ac_config *c)
     node_free(c->root);
     c->root = NULL;
 }
+
+bool cfg_runs_real_jobs(const ac_config *c)
+{
+    return !strcmp(c->cluster_type, "bcm") || !strcmp(c->cluster_type, "local");
+}

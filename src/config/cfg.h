@@ -186,6 +186,10 @@ int cfg_load_text(const char *conf_dir, const char *text, size_t len, int n_over
                   ac_err *e);
 void cfg_free(ac_config *c);
 
+/* true for the cluster types whose candidates run as real jobs (bcm: Slurm, local); sim only
+ * predicts (bcp is refused when the config loads) */
+bool cfg_runs_real_jobs(const ac_config *c);
+
 /* "gpt3/5b, gpt3/20b, ..." — the search configs that exist under conf_dir */
 int cfg_list_search_configs(const char *conf_dir, char *buf, size_t len);
 

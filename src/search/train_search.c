@@ -400,7 +400,7 @@ int search_train_run(const ac_config *c, const model_base_config *b, search_trai
     }
     /* on a real cluster a memory prediction is not a verdict: what may fit is measured (the
      * original measured every candidate of its grid) */
-    bool real = !strcmp(c->cluster_type, "bcm") || !strcmp(c->cluster_type, "local");
+    bool real = cfg_runs_real_jobs(c);
     bool all = !strcmp(c->train.launch_over_memory, "all");
     if (real && strcmp(c->train.launch_over_memory, "never")) {
         for (size_t k = ranked; k < r->n; k++) {
@@ -425,7 +425,7 @@ void search_train_counts(const ac_config *c, const search_train_result *r, searc
 {
     memset(out, 0, sizeof *out);
     bool exhaustive = !strcmp(c->train.search_mode, "exhaustive");
-    bool real = !strcmp(c->cluster_type, "bcm") || !strcmp(c->cluster_type, "local");
+    bool real = cfg_runs_real_jobs(c);
     /* exhaustive mode keeps only its top candidates: the scored count is the whole walk's */
     out->candidates = exhaustive && r->exhaustive_done ? (size_t)r->exhaustive_count : r->n;
     out->predicted_fit = r->n_fit;
