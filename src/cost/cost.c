@@ -214,7 +214,7 @@ static void make_label(const cost_request *rq, cost_option *o)
 }
 
 /* usable host memory of a node (GiB): the instance's RAM, else the request's per-node figure */
-static double host_limit_gib(const cost_request *rq, const cost_instance *inst)
+double cost_host_limit_gib(const cost_request *rq, const cost_instance *inst)
 {
     double bytes = inst ? inst->host_ram_gib * GIB : rq->cpu_mem_node_gb * 1e9;
     return bytes * HOST_USABLE_FRAC / GIB;
@@ -295,7 +295,7 @@ int cost_evaluate(const cost_request *rq, const cost_knobs *k, cost_option *o, a
     int ranks_on_node = in.gpus_per_node;
     double node_states_gib = (r->cpu_mem_per_gpu * ranks_on_node + HOST_PER_PROCESS_GB * 1e9 * ranks_on_node) / GIB;
     o->cpu_mem_node_gib = node_states_gib + o->rank0_gather_gib;
-    o->cpu_limit_gib = host_limit_gib(rq, pool->inst);
+    o->cpu_limit_gib = cost_host_limit_gib(rq, pool->inst);
     o->price = pool->price;
     /* a heterogeneous rank 0 only when node 0 (with the gather) does not fit a worker
      * instance: node 0 then runs on the larger instance, the others stay as they are */
@@ -306,7 +306,7 @@ int cost_evaluate(const cost_request *rq, const cost_knobs *k, cost_option *o, a
             o->cpu_mem_worker_gib = node_states_gib;
             o->cpu_worker_limit_gib = o->cpu_limit_gib;
         }
-        o->cpu_limit_gib = host_limit_gib(rq, r0);
+        o->cpu_limit_gib = cost_host_limit_gib(rq, r0);
         o->price = (r0->price_per_hour + (o->nodes - 1) * pool->price * pool->inst->gpus) / ((double)o->nodes * pool->inst->gpus);
     }
     o->step_time_s = r->step_time;

@@ -107,6 +107,9 @@ typedef struct {
 
 /* the stack a setup runs on: rq->stack, else Megatron-Core with TP or PP > 1, else hf-deepspeed */
 const est_stack *cost_stack_of(const cost_request *rq, const cost_knobs *k);
+/* host memory usable per node, GiB: the instance's RAM (or cpu_memory_per_node_gb) times the
+ * share the OS and the trainer leave free */
+double cost_host_limit_gib(const cost_request *rq, const cost_instance *inst);
 
 typedef struct {
     cost_knobs k;

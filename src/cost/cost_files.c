@@ -345,13 +345,6 @@ int cost_summary_json(const cost_request *rq, const cost_result *res, char **out
     return finish(r, out, e);
 }
 
-static int write_one(const char *dir, const char *name, const char *text, ac_err *e)
-{
-    char path[4096];
-    if (fs_join(path, sizeof path, dir, name, e)) return -1;
-    return fs_write_atomic(path, text, strlen(text), e);
-}
-
 static void remove_stale(const char *dir, const char *name)
 {
     char path[4096];
@@ -370,9 +363,9 @@ int cost_write_files(const cost_request *rq, const cost_result *r, const char *d
     if (c >= 0 && rq->task == COST_LORA && cost_lora_json(rq, &lora, e)) goto out;
     if (c >= 0 && r->opt[c].k.tp == 1 && r->opt[c].k.pp == 1 && cost_llmforge_yaml(rq, &r->opt[c], false, &forge, e)) goto out;
     if (fs_mkdir_p(dir, e)) goto out;
-    if (ds && (write_one(dir, "ds_config.json", ds, e) || write_one(dir, "train_args.json", args, e))) goto out;
-    if (lora && write_one(dir, "lora_config.json", lora, e)) goto out;
-    if (forge && write_one(dir, "llmforge.yaml", forge, e)) goto out;
+    if (ds && (fs_write_text_in(dir, "ds_config.json", ds, e) || fs_write_text_in(dir, "train_args.json", args, e))) goto out;
+    if (lora && fs_write_text_in(dir, "lora_config.json", lora, e)) goto out;
+    if (forge && fs_write_text_in(dir, "llmforge.yaml", forge, e)) goto out;
     /* files of an earlier run that this run does not replace would describe another setup */
     if (!ds) {
         remove_stale(dir, "ds_config.json");
@@ -380,7 +373,7 @@ int cost_write_files(const cost_request *rq, const cost_result *r, const char *d
     }
     if (!lora) remove_stale(dir, "lora_config.json");
     if (!forge) remove_stale(dir, "llmforge.yaml");
-    if (write_one(dir, "summary.json", sum, e)) goto out;
+    if (fs_write_text_in(dir, "summary.json", sum, e)) goto out;
     rc = 0;
 out:
     free(sum);

@@ -36,13 +36,6 @@ void cost_measure_name(const cost_request *rq, const cost_option *o, size_t k, c
              kn->checkpointing ? "_ckpt" : "");
 }
 
-static int write_in(const char *dir, const char *name, const char *text, ac_err *e)
-{
-    char path[4096];
-    if (fs_join(path, sizeof path, dir, name, e)) return -1;
-    return fs_write_atomic(path, text, strlen(text), e);
-}
-
 /* the template with each {placeholder} replaced by its shell-quoted value */
 static int render(const char *tmpl, const char *const (*vars)[2], size_t nv, strbuf *out, ac_err *e)
 {
@@ -98,8 +91,8 @@ int cost_measure_write(const cost_request *rq, const cost_option *o, const char 
         ac_err_set(e, AC_E_NOMEM, "out of memory");
         goto out;
     }
-    if (write_in(run_dir, "ds_config.json", ds, e) || write_in(run_dir, "train_args.json", args, e) ||
-        write_in(run_dir, "llmforge.yaml", forge, e))
+    if (fs_write_text_in(run_dir, "ds_config.json", ds, e) || fs_write_text_in(run_dir, "train_args.json", args, e) ||
+        fs_write_text_in(run_dir, "llmforge.yaml", forge, e))
         goto out;
     char dsp[4096], tap[4096], fgp[4096], nums[9][32];
     if (fs_join(dsp, sizeof dsp, run_dir, "ds_config.json", e) || fs_join(tap, sizeof tap, run_dir, "train_args.json", e) ||
@@ -130,7 +123,7 @@ int cost_measure_write(const cost_request *rq, const cost_option *o, const char 
         ac_err_set(e, AC_E_NOMEM, "out of memory");
         goto out;
     }
-    if (write_in(run_dir, "run.sh", sb_str(&sb), e) || fs_join(script_path, len, run_dir, "run.sh", e)) goto out;
+    if (fs_write_text_in(run_dir, "run.sh", sb_str(&sb), e) || fs_join(script_path, len, run_dir, "run.sh", e)) goto out;
     rc = 0;
 out:
     sb_free(&sb);

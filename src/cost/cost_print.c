@@ -44,8 +44,7 @@ static void print_header(FILE *out)
 /* what a worker instance of the option's pool offers (GiB usable) */
 static double host_usable(const cost_request *rq, const cost_option *o)
 {
-    const cost_instance *w = rq->pools[o->k.pool].inst;
-    return w ? w->host_ram_gib * 0.9 : rq->cpu_mem_node_gb * 1e9 * 0.9 / EST_GIB;
+    return cost_host_limit_gib(rq, rq->pools[o->k.pool].inst);
 }
 
 void cost_print(FILE *out, const cost_request *rq, const cost_result *r)

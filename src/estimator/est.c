@@ -176,26 +176,28 @@ int est_cal_default(est_cal *out, ac_err *e)
     return 0;
 }
 
+/* a parsed calibration table over *c, all or nothing; frees t */
+static int cal_apply_over(csv_table *t, est_cal *c, ac_err *e)
+{
+    est_cal tmp = *c;
+    int rc = cal_apply(t, &tmp, false, e);
+    csv_free(t);
+    if (!rc) *c = tmp;
+    return rc;
+}
+
 int est_cal_load_text(const char *text, size_t len, const char *name, est_cal *c, ac_err *e)
 {
     csv_table t;
     if (csv_parse(text, len, name, &t, e)) return -1;
-    est_cal tmp = *c;
-    int rc = cal_apply(&t, &tmp, false, e);
-    csv_free(&t);
-    if (!rc) *c = tmp;
-    return rc;
+    return cal_apply_over(&t, c, e);
 }
 
 int est_cal_load_file(const char *path, est_cal *c, ac_err *e)
 {
     csv_table t;
     if (csv_read_file(path, &t, e)) return -1;
-    est_cal tmp = *c;
-    int rc = cal_apply(&t, &tmp, false, e);
-    csv_free(&t);
-    if (!rc) *c = tmp;
-    return rc;
+    return cal_apply_over(&t, c, e);
 }
 
 int est_cal_write_file(const char *path, const est_cal *c, const char *why, ac_err *e)

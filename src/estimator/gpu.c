@@ -79,22 +79,13 @@ size_t gpu_count(void) { return catalog_n; }
 const gpu_spec *gpu_at(size_t i) { return i < catalog_n ? &catalog[i] : NULL; }
 
 /* does the '|'-list contain word (name comparison)? */
-static int list_has(const char *list, const char *word)
-{
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", list);
-    for (char *tok = strtok(buf, "|"); tok; tok = strtok(NULL, "|"))
-        if (!text_name_cmp(tok, word)) return 1;
-    return 0;
-}
-
 const gpu_spec *gpu_find(const char *name)
 {
     if (!name || !*name || gpu_catalog_load(NULL)) return NULL;
     for (size_t i = 0; i < catalog_n; i++)
         if (!text_name_cmp(catalog[i].name, name)) return &catalog[i];
     for (size_t i = 0; i < catalog_n; i++)
-        if (list_has(catalog[i].aliases, name)) return &catalog[i];
+        if (text_list_has(catalog[i].aliases, name)) return &catalog[i];
     return NULL;
 }
 

@@ -111,21 +111,11 @@ int est_stack_load(ac_err *e)
 
 const est_stack *est_stack_default(void) { return est_stack_load(NULL) ? NULL : &stacks[0]; }
 
-static int list_has(const char *list, const char *word)
-{
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", list);
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, "|", &save); tok; tok = strtok_r(NULL, "|", &save))
-        if (!text_name_cmp(tok, word)) return 1;
-    return 0;
-}
-
 const est_stack *est_stack_find(const char *name)
 {
     if (!name || !*name || est_stack_load(NULL)) return NULL;
     for (size_t i = 0; i < stacks_n; i++)
-        if (!text_name_cmp(stacks[i].name, name) || list_has(stacks[i].aliases, name)) return &stacks[i];
+        if (!text_name_cmp(stacks[i].name, name) || text_list_has(stacks[i].aliases, name)) return &stacks[i];
     return NULL;
 }
 

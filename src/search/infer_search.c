@@ -79,7 +79,7 @@ static int serving_settings(const ac_config *c, search_infer_settings *s, ac_err
         return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "benchmark.concurrency",
                          "fastertransformer runs static batches: its load is benchmark.batch_sizes; concurrency applies to "
                          "run.engine=vllm or trtllm");
-    if (se->continuous && strcmp(c->cluster_type, "sim") != 0 && c->cluster_type[0])
+    if (se->continuous && cfg_runs_real_jobs(c))
         return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "run.engine",
                          "the measured inference path runs FasterTransformer only so far; engine %s is predicted with "
                          "cluster_type=sim", se->name);

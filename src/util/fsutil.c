@@ -191,3 +191,10 @@ int fs_abspath_norm(const char *path, char *buf, size_t len, ac_err *e)
     free(norm);
     return 0;
 }
+
+int fs_write_text_in(const char *dir, const char *name, const char *text, ac_err *e)
+{
+    char path[4096];
+    if (fs_join(path, sizeof path, dir, name, e)) return -1;
+    return fs_write_atomic(path, text, strlen(text), e);
+}

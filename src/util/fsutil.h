@@ -15,6 +15,8 @@
 /* reads a whole file; *len gets its size; NUL-terminated; NULL on error */
 char *fs_read_file(const char *path, size_t *len, ac_err *e);
 int fs_write_atomic(const char *path, const void *data, size_t len, ac_err *e);
+/* the text as dir/name, atomically (a path that does not fit is AC_E_INPUT) */
+int fs_write_text_in(const char *dir, const char *name, const char *text, ac_err *e);
 /* the same; sync false skips the per-file fsync (many small files: call fs_sync_dir once) */
 int fs_write_atomic_opt(const char *path, const void *data, size_t len, bool sync, ac_err *e);
 /* flushes everything written under dir to disk (syncfs) */

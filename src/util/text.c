@@ -2,6 +2,7 @@
 #include "util/text.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
 size_t text_edit_distance(const char *a, const char *b) { return text_edit_distance_within(a, b, 99); }
@@ -52,4 +53,14 @@ const char *text_find_ci(const char *hay, const char *needle)
         if (k == n) return hay;
     }
     return n ? NULL : hay;
+}
+
+int text_list_has(const char *list, const char *word)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", list);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, "|", &save); tok; tok = strtok_r(NULL, "|", &save))
+        if (!text_name_cmp(tok, word)) return 1;
+    return 0;
 }

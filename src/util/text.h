@@ -14,4 +14,8 @@ int text_name_cmp(const char *a, const char *b);
 /* the first occurrence of needle in hay ignoring ASCII case, or NULL */
 const char *text_find_ci(const char *hay, const char *needle);
 
+/* 1 when one of the '|'-separated names of list equals word (text_name_cmp: case, '-' and '_'
+ * aside), as the catalogs write aliases */
+int text_list_has(const char *list, const char *word);
+
 #endif
