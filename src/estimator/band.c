@@ -63,8 +63,7 @@ static const band_row *band_find(const char *gpu, const char *stack)
 /* the resolved band per catalog GPU and stack, looked up once (est_evaluate runs millions
  * of times a second; the table and the catalogs never change after loading) */
 enum { GPU_SLOTS = 64, STACK_SLOTS = 16 };
-static const band_row *resolved[GPU_SLOTS][STACK_SLOTS];
-static unsigned char resolved_set[GPU_SLOTS][STACK_SLOTS];
+static const band_row *resolved[GPU_SLOTS][STACK_SLOTS]; /* NULL: not looked up yet */
 
 static const band_row *band_resolve(const char *gpu, const char *stack)
 {
@@ -87,11 +86,10 @@ void est_band_of(const gpu_spec *g, const est_stack *s, double *time_rel, double
     long gi = g0 && g && g >= g0 && (size_t)(g - g0) < gpu_count() ? (long)(g - g0) : -1;
     long si = s0 && s && s >= s0 && s - s0 < STACK_SLOTS ? (long)(s - s0) : -1;
     if (gi >= 0 && gi < GPU_SLOTS && si >= 0) {
-        b = resolved_set[gi][si] ? resolved[gi][si] : NULL;
+        b = resolved[gi][si];
         if (!b) { /* first use (a racing thread resolves the same row) */
             b = band_resolve(g->name, sname);
             resolved[gi][si] = b;
-            resolved_set[gi][si] = 1;
         }
     } else {
         b = band_resolve(g ? g->name : "*", sname);

@@ -22,6 +22,7 @@ typedef struct {
     int gpu_type, num_gpus, tp, pp, vp, cp, ep, etp, dp, fsdp, mbs, gbs, grad_accum, recompute, seq_par, dist_opt, precision;
     int tok_gpu, tok, step, tflops, mfu, flops_formula, task, arch_source, notes;
     int a2a_overlap, cuda_graphs, act_offload, fused_mlp; /* optional: runs of one's own can say which switches were on */
+    int dec_seq, lora_rank, overlap_grad_sync;            /* optional: T5 decoder length, LoRA rank, DP overlap */
     int framework, grad_fp32, fp8_gather;      /* the recipe (data/recipes.csv), or the row's own switches */
     int release, source;                       /* the container release a recipe row may start from */
 } columns;
@@ -51,6 +52,8 @@ static columns find_columns(const csv_table *t)
     c.act_offload = csv_col(t, "cpu_offloading_num_layers"); c.fused_mlp = csv_col(t, "fused_expert_mlp");
     c.release = csv_col(t, "release"); c.source = csv_col(t, "source");
     c.arch_source = csv_col(t, "arch_source"); c.notes = csv_col(t, "notes");
+    c.dec_seq = csv_col(t, "dec_seq_length"); c.lora_rank = csv_col(t, "lora_rank");
+    c.overlap_grad_sync = csv_col(t, "overlap_grad_sync");
     return c;
 }
 
@@ -291,7 +294,7 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
          * data.seq_length_dec (128 for 512 encoder tokens; model/family.c) */
         double dec;
         const model_family *mf = model_family_get(FAM_T5);
-        s.dec_seq_length = num(row, csv_col(t, "dec_seq_length"), &dec) && dec >= 1 ? (int)dec
+        s.dec_seq_length = num(row, c.dec_seq, &dec) && dec >= 1 ? (int)dec
                            : mf && seq >= 512 ? mf->default_dec_seq : 0;
     }
     s.hidden = (int)hidden;
@@ -407,11 +410,11 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     if (peft) {
         /* the adapters' rank: the row's lora_rank column, else Megatron-Bridge/NeMo's LoRA default
          * dim 32 on every linear layer (qkv, proj, fc1, fc2: 4 h-wide matrices) */
-        in->lora_rank = num_or(row, csv_col(t, "lora_rank"), 32);
+        in->lora_rank = num_or(row, c.lora_rank, 32);
         if (in->lora_rank < 1) in->lora_rank = 32;
         in->lora_targets = 4;
     }
-    in->dp_overlap_off = !switch_cell(csv_get(row, csv_col(t, "overlap_grad_sync")), rs.overlap_grad_sync != 0);
+    in->dp_overlap_off = !switch_cell(csv_get(row, c.overlap_grad_sync), rs.overlap_grad_sync != 0);
     bool fp8_gather = switch_cell(csv_get(row, c.fp8_gather), rs.fp8_param_gather == 1);
     in->fp8_block_scaled = prec == PREC_FP8 && block_scaled;
     in->fp8_param_gather = fp8_gather && est_fp8_gather_allowed(in);
