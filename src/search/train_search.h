@@ -65,6 +65,7 @@ typedef struct search_train_result {
     char name_family[64];    /* candidate names start "<name_family>_<size_text>b_": the family and size, */
     char size_text[32];      /* or the full model name (llama3_70b) with an empty size text */
     search_pick pick;        /* the recommendation (pick.h) */
+    search_pick_walk walk;   /* scratch: the walk's share of the pick, freed once it is made */
 } search_train_result;
 
 /* the config's family as the grid's family id; -1 when the family has no grid */
