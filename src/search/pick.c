@@ -180,12 +180,9 @@ static void budget_nodes(pick_ctx *x)
     p->over_budget = max_days > 0 && p->pick.est.days_to_train > max_days;
     if (!p->over_budget) return;
     int gpn = c->train.gpus_per_node;
-    long long split = (long long)k->tp * k->pp * k->cp;
     for (int nodes = c->train.num_nodes + 1; nodes <= 64 * c->train.num_nodes && nodes <= 100000; nodes++) {
-        long long n = (long long)nodes * gpn;
-        if (n % split) continue;
-        long long dp = n / split;
-        if (k->gbs % (k->mbs * dp) || ((dp * k->cp) % k->ep)) continue;
+        long long n = (long long)nodes * gpn, dp;
+        if (!search_layout_splits(k, n, &dp)) continue;
         search_candidate m = *k;
         m.dp = (int)dp;
         est_input in = x->in;

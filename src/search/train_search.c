@@ -444,13 +444,15 @@ void search_train_counts(const ac_config *c, const search_train_result *r, searc
     }
 }
 
-/* whole nodes on which k's model replica fits and the global batch splits */
-static bool nodes_work(const ac_config *c, const search_candidate *k, int n)
+bool search_layout_splits(const search_candidate *k, long long gpus, long long *dp_out)
 {
-    int gpn = c->train.gpus_per_node, mp = k->tp * k->pp * (k->cp > 0 ? k->cp : 1);
-    if (n < 1 || (long long)n * gpn % mp) return false;
-    long long dp = (long long)n * gpn / mp;
-    return k->mbs > 0 && k->gbs % ((long long)k->mbs * dp) == 0;
+    long long mp = (long long)k->tp * k->pp * (k->cp > 0 ? k->cp : 1);
+    if (gpus < 1 || mp < 1 || gpus % mp || k->mbs < 1) return false;
+    long long dp = gpus / mp;
+    int ep = k->ep > 0 ? k->ep : 1;
+    if (k->gbs % ((long long)k->mbs * dp) || (dp * (k->cp > 0 ? k->cp : 1)) % ep) return false;
+    if (dp_out) *dp_out = dp;
+    return true;
 }
 
 int search_run_nodes(const ac_config *c, const search_candidate *k, int *nodes, ac_err *e)
@@ -469,7 +471,7 @@ int search_run_nodes(const ac_config *c, const search_candidate *k, int *nodes, 
     }
     /* the fewest nodes from `from` up that hold a replica and split the batch; else num_nodes */
     for (int n = from; n < c->train.num_nodes; n++)
-        if (nodes_work(c, k, n)) { *nodes = n; return 0; }
+        if (search_layout_splits(k, (long long)n * c->train.gpus_per_node, NULL)) { *nodes = n; return 0; }
     return 0;
 }
 
