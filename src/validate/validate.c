@@ -206,6 +206,46 @@ const est_stack *validate_stack_of(const char *framework)
     return st ? st : est_stack_default();
 }
 
+/* The latest year a cell names: a four-digit 2015-2029, or an arXiv identifier's yymm
+ * ("2104.04473" is April 2021); 0 when none */
+static int cell_year(const char *cell)
+{
+    int year = 0;
+    for (const char *p = cell; *p; p++) {
+        if (!isdigit((unsigned char)*p) || (p > cell && isalnum((unsigned char)p[-1]))) continue;
+        size_t n = strspn(p, "0123456789");
+        int y = 0;
+        if (n == 4 && (p[0] == '2' && p[1] == '0') && p[2] >= '1' && p[2] <= '2') y = atoi((char[5]){p[0], p[1], p[2], p[3], 0});
+        else if (n == 4 && p[4] == '.') {
+            int yy = (p[0] - '0') * 10 + (p[1] - '0'), mm = (p[2] - '0') * 10 + (p[3] - '0');
+            size_t tail = strspn(p + 5, "0123456789");
+            if (yy >= 15 && yy <= 29 && mm >= 1 && mm <= 12 && (tail == 4 || tail == 5)) y = 2000 + yy;
+        }
+        if (y > year) year = y;
+        p += n - 1;
+    }
+    return year;
+}
+
+/* The stack of a row: its framework cell's (validate_stack_of), except that a Megatron-LM or NeMo
+ * run the row dates before 2023 ran the code of that era, the 2022 stack: Megatron-LM added
+ * FlashAttention (--use-flash-attn) and Transformer Engine in 2023, and NeMo Megatron 1.x of
+ * 2022 shares its kernels (apex fused softmax, jit-fused bias-GeLU, no userbuffers) */
+static const est_stack *row_stack(const columns *c, const csv_row *row)
+{
+    const char *framework = csv_get(row, c->framework);
+    const est_stack *st = validate_stack_of(framework);
+    if (strcmp(st->name, "megatron-core")) return st;
+    int year = cell_year(framework);
+    const int cells[] = {c->release, c->source};
+    for (size_t i = 0; i < sizeof cells / sizeof *cells; i++) {
+        int y = cell_year(csv_get(row, cells[i]));
+        if (y > year) year = y;
+    }
+    const est_stack *old = year > 0 && year < 2023 ? est_stack_find("nemo-megatron-2022") : NULL;
+    return old ? old : st;
+}
+
 #define SKIP(...) (snprintf(why, why_len, __VA_ARGS__), -1)
 
 /* what a row leaves unpublished that its caller assumes as tuned (assume_tuned_layout) */
@@ -409,7 +449,7 @@ static int row_input(const csv_table *t, const csv_row *row, est_input *in, char
     }
 
     est_input_init(in, &s, gpu);
-    est_stack_apply(in, validate_stack_of(csv_get(row, c.framework)));
+    est_stack_apply(in, row_stack(&c, row));
     in->tp = (int)tp;
     in->pp = (int)pp;
     in->vp = num_or(row, c.vp, 1);
