@@ -300,13 +300,13 @@ static int measure_stage(const ac_config *c, const cost_request *rq, const cost_
         }
         free(text);
     }
-    size_t nr = rc ? 0 : cost_measure_rank(m, n, order);
+    size_t nr = rc ? 0 : cost_measure_rank(r, m, n, order);
     if (!rc) {
         /* measured.json beside summary.json */
         strbuf sb;
         sb_init(&sb);
         sb_printf(&sb, "{\n  \"stage\": \"cost-measure\",\n  \"source\": \"measured\",\n  \"max_steps\": %d,\n  \"tie_band\": %g,\n  \"jobs\": [",
-                  (int)steps, cost_tie_band());
+                  (int)steps, n ? cost_tie_band(&r->opt[m[0].opt]) : 0.0);
         for (size_t k = 0; k < n; k++) {
             const cost_option *opt = &r->opt[m[k].opt];
             sb_printf(&sb, "%s\n    {\"name\": \"%s\", \"option\": %zu, \"label\": \"%s\", \"predicted_step_s\": %.6g, ", k ? "," : "",
@@ -348,8 +348,9 @@ static int measure_stage(const ac_config *c, const cost_request *rq, const cost_
             const cost_measurement *w = &m[order[0]];
             printf("Chosen by measured $ per million tokens: %s, $%.3f/MT, %.2f MT/hr, %.1f h (measured over %d steps)\n",
                    r->opt[w->opt].label, w->usd_per_mtok, w->mtok_per_hour, w->hours, (int)steps);
-            if (nr > 1 && cost_same_price(m[order[1]].usd_per_mtok, w->usd_per_mtok))
-                printf("  why: the faster of the setups within %.0f %% of the lowest measured $/MT\n", 100.0 * cost_tie_band());
+            double tb = nr > 1 ? fmax(cost_tie_band(&r->opt[w->opt]), cost_tie_band(&r->opt[m[order[1]].opt])) : 0.0;
+            if (nr > 1 && cost_same_price(m[order[1]].usd_per_mtok, w->usd_per_mtok, tb))
+                printf("  why: the faster of the setups within %.0f %% (the ranking band) of the lowest measured $/MT\n", 100.0 * tb);
             else if (nr > 1)
                 printf("  why: the lowest measured $/MT; the next costs %.0f %% more\n",
                        100.0 * (m[order[1]].usd_per_mtok / w->usd_per_mtok - 1.0));

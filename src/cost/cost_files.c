@@ -339,7 +339,8 @@ int cost_summary_json(const cost_request *rq, const cost_result *res, char **out
     add_index(r, "best_time", res->best_time);
     add_index(r, "best_constrained", res->best_constrained);
     add_index(r, "chosen", cost_chosen(res, rq));
-    cJSON_AddNumberToObject(r, "tie_band", cost_tie_band());
+    long ch = cost_chosen(res, rq);
+    cJSON_AddNumberToObject(r, "tie_band", ch >= 0 ? cost_tie_band(&res->opt[ch]) : 0.0);
     if (res->chosen_why[0]) cJSON_AddStringToObject(r, "chosen_why", res->chosen_why);
     else cJSON_AddNullToObject(r, "chosen_why");
     return finish(r, out, e);

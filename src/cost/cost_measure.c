@@ -177,31 +177,13 @@ void cost_measure_score(const cost_request *rq, const cost_option *o, cost_measu
     m->error = o->step_time_s / m->step_s - 1.0;
 }
 
-static const cost_measurement *rank_ctx;
-static int by_usd(const void *a, const void *b)
+size_t cost_measure_rank(const cost_result *r, const cost_measurement *m, size_t n, size_t *order)
 {
-    double x = rank_ctx[*(const size_t *)a].usd_per_mtok, y = rank_ctx[*(const size_t *)b].usd_per_mtok;
-    return x < y ? -1 : x > y;
-}
-static int by_hours(const void *a, const void *b)
-{
-    double x = rank_ctx[*(const size_t *)a].hours, y = rank_ctx[*(const size_t *)b].hours;
-    return x < y ? -1 : x > y;
-}
-
-size_t cost_measure_rank(const cost_measurement *m, size_t n, size_t *order)
-{
+    cost_rank_item it[COST_MEASURE_MAX];
     size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (m[i].ok) order[k++] = i;
-    rank_ctx = m;
-    qsort(order, k, sizeof *order, by_usd);
-    for (size_t i = 0; i < k;) {
-        size_t j = i + 1;
-        while (j < k && cost_same_price(m[order[j]].usd_per_mtok, m[order[i]].usd_per_mtok)) j++;
-        qsort(order + i, j - i, sizeof *order, by_hours);
-        i = j;
-    }
-    rank_ctx = NULL;
+    for (size_t i = 0; i < n && k < COST_MEASURE_MAX; i++)
+        if (m[i].ok) it[k++] = (cost_rank_item){i, m[i].usd_per_mtok, m[i].hours, cost_tie_band(&r->opt[m[i].opt])};
+    cost_rank_by_price(it, k);
+    for (size_t i = 0; i < k; i++) order[i] = it[i].id;
     return k;
 }

@@ -46,7 +46,10 @@ int cost_measure_write(const cost_request *rq, const cost_option *o, const char 
 int cost_trainer_log_parse(const char *text, double *step_s, int *n_rates, ac_err *e);
 /* MT/hr, $/MT, hours and MFU of o at a measured step time */
 void cost_measure_score(const cost_request *rq, const cost_option *o, cost_measurement *m);
-/* indices into m[0..n) of the measured ones by $/MT, ties within the band to the faster; returns how many */
-size_t cost_measure_rank(const cost_measurement *m, size_t n, size_t *order);
+/* the most benchmark jobs one --measure runs */
+#define COST_MEASURE_MAX 64
+/* indices into m[0..n) of the measured ones by $/MT, ties within the ranking band of each setup's
+ * GPU and stack to the faster (cost_rank_by_price, the search's rule); returns how many */
+size_t cost_measure_rank(const cost_result *r, const cost_measurement *m, size_t n, size_t *order);
 
 #endif

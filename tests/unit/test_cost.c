@@ -310,7 +310,7 @@ static void test_search_answers(void)
     /* the rankings are sorted: by time; by $/MT up to the tie band, inside which the faster comes first */
     for (size_t j = 1; j < r.n_ranked; j++) {
         const cost_option *a = &r.opt[r.by_cost[j - 1]], *b = &r.opt[r.by_cost[j]];
-        CHECK(b->usd_per_mtok >= a->usd_per_mtok || cost_same_price(a->usd_per_mtok, b->usd_per_mtok));
+        CHECK(b->usd_per_mtok >= a->usd_per_mtok || cost_same_price(a->usd_per_mtok, b->usd_per_mtok, fmax(cost_tie_band(a), cost_tie_band(b))));
         if (b->usd_per_mtok < a->usd_per_mtok) CHECK(a->hours <= b->hours);
         CHECK(r.opt[r.by_time[j]].hours >= r.opt[r.by_time[j - 1]].hours);
     }
@@ -318,7 +318,7 @@ static void test_search_answers(void)
     for (size_t i = 0; i < r.n; i++)
         if (r.opt[i].feasible)
             CHECK(r.opt[i].usd_per_mtok >= r.opt[r.best_per_pool[r.opt[i].k.pool]].usd_per_mtok ||
-                  cost_same_price(r.opt[i].usd_per_mtok, r.opt[r.best_per_pool[r.opt[i].k.pool]].usd_per_mtok));
+                  cost_same_price(r.opt[i].usd_per_mtok, r.opt[r.best_per_pool[r.opt[i].k.pool]].usd_per_mtok, cost_tie_band(&r.opt[i])));
     CHECK(r.chosen_why[0] != '\0');
     /* a deadline below the cheapest option's time picks a faster one */
     double cheap_h = r.opt[r.best_cost].hours;
@@ -682,7 +682,12 @@ static void test_ties_go_to_the_faster(void)
     CHECK_INT(cost_search(&rq, &r, &e), 0);
     long c = cost_chosen(&r, &rq);
     CHECK(c >= 0 && r.opt[c].k.num_gpus == 8);
-    CHECK_CONTAINS(r.chosen_why, "within 5 %");
+    /* the tie band is the ranking band of the GPU and stack (data/bands.csv rank_band_rel) */
+    char want[48];
+    snprintf(want, sizeof want, "within %d %% (the ranking band", (int)lround(100.0 * est_rank_band_rel(&r.opt[c].est)));
+    CHECK(est_rank_band_rel(&r.opt[c].est) > 0);
+    CHECK_NEAR(cost_tie_band(&r.opt[c]), est_rank_band_rel(&r.opt[c].est), 1e-12);
+    CHECK_CONTAINS(r.chosen_why, want);
     CHECK_CONTAINS(r.chosen_why, "1x a100_80gb");
     /* a deadline still rules, a budget too */
     cost_result_free(&r);
@@ -732,8 +737,19 @@ static void test_ties_go_to_the_faster(void)
     CHECK(named);
     cost_result_free(&r);
     /* outside the band the cheaper still wins */
-    CHECK(cost_same_price(1.00, 1.049));
-    CHECK(!cost_same_price(1.00, 1.06));
+    CHECK(cost_same_price(1.00, 1.049, 0.05));
+    CHECK(!cost_same_price(1.00, 1.06, 0.05));
+    /* the one tie rule (search and --measure): by $/MT, a run priced alike within the larger
+     * band of the two ordered by time; a wider band of one item widens its tie */
+    cost_rank_item it[] = {{0, 1.00, 10.0, 0.02}, {1, 1.03, 5.0, 0.02}, {2, 1.03, 4.0, 0.05}, {3, 2.00, 1.0, 0.05}};
+    cost_rank_by_price(it, 4);
+    CHECK_INT((int)it[0].id, 2); /* 1.03 within its 5 % of 1.00: the faster first */
+    CHECK_INT((int)it[1].id, 0);
+    CHECK_INT((int)it[2].id, 1); /* 1.03 is not within 2 % of 1.00 */
+    CHECK_INT((int)it[3].id, 3); /* outside every band: the cheaper still wins */
+    cost_rank_item narrow[] = {{0, 1.00, 10.0, 0.02}, {1, 1.03, 5.0, 0.02}};
+    cost_rank_by_price(narrow, 2);
+    CHECK_INT((int)narrow[0].id, 0);
 }
 
 static void test_trainer_log(void)
