@@ -396,7 +396,7 @@ int cli_cost_stage(const ac_config *c, const model_base_config *b, const cli_opt
             long ch = cost_chosen(&r, &rq);
             bool ds = ch >= 0, forge = ds && r.opt[ch].k.tp == 1 && r.opt[ch].k.pp == 1;
             printf("\nFiles: %s/ (summary.json%s%s%s)\n", dir, ds ? ", ds_config.json, train_args.json" : "",
-                   ds && rq.task == COST_LORA ? ", lora_config.json" : "", forge ? ", llmforge.yaml" : "");
+                   ds && rq.task == COST_LORA ? ", lora_config.json" : "", forge ? ", llmforge.yaml, accelerate_config.yaml" : "");
         }
     }
     if (!rc && o && cli_flag_present(o, "--measure") && cost_chosen(&r, &rq) >= 0 && measure_stage(c, &rq, &r, o, dir, json, e)) rc = -1;

@@ -185,12 +185,17 @@ int cost_lora_json(const cost_request *rq, char **out, ac_err *e);
  * each worker's host memory, trainer_resources with rank 0's; lora_config for LoRA.
  * AC_E_INPUT for TP/PP setups (LLMForge has no Megatron layout). */
 int cost_llmforge_yaml(const cost_request *rq, const cost_option *o, bool benchmark, char **out, ac_err *e);
+/* Accelerate config YAML (`accelerate launch --config_file`) of a DeepSpeed/FSDP setup: ClusterConfig
+ * keys, deepspeed_config.deepspeed_config_file ds_config.json (hf-deepspeed) or fsdp_config (pytorch-fsdp),
+ * num_machines / num_processes; AC_E_INPUT for TP/PP setups */
+int cost_accelerate_yaml(const cost_request *rq, const cost_option *o, char **out, ac_err *e);
 /* Ray's accelerator_type name of a catalog GPU ("A100-80G"), or NULL */
 const char *cost_ray_accelerator(const gpu_spec *g);
 /* summary.json: request, options, rankings, the chosen setup */
 int cost_summary_json(const cost_request *rq, const cost_result *r, char **out, ac_err *e);
 /* writes <dir>/summary.json, <dir>/ds_config.json, <dir>/train_args.json (and
- * <dir>/lora_config.json for LoRA, <dir>/llmforge.yaml for DeepSpeed setups) atomically
+ * <dir>/lora_config.json for LoRA, <dir>/llmforge.yaml and <dir>/accelerate_config.yaml for
+ * DeepSpeed/FSDP setups) atomically
  * for the chosen option (the constrained best, else the cheapest) */
 int cost_write_files(const cost_request *rq, const cost_result *r, const char *dir, ac_err *e);
 /* the option the files describe: under a deadline or budget the constrained best,

@@ -133,10 +133,26 @@ bad unknown_instance "close ones: p4d.24xlarge, p4de.24xlarge" $common --instanc
 bad instance_zero_price "must be positive" $common --instances g5.xlarge:0
 bad rank0_mismatch "can stand in for rank 0 only" $common --instances g5.xlarge --rank0-instance p5.48xlarge
 bad unknown_rank0 "unknown instance type" $common --instances g5.xlarge --rank0-instance g5.huge
+bad unknown_instance_far "data/instances.csv lists" $common --instances zzzz
+bad instance_count "instance count of p4de.24xlarge must be an integer" $common --instances p4de.24xlarge:40:0
+bad zero_context "context" $common --context 0
 # the chosen setup also as an LLMForge YAML (its keys are checked against the schema in tests/unit/test_trainer_cfg.c)
 "$AC" cost $common --task lora --gpus a100_80gb:1.79:8 --framework hf-deepspeed >/dev/null 2>&1
 grep -q '^num_devices: 8$' "$T/logs/cost/llmforge.yaml" 2>/dev/null && grep -q '^  config_path: "ds_config.json"' "$T/logs/cost/llmforge.yaml" \
     && pass llmforge_yaml || fail llmforge_yaml "$(cat "$T/logs/cost/llmforge.yaml" 2>&1 | head -5)"
+# and as an Accelerate config: loads with python3-yaml, every top-level key a ClusterConfig field of the
+# schema fixture (tests/fixtures/accelerate/schema.csv, with its source), pointing at ds_config.json
+python3 - "$T/logs/cost/accelerate_config.yaml" "$REPO/tests/fixtures/accelerate/schema.csv" <<'PY' \
+    && pass accelerate_yaml || fail accelerate_yaml "$(cat "$T/logs/cost/accelerate_config.yaml" 2>&1 | head -8)"
+import csv, sys, yaml
+cfg = yaml.safe_load(open(sys.argv[1]))
+rows = [r for r in csv.reader(l for l in open(sys.argv[2]) if not l.startswith("#"))][1:]
+keys = {r[0] for r in rows}
+assert all(k in keys for k in cfg), sorted(set(cfg) - keys)
+assert all(f"deepspeed_config.{k}" in keys for k in cfg["deepspeed_config"])
+assert cfg["distributed_type"] == "DEEPSPEED" and cfg["deepspeed_config"]["deepspeed_config_file"] == "ds_config.json"
+assert cfg["num_processes"] == 8 and cfg["num_machines"] == 1
+PY
 
 # cost --measure: benchmark jobs of the top setups through the executor (cluster_type=local), a
 # stand-in trainer printing the Hugging Face Trainer's log, ranked by measured $/MT
