@@ -154,6 +154,23 @@ assert cfg["distributed_type"] == "DEEPSPEED" and cfg["deepspeed_config"]["deeps
 assert cfg["num_processes"] == 8 and cfg["num_machines"] == 1
 PY
 
+# a setup that spans instances runs one launcher per node: run.sh starts launch.sh under srun with the
+# node rank from SLURM_NODEID and the rendezvous on the allocation's first node (stand-in srun and
+# scontrol emulate a 2-node allocation); the default command passes them to accelerate launch
+FAKE_MN="sh $REPO/tests/fixtures/cost_trainer/fake_trainer.sh --num_processes {num_gpus} --mbs {mbs} --ga {grad_accum} --max_steps {max_steps} --ds {ds_config} --machine_rank {node_rank} --main_process_ip {master_addr} --main_process_port {master_port}"
+MN=$T/multinode
+out=$(PATH="$REPO/tests/fixtures/cost_trainer/slurm_bin:$PATH" AUTOCONFIG_COST_TRAINER="$FAKE_MN" "$AC" cost search_config=llama/llama2_7b \
+      $L=$MN cluster_type=local --task lora --instances g5.12xlarge:5.672:2 --measure --measure-top 6 --measure-steps 3 2>&1); rc=$?
+run=$(ls -d "$MN"/cost/measure/training_logs/cost_*_8x* 2>/dev/null | head -n 1)
+[ $rc -eq 0 ] && [ -n "$run" ] && grep -q 'srun --nodes=2 --ntasks=2 --ntasks-per-node=1' "$run/run.sh" \
+    && grep -q 'machine_rank 0 of the rendezvous at node-a:29500' "$run/trainer.log" && grep -q 'machine_rank 1 of the rendezvous at node-a' "$run/trainer.log" \
+    && grep -q -- '--machine_rank "$NODE_RANK" --main_process_ip "$MASTER_ADDR"' "$run/launch.sh" \
+    && grep -q '^num_machines: 2$' "$run/accelerate_config.yaml" \
+    && pass measure_multinode || fail measure_multinode "exit $rc run=$run: $(echo "$out" | tail -5; cat "$run/run.sh" "$run/trainer.log" 2>&1 | head -30)"
+"$AC" cost search_config=llama/llama2_7b $L=$MN/default --task lora --instances g5.12xlarge:5.672:2 >/dev/null 2>&1
+grep -q 'accelerate launch --config_file' "$REPO/src/cost/cost_measure.c" && grep -q -- '--machine_rank {node_rank} --main_process_ip {master_addr} --main_process_port {master_port}' "$REPO/src/cost/cost_measure.c" \
+    && pass default_trainer_multinode || fail default_trainer_multinode "COST_TRAINER_DEFAULT lacks the multi-node flags"
+
 # cost --measure: benchmark jobs of the top setups through the executor (cluster_type=local), a
 # stand-in trainer printing the Hugging Face Trainer's log, ranked by measured $/MT
 FAKE="sh $REPO/tests/fixtures/cost_trainer/fake_trainer.sh --num_processes {num_gpus} --mbs {mbs} --ga {grad_accum} --max_steps {max_steps} --ds {ds_config}"
