@@ -399,6 +399,7 @@ static void search_cell(const cost_request *rq, int pool, int n, cost_option *be
     /* the data-parallel stacks (Hugging Face + DeepSpeed, the default, and FSDP: no sequence
      * parallelism, no Megatron layouts) take no TP/PP; a Megatron stack named by --framework does */
     bool dp_only = !rq->stack || !rq->stack->sequence_parallel;
+    bool fsdp = rq->stack && !strcmp(rq->stack->name, "pytorch-fsdp");
     for (int tp = 1; tp <= node && tp <= n; tp *= 2) {
         if (s->heads % tp || groups % tp) continue;
         for (int pp = 1; pp <= L && tp * pp <= n; pp++) {
@@ -410,6 +411,10 @@ static void search_cell(const cost_request *rq, int pool, int n, cost_option *be
             size_t nds = megatron ? 2 : sizeof DS / sizeof *DS;
             for (size_t z = 0; z < nds; z++) {
                 if (dp == 1 && DS[z].zero > 0 && !DS[z].opt && !DS[z].params) continue; /* ZeRO without DP is stage 0 */
+                /* PyTorch FSDP has NO_SHARD (0), SHARD_GRAD_OP (2) and FULL_SHARD (3), no optimizer-only
+                 * sharding, and CPUOffload(offload_params=True) moves parameters, gradients and the
+                 * optimizer step together (torch.distributed.fsdp ShardingStrategy, CPUOffload docs) */
+                if (fsdp && (DS[z].zero == 1 || DS[z].opt != DS[z].params || (DS[z].params && DS[z].zero < 3))) continue;
                 for (int mbs = 1; mbs <= rq->gbs / dp && mbs <= 64; mbs *= 2) {
                     if (rq->gbs % (mbs * dp)) continue;
                     for (int ck = 0; ck < 2; ck++) {

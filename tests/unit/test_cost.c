@@ -793,6 +793,64 @@ static void test_pool_errors(void)
     CHECK_INT(cost_pool_parse("a10g:1:0", 8, NULL, &p, &e), -1);
 }
 
+/* the stack the files configure: Hugging Face + DeepSpeed by default with no TP/PP setup (its
+ * trainer cannot run them); TP/PP only on a named Megatron stack; FSDP only with the sharding
+ * strategies and the CPU offload PyTorch FSDP has */
+static void test_stack_it_configures(void)
+{
+    model_shape s = llama7b();
+    cost_request rq = request(&s, COST_FULL);
+    cost_result r;
+    ac_err e;
+    CHECK_INT(cost_search(&rq, &r, &e), 0);
+    for (size_t i = 0; i < r.n; i++) {
+        CHECK(r.opt[i].k.tp == 1 && r.opt[i].k.pp == 1);
+        CHECK_STR(cost_stack_of(&rq, &r.opt[i].k)->name, "hf-deepspeed");
+    }
+    char band[160];
+    long c = cost_chosen(&r, &rq);
+    CHECK(c >= 0);
+    cost_band_text(&rq, &r.opt[c], band, sizeof band);
+    CHECK_CONTAINS(band, "no validated hf-deepspeed runs");
+    cost_result_free(&r);
+    rq.stack = est_stack_find("megatron-core");
+    CHECK_INT(cost_search(&rq, &r, &e), 0);
+    bool tp = false;
+    for (size_t i = 0; i < r.n; i++) tp |= r.opt[i].k.tp > 1 || r.opt[i].k.pp > 1;
+    CHECK(tp); /* the Megatron stack's layouts are searched when it is named */
+    cost_result_free(&r);
+    rq.stack = est_stack_find("pytorch-fsdp");
+    CHECK_INT(cost_search(&rq, &r, &e), 0);
+    for (size_t i = 0; i < r.n; i++) {
+        const cost_knobs *k = &r.opt[i].k;
+        CHECK(k->zero != 1 && k->offload_optimizer == k->offload_params && k->tp == 1 && k->pp == 1);
+    }
+    cost_result_free(&r);
+    /* ds_config.json's overlap_comm: true is what the prediction assumes (est_input.dp_overlap_on) */
+    rq.stack = NULL;
+    cost_knobs k2 = {0, 8, 1, 1, 1, 2, false, false, true};
+    cost_option o;
+    CHECK_INT(cost_evaluate(&rq, &k2, &o, &e), 0);
+    char *ds = NULL;
+    CHECK_INT(cost_deepspeed_json(&rq, &o, &ds, &e), 0);
+    CHECK_CONTAINS(ds, "\"overlap_comm\":\ttrue");
+    free(ds);
+    /* with overlap the exposed reduction is at most the unhidden one */
+    est_input in;
+    model_shape s4 = s;
+    s4.seq_length = rq.context;
+    est_input_init(&in, &s4, rq.pools[0].gpu);
+    in.num_gpus = 8; in.gpus_per_node = 8; in.mbs = 1; in.gbs = 64; in.zero_stage = 2;
+    est_stack_apply(&in, est_stack_find("hf-deepspeed"));
+    in.zero_stage = 2;
+    est_result off, on;
+    CHECK_INT(est_evaluate(&in, &off), 0);
+    in.dp_overlap_on = true;
+    CHECK_INT(est_evaluate(&in, &on), 0);
+    CHECK(on.t_dp_exposed < off.t_dp_exposed);
+    CHECK_NEAR(off.t_dp_exposed, off.t_dp_comm, 1e-9); /* DeepSpeed's ZeRO-2 default: after the backward */
+}
+
 int main(void)
 {
     RUN(test_zero_stages_as_the_paper);
@@ -811,6 +869,7 @@ int main(void)
     RUN(test_host_ram_per_instance);
     RUN(test_heterogeneous_rank0);
     RUN(test_ties_go_to_the_faster);
+    RUN(test_stack_it_configures);
     RUN(test_trainer_log);
     CHECK_DONE();
 }
