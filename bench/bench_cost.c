@@ -203,6 +203,7 @@ static void published(void)
         cost_request rq = request(COL("what"), s, task);
         rq.gbs = (int)NUM("gbs");
         rq.stack = est_stack_find(COL("stack"));
+        rq.overlap_comm = strcmp(COL("overlap_comm"), "default") != 0; /* unstated: DeepSpeed's own default */
         if (task == COST_LORA) {
             rq.lora_rank = (int)NUM("lora_rank");
             snprintf(rq.lora_modules, sizeof rq.lora_modules, "%s", COL("lora_modules"));

@@ -144,6 +144,7 @@ void cost_request_init(cost_request *rq, const cost_model *m)
     rq->gbs = 64;
     rq->cpu_mem_node_gb = 768.0;
     rq->precision = PREC_BF16;
+    rq->overlap_comm = true;
 }
 
 /* ---------- model FLOPs and parameters ---------- */
@@ -274,8 +275,9 @@ int cost_evaluate(const cost_request *rq, const cost_knobs *k, cost_option *o, a
     in.zero_stage = k->zero;
     in.offload_optimizer = k->offload_optimizer;
     in.offload_params = k->offload_params;
-    /* ds_config.json sets zero_optimization.overlap_comm true with ZeRO >= 1 (cost_deepspeed_json) */
-    in.dp_overlap_on = k->zero >= 1;
+    /* ds_config.json sets zero_optimization.overlap_comm true with ZeRO >= 1 (cost_deepspeed_json);
+     * unset, the stack's default (DeepSpeed: ZeRO-3 only) */
+    in.dp_overlap_on = k->zero >= 1 && rq->overlap_comm;
     in.lora_rank = rq->task == COST_LORA ? rq->lora_rank : 0;
     in.lora_targets = rq->lora_targets;
     /* gradients: the stack's dtype (DeepSpeed 16-bit, Megatron and FSDP fp32) */

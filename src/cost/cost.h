@@ -92,6 +92,10 @@ typedef struct {
      * DeepSpeed ZeRO, the trainer the written files configure (cost_stack_of).  TP/PP setups are
      * searched only on a Megatron stack named here (its train_args.json names the Megatron sizes) */
     const est_stack *stack;
+    /* ds_config.json's zero_optimization.overlap_comm: true (the default: the reduction overlaps the
+     * backward at every stage), or false to leave it unset, DeepSpeed's own default (true only for
+     * ZeRO-3: DeepSpeedZeroConfig.overlap_comm_valid) — for predicting published runs as configured */
+    bool overlap_comm;
 } cost_request;
 
 

@@ -60,7 +60,7 @@ int cost_deepspeed_json(const cost_request *rq, const cost_option *o, char **out
     cJSON *z = cJSON_AddObjectToObject(r, "zero_optimization");
     cJSON_AddNumberToObject(z, "stage", o->k.zero);
     if (o->k.zero >= 1) {
-        cJSON_AddBoolToObject(z, "overlap_comm", true);
+        if (rq->overlap_comm) cJSON_AddBoolToObject(z, "overlap_comm", true);
         cJSON_AddBoolToObject(z, "contiguous_gradients", true);
         cJSON_AddNumberToObject(z, "reduce_bucket_size", DS_BUCKET);
     }
