@@ -106,6 +106,9 @@ int cost_train_args_json(const cost_request *rq, const cost_option *o, char **ou
     cJSON_AddBoolToObject(r, "bf16", rq->precision == PREC_BF16);
     cJSON_AddBoolToObject(r, "fp16", use_fp16(rq));
     cJSON_AddStringToObject(r, "deepspeed", "ds_config.json");
+    /* the attention kernel the prediction assumes (data/stacks.csv hf-deepspeed attention flash2:
+     * transformers' sdpa, PyTorch's FlashAttention-2 backend; eager would materialise the scores) */
+    if (o->k.tp == 1 && o->k.pp == 1) cJSON_AddStringToObject(r, "attn_implementation", "sdpa");
     if (o->k.tp > 1 || o->k.pp > 1) {
         /* Megatron-LM / NeMo names for the model-parallel layout */
         cJSON_AddStringToObject(r, "framework", "megatron");

@@ -14,7 +14,7 @@
 const char COST_TRAINER_DEFAULT[] =
     "accelerate launch --config_file {accelerate_config} --num_processes {num_gpus} --num_machines {nodes} "
     "--machine_rank {node_rank} --main_process_ip {master_addr} --main_process_port {master_port} "
-    "-m trl.scripts.sft --model_name_or_path {model} --dataset_name trl-lib/Capybara --packing true --max_length {context} "
+    "-m trl.scripts.sft --model_name_or_path {model} --attn_implementation sdpa --dataset_name trl-lib/Capybara --packing true --max_length {context} "
     "--max_steps {max_steps} --per_device_train_batch_size {mbs} --gradient_accumulation_steps {grad_accum} "
     "--gradient_checkpointing {gradient_checkpointing} --bf16 true --logging_steps 1 --save_strategy no --report_to none "
     "--output_dir {run_dir}/out";
