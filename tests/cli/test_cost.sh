@@ -117,6 +117,8 @@ assert g["p4de.24xlarge"]["host_ram_gib"] == 1152 and g["dgx_a100"]["host_ram_gi
 assert all(o["num_gpus"] % 8 == 0 for o in s["options"])
 # the tie band is the chosen setup's ranking band (data/bands.csv rank_band_rel), not a fixed 5 %
 assert s["chosen_why"] and 0 < s["tie_band"] < 0.5
+# each option names its stack and where its band comes from (no validated hf-deepspeed runs: pooled)
+assert all(o["stack"] == "hf-deepspeed" and o["band_source"] == "pooled" and o["band_time_rel"] > 0 for o in s["options"])
 PY
 # a heterogeneous rank 0: 7B full fine-tuning on 1-GPU g5.xlarge nodes fits only with rank 0 on a g5.2xlarge
 out=$("$AC" cost $common --instances g5.xlarge:1.006:8 2>&1); rc=$?
