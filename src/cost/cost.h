@@ -174,6 +174,10 @@ void cost_rank_by_price(cost_rank_item *it, size_t n);
 /* "±9% (h100_sxm, megatron-core: 192 validated runs)"; for a stack without validated runs on that GPU
  * or at all, says so and names whose band it prints */
 void cost_band_text(const cost_request *rq, const cost_option *o, char *buf, size_t len);
+/* the same, with the band itself (*rel) and where it comes from: "own", "stack", "pooled"
+ * (data/bands.csv), "published" (the stack's published fine-tuning runs, cost_published.h),
+ * or "none" */
+const char *cost_band_of(const cost_request *rq, const cost_option *o, double *rel, char *buf, size_t len);
 
 int cost_search(const cost_request *rq, cost_result *out, ac_err *e);
 void cost_result_free(cost_result *r);

@@ -327,13 +327,15 @@ static cJSON *option_json(const cost_request *rq, const cost_option *o)
     add_num_or_null(j, "optimizer_steps", o->optimizer_steps);
     /* the stack it is predicted on and its band on this GPU, with where the band comes from
      * (own: validated runs of this stack on this GPU; stack: of this stack on other GPUs;
-     * pooled: no validated runs of this stack, all stacks' band) */
+     * published: the stack's published fine-tuning runs; pooled: none, all stacks' band) */
     const est_stack *st = cost_stack_of(rq, &o->k);
     cJSON_AddStringToObject(j, "stack", st ? st->name : "megatron-core");
-    add_num_or_null(j, "band_time_rel", est_band_rel(&o->est));
+    double band;
+    char band_text[256];
+    const char *band_source = cost_band_of(rq, o, &band, band_text, sizeof band_text);
+    add_num_or_null(j, "band_time_rel", band);
     add_num_or_null(j, "tie_band", cost_tie_band(o));
-    static const char *const SRC[] = {"none", "pooled", "stack", "own"};
-    cJSON_AddStringToObject(j, "band_source", SRC[est_band_source_of(o->gpu, st)]);
+    cJSON_AddStringToObject(j, "band_source", band_source);
     cJSON_AddBoolToObject(j, "feasible", o->feasible);
     if (o->feasible) cJSON_AddNullToObject(j, "why");
     else cJSON_AddStringToObject(j, "why", o->why);
