@@ -184,7 +184,8 @@ void cost_result_free(cost_result *r);
 
 /* the setup files: DeepSpeed JSON, training arguments (JSON), PEFT LoRA config */
 int cost_deepspeed_json(const cost_request *rq, const cost_option *o, char **out, ac_err *e);
-int cost_train_args_json(const cost_request *rq, const cost_option *o, char **out, ac_err *e);
+/* train_args.json: max_steps the whole run's optimizer steps, or the given count (> 0: a benchmark) */
+int cost_train_args_json(const cost_request *rq, const cost_option *o, int max_steps, char **out, ac_err *e);
 int cost_lora_json(const cost_request *rq, char **out, ac_err *e);
 /* LLMForge (Anyscale, Ray Train + DeepSpeed) fine-tuning YAML of a DeepSpeed/FSDP setup:
  * context_length, num_devices, train_batch_size_per_device, gradient_accumulation_steps,

@@ -90,7 +90,7 @@ int cost_deepspeed_json(const cost_request *rq, const cost_option *o, char **out
     return finish(r, out, e);
 }
 
-int cost_train_args_json(const cost_request *rq, const cost_option *o, char **out, ac_err *e)
+int cost_train_args_json(const cost_request *rq, const cost_option *o, int max_steps, char **out, ac_err *e)
 {
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "task", cost_task_name(rq->task));
@@ -103,7 +103,7 @@ int cost_train_args_json(const cost_request *rq, const cost_option *o, char **ou
     cJSON_AddNumberToObject(r, "global_batch_size", o->gbs);
     cJSON_AddBoolToObject(r, "gradient_checkpointing", o->k.checkpointing);
     cJSON_AddNumberToObject(r, "max_seq_length", rq->context);
-    cJSON_AddNumberToObject(r, "max_steps", ceil(o->optimizer_steps));
+    cJSON_AddNumberToObject(r, "max_steps", max_steps > 0 ? (double)max_steps : ceil(o->optimizer_steps));
     cJSON_AddBoolToObject(r, "bf16", rq->precision == PREC_BF16);
     cJSON_AddBoolToObject(r, "fp16", use_fp16(rq));
     cJSON_AddStringToObject(r, "deepspeed", "ds_config.json");
@@ -432,7 +432,7 @@ int cost_write_files(const cost_request *rq, const cost_result *r, const char *d
     int rc = -1;
     /* build everything first so a failure writes nothing */
     if (cost_summary_json(rq, r, &sum, e)) goto out;
-    if (c >= 0 && (cost_deepspeed_json(rq, &r->opt[c], &ds, e) || cost_train_args_json(rq, &r->opt[c], &args, e))) goto out;
+    if (c >= 0 && (cost_deepspeed_json(rq, &r->opt[c], &ds, e) || cost_train_args_json(rq, &r->opt[c], 0, &args, e))) goto out;
     if (c >= 0 && rq->task == COST_LORA && cost_lora_json(rq, &lora, e)) goto out;
     if (c >= 0 && r->opt[c].k.tp == 1 && r->opt[c].k.pp == 1 &&
         (cost_llmforge_yaml(rq, &r->opt[c], false, &forge, e) || cost_accelerate_yaml(rq, &r->opt[c], &accel, e)))

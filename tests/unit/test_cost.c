@@ -352,7 +352,7 @@ static void test_files(void)
     char *ds = NULL, *args = NULL, *lora = NULL;
     ac_err e;
     CHECK_INT(cost_deepspeed_json(&rq, &o, &ds, &e), 0);
-    CHECK_INT(cost_train_args_json(&rq, &o, &args, &e), 0);
+    CHECK_INT(cost_train_args_json(&rq, &o, 0, &args, &e), 0);
     CHECK_INT(cost_lora_json(&rq, &lora, &e), 0);
     cJSON *j = cJSON_Parse(ds);
     CHECK(j != NULL);
