@@ -535,13 +535,16 @@ static void device_of(const est_input *in, const est_cal *c, est_device *dev)
     dev->peak = est_gemm_tflops(g, in->precision, c->fp4_speedup) * 1e12;
     dev->peak16 = est_peak_tflops(g, in->precision == PREC_FP32 ? PREC_FP32 : PREC_BF16) * 1e12;
     dev->gemm_eff = est_gemm_eff(g, in->precision);
-    dev->sms = g->sm_count > 0 ? g->sm_count : 100;
-    dev->gemm_ref = layer_gemm_shape(dev->sms, 8192.0, 8192.0, 8192.0);
+    dev->sms = g->sm_count; /* the catalog requires >= 1 */
+    dev->elem_bytes = low ? 1.0 : (in->precision == PREC_FP32 ? 4.0 : 2.0);
+    dev->k_fill = layer_gemm_k_fill(dev->elem_bytes);
+    dev->gemm_ref = low ? g->gemm_ref8 : g->gemm_ref16; /* computed once at catalog load */
+    dev->gemm_eff16 = g->gemm_eff;
+    dev->gemm_ref16 = g->gemm_ref16;
     dev->peak *= c->compute_scale;
     dev->peak16 *= c->compute_scale;
     dev->hbm = g->hbm_gbps * GB * 0.85;
     dev->host = g->host_gbps * GB;
-    dev->elem_bytes = low ? 1.0 : (in->precision == PREC_FP32 ? 4.0 : 2.0);
     layer_attn_of(&in->shape, &dev->at);
 }
 
@@ -780,9 +783,10 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     double T = in->mbs * (s->arch == ARCH_ENCODER_DECODER && s->dec_seq_length > 0 ? s->dec_seq_length : sq) / in->cp;
     double V = s->vocab;
     double t_embed = 3.0 * 2.0 * T * s->hidden / layer_sp_div(in) / dev.hbm;
-    /* output layer: forward, data gradient and (unless frozen under LoRA) weight gradient */
+    /* output layer: forward, data gradient and (unless frozen under LoRA) weight gradient,
+     * in bf16 under FP8/FP4 too (not a Transformer Engine module: layer_gemm16_s) */
     double logit_passes = in->lora_rank > 0 ? 2.0 : 3.0;
-    double t_logits = logit_passes * layer_gemm_s(&dev, T, s->hidden, V / t, 1.0) + 3.0 * 8.0 * T * V / t / dev.hbm;
+    double t_logits = logit_passes * layer_gemm16_s(&dev, T, s->hidden, V / t) + 3.0 * 8.0 * T * V / t / dev.hbm;
     /* multi-token prediction (DeepSeek-V3 §2.2; Megatron-Core MTP on the last stage): per
      * module a 2h→h projection, one more layer and one more output layer + cross-entropy */
     double mtp = s->mtp_layers, mtp_fwd = 0.0, mtp_bwd = 0.0, mtp_comm = 0.0;

@@ -11,30 +11,55 @@ static double fc1_mats(const model_shape *s) { return s->gated_mlp ? 2.0 : 1.0; 
 
 /* GEMM tile of cuBLAS/CUTLASS bf16 and fp8 kernels on Ampere, Hopper and Blackwell
  * (CUTLASS default threadblock 128×128; NVIDIA "Matrix Multiplication Background" user
- * guide, tile quantization) and the K-depth a tile's pipeline fill and epilogue cost
+ * guide, tile quantization) and the K-depth a 16-bit tile's pipeline fill and epilogue cost
  * (a multistage mainloop of 4 stages × 32 K: about 128 of K before the first MMA) */
 #define GEMM_TILE 128.0
-#define GEMM_K_FILL 128.0
+
+/* K-depth of the fill for GEMM operands of elem_bytes bytes: a mainloop stage loads a fixed
+ * 128 bytes of K per row (CUTLASS Hopper tiles 128×128×64 for 16-bit operands, 128×128×128
+ * for FP8: examples 48_hopper_warp_specialized_gemm and 54_hopper_fp8_warp_specialized_gemm),
+ * and the prologue and the bf16 epilogue take the same time at either precision while the
+ * mainloop runs twice as fast in FP8, so the fill is worth twice the K: 256 for 1-byte
+ * operands.  FP8 GEMMs with a short K (TP-split FC2 and projections) thus reach a smaller
+ * share of the FP8 peak than bf16 GEMMs of theirs. */
+double layer_gemm_k_fill(double elem_bytes)
+{
+    return LAYER_GEMM_K_FILL * (elem_bytes < 2.0 ? 2.0 : 1.0);
+}
 
 /* Useful share of one GEMM's tensor-core work (NVIDIA Deep Learning Performance guide,
  * "Matrix Multiplication Background": tile and wave quantization): the output is cut into
  * ceil(M/128)·ceil(N/128) tiles, padded to whole tiles (M·N over the padded area), which
  * run in waves of one tile per SM (tiles over ceil(tiles/SMs)·SMs); each tile's K loop
- * pays a pipeline fill, K/(K + K0). */
-double layer_gemm_shape(double sms, double M, double K, double N)
+ * pays a pipeline fill, K/(K + k_fill). */
+double layer_gemm_shape_k(double sms, double M, double K, double N, double k_fill)
 {
     double tm = ceil(M / GEMM_TILE), tn = ceil(N / GEMM_TILE), tiles = tm * tn;
     double tile_q = M * N / (tm * tn * GEMM_TILE * GEMM_TILE);
     double waves = tiles / sms, wave_q = waves / ceil(waves);
-    return tile_q * wave_q * K / (K + GEMM_K_FILL);
+    return tile_q * wave_q * K / (K + k_fill);
 }
 
-/* The catalog's gemm_eff describes large GEMMs (the 8192³ reference, d->gemm_ref); a GEMM
- * reaches that times its shape's share relative to the reference, never more than it */
+double layer_gemm_shape(double sms, double M, double K, double N)
+{
+    return layer_gemm_shape_k(sms, M, K, N, LAYER_GEMM_K_FILL);
+}
+
+/* The catalog's gemm_eff describes large GEMMs (the 8192³ reference, d->gemm_ref, at the
+ * device's operand width); a GEMM reaches that times its shape's share relative to the
+ * reference, never more than it */
 double layer_gemm_eff(const est_device *d, double M, double K, double N)
 {
-    double rel = layer_gemm_shape(d->sms, M, K, N) / d->gemm_ref;
+    double rel = layer_gemm_shape_k(d->sms, M, K, N, d->k_fill) / d->gemm_ref;
     return d->gemm_eff * (rel < 1.0 ? rel : 1.0);
+}
+
+/* the same for a bf16 GEMM on this GPU, whatever the run's GEMM precision: what Transformer
+ * Engine leaves outside FP8 (the output layer) and batched attention GEMMs run at */
+double layer_gemm_eff16(const est_device *d, double M, double K, double N)
+{
+    double rel = layer_gemm_shape_k(d->sms, M, K, N, LAYER_GEMM_K_FILL) / d->gemm_ref16;
+    return d->gemm_eff16 * (rel < 1.0 ? rel : 1.0);
 }
 
 /* One GEMM (M×K)·(K×N): roofline of FLOPs at the achievable fraction of peak vs
@@ -48,6 +73,20 @@ double layer_gemm_s(const est_device *d, double M, double K, double N, double ef
     double t = t_math > t_mem ? t_math : t_mem;
     double floor = d->cal->min_kernel_us * 1e-6;
     return t > floor ? t : floor;
+}
+
+/* One bf16 GEMM, as layer_gemm_s: FP8 training under Transformer Engine quantizes only the
+ * GEMMs of TE modules (te.pytorch.Linear, LayerNormLinear, …) inside fp8_autocast;
+ * Megatron-Core's output layer is a tensor_parallel.ColumnParallelLinear, not a TE module,
+ * so the logits GEMMs run in bf16 (Megatron-Core gpt_model.py output_layer; TE docs, "FP8
+ * primer": only TE modules run in FP8) */
+double layer_gemm16_s(const est_device *d, double M, double K, double N)
+{
+    if (M <= 0 || K <= 0 || N <= 0) return 0.0;
+    double t_math = 2.0 * M * K * N / (d->peak16 * layer_gemm_eff16(d, M, K, N));
+    double t_mem = 2.0 * (M * K + K * N + M * N) / d->hbm;
+    double t = fmax(t_math, t_mem);
+    return fmax(t, d->cal->min_kernel_us * 1e-6);
 }
 
 /* Mean keys a query attends in a sequence of s tokens: s without a mask; causal
@@ -403,7 +442,7 @@ static double act_bytes_per_token(const est_input *in, const est_device *dev, do
 static double bmm16_s(const est_device *d, double batch, double M, double K, double N)
 {
     if (batch <= 0 || M <= 0 || K <= 0 || N <= 0) return 0.0;
-    double t_math = 2.0 * batch * M * K * N / (d->peak16 * layer_gemm_eff(d, batch * M, K, N)); /* tiles of every matrix share the waves */
+    double t_math = 2.0 * batch * M * K * N / (d->peak16 * layer_gemm_eff16(d, batch * M, K, N)); /* tiles of every matrix share the waves */
     double t_mem = 2.0 * batch * (M * K + K * N + M * N) / d->hbm;
     double t = fmax(t_math, t_mem);
     return fmax(t, d->cal->min_kernel_us * 1e-6);
