@@ -123,6 +123,7 @@ static const struct {
     {"moe_imbalance", offsetof(est_cal, moe_imbalance), 0, 100}, {"moe_permute_units", offsetof(est_cal, moe_permute_units), 0, 1000},
     {"fp4_speedup", offsetof(est_cal, fp4_speedup), 0, 4}, {"moe_launch_us", offsetof(est_cal, moe_launch_us), 0, 1e4},
     {"layer_overhead_us", offsetof(est_cal, layer_overhead_us), 0, 1e5},
+    {"attn_bwd_ratio", offsetof(est_cal, attn_bwd_ratio), 0.1, 1.0},
     {"compute_scale", offsetof(est_cal, compute_scale), 0.1, 3.0},
 };
 enum { CAL_N = sizeof CAL_KEYS / sizeof *CAL_KEYS };

@@ -490,7 +490,8 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
     }
 
     /* attention core: the forward is exp-bound (est_attn_fwd_eff); the backward
-     * (FlashAttention: 2.5× the forward's work, 5 of its 7 GEMMs) is MMA-bound */
+     * (FlashAttention: 2.5× the forward's work, 5 of its 7 GEMMs) is MMA-bound, and peaks
+     * below the forward (attn_bwd_ratio) */
     double t_attn, t_attn_bwd;
     if (in->flash_attention) {
         double attn_flops = attn_core_flops(in, dev, T, seq_kv, causal, cross, cross_seq);
@@ -499,7 +500,8 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
         double ae = c->attn_eff;
         if (in->stack && in->stack->flash2 && in->gpu->sm_arch >= 90 && in->stack->fa2_sm90_eff < ae) ae = in->stack->fa2_sm90_eff;
         t_attn = attn_flops / (dev->peak16 * est_attn_fwd_eff(ae, in->gpu, at->qk_dim + at->v_dim));
-        t_attn_bwd = 2.5 * attn_flops / (dev->peak16 * ae);
+        /* the backward at attn_bwd_ratio of the forward's fraction of peak (calibration.csv) */
+        t_attn_bwd = 2.5 * attn_flops / (dev->peak16 * ae * c->attn_bwd_ratio);
     } else {
         unfused_attn_s(in, dev, seq_q / in->cp, seq_kv, cross, cross_seq, &t_attn, &t_attn_bwd);
     }
