@@ -662,7 +662,7 @@ static double checkpoint_share(const est_input *in, double layers_chunk, double 
  * all-gather, rs_rounds reductions a step) that compute does not hide, never below the
  * dp_tail share (the last bucket after the final backward).  Megatron-Core overlaps the
  * reduction with the last micro-batch's backward and the gathers with the first one's
- * forward (overlap_grad_reduce / overlap_param_gather); partitioned gradients reduce
+ * forward, each in its own window (overlap_grad_reduce / overlap_param_gather); partitioned gradients reduce
  * after every backward, each hiding behind its own.  Interleaved: every model chunk is
  * its own DDP instance.  Backward runs all chunks for p micro-batches at a time, so in
  * the last round chunk j's gradients are final j·u before the end (u = p
@@ -684,9 +684,11 @@ static double dp_exposed_s(const est_input *in, const est_cal *c, const layer_co
         double u_b = rounds * layers_chunk * lay->bwd, u_f = rounds * layers_chunk * lay->fwd;
         exposed = chunk_queue_s(t_rs, v, u_b) + chunk_queue_s(t_ag, v, u_f);
     } else {
-        double window = Ls * (lay->bwd + lay->fwd); /* last micro-batch's backward + first's forward */
-        if (rs_rounds > 1) window = Ls * (rs_rounds * lay->bwd + lay->fwd);
-        exposed = t_dp - window;
+        /* gradients are reduced under the backward that produces them (the last micro-
+         * batch's, or each one's with partitioned gradients) and parameters gathered under
+         * the first forward; neither hides behind the other's window (a reduction cannot
+         * wait for the next step's forward: the optimizer needs its result) */
+        exposed = fmax(0.0, t_rs - Ls * rs_rounds * lay->bwd) + fmax(0.0, t_ag - Ls * lay->fwd);
     }
     return exposed > tail ? exposed : tail;
 }
