@@ -755,9 +755,11 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     t_recomp_layer += (1.0 - ckpt_share) * lay.module_recomp;
     double tp_hidden = in->tp_comm_overlap ? c->tp_overlap : 0.0; /* only what the config switches on */
     double tp_exposed = (1.0 - tp_hidden) * lay.tp_comm;
-    /* CP ring steps overlap with attention compute (forward and backward) */
-    double cp_exposed = lay.cp_comm - 3.5 * lay.attn_core_fwd;
-    if (cp_exposed < 0) cp_exposed = 0;
+    /* CP ring steps overlap with the attention compute of their own pass: the forward's
+     * K/V exchange (a third of cp_comm) with the forward attention, the backward's K/V and
+     * dK/dV exchange (two thirds) with the backward attention (Transformer Engine
+     * AttnFuncWithCP sends the next step's chunk while the current one computes) */
+    double cp_exposed = fmax(0.0, lay.cp_comm / 3.0 - lay.attn_core_fwd) + fmax(0.0, 2.0 * lay.cp_comm / 3.0 - lay.attn_core_bwd);
     double ep_exposed = lay.ep_comm;
     /* A2A overlap (Megatron-Core 1F1B merged forward/backward of two micro-batches): the
      * all-to-all hides behind the other micro-batch's layer compute; only the excess shows */

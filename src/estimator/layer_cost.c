@@ -385,9 +385,9 @@ static double tp_comm_s(const est_input *in, const est_cal *c, double T, bool cr
     return 2.0 * blocks * coll_allreduce_s(T * in->shape.hidden * 2.0, in->tp, bw, c);
 }
 
-/* CP ring exchange of one layer: K and V chunks pass the cp−1 other ranks in the forward;
- * the backward passes them again and returns dK, dV (Megatron-Core context parallel, Liu
- * et al. 2023 ring attention) */
+/* CP ring exchange of one layer: K and V chunks pass the cp−1 other ranks in the forward
+ * (one third of the total); the backward passes them again and returns dK, dV (two thirds)
+ * (Megatron-Core context parallel, Liu et al. 2023 ring attention) */
 static double cp_comm_s(const est_input *in, const est_device *dev, double T)
 {
     if (in->cp <= 1) return 0.0;
@@ -529,6 +529,7 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
 
     double gemm_fwd = f_attn + f_mlp + f_cross;
     lc->attn_core_fwd = t_attn;
+    lc->attn_core_bwd = t_attn_bwd;
     lc->fwd = gemm_fwd + t_attn + t_elem + t_cast_fwd + t_epi_fwd;
     /* backward: data and weight gradients double the GEMMs; FlashAttention's backward
      * recomputes the scores, 2.5× the forward (Dao 2023); elementwise ×2.  With LoRA
@@ -554,6 +555,7 @@ void layer_cost_mix(const layer_cost *x, const layer_cost *y, double w_x, layer_
     out->fwd = w_x * x->fwd + w_y * y->fwd;
     out->bwd = w_x * x->bwd + w_y * y->bwd;
     out->attn_core_fwd = w_x * x->attn_core_fwd + w_y * y->attn_core_fwd;
+    out->attn_core_bwd = w_x * x->attn_core_bwd + w_y * y->attn_core_bwd;
     out->mla_up_fwd = w_x * x->mla_up_fwd + w_y * y->mla_up_fwd;
     out->module_recomp = w_x * x->module_recomp + w_y * y->module_recomp;
     out->tp_comm = w_x * x->tp_comm + w_y * y->tp_comm;

@@ -32,6 +32,7 @@ typedef struct {
 typedef struct {
     double fwd, bwd;          /* compute seconds per layer per micro-batch */
     double attn_core_fwd;     /* attention-core part of fwd (selective recompute, CP overlap) */
+    double attn_core_bwd;     /* attention-core part of bwd (CP overlap) */
     double mla_up_fwd;        /* MLA up-projections' part of fwd (recompute_mla_up_proj) */
     double module_recomp;     /* recompute_layernorm / recompute_moe_act: their forward again */
     double tp_comm, cp_comm, ep_comm; /* fwd+bwd seconds, before overlap */
