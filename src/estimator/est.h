@@ -81,6 +81,10 @@ typedef struct est_input {
      * row-wise and a column-wise quantized copy on every GPU (per-tensor FP8 needs the
      * transpose only where GEMMs take TN operands: catalog fp8_weight_copies) */
     bool fp8_block_scaled;
+    /* per-tensor current scaling (Transformer Engine Float8CurrentScaling, Megatron
+     * --fp8-recipe tensorwise): the scale comes from the tensor being cast, so an amax pass
+     * reads it before the cast; delayed scaling takes the amax inside the cast kernel */
+    bool fp8_current_scaling;
     est_precision precision;
     bool flash_attention; /* true in every NeMo/Megatron-Core release since 2023 */
     /* MoE routing: dropless routing syncs with the host every layer to size the expert

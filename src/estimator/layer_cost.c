@@ -523,6 +523,9 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
         /* bytes per cast element: the stack's quantization kernels (Transformer Engine's fused
          * cast-transpose 4 B; unfused amax + casts 8 B) */
         double cast_b = in->stack && in->stack->fp8_cast_bytes > 0 ? in->stack->fp8_cast_bytes : 4.0;
+        /* current scaling: nvte_compute_amax reads the 2-byte input in a pass of its own
+         * before nvte_quantize (Transformer Engine Float8CurrentScalingQuantizer::quantize_impl) */
+        if (in->fp8_current_scaling) cast_b += 2.0;
         t_cast_fwd = cast_b * cast_elems(in, at, T, false, moe_layer) / dev->hbm;
         t_cast_bwd = cast_b * cast_elems(in, at, T, true, moe_layer) / dev->hbm;
     }

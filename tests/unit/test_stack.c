@@ -160,6 +160,16 @@ static void test_fp8_casts(void)
     CHECK(est_evaluate(&in, &bf) == 0);
     CHECK(b.t_compute_fwd > a.t_compute_fwd);
     CHECK(est_stack_find("pytorch-fsdp")->fp8_cast_bytes == 8.0 && est_stack_default()->fp8_cast_bytes == 4.0);
+    /* per-tensor current scaling reads each input once more for its amax (2 B): 6 B an
+     * element against delayed scaling's 4, so the cast time grows by half of the fused 4 B
+     * stack's (b − a is 4 B's worth: it doubled from 4 to 8) */
+    est_result cs;
+    in.precision = PREC_FP8;
+    in.stack = &fused;
+    in.fp8_current_scaling = true;
+    CHECK(est_evaluate(&in, &cs) == 0);
+    CHECK_NEAR(cs.t_compute_fwd - a.t_compute_fwd, 0.5 * (b.t_compute_fwd - a.t_compute_fwd), 1e-12);
+    CHECK_NEAR(cs.t_compute_bwd - a.t_compute_bwd, 0.5 * (b.t_compute_bwd - a.t_compute_bwd), 1e-12);
 }
 
 /* FlashAttention-2 (SDPA in torchtitan/HF) on Hopper runs at its measured ~35 % of peak,
