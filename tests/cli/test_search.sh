@@ -116,7 +116,7 @@ if [ -f "$V" ]; then
     echo "$last" | grep -Eq '^rows [0-9]+ skipped [0-9]+ median_abs_err [0-9.]+% p90_abs_err [0-9.]+%$' \
         && pass validate_line || fail validate_line "$last"
     med=$(echo "$last" | sed 's/.*median_abs_err \([0-9.]*\)%.*/\1/')
-    awk -v m="$med" 'BEGIN { exit !(m <= 10.0) }' && pass validate_median || fail validate_median "median $med% > 10%"
+    awk -v m="$med" 'BEGIN { exit !(m <= 9.0) }' && pass validate_median || fail validate_median "median $med% > 9% (was 8.6%)"
     p90=$(echo "$last" | sed 's/.*p90_abs_err \([0-9.]*\)%.*/\1/')
     # p90 is a regression guard (target 25%): 35.5% before the release-bound recipes (CUDA
     # graphs and all-to-all overlap of the 26.06+ MoE runs), 31.9% with them; 37.9% once the
@@ -130,15 +130,17 @@ if [ -f "$V" ]; then
     # DDP: issue 24); 36.5% with the training stack as an input (S8 on nemo-megatron-2022:
     # unfused attention, no interleaving), GEMM tile/wave quantization and T5's per-stack layers.
     # 29.4% with NeMo 1.x's unfused gradient accumulation and NeMo's gated-GELU T5.
-    awk -v m="$p90" 'BEGIN { exit !(m <= 27.0) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 27.0% (was 26.6% with the fine-tuning rows read and the 2022 stack without TE userbuffers)"
+    # 25.8% with the output layer in bf16 under FP8, FP8 tiles' longer K fill, FlashAttention's
+    # slower backward and the DP reduction hidden under the backward only.
+    awk -v m="$p90" 'BEGIN { exit !(m <= 26.3) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 26.3% (was 25.8% with the bf16 output layer under FP8 and the attention backward ratio)"
     p90_old=$(python3 -c '
 import csv, sys
 e = sorted(abs(float(r["error_pct"])) for r in csv.DictReader(open(sys.argv[1]))
            if r["error_pct"] and "DeepSeek" not in r["model"])
 x = 0.9 * (len(e) - 1); i = int(x)
 print("%.1f" % (e[i] + (x - i) * (e[min(i + 1, len(e) - 1)] - e[i])))' "$T/val.csv")
-    awk -v m="$p90_old" 'BEGIN { exit !(m <= 28.0) }' && pass validate_p90_without_mla \
-        || fail validate_p90_without_mla "p90 without the DeepSeek-V3 rows $p90_old% > 28.0% (was 27.7%)"
+    awk -v m="$p90_old" 'BEGIN { exit !(m <= 27.0) }' && pass validate_p90_without_mla \
+        || fail validate_p90_without_mla "p90 without the DeepSeek-V3 rows $p90_old% > 27.0% (was 26.6%)"
     # the DeepSeek-V3 rows: every one predicted (sizes from MLA_FAMILIES), all fit in memory
     # with the recipe's MLA up-projection recompute
     ds=$(python3 -c '
