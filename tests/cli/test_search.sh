@@ -131,16 +131,17 @@ if [ -f "$V" ]; then
     # unfused attention, no interleaving), GEMM tile/wave quantization and T5's per-stack layers.
     # 29.4% with NeMo 1.x's unfused gradient accumulation and NeMo's gated-GELU T5.
     # 25.8% with the output layer in bf16 under FP8, FP8 tiles' longer K fill, FlashAttention's
-    # slower backward and the DP reduction hidden under the backward only.
-    awk -v m="$p90" 'BEGIN { exit !(m <= 26.3) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 26.3% (was 25.8% with the bf16 output layer under FP8 and the attention backward ratio)"
+    # slower backward and the DP reduction hidden under the backward only; 25.1% with the
+    # architectures read by name (data/models.csv: 513 rows).
+    awk -v m="$p90" 'BEGIN { exit !(m <= 25.6) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 25.6% (was 25.1% with the bf16 output layer under FP8, the attention backward ratio and the models read by name)"
     p90_old=$(python3 -c '
 import csv, sys
 e = sorted(abs(float(r["error_pct"])) for r in csv.DictReader(open(sys.argv[1]))
            if r["error_pct"] and "DeepSeek" not in r["model"])
 x = 0.9 * (len(e) - 1); i = int(x)
 print("%.1f" % (e[i] + (x - i) * (e[min(i + 1, len(e) - 1)] - e[i])))' "$T/val.csv")
-    awk -v m="$p90_old" 'BEGIN { exit !(m <= 27.0) }' && pass validate_p90_without_mla \
-        || fail validate_p90_without_mla "p90 without the DeepSeek-V3 rows $p90_old% > 27.0% (was 26.6%)"
+    awk -v m="$p90_old" 'BEGIN { exit !(m <= 26.0) }' && pass validate_p90_without_mla \
+        || fail validate_p90_without_mla "p90 without the DeepSeek-V3 rows $p90_old% > 26.0% (was 25.5%)"
     # the DeepSeek-V3 rows: every one predicted (sizes from MLA_FAMILIES), all fit in memory
     # with the recipe's MLA up-projection recompute
     ds=$(python3 -c '
@@ -149,7 +150,7 @@ r = [r for r in csv.DictReader(open(sys.argv[1])) if r["model"].startswith("Deep
 print(len(r), sum(x["fits"] == "true" for x in r))' "$T/val.csv")
     [ "$ds" = "34 34" ] && pass validate_deepseek_v3 || fail validate_deepseek_v3 "predicted, fitting: $ds (want 34 34)"
     fit=$(echo "$out" | sed -n 's/^memory: \([0-9]*\) of \([0-9]*\) published runs.*/\1/p')
-    [ "${fit:-0}" -ge 474 ] && pass validate_memory_fit || fail validate_memory_fit "only ${fit:-?} published runs predicted to fit (was 474 of 481)"
+    [ "${fit:-0}" -ge 506 ] && pass validate_memory_fit || fail validate_memory_fit "only ${fit:-?} published runs predicted to fit (was 506 of 513)"
     # the per-source median target (10%) holds for every source but S6 (MoE release spread)
     bad=$(echo "$out" | awk '$1 ~ /^S(4|5|7|10)$/ && $4+0 > 10.0 {print $1 " " $4}')
     seen=$(echo "$out" | awk '$1 ~ /^S(4|5|7|10)$/ && $4 ~ /%$/' | wc -l)
