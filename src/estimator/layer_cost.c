@@ -392,7 +392,7 @@ static double cp_comm_s(const est_input *in, const est_device *dev, double T)
 {
     if (in->cp <= 1) return 0.0;
     double kv_bytes = T * (dev->at.k + dev->at.v) / in->tp * 2.0;
-    double bw = coll_group_bw(in, in->cp, in->tp);
+    double bw = coll_p2p_bw(in, in->cp, in->tp);
     return 3.0 * ((double)in->cp - 1) * kv_bytes / (bw * dev->cal->p2p_eff);
 }
 
