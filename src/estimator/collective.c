@@ -38,7 +38,7 @@ double coll_group_bw(const est_input *in, int size, int stride)
 }
 
 /* Per-GPU bandwidth (bytes/s) of a point-to-point ring over `size` ranks spaced `stride`
- * apart (pipeline sends, the CP ring): inside one NVLink domain the local link; across units
+ * apart (the CP ring): inside one NVLink domain the local link; across units
  * a send between two GPUs leaves through one NIC (NCCL send/recv: the sender's rail NIC, or
  * with PXN a peer's on the same rail; never several), and the ring is paced by that hop, so
  * the rate is one GPU's scale-out share, however many ranks of the group share a node (the

@@ -820,19 +820,14 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     r->t_moe_host = m * Ls * host_exposed;
     r->t_pp_bubble = (double)(p - 1) / v * t_mb;
     if (p > 1) {
-        /* per micro-batch and model chunk an activation goes forward and a gradient back */
+        /* per micro-batch and model chunk an activation goes forward and a gradient back,
+         * exposed.  Two known departures that cancel in part, kept together until what else
+         * interleaved runs pay is found (docs/estimator.md, "tried and not kept"): a send
+         * between nodes leaves through one NIC (coll_p2p_bw), not ranks-per-node NICs, and
+         * with VP > 1 Megatron-Bridge/NeMo 2 overlap the sends with compute (overlap_p2p_comm) */
         double msg = T * s->hidden * 2.0 / layer_sp_div(in);
-        double bw = coll_p2p_bw(in, p, N / p);
-        double per_chunk = 2.0 * msg / (bw * c->p2p_eff);
-        r->t_pp_p2p = (double)m * v * per_chunk;
-        /* the interleaved schedule posts each chunk's send/recv before computing the next
-         * chunk and waits only when it needs the data (Megatron-Core overlap_p2p_comm, which
-         * Megatron-Bridge's comm_overlap.py and NeMo 2's comm-overlap callback turn on whenever
-         * PP > 1 and VP > 1, as the NeMo launcher's Llama configs do), so only a transfer
-         * longer than a chunk's compute shows, plus the first one of the step, which nothing
-         * precedes; without VP the 1F1B schedule's batched send/recv waits (batch_p2p_comm) */
-        if (v > 1 && (!in->stack || in->stack->interleaved_pipeline))
-            r->t_pp_p2p = (double)m * v * fmax(0.0, per_chunk - t_mb / v) + per_chunk;
+        double bw = coll_group_bw(in, p, N / p);
+        r->t_pp_p2p = (double)m * v * 2.0 * msg / (bw * c->p2p_eff);
     }
     double t_pipe = m * t_mb + r->t_pp_bubble + r->t_pp_p2p;
 
