@@ -101,13 +101,15 @@ double est_attn_keys(double s, bool causal, double window)
 }
 
 /* Keys per query the attention kernel computes: FlashAttention walks whole blocks of
- * EST_ATTN_KEY_BLOCK keys (Dao 2023 §3.1; FA3 and cuDNN use 128 on Hopper and Blackwell)
- * and masks inside them, so a query block of a sliding window of W keys computes the
- * W/128 blocks its window covers plus the diagonal one: W + 128 keys, not W.  (The
- * diagonal block of full causal attention adds 64 to s/2, left out: ≤ 3 % for s ≥ 4096.) */
+ * EST_ATTN_KEY_BLOCK keys (Dao 2023 §3.1; FA3 and cuDNN use 128 on Hopper and Blackwell),
+ * skips the blocks a causal mask hides entirely and masks inside the others, so causal
+ * attention computes the diagonal block in full: query block i of n = s/128 computes i + 1
+ * key blocks, 128·(n + 1)/2 = s/2 + 64 keys per query on average, not s/2 (+3 % at s = 4096,
+ * +6 % at 2048); a query block of a sliding window of W keys computes the W/128 blocks its
+ * window covers plus the diagonal one: W + 128 keys, not W. */
 double est_attn_keys_computed(double s, bool causal, double window)
 {
-    double full = est_attn_keys(s, causal, 0);
+    double full = causal ? fmin(s, s / 2.0 + EST_ATTN_KEY_BLOCK / 2.0) : s;
     if (window <= 0 || window >= s) return full;
     return fmin(full, window + EST_ATTN_KEY_BLOCK);
 }
@@ -325,17 +327,17 @@ static double cross_attn_fwd_s(const est_input *in, const est_device *dev, doubl
 }
 
 /* Attention-core FLOPs of the forward: QKᵀ over qk_dim and AV over v_dim for the mean keys
- * a query attends (est_attn_keys: causal masks and sliding windows skip the rest, as
- * FlashAttention does; a sliding-window layer computes whole key blocks,
- * est_attn_keys_computed), plus T5's cross-attention over all encoder tokens */
+ * a query's kernel computes (est_attn_keys_computed: causal masks and sliding windows skip
+ * the blocks they hide entirely, as FlashAttention does, and compute the diagonal ones whole),
+ * plus T5's cross-attention over all encoder tokens */
 static double attn_core_flops(const est_input *in, const est_device *dev, double T, double seq_kv, bool causal,
                               bool cross, double cross_seq)
 {
     const model_shape *s = &in->shape;
     double t = in->tp, a = s->heads, d = shape_head_dim(s);
     double keys = s->swa_window > 0 ? s->swa_share * est_attn_keys_computed(seq_kv, causal, s->swa_window) +
-                                          (1.0 - s->swa_share) * est_attn_keys(seq_kv, causal, 0)
-                                    : est_attn_keys(seq_kv, causal, 0);
+                                          (1.0 - s->swa_share) * est_attn_keys_computed(seq_kv, causal, 0)
+                                    : est_attn_keys_computed(seq_kv, causal, 0);
     double flops = 2.0 * T * keys * a * (dev->at.qk_dim + dev->at.v_dim) / t;
     if (cross) flops += 4.0 * T * cross_seq * a * d / t;
     return flops;
