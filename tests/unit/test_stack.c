@@ -1,5 +1,6 @@
 /* test_stack.c — the training-stack mechanisms (data/stacks.csv) and GEMM shape
  * efficiency against hand-computed values */
+#include <math.h>
 #include <string.h>
 
 #include "../check.h"
@@ -340,6 +341,33 @@ static void test_p2p_bandwidth(void)
     CHECK_NEAR(coll_p2p_bw(&in, 16, 8), 50e9, 1e-3);
 }
 
+/* The CP ring hides per pass: the forward's K/V exchange (a third) behind the forward
+ * attention, the backward's K/V + dK/dV (two thirds) behind the backward attention.  A small
+ * GPT at seq 8192, TP 8 x CP 2 on two H100 nodes: 4096 tokens and one 128-wide head per GPU;
+ * K/V 4096 x 2 x 128 x 2 B = 2 MiB crosses one NIC (50 GB/s x 0.7) three times; attention
+ * 2·4096·4160·256 FLOPs forward (causal, diagonal blocks whole) at 0.55 of 989 TFLOP/s,
+ * 2.5x that backward at 0.55 x 0.86 */
+static void test_cp_exchange_windows(void)
+{
+    CHECK(gpu_catalog_load(NULL) == 0);
+    model_shape s = small_gpt();
+    s.seq_length = 8192;
+    est_input in;
+    est_input_init(&in, &s, gpu_find("h100_sxm"));
+    in.tp = 8;
+    in.cp = 2;
+    in.num_gpus = 16;
+    in.sequence_parallel = true;
+    est_result r;
+    CHECK(est_evaluate(&in, &r) == 0);
+    double kv = 4096.0 * 2 * 128 * 2, comm = 3.0 * kv / (50e9 * 0.70);
+    double flops = 2.0 * 4096 * (4096 + 64) * 256;
+    double t_f = flops / (989e12 * 0.55), t_b = 2.5 * flops / (989e12 * 0.55 * 0.86);
+    double exposed = fmax(0.0, comm / 3 - t_f) + fmax(0.0, 2 * comm / 3 - t_b);
+    CHECK(exposed > 0);
+    CHECK_NEAR(r.t_cp_comm, 4 * exposed, 1e-12);
+}
+
 int main(void)
 {
     RUN(test_stacks_load);
@@ -354,5 +382,6 @@ int main(void)
     RUN(test_attention_backward_ratio);
     RUN(test_dp_reduce_window);
     RUN(test_p2p_bandwidth);
+    RUN(test_cp_exchange_windows);
     CHECK_DONE();
 }
