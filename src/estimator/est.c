@@ -23,6 +23,7 @@
 #include "estimator/band.h"
 #include "estimator/collective.h"
 #include "estimator/layer_cost.h"
+#include "estimator/stack.h"
 #include "model/layer.h"
 #include "util/csv.h"
 #include "util/fsutil.h"
@@ -791,7 +792,9 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     /* output layer: forward, data gradient and (unless frozen under LoRA) weight gradient,
      * in bf16 under FP8/FP4 too (not a Transformer Engine module: layer_gemm16_s) */
     double logit_passes = in->lora_rank > 0 ? 2.0 : 3.0;
-    double t_logits = logit_passes * layer_gemm16_s(&dev, T, s->hidden, V / t) + 3.0 * 8.0 * T * V / t / dev.hbm;
+    /* plus the loss's passes over the [T, V/t] logits (the stack's logit_bytes) */
+    double logit_b = in->stack && in->stack->logit_bytes > 0 ? in->stack->logit_bytes : EST_LOGIT_BYTES;
+    double t_logits = logit_passes * layer_gemm16_s(&dev, T, s->hidden, V / t) + logit_b * T * V / t / dev.hbm;
     /* multi-token prediction (DeepSeek-V3 §2.2; Megatron-Core MTP on the last stage): per
      * module a 2h→h projection, one more layer and one more output layer + cross-entropy */
     double mtp = s->mtp_layers, mtp_fwd = 0.0, mtp_bwd = 0.0, mtp_comm = 0.0;
