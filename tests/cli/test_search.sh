@@ -116,7 +116,7 @@ if [ -f "$V" ]; then
     echo "$last" | grep -Eq '^rows [0-9]+ skipped [0-9]+ median_abs_err [0-9.]+% p90_abs_err [0-9.]+%$' \
         && pass validate_line || fail validate_line "$last"
     med=$(echo "$last" | sed 's/.*median_abs_err \([0-9.]*\)%.*/\1/')
-    awk -v m="$med" 'BEGIN { exit !(m <= 9.0) }' && pass validate_median || fail validate_median "median $med% > 9% (was 8.6%)"
+    awk -v m="$med" 'BEGIN { exit !(m <= 8.8) }' && pass validate_median || fail validate_median "median $med% > 8.8% (was 8.4%)"
     p90=$(echo "$last" | sed 's/.*p90_abs_err \([0-9.]*\)%.*/\1/')
     # p90 is a regression guard (target 25%): 35.5% before the release-bound recipes (CUDA
     # graphs and all-to-all overlap of the 26.06+ MoE runs), 31.9% with them; 37.9% once the
@@ -132,16 +132,17 @@ if [ -f "$V" ]; then
     # 29.4% with NeMo 1.x's unfused gradient accumulation and NeMo's gated-GELU T5.
     # 25.8% with the output layer in bf16 under FP8, FP8 tiles' longer K fill, FlashAttention's
     # slower backward and the DP reduction hidden under the backward only; 25.1% with the
-    # architectures read by name (data/models.csv: 513 rows).
-    awk -v m="$p90" 'BEGIN { exit !(m <= 25.6) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 25.6% (was 25.1% with the bf16 output layer under FP8, the attention backward ratio and the models read by name)"
+    # architectures read by name (data/models.csv: 513 rows); 25.0% with NeMo 1.x's unfused
+    # fp32 cross-entropy and causal attention's whole diagonal blocks.
+    awk -v m="$p90" 'BEGIN { exit !(m <= 25.5) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 25.5% (was 25.0% with the bf16 output layer under FP8, the attention backward ratio, NeMo 1.x's fp32 loss and the models read by name)"
     p90_old=$(python3 -c '
 import csv, sys
 e = sorted(abs(float(r["error_pct"])) for r in csv.DictReader(open(sys.argv[1]))
            if r["error_pct"] and "DeepSeek" not in r["model"])
 x = 0.9 * (len(e) - 1); i = int(x)
 print("%.1f" % (e[i] + (x - i) * (e[min(i + 1, len(e) - 1)] - e[i])))' "$T/val.csv")
-    awk -v m="$p90_old" 'BEGIN { exit !(m <= 26.0) }' && pass validate_p90_without_mla \
-        || fail validate_p90_without_mla "p90 without the DeepSeek-V3 rows $p90_old% > 26.0% (was 25.5%)"
+    awk -v m="$p90_old" 'BEGIN { exit !(m <= 25.6) }' && pass validate_p90_without_mla \
+        || fail validate_p90_without_mla "p90 without the DeepSeek-V3 rows $p90_old% > 25.6% (was 25.1%)"
     # the DeepSeek-V3 rows: every one predicted (sizes from MLA_FAMILIES), all fit in memory
     # with the recipe's MLA up-projection recompute
     ds=$(python3 -c '
