@@ -663,8 +663,8 @@ static double checkpoint_share(const est_input *in, double layers_chunk, double 
  * all-gather, rs_rounds reductions a step) that compute does not hide, never below the
  * dp_tail share (the last bucket after the final backward).  Megatron-Core overlaps the
  * reduction with the last micro-batch's backward and the gathers with the first one's
- * forward, each in its own window (overlap_grad_reduce / overlap_param_gather); partitioned gradients reduce
- * after every backward, each hiding behind its own.  Interleaved: every model chunk is
+ * forward, each in its own window (overlap_grad_reduce / overlap_param_gather);
+ * partitioned gradients reduce after every backward, each hiding behind its own.  Interleaved: every model chunk is
  * its own DDP instance.  Backward runs all chunks for p micro-batches at a time, so in
  * the last round chunk j's gradients are final j·u before the end (u = p
  * chunk-backwards); their reductions queue on the network one after another, and the
@@ -764,7 +764,8 @@ int est_evaluate(const est_input *in_arg, est_result *r)
      * K/V exchange (a third of cp_comm) with the forward attention, the backward's K/V and
      * dK/dV exchange (two thirds) with the backward attention (Transformer Engine
      * AttnFuncWithCP sends the next step's chunk while the current one computes) */
-    double cp_exposed = fmax(0.0, lay.cp_comm / 3.0 - lay.attn_core_fwd) + fmax(0.0, 2.0 * lay.cp_comm / 3.0 - lay.attn_core_bwd);
+    double cp_exposed = fmax(0.0, lay.cp_comm / 3.0 - lay.attn_core_fwd) +
+                        fmax(0.0, 2.0 * lay.cp_comm / 3.0 - lay.attn_core_bwd);
     double ep_exposed = lay.ep_comm;
     /* A2A overlap (Megatron-Core 1F1B merged forward/backward of two micro-batches): the
      * all-to-all hides behind the other micro-batch's layer compute; only the excess shows */
