@@ -509,6 +509,7 @@ static int row_input(const csv_table *t, const csv_row *row, est_input *in, char
     in->dp_overlap_off = !switch_cell(csv_get(row, c.overlap_grad_sync), rs.overlap_grad_sync != 0);
     bool fp8_gather = switch_cell(csv_get(row, c.fp8_gather), rs.fp8_param_gather == 1);
     in->fp8_block_scaled = prec == PREC_FP8 && block_scaled;
+    in->fp8_current_scaling = prec == PREC_FP8 && !block_scaled && spell_fp8_current_scaling(ptext);
     in->fp8_param_gather = fp8_gather && est_fp8_gather_allowed(in);
     if (spell_recompute(csv_get(row, c.recompute), notes, &in->recompute))
         return SKIP("act_recompute not recognised (none, selective, full or yes/no)");
