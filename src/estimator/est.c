@@ -528,7 +528,7 @@ double est_model_flops(const model_shape *s, double B)
  * est_fp4_gemm_tflops) at its achievable fraction, bf16 for attention, HBM at the ~85 %
  * STREAM-like kernels reach, the host link, and a cluster's calibrated compute_scale
  * (clocks or power cap against the catalog; 1 unless `autoconfig calibrate` fitted it). */
-static void device_of(const est_input *in, const est_cal *c, est_device *dev)
+void est_device_of(const est_input *in, const est_cal *c, est_device *dev)
 {
     const gpu_spec *g = in->gpu;
     bool low = in->precision == PREC_FP8 || in->precision == PREC_FP4;
@@ -572,6 +572,7 @@ static void average_layer(const est_input *in, const est_device *dev, layer_cost
         if (in->pp == 1) {
             lay->act_full = 0.5 * (enc.act_full + dec.act_full);
             lay->act_ckpt = 0.5 * (enc.act_ckpt + dec.act_ckpt);
+            lay->act_sac = 0.5 * (enc.act_sac + dec.act_sac);
         }
         return;
     }
@@ -740,7 +741,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     est_stage_layers(in, &Ls_first, &Ls, &Ls_last);
 
     est_device dev;
-    device_of(in, c, &dev);
+    est_device_of(in, c, &dev);
     layer_cost lay, mtp_layer;
     average_layer(in, &dev, &lay, &mtp_layer);
     double sq = s->seq_length;
@@ -750,12 +751,16 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     stage_inflight first_held = stage_inflight_of(in, m, 0, Ls, Ls_first, Ls_last);
     double inflight_mb = first_held.microbatches; /* the first stage's */
     double ckpt_share = checkpoint_share(in, layers_chunk, Ls, inflight_mb);
-    double act_per_layer = ckpt_share * lay.act_ckpt + (1.0 - ckpt_share) * lay.act_full;
+    /* selective recompute on a stack whose "selective" is PyTorch's op-level checkpointing
+     * (torchtitan): what layer_sac keeps, and its dropped matmuls and other ops again */
+    bool op_sac = in->recompute == RECOMPUTE_SELECTIVE && in->stack && in->stack->selective_op_sac;
+    double act_per_layer = ckpt_share * lay.act_ckpt + (1.0 - ckpt_share) * (op_sac ? lay.act_sac : lay.act_full);
 
     /* ---- time per micro-batch on a stage ---- */
     double t_layer = lay.fwd + lay.bwd;
     double t_recomp_layer = ckpt_share * lay.fwd;
     if (in->recompute == RECOMPUTE_SELECTIVE && !in->flash_attention) t_recomp_layer = lay.attn_core_fwd;
+    if (op_sac) t_recomp_layer = lay.sac_recomp;
     if (in->recompute_mla_up_proj) t_recomp_layer += (1.0 - ckpt_share) * lay.mla_up_fwd; /* layers not fully recomputed */
     t_recomp_layer += (1.0 - ckpt_share) * lay.module_recomp;
     double tp_hidden = in->tp_comm_overlap ? c->tp_overlap : 0.0; /* only what the config switches on */
@@ -958,6 +963,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
         }
         /* during backward of a recomputed layer its full activations exist once */
         if (in->recompute == RECOMPUTE_FULL) acts += lay.act_full - lay.act_ckpt;
+        else if (op_sac) acts += lay.act_full - lay.act_sac;
         int groups_nontrivial = (t > 1) + (p > 1) + (dp > 1) + (in->cp > 1) + (in->ep > 1);
         double comm = groups_nontrivial * 0.25 * GIB; /* NCCL buffers: ~channels × 2 × 4 MiB per communicator */
         double allowance = c->cuda_context_gb * GIB + c->fragmentation * (weights + grads + opt + acts + logits);

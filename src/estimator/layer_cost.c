@@ -474,6 +474,44 @@ static void unfused_attn_s(const est_input *in, const est_device *dev, double se
     }
 }
 
+/* Op-level selective activation checkpointing as torchtitan applies it (torchtitan
+ * parallelize apply_ac, selective_ac_option "op"): inside each checkpointed block the outputs
+ * of matmuls, attention kernels and reduce-scatters are saved, except every second matmul, and
+ * every other op (norms, RoPE, activations, residual adds) is recomputed in the backward.  The
+ * block's matmuls run in order Q, K, V, O, then gate, up, down (gated MLP) or fc1, fc2: the
+ * even ones (K, O, up or fc2) are dropped and recomputed.  *share: their share of the layer's
+ * matmul FLOPs (each is h·width, the down/fc2 projection f·h); *kept: bytes kept per token
+ * (bf16): the block input, the odd matmuls' outputs and the attention output.  MoE expert
+ * matmuls are grouped GEMMs, not aten.mm, so they are recomputed: a MoE layer keeps only its
+ * attention part and repeats the whole expert MLP. */
+static void layer_sac(const est_input *in, const layer_attn *at, bool moe_layer, double *share, double *kept)
+{
+    const model_shape *s = &in->shape;
+    double h = s->hidden, t = in->tp, sp = layer_sp_div(in);
+    double f = s->ffn_hidden;
+    /* output widths per token of the block's matmuls, in call order, and their K */
+    double w[7], k[7];
+    int n = 0;
+    w[n] = at->q / t, k[n++] = h;
+    w[n] = at->k / t, k[n++] = h;
+    w[n] = at->v / t, k[n++] = h;
+    w[n] = h / sp, k[n++] = at->ctx / t;
+    double all = 0, dropped = 0, keep = 2.0 * h / sp + 2.0 * at->ctx / t; /* input, attention output */
+    if (!moe_layer) {
+        if (s->gated_mlp) { w[n] = f / t, k[n++] = h; }
+        w[n] = f / t, k[n++] = h;
+        w[n] = h / sp, k[n++] = f / t;
+    }
+    for (int i = 0; i < n; i++) {
+        all += w[i] * k[i];
+        if (i % 2) dropped += w[i] * k[i]; /* the 2nd, 4th, ... matmul */
+        else keep += 2.0 * w[i];
+    }
+    *share = all > 0 ? dropped / all : 0.0;
+    if (moe_layer) *share = -1.0; /* the caller repeats the whole expert MLP and the dropped attention matmuls */
+    *kept = keep;
+}
+
 void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q, double seq_kv, bool causal,
                         bool cross, double cross_seq, bool moe_layer, layer_cost *lc)
 {
@@ -550,6 +588,16 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
     /* activation bytes per layer per micro-batch; full recompute keeps only the layer input */
     lc->act_full = act_bytes_per_token(in, dev, seq_q, seq_kv, cross, cross_seq, moe_layer) * T;
     lc->act_ckpt = 2.0 * in->shape.hidden / layer_sp_div(in) * T;
+    if (in->stack && in->stack->selective_op_sac) {
+        double share, kept;
+        layer_sac(in, at, moe_layer, &share, &kept);
+        /* the dropped matmuls again, and every non-matmul op of the forward; a MoE layer
+         * repeats its expert MLP whole and half of its attention projections */
+        double gemm_again = share >= 0 ? share * gemm_fwd : 0.5 * f_attn + f_mlp;
+        double cast_share = gemm_fwd > 0 ? gemm_again / gemm_fwd : 0.0;
+        lc->sac_recomp = gemm_again + t_elem + cast_share * t_cast_fwd + t_epi_fwd;
+        lc->act_sac = fmin(kept * T, lc->act_full);
+    }
 }
 
 /* the average of two kinds of layer, a share w_x of the first: times add up, the larger
@@ -569,4 +617,6 @@ void layer_cost_mix(const layer_cost *x, const layer_cost *y, double w_x, layer_
     out->host_moe = w_x * x->host_moe + w_y * y->host_moe;
     out->act_full = fmax(x->act_full, y->act_full);
     out->act_ckpt = fmax(x->act_ckpt, y->act_ckpt);
+    out->sac_recomp = w_x * x->sac_recomp + w_y * y->sac_recomp;
+    out->act_sac = fmax(x->act_sac, y->act_sac);
 }

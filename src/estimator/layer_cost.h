@@ -29,6 +29,10 @@ typedef struct {
     layer_attn at;      /* the model's attention widths, derived once per evaluation */
 } est_device;
 
+/* the device an evaluation runs on: peaks and GEMM efficiency of the run's precision, HBM
+ * and host bandwidth, the model's attention widths (est.c) */
+void est_device_of(const est_input *in, const est_cal *c, est_device *dev);
+
 typedef struct {
     double fwd, bwd;          /* compute seconds per layer per micro-batch */
     double attn_core_fwd;     /* attention-core part of fwd (selective recompute, CP overlap) */
@@ -38,6 +42,8 @@ typedef struct {
     double tp_comm, cp_comm, ep_comm; /* fwd+bwd seconds, before overlap */
     double host_moe;                  /* host time of the expert block, fwd+bwd (moe_host_s) */
     double act_full, act_ckpt;        /* activation bytes kept per layer per micro-batch */
+    double sac_recomp, act_sac;       /* op-level selective checkpointing (stack selective_op_sac):
+                                       * forward seconds it repeats, bytes it keeps (layer_sac) */
 } layer_cost;
 
 /* the fraction of peak a GEMM of this shape reaches: the catalog's gemm_eff for large

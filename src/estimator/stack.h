@@ -43,6 +43,10 @@ typedef struct est_stack {
     double fp8_cast_bytes;      /* HBM bytes per element of an FP8 GEMM input's quantization */
     double logit_bytes;         /* HBM bytes per output-layer logit the loss moves, forward + backward
                                  * (optional; 0: EST_LOGIT_BYTES) */
+    bool selective_op_sac;      /* "selective" recompute is PyTorch's op-level selective checkpointing
+                                 * (torchtitan: keep matmul and attention outputs except every second
+                                 * matmul, recompute the rest) rather than Megatron's attention core
+                                 * (optional; 0) */
 } est_stack;
 
 /* Loads data/stacks.csv (compiled in) once; -1 only when the file is malformed. */

@@ -513,6 +513,14 @@ static int row_input(const csv_table *t, const csv_row *row, est_input *in, char
     in->fp8_param_gather = fp8_gather && est_fp8_gather_allowed(in);
     if (spell_recompute(csv_get(row, c.recompute), notes, &in->recompute))
         return SKIP("act_recompute not recognised (none, selective, full or yes/no)");
+    /* layer-level selective checkpointing (torchtitan selective_ac_option N, default 2: every
+     * second block checkpointed whole) is full recompute of half a stage's blocks */
+    if (in->recompute == RECOMPUTE_SELECTIVE &&
+        (contains_ci(csv_get(row, c.recompute), "selective layer") || contains_ci(notes, "selective layer"))) {
+        in->recompute = RECOMPUTE_FULL;
+        in->recompute_layers = shape_total_layers(&in->shape) / in->pp / in->vp / 2;
+        if (in->recompute_layers < 1) in->recompute_layers = 1;
+    }
     /* a recipe's offload belongs to its recipe: not to a row that publishes recompute */
     if (!*csv_get(row, c.act_offload) && rs.cpu_offloading_num_layers > 0 && in->recompute == RECOMPUTE_NONE)
         in->offload_act_layers = rs.cpu_offloading_num_layers;

@@ -119,6 +119,45 @@ static void test_fsdp_gather_reshard(void)
 
 /* DeepSpeed's default reduces gradients after the backward below ZeRO-3 (overlap_comm unset is
  * true only for stage 3): all of it shows; a config that sets overlap_comm (dp_overlap_on) hides it */
+/* "selective" on the FSDP stack is torchtitan's op-level checkpointing: of the block's matmuls
+ * Q, K, V, O, fc1, fc2 (small_gpt: not gated) the 2nd, 4th and 6th (K, O, fc2) are dropped and
+ * recomputed with every non-matmul op; Q, V, fc1, the attention output and the block input are
+ * kept.  On Megatron-Core, selective under FlashAttention recomputes nothing. */
+static void test_op_selective_checkpointing(void)
+{
+    CHECK(est_stack_load(NULL) == 0);
+    model_shape s = small_gpt();
+    est_input in;
+    est_input_init(&in, &s, gpu_find("a100_80gb"));
+    est_stack_apply(&in, est_stack_find("pytorch-fsdp"));
+    in.num_gpus = 8, in.mbs = 1, in.gbs = 8;
+    est_result none, sac, full;
+    CHECK(est_evaluate(&in, &none) == 0);
+    in.recompute = RECOMPUTE_SELECTIVE;
+    CHECK(est_evaluate(&in, &sac) == 0);
+    in.recompute = RECOMPUTE_FULL;
+    CHECK(est_evaluate(&in, &full) == 0);
+    /* bytes kept per token: input 2h + attention output 2h + Q 2h + V 2h + fc1 2·4h = 16h */
+    est_device dev;
+    layer_cost lc;
+    est_cal cal;
+    CHECK(est_cal_default(&cal, NULL) == 0);
+    in.recompute = RECOMPUTE_SELECTIVE;
+    est_device_of(&in, &cal, &dev);
+    layer_cost_compute(&in, &dev, 1024, 1024, true, false, 0, false, &lc);
+    CHECK_NEAR(lc.act_sac, 16.0 * 1024 * 1024, 1.0);
+    /* the dropped matmuls' share of FLOPs: K h², O h², fc2 4h² of h²(1+1+1+1+4+4) = 6/12 */
+    CHECK(lc.sac_recomp > 0.45 * (lc.fwd - lc.attn_core_fwd) * 0.5 && lc.sac_recomp < lc.fwd - lc.attn_core_fwd);
+    CHECK(none.t_recompute == 0.0 && sac.t_recompute > 0.0 && sac.t_recompute < full.t_recompute);
+    CHECK(sac.mem_activations < none.mem_activations && sac.mem_activations > full.mem_activations);
+    /* Megatron's selective under FlashAttention: nothing to recompute, everything kept */
+    est_stack_apply(&in, est_stack_find("megatron-core"));
+    in.recompute = RECOMPUTE_SELECTIVE;
+    est_result meg;
+    CHECK(est_evaluate(&in, &meg) == 0);
+    CHECK(meg.t_recompute == 0.0);
+}
+
 static void test_dp_overlap(void)
 {
     model_shape s = small_gpt();
@@ -419,5 +458,6 @@ int main(void)
     RUN(test_p2p_bandwidth);
     RUN(test_cp_exchange_windows);
     RUN(test_logit_bytes);
+    RUN(test_op_selective_checkpointing);
     CHECK_DONE();
 }

@@ -212,6 +212,18 @@ static void test_rows_as_tables_write_them(void)
     CHECK(validate_row_input(&t, &t.rows[1], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "megatron-core"));
     CHECK(validate_row_input(&t, &t.rows[2], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "megatron-core"));
     csv_free(&t);
+    /* torchtitan's layer-level selective checkpointing (every second block whole) is full
+     * recompute of half the blocks; its op-level one stays selective (the FSDP stack's op policy) */
+    static const char SAC_ROWS[] =
+        "id,framework,model,seq_length,gpu_type,num_gpus,fsdp,mbs,gbs,act_recompute,tokens_per_s_per_gpu\n"
+        "a,torchtitan,Llama 3 8B,8192,A100 80GB,64,FULL_SHARD,1,64,selective layer,2904\n"
+        "b,torchtitan,Llama 3 8B,8192,A100 80GB,64,FULL_SHARD,1,64,selective op,2973\n";
+    CHECK(csv_parse(SAC_ROWS, strlen(SAC_ROWS), "sac.csv", &t, &e) == 0);
+    CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0);
+    CHECK(in.recompute == RECOMPUTE_FULL && in.recompute_layers == 16 && !strcmp(in.stack->name, "pytorch-fsdp"));
+    CHECK(validate_row_input(&t, &t.rows[1], &in, why, sizeof why) == 0);
+    CHECK(in.recompute == RECOMPUTE_SELECTIVE && in.stack->selective_op_sac);
+    csv_free(&t);
     /* rows that name their model and publish no shape: the name gives it; a published cell
      * (a proxy's layer count) is kept; a row whose width contradicts the name is not guessed */
     static const char NAMED_ROWS[] =
