@@ -363,6 +363,17 @@ static void params_of(const model_shape *s, est_infer_result *r)
     r->active_params_b = (act * s->num_layers + emb) / 1e9;
 }
 
+/* one engine iteration from its GPU time and the sequences it serves: the fixed host step (sampling, sync:
+ * INFER_STEP_OVERHEAD_S) plus host_per_seq_s for each sequence on the busiest executor (ceil(seqs / attn_dp));
+ * with the overlap scheduler the host runs one iteration ahead of the GPU, so the slower of the two sets the
+ * pace (TensorRT-LLM docs torch/features/overlap_scheduler.md), else they add up */
+static double iteration_s(const est_infer_input *in, double gpu_s, double seqs)
+{
+    double dp = in->attn_dp > 1 ? in->attn_dp : 1.0;
+    double host = INFER_STEP_OVERHEAD_S + in->host_per_seq_s * ceil(fmax(seqs, 0.0) / dp);
+    return in->overlap_host ? fmax(gpu_s, host) : gpu_s + host;
+}
+
 int est_infer_evaluate(const est_infer_input *in, est_infer_result *r, char *why, size_t len)
 {
     memset(r, 0, sizeof *r);
@@ -413,8 +424,8 @@ int est_infer_max_load(const est_infer_input *in0, int max_batch, int max_num_to
     /* prefill of B·I tokens in chunks of max_num_tokens */
     double total = B * I, chunk = fmin(total, max_num_tokens);
     double seqs_chunk = chunk / I;
-    r->prefill_s = total / chunk * (pass_s(&d, seqs_chunk, I, I, true, &r->tp_comm_s, &r->pp_comm_s) + INFER_STEP_OVERHEAD_S);
-    r->decode_step_s = pass_s(&d, B, 1.0, I + O / 2.0, false, NULL, NULL) + INFER_STEP_OVERHEAD_S;
+    r->prefill_s = total / chunk * iteration_s(&in, pass_s(&d, seqs_chunk, I, I, true, &r->tp_comm_s, &r->pp_comm_s), seqs_chunk);
+    r->decode_step_s = iteration_s(&in, pass_s(&d, B, 1.0, I + O / 2.0, false, NULL, NULL), B);
     r->decode_s = O * r->decode_step_s;
     r->latency_s = r->prefill_s + r->decode_s;
     memory_bytes(&d, B, I + O, chunk, r);
@@ -440,7 +451,8 @@ double est_infer_step_s(const est_infer_input *in, double dec_seqs, double dec_c
     /* in-flight batching keeps pp micro-batches in the pipeline (vLLM virtual engines, TensorRT-LLM
      * micro-batch scheduler): a round of every micro-batch costs max(m, pp) stage times, no fill/drain */
     double hops = (pp - 1) * hop_s(&d, (dec_seqs + pf_tokens) / m);
-    return fmax(m, pp) * stage + hops + logits_s(&d, (dec_seqs + pf_seqs) / m) * m + INFER_STEP_OVERHEAD_S;
+    double gpu = fmax(m, pp) * stage + hops + logits_s(&d, (dec_seqs + pf_seqs) / m) * m;
+    return iteration_s(in, gpu, dec_seqs + (pf_tokens > 0 ? fmax(pf_seqs, 1.0) : 0.0));
 }
 
 int est_infer_kv_capacity(const est_infer_input *in, int seq_tokens, int block_tokens, int chunk_tokens, double kv_frac,

@@ -35,6 +35,14 @@ typedef struct {
     double memory_limit_gb;   /* 0 → the GPU's memory */
     bool cuda_graphs;         /* decode launched as CUDA graphs (TensorRT-LLM): smaller kernel floor */
     bool custom_allreduce;    /* one-shot all-reduce kernel (TensorRT-LLM, vLLM), else NCCL's ring (FasterTransformer) */
+    /* host (CPU) work of an in-flight engine per iteration: host_per_seq_s for every sequence of the
+     * iteration on one executor process (scheduling, input preparation, sampler update); attn_dp
+     * executors share the batch (attention data parallelism: each rank schedules its own requests),
+     * 0 or 1 = one executor; overlap_host: the host prepares iteration n+1 while the GPU runs n, so
+     * an iteration costs max(GPU, host) rather than their sum */
+    double host_per_seq_s;
+    int attn_dp;
+    bool overlap_host;
     const est_cal *cal;       /* NULL → defaults */
 } est_infer_input;
 

@@ -19,17 +19,21 @@
 static const serve_engine ENGINES[] = {
     /* FasterTransformer multi_gpu_gpt_example: one static batch of max_batch_size, contiguous
      * KV cache sized for the batch (NVIDIA/FasterTransformer docs/gpt_guide.md) */
-    { "fastertransformer", false, false, false, false, 0, 0, 0, 1.0,
+    { "fastertransformer", false, false, false, false, 0, 0, 0, 1.0, 0.0, false,
       "NVIDIA/FasterTransformer docs/gpt_guide.md: static batch, contiguous KV cache" },
     /* vLLM V1: PagedAttention blocks of 16 tokens, gpu_memory_utilization 0.9, chunked prefill always
      * on; API-server defaults on >= 70 GiB GPUs max_num_seqs 1024, max_num_batched_tokens 8192
      * (vllm engine/arg_utils.py); --kv-cache-dtype fp8; piecewise/full CUDA graphs for decode */
-    { "vllm", true, true, true, true, 16, 1024, 8192, 0.90,
+    { "vllm", true, true, true, true, 16, 1024, 8192, 0.90, 0.0, false,
       "vLLM V1 docs (configuration/optimization.md) and engine/arg_utils.py defaults" },
     /* TensorRT-LLM: paged KV cache tokens_per_block 32, kv_cache_config.free_gpu_memory_fraction 0.9,
      * max_batch_size 2048, max_num_tokens 8192, chunked context, fp8 KV (kv_cache_config.dtype),
-     * CUDA graphs (TensorRT-LLM docs "Tuning Max Batch Size and Max Num Tokens", KV cache docs) */
-    { "trtllm", true, true, true, true, 32, 2048, 8192, 0.90,
+     * CUDA graphs (TensorRT-LLM docs "Tuning Max Batch Size and Max Num Tokens", KV cache docs).
+     * PyTorch backend: the Python executor's per-request work each iteration (scheduler, _prepare_tp_inputs,
+     * TorchSampler.update_requests) ~34 us per request: an 8.8 ms host bubble per iteration at 256 requests
+     * (NVIDIA/TensorRT-LLM PR 16564, GB200 gen worker); overlap scheduler on by default (docs
+     * torch/features/overlap_scheduler.md) */
+    { "trtllm", true, true, true, true, 32, 2048, 8192, 0.90, 8.8e-3 / 256.0, true,
       "TensorRT-LLM docs: performance tuning (max_batch_size, max_num_tokens), KV cache management" },
 };
 enum { N_ENGINES = sizeof ENGINES / sizeof ENGINES[0] };
@@ -55,6 +59,8 @@ void serve_input_init(serve_input *s, const model_shape *shape, const gpu_spec *
     s->engine = e ? e : &ENGINES[1];
     s->in.cuda_graphs = s->engine->cuda_graphs;
     s->in.custom_allreduce = s->engine->continuous;
+    s->in.host_per_seq_s = s->engine->host_per_seq_s;
+    s->in.overlap_host = s->engine->overlap_host;
     s->input_len = 128;
     s->output_len = 128;
     s->concurrency = 1;
@@ -79,8 +85,9 @@ static double decode_step(const serve_ctx *c, double b) { return est_infer_step_
 
 /* prompt service of one request at b decoding sequences: chunks of (budget − b) tokens, each an iteration
  * that also decodes the batch (Sarathi-Serve, Agrawal et al. 2024 §4; vLLM chunked prefill: decodes take
- * the token budget first).  *steal = the time those iterations add over plain decode iterations. */
-static double prompt_s(const serve_ctx *c, double b, double *steal)
+ * the token budget first).  td = the plain decode iteration at b (decode_step, computed once per state);
+ * *steal = the time those iterations add over it. */
+static double prompt_s(const serve_ctx *c, double b, double td, double *steal)
 {
     const serve_engine *e = c->s->engine;
     if (!e->chunked_prefill || b < 1e-9) {
@@ -91,7 +98,7 @@ static double prompt_s(const serve_ctx *c, double b, double *steal)
     double chunk = fmin(c->I, fmax(c->budget - b, e->block_tokens > 0 ? e->block_tokens : 1));
     double n = ceil(c->I / chunk);
     double t = est_infer_step_s(&c->in, b, c->ctx, chunk, c->I);
-    *steal = n * fmax(t - decode_step(c, b), 0.0);
+    *steal = n * fmax(t - td, 0.0);
     return n * t;
 }
 
@@ -103,7 +110,7 @@ static double md1_wait(double rho, double S) { return rho * S / (2.0 * (1.0 - rh
  * TTFT = busy·t_d/2 (wait for the current iteration) + S + M/D/1 wait behind other prompts */
 static void state_at(const serve_ctx *c, double X, double b, steady *st)
 {
-    double steal, S = prompt_s(c, b, &steal), td = decode_step(c, b);
+    double steal, td = decode_step(c, b), S = prompt_s(c, b, td, &steal);
     double frac = X * steal, rho = X * S;
     st->saturated = frac >= SERVE_RHO_MAX || rho >= SERVE_RHO_MAX;
     frac = fmin(frac, SERVE_RHO_MAX);
@@ -191,6 +198,9 @@ int serve_evaluate(const serve_input *s, serve_result *r, char *why, size_t len)
     est_infer_input in = s->in;
     in.cuda_graphs = e->cuda_graphs;
     in.custom_allreduce = e->continuous; /* vLLM and TensorRT-LLM ship one-shot all-reduce kernels */
+    in.host_per_seq_s = e->host_per_seq_s;
+    in.overlap_host = e->overlap_host;
+    in.attn_dp = s->attn_dp > 1 ? s->attn_dp : 1;
     in.input_len = s->input_len;
     in.output_len = s->output_len;
     in.bs = 1;

@@ -35,6 +35,8 @@ typedef struct {
     int max_num_seqs;           /* default cap on running sequences */
     int max_num_batched_tokens; /* default token budget of one iteration */
     double kv_frac;             /* share of free memory given to the KV cache */
+    double host_per_seq_s;      /* host work per running sequence per iteration (est_infer_input) */
+    bool overlap_host;          /* host runs one iteration ahead of the GPU (overlap scheduler) */
     const char *source;
 } serve_engine;
 
@@ -51,6 +53,7 @@ typedef struct {
     double request_rate;         /* open loop, requests/s to this instance */
     int max_num_seqs;            /* 0 → the engine's default */
     int max_num_batched_tokens;  /* 0 → the engine's default */
+    int attn_dp;                 /* attention data parallelism over the TP ranks (MoE): executors sharing the batch */
 } serve_input;
 
 typedef struct {

@@ -181,6 +181,7 @@ static int serve_row_predict(const row_case *rc, serve_result *sr, char *why, si
     si.input_len = rc->in.input_len;
     si.output_len = rc->in.output_len;
     si.concurrency = (rc->concurrency + rc->replicas - 1) / rc->replicas;
+    si.attn_dp = rc->in.attn_dp;
     return serve_evaluate(&si, sr, why, len);
 }
 
@@ -284,6 +285,13 @@ static int row_case_of(const columns *c, const csv_row *r, row_case *rc, char *w
     if (rc->replicas < 1) rc->replicas = 1;
     rc->in.cuda_graphs = rc->kind == ENG_TRTLLM;
     rc->in.custom_allreduce = rc->kind == ENG_TRTLLM;
+    if (rc->kind == ENG_TRTLLM) {
+        const serve_engine *te = serve_engine_find("trtllm");
+        rc->in.host_per_seq_s = te->host_per_seq_s;
+        rc->in.overlap_host = te->overlap_host;
+        /* MoE rows that name attention DP: every TP rank schedules its own requests */
+        if (shape_is_moe(&rc->in.shape) && contains_ci(csv_get(r, c->notes), "attention-DP")) rc->in.attn_dp = rc->in.tp;
+    }
     double v;
     if (row_serving_of(c, r, rc) == 0) return 0;
     if (rc->kind == ENG_VLLM) { snprintf(why, len, "vLLM row without a concurrency and TTFT, ITL or throughput"); return -1; }
