@@ -218,18 +218,26 @@ static pass_time layer_mix_s(const dev_ctx *d, double dec_seqs, double dec_ctx, 
         t.compute += roofline_s(d, 2.0 * dec_seqs * dec_ctx * a_gpu * (at->cache_qk + at->cache_v), kv, d->cal.attn_eff);
     }
     double mats = s->gated_mlp ? 3.0 : 2.0;
+    double f = s->ffn_hidden > 0 ? s->ffn_hidden : 4.0 * h;
+    /* a dense MLP of width f: up (+ gate) column parallel, down row parallel */
+    double dense = gemm_s(d, tokens, h, f * (mats - 1.0) / tp, wb, eff) + gemm_s(d, tokens, f / tp, h, wb, eff);
     if (shape_is_moe(s)) {
         double fe = s->moe_ffn_hidden > 0 ? s->moe_ffn_hidden : s->ffn_hidden;
         double k = shape_moe_topk(s);
         double touched = experts_touched(s->num_experts, (int)k, tokens);
         double flops = 2.0 * tokens * k * mats * h * fe / tp;
         double bytes = touched * mats * h * fe / tp * wb + tokens * k * (h + fe / tp) * 2.0 * 2.0;
-        t.compute += roofline_s(d, flops, bytes, eff * d->cal.moe_gemm_eff);
-        t.compute += gemm_s(d, tokens, h, s->num_experts, 2.0, eff); /* router */
+        double moe = roofline_s(d, flops, bytes, eff * d->cal.moe_gemm_eff);
+        moe += gemm_s(d, tokens, h, s->num_experts, 2.0, eff); /* router */
+        /* shared experts every token also passes: a dense MLP of moe_shared_ffn (DeepSeekMoE, Dai et al.
+         * 2024; Llama 4 config.json intermediate_size) */
+        double sf = s->moe_shared_ffn;
+        if (sf > 0) moe += gemm_s(d, tokens, h, sf * (mats - 1.0) / tp, wb, eff) + gemm_s(d, tokens, sf / tp, h, wb, eff);
+        /* layers with a dense FFN instead of experts (moe_dense_layers of L): their share of the stage */
+        double dl = s->moe_dense_layers > 0 && s->num_layers > 0 ? fmin((double)s->moe_dense_layers / s->num_layers, 1.0) : 0.0;
+        t.compute += dl * dense + (1.0 - dl) * moe;
     } else {
-        double f = s->ffn_hidden > 0 ? s->ffn_hidden : 4.0 * h;
-        t.compute += gemm_s(d, tokens, h, f * (mats - 1.0) / tp, wb, eff); /* up (+ gate), column parallel */
-        t.compute += gemm_s(d, tokens, f / tp, h, wb, eff);                /* down, row parallel */
+        t.compute += dense;
     }
     /* non-GEMM kernels: elementwise bytes = units·2h per token (est_cal elementwise_units, forward share) */
     double elem_bytes = d->cal.elementwise_units * INFER_ELEM_FWD_SHARE * 2.0 * h * tokens;
