@@ -113,6 +113,11 @@ int est_infer_check(const est_infer_input *in, char *why, size_t len)
     }
     if (s->heads % in->tp) { snprintf(why, len, "TP %d does not divide %d attention heads", in->tp, s->heads); return -1; }
     if (s->num_layers % in->pp) { snprintf(why, len, "PP %d does not divide %d layers", in->pp, s->num_layers); return -1; }
+    if (in->ep > 1) {
+        if (!shape_is_moe(s)) { snprintf(why, len, "EP %d: the model has no experts", in->ep); return -1; }
+        if (in->tp % in->ep) { snprintf(why, len, "EP %d does not divide TP %d (experts are spread over the TP ranks)", in->ep, in->tp); return -1; }
+        if (s->num_experts % in->ep) { snprintf(why, len, "EP %d does not divide %d experts", in->ep, s->num_experts); return -1; }
+    }
     return 0;
 }
 
@@ -165,6 +170,14 @@ static double experts_touched(int E, int k, double tokens)
     double p = (double)(k > 0 ? k : 1) / E;
     if (p >= 1.0) return E;
     return E * (1.0 - pow(1.0 - p, tokens));
+}
+
+/* routing imbalance over ep ranks: `per_rank` routed tokens per rank on average; the busiest rank gets about
+ * μ + sqrt(2·μ·ln ep) (balls into bins with μ >> ln ep, Raab & Steger 1998), at most all of them (ep·μ) */
+static double moe_imbalance(double per_rank, double ep)
+{
+    if (ep <= 1.0 || per_rank <= 0) return 1.0;
+    return fmin(1.0 + sqrt(2.0 * log(ep) / per_rank), ep);
 }
 
 typedef struct {
@@ -225,9 +238,17 @@ static pass_time layer_mix_s(const dev_ctx *d, double dec_seqs, double dec_ctx, 
         double fe = s->moe_ffn_hidden > 0 ? s->moe_ffn_hidden : s->ffn_hidden;
         double k = shape_moe_topk(s);
         double touched = experts_touched(s->num_experts, (int)k, tokens);
-        double flops = 2.0 * tokens * k * mats * h * fe / tp;
+        /* EP: each of ep ranks holds E/ep whole-width experts split tp/ep ways (vLLM --enable-expert-parallel,
+         * TensorRT-LLM moe_ep_size x moe_tp_size = tp); the same FLOPs and weight bytes per GPU as TP, but
+         * the busiest rank sets the pace and each expert's GEMM is ep times wider */
+        double ep = d->in->ep > 1 ? d->in->ep : 1.0, width = fe * ep / tp;
+        double flops = 2.0 * tokens * k * mats * h * fe / tp * moe_imbalance(tokens * k / ep, ep);
         double bytes = touched * mats * h * fe / tp * wb + tokens * k * (h + fe / tp) * 2.0 * 2.0;
-        double moe = roofline_s(d, flops, bytes, eff * d->cal.moe_gemm_eff);
+        /* a grouped GEMM: every expert's rows (tokens·k/E on average) and columns fill whole tiles; the experts'
+         * tiles fill the waves together (layer_gemm_shape with one SM: tile and K quantisation only) */
+        double me = fmax(tokens * k / s->num_experts, 128.0);
+        double rel = fmin(layer_gemm_shape(1.0, me, h, width * (mats - 1.0)) / layer_gemm_shape(1.0, 8192.0, 8192.0, 8192.0), 1.0);
+        double moe = roofline_s(d, flops, bytes, eff * d->cal.moe_gemm_eff * rel);
         moe += gemm_s(d, tokens, h, s->num_experts, 2.0, eff); /* router */
         /* shared experts every token also passes: a dense MLP of moe_shared_ffn (DeepSeekMoE, Dai et al.
          * 2024; Llama 4 config.json intermediate_size) */

@@ -29,6 +29,7 @@
 typedef struct {
     model_shape shape;
     int tp, pp, bs, input_len, output_len;
+    int ep;                   /* MoE expert parallelism inside the TP group (ep | tp, ep | experts); 0/1 = experts split by TP */
     est_precision precision;  /* weights and GEMMs */
     int kv_bytes;             /* bytes per KV-cache element; 0 → 1 for fp8/fp4, else 2 */
     const gpu_spec *gpu;
