@@ -140,18 +140,21 @@ const schema_entry SCHEMA[] = {
     { IR "engine", ST_ENUM, S(infer.engine), "fastertransformer", NB, "fastertransformer|vllm|trtllm", 0, "extension: serving engine modelled (and measured): fastertransformer = static batches (the original); vllm, trtllm = in-flight batching with chunked prefill and a paged KV cache" },
     { IR "precisions", ST_STR_LIST, S(infer.precisions), "[null]", NB, NULL, SF_NULLABLE, "extension: precisions to search: bf16, fp16, fp8 (fp8 weights and KV cache), fp8_kv (16-bit weights, fp8 KV cache); null = data_type" },
     { IR "tensor_parallel_sizes", ST_INT_LIST, S(infer.tensor_parallel_sizes), "[1]", 1, 1024, NULL, 0, "TP values" },
+    { IR "expert_parallel_sizes", ST_INT_LIST, S(infer.expert_parallel_sizes), "[1]", 1, 1024, NULL, 0, "extension: EP values for MoE models (experts spread over the TP ranks: EP must divide TP and the experts; others are skipped); 1 = experts split by TP" },
     { IR "pipeline_parallel_sizes", ST_INT_LIST, S(infer.pipeline_parallel_sizes), "[1]", 1, 1024, NULL, 0, "PP values" },
     { "search_config.inference_settings.benchmark", ST_SECTION, NONE, NULL, NB, NULL, 0, "Inference benchmark settings" },
     { IB "input_len", ST_INT, S(infer.input_len), "60", 1, 10000000, NULL, 0, "Input tokens per request" },
     { IB "output_len", ST_INT, S(infer.output_len), "20", 1, 10000000, NULL, 0, "Generated tokens per request" },
     { IB "batch_sizes", ST_INT_LIST, S(infer.batch_sizes), "[1]", 1, 1000000, NULL, 0, "Batch sizes" },
     { IB "concurrency", ST_INT_LIST, S(infer.concurrency), "null", 1, 1000000, NULL, SF_NULLABLE, "extension: loads to predict, in concurrent requests (closed loop, vLLM --max-concurrency / trtllm-bench --concurrency); with it batch_sizes are the engine's max batch (max_num_seqs); null = each batch size is the load" },
+    { IB "request_rates", ST_STR_LIST, S(infer.request_rates), "[null]", NB, NULL, SF_NULLABLE, "extension: open-loop loads, requests/s offered to one model instance with Poisson arrivals (vLLM benchmark_serving --request-rate), beside or instead of concurrency; vllm and trtllm only" },
     { IB "beam_width", ST_INT, S(infer.beam_width), "1", 1, 64, NULL, 0, "Beam width" },
     { IB "topk", ST_INT, S(infer.topk), "4", 0, 100000, NULL, 0, "Top-k sampling" },
     { IB "topp", ST_FLOAT, S(infer.topp), "0.0", 0, 1, NULL, 0, "Top-p sampling" },
     /* the first public version's flat keys, accepted as aliases */
     { IS "max_latency_ms", ST_FLOAT, S(infer.max_latency_ms), "null", 0.001, 1e9, NULL, SF_NULLABLE, "Latency limit in ms (null = none)" },
     { IS "max_ttft_ms", ST_FLOAT, S(infer.max_ttft_ms), "null", 0.001, 1e9, NULL, SF_NULLABLE, "extension: time-to-first-token limit in ms, mean (null = none)" },
+    { IS "latency_percentile", ST_INT, S(infer.latency_percentile), "null", 0, 99, NULL, SF_NULLABLE, "extension: percentile the TTFT, ITL and latency limits apply to (50, 90, 99; predicted from the load: queueing of prompts, prompt-carrying iterations); null = means" },
     { IS "max_itl_ms", ST_FLOAT, S(infer.max_itl_ms), "null", 0.001, 1e9, NULL, SF_NULLABLE, "extension: inter-token latency (TPOT) limit in ms, mean (null = none)" },
     { IS "top_n", ST_INT, S(infer.top_n), "10", 1, 100000, NULL, 0, "Configs listed in the inference summary" },
     { IS "input_seq_len", ST_IGNORED, NONE, NULL, NB, NULL, 0, "Alias of benchmark.input_len (older configs)" },
@@ -453,6 +456,8 @@ int schema_fill(const node *root, ac_config *cfg, ac_err *e)
                 rc = fill_str_list(n, se->key, &cfg->train.n_tp_comm_overlap, &cfg->train.tp_comm_overlap[0][0], CFG_KNOB_LEN, CFG_KNOB_MAX, e);
             else if (se->offset == OFF(infer.precisions))
                 rc = fill_str_list(n, se->key, &cfg->infer.n_precisions, &cfg->infer.precisions[0][0], CFG_KNOB_LEN, CFG_KNOB_MAX, e);
+            else if (se->offset == OFF(infer.request_rates))
+                rc = fill_str_list(n, se->key, &cfg->infer.n_request_rates, &cfg->infer.request_rates[0][0], CFG_KNOB_LEN, CFG_KNOB_MAX, e);
             else if (se->offset == OFF(cost.gpus))
                 rc = fill_str_list(n, se->key, &cfg->cost.n_gpus, &cfg->cost.gpus[0][0], CFG_NAME_MAX, 16, e);
             else if (se->offset == OFF(cost.instances))
