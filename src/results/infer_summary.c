@@ -398,9 +398,10 @@ static void row_json_fields(json_writer *w, const results_infer_row *r)
 /* summary.json for the report and scripts: every row (not only the top N) per
  * (input, output) pair, so the latency/throughput frontier and what lies over
  * the limit can be drawn */
-static int write_summary_json(const char *path, const results_infer_row *rows, size_t n, double max_latency_ms,
+static int write_summary_json(const char *path, const results_infer_row *rows, size_t n, const results_infer_limits *l,
                               const char *model, const char *gpu, ac_err *e)
 {
+    double max_latency_ms = l->max_latency_ms;
     json_file jf;
     if (json_file_begin(&jf, e)) return -1;
     json_writer *w = &jf.w;
@@ -420,6 +421,10 @@ static int write_summary_json(const char *path, const results_infer_row *rows, s
         json_int(w, "input_len", rows[b].input_len);
         json_int(w, "output_len", rows[b].output_len);
         json_num(w, "max_latency_ms", max_latency_ms);
+        /* the serving limits and the percentile they apply to, for the report's goodput frontier */
+        if (isfinite(l->max_ttft_ms)) json_num(w, "max_ttft_ms", l->max_ttft_ms);
+        if (isfinite(l->max_itl_ms)) json_num(w, "max_itl_ms", l->max_itl_ms);
+        if (rows[b].percentile > 0) json_int(w, "percentile", rows[b].percentile);
         json_arr_open(w, "rows");
         for (size_t i = b; i < end; i++) {
             const results_infer_row *r = &rows[i];
@@ -441,12 +446,19 @@ static int write_summary_json(const char *path, const results_infer_row *rows, s
 int results_infer_write_summary(const char *results_dir, const results_infer_row *rows, size_t n, double max_latency_ms,
                                 const char *model, const char *gpu, ac_err *e)
 {
+    results_infer_limits l = { max_latency_ms, NAN, NAN };
+    return results_infer_write_summary_limits(results_dir, rows, n, &l, model, gpu, e);
+}
+
+int results_infer_write_summary_limits(const char *results_dir, const results_infer_row *rows, size_t n,
+                                       const results_infer_limits *l, const char *model, const char *gpu, ac_err *e)
+{
     char final_path[4096], over_path[4096], json_path[4096];
     if (summary_path(final_path, sizeof final_path, results_dir, "final_output.csv", true, e) != 0 ||
         summary_path(over_path, sizeof over_path, results_dir, "over_latency_limit.csv", false, e) != 0 ||
         summary_path(json_path, sizeof json_path, results_dir, "summary.json", false, e) != 0)
         return -1;
-    if (write_summary_json(json_path, rows, n, max_latency_ms, model, gpu, e) != 0) return -1;
+    if (write_summary_json(json_path, rows, n, l, model, gpu, e) != 0) return -1;
     strbuf a, o;
     sb_init(&a);
     sb_init(&o);

@@ -129,6 +129,10 @@ void results_infer_csv_row(strbuf *b, const results_infer_row *r);
 int results_infer_write_summary(const char *results_dir, const results_infer_row *rows, size_t n, double max_latency_ms,
                                 const char *model, const char *gpu, ac_err *e);
 
+/* the same with the TTFT and ITL limits written into summary.json too (the report's goodput frontier) */
+int results_infer_write_summary_limits(const char *results_dir, const results_infer_row *rows, size_t n,
+                                       const results_infer_limits *l, const char *model, const char *gpu, ac_err *e);
+
 /* inference_sweep_configs.csv under <results_dir>/inference/final_summary/;
  * with_lengths adds the Input len, Output len columns */
 int results_infer_write_configs(const char *results_dir, const results_infer_row *rows, size_t n, bool with_lengths,

@@ -570,7 +570,7 @@ int search_inference_run_with(const ac_config *c, const model_base_config *base,
     if (!rc) rc = results_infer_write_configs(s.results_dir, rows, n, s.npairs > 1, e);
     if (!rc && !measured) {
         rc = results_infer_sort(rows, n, e);
-        if (!rc) rc = results_infer_write_summary(s.results_dir, rows, n, c->infer.max_latency_ms, base->run_name, s.gpu_name, e);
+        if (!rc) rc = results_infer_write_summary_limits(s.results_dir, rows, n, &lim, base->run_name, s.gpu_name, e);
         if (!rc) emit(c, rows, n, NULL, out, json, &s, g.n_rejected, &g);
     } else if (!rc && h && h->submit) {
         /* the caller runs the jobs and prints their measured summary */
