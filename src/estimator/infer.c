@@ -64,6 +64,7 @@ typedef struct {
     const model_shape *s;
     est_cal cal;
     double peak, gemm_eff, hbm, floor_s, wbytes, kvbytes;
+    double attn_peak; /* attention math: 16-bit tensor cores, fp8 with an fp8 KV cache (never fp4) */
     double sms, gemm_ref; /* SMs and the 8192³ GEMM's shape share (layer_cost.h) */
     bool ft_engine;       /* FasterTransformer static batches: its micro-batches, unfused context attention */
     int kv_heads_gpu; /* KV heads on one GPU */
@@ -121,11 +122,17 @@ int est_infer_check(const est_infer_input *in, char *why, size_t len)
     return 0;
 }
 
-/* roofline of one kernel: max(floor, FLOPs / (peak·eff), bytes / (HBM·eff)) (Williams et al. 2009, Roofline) */
+/* roofline of one kernel at a peak: max(floor, FLOPs / (peak·eff), bytes / (HBM·eff)) (Williams et al. 2009, Roofline) */
+static double roofline_at_s(const dev_ctx *d, double peak, double flops, double bytes, double eff)
+{
+    double t = fmax(flops / (peak * eff), bytes / d->hbm);
+    return fmax(t, d->floor_s);
+}
+
+/* the same at the GEMMs' peak (the weights' precision) */
 static double roofline_s(const dev_ctx *d, double flops, double bytes, double eff)
 {
-    double t = fmax(flops / (d->peak * eff), bytes / d->hbm);
-    return fmax(t, d->floor_s);
+    return roofline_at_s(d, d->peak, flops, bytes, eff);
 }
 
 /* one GEMM [tokens × k]·[k × n] with quantised weights: 2·tokens·k·n FLOPs, k·n weight bytes + 16-bit activations;
@@ -222,13 +229,13 @@ static pass_time layer_mix_s(const dev_ctx *d, double dec_seqs, double dec_ctx, 
         double fl = 2.0 * pf_seqs * pf_ctx * pf_ctx * a_gpu * (at->qk_dim + at->v_dim);
         double bytes = pf_tokens * (at->q + at->k + at->v) / tp * 2.0 * 2.0;
         if (d->ft_engine) bytes += unfused_scores_bytes(pf_seqs, pf_ctx, a_gpu);
-        t.compute += roofline_s(d, fl, bytes, est_attn_fwd_eff(d->cal.attn_eff, d->in->gpu, at->qk_dim + at->v_dim));
+        t.compute += roofline_at_s(d, d->attn_peak, fl, bytes, est_attn_fwd_eff(d->cal.attn_eff, d->in->gpu, at->qk_dim + at->v_dim));
     }
     if (dec_seqs > 0) {
         /* decode: reads every cached K and V (MLA: latent) of every sequence once (Pope et al.
          * 2022 §2); MLA scores and sums over the latent's widths (DeepSeek-V2 §2.1.2) */
         double kv = dec_seqs * dec_ctx * d->kv_elems_gpu * d->kvbytes;
-        t.compute += roofline_s(d, 2.0 * dec_seqs * dec_ctx * a_gpu * (at->cache_qk + at->cache_v), kv, d->cal.attn_eff);
+        t.compute += roofline_at_s(d, d->attn_peak, 2.0 * dec_seqs * dec_ctx * a_gpu * (at->cache_qk + at->cache_v), kv, d->cal.attn_eff);
     }
     double mats = s->gated_mlp ? 3.0 : 2.0;
     double f = s->ffn_hidden > 0 ? s->ffn_hidden : 4.0 * h;
@@ -339,6 +346,11 @@ static void ctx_init(dev_ctx *d, const est_infer_input *in)
     d->floor_s = in->cuda_graphs ? INFER_GRAPH_KERNEL_S : d->cal.min_kernel_us * 1e-6;
     d->wbytes = weight_bytes(in->precision);
     d->kvbytes = in->kv_bytes > 0 ? in->kv_bytes : (low ? 1.0 : 2.0);
+    /* attention's matmuls read Q, K, V in the KV cache's type: 16-bit, or fp8 with an fp8 cache where the GPU
+     * has fp8 tensor cores (TensorRT-LLM fp8 context FMHA, FlashAttention-3 fp8); FP4 weights never make
+     * attention FP4 (NVFP4 checkpoints quantise the linear layers only, ModelOpt) */
+    d->attn_peak = est_peak_tflops(g, d->kvbytes < 2.0 && g->fp8_tflops > 0 ? PREC_FP8 : PREC_BF16) * 1e12;
+    if (in->precision == PREC_FP32) d->attn_peak = d->peak;
     int g_heads = shape_query_groups(d->s);
     /* KV heads split over TP; with fewer groups than TP ranks each rank keeps a copy of one (Megatron GQA) */
     d->kv_heads_gpu = g_heads >= in->tp ? g_heads / in->tp : 1;
