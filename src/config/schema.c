@@ -373,6 +373,35 @@ static int fill_one(const schema_entry *se, const node *n, ac_config *cfg, ac_er
     }
 }
 
+/* where each string-list key's items and count live in ac_config (bounds from the arrays) */
+typedef struct {
+    size_t items, count, item_size, max_items;
+} str_list_slot;
+
+#define STR_LIST(field, n_field) {OFF(field), OFF(n_field), SZ(field[0]), SZ(field) / SZ(field[0])}
+static const str_list_slot STR_LIST_SLOTS[] = {
+    STR_LIST(container_mounts, n_container_mounts),
+    STR_LIST(train.precisions, train.n_precisions),
+    STR_LIST(train.grad_reduce_dtype, train.n_grad_reduce_dtype),
+    STR_LIST(train.fp8_param_gather, train.n_fp8_param_gather),
+    STR_LIST(train.pipeline_layouts, train.n_pipeline_layouts),
+    STR_LIST(train.cuda_graphs, train.n_cuda_graphs),
+    STR_LIST(train.tp_comm_overlap, train.n_tp_comm_overlap),
+    STR_LIST(infer.precisions, infer.n_precisions),
+    STR_LIST(infer.request_rates, infer.n_request_rates),
+    STR_LIST(cost.gpus, cost.n_gpus),
+    STR_LIST(cost.instances, cost.n_instances),
+    STR_LIST(cluster.srun_args, cluster.n_srun_args),
+};
+#undef STR_LIST
+
+static const str_list_slot *str_list_slot_of(size_t offset)
+{
+    for (size_t i = 0; i < sizeof STR_LIST_SLOTS / sizeof *STR_LIST_SLOTS; i++)
+        if (STR_LIST_SLOTS[i].items == offset) return &STR_LIST_SLOTS[i];
+    return NULL;
+}
+
 static int fill_str_list(const node *n, const char *key, int *count, char *items, size_t item_size, size_t max_items, ac_err *e)
 {
     *count = 0;
@@ -439,31 +468,11 @@ int schema_fill(const node *root, ac_config *cfg, ac_err *e)
         }
         int rc;
         if (se->type == ST_STR_LIST) {
-            if (se->offset == OFF(container_mounts))
-                rc = check_mounts(n, e) ||
-                     fill_str_list(n, se->key, &cfg->n_container_mounts, &cfg->container_mounts[0][0], CFG_PATH_MAX, 16, e);
-            else if (se->offset == OFF(train.precisions))
-                rc = fill_str_list(n, se->key, &cfg->train.n_precisions, &cfg->train.precisions[0][0], CFG_KNOB_LEN, CFG_KNOB_MAX, e);
-            else if (se->offset == OFF(train.grad_reduce_dtype))
-                rc = fill_str_list(n, se->key, &cfg->train.n_grad_reduce_dtype, &cfg->train.grad_reduce_dtype[0][0], CFG_KNOB_LEN, CFG_KNOB_MAX, e);
-            else if (se->offset == OFF(train.fp8_param_gather))
-                rc = fill_str_list(n, se->key, &cfg->train.n_fp8_param_gather, &cfg->train.fp8_param_gather[0][0], CFG_KNOB_LEN, CFG_KNOB_MAX, e);
-            else if (se->offset == OFF(train.pipeline_layouts))
-                rc = fill_str_list(n, se->key, &cfg->train.n_pipeline_layouts, &cfg->train.pipeline_layouts[0][0], CFG_KNOB_LEN, CFG_KNOB_MAX, e);
-            else if (se->offset == OFF(train.cuda_graphs))
-                rc = fill_str_list(n, se->key, &cfg->train.n_cuda_graphs, &cfg->train.cuda_graphs[0][0], CFG_KNOB_LEN, CFG_KNOB_MAX, e);
-            else if (se->offset == OFF(train.tp_comm_overlap))
-                rc = fill_str_list(n, se->key, &cfg->train.n_tp_comm_overlap, &cfg->train.tp_comm_overlap[0][0], CFG_KNOB_LEN, CFG_KNOB_MAX, e);
-            else if (se->offset == OFF(infer.precisions))
-                rc = fill_str_list(n, se->key, &cfg->infer.n_precisions, &cfg->infer.precisions[0][0], CFG_KNOB_LEN, CFG_KNOB_MAX, e);
-            else if (se->offset == OFF(infer.request_rates))
-                rc = fill_str_list(n, se->key, &cfg->infer.n_request_rates, &cfg->infer.request_rates[0][0], CFG_KNOB_LEN, CFG_KNOB_MAX, e);
-            else if (se->offset == OFF(cost.gpus))
-                rc = fill_str_list(n, se->key, &cfg->cost.n_gpus, &cfg->cost.gpus[0][0], CFG_NAME_MAX, 16, e);
-            else if (se->offset == OFF(cost.instances))
-                rc = fill_str_list(n, se->key, &cfg->cost.n_instances, &cfg->cost.instances[0][0], CFG_NAME_MAX, 16, e);
-            else
-                rc = fill_str_list(n, se->key, &cfg->cluster.n_srun_args, &cfg->cluster.srun_args[0][0], CFG_NAME_MAX, 16, e);
+            const str_list_slot *slot = str_list_slot_of(se->offset);
+            if (!slot) return ac_err_set(e, AC_E_INTERNAL, "schema: %s has no string-list slot", se->key);
+            rc = (se->offset == OFF(container_mounts) && check_mounts(n, e)) ||
+                 fill_str_list(n, se->key, (int *)((char *)cfg + slot->count), (char *)cfg + slot->items, slot->item_size,
+                               slot->max_items, e);
         } else {
             rc = fill_one(se, n, cfg, e);
         }

@@ -9,6 +9,7 @@
 #include "validate/footnote.h"
 #include "validate/recipe.h"
 #include "model/family.h"
+#include "model/named.h"
 #include "validate/spelling.h"
 #include "validate/tally.h"
 #include "util/fsutil.h"
@@ -211,7 +212,11 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
 {
     columns c = find_columns(t);
     const char *fam = csv_get(row, c.model_family);
-    for (size_t i = 0; i < sizeof UNMODELLED / sizeof *UNMODELLED; i++)
+    /* the architecture the row's model name publishes (data/models.csv, the presets): what its
+     * empty shape cells default to */
+    model_shape named;
+    bool by_name = model_named_shape(csv_get(row, c.model), &named, NULL) == 0;
+    for (size_t i = 0; i < sizeof UNMODELLED / sizeof *UNMODELLED && !by_name; i++)
         if (strstr(fam, UNMODELLED[i].pattern)) return SKIP("%s", UNMODELLED[i].reason);
     const footnote *note = footnote_of_row(row);
     if (note && note->effect == FOOTNOTE_REGRESSION)
@@ -234,6 +239,15 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
         have[i] = num(row, numeric[i], &val[i]);
         if (cell[strspn(cell, " ")] && !spell_blank(cell) && !have[i])
             return SKIP("%s is not a usable number (up to 1e9)", t->header.field[numeric[i]]);
+    }
+    /* a named model whose published width or heads differ from the row's is another variant */
+    if (by_name && ((have[N_HIDDEN] && (int)val[N_HIDDEN] != named.hidden) || (have[N_HEADS] && (int)val[N_HEADS] != named.heads)))
+        by_name = false;
+    if (by_name) {
+        const int from_name[N_COUNT] = {[N_LAYERS] = named.num_layers, [N_HIDDEN] = named.hidden, [N_HEADS] = named.heads,
+                                        [N_VOCAB] = named.vocab};
+        for (int i = 0; i < N_COUNT; i++)
+            if (!have[i] && from_name[i] > 0) { val[i] = from_name[i]; have[i] = true; }
     }
     if (!have[N_LAYERS] || !have[N_HIDDEN] || !have[N_HEADS] || !have[N_SEQ])
         return SKIP("model shape missing (layers, hidden size, heads or sequence length)");
@@ -299,8 +313,8 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     }
     s.hidden = (int)hidden;
     s.heads = (int)heads;
-    s.query_groups = num_or(row, c.groups, heads);
-    s.kv_channels = s.hidden / s.heads;
+    s.query_groups = num_or(row, c.groups, by_name ? named.query_groups : heads);
+    s.kv_channels = by_name ? named.kv_channels : s.hidden / s.heads;
     for (size_t i = 0; i < sizeof HEAD_DIMS / sizeof *HEAD_DIMS; i++)
         if (contains_ci(fam, HEAD_DIMS[i].family)) s.kv_channels = HEAD_DIMS[i].head_dim;
     int kv = int_after(csv_get(row, c.arch_source), "kv_channels=");
@@ -322,21 +336,32 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     if (s.arch == ARCH_ENCODER_DECODER) gated = true;
     s.gated_mlp = gated;
     s.learned_pos_emb = contains_ci(fam, "GPT-3") || s.arch == ARCH_ENCODER;
+    if (by_name) {
+        s.untied_embeddings = named.untied_embeddings;
+        s.gated_mlp = named.gated_mlp;
+        s.learned_pos_emb = named.learned_pos_emb;
+    }
     double ffn;
-    if (!num(row, c.ffn, &ffn)) ffn = 4.0 * hidden; /* GPT's 4h when not published */
+    if (!num(row, c.ffn, &ffn)) ffn = by_name ? named.ffn_hidden : 4.0 * hidden; /* GPT's 4h when not published */
     if (ffn < 1 || ffn > 1e9) return SKIP("FFN hidden size out of range");
     s.ffn_hidden = (int)ffn;
-    s.num_experts = num_or(row, c.experts, 0);
+    s.num_experts = num_or(row, c.experts, by_name ? named.num_experts : 0);
     if (shape_is_moe(&s)) {
-        s.moe_topk = num_or(row, c.topk, 2);
+        s.moe_topk = num_or(row, c.topk, by_name && named.moe_topk ? named.moe_topk : 2);
         double mf;
-        s.moe_ffn_hidden = num(row, c.moe_ffn, &mf) ? (int)mf : s.ffn_hidden;
+        s.moe_ffn_hidden = num(row, c.moe_ffn, &mf) ? (int)mf : by_name && named.moe_ffn_hidden ? named.moe_ffn_hidden : s.ffn_hidden;
         /* "256 routed + 1 shared": shared experts of the routed experts' width; "first 3
          * layers dense": leading layers with the dense FFN (ffn_hidden_size) */
         double shared = (double)int_before(fam, " shared") * s.moe_ffn_hidden;
         if (shared > 1e9) return SKIP("shared experts' FFN size out of range");
         s.moe_shared_ffn = (int)shared;
         if (strstr(fam, "layers dense")) s.moe_dense_layers = int_after(fam, "first ");
+        if (by_name && !strstr(fam, " shared") && !strstr(fam, "layers dense")) {
+            s.moe_shared_ffn = named.moe_shared_ffn;
+            s.moe_dense_layers = named.moe_dense_layers;
+            s.moe_router_groups = named.moe_router_groups;
+            s.moe_group_topk = named.moe_group_topk;
+        }
         if (s.moe_dense_layers >= s.num_layers) return SKIP("no layer left for the experts");
         for (size_t i = 0; i < sizeof EXPERT_FAMILIES / sizeof *EXPERT_FAMILIES; i++)
             if (contains_ci(fam, EXPERT_FAMILIES[i].family)) {
@@ -345,6 +370,16 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
                 s.moe_router_groups = EXPERT_FAMILIES[i].router_groups;
                 s.moe_group_topk = EXPERT_FAMILIES[i].group_topk;
             }
+    }
+    if (mla < 0 && by_name && named.kv_lora_rank > 0) {
+        /* latent attention from the named architecture */
+        s.q_lora_rank = named.q_lora_rank;
+        s.kv_lora_rank = named.kv_lora_rank;
+        s.kv_channels = named.kv_channels;
+        s.qk_rope_dim = named.qk_rope_dim;
+        s.v_head_dim = named.v_head_dim;
+        s.query_groups = s.heads;
+        s.mtp_layers = contains_ci(csv_get(row, c.model), "w/o MTP") ? 0 : named.mtp_layers;
     }
     if (mla >= 0) {
         s.q_lora_rank = MLA_FAMILIES[mla].q_lora;
@@ -585,7 +620,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
     memset(empty_before, ',', nb); empty_before[nb] = '\0';
     memset(empty_after, ',', na); empty_after[na] = '\0';
     int rc = 0, vp_assumed = 0, predicted_fit = 0, bf16_grads = 0, fp8_weights = 0, offloaded = 0, graphed = 0, a2a_hidden = 0,
-        module_recompute = 0, fused_mlp = 0;
+        module_recompute = 0, fused_mlp = 0, shape_by_name = 0;
     for (size_t i = 0; i < t.n; i++) {
         const csv_row *row = &t.rows[i];
         err_group *s = err_group_get(&src, &nsrc, csv_get(row, c.source_id));
@@ -627,6 +662,8 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
             continue;
         }
         if (r.fits) predicted_fit++;
+        double published_hidden;
+        shape_by_name += !num(row, c.hidden, &published_hidden);
         bf16_grads += in.grad_bytes == 2.0;
         fp8_weights += in.fp8_param_gather;
         offloaded += in.offload_act_layers > 0;
@@ -702,6 +739,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
                 json_int(&w, "cuda_graph_rows", graphed);
                 json_int(&w, "a2a_overlap_rows", a2a_hidden);
                 json_int(&w, "module_recompute_rows", module_recompute);
+                json_int(&w, "shape_from_name_rows", shape_by_name);
                 json_obj_close(&w);
                 json_end(&w);
             } else {
@@ -723,6 +761,10 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
                                  "MoE all-to-all with compute, %d run a fused grouped expert MLP (their release's recipe "
                                  "or their own columns)\n",
                             graphed, a2a_hidden, fused_mlp);
+                if (shape_by_name)
+                    fprintf(out, "architecture: %d row(s) publish no shape; their model name gives it (data/models.csv "
+                                 "and the presets; published cells such as a proxy's layer count kept)\n",
+                            shape_by_name);
                 if (vp_assumed)
                     fprintf(out, "VP not published for %d row(s) with PP > 1: the fastest VP predicted to fit "
                                  "was assumed (tables report tuned runs)\n", vp_assumed);

@@ -191,6 +191,22 @@ static void test_rows_as_tables_write_them(void)
     /* a JAX/XLA stack is not modelled: skipped under that reason */
     CHECK(validate_row_input(&t, &t.rows[7], &in, why, sizeof why) == -1 && strstr(why, "JAX/XLA") != NULL);
     csv_free(&t);
+    /* rows that name their model and publish no shape: the name gives it; a published cell
+     * (a proxy's layer count) is kept; a row whose width contradicts the name is not guessed */
+    static const char NAMED_ROWS[] =
+        "id,framework,model_family,model,num_layers,hidden_size,num_attention_heads,vocab_size,seq_length,gpu_type,"
+        "num_gpus,tp,pp,ep,mbs,gbs,tokens_per_s_per_gpu\n"
+        "a,torchtitan,,Llama 3 8B,,,,,8192,H100 SXM,8,1,1,,1,8,4000\n"
+        "b,NeMo,Grok-1 MoE (314B; arch not in table),Grok-1 314B (MoE) 314B (proxy: 4 layers),4,,,,4096,H100 SXM,32,4,1,8,1,1024,4000\n"
+        "c,NeMo,,MPT-7B,,5120,,,2048,H100 SXM,8,1,1,,1,8,4000\n";
+    CHECK(csv_parse(NAMED_ROWS, strlen(NAMED_ROWS), "named.csv", &t, &e) == 0);
+    CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0);
+    CHECK(in.shape.num_layers == 32 && in.shape.query_groups == 8 && in.shape.vocab == 128256 && in.shape.gated_mlp);
+    CHECK(validate_row_input(&t, &t.rows[1], &in, why, sizeof why) == 0);
+    CHECK(in.shape.num_layers == 4 && in.shape.hidden == 6144 && in.shape.num_experts == 8 && in.shape.moe_topk == 2);
+    CHECK(validate_row_input(&t, &t.rows[2], &in, why, sizeof why) == -1);
+    CHECK(strstr(why, "model shape missing") != NULL);
+    csv_free(&t);
     /* LoRA fine-tuning: frozen base weights and rank-32 adapters (Megatron-Bridge's default dim) */
     static const char LORA[] =
         "id,task,model_family,num_layers,hidden_size,num_attention_heads,vocab_size,seq_length,gpu_type,num_gpus,tp,pp,"
