@@ -228,8 +228,21 @@ static pass_time layer_mix_s(const dev_ctx *d, double dec_seqs, double dec_ctx, 
          * square, as unfused context attention computes it; Vaswani 2017) */
         double fl = 2.0 * pf_seqs * pf_ctx * pf_ctx * a_gpu * (at->qk_dim + at->v_dim);
         double bytes = pf_tokens * (at->q + at->k + at->v) / tp * 2.0 * 2.0;
-        if (d->ft_engine) bytes += unfused_scores_bytes(pf_seqs, pf_ctx, a_gpu);
-        t.compute += roofline_at_s(d, d->attn_peak, fl, bytes, est_attn_fwd_eff(d->cal.attn_eff, d->in->gpu, at->qk_dim + at->v_dim));
+        if (d->ft_engine) {
+            /* unfused: QKᵀ and AV are cuBLAS strided-batched GEMMs, one [ctx × d] · [d × ctx] and one
+             * [ctx × ctx] · [ctx × d] per head and sequence, at the GEMM efficiency of that shape (tile and
+             * K quantisation: a head_dim of 64 or 128 is a short K and a narrow N; NVIDIA "Matrix Multiplication
+             * Background"), the many heads filling the waves; the masked softmax streams the scores */
+            double ref = layer_gemm_shape(1.0, 8192.0, 8192.0, 8192.0);
+            double rqk = fmin(layer_gemm_shape(1.0, pf_ctx, at->qk_dim, pf_ctx) / ref, 1.0);
+            double rav = fmin(layer_gemm_shape(1.0, pf_ctx, pf_ctx, at->v_dim) / ref, 1.0);
+            double per_dim = 2.0 * pf_seqs * pf_ctx * pf_ctx * a_gpu;
+            double peak = d->attn_peak * d->gemm_eff;
+            t.compute += per_dim * at->qk_dim / (peak * rqk) + per_dim * at->v_dim / (peak * rav) +
+                         (bytes + unfused_scores_bytes(pf_seqs, pf_ctx, a_gpu)) / d->hbm + 3.0 * d->floor_s;
+        } else {
+            t.compute += roofline_at_s(d, d->attn_peak, fl, bytes, est_attn_fwd_eff(d->cal.attn_eff, d->in->gpu, at->qk_dim + at->v_dim));
+        }
     }
     if (dec_seqs > 0) {
         /* decode: reads every cached K and V (MLA: latent) of every sequence once (Pope et al.
