@@ -16,9 +16,9 @@
 #include "util/json.h"
 #include "util/strbuf.h"
 
-/* TensorRT-LLM build defaults that trtllm-bench runs with when the perf table
- * states none: max_batch_size 2048, max_num_tokens 8192 (TensorRT-LLM docs,
- * "Tuning Max Batch Size and Max Num Tokens"). */
+/* TensorRT-LLM's build defaults, max_batch_size 2048, max_num_tokens 8192 (TensorRT-LLM docs,
+ * "Tuning Max Batch Size and Max Num Tokens"): the fallback when trtllm-bench's own settings
+ * (trtllm_bench_settings) cannot be worked out for a row. */
 enum { TRTLLM_MAX_BATCH = 2048, TRTLLM_MAX_NUM_TOKENS = 8192 };
 
 /* trtllm-bench throughput's own engine settings when the table states none
