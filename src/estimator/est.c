@@ -671,8 +671,12 @@ static double dp_exposed_s(const est_input *in, const est_cal *c, const layer_co
     int p = in->pp, v = in->vp;
     double t_dp = t_rs + t_ag, exposed, tail = c->dp_tail * t_dp;
     /* reduced after the backward: DeepSpeed overlap_comm off, NeMo 1.x after the pipeline */
+    /* (DeepSpeed: overlap_comm defaults to true only for ZeRO-3, the stack's dp_overlap 3; a
+     * config that sets it, dp_overlap_on, overlaps at any stage) */
     if (in->dp_overlap_off ||
-        (in->stack && (in->stack->dp_overlap == 0 || (in->stack->dp_overlap == 2 && in->pp > 1 && in->zero_stage == 0))))
+        (!in->dp_overlap_on && in->stack &&
+         (in->stack->dp_overlap == 0 || (in->stack->dp_overlap == 2 && in->pp > 1 && in->zero_stage == 0) ||
+          (in->stack->dp_overlap == 3 && in->zero_stage < 3))))
         return t_dp;
     if (v > 1 && rs_rounds == 1) {
         double layers_chunk = Ls / v;

@@ -115,6 +115,9 @@ typedef struct est_input {
     /* Megatron-Core overlap_grad_reduce / NeMo optim.overlap_grad_sync off: the gradient
      * reduction runs after the backward instead of under it (the stack's dp_overlap otherwise) */
     bool dp_overlap_off;
+    /* the run's config switches that overlap on where its stack leaves it off by default
+     * (DeepSpeed zero_optimization.overlap_comm: true, which the cost stage's ds_config.json writes) */
+    bool dp_overlap_on;
     /* how a framework splits layers over pipeline stages (est_stage_layers) */
     est_pp_layout pp_layout;
     bool allow_uneven_pp;  /* layers not divisible by PP: the bottleneck stage gets ceil(L/PP) (Megatron-Core uneven split) */

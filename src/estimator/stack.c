@@ -50,7 +50,7 @@ static int stack_value(est_stack *s, int k, const char *v, const char *file, int
         s->zero_stage = (int)x;
         break;
     case K_DP_OVERLAP:
-        if (x > 2) return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "dp_overlap", "0, 1 or 2, not %g", x);
+        if (x > 3) return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "dp_overlap", "0, 1, 2 or 3, not %g", x);
         s->dp_overlap = (int)x;
         break;
     case K_PREFETCH: s->fsdp_prefetch = x != 0; break;

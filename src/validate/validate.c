@@ -206,10 +206,56 @@ const est_stack *validate_stack_of(const char *framework)
     return st ? st : est_stack_default();
 }
 
+/* The latest year a cell names: a four-digit 2015-2029, or an arXiv identifier's yymm
+ * ("2104.04473" is April 2021); 0 when none */
+static int cell_year(const char *cell)
+{
+    int year = 0;
+    for (const char *p = cell; *p; p++) {
+        if (!isdigit((unsigned char)*p) || (p > cell && isalnum((unsigned char)p[-1]))) continue;
+        size_t n = strspn(p, "0123456789");
+        int y = 0;
+        if (n == 4 && (p[0] == '2' && p[1] == '0') && p[2] >= '1' && p[2] <= '2') y = atoi((char[5]){p[0], p[1], p[2], p[3], 0});
+        else if (n == 4 && p[4] == '.') {
+            int yy = (p[0] - '0') * 10 + (p[1] - '0'), mm = (p[2] - '0') * 10 + (p[3] - '0');
+            size_t tail = strspn(p + 5, "0123456789");
+            if (yy >= 15 && yy <= 29 && mm >= 1 && mm <= 12 && (tail == 4 || tail == 5)) y = 2000 + yy;
+        }
+        if (y > year) year = y;
+        p += n - 1;
+    }
+    return year;
+}
+
+/* The stack of a row: its framework cell's (validate_stack_of), except that a Megatron-LM or NeMo
+ * run the row dates before 2023 ran the code of that era, the 2022 stack: Megatron-LM added
+ * FlashAttention (--use-flash-attn) and Transformer Engine in 2023, and NeMo Megatron 1.x of
+ * 2022 shares its kernels (apex fused softmax, jit-fused bias-GeLU, no userbuffers) */
+static const est_stack *row_stack(const columns *c, const csv_row *row)
+{
+    const char *framework = csv_get(row, c->framework);
+    const est_stack *st = validate_stack_of(framework);
+    if (strcmp(st->name, "megatron-core")) return st;
+    int year = cell_year(framework);
+    const int cells[] = {c->release, c->source};
+    for (size_t i = 0; i < sizeof cells / sizeof *cells; i++) {
+        int y = cell_year(csv_get(row, cells[i]));
+        if (y > year) year = y;
+    }
+    const est_stack *old = year > 0 && year < 2023 ? est_stack_find("nemo-megatron-2022") : NULL;
+    return old ? old : st;
+}
+
 #define SKIP(...) (snprintf(why, why_len, __VA_ARGS__), -1)
 
-int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, char *why, size_t why_len)
+/* what a row leaves unpublished that its caller assumes as tuned (assume_tuned_layout) */
+enum { ASSUME_MBS = 1, ASSUME_LAYOUT = 2 };
+
+/* validate_row_input; with assume, a missing MBS or TP/PP is set provisionally (1) and flagged
+ * there instead of skipping the row */
+static int row_input(const csv_table *t, const csv_row *row, est_input *in, char *why, size_t why_len, unsigned *assume)
 {
+    if (assume) *assume = 0;
     columns c = find_columns(t);
     const char *fam = csv_get(row, c.model_family);
     /* the architecture the row's model name publishes (data/models.csv, the presets): what its
@@ -273,6 +319,12 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
         if (!have[N_TP]) { val[N_TP] = 1; have[N_TP] = true; }
         if (!have[N_PP]) { val[N_PP] = 1; have[N_PP] = true; }
     }
+    if ((!have[N_TP] || !have[N_PP]) && assume) {
+        /* tables that print only the best run's throughput ran a tuned layout: the caller assumes it */
+        *assume |= ASSUME_LAYOUT;
+        val[N_TP] = val[N_PP] = 1;
+        have[N_TP] = have[N_PP] = true;
+    }
     if (!have[N_TP] || !have[N_PP]) return SKIP("parallel layout (tp, pp) not published");
     if (!have[N_GPUS]) return SKIP("number of GPUs missing");
     if (!have[N_GBS]) return SKIP("global batch size missing");
@@ -283,6 +335,11 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
         if (!num(row, c.cp, &cp_pub) || cp_pub < 1) cp_pub = 1;
         double dp_of = val[N_GPUS] / (val[N_TP] * val[N_PP] * cp_pub), m_of = dp_of >= 1 ? val[N_GBS] / (dp_of * ga_pub) : 0;
         if (m_of >= 1 && m_of == floor(m_of)) { val[N_MBS] = m_of; have[N_MBS] = true; }
+    }
+    if (!have[N_MBS] && assume) {
+        *assume |= ASSUME_MBS;
+        val[N_MBS] = 1;
+        have[N_MBS] = true;
     }
     if (!have[N_MBS]) return SKIP("micro batch size missing");
     double tp = val[N_TP], pp = val[N_PP], ngpu = val[N_GPUS], mbs = val[N_MBS], gbs = val[N_GBS];
@@ -392,7 +449,7 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     }
 
     est_input_init(in, &s, gpu);
-    est_stack_apply(in, validate_stack_of(csv_get(row, c.framework)));
+    est_stack_apply(in, row_stack(&c, row));
     in->tp = (int)tp;
     in->pp = (int)pp;
     in->vp = num_or(row, c.vp, 1);
@@ -460,7 +517,8 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
         in->offload_act_layers = rs.cpu_offloading_num_layers;
     /* the published DP may exclude CP or experts; ours is derived from the GPU count */
     char rule[256];
-    if (est_check(in, rule, sizeof rule)) return SKIP("layout inconsistent: %s", rule);
+    /* an assumed layout is checked candidate by candidate when it is chosen */
+    if (!(assume && (*assume & ASSUME_LAYOUT)) && est_check(in, rule, sizeof rule)) return SKIP("layout inconsistent: %s", rule);
     /* a published gradient accumulation must close the batch arithmetic: GBS = MBS × DP ×
      * GA with DP = GPUs / (TP·PP·CP) (Megatron's num_microbatches); a row where it does not
      * carries a mistyped cell (tables that share MBS between variants), so which layout ran
@@ -472,6 +530,52 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
             return SKIP("layout inconsistent: MBS %g × DP %g × gradient accumulation %g is not the published GBS %g", mbs,
                         dp, ga, gbs);
     }
+    return 0;
+}
+
+int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, char *why, size_t why_len)
+{
+    return row_input(t, row, in, why, why_len, NULL);
+}
+
+/* the MBS values tried for a row that publishes none: powers of two up to 16 that split the batch */
+static bool try_mbs(est_input *in, int mbs, double *best, est_input *best_in)
+{
+    in->mbs = mbs;
+    long long dp = in->num_gpus / ((long long)in->tp * in->pp * in->cp);
+    if (dp < 1 || in->gbs % ((long long)mbs * dp)) return false;
+    char rule[256];
+    if (est_check(in, rule, sizeof rule)) return false;
+    est_result r;
+    if (est_evaluate(in, &r) != 0 || !r.fits) return false;
+    if (r.step_time < *best) { *best = r.step_time; *best_in = *in; }
+    return true;
+}
+
+/* A table that prints only its best run's throughput (no MBS, or no TP/PP: "best non-CP
+ * configuration"): assume what our own search would run, the fastest MBS (and TP x PP, TP
+ * inside a node and dividing the heads, PP dividing the layers) predicted to fit.  0, or -1
+ * when nothing fits (the provisional input is left as it was). */
+static int assume_tuned_layout(est_input *in, unsigned assume)
+{
+    est_input best_in = *in;
+    double best = INFINITY;
+    int L = shape_total_layers(&in->shape);
+    int tp_max = assume & ASSUME_LAYOUT ? in->gpu->gpus_per_node : in->tp;
+    for (int tp = assume & ASSUME_LAYOUT ? 1 : in->tp; tp <= tp_max; tp *= 2) {
+        if (in->shape.heads % tp) continue;
+        for (int pp = assume & ASSUME_LAYOUT ? 1 : in->pp; pp <= (assume & ASSUME_LAYOUT ? 16 : in->pp); pp++) {
+            if (L % pp) continue;
+            est_input c = *in;
+            c.tp = tp, c.pp = pp, c.vp = 1;
+            c.sequence_parallel = tp > 1 && c.stack->sequence_parallel;
+            if (!(assume & ASSUME_MBS)) { try_mbs(&c, in->mbs, &best, &best_in); continue; }
+            for (int mbs = 1; mbs <= 16; mbs *= 2) try_mbs(&c, mbs, &best, &best_in);
+        }
+        if (!(assume & ASSUME_LAYOUT)) break;
+    }
+    if (!isfinite(best)) return -1;
+    *in = best_in;
     return 0;
 }
 
@@ -620,7 +724,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
     memset(empty_before, ',', nb); empty_before[nb] = '\0';
     memset(empty_after, ',', na); empty_after[na] = '\0';
     int rc = 0, vp_assumed = 0, predicted_fit = 0, bf16_grads = 0, fp8_weights = 0, offloaded = 0, graphed = 0, a2a_hidden = 0,
-        module_recompute = 0, fused_mlp = 0, shape_by_name = 0;
+        module_recompute = 0, fused_mlp = 0, shape_by_name = 0, layout_assumed = 0, mbs_assumed = 0;
     for (size_t i = 0; i < t.n; i++) {
         const csv_row *row = &t.rows[i];
         err_group *s = err_group_get(&src, &nsrc, csv_get(row, c.source_id));
@@ -630,17 +734,29 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
         measured m = {0};
         char why[256] = "";
         bool row_assumed = false;
-        int ok = validate_row_input(&t, row, &in, why, sizeof why) == 0;
+        unsigned assume = 0;
+        int ok = row_input(&t, row, &in, why, sizeof why, &assume) == 0;
+        if (ok && assume) {
+            in.cal = cal;
+            if (assume_tuned_layout(&in, assume)) {
+                snprintf(why, sizeof why, "%s not published and no %s predicted to fit",
+                         assume & ASSUME_LAYOUT ? "parallel layout (tp, pp)" : "micro batch size",
+                         assume & ASSUME_LAYOUT ? "layout" : "micro batch size");
+                ok = 0;
+            }
+        }
+        bool vp_assumed_here = false;
         if (ok) {
             in.cal = cal;
             double published_vp;
             if (in.pp > 1 && !num(row, c.vp, &published_vp) && in.stack->interleaved_pipeline) {
                 assume_tuned_vp(&in);
-                row_assumed = true;
+                vp_assumed_here = true;
             }
             if (row_measured(&c, row, &in, &m)) { snprintf(why, sizeof why, "no published step time, tokens/s or TFLOP/s"); ok = 0; }
         }
         if (ok && est_evaluate(&in, &r)) { snprintf(why, sizeof why, "%s", r.why); ok = 0; }
+        row_assumed = assume != 0 || vp_assumed_here;
         sb_csv_field(&rows, csv_get(row, c.id), false);
         sb_csv_field(&rows, csv_get(row, c.source_id), false);
         sb_csv_field(&rows, csv_get(row, c.model), false);
@@ -684,7 +800,9 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
             rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
             break;
         }
-        if (row_assumed) vp_assumed++;
+        vp_assumed += vp_assumed_here;
+        layout_assumed += (assume & ASSUME_LAYOUT) != 0;
+        mbs_assumed += assume == ASSUME_MBS;
         sb_printf(&rows, "%d,%d,%d,%d,%d,%d,%d,%d,%s,%s,%.6g,%.6g,%.2f,%.6g,%.6g,%.2f,%.2f,%s,", in.num_gpus, in.tp, in.pp,
                   in.vp, in.cp, in.ep, in.mbs, in.gbs, est_precision_name(in.precision), m.what, m.value, pred, 100.0 * err,
                   r.step_time, r.tokens_per_s_per_gpu, 100.0 * r.mfu, r.mem_total / EST_GIB, r.fits ? "true" : "false");
@@ -728,7 +846,9 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
             skip_tally_print(&skips, out, json ? &w : NULL);
             if (json) {
                 json_int(&w, "vp_assumed", vp_assumed);
-                if (vp_assumed && published.n) {
+                json_int(&w, "layout_assumed", layout_assumed);
+                json_int(&w, "mbs_assumed", mbs_assumed);
+                if ((vp_assumed || layout_assumed || mbs_assumed) && published.n) {
                     json_num(&w, "published_layout_median_abs_err_pct", 100.0 * pub_med);
                     json_num(&w, "published_layout_p90_abs_err_pct", 100.0 * pub_p90);
                 }
@@ -768,7 +888,11 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
                 if (vp_assumed)
                     fprintf(out, "VP not published for %d row(s) with PP > 1: the fastest VP predicted to fit "
                                  "was assumed (tables report tuned runs)\n", vp_assumed);
-                if (vp_assumed && published.n)
+                if (layout_assumed || mbs_assumed)
+                    fprintf(out, "layout not published: TP x PP and MBS of %d row(s), MBS of %d: the fastest predicted "
+                                 "to fit was assumed (tables that print only their best run)\n",
+                            layout_assumed, mbs_assumed);
+                if ((vp_assumed || layout_assumed || mbs_assumed) && published.n)
                     fprintf(out, "without those rows (%zu with a published layout): median_abs_err %.1f%% p90_abs_err %.1f%%\n",
                             published.n, 100.0 * pub_med, 100.0 * pub_p90);
                 validate_print_final_line(out, all.rows, all.skipped, all.n, sum->median_abs_err, sum->p90_abs_err);

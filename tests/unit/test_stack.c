@@ -33,7 +33,7 @@ static void test_stacks_load(void)
     CHECK(mc && !strcmp(mc->name, "megatron-core") && mc->flash_attention);
     CHECK(n22 && !n22->flash_attention && !n22->interleaved_pipeline && n22->grad_accum_bytes == 12.0);
     CHECK(fsdp && !strcmp(fsdp->name, "pytorch-fsdp") && fsdp->zero_stage == 3 && fsdp->fsdp_prefetch && fsdp->fsdp_reshard);
-    CHECK(ds && !strcmp(ds->name, "hf-deepspeed") && ds->grad_bytes == 2.0 && !ds->dp_overlap);
+    CHECK(ds && !strcmp(ds->name, "hf-deepspeed") && ds->grad_bytes == 2.0 && ds->dp_overlap == 3);
     CHECK(est_stack_find("no-such-stack") == NULL);
     CHECK(est_stack_suggest("deepspeeed") && !strcmp(est_stack_suggest("deepspeeed"), "hf-deepspeed"));
 }
@@ -115,7 +115,8 @@ static void test_fsdp_gather_reshard(void)
     CHECK(hidden.t_dp_exposed < one.t_dp_exposed);
 }
 
-/* DeepSpeed's default reduces gradients after the backward: all of it shows */
+/* DeepSpeed's default reduces gradients after the backward below ZeRO-3 (overlap_comm unset is
+ * true only for stage 3): all of it shows; a config that sets overlap_comm (dp_overlap_on) hides it */
 static void test_dp_overlap(void)
 {
     model_shape s = small_gpt();
@@ -127,6 +128,11 @@ static void test_dp_overlap(void)
     est_result r;
     CHECK(est_evaluate(&in, &r) == 0);
     CHECK_NEAR(r.t_dp_exposed, r.t_dp_comm, 1e-12);
+    in.dp_overlap_on = true;
+    est_result on;
+    CHECK(est_evaluate(&in, &on) == 0);
+    CHECK(on.t_dp_exposed < on.t_dp_comm);
+    in.dp_overlap_on = false;
     est_stack_apply(&in, est_stack_default());
     in.zero_stage = 2;
     in.grad_bytes = 2.0;

@@ -191,6 +191,19 @@ static void test_rows_as_tables_write_them(void)
     /* a JAX/XLA stack is not modelled: skipped under that reason */
     CHECK(validate_row_input(&t, &t.rows[7], &in, why, sizeof why) == -1 && strstr(why, "JAX/XLA") != NULL);
     csv_free(&t);
+    /* a Megatron-LM run its source dates before 2023 ran that era's code: the 2022 stack
+     * (no FlashAttention, no Transformer Engine); a later one the Megatron-Core stack */
+    static const char ERA_ROWS[] =
+        "id,framework,source,model_family,num_layers,hidden_size,num_attention_heads,vocab_size,seq_length,gpu_type,"
+        "num_gpus,tp,pp,mbs,gbs,tokens_per_s_per_gpu\n"
+        "a,Megatron-LM,Narayanan et al. (SC21) arXiv:2104.04473 Table 1,GPT-3,24,4096,32,51200,2048,A100 80GB,8,1,1,1,64,4000\n"
+        "b,Megatron-LM,Megatron-LM README (2024),GPT-3,24,4096,32,51200,2048,A100 80GB,8,1,1,1,64,4000\n"
+        "c,Megatron-LM,table of 1440.0000 runs,GPT-3,24,4096,32,51200,2048,A100 80GB,8,1,1,1,64,4000\n";
+    CHECK(csv_parse(ERA_ROWS, strlen(ERA_ROWS), "era.csv", &t, &e) == 0);
+    CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "nemo-megatron-2022"));
+    CHECK(validate_row_input(&t, &t.rows[1], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "megatron-core"));
+    CHECK(validate_row_input(&t, &t.rows[2], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "megatron-core"));
+    csv_free(&t);
     /* rows that name their model and publish no shape: the name gives it; a published cell
      * (a proxy's layer count) is kept; a row whose width contradicts the name is not guessed */
     static const char NAMED_ROWS[] =
