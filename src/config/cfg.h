@@ -115,6 +115,7 @@ typedef struct {
     char request_rates[CFG_KNOB_MAX][CFG_KNOB_LEN];
     cfg_int_list expert_parallel_sizes; /* MoE: EP inside the TP group */
     int latency_percentile; /* 0: the limits apply to means; else 1..99 */
+    double input_len_stdev, output_len_stdev; /* tokens; NAN / 0 = fixed lengths */
     int n_precisions;      /* 0: data_type */
     char precisions[CFG_KNOB_MAX][CFG_KNOB_LEN];
     int top_n;

@@ -147,6 +147,8 @@ const schema_entry SCHEMA[] = {
     { IB "output_len", ST_INT, S(infer.output_len), "20", 1, 10000000, NULL, 0, "Generated tokens per request" },
     { IB "batch_sizes", ST_INT_LIST, S(infer.batch_sizes), "[1]", 1, 1000000, NULL, 0, "Batch sizes" },
     { IB "concurrency", ST_INT_LIST, S(infer.concurrency), "null", 1, 1000000, NULL, SF_NULLABLE, "extension: loads to predict, in concurrent requests (closed loop, vLLM --max-concurrency / trtllm-bench --concurrency); with it batch_sizes are the engine's max batch (max_num_seqs); null = each batch size is the load" },
+    { IB "input_len_stdev", ST_FLOAT, S(infer.input_len_stdev), "null", 0, 1e7, NULL, SF_NULLABLE, "extension: standard deviation of the input lengths in tokens (normal, as trtllm-bench prepare_dataset --input-stdev); widens the TTFT percentiles and the prompts' queueing (M/G/1); null = fixed" },
+    { IB "output_len_stdev", ST_FLOAT, S(infer.output_len_stdev), "null", 0, 1e7, NULL, SF_NULLABLE, "extension: standard deviation of the output lengths in tokens (--output-stdev); widens the latency percentiles; null = fixed" },
     { IB "request_rates", ST_STR_LIST, S(infer.request_rates), "[null]", NB, NULL, SF_NULLABLE, "extension: open-loop loads, requests/s offered to one model instance with Poisson arrivals (vLLM benchmark_serving --request-rate), beside or instead of concurrency; vllm and trtllm only" },
     { IB "beam_width", ST_INT, S(infer.beam_width), "1", 1, 64, NULL, 0, "Beam width" },
     { IB "topk", ST_INT, S(infer.topk), "4", 0, 100000, NULL, 0, "Top-k sampling" },

@@ -70,6 +70,7 @@ typedef struct {
     const serve_input *s;
     est_infer_input in;
     double I, O, ctx, budget;
+    double cv_in, cv_out; /* length spreads (serve_input) */
 } serve_ctx;
 
 typedef struct {
@@ -105,8 +106,35 @@ static double prompt_s(const serve_ctx *c, double b, double td, double *steal, d
     return n * t;
 }
 
-/* M/D/1 mean wait in queue: ρ·S / (2(1 − ρ)) (Pollaczek–Khinchine with deterministic service) */
-static double md1_wait(double rho, double S) { return rho * S / (2.0 * (1.0 - rho)); }
+/* M/G/1 mean wait in queue: ρ·E[S]·(1 + c²) / (2(1 − ρ)) (Pollaczek–Khinchine), c the service time's
+ * coefficient of variation: a prompt's service grows with its length, so c = the input lengths' spread;
+ * fixed lengths give M/D/1 (c = 0) */
+static double mg1_wait(double rho, double S, double cv) { return rho * S * (1.0 + cv * cv) / (2.0 * (1.0 - rho)); }
+
+/* the standard normal's p-quantile (Acklam 2003, "An algorithm for computing the inverse normal cumulative
+ * distribution function": rational approximations, relative error < 1.2e-9) */
+static double normal_quantile(double p)
+{
+    static const double a[] = { -3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+                                1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00 };
+    static const double b[] = { -5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+                                6.680131188771972e+01, -1.328068155288572e+01 };
+    static const double c[] = { -7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                                -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00 };
+    static const double d[] = { 7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                                3.754408661907416e+00 };
+    if (p <= 0.0) return -INFINITY;
+    if (p >= 1.0) return INFINITY;
+    if (p < 0.02425 || p > 1.0 - 0.02425) {
+        double q = sqrt(-2.0 * log(p < 0.5 ? p : 1.0 - p));
+        double x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+                   ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1.0);
+        return p < 0.5 ? x : -x;
+    }
+    double q = p - 0.5, r = q * q;
+    return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+           (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1.0);
+}
 
 /* the steady state at a given arrival rate X (requests/s) with b decoding sequences:
  * ITL = t_d / (1 − X·steal) (decode iterations get the time prompts leave);
@@ -124,7 +152,7 @@ static void state_at(const serve_ctx *c, double X, double b, steady *st)
     st->S = S;
     st->itl = td / (1.0 - frac);
     st->rho = rho;
-    st->wq = md1_wait(rho, S);
+    st->wq = mg1_wait(rho, S, c->cv_in);
     st->tmix = S / chunks;
     st->chunks = chunks;
     st->ttft = fmin(b, 1.0) * td / 2.0 + S + st->wq;
@@ -174,19 +202,22 @@ static double wait_quantile(double rho, double wq, double p)
 }
 
 /* percentiles of one steady state, p in (0, 1):
- * TTFT_p = p·t_d (the iteration a request arrives in: uniform over it) + S + W_p (a sum of quantiles:
- *   an upper bound of the quantile of the sum);
+ * TTFT_p = p·t_d (the iteration a request arrives in: uniform over it) + S·(1 + z_p·c_in) (a prompt's
+ *   service at the p-quantile of a normal length, z_p the standard normal's quantile) + W_p (a sum of
+ *   quantiles: an upper bound of the quantile of the sum);
  * ITL_p over the tokens: a token's interval is a mixed iteration (t_mix, a prompt chunk rides along)
  *   or a plain decode iteration (t_d); mixed iterations take the share ρ = X·S of the time and come
  *   at X·chunks per second, so a share q = X·chunks / (X·chunks + (1 − ρ)/t_d) of the intervals is
  *   mixed (vLLM's benchmark reports ITL per token, its p99 the mixed iteration once q > 1 %);
- * e2e_p = TTFT_p + (O − 1)·mean ITL (fixed lengths: the decode phase varies little). */
+ * e2e_p = TTFT_p + (O·(1 + z_p·c_out) − 1)·mean ITL (the output length's p-quantile; with fixed lengths
+ *   the decode phase varies little). */
 static void state_quantiles(const serve_ctx *c, const steady *st, double p, double *ttft, double *itl, double *e2e)
 {
-    *ttft = fmin(st->B, 1.0) * p * st->td + st->S + wait_quantile(st->rho, st->wq, p);
+    double z = normal_quantile(p);
+    *ttft = fmin(st->B, 1.0) * p * st->td + st->S * fmax(1.0 + z * c->cv_in, 0.0) + wait_quantile(st->rho, st->wq, p);
     double xn = st->X * st->chunks, q = xn > 0 ? xn / (xn + fmax(1.0 - st->rho, 1e-9) / st->td) : 0.0;
     *itl = q > 1.0 - p ? fmax(st->tmix, st->td) : st->td;
-    *e2e = *ttft + (c->O - 1.0) * st->itl;
+    *e2e = *ttft + fmax(c->O * (1.0 + z * c->cv_out) - 1.0, 0.0) * st->itl;
 }
 
 static int fail(char *why, size_t len, const char *msg)
@@ -229,6 +260,8 @@ int serve_evaluate(const serve_input *s, serve_result *r, char *why, size_t len)
     if (s->input_len < 1 || s->output_len < 1) return fail(why, len, "input and output lengths must be >= 1");
     if (s->concurrency < 1 && !(s->request_rate > 0)) return fail(why, len, "a load needs a concurrency >= 1 or a request rate > 0");
     if (!(s->percentile >= 0 && s->percentile < 100)) return fail(why, len, "the latency percentile must be in (0, 100), or 0 for means");
+    if (!(s->input_cv >= 0 && s->input_cv <= 10 && s->output_cv >= 0 && s->output_cv <= 10))
+        return fail(why, len, "the length spreads (standard deviation / mean) must be in [0, 10]");
     est_infer_input in = s->in;
     in.cuda_graphs = e->cuda_graphs;
     in.custom_allreduce = e->continuous; /* vLLM and TensorRT-LLM ship one-shot all-reduce kernels */
@@ -269,7 +302,7 @@ int serve_evaluate(const serve_input *s, serve_result *r, char *why, size_t len)
     } else {
         int max_seqs = s->max_num_seqs > 0 ? s->max_num_seqs : e->max_num_seqs;
         double slots = kv.seqs < max_seqs ? kv.seqs : max_seqs;
-        serve_ctx c = { s, in, I, O, decode_ctx(I, O), budget };
+        serve_ctx c = { s, in, I, O, decode_ctx(I, O), budget, s->input_cv, s->output_cv };
         steady st;
         if (s->concurrency >= 1) {
             double n = s->concurrency;

@@ -58,6 +58,9 @@ typedef struct {
     int max_num_batched_tokens;  /* 0 → the engine's default */
     int attn_dp;                 /* attention data parallelism over the TP ranks (MoE): executors sharing the batch */
     double percentile;           /* the limits' percentile, 0 < p < 100 (50, 90, 99); 0 = means */
+    /* length distributions: standard deviation / mean of the input and output lengths (normal, as
+     * trtllm-bench's prepare_dataset token-norm-dist --input-stdev/--output-stdev draws them); 0 = fixed */
+    double input_cv, output_cv;
 } serve_input;
 
 typedef struct {

@@ -65,6 +65,9 @@ static const struct {
     { "fp8_kv", "bf16", 1 }, /* 16-bit weights, fp8 KV cache (vLLM --kv-cache-dtype fp8) */
 };
 
+/* a length spread as stdev / mean (NAN or 0: fixed lengths) */
+static double cv_of(double stdev, int mean) { return isfinite(stdev) && stdev > 0 && mean > 0 ? stdev / mean : 0.0; }
+
 /* engine, loads and precisions of the serving search */
 static int serving_settings(const ac_config *c, search_infer_settings *s, ac_err *e)
 {
@@ -291,6 +294,8 @@ static int serving_model(const search_infer_point *p, const gpu_spec *g, est_pre
     in.request_rate = p->concurrency > 0 ? 0.0 : p->request_rate;
     in.max_num_seqs = p->bs;
     in.percentile = p->percentile;
+    in.input_cv = p->input_cv;
+    in.output_cv = p->output_cv;
     serve_result r;
     char why[256];
     if (serve_evaluate(&in, &r, why, sizeof why) != 0) {
@@ -511,7 +516,9 @@ int search_inference_run_with(const ac_config *c, const model_base_config *base,
                         if (s.nprec > 1 || c->infer.n_precisions) snprintf(r->precision, sizeof r->precision, "%s", s.prec[q].name);
                         search_infer_point pt = { &base->shape, gc->tp, gc->pp, gc->bs, s.in_len[p], s.out_len[p],
                                                   c->infer.beam_width, s.prec[q].data_type, c->train.gpu, c->train.gpu_memory_gb,
-                                                  s.gpus_per_node, s.engine, conc, s.prec[q].kv_bytes, rate, ep, s.percentile };
+                                                  s.gpus_per_node, s.engine, conc, s.prec[q].kv_bytes, rate, ep, s.percentile,
+                                                  cv_of(c->infer.input_len_stdev, s.in_len[p]),
+                                                  cv_of(c->infer.output_len_stdev, s.out_len[p]) };
                         search_infer_estimate est = { .latency_ms = NAN, .mem_gib = NAN, .fits = 1, .mem_limit_gib = NAN,
                                                       .ttft_ms = NAN, .itl_ms = NAN, .requests_per_s = NAN,
                                                       .ttft_p_ms = NAN, .itl_p_ms = NAN, .latency_p_ms = NAN };

@@ -68,6 +68,7 @@ typedef struct {
     double request_rate;   /* open-loop load (requests/s to one instance) when concurrency is 0; 0 = none */
     int ep;                /* MoE expert parallelism inside the TP group (0/1 = none) */
     int percentile;        /* the limits' percentile (0 = means) */
+    double input_cv, output_cv; /* length spreads: standard deviation / mean (0 = fixed) */
 } search_infer_point;
 
 typedef struct {

@@ -224,6 +224,31 @@ static void test_host_bound_iteration(void)
     CHECK(est_infer_step_s(&in, 2048, 256, 0, 0) > host);
 }
 
+/* length distributions: a spread of input lengths makes prompt service variable (M/G/1: a longer mean
+ * wait) and widens the TTFT percentile; a spread of output lengths widens the end-to-end percentile */
+static void test_length_spread(void)
+{
+    model_shape m = llama8b();
+    serve_input s;
+    serve_input_init(&s, &m, gpu_find("h100"), serve_engine_find("trtllm"));
+    s.concurrency = 0; s.request_rate = 6.0; s.input_len = 2048; s.output_len = 256; s.percentile = 90;
+    char why[256];
+    serve_result fixed, spread;
+    CHECK_INT(serve_evaluate(&s, &fixed, why, sizeof why), 0);
+    s.input_cv = 0.5;
+    CHECK_INT(serve_evaluate(&s, &spread, why, sizeof why), 0);
+    CHECK(spread.ttft_s > fixed.ttft_s);     /* the mean wait behind prompts grows by (1 + c²) */
+    CHECK(spread.ttft_p_s > fixed.ttft_p_s); /* and the p90 by the longer prompts */
+    CHECK_NEAR(spread.itl_s, fixed.itl_s, 1e-12);
+    s.input_cv = 0; s.output_cv = 0.5;
+    CHECK_INT(serve_evaluate(&s, &spread, why, sizeof why), 0);
+    CHECK(spread.e2e_p_s > fixed.e2e_p_s * 1.3); /* p90 output ~1.64x the mean */
+    CHECK_NEAR(spread.ttft_p_s, fixed.ttft_p_s, 1e-12);
+    s.output_cv = -1;
+    CHECK_INT(serve_evaluate(&s, &spread, why, sizeof why), -1);
+    CHECK_CONTAINS(why, "length spreads");
+}
+
 int main(void)
 {
     ac_err e;
@@ -236,5 +261,6 @@ int main(void)
     RUN(test_goodput_and_fit);
     RUN(test_percentiles);
     RUN(test_host_bound_iteration);
+    RUN(test_length_spread);
     CHECK_DONE();
 }
