@@ -79,6 +79,11 @@ out=$("$AC" infer search_config=llama/llama3_70b search_config.train_settings.lo
       $K.run.engine=trtllm "$K.run.tensor_parallel_sizes=[1]" "$K.run.pipeline_parallel_sizes=[1]" "$K.benchmark.concurrency=[8]" 2>&1); rc=$?
 [ $rc -eq 0 ] && case "$out" in *"does not fit even on the largest TP x PP searched (TP 1 x PP 1 = 1 GPUs)"*"GiB short"*) true ;; *) false ;; esac \
     && pass serve_no_fit_by_how_much || fail serve_no_fit_by_how_much "exit $rc: $out"
+# the original's engine too: GPT-3 175B on TP <= 2 says which TP x PP and how many GiB per GPU it lacks
+out=$("$AC" infer search_config=gpt3/175b search_config.train_settings.logs=$T/logs $K.run.results_dir=$T/ft175 \
+      "$K.run.tensor_parallel_sizes=[1,2]" "$K.run.pipeline_parallel_sizes=[1]" "$K.benchmark.batch_sizes=[1,8]" 2>&1); rc=$?
+[ $rc -eq 0 ] && case "$out" in *"does not fit even on the largest TP x PP searched (TP 2 x PP 1 = 2 GPUs)"*"GiB per GPU needed"*"GiB short"*) true ;; *) false ;; esac \
+    && pass static_no_fit_by_how_much || fail static_no_fit_by_how_much "exit $rc: $out"
 out=$("$AC" infer $common "$K.benchmark.concurrency=[8]" 2>&1); rc=$?
 [ $rc -eq 2 ] && case "$out" in *"static batches"*) true ;; *) false ;; esac && pass static_engine_refuses_concurrency || fail static_engine_refuses_concurrency "exit $rc: $out"
 
