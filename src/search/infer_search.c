@@ -484,6 +484,19 @@ int search_inference_run_with(const ac_config *c, const model_base_config *base,
     if (measured && check_measured_bounds(&s, &g, e)) { search_infer_grid_free(&g); return -1; }
     int nload = s.nconc + s.nrate ? s.nconc + s.nrate : 1;
     int nep = shape_is_moe(&base->shape) ? s.nep : 1;
+    if (!measured && shape_is_moe(&base->shape)) {
+        /* EP lives inside the TP group: some EP must divide a searched TP and the experts */
+        bool any = false;
+        for (int x = 0; x < nep && !any; x++)
+            for (size_t i = 0; i < g.n && !any; i++)
+                any = s.ep[x] <= 1 || (g.items[i].tp % s.ep[x] == 0 && base->shape.num_experts % s.ep[x] == 0);
+        if (!any && g.n) {
+            search_infer_grid_free(&g);
+            return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "run.expert_parallel_sizes",
+                             "no EP size divides both a searched TP size and the %d experts (EP spreads the experts over "
+                             "the TP ranks); add 1 or a divisor of both", base->shape.num_experts);
+        }
+    }
     size_t n = g.n * (size_t)s.npairs * (measured ? 1 : (size_t)s.nprec * (size_t)nload * (size_t)nep);
     results_infer_row *rows = calloc(n ? n : 1, sizeof *rows);
     if (!rows) { search_infer_grid_free(&g); return ac_err_set(e, AC_E_NOMEM, "out of memory"); }
@@ -503,7 +516,7 @@ int search_inference_run_with(const ac_config *c, const model_base_config *base,
                 for (int x = 0; x < nep; x++)
                 for (int q = 0; q < s.nprec; q++)
                     for (int l = 0; l < nload; l++) {
-                        int ep = nep > 1 || s.ep[x] > 1 ? s.ep[x] : 0;
+                        int ep = shape_is_moe(&base->shape) && s.ep[x] > 1 ? s.ep[x] : 0; /* dense: no EP */
                         if (ep > 1 && (gc->tp % ep || base->shape.num_experts % ep)) continue;
                         results_infer_row *r = &rows[k++];
                         int conc = l < s.nconc ? s.conc[l] : 0;

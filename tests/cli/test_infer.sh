@@ -75,6 +75,10 @@ out=$("$AC" infer search_config=mixtral/mixtral_8x7b search_config.train_setting
 MCSV="$T/moe/inference/final_summary/final_output.csv"
 [ $rc -eq 0 ] && [ "$(awk -F, 'NR>1' "$MCSV" | wc -l)" = 5 ] && ! awk -F, 'NR>1 && $1==2 && $20==4 {bad=1} END {exit !bad}' "$MCSV" \
     && case "$out" in *" EP "*) true ;; *) false ;; esac && pass serve_moe_ep || fail serve_moe_ep "exit $rc: $out $(cat "$MCSV")"
+out=$("$AC" infer search_config=mixtral/mixtral_8x7b search_config.train_settings.logs=$T/logs $K.run.results_dir=$T/moe3 $K.run.engine=vllm \
+      "$K.run.tensor_parallel_sizes=[2,4]" "$K.run.pipeline_parallel_sizes=[1]" "$K.run.expert_parallel_sizes=[3]" "$K.benchmark.concurrency=[8]" 2>&1); rc=$?
+[ $rc -eq 2 ] && case "$out" in *"run.expert_parallel_sizes: no EP size divides both a searched TP size and the 8 experts"*) true ;; *) false ;; esac \
+    && pass serve_bad_ep || fail serve_bad_ep "exit $rc: $out"
 out=$("$AC" infer search_config=llama/llama3_70b search_config.train_settings.logs=$T/logs $K.run.results_dir=$T/big \
       $K.run.engine=trtllm "$K.run.tensor_parallel_sizes=[1]" "$K.run.pipeline_parallel_sizes=[1]" "$K.benchmark.concurrency=[8]" 2>&1); rc=$?
 [ $rc -eq 0 ] && case "$out" in *"does not fit even on the largest TP x PP searched (TP 1 x PP 1 = 1 GPUs)"*"GiB short"*) true ;; *) false ;; esac \
