@@ -470,6 +470,18 @@ static int check_measured_bounds(const search_infer_settings *s, const search_in
     return 0;
 }
 
+/* EP lives inside the TP group: for a MoE model some EP size must divide a searched TP and the experts */
+static int check_ep(const search_infer_settings *s, const search_infer_grid *g, const model_shape *sh, ac_err *e)
+{
+    if (!shape_is_moe(sh) || !g->n) return 0;
+    for (int x = 0; x < s->nep; x++)
+        for (size_t i = 0; i < g->n; i++)
+            if (s->ep[x] <= 1 || (g->items[i].tp % s->ep[x] == 0 && sh->num_experts % s->ep[x] == 0)) return 0;
+    return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "run.expert_parallel_sizes",
+                     "no EP size divides both a searched TP size and the %d experts (EP spreads the experts over the TP "
+                     "ranks); add 1 or a divisor of both", sh->num_experts);
+}
+
 int search_inference_run_with(const ac_config *c, const model_base_config *base, const search_infer_hooks *h, FILE *out,
                               bool json, ac_err *e)
 {
@@ -484,19 +496,7 @@ int search_inference_run_with(const ac_config *c, const model_base_config *base,
     if (measured && check_measured_bounds(&s, &g, e)) { search_infer_grid_free(&g); return -1; }
     int nload = s.nconc + s.nrate ? s.nconc + s.nrate : 1;
     int nep = shape_is_moe(&base->shape) ? s.nep : 1;
-    if (!measured && shape_is_moe(&base->shape)) {
-        /* EP lives inside the TP group: some EP must divide a searched TP and the experts */
-        bool any = false;
-        for (int x = 0; x < nep && !any; x++)
-            for (size_t i = 0; i < g.n && !any; i++)
-                any = s.ep[x] <= 1 || (g.items[i].tp % s.ep[x] == 0 && base->shape.num_experts % s.ep[x] == 0);
-        if (!any && g.n) {
-            search_infer_grid_free(&g);
-            return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "run.expert_parallel_sizes",
-                             "no EP size divides both a searched TP size and the %d experts (EP spreads the experts over "
-                             "the TP ranks); add 1 or a divisor of both", base->shape.num_experts);
-        }
-    }
+    if (!measured && check_ep(&s, &g, &base->shape, e)) { search_infer_grid_free(&g); return -1; }
     size_t n = g.n * (size_t)s.npairs * (measured ? 1 : (size_t)s.nprec * (size_t)nload * (size_t)nep);
     results_infer_row *rows = calloc(n ? n : 1, sizeof *rows);
     if (!rows) { search_infer_grid_free(&g); return ac_err_set(e, AC_E_NOMEM, "out of memory"); }
@@ -614,7 +614,7 @@ int search_inference_check(const ac_config *c, const model_base_config *base, ac
     if (search_infer_settings_resolve(c, base, &s, e) != 0 ||
         search_infer_grid_build(&base->shape, s.gpus_per_node, s.tp, s.ntp, s.pp, s.npp, s.bs, s.nbs, &g, e) != 0)
         return -1;
-    int rc = is_measured(c) ? check_measured_bounds(&s, &g, e) : 0;
+    int rc = is_measured(c) ? check_measured_bounds(&s, &g, e) : check_ep(&s, &g, &base->shape, e);
     if (!rc && is_measured(c) && g.n) {
         /* one job script rendered and dropped: what would refuse it (time_limit, job name,
          * folder, command) fails here rather than after the first files are written */
