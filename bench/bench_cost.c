@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "cost/cost.h"
+#include "cost/cost_published.h"
 #include "estimator/gpu.h"
 #include "util/csv.h"
 
@@ -160,8 +161,6 @@ static void worked_example(void)
     printf("slowest search: %.1f ms (target < 1000 ms)\n\n", worst * 1e3);
 }
 
-extern const char ac_data_finetune_published[]; /* build/gen/data_finetune_published.c */
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -177,66 +176,53 @@ static double quantile(double *v, size_t n, double q)
     return v[i ? i - 1 : 0];
 }
 
-/* data/finetune_published.csv: each published setup predicted as published (GPU, count, micro
- * batch, global batch, ZeRO stage, offload, checkpointing, stack), with the error */
+/* data/finetune_published.csv: each published setup predicted as published (cost_published.h),
+ * with the error and the band the cost stage prints for that stack */
 static void published(void)
 {
-    csv_table t;
+    cost_published_row *rows;
+    size_t n;
     ac_err e;
-    if (csv_parse(ac_data_finetune_published, strlen(ac_data_finetune_published), "data/finetune_published.csv", &t, &e)) {
+    if (cost_published_eval(&rows, &n, &e)) {
         printf("published table: %s\n", e.msg);
         return;
     }
     printf("Published measurements (data/finetune_published.csv, not in ../shared) against predictions of the same setup\n");
-    printf("| source | setup | GPUs | stack | published tok/s/GPU | predicted tok/s/GPU | error | band | published MFU | predicted MFU "
-           "| cookbook MFU (published tok/s) | cookbook MFU (predicted) |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-    double err_ds[64], err_all[64];
+    printf("| source | setup | GPUs | stack | published tok/s/GPU | predicted tok/s/GPU | error | published MFU | predicted MFU "
+           "| cookbook MFU (published tok/s) | cookbook MFU (predicted) |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+    double err_ds[256], err_all[256];
     size_t n_ds = 0, n_all = 0;
-#define COL(name) csv_get(r, csv_col(&t, name))
-#define NUM(name) atof(COL(name))
-    for (size_t i = 0; i < t.n; i++) {
-        const csv_row *r = &t.rows[i];
-        model_shape s = decoder((int)NUM("layers"), (int)NUM("hidden"), (int)NUM("ffn"), (int)NUM("heads"), (int)NUM("kv_heads"),
-                                (int)NUM("vocab"), (int)NUM("context"), NUM("gated") != 0, NUM("untied") != 0);
-        cost_task task = COST_FULL;
-        cost_task_parse(COL("task"), &task);
-        cost_request rq = request(COL("what"), s, task);
-        rq.gbs = (int)NUM("gbs");
-        rq.stack = est_stack_find(COL("stack"));
-        rq.overlap_comm = strcmp(COL("overlap_comm"), "default") != 0; /* unstated: DeepSpeed's own default */
-        if (task == COST_LORA) {
-            rq.lora_rank = (int)NUM("lora_rank");
-            snprintf(rq.lora_modules, sizeof rq.lora_modules, "%s", COL("lora_modules"));
-            cost_lora_targets(rq.lora_modules, &rq.model.shape, &rq.lora_targets, &e);
-        }
-        int gpus = (int)NUM("gpus");
-        cost_pool_parse(COL("gpu"), gpus, NULL, &rq.pools[0], &e);
-        rq.n_pools = 1;
-        cost_knobs k = {0, gpus, 1, 1, (int)NUM("mbs"), (int)NUM("zero"), NUM("offload_opt") != 0, NUM("offload_params") != 0,
-                        NUM("ckpt") != 0};
-        cost_option o;
-        if (cost_evaluate(&rq, &k, &o, &e)) {
-            printf("| %s | %s | %s | cannot evaluate: %s |\n", COL("source"), COL("what"), COL("gpu"), e.msg);
+    for (size_t i = 0; i < n; i++) {
+        const cost_published_row *r = &rows[i];
+        if (!r->ok) {
+            printf("| %s | %s | %s | cannot evaluate: %s |\n", r->source, r->what, r->gpu, r->why);
             continue;
         }
-        double pub = NUM("tok_s_gpu"), pred = o.tokens_per_s / gpus, err = pred / pub - 1.0;
-        if (!strcmp(COL("stack"), "hf-deepspeed") && n_ds < 64) err_ds[n_ds++] = fabs(err);
-        if (n_all < 64) err_all[n_all++] = fabs(err);
-        char pm[16] = "—", band[160];
-        if (NUM("mfu") > 0) snprintf(pm, sizeof pm, "%.1f%%", 100 * NUM("mfu"));
-        cost_band_text(&rq, &o, band, sizeof band);
-        double ck = cost_cookbook_mfu(&rq, &o);
-        printf("| %s | %s | %d x %s | %s | %.0f | %.0f | %+.0f%% | %s | %s | %.1f%%%s | %.1f%% | %.1f%% |\n", COL("source"), COL("what"),
-               gpus, COL("gpu"), COL("stack"), pub, pred, 100.0 * err, band, pm, 100 * o.mfu, o.feasible ? "" : " (predicted not to fit)",
-               100 * ck * pub / pred, 100 * ck);
+        if (!strcmp(r->stack, "hf-deepspeed") && n_ds < 256) err_ds[n_ds++] = fabs(r->err);
+        if (n_all < 256) err_all[n_all++] = fabs(r->err);
+        char pm[16] = "—";
+        if (r->published_mfu > 0) snprintf(pm, sizeof pm, "%.1f%%", 100 * r->published_mfu);
+        printf("| %s | %s | %d x %s | %s | %.0f | %.0f | %+.0f%% | %s | %.1f%%%s | %.1f%% | %.1f%% |\n", r->source, r->what, r->gpus,
+               r->gpu, r->stack, r->published_tok_s_gpu, r->predicted_tok_s_gpu, 100.0 * r->err, pm, 100 * r->mfu,
+               r->feasible ? "" : " (predicted not to fit)", 100 * r->cookbook_mfu / (1.0 + r->err), 100 * r->cookbook_mfu);
     }
-#undef COL
-#undef NUM
-    csv_free(&t);
+    free(rows);
     double md = quantile(err_ds, n_ds, 0.5), p90d = quantile(err_ds, n_ds, 0.9);
     double ma = quantile(err_all, n_all, 0.5), p90a = quantile(err_all, n_all, 0.9);
     printf("|error| of tokens/s: Hugging Face + DeepSpeed rows (%zu): median %.0f%%, p90 %.0f%% (targets 20%%, 30%%); all rows (%zu): "
            "median %.0f%%, p90 %.0f%%\n", n_ds, 100 * md, 100 * p90d, n_all, 100 * ma, 100 * p90a);
+    /* the band each stack's setups print (cost_band_of): from these rows where data/bands.csv has none */
+    static const char *const STACKS[] = {"hf-deepspeed", "pytorch-fsdp"};
+    for (size_t i = 0; i < sizeof STACKS / sizeof *STACKS; i++)
+        for (int off = 0; off < 2; off++) {
+            double band, med;
+            int k;
+            bool on_gpu;
+            if (cost_published_band(est_stack_find(STACKS[i]), gpu_find("a100_80gb"), off, &band, &k, &on_gpu, &med))
+                printf("band the cost stage prints for %s %s on a100_80gb: ±%.0f%% (%d published runs%s; signed median %+.0f%%)\n",
+                       STACKS[i], off ? "with CPU offload" : "without offload", 100 * band, k, on_gpu ? "" : " on other GPUs",
+                       100 * med);
+        }
 }
 
 int main(void)

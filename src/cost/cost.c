@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cost/cost_published.h"
 #include "estimator/band.h"
 #include "model/layer.h"
 
@@ -487,21 +488,41 @@ void cost_rank_by_price(cost_rank_item *it, size_t n)
     }
 }
 
-void cost_band_text(const cost_request *rq, const cost_option *o, char *buf, size_t len)
+const char *cost_band_of(const cost_request *rq, const cost_option *o, double *rel, char *buf, size_t len)
 {
     const est_stack *st = cost_stack_of(rq, &o->k);
     const char *sn = st ? st->name : "megatron-core";
-    double b = est_band_rel(&o->est);
-    switch (est_band_source_of(o->gpu, st)) {
-    case EST_BAND_OWN: snprintf(buf, len, "±%.0f%% (%s, %s: %d validated runs)", 100 * b, o->gpu->name, sn, o->est.band_rows); break;
+    double b = est_band_rel(&o->est), pb, med;
+    int prows;
+    bool on_gpu;
+    est_band_source src = est_band_source_of(o->gpu, st);
+    *rel = b;
+    /* a stack the pre-training tables do not validate: its own published fine-tuning runs
+     * (data/finetune_published.csv), rather than another stack's band */
+    bool offload = o->k.offload_optimizer || o->k.offload_params;
+    if (src != EST_BAND_OWN && cost_published_band(st, o->gpu, offload, &pb, &prows, &on_gpu, &med)) {
+        *rel = pb;
+        snprintf(buf, len, "±%.0f%% (%d published fine-tuning runs of %s %s, %s%s, data/finetune_published.csv; predicted %s by a "
+                           "median %.0f%%)", 100 * pb, prows, sn, offload ? "with CPU offload" : "without offload",
+                 on_gpu ? "on " : "on other GPUs than ", o->gpu->name, med > 0 ? "too fast" : "too slow", 100 * fabs(med));
+        return "published";
+    }
+    switch (src) {
+    case EST_BAND_OWN: snprintf(buf, len, "±%.0f%% (%s, %s: %d validated runs)", 100 * b, o->gpu->name, sn, o->est.band_rows); return "own";
     case EST_BAND_STACK:
         snprintf(buf, len, "±%.0f%% (%s on other GPUs: %d runs; none on %s)", 100 * b, sn, o->est.band_rows, o->gpu->name);
-        break;
+        return "stack";
     case EST_BAND_POOLED:
         snprintf(buf, len, "no validated %s runs (all stacks pooled: ±%.0f%%, %d runs)", sn, 100 * b, o->est.band_rows);
-        break;
-    default: snprintf(buf, len, "no band (data/bands.csv)"); break;
+        return "pooled";
+    default: snprintf(buf, len, "no band (data/bands.csv)"); return "none";
     }
+}
+
+void cost_band_text(const cost_request *rq, const cost_option *o, char *buf, size_t len)
+{
+    double rel;
+    cost_band_of(rq, o, &rel, buf, len);
 }
 
 /* the first instance count (in GPUs) of a pool: one instance, or one GPU */

@@ -174,13 +174,18 @@ void cost_rank_by_price(cost_rank_item *it, size_t n);
 /* "±9% (h100_sxm, megatron-core: 192 validated runs)"; for a stack without validated runs on that GPU
  * or at all, says so and names whose band it prints */
 void cost_band_text(const cost_request *rq, const cost_option *o, char *buf, size_t len);
+/* the same, with the band itself (*rel) and where it comes from: "own", "stack", "pooled"
+ * (data/bands.csv), "published" (the stack's published fine-tuning runs, cost_published.h),
+ * or "none" */
+const char *cost_band_of(const cost_request *rq, const cost_option *o, double *rel, char *buf, size_t len);
 
 int cost_search(const cost_request *rq, cost_result *out, ac_err *e);
 void cost_result_free(cost_result *r);
 
 /* the setup files: DeepSpeed JSON, training arguments (JSON), PEFT LoRA config */
 int cost_deepspeed_json(const cost_request *rq, const cost_option *o, char **out, ac_err *e);
-int cost_train_args_json(const cost_request *rq, const cost_option *o, char **out, ac_err *e);
+/* train_args.json: max_steps the whole run's optimizer steps, or the given count (> 0: a benchmark) */
+int cost_train_args_json(const cost_request *rq, const cost_option *o, int max_steps, char **out, ac_err *e);
 int cost_lora_json(const cost_request *rq, char **out, ac_err *e);
 /* LLMForge (Anyscale, Ray Train + DeepSpeed) fine-tuning YAML of a DeepSpeed/FSDP setup:
  * context_length, num_devices, train_batch_size_per_device, gradient_accumulation_steps,

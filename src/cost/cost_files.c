@@ -90,7 +90,7 @@ int cost_deepspeed_json(const cost_request *rq, const cost_option *o, char **out
     return finish(r, out, e);
 }
 
-int cost_train_args_json(const cost_request *rq, const cost_option *o, char **out, ac_err *e)
+int cost_train_args_json(const cost_request *rq, const cost_option *o, int max_steps, char **out, ac_err *e)
 {
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "task", cost_task_name(rq->task));
@@ -103,7 +103,7 @@ int cost_train_args_json(const cost_request *rq, const cost_option *o, char **ou
     cJSON_AddNumberToObject(r, "global_batch_size", o->gbs);
     cJSON_AddBoolToObject(r, "gradient_checkpointing", o->k.checkpointing);
     cJSON_AddNumberToObject(r, "max_seq_length", rq->context);
-    cJSON_AddNumberToObject(r, "max_steps", ceil(o->optimizer_steps));
+    cJSON_AddNumberToObject(r, "max_steps", max_steps > 0 ? (double)max_steps : ceil(o->optimizer_steps));
     cJSON_AddBoolToObject(r, "bf16", rq->precision == PREC_BF16);
     cJSON_AddBoolToObject(r, "fp16", use_fp16(rq));
     cJSON_AddStringToObject(r, "deepspeed", "ds_config.json");
@@ -327,13 +327,15 @@ static cJSON *option_json(const cost_request *rq, const cost_option *o)
     add_num_or_null(j, "optimizer_steps", o->optimizer_steps);
     /* the stack it is predicted on and its band on this GPU, with where the band comes from
      * (own: validated runs of this stack on this GPU; stack: of this stack on other GPUs;
-     * pooled: no validated runs of this stack, all stacks' band) */
+     * published: the stack's published fine-tuning runs; pooled: none, all stacks' band) */
     const est_stack *st = cost_stack_of(rq, &o->k);
     cJSON_AddStringToObject(j, "stack", st ? st->name : "megatron-core");
-    add_num_or_null(j, "band_time_rel", est_band_rel(&o->est));
+    double band;
+    char band_text[256];
+    const char *band_source = cost_band_of(rq, o, &band, band_text, sizeof band_text);
+    add_num_or_null(j, "band_time_rel", band);
     add_num_or_null(j, "tie_band", cost_tie_band(o));
-    static const char *const SRC[] = {"none", "pooled", "stack", "own"};
-    cJSON_AddStringToObject(j, "band_source", SRC[est_band_source_of(o->gpu, st)]);
+    cJSON_AddStringToObject(j, "band_source", band_source);
     cJSON_AddBoolToObject(j, "feasible", o->feasible);
     if (o->feasible) cJSON_AddNullToObject(j, "why");
     else cJSON_AddStringToObject(j, "why", o->why);
@@ -430,7 +432,7 @@ int cost_write_files(const cost_request *rq, const cost_result *r, const char *d
     int rc = -1;
     /* build everything first so a failure writes nothing */
     if (cost_summary_json(rq, r, &sum, e)) goto out;
-    if (c >= 0 && (cost_deepspeed_json(rq, &r->opt[c], &ds, e) || cost_train_args_json(rq, &r->opt[c], &args, e))) goto out;
+    if (c >= 0 && (cost_deepspeed_json(rq, &r->opt[c], &ds, e) || cost_train_args_json(rq, &r->opt[c], 0, &args, e))) goto out;
     if (c >= 0 && rq->task == COST_LORA && cost_lora_json(rq, &lora, e)) goto out;
     if (c >= 0 && r->opt[c].k.tp == 1 && r->opt[c].k.pp == 1 &&
         (cost_llmforge_yaml(rq, &r->opt[c], false, &forge, e) || cost_accelerate_yaml(rq, &r->opt[c], &accel, e)))

@@ -84,30 +84,9 @@ int cost_measure_write(const cost_request *rq, const cost_option *o, const char 
     strbuf sb, launch;
     sb_init(&sb);
     sb_init(&launch);
-    if (fs_mkdir_p(run_dir, e) || cost_deepspeed_json(rq, o, &ds, e) || cost_train_args_json(rq, o, &args, e) ||
+    if (fs_mkdir_p(run_dir, e) || cost_deepspeed_json(rq, o, &ds, e) || cost_train_args_json(rq, o, max_steps, &args, e)  /* the benchmark: max_steps steps */ ||
         cost_llmforge_yaml(rq, o, true, &forge, e) || cost_accelerate_yaml(rq, o, &accel, e))
         goto out;
-    /* the benchmark runs max_steps optimizer steps, not the whole run */
-    cJSON *aj = cJSON_Parse(args);
-    if (!aj) {
-        ac_err_set(e, AC_E_INTERNAL, "train_args.json did not parse back");
-        goto out;
-    }
-    cJSON_ReplaceItemInObject(aj, "max_steps", cJSON_CreateNumber(max_steps));
-    char *printed = cJSON_Print(aj);
-    cJSON_Delete(aj);
-    if (!printed) {
-        ac_err_set(e, AC_E_NOMEM, "out of memory");
-        goto out;
-    }
-    free(args);
-    args = malloc(strlen(printed) + 2);
-    if (args) sprintf(args, "%s\n", printed);
-    cJSON_free(printed);
-    if (!args) {
-        ac_err_set(e, AC_E_NOMEM, "out of memory");
-        goto out;
-    }
     if (fs_write_text_in(run_dir, "ds_config.json", ds, e) || fs_write_text_in(run_dir, "train_args.json", args, e) ||
         fs_write_text_in(run_dir, "llmforge.yaml", forge, e) || fs_write_text_in(run_dir, "accelerate_config.yaml", accel, e))
         goto out;

@@ -17,6 +17,9 @@
 
 #include "util/err.h"
 
+/* bytes per logit of Megatron-Core's loss when a stack does not say (data/stacks.csv) */
+#define EST_LOGIT_BYTES 24.0
+
 typedef struct est_stack {
     char name[32];
     char aliases[128];          /* '|'-separated names users may type */
@@ -38,6 +41,8 @@ typedef struct est_stack {
     bool interleaved_pipeline;  /* the stack has the interleaved (virtual) pipeline schedule */
     double grad_accum_bytes;    /* HBM bytes per trainable parameter per micro-batch outside the wgrad GEMM */
     double fp8_cast_bytes;      /* HBM bytes per element of an FP8 GEMM input's quantization */
+    double logit_bytes;         /* HBM bytes per output-layer logit the loss moves, forward + backward
+                                 * (optional; 0: EST_LOGIT_BYTES) */
 } est_stack;
 
 /* Loads data/stacks.csv (compiled in) once; -1 only when the file is malformed. */

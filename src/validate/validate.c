@@ -509,6 +509,7 @@ static int row_input(const csv_table *t, const csv_row *row, est_input *in, char
     in->dp_overlap_off = !switch_cell(csv_get(row, c.overlap_grad_sync), rs.overlap_grad_sync != 0);
     bool fp8_gather = switch_cell(csv_get(row, c.fp8_gather), rs.fp8_param_gather == 1);
     in->fp8_block_scaled = prec == PREC_FP8 && block_scaled;
+    in->fp8_current_scaling = prec == PREC_FP8 && !block_scaled && spell_fp8_current_scaling(ptext);
     in->fp8_param_gather = fp8_gather && est_fp8_gather_allowed(in);
     if (spell_recompute(csv_get(row, c.recompute), notes, &in->recompute))
         return SKIP("act_recompute not recognised (none, selective, full or yes/no)");
@@ -942,22 +943,37 @@ static int band_push(band_group *g, double err, double over, double resid)
     return 0;
 }
 
-/* the median signed error of the rows of t sharing row i's source, model and GPU; NAN when
- * row i is alone in that group (then it says nothing about ranking) */
-static double group_median_err(const csv_table *t, size_t i, int csrc, int cmod, int cg, int ce)
+/* The median signed error of each row's group (same source, model and GPU), into med[0..t->n);
+ * NAN for a row alone in its group (it says nothing about ranking) or without an error.  Each
+ * group is gathered once, from its first row. */
+static int group_median_errs(const csv_table *t, int csrc, int cmod, int cg, int ce, double *med)
 {
-    double v[512];
-    size_t n = 0;
-    const csv_row *ri = &t->rows[i];
-    for (size_t j = 0; j < t->n && n < sizeof v / sizeof v[0]; j++) {
-        const csv_row *rj = &t->rows[j];
-        double x;
-        if (strcmp(csv_get(ri, csrc), csv_get(rj, csrc)) || strcmp(csv_get(ri, cmod), csv_get(rj, cmod)) ||
-            strcmp(csv_get(ri, cg), csv_get(rj, cg)) || !num(rj, ce, &x))
-            continue;
-        v[n++] = x;
+    bool *done = calloc(t->n ? t->n : 1, sizeof *done);
+    double *v = malloc((t->n ? t->n : 1) * sizeof *v);
+    size_t *members = malloc((t->n ? t->n : 1) * sizeof *members);
+    if (!done || !v || !members) { free(done); free(v); free(members); return -1; }
+    for (size_t i = 0; i < t->n; i++) med[i] = NAN;
+    for (size_t i = 0; i < t->n; i++) {
+        if (done[i]) continue;
+        const csv_row *ri = &t->rows[i];
+        size_t n = 0, k = 0;
+        for (size_t j = i; j < t->n; j++) {
+            const csv_row *rj = &t->rows[j];
+            if (done[j] || strcmp(csv_get(ri, csrc), csv_get(rj, csrc)) || strcmp(csv_get(ri, cmod), csv_get(rj, cmod)) ||
+                strcmp(csv_get(ri, cg), csv_get(rj, cg)))
+                continue;
+            done[j] = true;
+            members[k++] = j;
+            double x;
+            if (num(rj, ce, &x)) v[n++] = x;
+        }
+        double m = n < 2 ? NAN : validate_quantile(v, n, 0.5);
+        for (size_t q = 0; q < k; q++) med[members[q]] = m;
     }
-    return n < 2 ? NAN : validate_quantile(v, n, 0.5);
+    free(done);
+    free(v);
+    free(members);
+    return 0;
 }
 
 static band_group *band_get(band_group **gs, size_t *n, const char *gpu, const char *stack)
@@ -989,13 +1005,19 @@ int validate_bands_csv(const char *rows_csv, char **out, ac_err *e)
     band_group *gs = NULL;
     size_t n = 0;
     int rc = 0;
+    double *gmed = malloc((t.n ? t.n : 1) * sizeof *gmed);
+    if (!gmed || group_median_errs(&t, csrc, cmod, cg, ce, gmed)) {
+        free(gmed);
+        csv_free(&t);
+        return ac_err_set(e, AC_E_NOMEM, "out of memory");
+    }
     for (size_t i = 0; i < t.n && !rc; i++) {
         const csv_row *r = &t.rows[i];
         double err, mem, lim;
         if (!num(r, ce, &err) || !num(r, cm, &mem) || !num(r, cl, &lim) || lim <= 0) continue; /* skipped row */
         /* every published run ran: a prediction above the usable memory over-predicts by at least that */
         double over = mem / lim - 1.0 > 0 ? mem / lim - 1.0 : 0.0;
-        double med = group_median_err(&t, i, csrc, cmod, cg, ce);
+        double med = gmed[i];
         double resid = isfinite(med) ? fabs(err - med) / 100.0 : NAN;
         const char *keys[3][2] = {{csv_get(r, cg), csv_get(r, cs)}, {"*", csv_get(r, cs)}, {"*", "*"}};
         for (int k = 0; k < 3 && !rc; k++) {
@@ -1020,6 +1042,7 @@ int validate_bands_csv(const char *rows_csv, char **out, ac_err *e)
     }
     for (size_t i = 0; i < n; i++) { free(gs[i].err); free(gs[i].over); free(gs[i].resid); }
     free(gs);
+    free(gmed);
     csv_free(&t);
     if (!rc && b.oom) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
     if (rc) { sb_free(&b); return -1; }

@@ -116,7 +116,7 @@ if [ -f "$V" ]; then
     echo "$last" | grep -Eq '^rows [0-9]+ skipped [0-9]+ median_abs_err [0-9.]+% p90_abs_err [0-9.]+%$' \
         && pass validate_line || fail validate_line "$last"
     med=$(echo "$last" | sed 's/.*median_abs_err \([0-9.]*\)%.*/\1/')
-    awk -v m="$med" 'BEGIN { exit !(m <= 10.0) }' && pass validate_median || fail validate_median "median $med% > 10%"
+    awk -v m="$med" 'BEGIN { exit !(m <= 9.3) }' && pass validate_median || fail validate_median "median $med% > 9.3% (was 9.0% with the long-sequence rows)"
     p90=$(echo "$last" | sed 's/.*p90_abs_err \([0-9.]*\)%.*/\1/')
     # p90 is a regression guard (target 25%): 35.5% before the release-bound recipes (CUDA
     # graphs and all-to-all overlap of the 26.06+ MoE runs), 31.9% with them; 37.9% once the
@@ -134,19 +134,21 @@ if [ -f "$V" ]; then
     # rows that print only their best run (no MBS, or no TP/PP: the S9 long-sequence tables, 24
     # rows, median 28.8%, predicted too fast) are read with the fastest layout predicted to fit,
     # and rows that publish only a model name take its shape (data/models.csv: Grok-1, Kimi K2);
-    # the rows with a published layout keep their own guard below.
-    awk -v m="$p90" 'BEGIN { exit !(m <= 30.5) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 30.5% (was 30.3% with the long-sequence rows read)"
+    # the rows with a published layout keep their own guard below.  26.4% with the output layer
+    # in bf16 under FP8, FP8 tiles' longer K fill, FlashAttention's slower backward and whole
+    # diagonal blocks, NeMo 1.x's fp32 loss and the DP reduction hidden under the backward only.
+    awk -v m="$p90" 'BEGIN { exit !(m <= 26.9) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 26.9% (was 26.4% with the long-sequence rows read)"
     p90_pub=$(echo "$out" | sed -n 's/^without those rows ([0-9]* with a published layout): median_abs_err [0-9.]*% p90_abs_err \([0-9.]*\)%$/\1/p')
-    awk -v m="${p90_pub:-999}" 'BEGIN { exit !(m <= 26.0) }' && pass validate_p90_published_layouts \
-        || fail validate_p90_published_layouts "p90 of the rows with a published layout ${p90_pub:-?}% > 26.0% (was 25.6%)"
+    awk -v m="${p90_pub:-999}" 'BEGIN { exit !(m <= 25.5) }' && pass validate_p90_published_layouts \
+        || fail validate_p90_published_layouts "p90 of the rows with a published layout ${p90_pub:-?}% > 25.5% (was 25.0%)"
     p90_old=$(python3 -c '
 import csv, sys
 e = sorted(abs(float(r["error_pct"])) for r in csv.DictReader(open(sys.argv[1]))
            if r["error_pct"] and "DeepSeek" not in r["model"])
 x = 0.9 * (len(e) - 1); i = int(x)
 print("%.1f" % (e[i] + (x - i) * (e[min(i + 1, len(e) - 1)] - e[i])))' "$T/val.csv")
-    awk -v m="$p90_old" 'BEGIN { exit !(m <= 31.0) }' && pass validate_p90_without_mla \
-        || fail validate_p90_without_mla "p90 without the DeepSeek-V3 rows $p90_old% > 31.0% (was 30.6% with the long-sequence rows)"
+    awk -v m="$p90_old" 'BEGIN { exit !(m <= 28.9) }' && pass validate_p90_without_mla \
+        || fail validate_p90_without_mla "p90 without the DeepSeek-V3 rows $p90_old% > 28.9% (was 28.4% with the long-sequence rows)"
     # the DeepSeek-V3 rows: every one predicted (sizes from MLA_FAMILIES), all fit in memory
     # with the recipe's MLA up-projection recompute
     ds=$(python3 -c '

@@ -352,7 +352,7 @@ static void test_files(void)
     char *ds = NULL, *args = NULL, *lora = NULL;
     ac_err e;
     CHECK_INT(cost_deepspeed_json(&rq, &o, &ds, &e), 0);
-    CHECK_INT(cost_train_args_json(&rq, &o, &args, &e), 0);
+    CHECK_INT(cost_train_args_json(&rq, &o, 0, &args, &e), 0);
     CHECK_INT(cost_lora_json(&rq, &lora, &e), 0);
     cJSON *j = cJSON_Parse(ds);
     CHECK(j != NULL);
@@ -811,7 +811,11 @@ static void test_stack_it_configures(void)
     long c = cost_chosen(&r, &rq);
     CHECK(c >= 0);
     cost_band_text(&rq, &r.opt[c], band, sizeof band);
-    CHECK_CONTAINS(band, "no validated hf-deepspeed runs");
+    /* no pre-training rows of the stack: the band of its published fine-tuning runs */
+    CHECK_CONTAINS(band, "published fine-tuning runs of hf-deepspeed");
+    double rel;
+    CHECK_STR(cost_band_of(&rq, &r.opt[c], &rel, band, sizeof band), "published");
+    CHECK(rel > 0.2);
     cost_result_free(&r);
     rq.stack = est_stack_find("megatron-core");
     CHECK_INT(cost_search(&rq, &r, &e), 0);

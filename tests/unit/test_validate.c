@@ -43,6 +43,14 @@ static void test_precision_spellings(void)
         if (rc || p != cases[i].p || block != cases[i].block) printf("  precision '%s'\n", cases[i].cell);
         CHECK(rc == 0 && p == cases[i].p && block == cases[i].block);
     }
+    /* per-tensor current scaling, as the tables and Megatron's --fp8-recipe write it */
+    CHECK(spell_fp8_current_scaling("FP8 (per-tensor current scaling)"));
+    CHECK(spell_fp8_current_scaling("FP8-CS"));
+    CHECK(spell_fp8_current_scaling("fp8_cs"));
+    CHECK(spell_fp8_current_scaling("fp8 tensorwise"));
+    CHECK(!spell_fp8_current_scaling("FP8"));
+    CHECK(!spell_fp8_current_scaling("FP8 (hybrid)"));
+    CHECK(!spell_fp8_current_scaling("MXFP8"));
     est_precision p;
     CHECK(spell_precision("int4 awq", &p, NULL) == -1); /* not a training precision: named as unrecognised */
 }
