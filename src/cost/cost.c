@@ -279,6 +279,7 @@ int cost_evaluate(const cost_request *rq, const cost_knobs *k, cost_option *o, a
     /* ds_config.json sets zero_optimization.overlap_comm true with ZeRO >= 1 (cost_deepspeed_json);
      * unset, the stack's default (DeepSpeed: ZeRO-3 only) */
     in.dp_overlap_on = k->zero >= 1 && rq->overlap_comm;
+    in.attn_explicit_mask = rq->attn_explicit_mask;
     in.lora_rank = rq->task == COST_LORA ? rq->lora_rank : 0;
     in.lora_targets = rq->lora_targets;
     /* gradients: the stack's dtype (DeepSpeed 16-bit, Megatron and FSDP fp32) */

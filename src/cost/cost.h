@@ -96,6 +96,10 @@ typedef struct {
      * backward at every stage), or false to leave it unset, DeepSpeed's own default (true only for
      * ZeRO-3: DeepSpeedZeroConfig.overlap_comm_valid) — for predicting published runs as configured */
     bool overlap_comm;
+    /* the model passes SDPA an explicit 4-D attention mask (est_input.attn_explicit_mask): false for
+     * the written setups (packed sequences, no padding: Transformers 4.40+ calls SDPA with
+     * is_causal); set for published runs whose Transformers release always passed it */
+    bool attn_explicit_mask;
 } cost_request;
 
 

@@ -123,6 +123,11 @@ typedef struct est_input {
     /* the run's config switches that overlap on where its stack leaves it off by default
      * (DeepSpeed zero_optimization.overlap_comm: true, which the cost stage's ds_config.json writes) */
     bool dp_overlap_on;
+    /* the model passes SDPA an explicit 4-D attention mask instead of is_causal (Hugging Face
+     * Transformers 4.38.0-4.39.3 always, later releases when a batch holds padding): PyTorch's
+     * flash backend refuses an attn_mask, so the memory-efficient kernel runs over the full
+     * square, reading the mask (layer_cost.c masked_sdpa_s; the stack's masked_attn_eff_ratio) */
+    bool attn_explicit_mask;
     /* how a framework splits layers over pipeline stages (est_stage_layers) */
     est_pp_layout pp_layout;
     bool allow_uneven_pp;  /* layers not divisible by PP: the bottleneck stage gets ceil(L/PP) (Megatron-Core uneven split) */

@@ -512,6 +512,30 @@ static void layer_sac(const est_input *in, const layer_attn *at, bool moe_layer,
     *kept = keep;
 }
 
+/* Attention when the model hands PyTorch SDPA an explicit 4-D mask (est_input.attn_explicit_mask):
+ * SDPA's flash backend takes no attn_mask, so the memory-efficient backend (xformers' CUTLASS
+ * kernel, a FlashAttention-1-generation design) runs instead (PyTorch scaled_dot_product_attention
+ * docs; transformers PR #30070 "Re-enable SDPA's FA2 path": 4.38-4.39 always passed the mask).
+ * It cannot know the mask is causal, so it computes every key block of the s x s square, at the
+ * stack's masked_attn_eff_ratio of FlashAttention-2's fraction of peak (Dao 2023: FlashAttention-2
+ * ~2x FlashAttention, 50-73 % of A100 peak against 25-40 %).  It reads the bf16 mask, broadcast
+ * over heads, once per local head in the forward and again in the backward (2 B per score each),
+ * and Transformers makes Q, K and V contiguous before the call (a read and a write of each,
+ * 2 + 2 B per element: LlamaSdpaAttention, "SDPA with memory-efficient backend is bugged with
+ * non-contiguous inputs and custom attn_mask").  Causal skipping is lost for sliding windows too. */
+static void masked_sdpa_s(const est_input *in, const est_device *dev, double T, double seq_kv, double ae, double *fwd, double *bwd)
+{
+    const est_cal *c = dev->cal;
+    const layer_attn *at = &dev->at;
+    double heads = (double)in->shape.heads / in->tp;
+    double flops = 2.0 * T * seq_kv * heads * (at->qk_dim + at->v_dim);
+    double eff = ae * in->stack->masked_attn_eff_ratio;
+    double mask_bytes = 2.0 * T * seq_kv * heads;
+    double copy_bytes = 4.0 * T * (at->q + at->k + at->v) / in->tp;
+    *fwd = flops / (dev->peak16 * est_attn_fwd_eff(eff, in->gpu, at->qk_dim + at->v_dim)) + (mask_bytes + copy_bytes) / dev->hbm;
+    *bwd = 2.5 * flops / (dev->peak16 * eff * c->attn_bwd_ratio) + mask_bytes / dev->hbm;
+}
+
 void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q, double seq_kv, bool causal,
                         bool cross, double cross_seq, bool moe_layer, layer_cost *lc)
 {
@@ -542,6 +566,8 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
         t_attn = attn_flops / (dev->peak16 * est_attn_fwd_eff(ae, in->gpu, at->qk_dim + at->v_dim));
         /* the backward at attn_bwd_ratio of the forward's fraction of peak (calibration.csv) */
         t_attn_bwd = 2.5 * attn_flops / (dev->peak16 * ae * c->attn_bwd_ratio);
+        if (in->attn_explicit_mask && in->stack && in->stack->masked_attn_eff_ratio > 0 && !cross)
+            masked_sdpa_s(in, dev, T, seq_kv, ae, &t_attn, &t_attn_bwd);
     } else {
         unfused_attn_s(in, dev, seq_q / in->cp, seq_kv, cross, cross_seq, &t_attn, &t_attn_bwd);
     }
