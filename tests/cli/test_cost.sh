@@ -157,6 +157,36 @@ assert cfg["distributed_type"] == "DEEPSPEED" and cfg["deepspeed_config"]["deeps
 assert cfg["num_processes"] == 8 and cfg["num_machines"] == 1
 PY
 
+# no torchtune config for a DeepSpeed setup; an FSDP one gets it: it loads with python3-yaml and every key
+# (nested ones as dotted paths) is one torchtune's recipes read (tests/fixtures/torchtune/schema.csv, with
+# its source), with the chosen setup's batch, accumulation and sharding
+[ ! -e "$T/logs/cost/torchtune_config.yaml" ] && pass torchtune_not_for_deepspeed || fail torchtune_not_for_deepspeed "written for hf-deepspeed"
+out=$("$AC" cost $common --task lora --gpus a100_80gb:1.79:8 --framework pytorch-fsdp 2>&1)
+case "$out" in *"torchtune_config.yaml"*) true ;; *) false ;; esac && python3 - "$T/logs/cost/torchtune_config.yaml" "$REPO/tests/fixtures/torchtune/schema.csv" "$T/logs/cost/summary.json" <<'PY' \
+    && pass torchtune_yaml || fail torchtune_yaml "$(echo "$out" | tail -3; head -12 "$T/logs/cost/torchtune_config.yaml" 2>&1)"
+import csv, json, sys, yaml
+cfg = yaml.safe_load(open(sys.argv[1]))
+rows = {r[0]: r for r in csv.reader(l for l in open(sys.argv[2]) if not l.startswith("#")) if r and r[0] != "key"}
+types = {"int": int, "float": (float, int), "bool": bool, "str": str, "list": list, "map": dict}
+def walk(node, prefix=""):
+    for k, v in node.items():
+        key = prefix + k
+        assert key in rows, key
+        t = types[rows[key][1]]
+        assert isinstance(v, t) and not (t is int and isinstance(v, bool)), (key, v)
+        if rows[key][2]:
+            assert str(v) in rows[key][2].split("|"), (key, v)
+        if isinstance(v, dict):
+            walk(v, key + ".")
+walk(cfg)
+s = json.load(open(sys.argv[3]))
+o = s["options"][s["chosen"]] if isinstance(s.get("chosen"), int) else None
+assert cfg["model"]["_component_"] == "torchtune.models.llama2.lora_llama2_7b"
+assert cfg["tokenizer"]["max_seq_len"] == s["context"]
+if o:
+    assert cfg["batch_size"] == o["mbs"] and cfg["gradient_accumulation_steps"] == o["grad_accum"], (cfg, o)
+PY
+
 # a setup that spans instances runs one launcher per node: run.sh starts launch.sh under srun with the
 # node rank from SLURM_NODEID and the rendezvous on the allocation's first node (stand-in srun and
 # scontrol emulate a 2-node allocation); the default command passes them to accelerate launch
