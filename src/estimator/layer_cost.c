@@ -582,6 +582,13 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
         t_epi_bwd = routed * expert_epilogue_bytes(in, true) / dev->hbm;
     }
     lc->module_recomp = module_recompute_s(in, dev, T, moe_layer);
+    /* LoRA adapters as PEFT / torchtune run them, unfused (the stack's lora_fwd_bytes and
+     * lora_bwd_bytes per element of the adapted matrices' input + output widths, which
+     * lora_targets counts in units of 2h): their dropout, rank-r GEMM inputs and outputs, scaling
+     * and the add into the frozen layer's output; the rank-r FLOPs themselves are left out */
+    double lora_w = in->lora_rank > 0 && in->stack ? in->lora_targets * 2.0 * in->shape.hidden / in->tp * T / dev->hbm : 0.0;
+    double t_lora_fwd = lora_w * (in->stack ? in->stack->lora_fwd_bytes : 0.0);
+    double t_lora_bwd = lora_w * (in->stack ? in->stack->lora_bwd_bytes : 0.0);
 
     /* FP8/FP4 quantization (est_cast_elems): 4 B per cast element at HBM speed */
     double t_cast_fwd = 0.0, t_cast_bwd = 0.0;
@@ -599,14 +606,14 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
     double gemm_fwd = f_attn + f_mlp + f_cross;
     lc->attn_core_fwd = t_attn;
     lc->attn_core_bwd = t_attn_bwd;
-    lc->fwd = gemm_fwd + t_attn + t_elem + t_cast_fwd + t_epi_fwd;
+    lc->fwd = gemm_fwd + t_attn + t_elem + t_cast_fwd + t_epi_fwd + t_lora_fwd;
     /* backward: data and weight gradients double the GEMMs; FlashAttention's backward
      * recomputes the scores, 2.5× the forward (Dao 2023); elementwise ×2.  With LoRA
      * the frozen weights get no weight gradients: only the data-gradient GEMMs run, one
      * forward's worth (Hu et al. 2021 §4.2: frozen weights need no gradients; the rank-r
      * adapters add r/h of a layer's GEMM work and are left out) */
     double bwd_gemms = in->lora_rank > 0 ? 1.0 : 2.0;
-    lc->bwd = bwd_gemms * gemm_fwd + t_attn_bwd + 2.0 * t_elem + t_cast_bwd + t_epi_bwd;
+    lc->bwd = bwd_gemms * gemm_fwd + t_attn_bwd + 2.0 * t_elem + t_cast_bwd + t_epi_bwd + t_lora_bwd;
 
     lc->tp_comm = tp_comm_s(in, c, T, cross);
     lc->cp_comm = cp_comm_s(in, dev, T);

@@ -54,6 +54,9 @@ typedef struct est_stack {
                                    * (DeepSpeed use_multi_rank_bucket_allreduce) */
     bool offload_grad_accum_via_gpu; /* ZeRO-2 + optimizer offload accumulates each micro-batch's gradient
                                       * partition in host memory through the GPU (a copy each way) */
+    double lora_fwd_bytes, lora_bwd_bytes; /* HBM bytes per token per element of an adapted matrix's input +
+                                            * output width that the unfused LoRA path (dropout, adapters,
+                                            * scaling, add) moves, forward and backward */
 } est_stack;
 
 /* Loads data/stacks.csv (compiled in) once; -1 only when the file is malformed. */
