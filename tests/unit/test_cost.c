@@ -815,7 +815,7 @@ static void test_stack_it_configures(void)
     CHECK_CONTAINS(band, "published fine-tuning runs of hf-deepspeed");
     double rel;
     CHECK_STR(cost_band_of(&rq, &r.opt[c], &rel, band, sizeof band), "published");
-    CHECK(rel > 0.2);
+    CHECK(rel > 0.0 && rel < 1.0); /* the 80th percentile of those runs' |error| */
     cost_result_free(&r);
     rq.stack = est_stack_find("megatron-core");
     CHECK_INT(cost_search(&rq, &r, &e), 0);
