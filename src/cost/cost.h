@@ -51,6 +51,9 @@ int cost_hf_config_load(const char *path, cost_model *out, ac_err *e);
 /* LoRA target modules ("q_proj,v_proj", "q,k,v,o", "all-linear") as the estimator's
  * count of h×h-equivalent adapted matrices per layer (adapter size r·(in+out)) */
 int cost_lora_targets(const char *list, const model_shape *s, int *out, ac_err *e);
+/* the same widths per token: an MoE model's MLP adapters once per routed expert (top-k), not per
+ * expert; 0 when the list is not valid */
+double cost_lora_token_targets(const char *list, const model_shape *s);
 
 #define COST_MAX_POOLS 16
 

@@ -70,6 +70,9 @@ typedef struct est_input {
     bool offload_optimizer, offload_params;
     int lora_rank;      /* 0 = full training */
     int lora_targets;   /* linear layers per transformer layer with adapters (4 = q,k,v,o) */
+    /* the adapted widths one token passes, in the same units (MoE: its top-k experts' MLP
+     * adapters, not all experts'); 0 → lora_targets.  For the adapters' unfused passes */
+    double lora_token_targets;
     double grad_bytes;  /* bytes per gradient element: 0 → 4 (Megatron's fp32 main grads);
                          * 2 for DeepSpeed ZeRO's bf16/fp16 gradients (Rajbhandari et al. 2020 §3: 2Ψ)
                          * and for Megatron with grad_reduce_in_fp32 off (NeMo's grad_sync_dtype bf16),

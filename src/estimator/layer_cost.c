@@ -583,10 +583,11 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
     }
     lc->module_recomp = module_recompute_s(in, dev, T, moe_layer);
     /* LoRA adapters as PEFT / torchtune run them, unfused (the stack's lora_fwd_bytes and
-     * lora_bwd_bytes per element of the adapted matrices' input + output widths, which
-     * lora_targets counts in units of 2h): their dropout, rank-r GEMM inputs and outputs, scaling
+     * lora_bwd_bytes per element of the adapted matrices' input + output widths a token passes,
+     * lora_token_targets in units of 2h): their dropout, rank-r GEMM inputs and outputs, scaling
      * and the add into the frozen layer's output; the rank-r FLOPs themselves are left out */
-    double lora_w = in->lora_rank > 0 && in->stack ? in->lora_targets * 2.0 * in->shape.hidden / in->tp * T / dev->hbm : 0.0;
+    double lora_tok = in->lora_token_targets > 0 ? in->lora_token_targets : in->lora_targets;
+    double lora_w = in->lora_rank > 0 && in->stack ? lora_tok * 2.0 * in->shape.hidden / in->tp * T / dev->hbm : 0.0;
     double t_lora_fwd = lora_w * (in->stack ? in->stack->lora_fwd_bytes : 0.0);
     double t_lora_bwd = lora_w * (in->stack ? in->stack->lora_bwd_bytes : 0.0);
 

@@ -396,12 +396,32 @@ static void test_lora_targets(void)
     CHECK_INT(n, 1);
     CHECK_INT(cost_lora_targets("q_proj,bogus", &s, &n, &e), -1);
     CHECK_CONTAINS(e.msg, "unknown module 'bogus'");
+    /* per token, a dense model passes every adapter: the same widths, unrounded */
+    CHECK_NEAR(cost_lora_token_targets("all-linear", &s), 4 + 3 * (4096.0 + 11008) / 8192, 1e-12);
+    CHECK_NEAR(cost_lora_token_targets("bogus", &s), 0.0, 0.0);
 }
 
 static const char HF_MIXTRAL[] =
     "{\"model_type\": \"mixtral\", \"hidden_size\": 4096, \"num_hidden_layers\": 32, \"num_attention_heads\": 32,"
     " \"num_key_value_heads\": 8, \"intermediate_size\": 14336, \"vocab_size\": 32000,"
     " \"max_position_embeddings\": 32768, \"num_local_experts\": 8, \"num_experts_per_tok\": 2}";
+
+/* Mixtral (h 4096, 8 KV heads of 128, experts 14336 wide, top-2 of 8): every expert holds MLP
+ * adapters, a token passes its two experts' only.  Attention: q and o (4096 + 4096) / 8192 = 1
+ * each, k and v (4096 + 1024) / 8192 each; MLP: gate, up, down (4096 + 14336) / 8192 each, x 8
+ * experts for the parameters, x 2 per token */
+static void test_lora_token_targets_moe(void)
+{
+    cost_model m;
+    ac_err e;
+    CHECK_INT(cost_hf_config_parse(HF_MIXTRAL, strlen(HF_MIXTRAL), "mixtral.json", &m, &e), 0);
+    double attn = 2.0 + 2.0 * 5120.0 / 8192, mlp = 3.0 * 18432.0 / 8192;
+    int n = 0;
+    CHECK_INT(cost_lora_targets("all-linear", &m.shape, &n, &e), 0);
+    CHECK_INT(n, (int)lround(attn + 8 * mlp));
+    CHECK_NEAR(cost_lora_token_targets("all-linear", &m.shape), attn + 2 * mlp, 1e-12);
+    CHECK_NEAR(cost_lora_token_targets("q_proj,v_proj", &m.shape), 1.0 + 5120.0 / 8192, 1e-12);
+}
 
 static void test_hf_config(void)
 {
@@ -866,6 +886,7 @@ int main(void)
     RUN(test_search_answers);
     RUN(test_files);
     RUN(test_lora_targets);
+    RUN(test_lora_token_targets_moe);
     RUN(test_hf_config);
     RUN(test_pool_errors);
     RUN(test_instance_catalog);
