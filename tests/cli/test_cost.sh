@@ -130,6 +130,8 @@ out=$("$AC" cost $common --instances g5.xlarge:1.006:8 --rank0-instance g5.2xlar
 # ties: Llama-2-7B LoRA on up to 8 A100s (Hugging Face + DeepSpeed) picks 8 GPUs (same $/MT, 8x sooner) and says why
 out=$("$AC" cost $common --task lora --gpus a100_80gb:1.79:8 --framework hf-deepspeed 2>&1)
 case "$out" in *"Chosen setup (predicted): 8 x a100_80gb"*"why: the fastest of the setups within "*" % (the ranking band"*) pass tie_faster ;; *) fail tie_faster "$(echo "$out" | grep -A5 Chosen)" ;; esac
+# the chosen setup names the attention kernel it assumes and prices the other one (slower: the whole square)
+case "$out" in *"attention: causal FlashAttention-2 on packed sequences"*"memory-efficient kernel: "*" million tokens/hour"*) pass attention_kernel_line ;; *) fail attention_kernel_line "$(echo "$out" | grep -A4 Chosen)" ;; esac
 out=$("$AC" cost search_config=llama/llama2_70b $L=$T/t70 --gpus a100_80gb:1.79:8 --cpu-memory-gb 2048 2>&1)
 case "$out" in *"Chosen setup (predicted): 8 x a100_80gb"*"why:"*) pass tie_faster_70b ;; *) fail tie_faster_70b "$(echo "$out" | grep -A5 Chosen)" ;; esac
 bad unknown_instance "close ones: p4d.24xlarge, p4de.24xlarge" $common --instances p4x.24xlarge
