@@ -18,6 +18,7 @@ results_infer_row results_infer_row_init(int tp, int pp, int bs, int input_len, 
     results_infer_row r = { .tp = tp, .pp = pp, .bs = bs, .input_len = input_len, .output_len = output_len, .source = src };
     r.latency_ms = r.thr_per_gpu = r.tokens_per_s = r.mem_gib = r.mem_limit_gib = NAN;
     r.ttft_ms = r.itl_ms = r.requests_per_s = r.total_tok_s_per_gpu = NAN;
+    r.pred_ttft_ms = r.pred_itl_ms = r.pred_latency_ms = r.pred_requests_per_s = NAN;
     r.fits = -1;
     r.status = RES_INFER_OK;
     return r;
@@ -310,7 +311,8 @@ void results_infer_csv_header(strbuf *b)
     sb_add(b, "TP,PP,BS,Latency [ms],Throughput per GPU [samples/sec/gpu],Source,Memory per GPU [GiB],Fits,"
               "Tokens per second per instance,Input len,Output len,Concurrency,Precision,TTFT [ms],ITL [ms],"
               "Total tokens per second per GPU,Goodput [requests/sec/gpu],KV cache capacity [sequences per instance],"
-              "Status,Reason\n");
+              "Predicted TTFT [ms],Predicted ITL [ms],Predicted latency [ms],Predicted throughput per GPU "
+              "[requests/sec/gpu],Status,Reason\n");
 }
 
 void results_infer_csv_row(strbuf *b, const results_infer_row *r)
@@ -327,10 +329,17 @@ void results_infer_csv_row(strbuf *b, const results_infer_row *r)
     double g = results_infer_goodput(r);
     if (isfinite(g)) snprintf(good, sizeof good, "%.4g", g);
     if (r->kv_capacity > 0) snprintf(kv, sizeof kv, "%d", r->kv_capacity);
-    sb_printf(b, "%d,%d,%d,%s,%s,%s,%s,%s,%s,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,", r->tp, r->pp, r->bs, lat, thr,
+    char pt[32] = "", pi[32] = "", pl[32] = "", pr[32] = "";
+    if (isfinite(r->pred_ttft_ms)) snprintf(pt, sizeof pt, "%.2f", r->pred_ttft_ms);
+    if (isfinite(r->pred_itl_ms)) snprintf(pi, sizeof pi, "%.3f", r->pred_itl_ms);
+    if (isfinite(r->pred_latency_ms)) snprintf(pl, sizeof pl, "%.1f", r->pred_latency_ms);
+    if (isfinite(r->pred_requests_per_s) && r->tp > 0 && r->pp > 0)
+        snprintf(pr, sizeof pr, "%.4g", r->pred_requests_per_s / r->tp / r->pp);
+    sb_printf(b, "%d,%d,%d,%s,%s,%s,%s,%s,%s,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,", r->tp, r->pp, r->bs, lat, thr,
               r->source == RES_INFER_MEASURED ? "measured" : "predicted", mem,
               r->fits < 0 ? "" : r->fits ? "yes" : "no", tok, r->input_len, r->output_len,
-              r->concurrency > 0 ? r->concurrency : r->bs, r->precision, ttft, itl, tot, good, kv, status_name(r->status));
+              r->concurrency > 0 ? r->concurrency : r->bs, r->precision, ttft, itl, tot, good, kv, pt, pi, pl, pr,
+              status_name(r->status));
     sb_csv_field(b, r->reason, true);
 }
 
@@ -371,6 +380,12 @@ static void row_json_fields(json_writer *w, const results_infer_row *r)
     json_num(w, "total_tokens_per_s_per_gpu", r->total_tok_s_per_gpu);
     json_num(w, "goodput_requests_per_s_per_gpu", results_infer_goodput(r));
     if (r->kv_capacity > 0) json_int(w, "kv_capacity_sequences", r->kv_capacity);
+    if (isfinite(r->pred_ttft_ms) || isfinite(r->pred_latency_ms)) {
+        json_num(w, "predicted_ttft_ms", r->pred_ttft_ms);
+        json_num(w, "predicted_itl_ms", r->pred_itl_ms);
+        json_num(w, "predicted_latency_ms", r->pred_latency_ms);
+        json_num(w, "predicted_requests_per_s", r->pred_requests_per_s);
+    }
 }
 
 /* summary.json for the report and scripts: every row (not only the top N) per
@@ -442,10 +457,14 @@ int results_infer_write_configs(const char *results_dir, const results_infer_row
     if (summary_path(path, sizeof path, results_dir, "inference_sweep_configs.csv", true, e) != 0) return -1;
     strbuf b;
     sb_init(&b);
-    sb_add(&b, with_lengths ? "TP,PP,BS,Input len,Output len\n" : "TP,PP,BS\n");
+    bool conc = false; /* the serving engines' jobs: one per load */
+    for (size_t i = 0; i < n; i++) conc = conc || rows[i].concurrency > 0;
+    sb_add(&b, conc ? "TP,PP,BS,Input len,Output len,Concurrency\n" : with_lengths ? "TP,PP,BS,Input len,Output len\n"
+                                                                     : "TP,PP,BS\n");
     for (size_t i = 0; i < n; i++) {
         sb_printf(&b, "%d,%d,%d", rows[i].tp, rows[i].pp, rows[i].bs);
-        if (with_lengths) sb_printf(&b, ",%d,%d", rows[i].input_len, rows[i].output_len);
+        if (with_lengths || conc) sb_printf(&b, ",%d,%d", rows[i].input_len, rows[i].output_len);
+        if (conc) sb_printf(&b, ",%d", rows[i].concurrency > 0 ? rows[i].concurrency : rows[i].bs);
         sb_add(&b, "\n");
     }
     return write_sb(path, &b, e);
@@ -470,9 +489,9 @@ int results_infer_read_configs(const char *path, int default_in, int default_out
         size_t l = strlen(ln);
         if (l && ln[l - 1] == '\r') ln[--l] = '\0';
         if (line == 1 || l == 0) continue; /* header */
-        int v[5], k = 0;
+        int v[6], k = 0;
         char *p = ln;
-        while (k < 5) {
+        while (k < 6) {
             char *end;
             long x = strtol(p, &end, 10);
             if (end == p || x < 1 || x > 100000000) break;
@@ -481,11 +500,14 @@ int results_infer_read_configs(const char *path, int default_in, int default_out
             if (*p != ',') break;
             p++;
         }
-        if (*p || (k != 3 && k != 5)) {
-            rc = ac_err_at(e, AC_E_INPUT, path, line, 0, NULL, "expected TP,PP,BS[,Input len,Output len], got '%.80s'", ln);
+        if (*p || (k != 3 && k != 5 && k != 6)) {
+            rc = ac_err_at(e, AC_E_INPUT, path, line, 0, NULL,
+                           "expected TP,PP,BS[,Input len,Output len[,Concurrency]], got '%.80s'", ln);
             break;
         }
-        rows[(*n)++] = results_infer_row_init(v[0], v[1], v[2], k == 5 ? v[3] : default_in, k == 5 ? v[4] : default_out, src);
+        rows[*n] = results_infer_row_init(v[0], v[1], v[2], k >= 5 ? v[3] : default_in, k >= 5 ? v[4] : default_out, src);
+        if (k == 6) rows[*n].concurrency = v[5];
+        (*n)++;
     }
     free(text);
     if (rc != 0) { free(rows); *n = 0; return -1; }

@@ -16,7 +16,11 @@
  *                           Concurrency, Precision, TTFT [ms], ITL [ms],
  *                           Total tokens per second per GPU, Goodput
  *                           [requests/sec/gpu], KV cache capacity [sequences
- *                           per instance], Status, Reason.  Latency is end to
+ *                           per instance], Predicted TTFT [ms], Predicted
+ *                           ITL [ms], Predicted latency [ms], Predicted
+ *                           throughput per GPU [requests/sec/gpu] (a measured
+ *                           row's prediction beside it; empty on predicted
+ *                           rows), Status, Reason.  Latency is end to
  *                           end (a request); samples are requests.
  *                           Rows within the latency limit first (sorted by
  *                           throughput per GPU, descending), then rows that do
@@ -31,7 +35,9 @@
  *   inference_sweep_configs.csv  header TP,PP,BS and one row per
  *                           configuration, as the original writes; with
  *                           several length pairs two more columns Input len,
- *                           Output len.
+ *                           Output len; with a concurrency (the measured
+ *                           serving engines' jobs) Input len, Output len,
+ *                           Concurrency.
  */
 #ifndef AC_RESULTS_INFER_SUMMARY_H
 #define AC_RESULTS_INFER_SUMMARY_H
@@ -72,6 +78,8 @@ typedef struct {
     double requests_per_s;    /* one instance; NAN: bs / latency (a static batch) */
     double total_tok_s_per_gpu; /* input + output tokens per second per GPU */
     int kv_capacity;          /* sequences of input+output tokens one instance's KV cache holds (0 unknown) */
+    /* a measured row's prediction beside it (NAN: none, or a predicted row) */
+    double pred_ttft_ms, pred_itl_ms, pred_latency_ms, pred_requests_per_s;
     results_infer_status status;
     char reason[256];    /* "" when ok */
 } results_infer_row;

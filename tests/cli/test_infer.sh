@@ -45,7 +45,7 @@ SV="$SV $K.benchmark.input_len=1024 $K.benchmark.output_len=256"
 SCSV="$T/sv/inference/final_summary/final_output.csv"
 out=$("$AC" infer $SV "$K.benchmark.concurrency=[1,16,64]" "$K.run.precisions=[bf16,fp8]" 2>&1); rc=$?
 [ $rc -eq 0 ] && case "$out" in *"engine vllm"*"by goodput"*"TTFT ms"*) true ;; *) false ;; esac && pass serve_table || fail serve_table "exit $rc: $out"
-head -1 "$SCSV" | grep -q 'Tokens per second per instance,.*,Concurrency,Precision,TTFT \[ms\],ITL \[ms\],Total tokens per second per GPU,Goodput \[requests/sec/gpu\],KV cache capacity \[sequences per instance\],Status,Reason$' \
+head -1 "$SCSV" | grep -q 'Tokens per second per instance,.*,Concurrency,Precision,TTFT \[ms\],ITL \[ms\],Total tokens per second per GPU,Goodput \[requests/sec/gpu\],KV cache capacity \[sequences per instance\],Predicted TTFT \[ms\],Predicted ITL \[ms\],Predicted latency \[ms\],Predicted throughput per GPU \[requests/sec/gpu\],Status,Reason$' \
     && pass serve_csv_header || fail serve_csv_header "$(head -1 "$SCSV")"
 # 2 TP x 2 precisions x 3 loads, best goodput first; fp8 holds more sequences than bf16 at the same TP
 [ "$(awk -F, 'NR>1' "$SCSV" | wc -l)" = 12 ] && awk -F, 'NR>1 && $19=="ok" {if (prev != "" && $17+0 > prev+0) bad=1; prev=$17} END {exit bad}' "$SCSV" \
