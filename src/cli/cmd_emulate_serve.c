@@ -55,6 +55,15 @@ static int write_atomic_sb(const char *path, strbuf *b, ac_err *e)
     return fs_write_atomic(path, b->s, b->len, e);
 }
 
+/* the state file, removed when the emulated server is stopped (unlink is async-signal-safe) */
+static char g_state[64];
+static void on_term(int sig)
+{
+    (void)sig;
+    if (g_state[0]) unlink(g_state);
+    _exit(0);
+}
+
 /* answers 200 to every connection on 127.0.0.1:port until killed */
 static int http_serve(int port)
 {
@@ -131,6 +140,9 @@ int cmd_emulate_serve(int argc, char **argv)
         sb_printf(&b, "%d %d %d %d %d %d %s %s\n", a.tp, a.pp, a.max_num_seqs, a.max_model_len, a.fp8_weights, a.fp8_kv,
                   a.dtype[0] ? a.dtype : "bfloat16", a.model);
         if (write_atomic_sb(path, &b, &e)) { rc = cli_fail(&e); break; }
+        snprintf(g_state, sizeof g_state, "%s", path);
+        signal(SIGTERM, on_term);
+        signal(SIGINT, on_term);
         printf("INFO: EMULATED vLLM API server (autoconfig emulate-serve, no GPU) on %s: TP %d, PP %d, max_num_seqs %d\n"
                "INFO:     Uvicorn running on http://127.0.0.1:%d (Press CTRL+C to quit)\n",
                g->name, a.tp, a.pp, a.max_num_seqs, a.port);

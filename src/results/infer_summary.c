@@ -669,3 +669,41 @@ void results_infer_json(json_writer *w, const results_infer_row *rows, size_t n,
     }
     json_arr_close(w);
 }
+
+/* "  59.8 (pred 52.1, -13%)" */
+static void print_vs(FILE *out, double meas, double pred, const char *fmt)
+{
+    char m[32] = "-", p[32] = "-", err[16] = "";
+    if (isfinite(meas)) snprintf(m, sizeof m, fmt, meas);
+    if (isfinite(pred)) snprintf(p, sizeof p, fmt, pred);
+    if (isfinite(meas) && isfinite(pred) && meas > 0) snprintf(err, sizeof err, " %+.0f%%", 100.0 * (pred / meas - 1.0));
+    char cell[80];
+    snprintf(cell, sizeof cell, "%s (%s%s)", m, p, err);
+    fprintf(out, " %24s", cell);
+}
+
+void results_infer_print_measured(FILE *out, const results_infer_row *rows, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) k += rows[i].source == RES_INFER_MEASURED && isfinite(rows[i].pred_latency_ms);
+    if (!k) return;
+    fprintf(out, "Measured beside predicted (predicted in parentheses, error = predicted / measured - 1):\n");
+    fprintf(out, "    TP  PP    BS  conc  in/out    %24s %24s %24s %24s\n", "TTFT ms", "ITL ms", "e2e ms", "requests/s/GPU");
+    for (size_t i = 0; i < n; i++) {
+        const results_infer_row *r = &rows[i];
+        if (r->source != RES_INFER_MEASURED || !isfinite(r->pred_latency_ms)) continue;
+        char io[32];
+        snprintf(io, sizeof io, "%d/%d", r->input_len, r->output_len);
+        fprintf(out, "  %4d %3d %5d %5d  %-9s", r->tp, r->pp, r->bs, r->concurrency > 0 ? r->concurrency : r->bs, io);
+        if (r->status == RES_INFER_FAILED) {
+            fprintf(out, " failed: %s\n", r->reason);
+            continue;
+        }
+        print_vs(out, r->ttft_ms, r->pred_ttft_ms, "%.1f");
+        print_vs(out, r->itl_ms, r->pred_itl_ms, "%.2f");
+        print_vs(out, r->latency_ms, r->pred_latency_ms, "%.0f");
+        double g = r->tp * r->pp;
+        print_vs(out, r->thr_per_gpu, r->pred_requests_per_s / g, "%.3f");
+        fputc('\n', out);
+    }
+}

@@ -147,4 +147,8 @@ void results_infer_print_limits(FILE *out, const results_infer_row *rows, size_t
 /* the same as JSON: an array "tables" of {input_len, output_len, rows:[…top_n…], over_latency, no_fit, failed} */
 void results_infer_json(json_writer *w, const results_infer_row *rows, size_t n, int top_n);
 
+/* measured serving rows beside their prediction (TTFT, ITL, e2e, requests/s per GPU, each
+ * with the prediction's error); nothing when no row has a prediction */
+void results_infer_print_measured(FILE *out, const results_infer_row *rows, size_t n);
+
 #endif
