@@ -676,7 +676,11 @@ static void print_vs(FILE *out, double meas, double pred, const char *fmt)
     char m[32] = "-", p[32] = "-", err[16] = "";
     if (isfinite(meas)) snprintf(m, sizeof m, fmt, meas);
     if (isfinite(pred)) snprintf(p, sizeof p, fmt, pred);
-    if (isfinite(meas) && isfinite(pred) && meas > 0) snprintf(err, sizeof err, " %+.0f%%", 100.0 * (pred / meas - 1.0));
+    if (isfinite(meas) && isfinite(pred) && meas > 0) {
+        double pct = 100.0 * (pred / meas - 1.0);
+        if (fabs(pct) < 0.5) snprintf(err, sizeof err, " 0%%");
+        else snprintf(err, sizeof err, " %+.0f%%", pct);
+    }
     char cell[80];
     snprintf(cell, sizeof cell, "%s (%s%s)", m, p, err);
     fprintf(out, " %24s", cell);

@@ -634,6 +634,10 @@ int search_inference_run_with(const ac_config *c, const model_base_config *base,
             r->concurrency = conc;
             char name[JOB_NAME_MAX], dir[JOB_DIR_MAX], script[CFG_PATH_MAX + 300];
             if ((rc = job_folder(&s, gc->tp, gc->pp, gc->bs, conc, s.in_len[p], s.out_len[p], name, dir, e)) != 0) break;
+            /* the executor and the scripts change directory: they get the folder absolute */
+            char rel[JOB_DIR_MAX];
+            snprintf(rel, sizeof rel, "%s", dir);
+            if ((rc = fs_abspath(rel, dir, JOB_DIR_MAX, e)) != 0) break;
             int gpn = c->cluster.gpus_per_node > 0 ? c->cluster.gpus_per_node : s.gpus_per_node;
             if (s.serving_jobs && gc->tp * gc->pp > gpn) {
                 /* one engine on one node: several nodes need a Ray (vLLM) or MPI (trtllm) cluster */
