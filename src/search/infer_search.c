@@ -180,6 +180,10 @@ int search_infer_settings_resolve(const ac_config *c, const model_base_config *b
     if (!g) return -1;
     snprintf(s->gpu_name, sizeof s->gpu_name, "%s", g->name);
     if (serving_settings(c, s, e)) return -1;
+    if (s->serving_jobs && ct)
+        return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "run.benchmark_command",
+                         "is FasterTransformer's command; a %s job runs the engine's own benchmark with its flags "
+                         "(docs/serving.md): leave it null", s->engine);
     return s->serving_jobs && base ? serving_tokenizer(c, base, s, e) : 0;
 }
 

@@ -128,6 +128,29 @@ out=$("$AC" run $base search_config.train_settings.logs="$T/x4" $K.run.engine=vl
 [ $rc -eq 2 ] && case "$out" in *"neither a folder nor a Hugging Face hub name"*) true ;; *) false ;; esac &&
     pass tokenizer_name_checked || fail tokenizer_name_checked "exit $rc: $out"
 
+# shellcheck disable=SC2086
+out=$("$AC" run $base search_config.train_settings.logs="$T/x5" $K.run.engine=vllm "$K.run.benchmark_command=sh x" 2>&1); rc=$?
+[ $rc -eq 2 ] && case "$out" in *"run.benchmark_command"*"FasterTransformer's command"*) true ;; *) false ;; esac &&
+    pass benchmark_command_is_fastertransformers || fail benchmark_command_is_fastertransformers "exit $rc: $out"
+
+# --- cancel: a benchmark still running is stopped by `autoconfig cancel`, its server with it ---
+mkdir -p "$T/slow"
+printf '#!/bin/sh\n[ "$1" = bench ] && { echo bench >> started; sleep 60; }\nexec "%s" emulate-serve --gpu h100 vllm "$@"\n' "$AC" > "$T/slow/vllm"
+chmod +x "$T/slow/vllm"
+# shellcheck disable=SC2086
+PATH="$T/slow:$PATH" "$AC" run $base search_config.train_settings.logs="$T/c" $K.run.engine=vllm "$K.run.tensor_parallel_sizes=[1]" \
+    "$K.run.pipeline_parallel_sizes=[1]" "$K.benchmark.concurrency=[4]" >"$T/c.out" 2>&1 &
+RUN=$!
+D="$T/c/inference/llama3_8b_tp1_pp1_bs64_c4"
+i=0; while [ ! -f "$D/started" ] && [ $i -lt 100 ]; do sleep 0.2; i=$((i + 1)); done
+port=$(ls -a "$D" 2>/dev/null | sed -n 's/^\.emulated_vllm_//p')
+cout=$("$AC" cancel "$T/c" 2>&1)
+wait $RUN
+case "$cout" in *"cancelled 1 job"*)
+    [ -n "$port" ] && ! curl -s -m 2 "http://127.0.0.1:$port/health" >/dev/null 2>&1 && [ ! -e "$D/.emulated_vllm_$port" ] &&
+    "$AC" status "$T/c" 2>/dev/null | grep -q 'cancelled' && pass cancel_stops_engine ;;
+    *) fail cancel_stops_engine "port '$port': $cout $(cat "$T/c.out")" ;; esac
+
 # --- the emulated engines refuse flags the real ones do not have ---
 out=$("$AC" emulate-serve vllm serve "$T/hf" --load-format dummy --tp 2 2>&1); rc=$?
 [ $rc -eq 2 ] && case "$out" in *"unrecognized arguments: --tp"*) true ;; *) false ;; esac &&
