@@ -114,7 +114,7 @@ static int parse_text(const char *text, size_t len, results_serve_metrics *m, ch
     for (size_t i = 0; i + hl <= len; i++)
         if (!memcmp(text + i, TRT_PERF_HEADER, hl) && (i == 0 || text[i - 1] == '\n')) start = i;
     if (start == len) {
-        snprintf(why, wlen, "no '%s' block in the trtllm-bench output (the benchmark did not finish)", TRT_PERF_HEADER + 2);
+        snprintf(why, wlen, "no '%s' block in the trtllm-bench output (the benchmark did not finish)", &TRT_PERF_HEADER[2]);
         return -1;
     }
     /* the block's lines until the next "= TITLE" header (a rule of '=' after the block is
