@@ -6,12 +6,16 @@
  *   2. predictions of published fine-tuning/training measurements that are
  *      not in ../shared (the setup as published, not the search's choice):
  *      published, predicted and the error. */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "cost/cost.h"
+#include "cost/cost_published.h"
 #include "estimator/gpu.h"
+#include "util/csv.h"
 
 static double now(void)
 {
@@ -68,7 +72,7 @@ static void instances_table(void)
         {"Mixtral-8x7B", mixtral},
     };
     static const char *const INST[] = {"p4de.24xlarge:40.9657:1", "g5.48xlarge:16.288:1", "p5.48xlarge:98.32:1"};
-    printf("One 8-GPU instance (data/instances.csv on-demand prices; predicted on the default stacks: Megatron-Core for TP/PP, Hugging Face + DeepSpeed otherwise; band: 80 %% of validated runs of that GPU and stack): context 4096, 1B tokens, "
+    printf("One 8-GPU instance (data/instances.csv on-demand prices; predicted on the stack the written files configure, Hugging Face Transformers + DeepSpeed ZeRO; band: 80 %% of validated runs of that GPU and stack, or that there are none): context 4096, 1B tokens, "
            "global batch 64, bf16.\nMFU: ours (6N or 4N for LoRA + attention, no recompute); cookbook: 6 x parameters x tokens / time / "
            "dense peak (MoE: active parameters).\n");
     printf("| model | task | instance | chosen setup | MT/hr | band | MFU | cookbook MFU | $/MT | why |\n|---|---|---|---|---|---|---|---|---|---|\n");
@@ -90,8 +94,8 @@ static void instances_table(void)
                 long c = cost_chosen(&r, &rq);
                 if (c >= 0) {
                     const cost_option *o = &r.opt[c];
-                    char band[24] = "—";
-                    if (est_band_rel(&o->est) > 0) snprintf(band, sizeof band, "±%.0f%% (%d runs)", 100 * est_band_rel(&o->est), o->est.band_rows);
+                    char band[160];
+                    cost_band_text(&rq, o, band, sizeof band);
                     printf("| %s | %s | %s | %s | %.2f | %s | %.1f%% | %.1f%% | %.3f | %s |\n", models[i].name, cost_task_name(rq.task),
                            rq.pools[0].inst->name, o->label, o->mtok_per_hour, band, 100 * o->mfu, 100 * cost_cookbook_mfu(&rq, o),
                            o->usd_per_mtok, r.chosen_why);
@@ -157,71 +161,68 @@ static void worked_example(void)
     printf("slowest search: %.1f ms (target < 1000 ms)\n\n", worst * 1e3);
 }
 
-typedef struct {
-    const char *source, *what;
-    model_shape s;
-    cost_task task;
-    int lora_rank;
-    const char *lora_modules;
-    const char *gpu;
-    int gpus, mbs, gbs, zero;
-    bool ckpt;
-    double published_tok_s_gpu, published_mfu; /* mfu 0 = not published */
-} published_row;
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
 
+/* the q-quantile of v[0..n) (sorted in place), nearest rank */
+static double quantile(double *v, size_t n, double q)
+{
+    if (!n) return 0.0;
+    qsort(v, n, sizeof *v, cmp_double);
+    size_t i = (size_t)ceil(q * (double)n);
+    return v[i ? i - 1 : 0];
+}
+
+/* data/finetune_published.csv: each published setup predicted as published (cost_published.h),
+ * with the error and the band the cost stage prints for that stack */
 static void published(void)
 {
-    published_row rows[] = {
-        {"mosaicml/llm-foundry scripts/train/benchmarking/README.md (A100 80GB table)", "MPT-7B, FSDP full shard, ckpt on, seq 4096",
-         decoder(32, 4096, 16384, 32, 32, 50432, 4096, false, false), COST_FULL, 0, NULL, "a100_80gb", 8, 16, 256, 3, true,
-         3684, 0.5484},
-        {"mosaicml/llm-foundry (same table)", "MPT-7B, FSDP full shard, no ckpt, seq 2048",
-         decoder(32, 4096, 16384, 32, 32, 50432, 2048, false, false), COST_FULL, 0, NULL, "a100_80gb", 8, 6, 96, 3, false, 4641,
-         0.6423},
-        {"mosaicml/llm-foundry (same table)", "MPT-30B, FSDP full shard, ckpt on, seq 4096",
-         decoder(48, 7168, 28672, 64, 64, 50432, 4096, false, false), COST_FULL, 0, NULL, "a100_80gb", 8, 1, 168, 3, true, 814,
-         0.5137},
-        {"mosaicml/llm-foundry (same table)", "MPT-70B, FSDP full shard, ckpt on, seq 2048, 64 GPUs",
-         decoder(80, 8192, 32768, 64, 64, 50432, 2048, false, false), COST_FULL, 0, NULL, "a100_80gb", 64, 8, 2048, 3, true, 410,
-         0.5333},
-        {"mosaicml/llm-foundry (A100 40GB table)", "MPT-7B, FSDP full shard, ckpt on, seq 4096",
-         decoder(32, 4096, 16384, 32, 32, 50432, 4096, false, false), COST_FULL, 0, NULL, "a100_40gb", 8, 6, 192, 3, true, 3366,
-         0.5011},
-        {"QwenLM/Qwen README, Profiling of Memory and Speed", "Qwen-7B LoRA r64 all linear, 1 GPU, mbs 1, GA 8, seq 4096 (10.1 s/it)",
-         decoder(32, 4096, 11008, 32, 32, 151936, 4096, true, true), COST_LORA, 64, "all-linear", "a100_80gb", 1, 1, 8, 0, true,
-         8 * 4096 / 10.1, 0},
-        {"QwenLM/Qwen README (same table)", "Qwen-7B LoRA r64 all linear, 1 GPU, mbs 1, GA 8, seq 2048 (5.2 s/it)",
-         decoder(32, 4096, 11008, 32, 32, 151936, 2048, true, true), COST_LORA, 64, "all-linear", "a100_80gb", 1, 1, 8, 0, true,
-         8 * 2048 / 5.2, 0},
-    };
-    printf("Published measurements (not in ../shared) against predictions of the same setup\n");
-    printf("| source | setup | GPUs | published tok/s/GPU | predicted tok/s/GPU | error | published MFU | predicted MFU |\n"
-           "|---|---|---|---|---|---|---|---|\n");
-    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
-        published_row *p = &rows[i];
-        cost_request rq = request(p->what, p->s, p->task);
-        rq.gbs = p->gbs;
-        ac_err e;
-        if (p->task == COST_LORA) {
-            rq.lora_rank = p->lora_rank;
-            snprintf(rq.lora_modules, sizeof rq.lora_modules, "%s", p->lora_modules);
-            cost_lora_targets(rq.lora_modules, &rq.model.shape, &rq.lora_targets, &e);
-        }
-        cost_pool_parse(p->gpu, p->gpus, NULL, &rq.pools[0], &e);
-        rq.n_pools = 1;
-        cost_knobs k = {0, p->gpus, 1, 1, p->mbs, p->zero, false, false, p->ckpt};
-        cost_option o;
-        if (cost_evaluate(&rq, &k, &o, &e)) {
-            printf("| %s | %s | %s | cannot evaluate: %s |\n", p->source, p->what, p->gpu, e.msg);
+    cost_published_row *rows;
+    size_t n;
+    ac_err e;
+    if (cost_published_eval(&rows, &n, &e)) {
+        printf("published table: %s\n", e.msg);
+        return;
+    }
+    printf("Published measurements (data/finetune_published.csv, not in ../shared) against predictions of the same setup\n");
+    printf("| source | setup | GPUs | stack | published tok/s/GPU | predicted tok/s/GPU | error | published MFU | predicted MFU "
+           "| cookbook MFU (published tok/s) | cookbook MFU (predicted) |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+    double err_ds[256], err_all[256];
+    size_t n_ds = 0, n_all = 0;
+    for (size_t i = 0; i < n; i++) {
+        const cost_published_row *r = &rows[i];
+        if (!r->ok) {
+            printf("| %s | %s | %s | cannot evaluate: %s |\n", r->source, r->what, r->gpu, r->why);
             continue;
         }
-        double pred = o.tokens_per_s / p->gpus;
+        if (!strcmp(r->stack, "hf-deepspeed") && n_ds < 256) err_ds[n_ds++] = fabs(r->err);
+        if (n_all < 256) err_all[n_all++] = fabs(r->err);
         char pm[16] = "—";
-        if (p->published_mfu > 0) snprintf(pm, sizeof pm, "%.1f%%", 100 * p->published_mfu);
-        printf("| %s | %s | %d x %s | %.0f | %.0f | %+.0f%% | %s | %.1f%%%s |\n", p->source, p->what, p->gpus, p->gpu,
-               p->published_tok_s_gpu, pred, 100.0 * (pred - p->published_tok_s_gpu) / p->published_tok_s_gpu, pm, 100 * o.mfu,
-               o.feasible ? "" : " (predicted not to fit)");
+        if (r->published_mfu > 0) snprintf(pm, sizeof pm, "%.1f%%", 100 * r->published_mfu);
+        printf("| %s | %s | %d x %s | %s | %.0f | %.0f | %+.0f%% | %s | %.1f%%%s | %.1f%% | %.1f%% |\n", r->source, r->what, r->gpus,
+               r->gpu, r->stack, r->published_tok_s_gpu, r->predicted_tok_s_gpu, 100.0 * r->err, pm, 100 * r->mfu,
+               r->feasible ? "" : " (predicted not to fit)", 100 * r->cookbook_mfu / (1.0 + r->err), 100 * r->cookbook_mfu);
     }
+    free(rows);
+    double md = quantile(err_ds, n_ds, 0.5), p90d = quantile(err_ds, n_ds, 0.9);
+    double ma = quantile(err_all, n_all, 0.5), p90a = quantile(err_all, n_all, 0.9);
+    printf("|error| of tokens/s: Hugging Face + DeepSpeed rows (%zu): median %.0f%%, p90 %.0f%% (targets 20%%, 30%%); all rows (%zu): "
+           "median %.0f%%, p90 %.0f%%\n", n_ds, 100 * md, 100 * p90d, n_all, 100 * ma, 100 * p90a);
+    /* the band each stack's setups print (cost_band_of): from these rows where data/bands.csv has none */
+    static const char *const STACKS[] = {"hf-deepspeed", "pytorch-fsdp"};
+    for (size_t i = 0; i < sizeof STACKS / sizeof *STACKS; i++)
+        for (int off = 0; off < 2; off++) {
+            double band, med;
+            int k;
+            bool on_gpu;
+            if (cost_published_band(est_stack_find(STACKS[i]), gpu_find("a100_80gb"), off, &band, &k, &on_gpu, &med))
+                printf("band the cost stage prints for %s %s on a100_80gb: ±%.0f%% (%d published runs%s; signed median %+.0f%%)\n",
+                       STACKS[i], off ? "with CPU offload" : "without offload", 100 * band, k, on_gpu ? "" : " on other GPUs",
+                       100 * med);
+        }
 }
 
 int main(void)

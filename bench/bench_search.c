@@ -267,6 +267,18 @@ static void bench_validate(void)
     if (validate_train_csv(csv, NULL, &rows, NULL, stdout, false, &s, &e)) printf("validate: %s\n", e.msg);
     else bench_targets(rows);
     free(rows);
+    /* the project's own published rows that are not in ../shared (validation/train_published.csv) */
+    const char *own = "validation/train_published.csv";
+    FILE *tmp_own = tmpfile();
+    if (tmp_own) {
+        validate_summary so;
+        if (validate_train_csv(own, NULL, NULL, NULL, tmp_own, false, &so, &e)) printf("validate %s: %s\n", own, e.msg);
+        else
+            printf("validate %s (published, not in ../shared; targets as the held-out rows: median 10%%, p90 25%%): rows %d "
+                   "skipped %d median_abs_err %.1f%% p90_abs_err %.1f%%\n", own, so.rows, so.skipped, 100 * so.median_abs_err,
+                   100 * so.p90_abs_err);
+        fclose(tmp_own);
+    }
     f = fopen(csv_infer, "r");
     if (!f) { printf("validate --infer: %s not found, skipped\n", csv_infer); return; }
     fclose(f);

@@ -30,23 +30,27 @@ static const char COST_HELP[] =
     "For each GPU type it prints every count's best setup (or what does not fit and by how\n"
     "much), rankings by $ per million tokens and by time, and writes the chosen setup to\n"
     "<logs>/cost/: ds_config.json (DeepSpeed), train_args.json, lora_config.json (LoRA),\n"
-    "summary.json.  Every figure is predicted by the analytical estimator.\n"
+    "accelerate_config.yaml, llmforge.yaml, summary.json.  Every figure is predicted by the\n"
+    "analytical estimator on the stack those files configure, with that stack's band on that GPU.\n"
     "--instances rents whole instances from data/instances.csv (p4de.24xlarge, g5.12xlarge,\n"
     "dgx_h100, ...): their GPUs, host RAM and on-demand price per instance-hour (PRICE overrides\n"
     "it, MAX caps the instances).  --rank0-instance puts rank 0 (which gathers the checkpoint)\n"
     "on a larger instance of the same GPUs when that is what makes a setup fit (Ray-based stacks).\n"
-    "Ties on $ per million tokens within 5 %% go to the faster setup.\n"
+    "Ties on $ per million tokens within the ranking band of the GPU and stack (data/bands.csv)\n"
+    "go to the faster setup.\n"
     "--measure (cluster_type local or bcm) runs the top --measure-top N (3) DeepSpeed setups as\n"
     "benchmark jobs of --measure-steps S (10) optimizer steps with fixed-length sequences, reads\n"
     "the trainer's step rate and ranks them by measured $ per million tokens.  The trainer\n"
     "command: AUTOCONFIG_COST_TRAINER, else <conf>/cluster/cost_trainer_command.txt, else\n"
-    "Accelerate + DeepSpeed + TRL SFT ({ds_config} {max_steps} {mbs} ... placeholders).\n"
+    "accelerate launch + TRL SFT, across nodes one launcher per node under srun ({ds_config}\n"
+    "{accelerate_config} {max_steps} {mbs} {node_rank} {master_addr} ... placeholders).\n"
     "The model is the search config's (search_config=llama/llama2_7b) or --hf-config FILE\n"
     "(a Hugging Face config.json).  Flags override search_config.cost_settings.* keys.\n"
     "Exit status: 0 with a chosen setup, 1 when nothing fits (or meets the deadline/budget),\n"
     "2 on bad input.\n"
     "--framework (search_config.train_settings.framework) prices every setup on one training stack\n"
-    "(data/stacks.csv); by default TP/PP setups run on megatron-core and the others on hf-deepspeed.\n"
+    "(data/stacks.csv); by default hf-deepspeed (Hugging Face + DeepSpeed ZeRO, the trainer the files\n"
+    "configure), no TP/PP; pytorch-fsdp: FSDP's sharding and offload; megatron-core adds TP/PP.\n"
     "example: autoconfig cost search_config=llama/llama2_7b --task lora --gpus a100_80gb,a10g:0.9\n";
 
 static const char *const COST_FLAGS[] = {"--hf-config=", "--task=", "--lora-rank=", "--lora-modules=", "--context=", "--tokens=",
@@ -156,7 +160,7 @@ static int build_request(const ac_config *c, const model_base_config *b, const c
     x = cs->cpu_memory_per_node_gb;
     if (flag_num(o, "--cpu-memory-gb", 1, 1e6, false, &x, e)) return -1;
     rq->cpu_mem_node_gb = x;
-    /* the stack: --framework, else train_settings.framework, else per setup (cost_stack_of) */
+    /* the stack: --framework, else train_settings.framework, else hf-deepspeed (cost_stack_of) */
     const char *fw = o ? cli_flag_value(o, "--framework") : NULL;
     if (fw || c->train.framework[0]) {
         rq->stack = fw ? candidate_stack_named(fw, "command line", 0, "--framework", e) : candidate_stack(c, e);
@@ -300,13 +304,13 @@ static int measure_stage(const ac_config *c, const cost_request *rq, const cost_
         }
         free(text);
     }
-    size_t nr = rc ? 0 : cost_measure_rank(m, n, order);
+    size_t nr = rc ? 0 : cost_measure_rank(r, m, n, order);
     if (!rc) {
         /* measured.json beside summary.json */
         strbuf sb;
         sb_init(&sb);
         sb_printf(&sb, "{\n  \"stage\": \"cost-measure\",\n  \"source\": \"measured\",\n  \"max_steps\": %d,\n  \"tie_band\": %g,\n  \"jobs\": [",
-                  (int)steps, cost_tie_band());
+                  (int)steps, n ? cost_tie_band(&r->opt[m[0].opt]) : 0.0);
         for (size_t k = 0; k < n; k++) {
             const cost_option *opt = &r->opt[m[k].opt];
             sb_printf(&sb, "%s\n    {\"name\": \"%s\", \"option\": %zu, \"label\": \"%s\", \"predicted_step_s\": %.6g, ", k ? "," : "",
@@ -348,8 +352,9 @@ static int measure_stage(const ac_config *c, const cost_request *rq, const cost_
             const cost_measurement *w = &m[order[0]];
             printf("Chosen by measured $ per million tokens: %s, $%.3f/MT, %.2f MT/hr, %.1f h (measured over %d steps)\n",
                    r->opt[w->opt].label, w->usd_per_mtok, w->mtok_per_hour, w->hours, (int)steps);
-            if (nr > 1 && cost_same_price(m[order[1]].usd_per_mtok, w->usd_per_mtok))
-                printf("  why: the faster of the setups within %.0f %% of the lowest measured $/MT\n", 100.0 * cost_tie_band());
+            double tb = nr > 1 ? fmax(cost_tie_band(&r->opt[w->opt]), cost_tie_band(&r->opt[m[order[1]].opt])) : 0.0;
+            if (nr > 1 && cost_same_price(m[order[1]].usd_per_mtok, w->usd_per_mtok, tb))
+                printf("  why: the faster of the setups within %.0f %% (the ranking band) of the lowest measured $/MT\n", 100.0 * tb);
             else if (nr > 1)
                 printf("  why: the lowest measured $/MT; the next costs %.0f %% more\n",
                        100.0 * (m[order[1]].usd_per_mtok / w->usd_per_mtok - 1.0));
@@ -395,7 +400,7 @@ int cli_cost_stage(const ac_config *c, const model_base_config *b, const cli_opt
             long ch = cost_chosen(&r, &rq);
             bool ds = ch >= 0, forge = ds && r.opt[ch].k.tp == 1 && r.opt[ch].k.pp == 1;
             printf("\nFiles: %s/ (summary.json%s%s%s)\n", dir, ds ? ", ds_config.json, train_args.json" : "",
-                   ds && rq.task == COST_LORA ? ", lora_config.json" : "", forge ? ", llmforge.yaml" : "");
+                   ds && rq.task == COST_LORA ? ", lora_config.json" : "", forge ? ", llmforge.yaml, accelerate_config.yaml" : "");
         }
     }
     if (!rc && o && cli_flag_present(o, "--measure") && cost_chosen(&r, &rq) >= 0 && measure_stage(c, &rq, &r, o, dir, json, e)) rc = -1;

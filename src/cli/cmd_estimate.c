@@ -18,7 +18,7 @@
 static const char ESTIMATE_HELP[] =
     "usage: autoconfig estimate [--json] [--conf DIR] [--hf-config FILE] [--tp N] [--pp N] [--vp N] [--cp N] [--ep N]\n"
     "                           [--mbs N] [--gbs N] [--recompute none|selective|full] [--recompute-layers N]\n"
-    "                           [--sp true|false] [--zero 0-3] [--precision bf16|fp8|mxfp8]\n"
+    "                           [--sp true|false] [--zero 0-3] [--precision bf16|fp8|fp8-cs|mxfp8]\n"
     "                           [--a2a-overlap true|false] [--cuda-graphs true|false] [--tp-overlap true|false]\n"
     "                           [--offload-act-layers N] [--grad-reduce-in-fp32 true|false]\n"
     "                           [--fp8-param-gather true|false] [--recompute-modules LIST]\n"
@@ -350,6 +350,7 @@ int cmd_estimate(int argc, char **argv)
         goto out;
     }
     if (prec) in.fp8_block_scaled = in.precision == PREC_FP8 && text_find_ci(prec, "mx"); /* MXFP8: row- and column-wise copies */
+    if (prec) in.fp8_current_scaling = in.precision == PREC_FP8 && !in.fp8_block_scaled && text_find_ci(prec, "cs"); /* fp8-cs */
     /* the cluster's fitted constants (autoconfig calibrate), as the search uses them */
     est_cal cal;
     bool cal_loaded = false;

@@ -113,6 +113,11 @@ typedef struct {
     char tokenizer[CFG_PATH_MAX]; /* measured vllm/trtllm jobs: tokenizer folder or hub name; "" = default */
     int num_prompts;       /* measured vllm/trtllm jobs: requests per job; 0 = 10 x concurrency (>= 32) */
     cfg_int_list concurrency; /* is_auto: the batch sizes are the load */
+    int n_request_rates;   /* 0: none; open-loop loads, requests/s to one instance (Poisson arrivals) */
+    char request_rates[CFG_KNOB_MAX][CFG_KNOB_LEN];
+    cfg_int_list expert_parallel_sizes; /* MoE: EP inside the TP group */
+    int latency_percentile; /* 0: the limits apply to means; else 1..99 */
+    double input_len_stdev, output_len_stdev; /* tokens; NAN / 0 = fixed lengths */
     int n_precisions;      /* 0: data_type */
     char precisions[CFG_KNOB_MAX][CFG_KNOB_LEN];
     int top_n;

@@ -141,6 +141,7 @@ const schema_entry SCHEMA[] = {
     { IR "tokenizer", ST_STR, S(infer.tokenizer), "null", NB, NULL, SF_NULLABLE, "extension: the tokenizer of the measured vllm/trtllm jobs (their random prompts): a folder with tokenizer files (copied into each job's model folder) or a Hugging Face hub name the job fetches; null = the --hf-config file's folder when it holds one, else gpt2 for vocabularies of at least 50257" },
     { IR "precisions", ST_STR_LIST, S(infer.precisions), "[null]", NB, NULL, SF_NULLABLE, "extension: precisions to search: bf16, fp16, fp8 (fp8 weights and KV cache), fp8_kv (16-bit weights, fp8 KV cache); null = data_type" },
     { IR "tensor_parallel_sizes", ST_INT_LIST, S(infer.tensor_parallel_sizes), "[1]", 1, 1024, NULL, 0, "TP values" },
+    { IR "expert_parallel_sizes", ST_INT_LIST, S(infer.expert_parallel_sizes), "[1]", 1, 1024, NULL, 0, "extension: EP values for MoE models (experts spread over the TP ranks: EP must divide TP and the experts; others are skipped); 1 = experts split by TP" },
     { IR "pipeline_parallel_sizes", ST_INT_LIST, S(infer.pipeline_parallel_sizes), "[1]", 1, 1024, NULL, 0, "PP values" },
     { "search_config.inference_settings.benchmark", ST_SECTION, NONE, NULL, NB, NULL, 0, "Inference benchmark settings" },
     { IB "input_len", ST_INT, S(infer.input_len), "60", 1, 10000000, NULL, 0, "Input tokens per request" },
@@ -148,12 +149,16 @@ const schema_entry SCHEMA[] = {
     { IB "batch_sizes", ST_INT_LIST, S(infer.batch_sizes), "[1]", 1, 1000000, NULL, 0, "Batch sizes" },
     { IB "concurrency", ST_INT_LIST, S(infer.concurrency), "null", 1, 1000000, NULL, SF_NULLABLE, "extension: loads to predict, in concurrent requests (closed loop, vLLM --max-concurrency / trtllm-bench --concurrency); with it batch_sizes are the engine's max batch (max_num_seqs); null = each batch size is the load" },
     { IB "num_prompts", ST_INT, S(infer.num_prompts), "null", 1, 10000000, NULL, SF_NULLABLE, "extension: requests per measured vllm/trtllm job (vLLM --num-prompts, trtllm-bench --num_requests); null = 10 x the concurrency, at least 32" },
+    { IB "input_len_stdev", ST_FLOAT, S(infer.input_len_stdev), "null", 0, 1e7, NULL, SF_NULLABLE, "extension: standard deviation of the input lengths in tokens (normal, as trtllm-bench prepare_dataset --input-stdev); widens the TTFT percentiles and the prompts' queueing (M/G/1); null = fixed" },
+    { IB "output_len_stdev", ST_FLOAT, S(infer.output_len_stdev), "null", 0, 1e7, NULL, SF_NULLABLE, "extension: standard deviation of the output lengths in tokens (--output-stdev); widens the latency percentiles; null = fixed" },
+    { IB "request_rates", ST_STR_LIST, S(infer.request_rates), "[null]", NB, NULL, SF_NULLABLE, "extension: open-loop loads, requests/s offered to one model instance with Poisson arrivals (vLLM benchmark_serving --request-rate), beside or instead of concurrency; vllm and trtllm only" },
     { IB "beam_width", ST_INT, S(infer.beam_width), "1", 1, 64, NULL, 0, "Beam width" },
     { IB "topk", ST_INT, S(infer.topk), "4", 0, 100000, NULL, 0, "Top-k sampling" },
     { IB "topp", ST_FLOAT, S(infer.topp), "0.0", 0, 1, NULL, 0, "Top-p sampling" },
     /* the first public version's flat keys, accepted as aliases */
     { IS "max_latency_ms", ST_FLOAT, S(infer.max_latency_ms), "null", 0.001, 1e9, NULL, SF_NULLABLE, "Latency limit in ms (null = none)" },
     { IS "max_ttft_ms", ST_FLOAT, S(infer.max_ttft_ms), "null", 0.001, 1e9, NULL, SF_NULLABLE, "extension: time-to-first-token limit in ms, mean (null = none)" },
+    { IS "latency_percentile", ST_INT, S(infer.latency_percentile), "null", 0, 99, NULL, SF_NULLABLE, "extension: percentile the TTFT, ITL and latency limits apply to (50, 90, 99; predicted from the load: queueing of prompts, prompt-carrying iterations); null = means" },
     { IS "max_itl_ms", ST_FLOAT, S(infer.max_itl_ms), "null", 0.001, 1e9, NULL, SF_NULLABLE, "extension: inter-token latency (TPOT) limit in ms, mean (null = none)" },
     { IS "top_n", ST_INT, S(infer.top_n), "10", 1, 100000, NULL, 0, "Configs listed in the inference summary" },
     { IS "input_seq_len", ST_IGNORED, NONE, NULL, NB, NULL, 0, "Alias of benchmark.input_len (older configs)" },
@@ -372,6 +377,35 @@ static int fill_one(const schema_entry *se, const node *n, ac_config *cfg, ac_er
     }
 }
 
+/* where each string-list key's items and count live in ac_config (bounds from the arrays) */
+typedef struct {
+    size_t items, count, item_size, max_items;
+} str_list_slot;
+
+#define STR_LIST(field, n_field) {OFF(field), OFF(n_field), SZ(field[0]), SZ(field) / SZ(field[0])}
+static const str_list_slot STR_LIST_SLOTS[] = {
+    STR_LIST(container_mounts, n_container_mounts),
+    STR_LIST(train.precisions, train.n_precisions),
+    STR_LIST(train.grad_reduce_dtype, train.n_grad_reduce_dtype),
+    STR_LIST(train.fp8_param_gather, train.n_fp8_param_gather),
+    STR_LIST(train.pipeline_layouts, train.n_pipeline_layouts),
+    STR_LIST(train.cuda_graphs, train.n_cuda_graphs),
+    STR_LIST(train.tp_comm_overlap, train.n_tp_comm_overlap),
+    STR_LIST(infer.precisions, infer.n_precisions),
+    STR_LIST(infer.request_rates, infer.n_request_rates),
+    STR_LIST(cost.gpus, cost.n_gpus),
+    STR_LIST(cost.instances, cost.n_instances),
+    STR_LIST(cluster.srun_args, cluster.n_srun_args),
+};
+#undef STR_LIST
+
+static const str_list_slot *str_list_slot_of(size_t offset)
+{
+    for (size_t i = 0; i < sizeof STR_LIST_SLOTS / sizeof *STR_LIST_SLOTS; i++)
+        if (STR_LIST_SLOTS[i].items == offset) return &STR_LIST_SLOTS[i];
+    return NULL;
+}
+
 static int fill_str_list(const node *n, const char *key, int *count, char *items, size_t item_size, size_t max_items, ac_err *e)
 {
     *count = 0;
@@ -438,29 +472,11 @@ int schema_fill(const node *root, ac_config *cfg, ac_err *e)
         }
         int rc;
         if (se->type == ST_STR_LIST) {
-            if (se->offset == OFF(container_mounts))
-                rc = check_mounts(n, e) ||
-                     fill_str_list(n, se->key, &cfg->n_container_mounts, &cfg->container_mounts[0][0], CFG_PATH_MAX, 16, e);
-            else if (se->offset == OFF(train.precisions))
-                rc = fill_str_list(n, se->key, &cfg->train.n_precisions, &cfg->train.precisions[0][0], CFG_KNOB_LEN, CFG_KNOB_MAX, e);
-            else if (se->offset == OFF(train.grad_reduce_dtype))
-                rc = fill_str_list(n, se->key, &cfg->train.n_grad_reduce_dtype, &cfg->train.grad_reduce_dtype[0][0], CFG_KNOB_LEN, CFG_KNOB_MAX, e);
-            else if (se->offset == OFF(train.fp8_param_gather))
-                rc = fill_str_list(n, se->key, &cfg->train.n_fp8_param_gather, &cfg->train.fp8_param_gather[0][0], CFG_KNOB_LEN, CFG_KNOB_MAX, e);
-            else if (se->offset == OFF(train.pipeline_layouts))
-                rc = fill_str_list(n, se->key, &cfg->train.n_pipeline_layouts, &cfg->train.pipeline_layouts[0][0], CFG_KNOB_LEN, CFG_KNOB_MAX, e);
-            else if (se->offset == OFF(train.cuda_graphs))
-                rc = fill_str_list(n, se->key, &cfg->train.n_cuda_graphs, &cfg->train.cuda_graphs[0][0], CFG_KNOB_LEN, CFG_KNOB_MAX, e);
-            else if (se->offset == OFF(train.tp_comm_overlap))
-                rc = fill_str_list(n, se->key, &cfg->train.n_tp_comm_overlap, &cfg->train.tp_comm_overlap[0][0], CFG_KNOB_LEN, CFG_KNOB_MAX, e);
-            else if (se->offset == OFF(infer.precisions))
-                rc = fill_str_list(n, se->key, &cfg->infer.n_precisions, &cfg->infer.precisions[0][0], CFG_KNOB_LEN, CFG_KNOB_MAX, e);
-            else if (se->offset == OFF(cost.gpus))
-                rc = fill_str_list(n, se->key, &cfg->cost.n_gpus, &cfg->cost.gpus[0][0], CFG_NAME_MAX, 16, e);
-            else if (se->offset == OFF(cost.instances))
-                rc = fill_str_list(n, se->key, &cfg->cost.n_instances, &cfg->cost.instances[0][0], CFG_NAME_MAX, 16, e);
-            else
-                rc = fill_str_list(n, se->key, &cfg->cluster.n_srun_args, &cfg->cluster.srun_args[0][0], CFG_NAME_MAX, 16, e);
+            const str_list_slot *slot = str_list_slot_of(se->offset);
+            if (!slot) return ac_err_set(e, AC_E_INTERNAL, "schema: %s has no string-list slot", se->key);
+            rc = (se->offset == OFF(container_mounts) && check_mounts(n, e)) ||
+                 fill_str_list(n, se->key, (int *)((char *)cfg + slot->count), (char *)cfg + slot->items, slot->item_size,
+                               slot->max_items, e);
         } else {
             rc = fill_one(se, n, cfg, e);
         }

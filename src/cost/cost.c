@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cost/cost_published.h"
+#include "estimator/band.h"
 #include "model/layer.h"
 
 #define GIB EST_GIB
@@ -143,6 +145,7 @@ void cost_request_init(cost_request *rq, const cost_model *m)
     rq->gbs = 64;
     rq->cpu_mem_node_gb = 768.0;
     rq->precision = PREC_BF16;
+    rq->overlap_comm = true;
 }
 
 /* ---------- model FLOPs and parameters ---------- */
@@ -231,8 +234,9 @@ static const cost_instance *rank0_for(const cost_request *rq, const cost_pool *p
 
 const est_stack *cost_stack_of(const cost_request *rq, const cost_knobs *k)
 {
+    (void)k;
     if (rq->stack) return rq->stack;
-    const est_stack *st = est_stack_find(k->tp > 1 || k->pp > 1 ? "megatron-core" : "hf-deepspeed");
+    const est_stack *st = est_stack_find("hf-deepspeed");
     return st ? st : est_stack_default();
 }
 
@@ -272,6 +276,9 @@ int cost_evaluate(const cost_request *rq, const cost_knobs *k, cost_option *o, a
     in.zero_stage = k->zero;
     in.offload_optimizer = k->offload_optimizer;
     in.offload_params = k->offload_params;
+    /* ds_config.json sets zero_optimization.overlap_comm true with ZeRO >= 1 (cost_deepspeed_json);
+     * unset, the stack's default (DeepSpeed: ZeRO-3 only) */
+    in.dp_overlap_on = k->zero >= 1 && rq->overlap_comm;
     in.lora_rank = rq->task == COST_LORA ? rq->lora_rank : 0;
     in.lora_targets = rq->lora_targets;
     /* gradients: the stack's dtype (DeepSpeed 16-bit, Megatron and FSDP fp32) */
@@ -365,7 +372,8 @@ static int offload_weight(const cost_option *o) { return 2 * o->k.offload_params
  * wins (offload is PCIe- and CPU-bound, the part of a prediction least certain); else the cheaper */
 static bool better_in_cell(const cost_option *a, const cost_option *b)
 {
-    if (cost_same_price(a->usd_per_mtok, b->usd_per_mtok) && offload_weight(a) != offload_weight(b))
+    if (cost_same_price(a->usd_per_mtok, b->usd_per_mtok, fmax(cost_tie_band(a), cost_tie_band(b))) &&
+        offload_weight(a) != offload_weight(b))
         return offload_weight(a) < offload_weight(b);
     return cheaper(a, b);
 }
@@ -391,9 +399,10 @@ static void search_cell(const cost_request *rq, int pool, int n, cost_option *be
     const model_shape *s = &rq->model.shape;
     int L = shape_total_layers(s);
     int groups = shape_query_groups(s);
-    /* a data-parallel stack (Hugging Face + DeepSpeed, FSDP: no sequence parallelism, no
-     * Megatron layouts) asked for by name: its trainers take no TP/PP */
-    bool dp_only = rq->stack && !rq->stack->sequence_parallel;
+    /* the data-parallel stacks (Hugging Face + DeepSpeed, the default, and FSDP: no sequence
+     * parallelism, no Megatron layouts) take no TP/PP; a Megatron stack named by --framework does */
+    bool dp_only = !rq->stack || !rq->stack->sequence_parallel;
+    bool fsdp = rq->stack && !strcmp(rq->stack->name, "pytorch-fsdp");
     for (int tp = 1; tp <= node && tp <= n; tp *= 2) {
         if (s->heads % tp || groups % tp) continue;
         for (int pp = 1; pp <= L && tp * pp <= n; pp++) {
@@ -405,6 +414,10 @@ static void search_cell(const cost_request *rq, int pool, int n, cost_option *be
             size_t nds = megatron ? 2 : sizeof DS / sizeof *DS;
             for (size_t z = 0; z < nds; z++) {
                 if (dp == 1 && DS[z].zero > 0 && !DS[z].opt && !DS[z].params) continue; /* ZeRO without DP is stage 0 */
+                /* PyTorch FSDP has NO_SHARD (0), SHARD_GRAD_OP (2) and FULL_SHARD (3), no optimizer-only
+                 * sharding, and CPUOffload(offload_params=True) moves parameters, gradients and the
+                 * optimizer step together (torch.distributed.fsdp ShardingStrategy, CPUOffload docs) */
+                if (fsdp && (DS[z].zero == 1 || DS[z].opt != DS[z].params || (DS[z].params && DS[z].zero < 3))) continue;
                 for (int mbs = 1; mbs <= rq->gbs / dp && mbs <= 64; mbs *= 2) {
                     if (rq->gbs % (mbs * dp)) continue;
                     for (int ck = 0; ck < 2; ck++) {
@@ -433,26 +446,83 @@ static void search_cell(const cost_request *rq, int pool, int n, cost_option *be
 }
 
 static const cost_result *sort_ctx;
-static int by_cost_cmp(const void *a, const void *b)
-{
-    const cost_option *x = &sort_ctx->opt[*(const size_t *)a], *y = &sort_ctx->opt[*(const size_t *)b];
-    return cheaper(x, y) ? -1 : cheaper(y, x) ? 1 : 0;
-}
 static int by_time_cmp(const void *a, const void *b)
 {
     const cost_option *x = &sort_ctx->opt[*(const size_t *)a], *y = &sort_ctx->opt[*(const size_t *)b];
     return faster(x, y) ? -1 : faster(y, x) ? 1 : 0;
 }
 
-/* the tie band: a stated 5 %, below what the estimator can tell apart (docs/cost.md quotes
- * its errors against published runs at 6-17 % for FSDP), so a cheaper-looking slower
- * setup does not win on noise */
-double cost_tie_band(void) { return 0.05; }
+/* the tie band: the ranking band of the option's GPU and stack (data/bands.csv rank_band_rel,
+ * what validation says two layouts of one model on one GPU can be mis-ordered by), so a
+ * cheaper-looking slower setup does not win on noise */
+double cost_tie_band(const cost_option *o) { return o ? est_rank_band_rel(&o->est) : 0.0; }
 
-bool cost_same_price(double a, double b)
+bool cost_same_price(double a, double b, double band)
 {
     double lo = a < b ? a : b;
-    return fabs(a - b) <= cost_tie_band() * lo;
+    return fabs(a - b) <= band * lo;
+}
+
+static int item_usd_cmp(const void *a, const void *b)
+{
+    const cost_rank_item *x = a, *y = b;
+    if (x->usd_per_mtok != y->usd_per_mtok) return x->usd_per_mtok < y->usd_per_mtok ? -1 : 1;
+    if (x->hours != y->hours) return x->hours < y->hours ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+static int item_hours_cmp(const void *a, const void *b)
+{
+    const cost_rank_item *x = a, *y = b;
+    if (x->hours != y->hours) return x->hours < y->hours ? -1 : 1;
+    return item_usd_cmp(a, b);
+}
+
+void cost_rank_by_price(cost_rank_item *it, size_t n)
+{
+    qsort(it, n, sizeof *it, item_usd_cmp);
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && cost_same_price(it[j].usd_per_mtok, it[i].usd_per_mtok, fmax(it[i].band, it[j].band))) j++;
+        qsort(it + i, j - i, sizeof *it, item_hours_cmp);
+        i = j;
+    }
+}
+
+const char *cost_band_of(const cost_request *rq, const cost_option *o, double *rel, char *buf, size_t len)
+{
+    const est_stack *st = cost_stack_of(rq, &o->k);
+    const char *sn = st ? st->name : "megatron-core";
+    double b = est_band_rel(&o->est), pb, med;
+    int prows;
+    bool on_gpu;
+    est_band_source src = est_band_source_of(o->gpu, st);
+    *rel = b;
+    /* a stack the pre-training tables do not validate: its own published fine-tuning runs
+     * (data/finetune_published.csv), rather than another stack's band */
+    bool offload = o->k.offload_optimizer || o->k.offload_params;
+    if (src != EST_BAND_OWN && cost_published_band(st, o->gpu, offload, &pb, &prows, &on_gpu, &med)) {
+        *rel = pb;
+        snprintf(buf, len, "±%.0f%% (%d published fine-tuning runs of %s %s, %s%s, data/finetune_published.csv; predicted %s by a "
+                           "median %.0f%%)", 100 * pb, prows, sn, offload ? "with CPU offload" : "without offload",
+                 on_gpu ? "on " : "on other GPUs than ", o->gpu->name, med > 0 ? "too fast" : "too slow", 100 * fabs(med));
+        return "published";
+    }
+    switch (src) {
+    case EST_BAND_OWN: snprintf(buf, len, "±%.0f%% (%s, %s: %d validated runs)", 100 * b, o->gpu->name, sn, o->est.band_rows); return "own";
+    case EST_BAND_STACK:
+        snprintf(buf, len, "±%.0f%% (%s on other GPUs: %d runs; none on %s)", 100 * b, sn, o->est.band_rows, o->gpu->name);
+        return "stack";
+    case EST_BAND_POOLED:
+        snprintf(buf, len, "no validated %s runs (all stacks pooled: ±%.0f%%, %d runs)", sn, 100 * b, o->est.band_rows);
+        return "pooled";
+    default: snprintf(buf, len, "no band (data/bands.csv)"); return "none";
+    }
+}
+
+void cost_band_text(const cost_request *rq, const cost_option *o, char *buf, size_t len)
+{
+    double rel;
+    cost_band_of(rq, o, &rel, buf, len);
 }
 
 /* the first instance count (in GPUs) of a pool: one instance, or one GPU */
@@ -472,12 +542,13 @@ static void explain_choice(const cost_request *rq, cost_result *r)
         if (r->opt[r->by_cost[j]].usd_per_mtok < cheapest->usd_per_mtok) cheapest = &r->opt[r->by_cost[j]];
     const cost_option *fastest = &r->opt[r->best_time];
     bool dl = rq->deadline_hours > 0, bu = rq->budget_usd > 0;
-    int band = (int)lround(100.0 * cost_tie_band());
+    double tb = cost_tie_band(o);
+    int band = (int)lround(100.0 * tb);
     if (dl && bu) {
         snprintf(w, len, "the cheapest setup that finishes within the %.1f h deadline and the $%.0f budget ($%.3f/MT, %.1f h, $%.0f)",
                  rq->deadline_hours, rq->budget_usd, o->usd_per_mtok, o->hours, o->usd_total);
     } else if (dl) {
-        if (o == cheapest || cost_same_price(o->usd_per_mtok, cheapest->usd_per_mtok))
+        if (o == cheapest || cost_same_price(o->usd_per_mtok, cheapest->usd_per_mtok, tb))
             snprintf(w, len, "the cheapest per token ($%.3f/MT) and done in %.1f h, within the %.1f h deadline", o->usd_per_mtok, o->hours,
                      rq->deadline_hours);
         else
@@ -493,12 +564,12 @@ static void explain_choice(const cost_request *rq, cost_result *r)
                      rq->budget_usd, o->hours, o->usd_total, fastest->label, fastest->hours, fastest->usd_total);
     } else if (o != cheapest) {
         snprintf(w, len,
-                 "the fastest of the setups within %d %% of the cheapest $ per million tokens: $%.3f/MT in %.1f h, against $%.3f/MT "
-                 "in %.1f h for %s",
+                 "the fastest of the setups within %d %% (the ranking band of its GPU and stack) of the cheapest $ per million "
+                 "tokens: $%.3f/MT in %.1f h, against $%.3f/MT in %.1f h for %s",
                  band, o->usd_per_mtok, o->hours, cheapest->usd_per_mtok, cheapest->hours, cheapest->label);
     } else {
         const cost_option *next = r->n_ranked > 1 ? &r->opt[r->by_cost[1]] : NULL;
-        if (next && !cost_same_price(next->usd_per_mtok, o->usd_per_mtok))
+        if (next && !cost_same_price(next->usd_per_mtok, o->usd_per_mtok, fmax(tb, cost_tie_band(next))))
             snprintf(w, len, "the cheapest per token ($%.3f/MT); the next, %s, costs %.0f %% more", o->usd_per_mtok, next->label,
                      100.0 * (next->usd_per_mtok / o->usd_per_mtok - 1.0));
         else if (next)
@@ -550,17 +621,21 @@ int cost_search(const cost_request *rq, cost_result *out, ac_err *e)
         out->n_ranked++;
     }
     sort_ctx = out;
-    qsort(out->by_cost, out->n_ranked, sizeof *out->by_cost, by_cost_cmp);
     qsort(out->by_time, out->n_ranked, sizeof *out->by_time, by_time_cmp);
-    /* ties within the band go to the faster setup: each run of options priced like
-     * the cheapest still unplaced is ordered by time */
-    for (size_t i = 0; i < out->n_ranked;) {
-        size_t j = i + 1;
-        while (j < out->n_ranked && cost_same_price(out->opt[out->by_cost[j]].usd_per_mtok, out->opt[out->by_cost[i]].usd_per_mtok)) j++;
-        qsort(out->by_cost + i, j - i, sizeof *out->by_cost, by_time_cmp);
-        i = j;
-    }
     sort_ctx = NULL;
+    /* by $/MT, ties within the ranking band to the faster setup (cost_rank_by_price) */
+    cost_rank_item *items = calloc(out->n_ranked ? out->n_ranked : 1, sizeof *items);
+    if (!items) {
+        cost_result_free(out);
+        return ac_err_set(e, AC_E_NOMEM, "out of memory");
+    }
+    for (size_t j = 0; j < out->n_ranked; j++) {
+        const cost_option *o = &out->opt[out->by_cost[j]];
+        items[j] = (cost_rank_item){out->by_cost[j], o->usd_per_mtok, o->hours, cost_tie_band(o)};
+    }
+    cost_rank_by_price(items, out->n_ranked);
+    for (size_t j = 0; j < out->n_ranked; j++) out->by_cost[j] = items[j].id;
+    free(items);
     if (out->n_ranked) {
         out->best_cost = (long)out->by_cost[0];
         out->best_time = (long)out->by_time[0];
@@ -575,7 +650,8 @@ int cost_search(const cost_request *rq, cost_result *out, ac_err *e)
         }
         for (size_t j = 0; j < out->n_ranked; j++) {
             const cost_option *o = &out->opt[out->by_cost[j]];
-            if (o->k.pool == p && cost_same_price(o->usd_per_mtok, lo) && (*bp < 0 || faster(o, &out->opt[*bp]))) *bp = (long)out->by_cost[j];
+            if (o->k.pool == p && cost_same_price(o->usd_per_mtok, lo, cost_tie_band(o)) && (*bp < 0 || faster(o, &out->opt[*bp])))
+                *bp = (long)out->by_cost[j];
         }
     }
     /* under a deadline: the cheapest that finishes in time; under a budget: the

@@ -88,9 +88,14 @@ typedef struct {
      * every instance pool with the same GPU type and count is this instance; NULL = none */
     const cost_instance *rank0;
     est_precision precision;
-    /* the training stack every setup runs on (data/stacks.csv); NULL: Megatron-Core for TP/PP
-     * setups and Hugging Face + DeepSpeed for the others (cost_stack_of) */
+    /* the training stack every setup runs on (data/stacks.csv); NULL: Hugging Face Transformers +
+     * DeepSpeed ZeRO, the trainer the written files configure (cost_stack_of).  TP/PP setups are
+     * searched only on a Megatron stack named here (its train_args.json names the Megatron sizes) */
     const est_stack *stack;
+    /* ds_config.json's zero_optimization.overlap_comm: true (the default: the reduction overlaps the
+     * backward at every stage), or false to leave it unset, DeepSpeed's own default (true only for
+     * ZeRO-3: DeepSpeedZeroConfig.overlap_comm_valid) — for predicting published runs as configured */
+    bool overlap_comm;
 } cost_request;
 
 
@@ -105,7 +110,7 @@ typedef struct {
     bool offload_optimizer, offload_params, checkpointing;
 } cost_knobs;
 
-/* the stack a setup runs on: rq->stack, else Megatron-Core with TP or PP > 1, else hf-deepspeed */
+/* the stack a setup runs on: rq->stack, else hf-deepspeed (the trainer ds_config.json configures) */
 const est_stack *cost_stack_of(const cost_request *rq, const cost_knobs *k);
 /* host memory usable per node, GiB: the instance's RAM (or cpu_memory_per_node_gb) times the
  * share the OS and the trainer leave free */
@@ -153,17 +158,34 @@ typedef struct {
     char chosen_why[512];                        /* why the chosen option won, one sentence */
 } cost_result;
 
-/* $/MT within this fraction of each other counts as a tie that the faster setup wins */
-double cost_tie_band(void);
-/* a costs the same as b per token within cost_tie_band() */
-bool cost_same_price(double a, double b);
+/* the tie band of an option: the ranking band of its GPU and stack (est_rank_band_rel,
+ * data/bands.csv rank_band_rel: how far two layouts of one model on one GPU can be mis-ordered) */
+double cost_tie_band(const cost_option *o);
+/* a costs the same as b per token within the relative band */
+bool cost_same_price(double a, double b, double band);
+/* one thing ranked by $ per million tokens, ties within band go to the faster */
+typedef struct {
+    size_t id;             /* the caller's index */
+    double usd_per_mtok, hours, band;
+} cost_rank_item;
+/* sorts it[0..n) by $/MT; each run of items priced like the cheapest still unplaced (within the
+ * larger of the two bands) is ordered by time.  The one tie rule of the search and of --measure. */
+void cost_rank_by_price(cost_rank_item *it, size_t n);
+/* "±9% (h100_sxm, megatron-core: 192 validated runs)"; for a stack without validated runs on that GPU
+ * or at all, says so and names whose band it prints */
+void cost_band_text(const cost_request *rq, const cost_option *o, char *buf, size_t len);
+/* the same, with the band itself (*rel) and where it comes from: "own", "stack", "pooled"
+ * (data/bands.csv), "published" (the stack's published fine-tuning runs, cost_published.h),
+ * or "none" */
+const char *cost_band_of(const cost_request *rq, const cost_option *o, double *rel, char *buf, size_t len);
 
 int cost_search(const cost_request *rq, cost_result *out, ac_err *e);
 void cost_result_free(cost_result *r);
 
 /* the setup files: DeepSpeed JSON, training arguments (JSON), PEFT LoRA config */
 int cost_deepspeed_json(const cost_request *rq, const cost_option *o, char **out, ac_err *e);
-int cost_train_args_json(const cost_request *rq, const cost_option *o, char **out, ac_err *e);
+/* train_args.json: max_steps the whole run's optimizer steps, or the given count (> 0: a benchmark) */
+int cost_train_args_json(const cost_request *rq, const cost_option *o, int max_steps, char **out, ac_err *e);
 int cost_lora_json(const cost_request *rq, char **out, ac_err *e);
 /* LLMForge (Anyscale, Ray Train + DeepSpeed) fine-tuning YAML of a DeepSpeed/FSDP setup:
  * context_length, num_devices, train_batch_size_per_device, gradient_accumulation_steps,
@@ -172,12 +194,17 @@ int cost_lora_json(const cost_request *rq, char **out, ac_err *e);
  * each worker's host memory, trainer_resources with rank 0's; lora_config for LoRA.
  * AC_E_INPUT for TP/PP setups (LLMForge has no Megatron layout). */
 int cost_llmforge_yaml(const cost_request *rq, const cost_option *o, bool benchmark, char **out, ac_err *e);
+/* Accelerate config YAML (`accelerate launch --config_file`) of a DeepSpeed/FSDP setup: ClusterConfig
+ * keys, deepspeed_config.deepspeed_config_file ds_config.json (hf-deepspeed) or fsdp_config (pytorch-fsdp),
+ * num_machines / num_processes; AC_E_INPUT for TP/PP setups */
+int cost_accelerate_yaml(const cost_request *rq, const cost_option *o, char **out, ac_err *e);
 /* Ray's accelerator_type name of a catalog GPU ("A100-80G"), or NULL */
 const char *cost_ray_accelerator(const gpu_spec *g);
 /* summary.json: request, options, rankings, the chosen setup */
 int cost_summary_json(const cost_request *rq, const cost_result *r, char **out, ac_err *e);
 /* writes <dir>/summary.json, <dir>/ds_config.json, <dir>/train_args.json (and
- * <dir>/lora_config.json for LoRA, <dir>/llmforge.yaml for DeepSpeed setups) atomically
+ * <dir>/lora_config.json for LoRA, <dir>/llmforge.yaml and <dir>/accelerate_config.yaml for
+ * DeepSpeed/FSDP setups) atomically
  * for the chosen option (the constrained best, else the cheapest) */
 int cost_write_files(const cost_request *rq, const cost_result *r, const char *dir, ac_err *e);
 /* the option the files describe: under a deadline or budget the constrained best,

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cost/cost.h"
+#include "estimator/band.h"
 #include "util/fsutil.h"
 #include "util/json.h"
 #include "util/strbuf.h"
@@ -60,7 +61,7 @@ int cost_deepspeed_json(const cost_request *rq, const cost_option *o, char **out
     cJSON *z = cJSON_AddObjectToObject(r, "zero_optimization");
     cJSON_AddNumberToObject(z, "stage", o->k.zero);
     if (o->k.zero >= 1) {
-        cJSON_AddBoolToObject(z, "overlap_comm", true);
+        if (rq->overlap_comm) cJSON_AddBoolToObject(z, "overlap_comm", true);
         cJSON_AddBoolToObject(z, "contiguous_gradients", true);
         cJSON_AddNumberToObject(z, "reduce_bucket_size", DS_BUCKET);
     }
@@ -89,7 +90,7 @@ int cost_deepspeed_json(const cost_request *rq, const cost_option *o, char **out
     return finish(r, out, e);
 }
 
-int cost_train_args_json(const cost_request *rq, const cost_option *o, char **out, ac_err *e)
+int cost_train_args_json(const cost_request *rq, const cost_option *o, int max_steps, char **out, ac_err *e)
 {
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "task", cost_task_name(rq->task));
@@ -102,10 +103,13 @@ int cost_train_args_json(const cost_request *rq, const cost_option *o, char **ou
     cJSON_AddNumberToObject(r, "global_batch_size", o->gbs);
     cJSON_AddBoolToObject(r, "gradient_checkpointing", o->k.checkpointing);
     cJSON_AddNumberToObject(r, "max_seq_length", rq->context);
-    cJSON_AddNumberToObject(r, "max_steps", ceil(o->optimizer_steps));
+    cJSON_AddNumberToObject(r, "max_steps", max_steps > 0 ? (double)max_steps : ceil(o->optimizer_steps));
     cJSON_AddBoolToObject(r, "bf16", rq->precision == PREC_BF16);
     cJSON_AddBoolToObject(r, "fp16", use_fp16(rq));
     cJSON_AddStringToObject(r, "deepspeed", "ds_config.json");
+    /* the attention kernel the prediction assumes (data/stacks.csv hf-deepspeed attention flash2:
+     * transformers' sdpa, PyTorch's FlashAttention-2 backend; eager would materialise the scores) */
+    if (o->k.tp == 1 && o->k.pp == 1) cJSON_AddStringToObject(r, "attn_implementation", "sdpa");
     if (o->k.tp > 1 || o->k.pp > 1) {
         /* Megatron-LM / NeMo names for the model-parallel layout */
         cJSON_AddStringToObject(r, "framework", "megatron");
@@ -221,6 +225,63 @@ int cost_llmforge_yaml(const cost_request *rq, const cost_option *o, bool benchm
     return 0;
 }
 
+/* Accelerate's config file (`accelerate launch --config_file`): the ClusterConfig keys of
+ * accelerate/commands/config/config_args.py with a deepspeed_config that points at ds_config.json
+ * (DeepSpeed stacks) or an fsdp_config (PyTorch FSDP: FULL_SHARD for ZeRO-3, SHARD_GRAD_OP for
+ * ZeRO-2, NO_SHARD below; CPU offload of parameters, which FSDP couples with the optimizer) */
+int cost_accelerate_yaml(const cost_request *rq, const cost_option *o, char **out, ac_err *e)
+{
+    if (o->k.tp > 1 || o->k.pp > 1)
+        return ac_err_set(e, AC_E_INPUT, "Accelerate runs DeepSpeed/FSDP data parallelism: no config for a TP%d PP%d setup", o->k.tp,
+                          o->k.pp);
+    const est_stack *st = cost_stack_of(rq, &o->k);
+    bool fsdp = st && !strcmp(st->name, "pytorch-fsdp");
+    strbuf b;
+    sb_init(&b);
+    sb_printf(&b, "# Accelerate config written by autoconfig cost (predicted setup: %s)\n", o->label);
+    sb_printf(&b, "# Schema: accelerate/commands/config/config_args.py ClusterConfig; `accelerate launch --config_file` this file.\n");
+    sb_printf(&b, "# num_machines > 1: each node sets machine_rank (the launcher's --machine_rank overrides it) and main_process_ip.\n");
+    sb_printf(&b, "compute_environment: LOCAL_MACHINE\n");
+    sb_printf(&b, "debug: false\n");
+    sb_printf(&b, "distributed_type: %s\n", fsdp ? "FSDP" : "DEEPSPEED");
+    if (fsdp) {
+        const char *shard = o->k.zero >= 3 ? "FULL_SHARD" : o->k.zero == 2 ? "SHARD_GRAD_OP" : "NO_SHARD";
+        sb_printf(&b, "fsdp_config:\n");
+        sb_printf(&b, "  fsdp_sharding_strategy: %s\n", shard);
+        sb_printf(&b, "  fsdp_offload_params: %s\n", o->k.offload_params || o->k.offload_optimizer ? "true" : "false");
+        sb_printf(&b, "  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP\n");
+        sb_printf(&b, "  fsdp_backward_prefetch: %s\n", st->fsdp_prefetch ? "BACKWARD_PRE" : "NO_PREFETCH");
+        sb_printf(&b, "  fsdp_forward_prefetch: false\n");
+        sb_printf(&b, "  fsdp_state_dict_type: FULL_STATE_DICT\n");
+        sb_printf(&b, "  fsdp_cpu_ram_efficient_loading: true\n");
+        sb_printf(&b, "  fsdp_sync_module_states: true\n");
+        sb_printf(&b, "  fsdp_use_orig_params: %s\n", rq->task == COST_LORA ? "true" : "false");
+        sb_printf(&b, "  fsdp_activation_checkpointing: %s\n", o->k.checkpointing ? "true" : "false");
+    } else {
+        sb_printf(&b, "deepspeed_config:\n");
+        sb_printf(&b, "  deepspeed_config_file: ds_config.json\n");
+        sb_printf(&b, "  zero3_init_flag: %s\n", o->k.zero == 3 ? "true" : "false");
+        if (o->nodes > 1) sb_printf(&b, "  deepspeed_multinode_launcher: standard\n");
+    }
+    sb_printf(&b, "downcast_bf16: false\n");
+    sb_printf(&b, "enable_cpu_affinity: false\n");
+    sb_printf(&b, "machine_rank: 0\n");
+    sb_printf(&b, "main_training_function: main\n");
+    if (o->nodes > 1) sb_printf(&b, "main_process_port: 29500\n");
+    sb_printf(&b, "mixed_precision: %s\n", rq->precision == PREC_FP16 ? "fp16" : rq->precision == PREC_FP32 ? "no" : "bf16");
+    sb_printf(&b, "num_machines: %d\n", o->nodes);
+    sb_printf(&b, "num_processes: %d\n", o->k.num_gpus);
+    sb_printf(&b, "rdzv_backend: static\n");
+    sb_printf(&b, "same_network: true\n");
+    sb_printf(&b, "use_cpu: false\n");
+    if (b.oom) {
+        sb_free(&b);
+        return ac_err_set(e, AC_E_NOMEM, "out of memory building the Accelerate config");
+    }
+    *out = sb_take(&b);
+    return 0;
+}
+
 static void add_index(cJSON *o, const char *key, long i)
 {
     if (i >= 0) cJSON_AddNumberToObject(o, key, (double)i);
@@ -264,6 +325,17 @@ static cJSON *option_json(const cost_request *rq, const cost_option *o)
     add_num_or_null(j, "usd_total", o->usd_total);
     add_num_or_null(j, "usd_per_mtok", o->usd_per_mtok);
     add_num_or_null(j, "optimizer_steps", o->optimizer_steps);
+    /* the stack it is predicted on and its band on this GPU, with where the band comes from
+     * (own: validated runs of this stack on this GPU; stack: of this stack on other GPUs;
+     * published: the stack's published fine-tuning runs; pooled: none, all stacks' band) */
+    const est_stack *st = cost_stack_of(rq, &o->k);
+    cJSON_AddStringToObject(j, "stack", st ? st->name : "megatron-core");
+    double band;
+    char band_text[256];
+    const char *band_source = cost_band_of(rq, o, &band, band_text, sizeof band_text);
+    add_num_or_null(j, "band_time_rel", band);
+    add_num_or_null(j, "tie_band", cost_tie_band(o));
+    cJSON_AddStringToObject(j, "band_source", band_source);
     cJSON_AddBoolToObject(j, "feasible", o->feasible);
     if (o->feasible) cJSON_AddNullToObject(j, "why");
     else cJSON_AddStringToObject(j, "why", o->why);
@@ -339,7 +411,8 @@ int cost_summary_json(const cost_request *rq, const cost_result *res, char **out
     add_index(r, "best_time", res->best_time);
     add_index(r, "best_constrained", res->best_constrained);
     add_index(r, "chosen", cost_chosen(res, rq));
-    cJSON_AddNumberToObject(r, "tie_band", cost_tie_band());
+    long ch = cost_chosen(res, rq);
+    cJSON_AddNumberToObject(r, "tie_band", ch >= 0 ? cost_tie_band(&res->opt[ch]) : 0.0);
     if (res->chosen_why[0]) cJSON_AddStringToObject(r, "chosen_why", res->chosen_why);
     else cJSON_AddNullToObject(r, "chosen_why");
     return finish(r, out, e);
@@ -354,18 +427,21 @@ static void remove_stale(const char *dir, const char *name)
 
 int cost_write_files(const cost_request *rq, const cost_result *r, const char *dir, ac_err *e)
 {
-    char *sum = NULL, *ds = NULL, *args = NULL, *lora = NULL, *forge = NULL;
+    char *sum = NULL, *ds = NULL, *args = NULL, *lora = NULL, *forge = NULL, *accel = NULL;
     long c = cost_chosen(r, rq);
     int rc = -1;
     /* build everything first so a failure writes nothing */
     if (cost_summary_json(rq, r, &sum, e)) goto out;
-    if (c >= 0 && (cost_deepspeed_json(rq, &r->opt[c], &ds, e) || cost_train_args_json(rq, &r->opt[c], &args, e))) goto out;
+    if (c >= 0 && (cost_deepspeed_json(rq, &r->opt[c], &ds, e) || cost_train_args_json(rq, &r->opt[c], 0, &args, e))) goto out;
     if (c >= 0 && rq->task == COST_LORA && cost_lora_json(rq, &lora, e)) goto out;
-    if (c >= 0 && r->opt[c].k.tp == 1 && r->opt[c].k.pp == 1 && cost_llmforge_yaml(rq, &r->opt[c], false, &forge, e)) goto out;
+    if (c >= 0 && r->opt[c].k.tp == 1 && r->opt[c].k.pp == 1 &&
+        (cost_llmforge_yaml(rq, &r->opt[c], false, &forge, e) || cost_accelerate_yaml(rq, &r->opt[c], &accel, e)))
+        goto out;
     if (fs_mkdir_p(dir, e)) goto out;
     if (ds && (fs_write_text_in(dir, "ds_config.json", ds, e) || fs_write_text_in(dir, "train_args.json", args, e))) goto out;
     if (lora && fs_write_text_in(dir, "lora_config.json", lora, e)) goto out;
     if (forge && fs_write_text_in(dir, "llmforge.yaml", forge, e)) goto out;
+    if (accel && fs_write_text_in(dir, "accelerate_config.yaml", accel, e)) goto out;
     /* files of an earlier run that this run does not replace would describe another setup */
     if (!ds) {
         remove_stale(dir, "ds_config.json");
@@ -373,6 +449,7 @@ int cost_write_files(const cost_request *rq, const cost_result *r, const char *d
     }
     if (!lora) remove_stale(dir, "lora_config.json");
     if (!forge) remove_stale(dir, "llmforge.yaml");
+    if (!accel) remove_stale(dir, "accelerate_config.yaml");
     if (fs_write_text_in(dir, "summary.json", sum, e)) goto out;
     rc = 0;
 out:
@@ -381,5 +458,6 @@ out:
     free(args);
     free(lora);
     free(forge);
+    free(accel);
     return rc;
 }

@@ -12,11 +12,17 @@
 #include "util/strbuf.h"
 
 const char COST_TRAINER_DEFAULT[] =
-    "accelerate launch --num_processes {num_gpus} --num_machines {nodes} --use_deepspeed --deepspeed_config_file {ds_config} "
-    "-m trl.scripts.sft --model_name_or_path {model} --dataset_name trl-lib/Capybara --packing true --max_length {context} "
+    "accelerate launch --config_file {accelerate_config} --num_processes {num_gpus} --num_machines {nodes} "
+    "--machine_rank {node_rank} --main_process_ip {master_addr} --main_process_port {master_port} "
+    "-m trl.scripts.sft --model_name_or_path {model} --attn_implementation sdpa --dataset_name trl-lib/Capybara --packing true --max_length {context} "
     "--max_steps {max_steps} --per_device_train_batch_size {mbs} --gradient_accumulation_steps {grad_accum} "
     "--gradient_checkpointing {gradient_checkpointing} --bf16 true --logging_steps 1 --save_strategy no --report_to none "
     "--output_dir {run_dir}/out";
+
+/* the rendezvous placeholders: known only on the node when the job runs, so they become
+ * double-quoted shell variables that run.sh sets (never literal text) */
+static const char *const RUNTIME_VARS[][2] = {
+    {"node_rank", "\"$NODE_RANK\""}, {"master_addr", "\"$MASTER_ADDR\""}, {"master_port", "\"$MASTER_PORT\""}};
 
 size_t cost_measure_pick(const cost_result *r, size_t top, size_t *idx)
 {
@@ -36,9 +42,11 @@ void cost_measure_name(const cost_request *rq, const cost_option *o, size_t k, c
              kn->checkpointing ? "_ckpt" : "");
 }
 
-/* the template with each {placeholder} replaced by its shell-quoted value */
+/* the template with each {placeholder} replaced by its shell-quoted value (the rendezvous ones
+ * by their shell variables, RUNTIME_VARS) */
 static int render(const char *tmpl, const char *const (*vars)[2], size_t nv, strbuf *out, ac_err *e)
 {
+    size_t nr = sizeof RUNTIME_VARS / sizeof *RUNTIME_VARS;
     for (const char *p = tmpl; *p;) {
         if (*p != '{') {
             sb_addn(out, p, 1);
@@ -46,15 +54,23 @@ static int render(const char *tmpl, const char *const (*vars)[2], size_t nv, str
             continue;
         }
         const char *close = strchr(p, '}');
-        size_t i = nv;
+        size_t len = close ? (size_t)(close - p - 1) : 0, i = nv, r = nr;
         if (close)
             for (i = 0; i < nv; i++)
-                if (strlen(vars[i][0]) == (size_t)(close - p - 1) && !strncmp(p + 1, vars[i][0], (size_t)(close - p - 1))) break;
-        if (i == nv) return ac_err_set(e, AC_E_INPUT, "trainer command: unknown placeholder '%.*s'", close ? (int)(close - p + 1) : 1, p);
-        char *q = shell_quote_dup(vars[i][1], e);
-        if (!q) return -1;
-        sb_add(out, q);
-        free(q);
+                if (strlen(vars[i][0]) == len && !strncmp(p + 1, vars[i][0], len)) break;
+        if (close && i == nv)
+            for (r = 0; r < nr; r++)
+                if (strlen(RUNTIME_VARS[r][0]) == len && !strncmp(p + 1, RUNTIME_VARS[r][0], len)) break;
+        if (i == nv && r == nr)
+            return ac_err_set(e, AC_E_INPUT, "trainer command: unknown placeholder '%.*s'", close ? (int)(close - p + 1) : 1, p);
+        if (i < nv) {
+            char *q = shell_quote_dup(vars[i][1], e);
+            if (!q) return -1;
+            sb_add(out, q);
+            free(q);
+        } else {
+            sb_add(out, RUNTIME_VARS[r][1]);
+        }
         p = close + 1;
     }
     return 0;
@@ -63,40 +79,20 @@ static int render(const char *tmpl, const char *const (*vars)[2], size_t nv, str
 int cost_measure_write(const cost_request *rq, const cost_option *o, const char *run_dir, int max_steps, const char *command_template,
                        char *script_path, size_t len, ac_err *e)
 {
-    char *ds = NULL, *args = NULL, *forge = NULL;
+    char *ds = NULL, *args = NULL, *forge = NULL, *accel = NULL;
     int rc = -1;
-    strbuf sb;
+    strbuf sb, launch;
     sb_init(&sb);
-    if (fs_mkdir_p(run_dir, e) || cost_deepspeed_json(rq, o, &ds, e) || cost_train_args_json(rq, o, &args, e) ||
-        cost_llmforge_yaml(rq, o, true, &forge, e))
+    sb_init(&launch);
+    if (fs_mkdir_p(run_dir, e) || cost_deepspeed_json(rq, o, &ds, e) || cost_train_args_json(rq, o, max_steps, &args, e)  /* the benchmark: max_steps steps */ ||
+        cost_llmforge_yaml(rq, o, true, &forge, e) || cost_accelerate_yaml(rq, o, &accel, e))
         goto out;
-    /* the benchmark runs max_steps optimizer steps, not the whole run */
-    cJSON *aj = cJSON_Parse(args);
-    if (!aj) {
-        ac_err_set(e, AC_E_INTERNAL, "train_args.json did not parse back");
-        goto out;
-    }
-    cJSON_ReplaceItemInObject(aj, "max_steps", cJSON_CreateNumber(max_steps));
-    char *printed = cJSON_Print(aj);
-    cJSON_Delete(aj);
-    if (!printed) {
-        ac_err_set(e, AC_E_NOMEM, "out of memory");
-        goto out;
-    }
-    free(args);
-    args = malloc(strlen(printed) + 2);
-    if (args) sprintf(args, "%s\n", printed);
-    cJSON_free(printed);
-    if (!args) {
-        ac_err_set(e, AC_E_NOMEM, "out of memory");
-        goto out;
-    }
     if (fs_write_text_in(run_dir, "ds_config.json", ds, e) || fs_write_text_in(run_dir, "train_args.json", args, e) ||
-        fs_write_text_in(run_dir, "llmforge.yaml", forge, e))
+        fs_write_text_in(run_dir, "llmforge.yaml", forge, e) || fs_write_text_in(run_dir, "accelerate_config.yaml", accel, e))
         goto out;
-    char dsp[4096], tap[4096], fgp[4096], nums[9][32];
+    char dsp[4096], tap[4096], fgp[4096], acp[4096], nums[9][32];
     if (fs_join(dsp, sizeof dsp, run_dir, "ds_config.json", e) || fs_join(tap, sizeof tap, run_dir, "train_args.json", e) ||
-        fs_join(fgp, sizeof fgp, run_dir, "llmforge.yaml", e))
+        fs_join(fgp, sizeof fgp, run_dir, "llmforge.yaml", e) || fs_join(acp, sizeof acp, run_dir, "accelerate_config.yaml", e))
         goto out;
     snprintf(nums[0], sizeof nums[0], "%d", max_steps);
     snprintf(nums[1], sizeof nums[1], "%d", o->k.num_gpus);
@@ -105,31 +101,50 @@ int cost_measure_write(const cost_request *rq, const cost_option *o, const char 
     snprintf(nums[4], sizeof nums[4], "%d", o->k.mbs);
     snprintf(nums[5], sizeof nums[5], "%d", o->grad_accum);
     snprintf(nums[6], sizeof nums[6], "%d", rq->context);
-    const char *const vars[][2] = {{"ds_config", dsp},      {"train_args", tap},  {"llmforge", fgp},   {"run_dir", run_dir},
+    const char *const vars[][2] = {{"ds_config", dsp},      {"train_args", tap},  {"llmforge", fgp},   {"accelerate_config", acp},
+                                   {"run_dir", run_dir},
                                    {"model", rq->model.name}, {"max_steps", nums[0]}, {"num_gpus", nums[1]}, {"nodes", nums[2]},
                                    {"gpus_per_node", nums[3]}, {"mbs", nums[4]},     {"grad_accum", nums[5]}, {"context", nums[6]},
                                    {"gradient_checkpointing", o->k.checkpointing ? "true" : "false"}};
+    /* launch.sh: one node's trainer command; NODE_RANK, MASTER_ADDR and MASTER_PORT come from run.sh */
+    sb_printf(&launch, "#!/bin/bash\n# one node's launcher (autoconfig cost --measure): NODE_RANK, MASTER_ADDR, MASTER_PORT from run.sh\n");
+    if (render(command_template, vars, sizeof vars / sizeof *vars, &launch, e)) goto out;
+    sb_add(&launch, "\n");
     char *qdir = shell_quote_dup(run_dir, e);
     if (!qdir) goto out;
     sb_printf(&sb, "#!/bin/bash\n# benchmark of a cost setup (autoconfig cost --measure): %s\n# %d optimizer steps, every sequence "
                    "%d tokens (packing / padding max_length); predicted %.3f s per step\n",
               o->label, max_steps, rq->context, o->step_time_s);
-    sb_printf(&sb, "cd %s || exit 1\n(\n", qdir);
+    sb_printf(&sb, "cd %s || exit 1\nexport MASTER_PORT=${MASTER_PORT:-29500}\n", qdir);
     free(qdir);
-    if (render(command_template, vars, sizeof vars / sizeof *vars, &sb, e)) goto out;
+    if (o->nodes > 1) {
+        /* a setup that spans instances: one launcher per node (srun, one task on each of the job's
+         * nodes), its rank from Slurm, the rendezvous on the first node of the allocation
+         * (torchrun/accelerate --machine_rank, --main_process_ip, --main_process_port) */
+        sb_printf(&sb, "# %d nodes: one launcher per node, rank from SLURM_NODEID, rendezvous on the allocation's first node\n",
+                  o->nodes);
+        sb_printf(&sb, "export MASTER_ADDR=${MASTER_ADDR:-$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)}\n");
+        sb_printf(&sb, "(\nsrun --nodes=%d --ntasks=%d --ntasks-per-node=1 bash -c 'NODE_RANK=$SLURM_NODEID exec bash launch.sh'\n",
+                  o->nodes, o->nodes);
+    } else {
+        sb_printf(&sb, "export MASTER_ADDR=${MASTER_ADDR:-127.0.0.1}\n(\nNODE_RANK=0 bash launch.sh\n");
+    }
     /* a failed run's log goes to stderr too: the executor reads *.err for out-of-memory text */
-    sb_printf(&sb, "\n) > trainer.log 2>&1\nrc=$?\nif [ $rc -eq 0 ]; then cat trainer.log; else cat trainer.log >&2; fi\nexit $rc\n");
-    if (sb.oom) {
+    sb_printf(&sb, ") > trainer.log 2>&1\nrc=$?\nif [ $rc -eq 0 ]; then cat trainer.log; else cat trainer.log >&2; fi\nexit $rc\n");
+    if (sb.oom || launch.oom) {
         ac_err_set(e, AC_E_NOMEM, "out of memory");
         goto out;
     }
+    if (fs_write_text_in(run_dir, "launch.sh", sb_str(&launch), e)) goto out;
     if (fs_write_text_in(run_dir, "run.sh", sb_str(&sb), e) || fs_join(script_path, len, run_dir, "run.sh", e)) goto out;
     rc = 0;
 out:
     sb_free(&sb);
+    sb_free(&launch);
     free(ds);
     free(args);
     free(forge);
+    free(accel);
     return rc;
 }
 
@@ -177,31 +192,13 @@ void cost_measure_score(const cost_request *rq, const cost_option *o, cost_measu
     m->error = o->step_time_s / m->step_s - 1.0;
 }
 
-static const cost_measurement *rank_ctx;
-static int by_usd(const void *a, const void *b)
+size_t cost_measure_rank(const cost_result *r, const cost_measurement *m, size_t n, size_t *order)
 {
-    double x = rank_ctx[*(const size_t *)a].usd_per_mtok, y = rank_ctx[*(const size_t *)b].usd_per_mtok;
-    return x < y ? -1 : x > y;
-}
-static int by_hours(const void *a, const void *b)
-{
-    double x = rank_ctx[*(const size_t *)a].hours, y = rank_ctx[*(const size_t *)b].hours;
-    return x < y ? -1 : x > y;
-}
-
-size_t cost_measure_rank(const cost_measurement *m, size_t n, size_t *order)
-{
+    cost_rank_item it[COST_MEASURE_MAX];
     size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (m[i].ok) order[k++] = i;
-    rank_ctx = m;
-    qsort(order, k, sizeof *order, by_usd);
-    for (size_t i = 0; i < k;) {
-        size_t j = i + 1;
-        while (j < k && cost_same_price(m[order[j]].usd_per_mtok, m[order[i]].usd_per_mtok)) j++;
-        qsort(order + i, j - i, sizeof *order, by_hours);
-        i = j;
-    }
-    rank_ctx = NULL;
+    for (size_t i = 0; i < n && k < COST_MEASURE_MAX; i++)
+        if (m[i].ok) it[k++] = (cost_rank_item){i, m[i].usd_per_mtok, m[i].hours, cost_tie_band(&r->opt[m[i].opt])};
+    cost_rank_by_price(it, k);
+    for (size_t i = 0; i < k; i++) order[i] = it[i].id;
     return k;
 }

@@ -2,8 +2,10 @@
  *
  * For each of the top setups (DeepSpeed/FSDP ones: the trainer stacks fine-tuning teams
  * run) a run directory gets ds_config.json, train_args.json (max_steps small),
- * llmforge.yaml (padding max_length) and run.sh, which runs the trainer command with
- * every sequence context tokens long and keeps its output in trainer.log.  The executor
+ * llmforge.yaml (padding max_length), accelerate_config.yaml, launch.sh (one node's
+ * trainer command) and run.sh, which runs launch.sh once per node — on one node directly,
+ * across nodes under srun with NODE_RANK from SLURM_NODEID and MASTER_ADDR the allocation's
+ * first node — with every sequence context tokens long, keeping the output in trainer.log.  The executor
  * (src/exec) runs run.sh; cost_trainer_log_parse reads the Hugging Face Trainer's log
  * (tqdm "s/it" rate, else the final train_steps_per_second); cost_measure_score turns
  * the step time into MT/hr and $/MT, and the setups are ranked by measured $/MT with
@@ -11,10 +13,12 @@
  *
  * The trainer command: AUTOCONFIG_COST_TRAINER in the environment, else
  * <conf>/cluster/cost_trainer_command.txt, else COST_TRAINER_DEFAULT (Accelerate +
- * DeepSpeed + TRL's SFT script on one node).  Placeholders, each replaced by a
- * shell-quoted value: {ds_config} {train_args} {llmforge} {run_dir} {model} {max_steps}
- * {num_gpus} {nodes} {gpus_per_node} {mbs} {grad_accum} {context} {gradient_checkpointing}
- * ("true"/"false").
+ * DeepSpeed + TRL's SFT script, --num_machines/--machine_rank/--main_process_ip/port set for
+ * any node count).  Placeholders, each replaced by a shell-quoted value: {ds_config}
+ * {train_args} {llmforge} {accelerate_config} {run_dir} {model} {max_steps} {num_gpus}
+ * {nodes} {gpus_per_node} {mbs} {grad_accum} {context} {gradient_checkpointing}
+ * ("true"/"false"); and, known only when the job runs, {node_rank} {master_addr}
+ * {master_port} as "$NODE_RANK" "$MASTER_ADDR" "$MASTER_PORT".
  */
 #ifndef AC_COST_MEASURE_H
 #define AC_COST_MEASURE_H
@@ -46,7 +50,10 @@ int cost_measure_write(const cost_request *rq, const cost_option *o, const char 
 int cost_trainer_log_parse(const char *text, double *step_s, int *n_rates, ac_err *e);
 /* MT/hr, $/MT, hours and MFU of o at a measured step time */
 void cost_measure_score(const cost_request *rq, const cost_option *o, cost_measurement *m);
-/* indices into m[0..n) of the measured ones by $/MT, ties within the band to the faster; returns how many */
-size_t cost_measure_rank(const cost_measurement *m, size_t n, size_t *order);
+/* the most benchmark jobs one --measure runs */
+#define COST_MEASURE_MAX 64
+/* indices into m[0..n) of the measured ones by $/MT, ties within the ranking band of each setup's
+ * GPU and stack to the faster (cost_rank_by_price, the search's rule); returns how many */
+size_t cost_measure_rank(const cost_result *r, const cost_measurement *m, size_t n, size_t *order);
 
 #endif

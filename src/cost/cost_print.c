@@ -60,8 +60,15 @@ void cost_print(FILE *out, const cost_request *rq, const cost_result *r)
     fprintf(out, "GPU GiB: needed/usable per GPU; host GiB: needed/usable per node (offloaded states, rank-0 checkpoint "
                  "gather; %d GB RAM per node for GPU types, the instance's RAM for instances); MT/hr: million tokens per hour.\n",
             (int)rq->cpu_mem_node_gb);
-    fprintf(out, "Ties: setups within %.0f %% of each other's $ per million tokens rank by time (the faster wins).\n",
-            100.0 * cost_tie_band());
+    {
+        const est_stack *st = cost_stack_of(rq, NULL);
+        long c0 = cost_chosen(r, rq);
+        fprintf(out, "Stack: %s (the trainer the written files configure%s).\n", st ? st->name : "megatron-core",
+                rq->stack ? ", named by --framework" : "; --framework names another");
+        fprintf(out, "Ties: setups within the ranking band of their GPU and stack (%.1f %% for the chosen one, data/bands.csv "
+                     "rank_band_rel) of each other's $ per million tokens rank by time (the faster wins).\n",
+                c0 >= 0 ? 100.0 * cost_tie_band(&r->opt[c0]) : 0.0);
+    }
     if (rq->rank0)
         fprintf(out, "+rank0*: rank 0 runs on a %s (%.0f GiB RAM) because node 0, which gathers the checkpoint, does not fit "
                      "the worker instance's RAM.\n",
@@ -135,12 +142,11 @@ void cost_print(FILE *out, const cost_request *rq, const cost_result *r)
         fprintf(out, "  %.2f million tokens/hour, MFU %.1f%% (HFU %.1f%%), %.1f h, $%.2f per million tokens, $%.0f for %.3gB tokens\n",
                 o->mtok_per_hour, 100.0 * o->mfu, 100.0 * o->hfu, o->hours, o->usd_per_mtok, o->usd_total, rq->tokens_b);
         fprintf(out, "  cookbook MFU (6 x parameters x tokens / time / dense peak) %.1f%%\n", 100.0 * cost_cookbook_mfu(rq, o));
-        /* how far the prediction may be off: the band of this GPU and stack (data/bands.csv) */
-        const est_stack *st = cost_stack_of(rq, &o->k);
-        if (est_band_rel(&o->est) > 0)
-            fprintf(out, "  uncertainty: step time within +-%.0f%% for %s on the %s stack (80%% of %d validated published "
-                         "runs; those of the GPU and stack, else of the stack on every GPU: data/bands.csv)\n",
-                    100.0 * est_band_rel(&o->est), o->gpu->name, st ? st->name : "megatron-core", o->est.band_rows);
+        /* how far the prediction may be off: the band of this GPU and stack (data/bands.csv), or
+         * that no validated runs of them exist */
+        char band[160];
+        cost_band_text(rq, o, band, sizeof band);
+        fprintf(out, "  uncertainty of the step time: %s\n", band);
         fprintf(out, "  GPU memory %.1f of %.1f GiB usable; host memory %.0f of %.0f GiB per node (incl. %.1f GiB rank-0 "
                      "checkpoint gather)\n",
                 o->gpu_mem_gib, o->gpu_limit_gib, o->cpu_mem_node_gib, o->cpu_limit_gib, o->rank0_gather_gib);

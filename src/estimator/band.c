@@ -100,3 +100,13 @@ void est_band_of(const gpu_spec *g, const est_stack *s, double *time_rel, double
     *rank_rel = b->rank_rel;
     if (rows) *rows = b->rows;
 }
+
+est_band_source est_band_source_of(const gpu_spec *g, const est_stack *s)
+{
+    if (est_band_load(NULL)) return EST_BAND_NONE;
+    if (!s) s = est_stack_default();
+    const char *sname = s ? s->name : "megatron-core";
+    if (g && band_find(g->name, sname)) return EST_BAND_OWN;
+    if (band_find("*", sname)) return EST_BAND_STACK;
+    return band_find("*", "*") ? EST_BAND_POOLED : EST_BAND_NONE;
+}

@@ -37,6 +37,19 @@ double coll_group_bw(const est_input *in, int size, int stride)
     return bw < cap ? bw : cap;
 }
 
+/* Per-GPU bandwidth (bytes/s) of a point-to-point ring over `size` ranks spaced `stride`
+ * apart (the CP ring): inside one NVLink domain the local link; across units
+ * a send between two GPUs leaves through one NIC (NCCL send/recv: the sender's rail NIC, or
+ * with PXN a peer's on the same rail; never several), and the ring is paced by that hop, so
+ * the rate is one GPU's scale-out share, however many ranks of the group share a node (the
+ * ring collectives of coll_group_bw spread over all their ranks' NICs, a p2p hop cannot). */
+double coll_p2p_bw(const est_input *in, int size, int stride)
+{
+    const gpu_spec *g = in->gpu;
+    if ((long)size * stride <= local_unit(in)) return g->nvlink_gbps * GB;
+    return fmin(g->scaleout_gbps, g->nvlink_gbps) * GB;
+}
+
 /* EP token dispatch (or combine) of one layer: each of a rank's T tokens goes to k
  * experts spread evenly over the k_ep ranks of the group (`stride` apart).  Copies for
  * experts in the same NVLink unit move over NVLink; a token bound for another unit

@@ -13,6 +13,10 @@
 /* per-GPU bandwidth (bytes/s) of a group of `size` ranks spaced `stride` apart */
 double coll_group_bw(const est_input *in, int size, int stride);
 
+/* per-GPU bandwidth of a point-to-point ring (the CP ring): NVLink inside a unit, one
+ * NIC's share across units */
+double coll_p2p_bw(const est_input *in, int size, int stride);
+
 /* ring all-reduce of `bytes` over k ranks at per-GPU bandwidth bw */
 double coll_allreduce_s(double bytes, int k, double bw, const est_cal *c);
 

@@ -23,6 +23,7 @@
 #include "estimator/band.h"
 #include "estimator/collective.h"
 #include "estimator/layer_cost.h"
+#include "estimator/stack.h"
 #include "model/layer.h"
 #include "util/csv.h"
 #include "util/fsutil.h"
@@ -123,6 +124,7 @@ static const struct {
     {"moe_imbalance", offsetof(est_cal, moe_imbalance), 0, 100}, {"moe_permute_units", offsetof(est_cal, moe_permute_units), 0, 1000},
     {"fp4_speedup", offsetof(est_cal, fp4_speedup), 0, 4}, {"moe_launch_us", offsetof(est_cal, moe_launch_us), 0, 1e4},
     {"layer_overhead_us", offsetof(est_cal, layer_overhead_us), 0, 1e5},
+    {"attn_bwd_ratio", offsetof(est_cal, attn_bwd_ratio), 0.1, 1.0},
     {"compute_scale", offsetof(est_cal, compute_scale), 0.1, 3.0},
 };
 enum { CAL_N = sizeof CAL_KEYS / sizeof *CAL_KEYS };
@@ -526,7 +528,7 @@ double est_model_flops(const model_shape *s, double B)
  * est_fp4_gemm_tflops) at its achievable fraction, bf16 for attention, HBM at the ~85 %
  * STREAM-like kernels reach, the host link, and a cluster's calibrated compute_scale
  * (clocks or power cap against the catalog; 1 unless `autoconfig calibrate` fitted it). */
-static void device_of(const est_input *in, const est_cal *c, est_device *dev)
+void est_device_of(const est_input *in, const est_cal *c, est_device *dev)
 {
     const gpu_spec *g = in->gpu;
     bool low = in->precision == PREC_FP8 || in->precision == PREC_FP4;
@@ -535,13 +537,16 @@ static void device_of(const est_input *in, const est_cal *c, est_device *dev)
     dev->peak = est_gemm_tflops(g, in->precision, c->fp4_speedup) * 1e12;
     dev->peak16 = est_peak_tflops(g, in->precision == PREC_FP32 ? PREC_FP32 : PREC_BF16) * 1e12;
     dev->gemm_eff = est_gemm_eff(g, in->precision);
-    dev->sms = g->sm_count > 0 ? g->sm_count : 100;
-    dev->gemm_ref = layer_gemm_shape(dev->sms, 8192.0, 8192.0, 8192.0);
+    dev->sms = g->sm_count; /* the catalog requires >= 1 */
+    dev->elem_bytes = low ? 1.0 : (in->precision == PREC_FP32 ? 4.0 : 2.0);
+    dev->k_fill = layer_gemm_k_fill(dev->elem_bytes);
+    dev->gemm_ref = low ? g->gemm_ref8 : g->gemm_ref16; /* computed once at catalog load */
+    dev->gemm_eff16 = g->gemm_eff;
+    dev->gemm_ref16 = g->gemm_ref16;
     dev->peak *= c->compute_scale;
     dev->peak16 *= c->compute_scale;
     dev->hbm = g->hbm_gbps * GB * 0.85;
     dev->host = g->host_gbps * GB;
-    dev->elem_bytes = low ? 1.0 : (in->precision == PREC_FP32 ? 4.0 : 2.0);
     layer_attn_of(&in->shape, &dev->at);
 }
 
@@ -567,6 +572,7 @@ static void average_layer(const est_input *in, const est_device *dev, layer_cost
         if (in->pp == 1) {
             lay->act_full = 0.5 * (enc.act_full + dec.act_full);
             lay->act_ckpt = 0.5 * (enc.act_ckpt + dec.act_ckpt);
+            lay->act_sac = 0.5 * (enc.act_sac + dec.act_sac);
         }
         return;
     }
@@ -658,8 +664,8 @@ static double checkpoint_share(const est_input *in, double layers_chunk, double 
  * all-gather, rs_rounds reductions a step) that compute does not hide, never below the
  * dp_tail share (the last bucket after the final backward).  Megatron-Core overlaps the
  * reduction with the last micro-batch's backward and the gathers with the first one's
- * forward (overlap_grad_reduce / overlap_param_gather); partitioned gradients reduce
- * after every backward, each hiding behind its own.  Interleaved: every model chunk is
+ * forward, each in its own window (overlap_grad_reduce / overlap_param_gather);
+ * partitioned gradients reduce after every backward, each hiding behind its own.  Interleaved: every model chunk is
  * its own DDP instance.  Backward runs all chunks for p micro-batches at a time, so in
  * the last round chunk j's gradients are final j·u before the end (u = p
  * chunk-backwards); their reductions queue on the network one after another, and the
@@ -671,8 +677,12 @@ static double dp_exposed_s(const est_input *in, const est_cal *c, const layer_co
     int p = in->pp, v = in->vp;
     double t_dp = t_rs + t_ag, exposed, tail = c->dp_tail * t_dp;
     /* reduced after the backward: DeepSpeed overlap_comm off, NeMo 1.x after the pipeline */
+    /* (DeepSpeed: overlap_comm defaults to true only for ZeRO-3, the stack's dp_overlap 3; a
+     * config that sets it, dp_overlap_on, overlaps at any stage) */
     if (in->dp_overlap_off ||
-        (in->stack && (in->stack->dp_overlap == 0 || (in->stack->dp_overlap == 2 && in->pp > 1 && in->zero_stage == 0))))
+        (!in->dp_overlap_on && in->stack &&
+         (in->stack->dp_overlap == 0 || (in->stack->dp_overlap == 2 && in->pp > 1 && in->zero_stage == 0) ||
+          (in->stack->dp_overlap == 3 && in->zero_stage < 3))))
         return t_dp;
     if (v > 1 && rs_rounds == 1) {
         double layers_chunk = Ls / v;
@@ -680,9 +690,11 @@ static double dp_exposed_s(const est_input *in, const est_cal *c, const layer_co
         double u_b = rounds * layers_chunk * lay->bwd, u_f = rounds * layers_chunk * lay->fwd;
         exposed = chunk_queue_s(t_rs, v, u_b) + chunk_queue_s(t_ag, v, u_f);
     } else {
-        double window = Ls * (lay->bwd + lay->fwd); /* last micro-batch's backward + first's forward */
-        if (rs_rounds > 1) window = Ls * (rs_rounds * lay->bwd + lay->fwd);
-        exposed = t_dp - window;
+        /* gradients are reduced under the backward that produces them (the last micro-
+         * batch's, or each one's with partitioned gradients) and parameters gathered under
+         * the first forward; neither hides behind the other's window (a reduction cannot
+         * wait for the next step's forward: the optimizer needs its result) */
+        exposed = fmax(0.0, t_rs - Ls * rs_rounds * lay->bwd) + fmax(0.0, t_ag - Ls * lay->fwd);
     }
     return exposed > tail ? exposed : tail;
 }
@@ -729,7 +741,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     est_stage_layers(in, &Ls_first, &Ls, &Ls_last);
 
     est_device dev;
-    device_of(in, c, &dev);
+    est_device_of(in, c, &dev);
     layer_cost lay, mtp_layer;
     average_layer(in, &dev, &lay, &mtp_layer);
     double sq = s->seq_length;
@@ -739,19 +751,26 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     stage_inflight first_held = stage_inflight_of(in, m, 0, Ls, Ls_first, Ls_last);
     double inflight_mb = first_held.microbatches; /* the first stage's */
     double ckpt_share = checkpoint_share(in, layers_chunk, Ls, inflight_mb);
-    double act_per_layer = ckpt_share * lay.act_ckpt + (1.0 - ckpt_share) * lay.act_full;
+    /* selective recompute on a stack whose "selective" is PyTorch's op-level checkpointing
+     * (torchtitan): what layer_sac keeps, and its dropped matmuls and other ops again */
+    bool op_sac = in->recompute == RECOMPUTE_SELECTIVE && in->stack && in->stack->selective_op_sac;
+    double act_per_layer = ckpt_share * lay.act_ckpt + (1.0 - ckpt_share) * (op_sac ? lay.act_sac : lay.act_full);
 
     /* ---- time per micro-batch on a stage ---- */
     double t_layer = lay.fwd + lay.bwd;
     double t_recomp_layer = ckpt_share * lay.fwd;
     if (in->recompute == RECOMPUTE_SELECTIVE && !in->flash_attention) t_recomp_layer = lay.attn_core_fwd;
+    if (op_sac) t_recomp_layer = lay.sac_recomp;
     if (in->recompute_mla_up_proj) t_recomp_layer += (1.0 - ckpt_share) * lay.mla_up_fwd; /* layers not fully recomputed */
     t_recomp_layer += (1.0 - ckpt_share) * lay.module_recomp;
     double tp_hidden = in->tp_comm_overlap ? c->tp_overlap : 0.0; /* only what the config switches on */
     double tp_exposed = (1.0 - tp_hidden) * lay.tp_comm;
-    /* CP ring steps overlap with attention compute (forward and backward) */
-    double cp_exposed = lay.cp_comm - 3.5 * lay.attn_core_fwd;
-    if (cp_exposed < 0) cp_exposed = 0;
+    /* CP ring steps overlap with the attention compute of their own pass: the forward's
+     * K/V exchange (a third of cp_comm) with the forward attention, the backward's K/V and
+     * dK/dV exchange (two thirds) with the backward attention (Transformer Engine
+     * AttnFuncWithCP sends the next step's chunk while the current one computes) */
+    double cp_exposed = fmax(0.0, lay.cp_comm / 3.0 - lay.attn_core_fwd) +
+                        fmax(0.0, 2.0 * lay.cp_comm / 3.0 - lay.attn_core_bwd);
     double ep_exposed = lay.ep_comm;
     /* A2A overlap (Megatron-Core 1F1B merged forward/backward of two micro-batches): the
      * all-to-all hides behind the other micro-batch's layer compute; only the excess shows */
@@ -780,9 +799,12 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     double T = in->mbs * (s->arch == ARCH_ENCODER_DECODER && s->dec_seq_length > 0 ? s->dec_seq_length : sq) / in->cp;
     double V = s->vocab;
     double t_embed = 3.0 * 2.0 * T * s->hidden / layer_sp_div(in) / dev.hbm;
-    /* output layer: forward, data gradient and (unless frozen under LoRA) weight gradient */
+    /* output layer: forward, data gradient and (unless frozen under LoRA) weight gradient,
+     * in bf16 under FP8/FP4 too (not a Transformer Engine module: layer_gemm16_s) */
     double logit_passes = in->lora_rank > 0 ? 2.0 : 3.0;
-    double t_logits = logit_passes * layer_gemm_s(&dev, T, s->hidden, V / t, 1.0) + 3.0 * 8.0 * T * V / t / dev.hbm;
+    /* plus the loss's passes over the [T, V/t] logits (the stack's logit_bytes) */
+    double logit_b = in->stack && in->stack->logit_bytes > 0 ? in->stack->logit_bytes : EST_LOGIT_BYTES;
+    double t_logits = logit_passes * layer_gemm16_s(&dev, T, s->hidden, V / t) + logit_b * T * V / t / dev.hbm;
     /* multi-token prediction (DeepSeek-V3 §2.2; Megatron-Core MTP on the last stage): per
      * module a 2h→h projection, one more layer and one more output layer + cross-entropy */
     double mtp = s->mtp_layers, mtp_fwd = 0.0, mtp_bwd = 0.0, mtp_comm = 0.0;
@@ -811,6 +833,11 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     r->t_moe_host = m * Ls * host_exposed;
     r->t_pp_bubble = (double)(p - 1) / v * t_mb;
     if (p > 1) {
+        /* per micro-batch and model chunk an activation goes forward and a gradient back,
+         * exposed.  Two known departures that cancel in part, kept together until what else
+         * interleaved runs pay is found (docs/estimator.md, "tried and not kept"): a send
+         * between nodes leaves through one NIC (coll_p2p_bw), not ranks-per-node NICs, and
+         * with VP > 1 Megatron-Bridge/NeMo 2 overlap the sends with compute (overlap_p2p_comm) */
         double msg = T * s->hidden * 2.0 / layer_sp_div(in);
         double bw = coll_group_bw(in, p, N / p);
         r->t_pp_p2p = (double)m * v * 2.0 * msg / (bw * c->p2p_eff);
@@ -936,6 +963,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
         }
         /* during backward of a recomputed layer its full activations exist once */
         if (in->recompute == RECOMPUTE_FULL) acts += lay.act_full - lay.act_ckpt;
+        else if (op_sac) acts += lay.act_full - lay.act_sac;
         int groups_nontrivial = (t > 1) + (p > 1) + (dp > 1) + (in->cp > 1) + (in->ep > 1);
         double comm = groups_nontrivial * 0.25 * GIB; /* NCCL buffers: ~channels × 2 × 4 MiB per communicator */
         double allowance = c->cuda_context_gb * GIB + c->fragmentation * (weights + grads + opt + acts + logits);

@@ -40,6 +40,7 @@ typedef struct {
     double collective_eff, p2p_eff, attn_eff, moe_gemm_eff, elementwise_units, min_kernel_us;
     double tp_overlap, dp_tail, cuda_context_gb, fragmentation, memory_limit_frac, step_overhead_s;
     double moe_imbalance, moe_permute_units, fp4_speedup, layer_overhead_us, moe_launch_us;
+    double attn_bwd_ratio; /* attention backward's fraction of peak over the forward's (FlashAttention-2 §4.1) */
     double compute_scale; /* sustained tensor-core rate vs the catalog; fitted per cluster by `autoconfig calibrate` */
 } est_cal;
 
@@ -80,6 +81,10 @@ typedef struct est_input {
      * row-wise and a column-wise quantized copy on every GPU (per-tensor FP8 needs the
      * transpose only where GEMMs take TN operands: catalog fp8_weight_copies) */
     bool fp8_block_scaled;
+    /* per-tensor current scaling (Transformer Engine Float8CurrentScaling, Megatron
+     * --fp8-recipe tensorwise): the scale comes from the tensor being cast, so an amax pass
+     * reads it before the cast; delayed scaling takes the amax inside the cast kernel */
+    bool fp8_current_scaling;
     est_precision precision;
     bool flash_attention; /* true in every NeMo/Megatron-Core release since 2023 */
     /* MoE routing: dropless routing syncs with the host every layer to size the expert
@@ -115,6 +120,9 @@ typedef struct est_input {
     /* Megatron-Core overlap_grad_reduce / NeMo optim.overlap_grad_sync off: the gradient
      * reduction runs after the backward instead of under it (the stack's dp_overlap otherwise) */
     bool dp_overlap_off;
+    /* the run's config switches that overlap on where its stack leaves it off by default
+     * (DeepSpeed zero_optimization.overlap_comm: true, which the cost stage's ds_config.json writes) */
+    bool dp_overlap_on;
     /* how a framework splits layers over pipeline stages (est_stage_layers) */
     est_pp_layout pp_layout;
     bool allow_uneven_pp;  /* layers not divisible by PP: the bottleneck stage gets ceil(L/PP) (Megatron-Core uneven split) */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "estimator/layer_cost.h"
 #include "util/csv.h"
 #include "util/text.h"
 
@@ -67,6 +68,8 @@ int gpu_catalog_load(ac_err *e)
             csv_free(&t);
             return -1;
         }
+        g.gemm_ref16 = layer_gemm_shape_k(g.sm_count, 8192.0, 8192.0, 8192.0, layer_gemm_k_fill(2.0));
+        g.gemm_ref8 = layer_gemm_shape_k(g.sm_count, 8192.0, 8192.0, 8192.0, layer_gemm_k_fill(1.0));
         catalog[n++] = g;
     }
     csv_free(&t);

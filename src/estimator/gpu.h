@@ -31,6 +31,10 @@ typedef struct {
     int sm_count;          /* streaming multiprocessors: GEMM tiles per wave (layer_gemm_eff) */
     int sm_arch;           /* compute capability × 10 (80 A100, 90 H100, 100 Blackwell) */
     int fp8_weight_copies; /* 1-byte copies an FP8 weight needs: 2 (with its transpose) on Hopper/Ada, 1 on Blackwell */
+    /* derived at load: the useful share of the 8192³ reference GEMM that gemm_eff and
+     * fp8_gemm_eff describe (layer_gemm_shape_k with 16-bit and 1-byte operands), so an
+     * evaluation need not recompute it */
+    double gemm_ref16, gemm_ref8;
     char source[256];
 } gpu_spec;
 

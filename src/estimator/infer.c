@@ -64,6 +64,7 @@ typedef struct {
     const model_shape *s;
     est_cal cal;
     double peak, gemm_eff, hbm, floor_s, wbytes, kvbytes;
+    double attn_peak; /* attention math: 16-bit tensor cores, fp8 with an fp8 KV cache (never fp4) */
     double sms, gemm_ref; /* SMs and the 8192³ GEMM's shape share (layer_cost.h) */
     bool ft_engine;       /* FasterTransformer static batches: its micro-batches, unfused context attention */
     int kv_heads_gpu; /* KV heads on one GPU */
@@ -113,14 +114,25 @@ int est_infer_check(const est_infer_input *in, char *why, size_t len)
     }
     if (s->heads % in->tp) { snprintf(why, len, "TP %d does not divide %d attention heads", in->tp, s->heads); return -1; }
     if (s->num_layers % in->pp) { snprintf(why, len, "PP %d does not divide %d layers", in->pp, s->num_layers); return -1; }
+    if (in->ep > 1) {
+        if (!shape_is_moe(s)) { snprintf(why, len, "EP %d: the model has no experts", in->ep); return -1; }
+        if (in->tp % in->ep) { snprintf(why, len, "EP %d does not divide TP %d (experts are spread over the TP ranks)", in->ep, in->tp); return -1; }
+        if (s->num_experts % in->ep) { snprintf(why, len, "EP %d does not divide %d experts", in->ep, s->num_experts); return -1; }
+    }
     return 0;
 }
 
-/* roofline of one kernel: max(floor, FLOPs / (peak·eff), bytes / (HBM·eff)) (Williams et al. 2009, Roofline) */
+/* roofline of one kernel at a peak: max(floor, FLOPs / (peak·eff), bytes / (HBM·eff)) (Williams et al. 2009, Roofline) */
+static double roofline_at_s(const dev_ctx *d, double peak, double flops, double bytes, double eff)
+{
+    double t = fmax(flops / (peak * eff), bytes / d->hbm);
+    return fmax(t, d->floor_s);
+}
+
+/* the same at the GEMMs' peak (the weights' precision) */
 static double roofline_s(const dev_ctx *d, double flops, double bytes, double eff)
 {
-    double t = fmax(flops / (d->peak * eff), bytes / d->hbm);
-    return fmax(t, d->floor_s);
+    return roofline_at_s(d, d->peak, flops, bytes, eff);
 }
 
 /* one GEMM [tokens × k]·[k × n] with quantised weights: 2·tokens·k·n FLOPs, k·n weight bytes + 16-bit activations;
@@ -167,6 +179,14 @@ static double experts_touched(int E, int k, double tokens)
     return E * (1.0 - pow(1.0 - p, tokens));
 }
 
+/* routing imbalance over ep ranks: `per_rank` routed tokens per rank on average; the busiest rank gets about
+ * μ + sqrt(2·μ·ln ep) (balls into bins with μ >> ln ep, Raab & Steger 1998), at most all of them (ep·μ) */
+static double moe_imbalance(double per_rank, double ep)
+{
+    if (ep <= 1.0 || per_rank <= 0) return 1.0;
+    return fmin(1.0 + sqrt(2.0 * log(ep) / per_rank), ep);
+}
+
 typedef struct {
     double compute, comm;
 } pass_time;
@@ -208,28 +228,57 @@ static pass_time layer_mix_s(const dev_ctx *d, double dec_seqs, double dec_ctx, 
          * square, as unfused context attention computes it; Vaswani 2017) */
         double fl = 2.0 * pf_seqs * pf_ctx * pf_ctx * a_gpu * (at->qk_dim + at->v_dim);
         double bytes = pf_tokens * (at->q + at->k + at->v) / tp * 2.0 * 2.0;
-        if (d->ft_engine) bytes += unfused_scores_bytes(pf_seqs, pf_ctx, a_gpu);
-        t.compute += roofline_s(d, fl, bytes, est_attn_fwd_eff(d->cal.attn_eff, d->in->gpu, at->qk_dim + at->v_dim));
+        if (d->ft_engine) {
+            /* unfused: QKᵀ and AV are cuBLAS strided-batched GEMMs, one [ctx × d] · [d × ctx] and one
+             * [ctx × ctx] · [ctx × d] per head and sequence, at the GEMM efficiency of that shape (tile and
+             * K quantisation: a head_dim of 64 or 128 is a short K and a narrow N; NVIDIA "Matrix Multiplication
+             * Background"), the many heads filling the waves; the masked softmax streams the scores */
+            double ref = layer_gemm_shape(1.0, 8192.0, 8192.0, 8192.0);
+            double rqk = fmin(layer_gemm_shape(1.0, pf_ctx, at->qk_dim, pf_ctx) / ref, 1.0);
+            double rav = fmin(layer_gemm_shape(1.0, pf_ctx, pf_ctx, at->v_dim) / ref, 1.0);
+            double per_dim = 2.0 * pf_seqs * pf_ctx * pf_ctx * a_gpu;
+            double peak = d->attn_peak * d->gemm_eff;
+            t.compute += per_dim * at->qk_dim / (peak * rqk) + per_dim * at->v_dim / (peak * rav) +
+                         (bytes + unfused_scores_bytes(pf_seqs, pf_ctx, a_gpu)) / d->hbm + 3.0 * d->floor_s;
+        } else {
+            t.compute += roofline_at_s(d, d->attn_peak, fl, bytes, est_attn_fwd_eff(d->cal.attn_eff, d->in->gpu, at->qk_dim + at->v_dim));
+        }
     }
     if (dec_seqs > 0) {
         /* decode: reads every cached K and V (MLA: latent) of every sequence once (Pope et al.
          * 2022 §2); MLA scores and sums over the latent's widths (DeepSeek-V2 §2.1.2) */
         double kv = dec_seqs * dec_ctx * d->kv_elems_gpu * d->kvbytes;
-        t.compute += roofline_s(d, 2.0 * dec_seqs * dec_ctx * a_gpu * (at->cache_qk + at->cache_v), kv, d->cal.attn_eff);
+        t.compute += roofline_at_s(d, d->attn_peak, 2.0 * dec_seqs * dec_ctx * a_gpu * (at->cache_qk + at->cache_v), kv, d->cal.attn_eff);
     }
     double mats = s->gated_mlp ? 3.0 : 2.0;
+    double f = s->ffn_hidden > 0 ? s->ffn_hidden : 4.0 * h;
+    /* a dense MLP of width f: up (+ gate) column parallel, down row parallel */
+    double dense = gemm_s(d, tokens, h, f * (mats - 1.0) / tp, wb, eff) + gemm_s(d, tokens, f / tp, h, wb, eff);
     if (shape_is_moe(s)) {
         double fe = s->moe_ffn_hidden > 0 ? s->moe_ffn_hidden : s->ffn_hidden;
         double k = shape_moe_topk(s);
         double touched = experts_touched(s->num_experts, (int)k, tokens);
-        double flops = 2.0 * tokens * k * mats * h * fe / tp;
+        /* EP: each of ep ranks holds E/ep whole-width experts split tp/ep ways (vLLM --enable-expert-parallel,
+         * TensorRT-LLM moe_ep_size x moe_tp_size = tp); the same FLOPs and weight bytes per GPU as TP, but
+         * the busiest rank sets the pace and each expert's GEMM is ep times wider */
+        double ep = d->in->ep > 1 ? d->in->ep : 1.0, width = fe * ep / tp;
+        double flops = 2.0 * tokens * k * mats * h * fe / tp * moe_imbalance(tokens * k / ep, ep);
         double bytes = touched * mats * h * fe / tp * wb + tokens * k * (h + fe / tp) * 2.0 * 2.0;
-        t.compute += roofline_s(d, flops, bytes, eff * d->cal.moe_gemm_eff);
-        t.compute += gemm_s(d, tokens, h, s->num_experts, 2.0, eff); /* router */
+        /* a grouped GEMM: every expert's rows (tokens·k/E on average) and columns fill whole tiles; the experts'
+         * tiles fill the waves together (layer_gemm_shape with one SM: tile and K quantisation only) */
+        double me = fmax(tokens * k / s->num_experts, 128.0);
+        double rel = fmin(layer_gemm_shape(1.0, me, h, width * (mats - 1.0)) / layer_gemm_shape(1.0, 8192.0, 8192.0, 8192.0), 1.0);
+        double moe = roofline_s(d, flops, bytes, eff * d->cal.moe_gemm_eff * rel);
+        moe += gemm_s(d, tokens, h, s->num_experts, 2.0, eff); /* router */
+        /* shared experts every token also passes: a dense MLP of moe_shared_ffn (DeepSeekMoE, Dai et al.
+         * 2024; Llama 4 config.json intermediate_size) */
+        double sf = s->moe_shared_ffn;
+        if (sf > 0) moe += gemm_s(d, tokens, h, sf * (mats - 1.0) / tp, wb, eff) + gemm_s(d, tokens, sf / tp, h, wb, eff);
+        /* layers with a dense FFN instead of experts (moe_dense_layers of L): their share of the stage */
+        double dl = s->moe_dense_layers > 0 && s->num_layers > 0 ? fmin((double)s->moe_dense_layers / s->num_layers, 1.0) : 0.0;
+        t.compute += dl * dense + (1.0 - dl) * moe;
     } else {
-        double f = s->ffn_hidden > 0 ? s->ffn_hidden : 4.0 * h;
-        t.compute += gemm_s(d, tokens, h, f * (mats - 1.0) / tp, wb, eff); /* up (+ gate), column parallel */
-        t.compute += gemm_s(d, tokens, f / tp, h, wb, eff);                /* down, row parallel */
+        t.compute += dense;
     }
     /* non-GEMM kernels: elementwise bytes = units·2h per token (est_cal elementwise_units, forward share) */
     double elem_bytes = d->cal.elementwise_units * INFER_ELEM_FWD_SHARE * 2.0 * h * tokens;
@@ -310,6 +359,11 @@ static void ctx_init(dev_ctx *d, const est_infer_input *in)
     d->floor_s = in->cuda_graphs ? INFER_GRAPH_KERNEL_S : d->cal.min_kernel_us * 1e-6;
     d->wbytes = weight_bytes(in->precision);
     d->kvbytes = in->kv_bytes > 0 ? in->kv_bytes : (low ? 1.0 : 2.0);
+    /* attention's matmuls read Q, K, V in the KV cache's type: 16-bit, or fp8 with an fp8 cache where the GPU
+     * has fp8 tensor cores (TensorRT-LLM fp8 context FMHA, FlashAttention-3 fp8); FP4 weights never make
+     * attention FP4 (NVFP4 checkpoints quantise the linear layers only, ModelOpt) */
+    d->attn_peak = est_peak_tflops(g, d->kvbytes < 2.0 && g->fp8_tflops > 0 ? PREC_FP8 : PREC_BF16) * 1e12;
+    if (in->precision == PREC_FP32) d->attn_peak = d->peak;
     int g_heads = shape_query_groups(d->s);
     /* KV heads split over TP; with fewer groups than TP ranks each rank keeps a copy of one (Megatron GQA) */
     d->kv_heads_gpu = g_heads >= in->tp ? g_heads / in->tp : 1;
@@ -363,6 +417,17 @@ static void params_of(const model_shape *s, est_infer_result *r)
     r->active_params_b = (act * s->num_layers + emb) / 1e9;
 }
 
+/* one engine iteration from its GPU time and the sequences it serves: the fixed host step (sampling, sync:
+ * INFER_STEP_OVERHEAD_S) plus host_per_seq_s for each sequence on the busiest executor (ceil(seqs / attn_dp));
+ * with the overlap scheduler the host runs one iteration ahead of the GPU, so the slower of the two sets the
+ * pace (TensorRT-LLM docs torch/features/overlap_scheduler.md), else they add up */
+static double iteration_s(const est_infer_input *in, double gpu_s, double seqs)
+{
+    double dp = in->attn_dp > 1 ? in->attn_dp : 1.0;
+    double host = INFER_STEP_OVERHEAD_S + in->host_per_seq_s * ceil(fmax(seqs, 0.0) / dp);
+    return in->overlap_host ? fmax(gpu_s, host) : gpu_s + host;
+}
+
 int est_infer_evaluate(const est_infer_input *in, est_infer_result *r, char *why, size_t len)
 {
     memset(r, 0, sizeof *r);
@@ -413,8 +478,8 @@ int est_infer_max_load(const est_infer_input *in0, int max_batch, int max_num_to
     /* prefill of B·I tokens in chunks of max_num_tokens */
     double total = B * I, chunk = fmin(total, max_num_tokens);
     double seqs_chunk = chunk / I;
-    r->prefill_s = total / chunk * (pass_s(&d, seqs_chunk, I, I, true, &r->tp_comm_s, &r->pp_comm_s) + INFER_STEP_OVERHEAD_S);
-    r->decode_step_s = pass_s(&d, B, 1.0, I + O / 2.0, false, NULL, NULL) + INFER_STEP_OVERHEAD_S;
+    r->prefill_s = total / chunk * iteration_s(&in, pass_s(&d, seqs_chunk, I, I, true, &r->tp_comm_s, &r->pp_comm_s), seqs_chunk);
+    r->decode_step_s = iteration_s(&in, pass_s(&d, B, 1.0, I + O / 2.0, false, NULL, NULL), B);
     r->decode_s = O * r->decode_step_s;
     r->latency_s = r->prefill_s + r->decode_s;
     memory_bytes(&d, B, I + O, chunk, r);
@@ -440,7 +505,8 @@ double est_infer_step_s(const est_infer_input *in, double dec_seqs, double dec_c
     /* in-flight batching keeps pp micro-batches in the pipeline (vLLM virtual engines, TensorRT-LLM
      * micro-batch scheduler): a round of every micro-batch costs max(m, pp) stage times, no fill/drain */
     double hops = (pp - 1) * hop_s(&d, (dec_seqs + pf_tokens) / m);
-    return fmax(m, pp) * stage + hops + logits_s(&d, (dec_seqs + pf_seqs) / m) * m + INFER_STEP_OVERHEAD_S;
+    double gpu = fmax(m, pp) * stage + hops + logits_s(&d, (dec_seqs + pf_seqs) / m) * m;
+    return iteration_s(in, gpu, dec_seqs + (pf_tokens > 0 ? fmax(pf_seqs, 1.0) : 0.0));
 }
 
 int est_infer_kv_capacity(const est_infer_input *in, int seq_tokens, int block_tokens, int chunk_tokens, double kv_frac,

@@ -29,12 +29,21 @@
 typedef struct {
     model_shape shape;
     int tp, pp, bs, input_len, output_len;
+    int ep;                   /* MoE expert parallelism inside the TP group (ep | tp, ep | experts); 0/1 = experts split by TP */
     est_precision precision;  /* weights and GEMMs */
     int kv_bytes;             /* bytes per KV-cache element; 0 → 1 for fp8/fp4, else 2 */
     const gpu_spec *gpu;
     double memory_limit_gb;   /* 0 → the GPU's memory */
     bool cuda_graphs;         /* decode launched as CUDA graphs (TensorRT-LLM): smaller kernel floor */
     bool custom_allreduce;    /* one-shot all-reduce kernel (TensorRT-LLM, vLLM), else NCCL's ring (FasterTransformer) */
+    /* host (CPU) work of an in-flight engine per iteration: host_per_seq_s for every sequence of the
+     * iteration on one executor process (scheduling, input preparation, sampler update); attn_dp
+     * executors share the batch (attention data parallelism: each rank schedules its own requests),
+     * 0 or 1 = one executor; overlap_host: the host prepares iteration n+1 while the GPU runs n, so
+     * an iteration costs max(GPU, host) rather than their sum */
+    double host_per_seq_s;
+    int attn_dp;
+    bool overlap_host;
     const est_cal *cal;       /* NULL → defaults */
 } est_infer_input;
 

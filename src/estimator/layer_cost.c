@@ -11,30 +11,55 @@ static double fc1_mats(const model_shape *s) { return s->gated_mlp ? 2.0 : 1.0; 
 
 /* GEMM tile of cuBLAS/CUTLASS bf16 and fp8 kernels on Ampere, Hopper and Blackwell
  * (CUTLASS default threadblock 128×128; NVIDIA "Matrix Multiplication Background" user
- * guide, tile quantization) and the K-depth a tile's pipeline fill and epilogue cost
+ * guide, tile quantization) and the K-depth a 16-bit tile's pipeline fill and epilogue cost
  * (a multistage mainloop of 4 stages × 32 K: about 128 of K before the first MMA) */
 #define GEMM_TILE 128.0
-#define GEMM_K_FILL 128.0
+
+/* K-depth of the fill for GEMM operands of elem_bytes bytes: a mainloop stage loads a fixed
+ * 128 bytes of K per row (CUTLASS Hopper tiles 128×128×64 for 16-bit operands, 128×128×128
+ * for FP8: examples 48_hopper_warp_specialized_gemm and 54_hopper_fp8_warp_specialized_gemm),
+ * and the prologue and the bf16 epilogue take the same time at either precision while the
+ * mainloop runs twice as fast in FP8, so the fill is worth twice the K: 256 for 1-byte
+ * operands.  FP8 GEMMs with a short K (TP-split FC2 and projections) thus reach a smaller
+ * share of the FP8 peak than bf16 GEMMs of theirs. */
+double layer_gemm_k_fill(double elem_bytes)
+{
+    return LAYER_GEMM_K_FILL * (elem_bytes < 2.0 ? 2.0 : 1.0);
+}
 
 /* Useful share of one GEMM's tensor-core work (NVIDIA Deep Learning Performance guide,
  * "Matrix Multiplication Background": tile and wave quantization): the output is cut into
  * ceil(M/128)·ceil(N/128) tiles, padded to whole tiles (M·N over the padded area), which
  * run in waves of one tile per SM (tiles over ceil(tiles/SMs)·SMs); each tile's K loop
- * pays a pipeline fill, K/(K + K0). */
-double layer_gemm_shape(double sms, double M, double K, double N)
+ * pays a pipeline fill, K/(K + k_fill). */
+double layer_gemm_shape_k(double sms, double M, double K, double N, double k_fill)
 {
     double tm = ceil(M / GEMM_TILE), tn = ceil(N / GEMM_TILE), tiles = tm * tn;
     double tile_q = M * N / (tm * tn * GEMM_TILE * GEMM_TILE);
     double waves = tiles / sms, wave_q = waves / ceil(waves);
-    return tile_q * wave_q * K / (K + GEMM_K_FILL);
+    return tile_q * wave_q * K / (K + k_fill);
 }
 
-/* The catalog's gemm_eff describes large GEMMs (the 8192³ reference, d->gemm_ref); a GEMM
- * reaches that times its shape's share relative to the reference, never more than it */
+double layer_gemm_shape(double sms, double M, double K, double N)
+{
+    return layer_gemm_shape_k(sms, M, K, N, LAYER_GEMM_K_FILL);
+}
+
+/* The catalog's gemm_eff describes large GEMMs (the 8192³ reference, d->gemm_ref, at the
+ * device's operand width); a GEMM reaches that times its shape's share relative to the
+ * reference, never more than it */
 double layer_gemm_eff(const est_device *d, double M, double K, double N)
 {
-    double rel = layer_gemm_shape(d->sms, M, K, N) / d->gemm_ref;
+    double rel = layer_gemm_shape_k(d->sms, M, K, N, d->k_fill) / d->gemm_ref;
     return d->gemm_eff * (rel < 1.0 ? rel : 1.0);
+}
+
+/* the same for a bf16 GEMM on this GPU, whatever the run's GEMM precision: what Transformer
+ * Engine leaves outside FP8 (the output layer) and batched attention GEMMs run at */
+double layer_gemm_eff16(const est_device *d, double M, double K, double N)
+{
+    double rel = layer_gemm_shape_k(d->sms, M, K, N, LAYER_GEMM_K_FILL) / d->gemm_ref16;
+    return d->gemm_eff16 * (rel < 1.0 ? rel : 1.0);
 }
 
 /* One GEMM (M×K)·(K×N): roofline of FLOPs at the achievable fraction of peak vs
@@ -50,6 +75,20 @@ double layer_gemm_s(const est_device *d, double M, double K, double N, double ef
     return t > floor ? t : floor;
 }
 
+/* One bf16 GEMM, as layer_gemm_s: FP8 training under Transformer Engine quantizes only the
+ * GEMMs of TE modules (te.pytorch.Linear, LayerNormLinear, …) inside fp8_autocast;
+ * Megatron-Core's output layer is a tensor_parallel.ColumnParallelLinear, not a TE module,
+ * so the logits GEMMs run in bf16 (Megatron-Core gpt_model.py output_layer; TE docs, "FP8
+ * primer": only TE modules run in FP8) */
+double layer_gemm16_s(const est_device *d, double M, double K, double N)
+{
+    if (M <= 0 || K <= 0 || N <= 0) return 0.0;
+    double t_math = 2.0 * M * K * N / (d->peak16 * layer_gemm_eff16(d, M, K, N));
+    double t_mem = 2.0 * (M * K + K * N + M * N) / d->hbm;
+    double t = fmax(t_math, t_mem);
+    return fmax(t, d->cal->min_kernel_us * 1e-6);
+}
+
 /* Mean keys a query attends in a sequence of s tokens: s without a mask; causal
  * (s+1)/2 ≈ s/2; causal with a window of W: query i sees min(i, W) keys, so the
  * mean is (W(W+1)/2 + (s−W)·W)/s = W − W(W−1)/(2s) (Beltagy et al. 2020, sliding
@@ -62,13 +101,15 @@ double est_attn_keys(double s, bool causal, double window)
 }
 
 /* Keys per query the attention kernel computes: FlashAttention walks whole blocks of
- * EST_ATTN_KEY_BLOCK keys (Dao 2023 §3.1; FA3 and cuDNN use 128 on Hopper and Blackwell)
- * and masks inside them, so a query block of a sliding window of W keys computes the
- * W/128 blocks its window covers plus the diagonal one: W + 128 keys, not W.  (The
- * diagonal block of full causal attention adds 64 to s/2, left out: ≤ 3 % for s ≥ 4096.) */
+ * EST_ATTN_KEY_BLOCK keys (Dao 2023 §3.1; FA3 and cuDNN use 128 on Hopper and Blackwell),
+ * skips the blocks a causal mask hides entirely and masks inside the others, so causal
+ * attention computes the diagonal block in full: query block i of n = s/128 computes i + 1
+ * key blocks, 128·(n + 1)/2 = s/2 + 64 keys per query on average, not s/2 (+3 % at s = 4096,
+ * +6 % at 2048); a query block of a sliding window of W keys computes the W/128 blocks its
+ * window covers plus the diagonal one: W + 128 keys, not W. */
 double est_attn_keys_computed(double s, bool causal, double window)
 {
-    double full = est_attn_keys(s, causal, 0);
+    double full = causal ? fmin(s, s / 2.0 + EST_ATTN_KEY_BLOCK / 2.0) : s;
     if (window <= 0 || window >= s) return full;
     return fmin(full, window + EST_ATTN_KEY_BLOCK);
 }
@@ -286,17 +327,17 @@ static double cross_attn_fwd_s(const est_input *in, const est_device *dev, doubl
 }
 
 /* Attention-core FLOPs of the forward: QKᵀ over qk_dim and AV over v_dim for the mean keys
- * a query attends (est_attn_keys: causal masks and sliding windows skip the rest, as
- * FlashAttention does; a sliding-window layer computes whole key blocks,
- * est_attn_keys_computed), plus T5's cross-attention over all encoder tokens */
+ * a query's kernel computes (est_attn_keys_computed: causal masks and sliding windows skip
+ * the blocks they hide entirely, as FlashAttention does, and compute the diagonal ones whole),
+ * plus T5's cross-attention over all encoder tokens */
 static double attn_core_flops(const est_input *in, const est_device *dev, double T, double seq_kv, bool causal,
                               bool cross, double cross_seq)
 {
     const model_shape *s = &in->shape;
     double t = in->tp, a = s->heads, d = shape_head_dim(s);
     double keys = s->swa_window > 0 ? s->swa_share * est_attn_keys_computed(seq_kv, causal, s->swa_window) +
-                                          (1.0 - s->swa_share) * est_attn_keys(seq_kv, causal, 0)
-                                    : est_attn_keys(seq_kv, causal, 0);
+                                          (1.0 - s->swa_share) * est_attn_keys_computed(seq_kv, causal, 0)
+                                    : est_attn_keys_computed(seq_kv, causal, 0);
     double flops = 2.0 * T * keys * a * (dev->at.qk_dim + dev->at.v_dim) / t;
     if (cross) flops += 4.0 * T * cross_seq * a * d / t;
     return flops;
@@ -346,14 +387,14 @@ static double tp_comm_s(const est_input *in, const est_cal *c, double T, bool cr
     return 2.0 * blocks * coll_allreduce_s(T * in->shape.hidden * 2.0, in->tp, bw, c);
 }
 
-/* CP ring exchange of one layer: K and V chunks pass the cp−1 other ranks in the forward;
- * the backward passes them again and returns dK, dV (Megatron-Core context parallel, Liu
- * et al. 2023 ring attention) */
+/* CP ring exchange of one layer: K and V chunks pass the cp−1 other ranks in the forward
+ * (one third of the total); the backward passes them again and returns dK, dV (two thirds)
+ * (Megatron-Core context parallel, Liu et al. 2023 ring attention) */
 static double cp_comm_s(const est_input *in, const est_device *dev, double T)
 {
     if (in->cp <= 1) return 0.0;
     double kv_bytes = T * (dev->at.k + dev->at.v) / in->tp * 2.0;
-    double bw = coll_group_bw(in, in->cp, in->tp);
+    double bw = coll_p2p_bw(in, in->cp, in->tp);
     return 3.0 * ((double)in->cp - 1) * kv_bytes / (bw * dev->cal->p2p_eff);
 }
 
@@ -403,7 +444,7 @@ static double act_bytes_per_token(const est_input *in, const est_device *dev, do
 static double bmm16_s(const est_device *d, double batch, double M, double K, double N)
 {
     if (batch <= 0 || M <= 0 || K <= 0 || N <= 0) return 0.0;
-    double t_math = 2.0 * batch * M * K * N / (d->peak16 * layer_gemm_eff(d, batch * M, K, N)); /* tiles of every matrix share the waves */
+    double t_math = 2.0 * batch * M * K * N / (d->peak16 * layer_gemm_eff16(d, batch * M, K, N)); /* tiles of every matrix share the waves */
     double t_mem = 2.0 * batch * (M * K + K * N + M * N) / d->hbm;
     double t = fmax(t_math, t_mem);
     return fmax(t, d->cal->min_kernel_us * 1e-6);
@@ -433,6 +474,44 @@ static void unfused_attn_s(const est_input *in, const est_device *dev, double se
     }
 }
 
+/* Op-level selective activation checkpointing as torchtitan applies it (torchtitan
+ * parallelize apply_ac, selective_ac_option "op"): inside each checkpointed block the outputs
+ * of matmuls, attention kernels and reduce-scatters are saved, except every second matmul, and
+ * every other op (norms, RoPE, activations, residual adds) is recomputed in the backward.  The
+ * block's matmuls run in order Q, K, V, O, then gate, up, down (gated MLP) or fc1, fc2: the
+ * even ones (K, O, up or fc2) are dropped and recomputed.  *share: their share of the layer's
+ * matmul FLOPs (each is h·width, the down/fc2 projection f·h); *kept: bytes kept per token
+ * (bf16): the block input, the odd matmuls' outputs and the attention output.  MoE expert
+ * matmuls are grouped GEMMs, not aten.mm, so they are recomputed: a MoE layer keeps only its
+ * attention part and repeats the whole expert MLP. */
+static void layer_sac(const est_input *in, const layer_attn *at, bool moe_layer, double *share, double *kept)
+{
+    const model_shape *s = &in->shape;
+    double h = s->hidden, t = in->tp, sp = layer_sp_div(in);
+    double f = s->ffn_hidden;
+    /* output widths per token of the block's matmuls, in call order, and their K */
+    double w[7], k[7];
+    int n = 0;
+    w[n] = at->q / t, k[n++] = h;
+    w[n] = at->k / t, k[n++] = h;
+    w[n] = at->v / t, k[n++] = h;
+    w[n] = h / sp, k[n++] = at->ctx / t;
+    double all = 0, dropped = 0, keep = 2.0 * h / sp + 2.0 * at->ctx / t; /* input, attention output */
+    if (!moe_layer) {
+        if (s->gated_mlp) { w[n] = f / t, k[n++] = h; }
+        w[n] = f / t, k[n++] = h;
+        w[n] = h / sp, k[n++] = f / t;
+    }
+    for (int i = 0; i < n; i++) {
+        all += w[i] * k[i];
+        if (i % 2) dropped += w[i] * k[i]; /* the 2nd, 4th, ... matmul */
+        else keep += 2.0 * w[i];
+    }
+    *share = all > 0 ? dropped / all : 0.0;
+    if (moe_layer) *share = -1.0; /* the caller repeats the whole expert MLP and the dropped attention matmuls */
+    *kept = keep;
+}
+
 void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q, double seq_kv, bool causal,
                         bool cross, double cross_seq, bool moe_layer, layer_cost *lc)
 {
@@ -451,7 +530,8 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
     }
 
     /* attention core: the forward is exp-bound (est_attn_fwd_eff); the backward
-     * (FlashAttention: 2.5× the forward's work, 5 of its 7 GEMMs) is MMA-bound */
+     * (FlashAttention: 2.5× the forward's work, 5 of its 7 GEMMs) is MMA-bound, and peaks
+     * below the forward (attn_bwd_ratio) */
     double t_attn, t_attn_bwd;
     if (in->flash_attention) {
         double attn_flops = attn_core_flops(in, dev, T, seq_kv, causal, cross, cross_seq);
@@ -460,7 +540,8 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
         double ae = c->attn_eff;
         if (in->stack && in->stack->flash2 && in->gpu->sm_arch >= 90 && in->stack->fa2_sm90_eff < ae) ae = in->stack->fa2_sm90_eff;
         t_attn = attn_flops / (dev->peak16 * est_attn_fwd_eff(ae, in->gpu, at->qk_dim + at->v_dim));
-        t_attn_bwd = 2.5 * attn_flops / (dev->peak16 * ae);
+        /* the backward at attn_bwd_ratio of the forward's fraction of peak (calibration.csv) */
+        t_attn_bwd = 2.5 * attn_flops / (dev->peak16 * ae * c->attn_bwd_ratio);
     } else {
         unfused_attn_s(in, dev, seq_q / in->cp, seq_kv, cross, cross_seq, &t_attn, &t_attn_bwd);
     }
@@ -482,12 +563,16 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
         /* bytes per cast element: the stack's quantization kernels (Transformer Engine's fused
          * cast-transpose 4 B; unfused amax + casts 8 B) */
         double cast_b = in->stack && in->stack->fp8_cast_bytes > 0 ? in->stack->fp8_cast_bytes : 4.0;
+        /* current scaling: nvte_compute_amax reads the 2-byte input in a pass of its own
+         * before nvte_quantize (Transformer Engine Float8CurrentScalingQuantizer::quantize_impl) */
+        if (in->fp8_current_scaling) cast_b += 2.0;
         t_cast_fwd = cast_b * cast_elems(in, at, T, false, moe_layer) / dev->hbm;
         t_cast_bwd = cast_b * cast_elems(in, at, T, true, moe_layer) / dev->hbm;
     }
 
     double gemm_fwd = f_attn + f_mlp + f_cross;
     lc->attn_core_fwd = t_attn;
+    lc->attn_core_bwd = t_attn_bwd;
     lc->fwd = gemm_fwd + t_attn + t_elem + t_cast_fwd + t_epi_fwd;
     /* backward: data and weight gradients double the GEMMs; FlashAttention's backward
      * recomputes the scores, 2.5× the forward (Dao 2023); elementwise ×2.  With LoRA
@@ -503,6 +588,16 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
     /* activation bytes per layer per micro-batch; full recompute keeps only the layer input */
     lc->act_full = act_bytes_per_token(in, dev, seq_q, seq_kv, cross, cross_seq, moe_layer) * T;
     lc->act_ckpt = 2.0 * in->shape.hidden / layer_sp_div(in) * T;
+    if (in->stack && in->stack->selective_op_sac) {
+        double share, kept;
+        layer_sac(in, at, moe_layer, &share, &kept);
+        /* the dropped matmuls again, and every non-matmul op of the forward; a MoE layer
+         * repeats its expert MLP whole and half of its attention projections */
+        double gemm_again = share >= 0 ? share * gemm_fwd : 0.5 * f_attn + f_mlp;
+        double cast_share = gemm_fwd > 0 ? gemm_again / gemm_fwd : 0.0;
+        lc->sac_recomp = gemm_again + t_elem + cast_share * t_cast_fwd + t_epi_fwd;
+        lc->act_sac = fmin(kept * T, lc->act_full);
+    }
 }
 
 /* the average of two kinds of layer, a share w_x of the first: times add up, the larger
@@ -513,6 +608,7 @@ void layer_cost_mix(const layer_cost *x, const layer_cost *y, double w_x, layer_
     out->fwd = w_x * x->fwd + w_y * y->fwd;
     out->bwd = w_x * x->bwd + w_y * y->bwd;
     out->attn_core_fwd = w_x * x->attn_core_fwd + w_y * y->attn_core_fwd;
+    out->attn_core_bwd = w_x * x->attn_core_bwd + w_y * y->attn_core_bwd;
     out->mla_up_fwd = w_x * x->mla_up_fwd + w_y * y->mla_up_fwd;
     out->module_recomp = w_x * x->module_recomp + w_y * y->module_recomp;
     out->tp_comm = w_x * x->tp_comm + w_y * y->tp_comm;
@@ -521,4 +617,6 @@ void layer_cost_mix(const layer_cost *x, const layer_cost *y, double w_x, layer_
     out->host_moe = w_x * x->host_moe + w_y * y->host_moe;
     out->act_full = fmax(x->act_full, y->act_full);
     out->act_ckpt = fmax(x->act_ckpt, y->act_ckpt);
+    out->sac_recomp = w_x * x->sac_recomp + w_y * y->sac_recomp;
+    out->act_sac = fmax(x->act_sac, y->act_sac);
 }

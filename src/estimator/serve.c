@@ -19,17 +19,21 @@
 static const serve_engine ENGINES[] = {
     /* FasterTransformer multi_gpu_gpt_example: one static batch of max_batch_size, contiguous
      * KV cache sized for the batch (NVIDIA/FasterTransformer docs/gpt_guide.md) */
-    { "fastertransformer", false, false, false, false, 0, 0, 0, 1.0,
+    { "fastertransformer", false, false, false, false, 0, 0, 0, 1.0, 0.0, false,
       "NVIDIA/FasterTransformer docs/gpt_guide.md: static batch, contiguous KV cache" },
     /* vLLM V1: PagedAttention blocks of 16 tokens, gpu_memory_utilization 0.9, chunked prefill always
      * on; API-server defaults on >= 70 GiB GPUs max_num_seqs 1024, max_num_batched_tokens 8192
      * (vllm engine/arg_utils.py); --kv-cache-dtype fp8; piecewise/full CUDA graphs for decode */
-    { "vllm", true, true, true, true, 16, 1024, 8192, 0.90,
+    { "vllm", true, true, true, true, 16, 1024, 8192, 0.90, 0.0, false,
       "vLLM V1 docs (configuration/optimization.md) and engine/arg_utils.py defaults" },
     /* TensorRT-LLM: paged KV cache tokens_per_block 32, kv_cache_config.free_gpu_memory_fraction 0.9,
      * max_batch_size 2048, max_num_tokens 8192, chunked context, fp8 KV (kv_cache_config.dtype),
-     * CUDA graphs (TensorRT-LLM docs "Tuning Max Batch Size and Max Num Tokens", KV cache docs) */
-    { "trtllm", true, true, true, true, 32, 2048, 8192, 0.90,
+     * CUDA graphs (TensorRT-LLM docs "Tuning Max Batch Size and Max Num Tokens", KV cache docs).
+     * PyTorch backend: the Python executor's per-request work each iteration (scheduler, _prepare_tp_inputs,
+     * TorchSampler.update_requests) ~34 us per request: an 8.8 ms host bubble per iteration at 256 requests
+     * (NVIDIA/TensorRT-LLM PR 16564, GB200 gen worker); overlap scheduler on by default (docs
+     * torch/features/overlap_scheduler.md) */
+    { "trtllm", true, true, true, true, 32, 2048, 8192, 0.90, 8.8e-3 / 256.0, true,
       "TensorRT-LLM docs: performance tuning (max_batch_size, max_num_tokens), KV cache management" },
 };
 enum { N_ENGINES = sizeof ENGINES / sizeof ENGINES[0] };
@@ -55,6 +59,8 @@ void serve_input_init(serve_input *s, const model_shape *shape, const gpu_spec *
     s->engine = e ? e : &ENGINES[1];
     s->in.cuda_graphs = s->engine->cuda_graphs;
     s->in.custom_allreduce = s->engine->continuous;
+    s->in.host_per_seq_s = s->engine->host_per_seq_s;
+    s->in.overlap_host = s->engine->overlap_host;
     s->input_len = 128;
     s->output_len = 128;
     s->concurrency = 1;
@@ -64,10 +70,12 @@ typedef struct {
     const serve_input *s;
     est_infer_input in;
     double I, O, ctx, budget;
+    double cv_in, cv_out; /* length spreads (serve_input) */
 } serve_ctx;
 
 typedef struct {
     double X, B, td, S, ttft, itl, e2e;
+    double rho, wq, tmix, chunks; /* prompt queue load and mean wait; one prompt iteration; iterations per prompt */
     bool saturated;
 } steady;
 
@@ -79,31 +87,61 @@ static double decode_step(const serve_ctx *c, double b) { return est_infer_step_
 
 /* prompt service of one request at b decoding sequences: chunks of (budget − b) tokens, each an iteration
  * that also decodes the batch (Sarathi-Serve, Agrawal et al. 2024 §4; vLLM chunked prefill: decodes take
- * the token budget first).  *steal = the time those iterations add over plain decode iterations. */
-static double prompt_s(const serve_ctx *c, double b, double *steal)
+ * the token budget first).  td = the plain decode iteration at b (decode_step, computed once per state);
+ * *steal = the time those iterations add over it. */
+static double prompt_s(const serve_ctx *c, double b, double td, double *steal, double *chunks)
 {
     const serve_engine *e = c->s->engine;
     if (!e->chunked_prefill || b < 1e-9) {
         double t = est_infer_step_s(&c->in, 0, 0, c->I, c->I);
         *steal = t;
+        *chunks = 1.0;
         return t;
     }
     double chunk = fmin(c->I, fmax(c->budget - b, e->block_tokens > 0 ? e->block_tokens : 1));
     double n = ceil(c->I / chunk);
     double t = est_infer_step_s(&c->in, b, c->ctx, chunk, c->I);
-    *steal = n * fmax(t - decode_step(c, b), 0.0);
+    *steal = n * fmax(t - td, 0.0);
+    *chunks = n;
     return n * t;
 }
 
-/* M/D/1 mean wait in queue: ρ·S / (2(1 − ρ)) (Pollaczek–Khinchine with deterministic service) */
-static double md1_wait(double rho, double S) { return rho * S / (2.0 * (1.0 - rho)); }
+/* M/G/1 mean wait in queue: ρ·E[S]·(1 + c²) / (2(1 − ρ)) (Pollaczek–Khinchine), c the service time's
+ * coefficient of variation: a prompt's service grows with its length, so c = the input lengths' spread;
+ * fixed lengths give M/D/1 (c = 0) */
+static double mg1_wait(double rho, double S, double cv) { return rho * S * (1.0 + cv * cv) / (2.0 * (1.0 - rho)); }
+
+/* the standard normal's p-quantile (Acklam 2003, "An algorithm for computing the inverse normal cumulative
+ * distribution function": rational approximations, relative error < 1.2e-9) */
+static double normal_quantile(double p)
+{
+    static const double a[] = { -3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+                                1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00 };
+    static const double b[] = { -5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+                                6.680131188771972e+01, -1.328068155288572e+01 };
+    static const double c[] = { -7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                                -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00 };
+    static const double d[] = { 7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                                3.754408661907416e+00 };
+    if (p <= 0.0) return -INFINITY;
+    if (p >= 1.0) return INFINITY;
+    if (p < 0.02425 || p > 1.0 - 0.02425) {
+        double q = sqrt(-2.0 * log(p < 0.5 ? p : 1.0 - p));
+        double x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+                   ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1.0);
+        return p < 0.5 ? x : -x;
+    }
+    double q = p - 0.5, r = q * q;
+    return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+           (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1.0);
+}
 
 /* the steady state at a given arrival rate X (requests/s) with b decoding sequences:
  * ITL = t_d / (1 − X·steal) (decode iterations get the time prompts leave);
  * TTFT = busy·t_d/2 (wait for the current iteration) + S + M/D/1 wait behind other prompts */
 static void state_at(const serve_ctx *c, double X, double b, steady *st)
 {
-    double steal, S = prompt_s(c, b, &steal), td = decode_step(c, b);
+    double steal, chunks, td = decode_step(c, b), S = prompt_s(c, b, td, &steal, &chunks);
     double frac = X * steal, rho = X * S;
     st->saturated = frac >= SERVE_RHO_MAX || rho >= SERVE_RHO_MAX;
     frac = fmin(frac, SERVE_RHO_MAX);
@@ -113,7 +151,11 @@ static void state_at(const serve_ctx *c, double X, double b, steady *st)
     st->td = td;
     st->S = S;
     st->itl = td / (1.0 - frac);
-    st->ttft = fmin(b, 1.0) * td / 2.0 + S + md1_wait(rho, S);
+    st->rho = rho;
+    st->wq = mg1_wait(rho, S, c->cv_in);
+    st->tmix = S / chunks;
+    st->chunks = chunks;
+    st->ttft = fmin(b, 1.0) * td / 2.0 + S + st->wq;
     st->e2e = st->ttft + (c->O - 1.0) * st->itl;
 }
 
@@ -147,6 +189,35 @@ static void solve_open(const serve_ctx *c, double X, double slots, steady *st)
     bool over = st->saturated && b >= slots * 0.999;
     state_at(c, X, b, st);
     st->saturated = st->saturated || over;
+}
+
+/* the p-quantile of the wait in queue behind other prompts: the M/G/1 waiting time's exponential tail
+ * P(W > t) ≈ ρ·exp(−ρ·t / E[W]) (the conditional wait of a queued request is exponential with mean
+ * E[W]/ρ; Tijms, "A First Course in Stochastic Models" 2003, §2.5, Cramér–Lundberg approximation),
+ * so W_p = E[W]/ρ · ln(ρ / (1 − p)) when ρ > 1 − p, else 0 (most requests find no queue) */
+static double wait_quantile(double rho, double wq, double p)
+{
+    if (!(rho > 1e-12) || rho <= 1.0 - p) return 0.0;
+    return wq / rho * log(rho / (1.0 - p));
+}
+
+/* percentiles of one steady state, p in (0, 1):
+ * TTFT_p = p·t_d (the iteration a request arrives in: uniform over it) + S·(1 + z_p·c_in) (a prompt's
+ *   service at the p-quantile of a normal length, z_p the standard normal's quantile) + W_p (a sum of
+ *   quantiles: an upper bound of the quantile of the sum);
+ * ITL_p over the tokens: a token's interval is a mixed iteration (t_mix, a prompt chunk rides along)
+ *   or a plain decode iteration (t_d); mixed iterations take the share ρ = X·S of the time and come
+ *   at X·chunks per second, so a share q = X·chunks / (X·chunks + (1 − ρ)/t_d) of the intervals is
+ *   mixed (vLLM's benchmark reports ITL per token, its p99 the mixed iteration once q > 1 %);
+ * e2e_p = TTFT_p + (O·(1 + z_p·c_out) − 1)·mean ITL (the output length's p-quantile; with fixed lengths
+ *   the decode phase varies little). */
+static void state_quantiles(const serve_ctx *c, const steady *st, double p, double *ttft, double *itl, double *e2e)
+{
+    double z = normal_quantile(p);
+    *ttft = fmin(st->B, 1.0) * p * st->td + st->S * fmax(1.0 + z * c->cv_in, 0.0) + wait_quantile(st->rho, st->wq, p);
+    double xn = st->X * st->chunks, q = xn > 0 ? xn / (xn + fmax(1.0 - st->rho, 1e-9) / st->td) : 0.0;
+    *itl = q > 1.0 - p ? fmax(st->tmix, st->td) : st->td;
+    *e2e = *ttft + fmax(c->O * (1.0 + z * c->cv_out) - 1.0, 0.0) * st->itl;
 }
 
 static int fail(char *why, size_t len, const char *msg)
@@ -188,9 +259,15 @@ int serve_evaluate(const serve_input *s, serve_result *r, char *why, size_t len)
     if (!e) return fail(why, len, "no serving engine");
     if (s->input_len < 1 || s->output_len < 1) return fail(why, len, "input and output lengths must be >= 1");
     if (s->concurrency < 1 && !(s->request_rate > 0)) return fail(why, len, "a load needs a concurrency >= 1 or a request rate > 0");
+    if (!(s->percentile >= 0 && s->percentile < 100)) return fail(why, len, "the latency percentile must be in (0, 100), or 0 for means");
+    if (!(s->input_cv >= 0 && s->input_cv <= 10 && s->output_cv >= 0 && s->output_cv <= 10))
+        return fail(why, len, "the length spreads (standard deviation / mean) must be in [0, 10]");
     est_infer_input in = s->in;
     in.cuda_graphs = e->cuda_graphs;
     in.custom_allreduce = e->continuous; /* vLLM and TensorRT-LLM ship one-shot all-reduce kernels */
+    in.host_per_seq_s = e->host_per_seq_s;
+    in.overlap_host = e->overlap_host;
+    in.attn_dp = s->attn_dp > 1 ? s->attn_dp : 1;
     in.input_len = s->input_len;
     in.output_len = s->output_len;
     in.bs = 1;
@@ -225,7 +302,7 @@ int serve_evaluate(const serve_input *s, serve_result *r, char *why, size_t len)
     } else {
         int max_seqs = s->max_num_seqs > 0 ? s->max_num_seqs : e->max_num_seqs;
         double slots = kv.seqs < max_seqs ? kv.seqs : max_seqs;
-        serve_ctx c = { s, in, I, O, decode_ctx(I, O), budget };
+        serve_ctx c = { s, in, I, O, decode_ctx(I, O), budget, s->input_cv, s->output_cv };
         steady st;
         if (s->concurrency >= 1) {
             double n = s->concurrency;
@@ -244,6 +321,18 @@ int serve_evaluate(const serve_input *s, serve_result *r, char *why, size_t len)
             r->kv_limited = st.saturated && slots == kv.seqs;
             if (st.saturated) st.ttft = st.e2e = INFINITY;
         }
+        r->ttft_p_s = st.ttft;
+        r->itl_p_s = O > 1 ? st.itl : 0.0;
+        r->e2e_p_s = st.e2e;
+        if (s->percentile > 0 && isfinite(st.ttft)) {
+            double tq, iq, eq, p = s->percentile / 100.0;
+            state_quantiles(&c, &st, p, &tq, &iq, &eq);
+            /* a closed loop beyond the slots: the wait for a slot (in the mean TTFT) is the same for all */
+            double slot_wait = st.ttft - (fmin(st.B, 1.0) * st.td / 2.0 + st.S + st.wq);
+            r->ttft_p_s = tq + slot_wait;
+            r->itl_p_s = O > 1 ? iq : 0.0;
+            r->e2e_p_s = eq + slot_wait;
+        }
         r->running = (int)lround(st.B);
         r->prefill_s = est_infer_step_s(&in, 0, 0, I, I);
         r->decode_step_s = st.td;
@@ -251,6 +340,11 @@ int serve_evaluate(const serve_input *s, serve_result *r, char *why, size_t len)
         r->itl_s = O > 1 ? st.itl : 0.0;
         r->e2e_s = st.e2e;
         r->requests_per_s = st.X;
+    }
+    if (!e->continuous) { /* a static batch: every request of it sees the same times */
+        r->ttft_p_s = r->ttft_s;
+        r->itl_p_s = r->itl_s;
+        r->e2e_p_s = r->e2e_s;
     }
     r->output_tok_s_per_instance = r->requests_per_s * O;
     r->output_tok_s_per_gpu = r->output_tok_s_per_instance / r->gpus;
@@ -261,8 +355,8 @@ int serve_evaluate(const serve_input *s, serve_result *r, char *why, size_t len)
 double serve_goodput(const serve_result *r, double max_ttft_ms, double max_itl_ms, double max_e2e_ms)
 {
     if (r->saturated || r->gpus < 1) return 0.0;
-    if (max_ttft_ms > 0 && !(r->ttft_s * 1e3 <= max_ttft_ms)) return 0.0;
-    if (max_itl_ms > 0 && !(r->itl_s * 1e3 <= max_itl_ms)) return 0.0;
-    if (max_e2e_ms > 0 && !(r->e2e_s * 1e3 <= max_e2e_ms)) return 0.0;
+    if (max_ttft_ms > 0 && !(r->ttft_p_s * 1e3 <= max_ttft_ms)) return 0.0;
+    if (max_itl_ms > 0 && !(r->itl_p_s * 1e3 <= max_itl_ms)) return 0.0;
+    if (max_e2e_ms > 0 && !(r->e2e_p_s * 1e3 <= max_e2e_ms)) return 0.0;
     return r->requests_per_s / r->gpus;
 }

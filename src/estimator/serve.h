@@ -15,7 +15,10 @@
  * and trtllm-bench --concurrency run it) or a request rate (open loop, Poisson
  * arrivals).  Mean values; the steady state is solved from Little's law
  * (concurrency = requests/s x end-to-end latency) with the engine's time split
- * between decode steps and the marginal cost of prefill chunks.
+ * between decode steps and the marginal cost of prefill chunks.  Percentiles
+ * (serve_input.percentile) come from the same steady state: the wait behind
+ * other prompts has the M/G/1 waiting time's exponential tail, a token's
+ * interval is a plain or a prompt-carrying iteration (serve.c state_quantiles).
  */
 #ifndef AC_ESTIMATOR_SERVE_H
 #define AC_ESTIMATOR_SERVE_H
@@ -35,6 +38,8 @@ typedef struct {
     int max_num_seqs;           /* default cap on running sequences */
     int max_num_batched_tokens; /* default token budget of one iteration */
     double kv_frac;             /* share of free memory given to the KV cache */
+    double host_per_seq_s;      /* host work per running sequence per iteration (est_infer_input) */
+    bool overlap_host;          /* host runs one iteration ahead of the GPU (overlap scheduler) */
     const char *source;
 } serve_engine;
 
@@ -51,6 +56,11 @@ typedef struct {
     double request_rate;         /* open loop, requests/s to this instance */
     int max_num_seqs;            /* 0 → the engine's default */
     int max_num_batched_tokens;  /* 0 → the engine's default */
+    int attn_dp;                 /* attention data parallelism over the TP ranks (MoE): executors sharing the batch */
+    double percentile;           /* the limits' percentile, 0 < p < 100 (50, 90, 99); 0 = means */
+    /* length distributions: standard deviation / mean of the input and output lengths (normal, as
+     * trtllm-bench's prepare_dataset token-norm-dist --input-stdev/--output-stdev draws them); 0 = fixed */
+    double input_cv, output_cv;
 } serve_input;
 
 typedef struct {
@@ -63,6 +73,7 @@ typedef struct {
     double prefill_s;      /* one request's prompt alone */
     double decode_step_s;  /* one decode iteration at the running batch */
     double ttft_s, itl_s, e2e_s; /* means; itl = TPOT = (e2e − ttft)/(output_len − 1) */
+    double ttft_p_s, itl_p_s, e2e_p_s; /* at serve_input.percentile (ITL per token); the means when it is 0 */
     double requests_per_s; /* per instance */
     double output_tok_s_per_instance, output_tok_s_per_gpu, total_tok_s_per_gpu;
     double mem_weights_gib, mem_kv_pool_gib; /* per GPU */
@@ -76,7 +87,7 @@ void serve_input_init(serve_input *s, const model_shape *shape, const gpu_spec *
 int serve_evaluate(const serve_input *s, serve_result *r, char *why, size_t why_len);
 
 /* requests/s per GPU that meet every limit (ms; <= 0 = no limit): the throughput when the
- * means meet them, else 0 */
+ * times at the input's percentile (ttft_p_s, itl_p_s, e2e_p_s; the means without one) meet them, else 0 */
 double serve_goodput(const serve_result *r, double max_ttft_ms, double max_itl_ms, double max_e2e_ms);
 
 #endif

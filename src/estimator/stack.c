@@ -15,12 +15,14 @@ enum { STACK_MAX = 16 };
 static est_stack stacks[STACK_MAX];
 static size_t stacks_n;
 
-/* the parameters a stack row may set; every one is required for every stack */
-enum { K_ALIASES, K_ATTENTION, K_SM_FWD, K_SM_BWD, K_ELEM, K_GRAD, K_ZERO, K_DP_OVERLAP, K_PREFETCH, K_RESHARD, K_SP, K_VP, K_GACC, K_CAST, K_FA2, K_TPO, K_N };
+/* the parameters a stack row may set; every one but OPTIONAL_KEYS is required for every stack */
+enum { K_ALIASES, K_ATTENTION, K_SM_FWD, K_SM_BWD, K_ELEM, K_GRAD, K_ZERO, K_DP_OVERLAP, K_PREFETCH, K_RESHARD, K_SP, K_VP, K_GACC, K_CAST, K_FA2, K_TPO, K_LOGIT, K_SAC, K_N };
+/* keys a stack may leave out (their default is stated where they are used) */
+static const unsigned OPTIONAL_KEYS = 1u << K_LOGIT | 1u << K_SAC;
 static const char *const KEYS[K_N] = {"aliases", "attention", "softmax_fwd_bytes", "softmax_bwd_bytes", "elementwise_units",
                                       "grad_bytes", "zero_stage", "dp_overlap", "fsdp_prefetch", "fsdp_reshard",
                                       "sequence_parallel", "interleaved_pipeline", "grad_accum_bytes",
-                                      "fp8_cast_bytes", "fa2_sm90_eff", "tp_comm_overlap"};
+                                      "fp8_cast_bytes", "fa2_sm90_eff", "tp_comm_overlap", "logit_bytes", "selective_op_sac"};
 
 static int stack_value(est_stack *s, int k, const char *v, const char *file, int line, ac_err *e)
 {
@@ -50,7 +52,7 @@ static int stack_value(est_stack *s, int k, const char *v, const char *file, int
         s->zero_stage = (int)x;
         break;
     case K_DP_OVERLAP:
-        if (x > 2) return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "dp_overlap", "0, 1 or 2, not %g", x);
+        if (x > 3) return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "dp_overlap", "0, 1, 2 or 3, not %g", x);
         s->dp_overlap = (int)x;
         break;
     case K_PREFETCH: s->fsdp_prefetch = x != 0; break;
@@ -60,6 +62,8 @@ static int stack_value(est_stack *s, int k, const char *v, const char *file, int
     case K_GACC: s->grad_accum_bytes = x; break;
     case K_CAST: s->fp8_cast_bytes = x; break;
     case K_TPO: s->tp_comm_overlap = x != 0; break;
+    case K_LOGIT: s->logit_bytes = x; break;
+    case K_SAC: s->selective_op_sac = x != 0; break;
     case K_FA2:
         if (x <= 0 || x > 1) return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "fa2_sm90_eff", "a fraction in (0, 1], not %g", x);
         s->fa2_sm90_eff = x;
@@ -99,7 +103,7 @@ int est_stack_load(ac_err *e)
         seen[j] |= 1u << k;
     }
     for (size_t j = 0; j < n && !rc; j++)
-        if (seen[j] != (1u << K_N) - 1) rc = ac_err_at(e, AC_E_INTERNAL, t.file, 0, 0, tmp[j].name, "stack lacks a parameter");
+        if ((seen[j] | OPTIONAL_KEYS) != (1u << K_N) - 1) rc = ac_err_at(e, AC_E_INTERNAL, t.file, 0, 0, tmp[j].name, "stack lacks a parameter");
     csv_free(&t);
     if (rc) return -1;
     if (!n || strcmp(tmp[0].name, "megatron-core"))

@@ -17,6 +17,9 @@
 
 #include "util/err.h"
 
+/* bytes per logit of Megatron-Core's loss when a stack does not say (data/stacks.csv) */
+#define EST_LOGIT_BYTES 24.0
+
 typedef struct est_stack {
     char name[32];
     char aliases[128];          /* '|'-separated names users may type */
@@ -30,13 +33,20 @@ typedef struct est_stack {
     double grad_bytes;          /* 2 or 4 */
     int zero_stage;             /* default sharding */
     int dp_overlap;             /* gradient reduction overlaps the backward: 1 yes, 0 no, 2 not with PP > 1
-                                 * unless the optimizer is sharded (NeMo 1.x) */
+                                 * unless the optimizer is sharded (NeMo 1.x), 3 only with ZeRO-3
+                                 * (DeepSpeed's overlap_comm default) */
     bool fsdp_prefetch;         /* ZeRO-3/FSDP gathers issued ahead, hidden behind compute */
     bool fsdp_reshard;          /* parameters freed after forward: gathered twice per micro-batch */
     bool sequence_parallel;     /* the stack can split norms and dropout over TP ranks */
     bool interleaved_pipeline;  /* the stack has the interleaved (virtual) pipeline schedule */
     double grad_accum_bytes;    /* HBM bytes per trainable parameter per micro-batch outside the wgrad GEMM */
     double fp8_cast_bytes;      /* HBM bytes per element of an FP8 GEMM input's quantization */
+    double logit_bytes;         /* HBM bytes per output-layer logit the loss moves, forward + backward
+                                 * (optional; 0: EST_LOGIT_BYTES) */
+    bool selective_op_sac;      /* "selective" recompute is PyTorch's op-level selective checkpointing
+                                 * (torchtitan: keep matmul and attention outputs except every second
+                                 * matmul, recompute the rest) rather than Megatron's attention core
+                                 * (optional; 0) */
 } est_stack;
 
 /* Loads data/stacks.csv (compiled in) once; -1 only when the file is malformed. */

@@ -2,32 +2,99 @@
 #include "model/named.h"
 
 #include <ctype.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/family.h"
+#include "util/csv.h"
+#include "util/text.h"
 
-/* served architectures beyond the presets; numbers from each model's config.json */
-static const struct {
-    const char *key; /* normalised name */
-    int layers, hidden, heads, groups, head_dim, vocab, ffn;
-    int experts, topk, moe_ffn, shared_ffn, dense_layers;
-    const char *source;
-} NAMED[] = {
-    /* Qwen/Qwen3-30B-A3B config.json: 48 layers, hidden 2048, 32 heads, 4 KV heads, head_dim 128,
-     * vocab 151936, 128 experts top-8 of moe_intermediate_size 768, tie_word_embeddings false */
-    { "qwen330ba3b", 48, 2048, 32, 4, 128, 151936, 6144, 128, 8, 768, 0, 0, "Qwen/Qwen3-30B-A3B config.json" },
-    /* Qwen/Qwen3-235B-A22B config.json: 94 layers, hidden 4096, 64 heads, 4 KV heads, head_dim 128,
-     * 128 experts top-8 of 1536 */
-    { "qwen3235ba22b", 94, 4096, 64, 4, 128, 151936, 12288, 128, 8, 1536, 0, 0, "Qwen/Qwen3-235B-A22B config.json" },
-    /* meta-llama/Llama-4-Scout-17B-16E text_config: 48 layers, hidden 5120, 40 heads, 8 KV heads,
-     * head_dim 128, vocab 202048, 16 experts top-1 of intermediate_size 8192 plus a shared expert of
-     * 8192 in every layer (interleave_moe_layer_step 1) */
-    { "llama4scout", 48, 5120, 40, 8, 128, 202048, 16384, 16, 1, 8192, 8192, 0, "meta-llama/Llama-4-Scout-17B-16E config.json" },
-    /* meta-llama/Llama-4-Maverick-17B-128E text_config: as Scout with 128 experts, MoE on every other
-     * layer (interleave_moe_layer_step 2), the other 24 dense with intermediate_size_mlp 16384 */
-    { "llama4maverick", 48, 5120, 40, 8, 128, 202048, 16384, 128, 1, 8192, 8192, 24,
-      "meta-llama/Llama-4-Maverick-17B-128E config.json" },
-};
+extern const char ac_data_models[]; /* build/gen/data_models.c: data/models.csv compiled in */
+
+/* one row of data/models.csv */
+typedef struct {
+    char keys[256];     /* the name and its aliases, normalised, '|'-separated */
+    model_shape shape;  /* seq_length 0: a run setting, not the architecture's */
+    char source[256];
+} named_model;
+
+enum { NAMED_MAX = 128 };
+static named_model named[NAMED_MAX];
+static size_t named_n;
+static bool named_loaded;
+
+static void normalise(const char *in, char *out, size_t len);
+
+static const char *const NUM_COLS[] = {"layers", "hidden", "heads", "kv_heads", "head_dim", "vocab", "ffn", "gated",
+                                       "tied", "learned_pos", "experts", "topk", "moe_ffn", "shared_ffn",
+                                       "dense_layers", "q_lora", "kv_lora", "qk_rope", "v_head", "mtp",
+                                       "router_groups", "group_topk"};
+enum { N_NUM = sizeof NUM_COLS / sizeof *NUM_COLS };
+
+static int row_of(const csv_table *t, const csv_row *r, named_model *m, ac_err *e)
+{
+    long v[N_NUM];
+    for (size_t k = 0; k < N_NUM; k++) {
+        const char *cell = csv_get(r, csv_col(t, NUM_COLS[k]));
+        char *end;
+        v[k] = strtol(cell, &end, 10);
+        if (!*cell || *end || v[k] < 0 || v[k] > 100000000)
+            return ac_err_at(e, AC_E_INTERNAL, t->file, r->line, 0, NUM_COLS[k], "not a count: '%s'", cell);
+    }
+    memset(m, 0, sizeof *m);
+    model_shape *s = &m->shape;
+    s->arch = ARCH_DECODER;
+    s->num_layers = (int)v[0], s->hidden = (int)v[1], s->heads = (int)v[2], s->query_groups = (int)v[3];
+    s->kv_channels = (int)v[4], s->vocab = (int)v[5], s->ffn_hidden = (int)v[6];
+    s->gated_mlp = v[7] != 0, s->untied_embeddings = v[8] == 0, s->learned_pos_emb = v[9] != 0;
+    s->num_experts = (int)v[10], s->moe_topk = (int)v[11], s->moe_ffn_hidden = (int)v[12];
+    s->moe_shared_ffn = (int)v[13], s->moe_dense_layers = (int)v[14];
+    s->q_lora_rank = (int)v[15], s->kv_lora_rank = (int)v[16], s->qk_rope_dim = (int)v[17], s->v_head_dim = (int)v[18];
+    s->mtp_layers = (int)v[19], s->moe_router_groups = (int)v[20], s->moe_group_topk = (int)v[21];
+    if (s->num_layers < 1 || s->hidden < 1 || s->heads < 1 || s->query_groups < 1 || s->heads % s->query_groups ||
+        s->kv_channels < 1 || s->vocab < 1 || s->ffn_hidden < 1 || (s->num_experts > 1 && (s->moe_topk < 1 || s->moe_ffn_hidden < 1)))
+        return ac_err_at(e, AC_E_INTERNAL, t->file, r->line, 0, csv_get(r, csv_col(t, "name")), "incomplete architecture row");
+    /* every name, normalised, so a lookup compares keys only */
+    char names[256];
+    snprintf(names, sizeof names, "%s|%s", csv_get(r, csv_col(t, "name")), csv_get(r, csv_col(t, "aliases")));
+    size_t o = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(names, "|", &save); tok; tok = strtok_r(NULL, "|", &save)) {
+        char k[64];
+        normalise(tok, k, sizeof k);
+        if (!k[0]) continue;
+        int w = snprintf(m->keys + o, sizeof m->keys - o, "%s%s", o ? "|" : "", k);
+        if (w < 0 || (size_t)w >= sizeof m->keys - o) break;
+        o += (size_t)w;
+    }
+    snprintf(m->source, sizeof m->source, "%s", csv_get(r, csv_col(t, "source")));
+    return 0;
+}
+
+int model_named_load(ac_err *e)
+{
+    if (named_loaded) return 0;
+    csv_table t;
+    if (csv_parse(ac_data_models, strlen(ac_data_models), "data/models.csv", &t, e)) return -1;
+    static const char *const text_cols[] = {"name", "aliases", "source"};
+    if (csv_require_cols(&t, text_cols, sizeof text_cols / sizeof *text_cols, AC_E_INTERNAL, NULL, e) ||
+        csv_require_cols(&t, NUM_COLS, N_NUM, AC_E_INTERNAL, NULL, e)) {
+        csv_free(&t);
+        return -1;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        if (n == NAMED_MAX) { csv_free(&t); return ac_err_set(e, AC_E_INTERNAL, "data/models.csv: more than %d rows", NAMED_MAX); }
+        if (row_of(&t, &t.rows[i], &named[n], e)) { csv_free(&t); return -1; }
+        n++;
+    }
+    csv_free(&t);
+    named_n = n;
+    named_loaded = true;
+    return 0;
+}
 
 /* words a published name may carry that do not change the architecture */
 static const char *const SUFFIXES[] = { "instruct", "chat", "hf", "fp8", "fp4", "nvfp4", "bf16", "fp16", "17b16e", "17b128e" };
@@ -72,33 +139,56 @@ static int from_preset(const char *key, model_shape *s, const char **source)
     return -1;
 }
 
-int model_named_shape(const char *name, model_shape *s, const char **source)
+/* the name without parenthesised remarks and repeated words: "Grok-1 314B (MoE) 314B" →
+ * "Grok-1 314B" */
+static void cleaned(const char *in, char *out, size_t len)
+{
+    char words[256] = "";
+    size_t o = 0;
+    int depth = 0;
+    for (const char *p = in; *p && o + 1 < sizeof words; p++) {
+        if (*p == '(') depth++;
+        else if (*p == ')') depth -= depth > 0;
+        else if (!depth) words[o++] = *p;
+    }
+    words[o] = '\0';
+    out[0] = '\0';
+    size_t n = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(words, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+        char padded[260];
+        snprintf(padded, sizeof padded, " %s ", tok);
+        char have[260];
+        snprintf(have, sizeof have, " %s ", out);
+        if (strstr(have, padded)) continue;
+        int w = snprintf(out + n, len - n, "%s%s", n ? " " : "", tok);
+        if (w < 0 || (size_t)w >= len - n) break;
+        n += (size_t)w;
+    }
+}
+
+static int lookup(const char *name, model_shape *s, const char **source)
 {
     char key[128];
-    if (!name) return -1;
     normalise(name, key, sizeof key);
     strip_suffixes(key);
     if (!key[0]) return -1;
     if (from_preset(key, s, source) == 0) return 0;
-    for (size_t i = 0; i < sizeof NAMED / sizeof *NAMED; i++) {
-        if (strcmp(NAMED[i].key, key)) continue;
-        memset(s, 0, sizeof *s);
-        s->arch = ARCH_DECODER;
-        s->num_layers = NAMED[i].layers;
-        s->hidden = NAMED[i].hidden;
-        s->heads = NAMED[i].heads;
-        s->query_groups = NAMED[i].groups;
-        s->kv_channels = NAMED[i].head_dim;
-        s->vocab = NAMED[i].vocab;
-        s->ffn_hidden = NAMED[i].ffn;
-        s->num_experts = NAMED[i].experts;
-        s->moe_topk = NAMED[i].topk;
-        s->moe_ffn_hidden = NAMED[i].moe_ffn;
-        s->moe_shared_ffn = NAMED[i].shared_ffn;
-        s->moe_dense_layers = NAMED[i].dense_layers;
-        s->gated_mlp = s->untied_embeddings = true;
-        if (source) *source = NAMED[i].source;
+    for (size_t i = 0; i < named_n; i++) {
+        if (!text_list_has(named[i].keys, key)) continue;
+        *s = named[i].shape;
+        if (source) *source = named[i].source;
         return 0;
     }
     return -1;
+}
+
+int model_named_shape(const char *name, model_shape *s, const char **source)
+{
+    ac_err e;
+    if (!name || model_named_load(&e)) return -1;
+    if (lookup(name, s, source) == 0) return 0;
+    char clean[256];
+    cleaned(name, clean, sizeof clean);
+    return strcmp(clean, name) ? lookup(clean, s, source) : -1;
 }

@@ -2,12 +2,13 @@
  *
  * Benchmark tables often name a model ("Llama 3.1 8B", "Qwen3-235B-A22B")
  * without its shape.  model_named_shape() resolves the name: first the
- * built-in presets (family.h: llama3_1_8b, mixtral_8x7b, ...), then a table of
- * served architectures the presets do not hold (MoE layouts with shared
- * experts or interleaved dense layers), each row from the model's published
- * Hugging Face config.json.  Names match ignoring case, blanks, dots, dashes
- * and underscores ("Llama-3.1-8B-Instruct" → llama3_1_8b; suffixes such as
- * Instruct, FP8 are dropped).
+ * built-in presets (family.h: llama3_1_8b, mixtral_8x7b, ...), then the
+ * architectures of data/models.csv (GPT-3, OPT, BLOOM, LLaMA, MPT, Falcon, Qwen,
+ * Nemotron-4, Grok-1, DeepSeek-V3, Kimi K2, ...), each row from the model's published
+ * config.json or paper.  Names match ignoring case, blanks, dots, dashes and
+ * underscores ("Llama-3.1-8B-Instruct" → llama3_1_8b; suffixes such as Instruct,
+ * FP8 are dropped); a name that does not match is tried again without its
+ * parenthesised remarks and repeated words ("Grok-1 314B (MoE) 314B").
  */
 #ifndef AC_MODEL_NAMED_H
 #define AC_MODEL_NAMED_H
@@ -15,8 +16,13 @@
 #include <stddef.h>
 
 #include "model/shape.h"
+#include "util/err.h"
 
-/* 0 and *s (decoder, vocab set) and *source (where the numbers come from), or -1 when unknown */
+/* loads data/models.csv once (model_named_shape does it on first use); -1 on a malformed row */
+int model_named_load(ac_err *e);
+
+/* 0 and *s (decoder, vocab set, seq_length 0) and *source (where the numbers come from), or
+ * -1 when unknown */
 int model_named_shape(const char *name, model_shape *s, const char **source);
 
 #endif

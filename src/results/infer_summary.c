@@ -19,6 +19,7 @@ results_infer_row results_infer_row_init(int tp, int pp, int bs, int input_len, 
     r.latency_ms = r.thr_per_gpu = r.tokens_per_s = r.mem_gib = r.mem_limit_gib = NAN;
     r.ttft_ms = r.itl_ms = r.requests_per_s = r.total_tok_s_per_gpu = NAN;
     r.pred_ttft_ms = r.pred_itl_ms = r.pred_latency_ms = r.pred_requests_per_s = NAN;
+    r.ttft_p_ms = r.itl_p_ms = r.latency_p_ms = NAN;
     r.fits = -1;
     r.status = RES_INFER_OK;
     return r;
@@ -165,17 +166,21 @@ void results_infer_row_finish(results_infer_row *r, double max_latency_ms)
 /* the first limit a row misses: TTFT, ITL, then end to end (the original's); 0 when it meets all */
 static int missed_limit(const results_infer_row *r, const results_infer_limits *l, char *why, size_t len)
 {
+    /* with a percentile the limits apply to the times at it */
+    bool pc = r->percentile > 0;
     const struct {
         double v, lim;
         const char *what, *key;
     } L[] = {
-        { r->ttft_ms, l->max_ttft_ms, "TTFT", "max_ttft_ms" },
-        { r->itl_ms, l->max_itl_ms, "ITL", "max_itl_ms" },
-        { r->latency_ms, l->max_latency_ms, "latency", "max_latency_ms" },
+        { pc && !isnan(r->ttft_p_ms) ? r->ttft_p_ms : r->ttft_ms, l->max_ttft_ms, "TTFT", "max_ttft_ms" },
+        { pc && !isnan(r->itl_p_ms) ? r->itl_p_ms : r->itl_ms, l->max_itl_ms, "ITL", "max_itl_ms" },
+        { pc && !isnan(r->latency_p_ms) ? r->latency_p_ms : r->latency_ms, l->max_latency_ms, "latency", "max_latency_ms" },
     };
+    char at[16] = "";
+    if (pc) snprintf(at, sizeof at, " p%d", r->percentile);
     for (size_t i = 0; i < sizeof L / sizeof *L; i++)
         if (isfinite(L[i].lim) && !(L[i].v <= L[i].lim) && !isnan(L[i].v)) {
-            snprintf(why, len, "%s %.1f ms > %s %g", L[i].what, L[i].v, L[i].key, L[i].lim);
+            snprintf(why, len, "%s%s %.1f ms > %s %g", L[i].what, at, L[i].v, L[i].key, L[i].lim);
             return 1;
         }
     return 0;
@@ -311,6 +316,7 @@ void results_infer_csv_header(strbuf *b)
     sb_add(b, "TP,PP,BS,Latency [ms],Throughput per GPU [samples/sec/gpu],Source,Memory per GPU [GiB],Fits,"
               "Tokens per second per instance,Input len,Output len,Concurrency,Precision,TTFT [ms],ITL [ms],"
               "Total tokens per second per GPU,Goodput [requests/sec/gpu],KV cache capacity [sequences per instance],"
+              "Request rate [requests/sec per instance],EP,Percentile,TTFT pN [ms],ITL pN [ms],Latency pN [ms],"
               "Predicted TTFT [ms],Predicted ITL [ms],Predicted latency [ms],Predicted throughput per GPU "
               "[requests/sec/gpu],Status,Reason\n");
 }
@@ -329,17 +335,25 @@ void results_infer_csv_row(strbuf *b, const results_infer_row *r)
     double g = results_infer_goodput(r);
     if (isfinite(g)) snprintf(good, sizeof good, "%.4g", g);
     if (r->kv_capacity > 0) snprintf(kv, sizeof kv, "%d", r->kv_capacity);
+    char rate[32] = "", ep[16] = "", pct[16] = "", tp_[32] = "", ip_[32] = "", lp_[32] = "", conc[16] = "";
+    if (r->request_rate > 0) snprintf(rate, sizeof rate, "%g", r->request_rate);
+    else snprintf(conc, sizeof conc, "%d", r->concurrency > 0 ? r->concurrency : r->bs);
+    if (r->ep > 1) snprintf(ep, sizeof ep, "%d", r->ep);
+    if (r->percentile > 0) snprintf(pct, sizeof pct, "p%d", r->percentile);
+    if (r->percentile > 0 && isfinite(r->ttft_p_ms)) snprintf(tp_, sizeof tp_, "%.2f", r->ttft_p_ms);
+    if (r->percentile > 0 && isfinite(r->itl_p_ms)) snprintf(ip_, sizeof ip_, "%.3f", r->itl_p_ms);
+    if (r->percentile > 0 && isfinite(r->latency_p_ms)) snprintf(lp_, sizeof lp_, "%.1f", r->latency_p_ms);
+    /* a measured row's prediction beside it */
     char pt[32] = "", pi[32] = "", pl[32] = "", pr[32] = "";
     if (isfinite(r->pred_ttft_ms)) snprintf(pt, sizeof pt, "%.2f", r->pred_ttft_ms);
     if (isfinite(r->pred_itl_ms)) snprintf(pi, sizeof pi, "%.3f", r->pred_itl_ms);
     if (isfinite(r->pred_latency_ms)) snprintf(pl, sizeof pl, "%.1f", r->pred_latency_ms);
     if (isfinite(r->pred_requests_per_s) && r->tp > 0 && r->pp > 0)
         snprintf(pr, sizeof pr, "%.4g", r->pred_requests_per_s / r->tp / r->pp);
-    sb_printf(b, "%d,%d,%d,%s,%s,%s,%s,%s,%s,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,", r->tp, r->pp, r->bs, lat, thr,
-              r->source == RES_INFER_MEASURED ? "measured" : "predicted", mem,
-              r->fits < 0 ? "" : r->fits ? "yes" : "no", tok, r->input_len, r->output_len,
-              r->concurrency > 0 ? r->concurrency : r->bs, r->precision, ttft, itl, tot, good, kv, pt, pi, pl, pr,
-              status_name(r->status));
+    sb_printf(b, "%d,%d,%d,%s,%s,%s,%s,%s,%s,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,", r->tp, r->pp,
+              r->bs, lat, thr, r->source == RES_INFER_MEASURED ? "measured" : "predicted", mem,
+              r->fits < 0 ? "" : r->fits ? "yes" : "no", tok, r->input_len, r->output_len, conc, r->precision, ttft, itl,
+              tot, good, kv, rate, ep, pct, tp_, ip_, lp_, pt, pi, pl, pr, status_name(r->status));
     sb_csv_field(b, r->reason, true);
 }
 
@@ -373,7 +387,15 @@ static void row_json_fields(json_writer *w, const results_infer_row *r)
     json_num(w, "throughput_per_gpu", r->thr_per_gpu);
     json_num(w, "tokens_per_s", r->tokens_per_s);
     json_num(w, "memory_per_gpu_gib", r->mem_gib);
-    json_int(w, "concurrency", r->concurrency > 0 ? r->concurrency : r->bs);
+    if (r->request_rate > 0) json_num(w, "request_rate_per_instance", r->request_rate);
+    else json_int(w, "concurrency", r->concurrency > 0 ? r->concurrency : r->bs);
+    if (r->ep > 1) json_int(w, "ep", r->ep);
+    if (r->percentile > 0) {
+        json_int(w, "percentile", r->percentile);
+        json_num(w, "ttft_p_ms", r->ttft_p_ms);
+        json_num(w, "itl_p_ms", r->itl_p_ms);
+        json_num(w, "latency_p_ms", r->latency_p_ms);
+    }
     if (r->precision[0]) json_str(w, "precision", r->precision);
     json_num(w, "ttft_ms", r->ttft_ms);
     json_num(w, "itl_ms", r->itl_ms);
@@ -391,9 +413,10 @@ static void row_json_fields(json_writer *w, const results_infer_row *r)
 /* summary.json for the report and scripts: every row (not only the top N) per
  * (input, output) pair, so the latency/throughput frontier and what lies over
  * the limit can be drawn */
-static int write_summary_json(const char *path, const results_infer_row *rows, size_t n, double max_latency_ms,
+static int write_summary_json(const char *path, const results_infer_row *rows, size_t n, const results_infer_limits *l,
                               const char *model, const char *gpu, ac_err *e)
 {
+    double max_latency_ms = l->max_latency_ms;
     json_file jf;
     if (json_file_begin(&jf, e)) return -1;
     json_writer *w = &jf.w;
@@ -413,6 +436,10 @@ static int write_summary_json(const char *path, const results_infer_row *rows, s
         json_int(w, "input_len", rows[b].input_len);
         json_int(w, "output_len", rows[b].output_len);
         json_num(w, "max_latency_ms", max_latency_ms);
+        /* the serving limits and the percentile they apply to, for the report's goodput frontier */
+        if (isfinite(l->max_ttft_ms)) json_num(w, "max_ttft_ms", l->max_ttft_ms);
+        if (isfinite(l->max_itl_ms)) json_num(w, "max_itl_ms", l->max_itl_ms);
+        if (rows[b].percentile > 0) json_int(w, "percentile", rows[b].percentile);
         json_arr_open(w, "rows");
         for (size_t i = b; i < end; i++) {
             const results_infer_row *r = &rows[i];
@@ -434,12 +461,19 @@ static int write_summary_json(const char *path, const results_infer_row *rows, s
 int results_infer_write_summary(const char *results_dir, const results_infer_row *rows, size_t n, double max_latency_ms,
                                 const char *model, const char *gpu, ac_err *e)
 {
+    results_infer_limits l = { max_latency_ms, NAN, NAN };
+    return results_infer_write_summary_limits(results_dir, rows, n, &l, model, gpu, e);
+}
+
+int results_infer_write_summary_limits(const char *results_dir, const results_infer_row *rows, size_t n,
+                                       const results_infer_limits *l, const char *model, const char *gpu, ac_err *e)
+{
     char final_path[4096], over_path[4096], json_path[4096];
     if (summary_path(final_path, sizeof final_path, results_dir, "final_output.csv", true, e) != 0 ||
         summary_path(over_path, sizeof over_path, results_dir, "over_latency_limit.csv", false, e) != 0 ||
         summary_path(json_path, sizeof json_path, results_dir, "summary.json", false, e) != 0)
         return -1;
-    if (write_summary_json(json_path, rows, n, max_latency_ms, model, gpu, e) != 0) return -1;
+    if (write_summary_json(json_path, rows, n, l, model, gpu, e) != 0) return -1;
     strbuf a, o;
     sb_init(&a);
     sb_init(&o);
@@ -532,7 +566,9 @@ void results_infer_print(FILE *out, const results_infer_row *rows, size_t n, int
 /* how far a row is from meeting every limit: the largest value / limit over the limits set (≤ 1: meets all) */
 static double limit_excess(const results_infer_row *r, const results_infer_limits *l)
 {
-    const double v[] = { r->ttft_ms, r->itl_ms, r->latency_ms }, lim[] = { l->max_ttft_ms, l->max_itl_ms, l->max_latency_ms };
+    bool p = r->percentile > 0;
+    const double v[] = { p ? r->ttft_p_ms : r->ttft_ms, p ? r->itl_p_ms : r->itl_ms, p ? r->latency_p_ms : r->latency_ms },
+                 lim[] = { l->max_ttft_ms, l->max_itl_ms, l->max_latency_ms };
     double x = 0.0;
     for (int i = 0; i < 3; i++)
         if (isfinite(lim[i]) && !isnan(v[i])) x = fmax(x, v[i] / lim[i]);
@@ -547,10 +583,14 @@ static void print_closest(FILE *out, const results_infer_row *rows, size_t b, si
         if (rows[i].status == RES_INFER_OVER_LATENCY && (!best || limit_excess(&rows[i], l) < limit_excess(best, l)))
             best = &rows[i];
     if (!best) return;
-    fprintf(out, "  No configuration meets the limits: the closest is TP %d, PP %d, BS %d, concurrency %d%s%s, which misses "
-                 "%s; raise that limit or lower the load (smaller batch sizes or concurrency)\n",
-            best->tp, best->pp, best->bs, best->concurrency > 0 ? best->concurrency : best->bs, best->precision[0] ? ", " : "",
-            best->precision, best->reason);
+    char load[48];
+    if (best->request_rate > 0) snprintf(load, sizeof load, "request rate %g/s", best->request_rate);
+    else snprintf(load, sizeof load, "concurrency %d", best->concurrency > 0 ? best->concurrency : best->bs);
+    char ep[16] = "";
+    if (best->ep > 1) snprintf(ep, sizeof ep, ", EP %d", best->ep);
+    fprintf(out, "  No configuration meets the limits: the closest is TP %d, PP %d%s, BS %d, %s%s%s, which misses "
+                 "%s; raise that limit or lower the load (smaller batch sizes, concurrency or request rate)\n",
+            best->tp, best->pp, ep, best->bs, load, best->precision[0] ? ", " : "", best->precision, best->reason);
 }
 
 /* nothing fits: the largest TP x PP searched and how much memory it lacks */
@@ -592,9 +632,22 @@ void results_infer_print_limits(FILE *out, const results_infer_row *rows, size_t
         fprintf(out, "\nTop %zu of %zu usable configurations by %s:\n",
                 cnt[RES_INFER_OK] < (size_t)(top_n > 0 ? top_n : 0) ? cnt[RES_INFER_OK] : (size_t)(top_n > 0 ? top_n : 0),
                 cnt[RES_INFER_OK], serving ? "goodput (requests/s per GPU meeting every limit)" : "throughput per GPU");
+        /* with a percentile the times shown are at it, as the limits apply to them */
+        int pct = 0;
+        bool any_ep = false;
+        for (size_t i = b; i < e; i++) {
+            if (rows[i].percentile > 0) pct = rows[i].percentile;
+            any_ep = any_ep || rows[i].ep > 1;
+        }
+        char ht[24] = "TTFT ms", hi[24] = "ITL ms", he[24] = "e2e ms";
+        if (pct) {
+            snprintf(ht, sizeof ht, "TTFT p%d", pct);
+            snprintf(hi, sizeof hi, "ITL p%d", pct);
+            snprintf(he, sizeof he, "e2e p%d", pct);
+        }
         if (serving)
-            fprintf(out, "  %4s %4s %3s %5s %5s %6s %9s %8s %11s %14s %12s %9s %8s\n", "rank", "TP", "PP", "BS", "conc", "prec",
-                    "TTFT ms", "ITL ms", "e2e ms", "requests/s/GPU", "out tok/s/GPU", "GiB/GPU", "KV seqs");
+            fprintf(out, "  %4s %4s %3s%s %5s %8s %6s %9s %8s %11s %14s %12s %9s %8s\n", "rank", "TP", "PP", any_ep ? "  EP" : "", "BS",
+                    "load", "prec", ht, hi, he, "requests/s/GPU", "out tok/s/GPU", "GiB/GPU", "KV seqs");
         else
             fprintf(out, "  %4s %4s %3s %5s %12s %16s %14s %10s\n", "rank", "TP", "PP", "BS", "latency ms",
                     "samples/s/GPU", "tokens/s/inst", "GiB/GPU");
@@ -604,13 +657,19 @@ void results_infer_print_limits(FILE *out, const results_infer_row *rows, size_t
             if (r->status != RES_INFER_OK) continue;
             char mem[24] = "-";
             if (isfinite(r->mem_gib)) snprintf(mem, sizeof mem, "%.1f", r->mem_gib);
-            if (serving)
-                fprintf(out, "  %4d %4d %3d %5d %5d %6s %9.1f %8.2f %11.1f %14.4f %12.1f %9s %8d\n", ++shown, r->tp, r->pp, r->bs,
-                        r->concurrency > 0 ? r->concurrency : r->bs, r->precision[0] ? r->precision : "-", r->ttft_ms, r->itl_ms,
-                        r->latency_ms, r->thr_per_gpu, r->tokens_per_s / (r->tp * r->pp), mem, r->kv_capacity);
-            else
+            if (serving) {
+                char load[24], epc[16] = "";
+                if (r->request_rate > 0) snprintf(load, sizeof load, "%g/s", r->request_rate);
+                else snprintf(load, sizeof load, "%d", r->concurrency > 0 ? r->concurrency : r->bs);
+                if (any_ep) snprintf(epc, sizeof epc, " %3d", r->ep > 1 ? r->ep : 1);
+                bool p = r->percentile > 0;
+                fprintf(out, "  %4d %4d %3d%s %5d %8s %6s %9.1f %8.2f %11.1f %14.4f %12.1f %9s %8d\n", ++shown, r->tp, r->pp, epc,
+                        r->bs, load, r->precision[0] ? r->precision : "-", p ? r->ttft_p_ms : r->ttft_ms, p ? r->itl_p_ms : r->itl_ms,
+                        p ? r->latency_p_ms : r->latency_ms, r->thr_per_gpu, r->tokens_per_s / (r->tp * r->pp), mem, r->kv_capacity);
+            } else {
                 fprintf(out, "  %4d %4d %3d %5d %12.2f %16.3f %14.1f %10s\n", ++shown, r->tp, r->pp, r->bs, r->latency_ms,
                         r->thr_per_gpu, r->tokens_per_s, mem);
+            }
         }
         if (shown == 0) fprintf(out, "  (none)\n");
         if (cnt[RES_INFER_OVER_LATENCY])

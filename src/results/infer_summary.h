@@ -16,11 +16,15 @@
  *                           Concurrency, Precision, TTFT [ms], ITL [ms],
  *                           Total tokens per second per GPU, Goodput
  *                           [requests/sec/gpu], KV cache capacity [sequences
- *                           per instance], Predicted TTFT [ms], Predicted
- *                           ITL [ms], Predicted latency [ms], Predicted
- *                           throughput per GPU [requests/sec/gpu] (a measured
- *                           row's prediction beside it; empty on predicted
- *                           rows), Status, Reason.  Latency is end to
+ *                           per instance], Request rate [requests/sec per
+ *                           instance], EP, Percentile, TTFT pN [ms], ITL pN
+ *                           [ms], Latency pN [ms] (at the percentile the
+ *                           limits apply to; empty when means), Predicted
+ *                           TTFT [ms], Predicted ITL [ms], Predicted latency
+ *                           [ms], Predicted throughput per GPU
+ *                           [requests/sec/gpu] (a measured row's prediction
+ *                           beside it; empty on predicted rows), Status,
+ *                           Reason.  Latency is end to
  *                           end (a request); samples are requests.
  *                           Rows within the latency limit first (sorted by
  *                           throughput per GPU, descending), then rows that do
@@ -78,6 +82,10 @@ typedef struct {
     double requests_per_s;    /* one instance; NAN: bs / latency (a static batch) */
     double total_tok_s_per_gpu; /* input + output tokens per second per GPU */
     int kv_capacity;          /* sequences of input+output tokens one instance's KV cache holds (0 unknown) */
+    double request_rate;      /* open-loop load, requests/s offered to one instance (0: a concurrency) */
+    int ep;                   /* MoE expert parallelism (0/1: none) */
+    int percentile;           /* the limits' percentile (0: means) */
+    double ttft_p_ms, itl_p_ms, latency_p_ms; /* at percentile (NAN without one); the limits apply to them */
     /* a measured row's prediction beside it (NAN: none, or a predicted row) */
     double pred_ttft_ms, pred_itl_ms, pred_latency_ms, pred_requests_per_s;
     results_infer_status status;
@@ -129,6 +137,10 @@ void results_infer_csv_row(strbuf *b, const results_infer_row *r);
  * another model's or GPU's sweep as its own. */
 int results_infer_write_summary(const char *results_dir, const results_infer_row *rows, size_t n, double max_latency_ms,
                                 const char *model, const char *gpu, ac_err *e);
+
+/* the same with the TTFT and ITL limits written into summary.json too (the report's goodput frontier) */
+int results_infer_write_summary_limits(const char *results_dir, const results_infer_row *rows, size_t n,
+                                       const results_infer_limits *l, const char *model, const char *gpu, ac_err *e);
 
 /* inference_sweep_configs.csv under <results_dir>/inference/final_summary/;
  * with_lengths adds the Input len, Output len columns */

@@ -706,6 +706,134 @@ static bool chart_inference(strbuf *b, const cJSON *infer, const char *infer_pro
     return true;
 }
 
+/* serving: a row's time for one limit, at the percentile the limits apply to when one is set */
+static double serve_time(const cJSON *r, const char *mean_key, const char *p_key)
+{
+    double v = num(r, p_key);
+    return isfinite(v) ? v : num(r, mean_key);
+}
+
+static const struct {
+    const char *mean, *pkey, *limit, *label;
+} SERVE_LIMITS[] = {
+    { "ttft_ms", "ttft_p_ms", "max_ttft_ms", "TTFT" },
+    { "itl_ms", "itl_p_ms", "max_itl_ms", "ITL" },
+};
+
+/* does a serving row meet every limit of its pair but limit `skip` (the one on the x axis)? */
+static bool serve_meets_others(const cJSON *p, const cJSON *r, int skip)
+{
+    for (int i = 0; i < 2; i++) {
+        double lim = num(p, SERVE_LIMITS[i].limit);
+        if (i != skip && isfinite(lim) && !(serve_time(r, SERVE_LIMITS[i].mean, SERVE_LIMITS[i].pkey) <= lim)) return false;
+    }
+    double lim = num(p, "max_latency_ms");
+    return !isfinite(lim) || serve_time(r, "latency_ms", "latency_p_ms") <= lim;
+}
+
+/* serving: goodput (requests/s per GPU) against the TTFT and ITL limits.  Each configuration and load is a
+ * point at its time; the step line is the frontier: the best goodput any configuration reaches if that limit
+ * were x, the other limits as set; the dashed line is the limit set.  Only for in-flight engines' rows. */
+static bool chart_serving(strbuf *b, const cJSON *infer, int which)
+{
+    const cJSON *pairs = infer ? arr(infer, "pairs") : NULL, *p, *r;
+    const char *mk = SERVE_LIMITS[which].mean, *pk = SERVE_LIMITS[which].pkey, *lk = SERVE_LIMITS[which].limit;
+    int pct = 0;
+    double xmax = NAN, ymax = NAN;
+    int n = 0;
+    cJSON_ArrayForEach(p, pairs) {
+        if (isfinite(num(p, "percentile"))) pct = (int)num(p, "percentile");
+        xmax = fmax_finite(xmax, num(p, lk));
+        cJSON_ArrayForEach(r, arr(p, "rows")) {
+            double x = serve_time(r, mk, pk), y = num(r, "throughput_per_gpu");
+            const char *st = str(r, "status");
+            if ((strcmp(st, "ok") && strcmp(st, "over_latency")) || !isfinite(x) || !isfinite(y) || !isfinite(num(r, "goodput_requests_per_s_per_gpu")))
+                continue;
+            xmax = fmax_finite(xmax, x);
+            ymax = fmax_finite(ymax, y);
+            n++;
+        }
+    }
+    if (!n) return false; /* no serving rows: the static-batch chart says it all */
+    char title[96], xl[64], id[32];
+    const char *what = SERVE_LIMITS[which].label;
+    snprintf(title, sizeof title, "Serving: goodput against the %s limit", what);
+    if (pct) snprintf(xl, sizeof xl, "%s p%d [ms]", what, pct);
+    else snprintf(xl, sizeof xl, "%s, mean [ms]", what);
+    snprintf(id, sizeof id, "chart-serving-%s", which ? "itl" : "ttft");
+    section_open(b, title,
+                 "Each configuration (TP, PP, EP, max batch, precision) at each load, at its time for this limit and its "
+                 "requests/s per GPU; the step line is the goodput frontier: the most requests/s per GPU any "
+                 "configuration meeting the other limits serves if this limit were x; the dashed line is the limit set.");
+    svg_chart c;
+    svg_chart_init(&c, CHART_W, CHART_H);
+    svg_chart_xdomain(&c, 0, xmax * 1.05);
+    svg_chart_ydomain(&c, 0, ymax * 1.05);
+    svg_chart_begin(b, &c, id, xl, "goodput [requests/s per GPU]");
+    int k = 0;
+    char tip[512], lb[96], nb[40], xb[40], yb[40], bb[40], load[48];
+    cJSON_ArrayForEach(p, pairs) {
+        const cJSON *rows = arr(p, "rows");
+        int m = cJSON_GetArraySize(rows);
+        if (m <= 0) continue;
+        double *pts = malloc((size_t)m * 2 * sizeof *pts);
+        double *fx = malloc((size_t)(2 * m + 1) * sizeof *fx), *fy = malloc((size_t)(2 * m + 1) * sizeof *fy);
+        if (!pts || !fx || !fy) { b->oom = true; free(pts); free(fx); free(fy); break; }
+        int np = 0;
+        const char *colour = svg_palette(k);
+        cJSON_ArrayForEach(r, rows) {
+            double x = serve_time(r, mk, pk), y = num(r, "throughput_per_gpu");
+            const char *st = str(r, "status");
+            if ((strcmp(st, "ok") && strcmp(st, "over_latency")) || !isfinite(x) || !isfinite(y) || !isfinite(num(r, "goodput_requests_per_s_per_gpu")))
+                continue;
+            double rate = num(r, "request_rate_per_instance");
+            if (isfinite(rate)) snprintf(load, sizeof load, "%s requests/s", svg_fmt_num(bb, sizeof bb, rate));
+            else snprintf(load, sizeof load, "concurrency %s", svg_fmt_num(bb, sizeof bb, num(r, "concurrency")));
+            snprintf(tip, sizeof tip, "TP %s, PP %s, BS %s, %s%s%s: %s %s ms, %s requests/s per GPU",
+                     svg_fmt_num(nb, sizeof nb, num(r, "tp")), svg_fmt_num(lb, sizeof lb, num(r, "pp")),
+                     svg_fmt_num(xb, sizeof xb, num(r, "bs")), load, *str(r, "precision") ? ", " : "", str(r, "precision"), what,
+                     svg_fmt_num(yb, sizeof yb, x), svg_fmt_num(bb, sizeof bb, y));
+            bool others = serve_meets_others(p, r, which);
+            if (others) svg_point(b, &c, x, y, 3.5, colour, tip);
+            else svg_cross(b, &c, x, y, 3.5, colour, tip); /* misses another limit: not on the frontier */
+            if (others) {
+                pts[2 * np] = x;
+                pts[2 * np + 1] = y;
+                np++;
+            }
+        }
+        /* the frontier as a step function: by rising time, the best throughput so far */
+        qsort(pts, (size_t)np, 2 * sizeof *pts, cmp_double_pair);
+        int nf = 0;
+        double best = 0.0;
+        for (int i = 0; i < np; i++) {
+            if (pts[2 * i + 1] <= best) continue;
+            if (nf) { fx[nf] = pts[2 * i]; fy[nf] = best; nf++; }
+            best = pts[2 * i + 1];
+            fx[nf] = pts[2 * i]; fy[nf] = best; nf++;
+        }
+        if (nf) { fx[nf] = xmax * 1.05; fy[nf] = best; nf++; }
+        svg_polyline(b, &c, fx, fy, nf, colour);
+        free(fx);
+        free(fy);
+        free(pts);
+        double lim = num(p, lk);
+        if (isfinite(lim)) {
+            snprintf(lb, sizeof lb, "limit %s ms", svg_fmt_num(nb, sizeof nb, lim));
+            svg_vline(b, &c, lim, COLOUR_LIMIT, lb);
+        }
+        if (np && k < MAX_GROUPS) {
+            snprintf(lb, sizeof lb, "in %s / out %s", svg_fmt_num(nb, sizeof nb, num(p, "input_len")),
+                     svg_fmt_num(xb, sizeof xb, num(p, "output_len")));
+            svg_legend_px(b, c.w - c.mr - 130, c.h - c.mb - 10 - 16 * k, colour, lb);
+        }
+        if (np) k++;
+    }
+    svg_chart_end(b);
+    sb_add(b, "</section>\n");
+    return true;
+}
+
 typedef struct {
     const char *key, *label;
 } part;
@@ -918,7 +1046,7 @@ char *report_build_html_opts(const char *summary, size_t summary_len, const char
     const cJSON *br = best_run(runs, best);
     double limit = num(cl, "gpu_memory_gb");
     if (br && isfinite(num(br, "mem_limit_gib"))) limit = num(br, "mem_limit_gib");
-    bool drawn[8];
+    bool drawn[10];
     int nc = 0;
     sb_add(&b, "<div class=\"grid2\">");
     cur_prov = prov_train;
@@ -936,6 +1064,9 @@ char *report_build_html_opts(const char *summary, size_t summary_len, const char
         cur_prov = prov_inf;
         if (inf_stale) sb_add(&b, "<div class=\"stale\">");
         drawn[nc++] = chart_inference(&b, inf, *infer_problem ? infer_problem : NULL);
+        /* in-flight engines' rows: goodput against the TTFT and ITL limits */
+        for (int w = 0; w < 2 && inf; w++)
+            if (chart_serving(&b, inf, w)) drawn[nc++] = true;
         if (inf_stale) sb_add(&b, "</div>");
     }
     cur_prov = prov_train;

@@ -66,6 +66,9 @@ static const struct {
     { "fp8_kv", "bf16", 1 }, /* 16-bit weights, fp8 KV cache (vLLM --kv-cache-dtype fp8) */
 };
 
+/* a length spread as stdev / mean (NAN or 0: fixed lengths) */
+static double cv_of(double stdev, int mean) { return isfinite(stdev) && stdev > 0 && mean > 0 ? stdev / mean : 0.0; }
+
 /* engine, loads and precisions of the serving search */
 static int serving_settings(const ac_config *c, search_infer_settings *s, ac_err *e)
 {
@@ -80,6 +83,22 @@ static int serving_settings(const ac_config *c, search_infer_settings *s, ac_err
         return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "benchmark.concurrency",
                          "fastertransformer runs static batches: its load is benchmark.batch_sizes; concurrency applies to "
                          "run.engine=vllm or trtllm");
+    s->nrate = 0;
+    for (int i = 0; i < I->n_request_rates; i++) {
+        char *end;
+        double v = strtod(I->request_rates[i], &end);
+        if (end == I->request_rates[i] || *end || !(v > 0) || !isfinite(v) || v > 1e9)
+            return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "benchmark.request_rates",
+                             "'%s' is not a request rate (requests/s, a positive number)", I->request_rates[i]);
+        s->rate[s->nrate++] = v;
+    }
+    if (s->nrate && !se->continuous)
+        return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "benchmark.request_rates",
+                         "fastertransformer runs static batches: request rates apply to run.engine=vllm or trtllm");
+    s->percentile = I->latency_percentile;
+    s->nep = I->expert_parallel_sizes.is_auto ? 0 : I->expert_parallel_sizes.n;
+    for (int i = 0; i < s->nep; i++) s->ep[i] = I->expert_parallel_sizes.v[i];
+    if (!s->nep) { s->ep[0] = 1; s->nep = 1; }
     s->nprec = 0;
     for (int i = 0; i < (I->n_precisions ? I->n_precisions : 1); i++) {
         const char *name = I->n_precisions ? I->precisions[i] : (I->data_type[0] ? I->data_type : "fp16");
@@ -102,6 +121,14 @@ static int serving_settings(const ac_config *c, search_infer_settings *s, ac_err
         return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "run.precisions",
                          "a measured %s search runs one precision (run.precisions lists %d): one search per precision",
                          se->name, s->nprec);
+    if (s->serving_jobs && s->nrate)
+        return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "benchmark.request_rates",
+                         "the measured %s jobs run closed loops (benchmark.concurrency); request rates are predicted "
+                         "with cluster_type=sim", se->name);
+    if (s->serving_jobs && (s->nep > 1 || s->ep[0] > 1))
+        return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "run.expert_parallel_sizes",
+                         "the measured %s jobs split experts by TP; expert parallelism is predicted with cluster_type=sim",
+                         se->name);
     if (s->serving_jobs && !strcmp(se->name, "trtllm") && !strcmp(s->prec[0].data_type, "fp8"))
         return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "run.precisions",
                          "trtllm-bench on dummy weights cannot quantize to fp8 (TensorRT-LLM reads fp8 weights from a "
@@ -326,8 +353,13 @@ static int serving_model(const search_infer_point *p, const gpu_spec *g, est_pre
     in.in.kv_bytes = p->kv_bytes;
     in.input_len = p->input_len;
     in.output_len = p->output_len;
-    in.concurrency = p->concurrency > 0 ? p->concurrency : p->bs;
+    in.in.ep = p->ep;
+    in.concurrency = p->concurrency > 0 ? p->concurrency : p->request_rate > 0 ? 0 : p->bs;
+    in.request_rate = p->concurrency > 0 ? 0.0 : p->request_rate;
     in.max_num_seqs = p->bs;
+    in.percentile = p->percentile;
+    in.input_cv = p->input_cv;
+    in.output_cv = p->output_cv;
     serve_result r;
     char why[256];
     if (serve_evaluate(&in, &r, why, sizeof why) != 0) {
@@ -339,9 +371,15 @@ static int serving_model(const search_infer_point *p, const gpu_spec *g, est_pre
         return 0;
     }
     out->fits = 1;
+    out->saturated = r.saturated;
     out->latency_ms = r.e2e_s * 1e3;
     out->ttft_ms = r.ttft_s * 1e3;
     out->itl_ms = r.itl_s * 1e3;
+    if (p->percentile > 0) {
+        out->ttft_p_ms = r.ttft_p_s * 1e3;
+        out->itl_p_ms = r.itl_p_s * 1e3;
+        out->latency_p_ms = r.e2e_p_s * 1e3;
+    }
     out->requests_per_s = r.requests_per_s;
     out->kv_capacity = r.kv_capacity;
     out->mem_gib = r.mem_weights_gib + r.mem_kv_pool_gib;
@@ -373,6 +411,11 @@ static int default_model(const search_infer_point *p, search_infer_estimate *out
     out->fits = r.fits;
     out->ttft_ms = r.prefill_s * 1e3;
     out->itl_ms = r.decode_step_s * 1e3;
+    if (p->percentile > 0) { /* a static batch: every request sees the same times */
+        out->ttft_p_ms = out->ttft_ms;
+        out->itl_p_ms = out->itl_ms;
+        out->latency_p_ms = out->latency_ms;
+    }
     return 0;
 }
 
@@ -574,6 +617,18 @@ static int check_measured_bounds(const search_infer_settings *s, const search_in
     return 0;
 }
 
+/* EP lives inside the TP group: for a MoE model some EP size must divide a searched TP and the experts */
+static int check_ep(const search_infer_settings *s, const search_infer_grid *g, const model_shape *sh, ac_err *e)
+{
+    if (!shape_is_moe(sh) || !g->n) return 0;
+    for (int x = 0; x < s->nep; x++)
+        for (size_t i = 0; i < g->n; i++)
+            if (s->ep[x] <= 1 || (g->items[i].tp % s->ep[x] == 0 && sh->num_experts % s->ep[x] == 0)) return 0;
+    return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "run.expert_parallel_sizes",
+                     "no EP size divides both a searched TP size and the %d experts (EP spreads the experts over the TP "
+                     "ranks); add 1 or a divisor of both", sh->num_experts);
+}
+
 int search_inference_run_with(const ac_config *c, const model_base_config *base, const search_infer_hooks *h, FILE *out,
                               bool json, ac_err *e)
 {
@@ -586,8 +641,10 @@ int search_inference_run_with(const ac_config *c, const model_base_config *base,
     if (search_infer_grid_build(&base->shape, s.gpus_per_node, s.tp, s.ntp, s.pp, s.npp, s.bs, s.nbs, &g, e) != 0) return -1;
     bool measured = is_measured(c);
     if (measured && check_measured_bounds(&s, &g, e)) { search_infer_grid_free(&g); return -1; }
-    size_t n = g.n * (size_t)s.npairs *
-               (measured ? (size_t)serving_loads(&s) : (size_t)s.nprec * (size_t)(s.nconc ? s.nconc : 1));
+    int nload = s.nconc + s.nrate ? s.nconc + s.nrate : 1;
+    int nep = shape_is_moe(&base->shape) ? s.nep : 1;
+    if (!measured && check_ep(&s, &g, &base->shape, e)) { search_infer_grid_free(&g); return -1; }
+    size_t n = g.n * (size_t)s.npairs * (measured ? (size_t)serving_loads(&s) : (size_t)s.nprec * (size_t)nload * (size_t)nep);
     results_infer_row *rows = calloc(n ? n : 1, sizeof *rows);
     if (!rows) { search_infer_grid_free(&g); return ac_err_set(e, AC_E_NOMEM, "out of memory"); }
     search_infer_model_fn model = h && h->model ? h->model : default_model;
@@ -601,22 +658,41 @@ int search_inference_run_with(const ac_config *c, const model_base_config *base,
         for (size_t i = 0; i < g.n && !rc; i++) {
             const search_infer_cfg *gc = &g.items[i];
             if (!measured) {
-                /* every precision and load of this layout and max batch */
+                /* every EP (MoE), precision and load of this layout and max batch; EP sizes that do not
+                 * divide TP and the experts are no layout of this TP: their rows are left out */
+                for (int x = 0; x < nep; x++)
                 for (int q = 0; q < s.nprec; q++)
-                    for (int l = 0; l < (s.nconc ? s.nconc : 1); l++, k++) {
-                        results_infer_row *r = &rows[k];
-                        int conc = s.nconc ? s.conc[l] : 0;
+                    for (int l = 0; l < nload; l++) {
+                        int ep = shape_is_moe(&base->shape) && s.ep[x] > 1 ? s.ep[x] : 0; /* dense: no EP */
+                        if (ep > 1 && (gc->tp % ep || base->shape.num_experts % ep)) continue;
+                        results_infer_row *r = &rows[k++];
+                        int conc = l < s.nconc ? s.conc[l] : 0;
+                        double rate = l >= s.nconc && s.nrate ? s.rate[l - s.nconc] : 0.0;
                         *r = results_infer_row_init(gc->tp, gc->pp, gc->bs, s.in_len[p], s.out_len[p], RES_INFER_PREDICTED);
                         r->concurrency = conc;
+                        r->request_rate = rate;
+                        r->ep = ep;
+                        r->percentile = s.percentile;
                         if (s.nprec > 1 || c->infer.n_precisions) snprintf(r->precision, sizeof r->precision, "%s", s.prec[q].name);
                         search_infer_point pt = { &base->shape, gc->tp, gc->pp, gc->bs, s.in_len[p], s.out_len[p],
                                                   c->infer.beam_width, s.prec[q].data_type, c->train.gpu, c->train.gpu_memory_gb,
-                                                  s.gpus_per_node, s.engine, conc, s.prec[q].kv_bytes };
+                                                  s.gpus_per_node, s.engine, conc, s.prec[q].kv_bytes, rate, ep, s.percentile,
+                                                  cv_of(c->infer.input_len_stdev, s.in_len[p]),
+                                                  cv_of(c->infer.output_len_stdev, s.out_len[p]) };
                         search_infer_estimate est = { .latency_ms = NAN, .mem_gib = NAN, .fits = 1, .mem_limit_gib = NAN,
-                                                      .ttft_ms = NAN, .itl_ms = NAN, .requests_per_s = NAN };
+                                                      .ttft_ms = NAN, .itl_ms = NAN, .requests_per_s = NAN,
+                                                      .ttft_p_ms = NAN, .itl_p_ms = NAN, .latency_p_ms = NAN };
                         ac_err me;
                         if (model(&pt, &est, &me) != 0) {
                             results_infer_row_fail(r, "model: %s", me.msg);
+                        } else if (est.saturated) {
+                            /* the offered rate outgrows the instance: the queue (and TTFT) grows without bound */
+                            r->fits = est.fits;
+                            r->mem_gib = est.mem_gib;
+                            r->mem_limit_gib = est.mem_limit_gib;
+                            r->kv_capacity = est.kv_capacity;
+                            results_infer_row_fail(r, "saturated: %g requests/s exceed what the instance serves (the queue "
+                                                   "and TTFT grow without bound); lower the request rate or add GPUs", rate);
                         } else {
                             r->latency_ms = est.latency_ms;
                             r->mem_gib = est.mem_gib;
@@ -626,6 +702,9 @@ int search_inference_run_with(const ac_config *c, const model_base_config *base,
                             r->itl_ms = est.itl_ms;
                             r->requests_per_s = est.requests_per_s;
                             r->kv_capacity = est.kv_capacity;
+                            r->ttft_p_ms = est.ttft_p_ms;
+                            r->itl_p_ms = est.itl_p_ms;
+                            r->latency_p_ms = est.latency_p_ms;
                         }
                         results_infer_row_finish_limits(r, &lim);
                     }
@@ -674,10 +753,11 @@ int search_inference_run_with(const ac_config *c, const model_base_config *base,
             }
             }
         }
+    if (!measured) n = k; /* EP sizes that are no layout of a TP left no row */
     if (!rc) rc = results_infer_write_configs(s.results_dir, rows, n, s.npairs > 1, e);
     if (!rc && !measured) {
         rc = results_infer_sort(rows, n, e);
-        if (!rc) rc = results_infer_write_summary(s.results_dir, rows, n, c->infer.max_latency_ms, base->run_name, s.gpu_name, e);
+        if (!rc) rc = results_infer_write_summary_limits(s.results_dir, rows, n, &lim, base->run_name, s.gpu_name, e);
         if (!rc) emit(c, rows, n, NULL, out, json, &s, g.n_rejected, &g);
     } else if (!rc && h && h->submit) {
         /* the caller runs the jobs and prints their measured summary */
@@ -701,7 +781,7 @@ int search_inference_check(const ac_config *c, const model_base_config *base, ac
     if (search_infer_settings_resolve(c, base, &s, e) != 0 ||
         search_infer_grid_build(&base->shape, s.gpus_per_node, s.tp, s.ntp, s.pp, s.npp, s.bs, s.nbs, &g, e) != 0)
         return -1;
-    int rc = is_measured(c) ? check_measured_bounds(&s, &g, e) : 0;
+    int rc = is_measured(c) ? check_measured_bounds(&s, &g, e) : check_ep(&s, &g, &base->shape, e);
     if (!rc && is_measured(c) && g.n) {
         /* one job script rendered and dropped: what would refuse it (time_limit, job name,
          * folder, command) fails here rather than after the first files are written */

@@ -33,7 +33,11 @@
  *       benchmark.concurrency the loads (then batch_sizes are max batch sizes);
  *       run.precisions bf16 | fp16 | fp8 (weights and KV) | fp8_kv (KV only);
  *       max_ttft_ms, max_itl_ms beside max_latency_ms: a row meeting every
- *       limit counts towards goodput (requests/s per GPU), the ranking.
+ *       limit counts towards goodput (requests/s per GPU), the ranking;
+ *       latency_percentile (50, 90, 99) applies the limits to that percentile;
+ *       benchmark.request_rates: open-loop loads (Poisson arrivals, requests/s
+ *       per instance) beside the concurrencies; run.expert_parallel_sizes:
+ *       EP for MoE models (EP | TP and EP | experts, other pairs skipped).
  * Families: every decoder family (GPT-3, Llama with GQA, Mixtral); T5/mT5/BERT
  * are rejected with AC_E_INPUT (the original asserts gpt3).
  */
@@ -65,6 +69,10 @@ typedef struct {
     const char *engine;
     int concurrency;       /* the load; bs is then the engine's max batch (max_num_seqs) */
     int kv_bytes;          /* bytes per KV-cache element; 0 = the precision's */
+    double request_rate;   /* open-loop load (requests/s to one instance) when concurrency is 0; 0 = none */
+    int ep;                /* MoE expert parallelism inside the TP group (0/1 = none) */
+    int percentile;        /* the limits' percentile (0 = means) */
+    double input_cv, output_cv; /* length spreads: standard deviation / mean (0 = fixed) */
 } search_infer_point;
 
 typedef struct {
@@ -76,6 +84,8 @@ typedef struct {
     double ttft_ms, itl_ms; /* means */
     double requests_per_s;  /* one instance; NAN = bs / latency (a static batch) */
     int kv_capacity;        /* sequences the KV cache holds */
+    double ttft_p_ms, itl_p_ms, latency_p_ms; /* at the point's percentile (NAN without one) */
+    int saturated;          /* an open-loop rate beyond what the instance serves (1 / 0) */
 } search_infer_estimate;
 
 /* the seam to the analytical model: 0, or -1 with e set */
@@ -106,6 +116,10 @@ typedef struct {
     char command[1024];             /* benchmark command template */
     const char *engine;             /* run.engine (estimator/serve.h) */
     int conc[CFG_LIST_MAX], nconc;  /* benchmark.concurrency; 0 = the batch sizes are the load */
+    double rate[CFG_KNOB_MAX];      /* benchmark.request_rates, requests/s per instance */
+    int nrate;
+    int ep[CFG_LIST_MAX], nep;      /* run.expert_parallel_sizes (MoE; [1] otherwise) */
+    int percentile;                 /* latency_percentile, 0 = means */
     struct {
         char name[CFG_KNOB_LEN];    /* as the user wrote it */
         char data_type[16];         /* weights and GEMMs */

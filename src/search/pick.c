@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "search/candidate_est.h"
@@ -70,12 +71,15 @@ static void entry_set(search_pick_entry *d, const search_candidate *k, const est
     d->name[0] = 0;
 }
 
-static double mem_frac(const pick_ctx *x, const est_result *res)
+/* the result's memory need over the whole GPU's memory (mem_limit is the usable share) */
+static double mem_frac_of(const struct search_train_result *r, const est_result *res)
 {
-    double frac = x->r->cal.memory_limit_frac > 0 ? x->r->cal.memory_limit_frac : 0.98;
+    double frac = r->cal.memory_limit_frac > 0 ? r->cal.memory_limit_frac : 0.98;
     double gpu = res->mem_limit / frac;
     return gpu > 0 ? res->mem_total / gpu : 0;
 }
+
+static double mem_frac(const pick_ctx *x, const est_result *res) { return mem_frac_of(x->r, res); }
 
 /* one fitting candidate of either source */
 static void consider(pick_ctx *x, const search_candidate *k, const est_result *res)
@@ -102,14 +106,61 @@ count:
     if (!search_pick_is_twin(x->r, &x->in, k, res)) p->n_ties++;
 }
 
-static int walk_visit(const search_candidate *k, void *user)
+static void seen_set(search_pick_seen *d, const search_candidate *k, const est_result *res, double score)
 {
-    pick_ctx *x = user;
-    est_result res;
-    candidate_est_apply(&x->in, k, x->r->act_method);
-    if (est_evaluate(&x->in, &res) || !res.fits) return 0;
-    consider(x, k, &res);
-    return 0;
+    d->cand = *k;
+    d->est = *res;
+    d->score = score;
+}
+
+void search_pick_walk_init(search_pick_walk *w, const ac_config *c, const struct search_train_result *r)
+{
+    memset(w, 0, sizeof *w);
+    w->c = c;
+    w->r = r;
+    w->best = -INFINITY;
+    w->band = -1;
+}
+
+static bool in_band(double s, double best, double band) { return s >= best - band * fabs(best); }
+
+void search_pick_walk_add(search_pick_walk *w, const search_candidate *k, const est_result *res)
+{
+    double s = search_train_score(w->c, res);
+    /* every candidate of a search shares its GPU and stack, so the first carries the band */
+    if (w->band < 0) w->band = search_tie_band(res);
+    if (k->in_original && (!w->have_original || s > w->original.score)) {
+        seen_set(&w->original, k, res, s);
+        w->have_original = true;
+    }
+    if (mem_frac_of(w->r, res) <= SEARCH_MEM_WARN_FRAC && (!w->have_under_mem || s > w->under_mem.score)) {
+        seen_set(&w->under_mem, k, res, s);
+        w->have_under_mem = true;
+    }
+    if (s > w->best) w->best = s;
+    if (w->failed || !in_band(s, w->best, w->band)) return;
+    if (w->n_ties == w->cap) {
+        /* drop what the risen best has left behind, keeping the visit order */
+        size_t m = 0;
+        for (size_t i = 0; i < w->n_ties; i++)
+            if (in_band(w->ties[i].score, w->best, w->band)) w->ties[m++] = w->ties[i];
+        w->n_ties = m;
+        if (2 * m >= w->cap) {
+            size_t cap = w->cap ? 2 * w->cap : 64;
+            search_pick_seen *v = realloc(w->ties, cap * sizeof *v);
+            if (!v) { w->failed = true; return; }
+            w->ties = v;
+            w->cap = cap;
+        }
+    }
+    seen_set(&w->ties[w->n_ties++], k, res, s);
+}
+
+void search_pick_walk_free(search_pick_walk *w)
+{
+    free(w->ties);
+    w->ties = NULL;
+    w->n_ties = w->cap = 0;
 }
 
 static void name_of(const ac_config *c, const struct search_train_result *r, search_pick_entry *d)
@@ -129,12 +180,9 @@ static void budget_nodes(pick_ctx *x)
     p->over_budget = max_days > 0 && p->pick.est.days_to_train > max_days;
     if (!p->over_budget) return;
     int gpn = c->train.gpus_per_node;
-    long long split = (long long)k->tp * k->pp * k->cp;
     for (int nodes = c->train.num_nodes + 1; nodes <= 64 * c->train.num_nodes && nodes <= 100000; nodes++) {
-        long long n = (long long)nodes * gpn;
-        if (n % split) continue;
-        long long dp = n / split;
-        if (k->gbs % (k->mbs * dp) || ((dp * k->cp) % k->ep)) continue;
+        long long n = (long long)nodes * gpn, dp;
+        if (!search_layout_splits(k, n, &dp)) continue;
         search_candidate m = *k;
         m.dp = (int)dp;
         est_input in = x->in;
@@ -150,7 +198,7 @@ static void budget_nodes(pick_ctx *x)
     }
 }
 
-int search_pick_predicted(const ac_config *c, struct search_train_result *r, ac_err *e)
+int search_pick_predicted(const ac_config *c, struct search_train_result *r, const search_pick_walk *walk, ac_err *e)
 {
     search_pick *p = &r->pick;
     memset(p, 0, sizeof *p);
@@ -158,7 +206,8 @@ int search_pick_predicted(const ac_config *c, struct search_train_result *r, ac_
     const est_result *any = NULL;
     for (size_t i = 0; i < r->n && !any; i++)
         if (!r->items[i].failed && r->items[i].est.fits) any = &r->items[i].est;
-    pick_ctx x = {c, r, r->base, -INFINITY, search_tie_band(any), p, -INFINITY, -INFINITY};
+    double band = walk && walk->band >= 0 ? walk->band : search_tie_band(any);
+    pick_ctx x = {c, r, r->base, -INFINITY, band, p, -INFINITY, -INFINITY};
     p->band = x.band;
     /* the best score of everything scored */
     for (size_t i = 0; i < r->n; i++) {
@@ -177,12 +226,19 @@ int search_pick_predicted(const ac_config *c, struct search_train_result *r, ac_
         const search_scored *s = &r->items[i];
         if (!s->failed && s->est.fits) consider(&x, &s->cand, &s->est);
     }
-    if (r->exhaustive_done) {
+    if (r->exhaustive_done && walk && !walk->failed) {
         /* the grid's items are in the walk too: count the ties of the walk only */
         long grid_ties = p->n_ties;
         p->n_ties = 0;
-        ac_err we;
-        if (search_exhaustive(&r->inputs, NULL, walk_visit, &x, NULL, &we)) p->n_ties = grid_ties;
+        if (walk->have_original && (!p->original.found || walk->original.score > x.orig_score)) {
+            entry_set(&p->original, &walk->original.cand, &walk->original.est);
+            x.orig_score = walk->original.score;
+        }
+        if (walk->have_under_mem && (!p->under_mem.found || walk->under_mem.score > x.under_score)) {
+            entry_set(&p->under_mem, &walk->under_mem.cand, &walk->under_mem.est);
+            x.under_score = walk->under_mem.score;
+        }
+        for (size_t i = 0; i < walk->n_ties; i++) consider(&x, &walk->ties[i].cand, &walk->ties[i].est);
         if (p->n_ties == 0) p->n_ties = grid_ties;
     }
     search_conventional_cmp(&p->pick.cand, &p->fastest.cand, c->train.gpus_per_node, &p->why);

@@ -78,9 +78,35 @@ int search_conventional_cmp(const search_candidate *a, const search_candidate *b
 bool search_pick_is_twin(const struct search_train_result *r, est_input *in, const search_candidate *k,
                          const est_result *res);
 
-/* The predicted pick of a scored search (grid items and the wider space), with the
- * memory and budget checks.  Called by search_train_run. */
-int search_pick_predicted(const ac_config *c, struct search_train_result *r, ac_err *e);
+/* What the pick needs of the wider space, gathered during the search's one walk of it so
+ * the space is not walked twice: the candidates within the tie band of the best seen so
+ * far (pruned as the best rises, kept in visit order), the original's best and the best
+ * under mem_warn_frac. */
+typedef struct {
+    search_candidate cand;
+    est_result est;
+    double score;
+} search_pick_seen;
+
+typedef struct {
+    const ac_config *c;
+    const struct search_train_result *r;
+    search_pick_seen *ties;
+    size_t n_ties, cap;
+    double best, band;
+    bool failed;                 /* out of memory: the ties are incomplete */
+    search_pick_seen original, under_mem;
+    bool have_original, have_under_mem;
+} search_pick_walk;
+
+void search_pick_walk_init(search_pick_walk *w, const ac_config *c, const struct search_train_result *r);
+/* one candidate of the walk predicted to fit */
+void search_pick_walk_add(search_pick_walk *w, const search_candidate *k, const est_result *res);
+void search_pick_walk_free(search_pick_walk *w);
+
+/* The predicted pick of a scored search (grid items and, when walk is given and the walk
+ * finished, the wider space), with the memory and budget checks.  Called by search_train_run. */
+int search_pick_predicted(const ac_config *c, struct search_train_result *r, const search_pick_walk *walk, ac_err *e);
 
 /* After real runs: the best measured run becomes the pick (nothing changes when none
  * was measured). */

@@ -259,6 +259,7 @@ static int exhaustive_visit(const search_candidate *k, void *user)
     if (!res.fits) { x->n_oom++; return 0; }
     x->n_fit++;
     if (x->top && !search_pick_is_twin(x->r, &x->in, k, &res)) keep_top(x, k, &res); /* one line per run */
+    search_pick_walk_add(&x->r->walk, k, &res);
     double s = search_train_score(x->c, &res);
     if (!x->r->exhaustive_found || s > x->best_score) {
         x->r->exhaustive_found = true;
@@ -331,6 +332,7 @@ int search_train_run(const ac_config *c, const model_base_config *b, search_trai
     bool exhaustive_mode = !strcmp(c->train.search_mode, "exhaustive");
     size_t cap = c->train.limit_search_runs > 0 ? (size_t)c->train.limit_search_runs : 100;
     exh_ctx x = { .c = c, .r = r, .in = r->base, .cap = cap };
+    search_pick_walk_init(&r->walk, c, r);
     if (exhaustive_mode && (!(x.top = malloc(cap * sizeof *x.top)) || !(x.heap = malloc(cap * sizeof *x.heap)))) {
         free(x.top);
         free(x.heap);
@@ -416,7 +418,8 @@ int search_train_run(const ac_config *c, const model_base_config *b, search_trai
     }
     if (r->exhaustive_found)
         r->exhaustive_gain = r->exhaustive_best_est.tokens_per_s / r->items[r->order[0]].est.tokens_per_s - 1.0;
-    if (search_pick_predicted(c, r, e)) { search_train_free(r); return -1; }
+    if (search_pick_predicted(c, r, &r->walk, e)) { search_train_free(r); return -1; }
+    search_pick_walk_free(&r->walk);
     r->elapsed_s = now_s() - t0;
     return 0;
 }
@@ -441,13 +444,15 @@ void search_train_counts(const ac_config *c, const search_train_result *r, searc
     }
 }
 
-/* whole nodes on which k's model replica fits and the global batch splits */
-static bool nodes_work(const ac_config *c, const search_candidate *k, int n)
+bool search_layout_splits(const search_candidate *k, long long gpus, long long *dp_out)
 {
-    int gpn = c->train.gpus_per_node, mp = k->tp * k->pp * (k->cp > 0 ? k->cp : 1);
-    if (n < 1 || (long long)n * gpn % mp) return false;
-    long long dp = (long long)n * gpn / mp;
-    return k->mbs > 0 && k->gbs % ((long long)k->mbs * dp) == 0;
+    long long mp = (long long)k->tp * k->pp * (k->cp > 0 ? k->cp : 1);
+    if (gpus < 1 || mp < 1 || gpus % mp || k->mbs < 1) return false;
+    long long dp = gpus / mp;
+    int ep = k->ep > 0 ? k->ep : 1;
+    if (k->gbs % ((long long)k->mbs * dp) || (dp * (k->cp > 0 ? k->cp : 1)) % ep) return false;
+    if (dp_out) *dp_out = dp;
+    return true;
 }
 
 int search_run_nodes(const ac_config *c, const search_candidate *k, int *nodes, ac_err *e)
@@ -466,7 +471,7 @@ int search_run_nodes(const ac_config *c, const search_candidate *k, int *nodes, 
     }
     /* the fewest nodes from `from` up that hold a replica and split the batch; else num_nodes */
     for (int n = from; n < c->train.num_nodes; n++)
-        if (nodes_work(c, k, n)) { *nodes = n; return 0; }
+        if (search_layout_splits(k, (long long)n * c->train.gpus_per_node, NULL)) { *nodes = n; return 0; }
     return 0;
 }
 
@@ -492,6 +497,7 @@ double search_memory_band_rel(const est_result *r)
 void search_train_free(search_train_result *r)
 {
     search_grid_free(&r->grid);
+    search_pick_walk_free(&r->walk);
     free(r->items);
     free(r->order);
     r->items = NULL;

@@ -65,7 +65,13 @@ typedef struct search_train_result {
     char name_family[64];    /* candidate names start "<name_family>_<size_text>b_": the family and size, */
     char size_text[32];      /* or the full model name (llama3_70b) with an empty size text */
     search_pick pick;        /* the recommendation (pick.h) */
+    search_pick_walk walk;   /* scratch: the walk's share of the pick, freed once it is made */
 } search_train_result;
+
+/* whether k's layout runs on this many GPUs: TP·PP·CP divides them, the global batch splits
+ * into micro-batches over the data-parallel replicas and EP divides DP·CP; *dp_out (may be
+ * NULL) gets the data-parallel size */
+bool search_layout_splits(const search_candidate *k, long long gpus, long long *dp_out);
 
 /* the config's family as the grid's family id; -1 when the family has no grid */
 int search_family_of(const char *family);

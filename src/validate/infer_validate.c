@@ -16,10 +16,34 @@
 #include "util/json.h"
 #include "util/strbuf.h"
 
-/* TensorRT-LLM build defaults that trtllm-bench runs with when the perf table
- * states none: max_batch_size 2048, max_num_tokens 8192 (TensorRT-LLM docs,
- * "Tuning Max Batch Size and Max Num Tokens"). */
+/* TensorRT-LLM's build defaults, max_batch_size 2048, max_num_tokens 8192 (TensorRT-LLM docs,
+ * "Tuning Max Batch Size and Max Num Tokens"): the fallback when trtllm-bench's own settings
+ * (trtllm_bench_settings) cannot be worked out for a row. */
 enum { TRTLLM_MAX_BATCH = 2048, TRTLLM_MAX_NUM_TOKENS = 8192 };
+
+/* trtllm-bench throughput's own engine settings when the table states none
+ * (tensorrt_llm/bench/build/tuning.py calc_engine_setting / finetune_setting): the requests
+ * the KV cache holds, from total GPU memory − parameters × bytes, 95 % of it, at
+ * 2·layers·max(tp, kv heads)·head_dim·kv bytes per token over input + output tokens; batch =
+ * min(that, 4096) / pp rounded up (>= 64; to 32, 128 or 256), tokens = batch·(1 + in/out)
+ * (<= 32768, >= 2048, rounded up to 256, 512 or 1024) */
+static void trtllm_bench_settings(const est_infer_input *in, double params_b, int *max_bs, int *max_tokens)
+{
+    const model_shape *s = &in->shape;
+    bool low = in->precision == PREC_FP8 || in->precision == PREC_FP4;
+    double wbytes = in->precision == PREC_FP4 ? 0.5 : in->precision == PREC_FP8 ? 1.0 : 2.0;
+    double kvb = in->kv_bytes > 0 ? in->kv_bytes : (low ? 1.0 : 2.0);
+    int kvh = shape_query_groups(s) > in->tp ? shape_query_groups(s) : in->tp;
+    double per_tok = 2.0 * s->num_layers * kvh * shape_head_dim(s) * kvb;
+    double avail = in->gpu->memory_gb * EST_GIB * in->tp * in->pp - params_b * 1e9 * wbytes;
+    double reqs = avail > 0 ? 0.95 * avail / (per_tok * (in->input_len + in->output_len)) : 0.0;
+    double bs = fmin(reqs, 4096.0) / in->pp;
+    double tok = fmin(bs * (1.0 + (double)in->input_len / in->output_len), 32768.0);
+    double b = bs < 256 ? fmax(64.0, 32.0 * ceil(bs / 32.0)) : bs < 1024 ? 128.0 * ceil(bs / 128.0) : 256.0 * ceil(bs / 256.0);
+    double t = tok < 4096 ? fmax(2048.0, 256.0 * ceil(tok / 256.0)) : tok < 8192 ? 512.0 * ceil(tok / 512.0) : 1024.0 * ceil(tok / 1024.0);
+    *max_bs = (int)b;
+    *max_tokens = (int)t;
+}
 
 /* the largest size or count a row may hold (see row_case_of) */
 enum { INFER_MAX_CELL = 1 << 24 };
@@ -181,6 +205,7 @@ static int serve_row_predict(const row_case *rc, serve_result *sr, char *why, si
     si.input_len = rc->in.input_len;
     si.output_len = rc->in.output_len;
     si.concurrency = (rc->concurrency + rc->replicas - 1) / rc->replicas;
+    si.attn_dp = rc->in.attn_dp;
     return serve_evaluate(&si, sr, why, len);
 }
 
@@ -284,6 +309,13 @@ static int row_case_of(const columns *c, const csv_row *r, row_case *rc, char *w
     if (rc->replicas < 1) rc->replicas = 1;
     rc->in.cuda_graphs = rc->kind == ENG_TRTLLM;
     rc->in.custom_allreduce = rc->kind == ENG_TRTLLM;
+    if (rc->kind == ENG_TRTLLM) {
+        const serve_engine *te = serve_engine_find("trtllm");
+        rc->in.host_per_seq_s = te->host_per_seq_s;
+        rc->in.overlap_host = te->overlap_host;
+        /* MoE rows that name attention DP: every TP rank schedules its own requests */
+        if (shape_is_moe(&rc->in.shape) && contains_ci(csv_get(r, c->notes), "attention-DP")) rc->in.attn_dp = rc->in.tp;
+    }
     double v;
     if (row_serving_of(c, r, rc) == 0) return 0;
     if (rc->kind == ENG_VLLM) { snprintf(why, len, "vLLM row without a concurrency and TTFT, ITL or throughput"); return -1; }
@@ -406,7 +438,10 @@ int infer_validate_table(const csv_table *tp, const char *csv_path, const char *
             batch = rcase.in.bs;
             pred = r.latency_s * 1e3;
         } else if (ok) {
-            ok = est_infer_max_load(&rcase.in, TRTLLM_MAX_BATCH, TRTLLM_MAX_NUM_TOKENS, &r, &batch, why, sizeof why) == 0;
+            int mb = TRTLLM_MAX_BATCH, mt = TRTLLM_MAX_NUM_TOKENS;
+            est_infer_result pr;
+            if (rcase.kind == ENG_TRTLLM && est_infer_evaluate(&rcase.in, &pr, NULL, 0) == 0) trtllm_bench_settings(&rcase.in, pr.params_b, &mb, &mt);
+            ok = est_infer_max_load(&rcase.in, mb, mt, &r, &batch, why, sizeof why) == 0;
             pred = r.tokens_per_s * rcase.replicas;
         }
         if (!ok && !strcmp(why, "no measurement (OOM as published)")) {

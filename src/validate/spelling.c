@@ -58,6 +58,13 @@ static const struct {
     {"8", PREC_FP8},
 };
 
+bool spell_fp8_current_scaling(const char *cell)
+{
+    char s[128];
+    norm(cell, s, sizeof s);
+    return strstr(s, "current scaling") || strstr(s, "fp8-cs") || strstr(s, "tensorwise");
+}
+
 int spell_precision(const char *cell, est_precision *out, bool *block_scaled)
 {
     char s[128];

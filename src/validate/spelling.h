@@ -24,6 +24,10 @@ bool spell_blank(const char *cell);
  * -1 when the cell names no precision this table knows. */
 int spell_precision(const char *cell, est_precision *out, bool *block_scaled);
 
+/* Per-tensor current scaling named in an FP8 precision cell ("FP8 (per-tensor current
+ * scaling)", "FP8-CS", Megatron's --fp8-recipe tensorwise); delayed scaling otherwise */
+bool spell_fp8_current_scaling(const char *cell);
+
 /* A yes/no cell by its first word (y, yes, true, t, 1, on, enabled / n, no, false, f, 0,
  * off, disabled, none): 1 with *out set, 0 when blank or unrecognised. */
 int spell_bool(const char *cell, bool *out);

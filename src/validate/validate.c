@@ -9,6 +9,7 @@
 #include "validate/footnote.h"
 #include "validate/recipe.h"
 #include "model/family.h"
+#include "model/named.h"
 #include "validate/spelling.h"
 #include "validate/tally.h"
 #include "util/fsutil.h"
@@ -205,13 +206,63 @@ const est_stack *validate_stack_of(const char *framework)
     return st ? st : est_stack_default();
 }
 
+/* The latest year a cell names: a four-digit 2015-2029, or an arXiv identifier's yymm
+ * ("2104.04473" is April 2021); 0 when none */
+static int cell_year(const char *cell)
+{
+    int year = 0;
+    for (const char *p = cell; *p; p++) {
+        if (!isdigit((unsigned char)*p) || (p > cell && isalnum((unsigned char)p[-1]))) continue;
+        size_t n = strspn(p, "0123456789");
+        int y = 0;
+        if (n == 4 && (p[0] == '2' && p[1] == '0') && p[2] >= '1' && p[2] <= '2') y = atoi((char[5]){p[0], p[1], p[2], p[3], 0});
+        else if (n == 4 && p[4] == '.') {
+            int yy = (p[0] - '0') * 10 + (p[1] - '0'), mm = (p[2] - '0') * 10 + (p[3] - '0');
+            size_t tail = strspn(p + 5, "0123456789");
+            if (yy >= 15 && yy <= 29 && mm >= 1 && mm <= 12 && (tail == 4 || tail == 5)) y = 2000 + yy;
+        }
+        if (y > year) year = y;
+        p += n - 1;
+    }
+    return year;
+}
+
+/* The stack of a row: its framework cell's (validate_stack_of), except that a Megatron-LM or NeMo
+ * run the row dates before 2023 ran the code of that era, the 2022 stack: Megatron-LM added
+ * FlashAttention (--use-flash-attn) and Transformer Engine in 2023, and NeMo Megatron 1.x of
+ * 2022 shares its kernels (apex fused softmax, jit-fused bias-GeLU, no userbuffers) */
+static const est_stack *row_stack(const columns *c, const csv_row *row)
+{
+    const char *framework = csv_get(row, c->framework);
+    const est_stack *st = validate_stack_of(framework);
+    if (strcmp(st->name, "megatron-core")) return st;
+    int year = cell_year(framework);
+    const int cells[] = {c->release, c->source};
+    for (size_t i = 0; i < sizeof cells / sizeof *cells; i++) {
+        int y = cell_year(csv_get(row, cells[i]));
+        if (y > year) year = y;
+    }
+    const est_stack *old = year > 0 && year < 2023 ? est_stack_find("nemo-megatron-2022") : NULL;
+    return old ? old : st;
+}
+
 #define SKIP(...) (snprintf(why, why_len, __VA_ARGS__), -1)
 
-int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, char *why, size_t why_len)
+/* what a row leaves unpublished that its caller assumes as tuned (assume_tuned_layout) */
+enum { ASSUME_MBS = 1, ASSUME_LAYOUT = 2 };
+
+/* validate_row_input; with assume, a missing MBS or TP/PP is set provisionally (1) and flagged
+ * there instead of skipping the row */
+static int row_input(const csv_table *t, const csv_row *row, est_input *in, char *why, size_t why_len, unsigned *assume)
 {
+    if (assume) *assume = 0;
     columns c = find_columns(t);
     const char *fam = csv_get(row, c.model_family);
-    for (size_t i = 0; i < sizeof UNMODELLED / sizeof *UNMODELLED; i++)
+    /* the architecture the row's model name publishes (data/models.csv, the presets): what its
+     * empty shape cells default to */
+    model_shape named;
+    bool by_name = model_named_shape(csv_get(row, c.model), &named, NULL) == 0;
+    for (size_t i = 0; i < sizeof UNMODELLED / sizeof *UNMODELLED && !by_name; i++)
         if (strstr(fam, UNMODELLED[i].pattern)) return SKIP("%s", UNMODELLED[i].reason);
     const footnote *note = footnote_of_row(row);
     if (note && note->effect == FOOTNOTE_REGRESSION)
@@ -234,6 +285,15 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
         have[i] = num(row, numeric[i], &val[i]);
         if (cell[strspn(cell, " ")] && !spell_blank(cell) && !have[i])
             return SKIP("%s is not a usable number (up to 1e9)", t->header.field[numeric[i]]);
+    }
+    /* a named model whose published width or heads differ from the row's is another variant */
+    if (by_name && ((have[N_HIDDEN] && (int)val[N_HIDDEN] != named.hidden) || (have[N_HEADS] && (int)val[N_HEADS] != named.heads)))
+        by_name = false;
+    if (by_name) {
+        const int from_name[N_COUNT] = {[N_LAYERS] = named.num_layers, [N_HIDDEN] = named.hidden, [N_HEADS] = named.heads,
+                                        [N_VOCAB] = named.vocab};
+        for (int i = 0; i < N_COUNT; i++)
+            if (!have[i] && from_name[i] > 0) { val[i] = from_name[i]; have[i] = true; }
     }
     if (!have[N_LAYERS] || !have[N_HIDDEN] || !have[N_HEADS] || !have[N_SEQ])
         return SKIP("model shape missing (layers, hidden size, heads or sequence length)");
@@ -259,6 +319,12 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
         if (!have[N_TP]) { val[N_TP] = 1; have[N_TP] = true; }
         if (!have[N_PP]) { val[N_PP] = 1; have[N_PP] = true; }
     }
+    if ((!have[N_TP] || !have[N_PP]) && assume) {
+        /* tables that print only the best run's throughput ran a tuned layout: the caller assumes it */
+        *assume |= ASSUME_LAYOUT;
+        val[N_TP] = val[N_PP] = 1;
+        have[N_TP] = have[N_PP] = true;
+    }
     if (!have[N_TP] || !have[N_PP]) return SKIP("parallel layout (tp, pp) not published");
     if (!have[N_GPUS]) return SKIP("number of GPUs missing");
     if (!have[N_GBS]) return SKIP("global batch size missing");
@@ -269,6 +335,11 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
         if (!num(row, c.cp, &cp_pub) || cp_pub < 1) cp_pub = 1;
         double dp_of = val[N_GPUS] / (val[N_TP] * val[N_PP] * cp_pub), m_of = dp_of >= 1 ? val[N_GBS] / (dp_of * ga_pub) : 0;
         if (m_of >= 1 && m_of == floor(m_of)) { val[N_MBS] = m_of; have[N_MBS] = true; }
+    }
+    if (!have[N_MBS] && assume) {
+        *assume |= ASSUME_MBS;
+        val[N_MBS] = 1;
+        have[N_MBS] = true;
     }
     if (!have[N_MBS]) return SKIP("micro batch size missing");
     double tp = val[N_TP], pp = val[N_PP], ngpu = val[N_GPUS], mbs = val[N_MBS], gbs = val[N_GBS];
@@ -299,8 +370,8 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     }
     s.hidden = (int)hidden;
     s.heads = (int)heads;
-    s.query_groups = num_or(row, c.groups, heads);
-    s.kv_channels = s.hidden / s.heads;
+    s.query_groups = num_or(row, c.groups, by_name ? named.query_groups : heads);
+    s.kv_channels = by_name ? named.kv_channels : s.hidden / s.heads;
     for (size_t i = 0; i < sizeof HEAD_DIMS / sizeof *HEAD_DIMS; i++)
         if (contains_ci(fam, HEAD_DIMS[i].family)) s.kv_channels = HEAD_DIMS[i].head_dim;
     int kv = int_after(csv_get(row, c.arch_source), "kv_channels=");
@@ -322,21 +393,32 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     if (s.arch == ARCH_ENCODER_DECODER) gated = true;
     s.gated_mlp = gated;
     s.learned_pos_emb = contains_ci(fam, "GPT-3") || s.arch == ARCH_ENCODER;
+    if (by_name) {
+        s.untied_embeddings = named.untied_embeddings;
+        s.gated_mlp = named.gated_mlp;
+        s.learned_pos_emb = named.learned_pos_emb;
+    }
     double ffn;
-    if (!num(row, c.ffn, &ffn)) ffn = 4.0 * hidden; /* GPT's 4h when not published */
+    if (!num(row, c.ffn, &ffn)) ffn = by_name ? named.ffn_hidden : 4.0 * hidden; /* GPT's 4h when not published */
     if (ffn < 1 || ffn > 1e9) return SKIP("FFN hidden size out of range");
     s.ffn_hidden = (int)ffn;
-    s.num_experts = num_or(row, c.experts, 0);
+    s.num_experts = num_or(row, c.experts, by_name ? named.num_experts : 0);
     if (shape_is_moe(&s)) {
-        s.moe_topk = num_or(row, c.topk, 2);
+        s.moe_topk = num_or(row, c.topk, by_name && named.moe_topk ? named.moe_topk : 2);
         double mf;
-        s.moe_ffn_hidden = num(row, c.moe_ffn, &mf) ? (int)mf : s.ffn_hidden;
+        s.moe_ffn_hidden = num(row, c.moe_ffn, &mf) ? (int)mf : by_name && named.moe_ffn_hidden ? named.moe_ffn_hidden : s.ffn_hidden;
         /* "256 routed + 1 shared": shared experts of the routed experts' width; "first 3
          * layers dense": leading layers with the dense FFN (ffn_hidden_size) */
         double shared = (double)int_before(fam, " shared") * s.moe_ffn_hidden;
         if (shared > 1e9) return SKIP("shared experts' FFN size out of range");
         s.moe_shared_ffn = (int)shared;
         if (strstr(fam, "layers dense")) s.moe_dense_layers = int_after(fam, "first ");
+        if (by_name && !strstr(fam, " shared") && !strstr(fam, "layers dense")) {
+            s.moe_shared_ffn = named.moe_shared_ffn;
+            s.moe_dense_layers = named.moe_dense_layers;
+            s.moe_router_groups = named.moe_router_groups;
+            s.moe_group_topk = named.moe_group_topk;
+        }
         if (s.moe_dense_layers >= s.num_layers) return SKIP("no layer left for the experts");
         for (size_t i = 0; i < sizeof EXPERT_FAMILIES / sizeof *EXPERT_FAMILIES; i++)
             if (contains_ci(fam, EXPERT_FAMILIES[i].family)) {
@@ -345,6 +427,16 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
                 s.moe_router_groups = EXPERT_FAMILIES[i].router_groups;
                 s.moe_group_topk = EXPERT_FAMILIES[i].group_topk;
             }
+    }
+    if (mla < 0 && by_name && named.kv_lora_rank > 0) {
+        /* latent attention from the named architecture */
+        s.q_lora_rank = named.q_lora_rank;
+        s.kv_lora_rank = named.kv_lora_rank;
+        s.kv_channels = named.kv_channels;
+        s.qk_rope_dim = named.qk_rope_dim;
+        s.v_head_dim = named.v_head_dim;
+        s.query_groups = s.heads;
+        s.mtp_layers = contains_ci(csv_get(row, c.model), "w/o MTP") ? 0 : named.mtp_layers;
     }
     if (mla >= 0) {
         s.q_lora_rank = MLA_FAMILIES[mla].q_lora;
@@ -357,7 +449,7 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     }
 
     est_input_init(in, &s, gpu);
-    est_stack_apply(in, validate_stack_of(csv_get(row, c.framework)));
+    est_stack_apply(in, row_stack(&c, row));
     in->tp = (int)tp;
     in->pp = (int)pp;
     in->vp = num_or(row, c.vp, 1);
@@ -417,15 +509,25 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
     in->dp_overlap_off = !switch_cell(csv_get(row, c.overlap_grad_sync), rs.overlap_grad_sync != 0);
     bool fp8_gather = switch_cell(csv_get(row, c.fp8_gather), rs.fp8_param_gather == 1);
     in->fp8_block_scaled = prec == PREC_FP8 && block_scaled;
+    in->fp8_current_scaling = prec == PREC_FP8 && !block_scaled && spell_fp8_current_scaling(ptext);
     in->fp8_param_gather = fp8_gather && est_fp8_gather_allowed(in);
     if (spell_recompute(csv_get(row, c.recompute), notes, &in->recompute))
         return SKIP("act_recompute not recognised (none, selective, full or yes/no)");
+    /* layer-level selective checkpointing (torchtitan selective_ac_option N, default 2: every
+     * second block checkpointed whole) is full recompute of half a stage's blocks */
+    if (in->recompute == RECOMPUTE_SELECTIVE &&
+        (contains_ci(csv_get(row, c.recompute), "selective layer") || contains_ci(notes, "selective layer"))) {
+        in->recompute = RECOMPUTE_FULL;
+        in->recompute_layers = shape_total_layers(&in->shape) / in->pp / in->vp / 2;
+        if (in->recompute_layers < 1) in->recompute_layers = 1;
+    }
     /* a recipe's offload belongs to its recipe: not to a row that publishes recompute */
     if (!*csv_get(row, c.act_offload) && rs.cpu_offloading_num_layers > 0 && in->recompute == RECOMPUTE_NONE)
         in->offload_act_layers = rs.cpu_offloading_num_layers;
     /* the published DP may exclude CP or experts; ours is derived from the GPU count */
     char rule[256];
-    if (est_check(in, rule, sizeof rule)) return SKIP("layout inconsistent: %s", rule);
+    /* an assumed layout is checked candidate by candidate when it is chosen */
+    if (!(assume && (*assume & ASSUME_LAYOUT)) && est_check(in, rule, sizeof rule)) return SKIP("layout inconsistent: %s", rule);
     /* a published gradient accumulation must close the batch arithmetic: GBS = MBS × DP ×
      * GA with DP = GPUs / (TP·PP·CP) (Megatron's num_microbatches); a row where it does not
      * carries a mistyped cell (tables that share MBS between variants), so which layout ran
@@ -437,6 +539,52 @@ int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, ch
             return SKIP("layout inconsistent: MBS %g × DP %g × gradient accumulation %g is not the published GBS %g", mbs,
                         dp, ga, gbs);
     }
+    return 0;
+}
+
+int validate_row_input(const csv_table *t, const csv_row *row, est_input *in, char *why, size_t why_len)
+{
+    return row_input(t, row, in, why, why_len, NULL);
+}
+
+/* the MBS values tried for a row that publishes none: powers of two up to 16 that split the batch */
+static bool try_mbs(est_input *in, int mbs, double *best, est_input *best_in)
+{
+    in->mbs = mbs;
+    long long dp = in->num_gpus / ((long long)in->tp * in->pp * in->cp);
+    if (dp < 1 || in->gbs % ((long long)mbs * dp)) return false;
+    char rule[256];
+    if (est_check(in, rule, sizeof rule)) return false;
+    est_result r;
+    if (est_evaluate(in, &r) != 0 || !r.fits) return false;
+    if (r.step_time < *best) { *best = r.step_time; *best_in = *in; }
+    return true;
+}
+
+/* A table that prints only its best run's throughput (no MBS, or no TP/PP: "best non-CP
+ * configuration"): assume what our own search would run, the fastest MBS (and TP x PP, TP
+ * inside a node and dividing the heads, PP dividing the layers) predicted to fit.  0, or -1
+ * when nothing fits (the provisional input is left as it was). */
+static int assume_tuned_layout(est_input *in, unsigned assume)
+{
+    est_input best_in = *in;
+    double best = INFINITY;
+    int L = shape_total_layers(&in->shape);
+    int tp_max = assume & ASSUME_LAYOUT ? in->gpu->gpus_per_node : in->tp;
+    for (int tp = assume & ASSUME_LAYOUT ? 1 : in->tp; tp <= tp_max; tp *= 2) {
+        if (in->shape.heads % tp) continue;
+        for (int pp = assume & ASSUME_LAYOUT ? 1 : in->pp; pp <= (assume & ASSUME_LAYOUT ? 16 : in->pp); pp++) {
+            if (L % pp) continue;
+            est_input c = *in;
+            c.tp = tp, c.pp = pp, c.vp = 1;
+            c.sequence_parallel = tp > 1 && c.stack->sequence_parallel;
+            if (!(assume & ASSUME_MBS)) { try_mbs(&c, in->mbs, &best, &best_in); continue; }
+            for (int mbs = 1; mbs <= 16; mbs *= 2) try_mbs(&c, mbs, &best, &best_in);
+        }
+        if (!(assume & ASSUME_LAYOUT)) break;
+    }
+    if (!isfinite(best)) return -1;
+    *in = best_in;
     return 0;
 }
 
@@ -585,7 +733,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
     memset(empty_before, ',', nb); empty_before[nb] = '\0';
     memset(empty_after, ',', na); empty_after[na] = '\0';
     int rc = 0, vp_assumed = 0, predicted_fit = 0, bf16_grads = 0, fp8_weights = 0, offloaded = 0, graphed = 0, a2a_hidden = 0,
-        module_recompute = 0, fused_mlp = 0;
+        module_recompute = 0, fused_mlp = 0, shape_by_name = 0, layout_assumed = 0, mbs_assumed = 0;
     for (size_t i = 0; i < t.n; i++) {
         const csv_row *row = &t.rows[i];
         err_group *s = err_group_get(&src, &nsrc, csv_get(row, c.source_id));
@@ -595,17 +743,29 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
         measured m = {0};
         char why[256] = "";
         bool row_assumed = false;
-        int ok = validate_row_input(&t, row, &in, why, sizeof why) == 0;
+        unsigned assume = 0;
+        int ok = row_input(&t, row, &in, why, sizeof why, &assume) == 0;
+        if (ok && assume) {
+            in.cal = cal;
+            if (assume_tuned_layout(&in, assume)) {
+                snprintf(why, sizeof why, "%s not published and no %s predicted to fit",
+                         assume & ASSUME_LAYOUT ? "parallel layout (tp, pp)" : "micro batch size",
+                         assume & ASSUME_LAYOUT ? "layout" : "micro batch size");
+                ok = 0;
+            }
+        }
+        bool vp_assumed_here = false;
         if (ok) {
             in.cal = cal;
             double published_vp;
             if (in.pp > 1 && !num(row, c.vp, &published_vp) && in.stack->interleaved_pipeline) {
                 assume_tuned_vp(&in);
-                row_assumed = true;
+                vp_assumed_here = true;
             }
             if (row_measured(&c, row, &in, &m)) { snprintf(why, sizeof why, "no published step time, tokens/s or TFLOP/s"); ok = 0; }
         }
         if (ok && est_evaluate(&in, &r)) { snprintf(why, sizeof why, "%s", r.why); ok = 0; }
+        row_assumed = assume != 0 || vp_assumed_here;
         sb_csv_field(&rows, csv_get(row, c.id), false);
         sb_csv_field(&rows, csv_get(row, c.source_id), false);
         sb_csv_field(&rows, csv_get(row, c.model), false);
@@ -627,6 +787,8 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
             continue;
         }
         if (r.fits) predicted_fit++;
+        double published_hidden;
+        shape_by_name += !num(row, c.hidden, &published_hidden);
         bf16_grads += in.grad_bytes == 2.0;
         fp8_weights += in.fp8_param_gather;
         offloaded += in.offload_act_layers > 0;
@@ -647,7 +809,9 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
             rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
             break;
         }
-        if (row_assumed) vp_assumed++;
+        vp_assumed += vp_assumed_here;
+        layout_assumed += (assume & ASSUME_LAYOUT) != 0;
+        mbs_assumed += assume == ASSUME_MBS;
         sb_printf(&rows, "%d,%d,%d,%d,%d,%d,%d,%d,%s,%s,%.6g,%.6g,%.2f,%.6g,%.6g,%.2f,%.2f,%s,", in.num_gpus, in.tp, in.pp,
                   in.vp, in.cp, in.ep, in.mbs, in.gbs, est_precision_name(in.precision), m.what, m.value, pred, 100.0 * err,
                   r.step_time, r.tokens_per_s_per_gpu, 100.0 * r.mfu, r.mem_total / EST_GIB, r.fits ? "true" : "false");
@@ -691,7 +855,9 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
             skip_tally_print(&skips, out, json ? &w : NULL);
             if (json) {
                 json_int(&w, "vp_assumed", vp_assumed);
-                if (vp_assumed && published.n) {
+                json_int(&w, "layout_assumed", layout_assumed);
+                json_int(&w, "mbs_assumed", mbs_assumed);
+                if ((vp_assumed || layout_assumed || mbs_assumed) && published.n) {
                     json_num(&w, "published_layout_median_abs_err_pct", 100.0 * pub_med);
                     json_num(&w, "published_layout_p90_abs_err_pct", 100.0 * pub_p90);
                 }
@@ -702,6 +868,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
                 json_int(&w, "cuda_graph_rows", graphed);
                 json_int(&w, "a2a_overlap_rows", a2a_hidden);
                 json_int(&w, "module_recompute_rows", module_recompute);
+                json_int(&w, "shape_from_name_rows", shape_by_name);
                 json_obj_close(&w);
                 json_end(&w);
             } else {
@@ -723,10 +890,18 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
                                  "MoE all-to-all with compute, %d run a fused grouped expert MLP (their release's recipe "
                                  "or their own columns)\n",
                             graphed, a2a_hidden, fused_mlp);
+                if (shape_by_name)
+                    fprintf(out, "architecture: %d row(s) publish no shape; their model name gives it (data/models.csv "
+                                 "and the presets; published cells such as a proxy's layer count kept)\n",
+                            shape_by_name);
                 if (vp_assumed)
                     fprintf(out, "VP not published for %d row(s) with PP > 1: the fastest VP predicted to fit "
                                  "was assumed (tables report tuned runs)\n", vp_assumed);
-                if (vp_assumed && published.n)
+                if (layout_assumed || mbs_assumed)
+                    fprintf(out, "layout not published: TP x PP and MBS of %d row(s), MBS of %d: the fastest predicted "
+                                 "to fit was assumed (tables that print only their best run)\n",
+                            layout_assumed, mbs_assumed);
+                if ((vp_assumed || layout_assumed || mbs_assumed) && published.n)
                     fprintf(out, "without those rows (%zu with a published layout): median_abs_err %.1f%% p90_abs_err %.1f%%\n",
                             published.n, 100.0 * pub_med, 100.0 * pub_p90);
                 validate_print_final_line(out, all.rows, all.skipped, all.n, sum->median_abs_err, sum->p90_abs_err);
@@ -776,22 +951,37 @@ static int band_push(band_group *g, double err, double over, double resid)
     return 0;
 }
 
-/* the median signed error of the rows of t sharing row i's source, model and GPU; NAN when
- * row i is alone in that group (then it says nothing about ranking) */
-static double group_median_err(const csv_table *t, size_t i, int csrc, int cmod, int cg, int ce)
+/* The median signed error of each row's group (same source, model and GPU), into med[0..t->n);
+ * NAN for a row alone in its group (it says nothing about ranking) or without an error.  Each
+ * group is gathered once, from its first row. */
+static int group_median_errs(const csv_table *t, int csrc, int cmod, int cg, int ce, double *med)
 {
-    double v[512];
-    size_t n = 0;
-    const csv_row *ri = &t->rows[i];
-    for (size_t j = 0; j < t->n && n < sizeof v / sizeof v[0]; j++) {
-        const csv_row *rj = &t->rows[j];
-        double x;
-        if (strcmp(csv_get(ri, csrc), csv_get(rj, csrc)) || strcmp(csv_get(ri, cmod), csv_get(rj, cmod)) ||
-            strcmp(csv_get(ri, cg), csv_get(rj, cg)) || !num(rj, ce, &x))
-            continue;
-        v[n++] = x;
+    bool *done = calloc(t->n ? t->n : 1, sizeof *done);
+    double *v = malloc((t->n ? t->n : 1) * sizeof *v);
+    size_t *members = malloc((t->n ? t->n : 1) * sizeof *members);
+    if (!done || !v || !members) { free(done); free(v); free(members); return -1; }
+    for (size_t i = 0; i < t->n; i++) med[i] = NAN;
+    for (size_t i = 0; i < t->n; i++) {
+        if (done[i]) continue;
+        const csv_row *ri = &t->rows[i];
+        size_t n = 0, k = 0;
+        for (size_t j = i; j < t->n; j++) {
+            const csv_row *rj = &t->rows[j];
+            if (done[j] || strcmp(csv_get(ri, csrc), csv_get(rj, csrc)) || strcmp(csv_get(ri, cmod), csv_get(rj, cmod)) ||
+                strcmp(csv_get(ri, cg), csv_get(rj, cg)))
+                continue;
+            done[j] = true;
+            members[k++] = j;
+            double x;
+            if (num(rj, ce, &x)) v[n++] = x;
+        }
+        double m = n < 2 ? NAN : validate_quantile(v, n, 0.5);
+        for (size_t q = 0; q < k; q++) med[members[q]] = m;
     }
-    return n < 2 ? NAN : validate_quantile(v, n, 0.5);
+    free(done);
+    free(v);
+    free(members);
+    return 0;
 }
 
 static band_group *band_get(band_group **gs, size_t *n, const char *gpu, const char *stack)
@@ -823,13 +1013,19 @@ int validate_bands_csv(const char *rows_csv, char **out, ac_err *e)
     band_group *gs = NULL;
     size_t n = 0;
     int rc = 0;
+    double *gmed = malloc((t.n ? t.n : 1) * sizeof *gmed);
+    if (!gmed || group_median_errs(&t, csrc, cmod, cg, ce, gmed)) {
+        free(gmed);
+        csv_free(&t);
+        return ac_err_set(e, AC_E_NOMEM, "out of memory");
+    }
     for (size_t i = 0; i < t.n && !rc; i++) {
         const csv_row *r = &t.rows[i];
         double err, mem, lim;
         if (!num(r, ce, &err) || !num(r, cm, &mem) || !num(r, cl, &lim) || lim <= 0) continue; /* skipped row */
         /* every published run ran: a prediction above the usable memory over-predicts by at least that */
         double over = mem / lim - 1.0 > 0 ? mem / lim - 1.0 : 0.0;
-        double med = group_median_err(&t, i, csrc, cmod, cg, ce);
+        double med = gmed[i];
         double resid = isfinite(med) ? fabs(err - med) / 100.0 : NAN;
         const char *keys[3][2] = {{csv_get(r, cg), csv_get(r, cs)}, {"*", csv_get(r, cs)}, {"*", "*"}};
         for (int k = 0; k < 3 && !rc; k++) {
@@ -854,6 +1050,7 @@ int validate_bands_csv(const char *rows_csv, char **out, ac_err *e)
     }
     for (size_t i = 0; i < n; i++) { free(gs[i].err); free(gs[i].over); free(gs[i].resid); }
     free(gs);
+    free(gmed);
     csv_free(&t);
     if (!rc && b.oom) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
     if (rc) { sb_free(&b); return -1; }

@@ -22,7 +22,7 @@ sed -n 2p "$CSV" | grep -q ',predicted,' && pass sim_labelled_predicted || fail 
 
 out=$("$AC" infer $common +$K.max_latency_ms=300 2>&1)
 over="$T/r/inference/final_summary/over_latency_limit.csv"
-if [ "$(wc -l < "$over")" -gt 1 ] && ! awk -F, 'NR>1 && $23=="ok" && $4>300 {bad=1} END {exit bad}' "$CSV"; then
+if [ "$(wc -l < "$over")" -gt 1 ] && ! awk -F, 'NR>1 && $29=="ok" && $4>300 {bad=1} END {exit bad}' "$CSV"; then
     fail latency_filter "a row over 300 ms is in final_output.csv"
 else
     [ "$(wc -l < "$over")" -gt 1 ] && pass latency_filter || fail latency_filter "nothing over the limit: $out"
@@ -45,10 +45,10 @@ SV="$SV $K.benchmark.input_len=1024 $K.benchmark.output_len=256"
 SCSV="$T/sv/inference/final_summary/final_output.csv"
 out=$("$AC" infer $SV "$K.benchmark.concurrency=[1,16,64]" "$K.run.precisions=[bf16,fp8]" 2>&1); rc=$?
 [ $rc -eq 0 ] && case "$out" in *"engine vllm"*"by goodput"*"TTFT ms"*) true ;; *) false ;; esac && pass serve_table || fail serve_table "exit $rc: $out"
-head -1 "$SCSV" | grep -q 'Tokens per second per instance,.*,Concurrency,Precision,TTFT \[ms\],ITL \[ms\],Total tokens per second per GPU,Goodput \[requests/sec/gpu\],KV cache capacity \[sequences per instance\],Predicted TTFT \[ms\],Predicted ITL \[ms\],Predicted latency \[ms\],Predicted throughput per GPU \[requests/sec/gpu\],Status,Reason$' \
+head -1 "$SCSV" | grep -q 'Tokens per second per instance,.*,Concurrency,Precision,TTFT \[ms\],ITL \[ms\],Total tokens per second per GPU,Goodput \[requests/sec/gpu\],KV cache capacity \[sequences per instance\],Request rate \[requests/sec per instance\],EP,Percentile,TTFT pN \[ms\],ITL pN \[ms\],Latency pN \[ms\],Predicted TTFT \[ms\],Predicted ITL \[ms\],Predicted latency \[ms\],Predicted throughput per GPU \[requests/sec/gpu\],Status,Reason$' \
     && pass serve_csv_header || fail serve_csv_header "$(head -1 "$SCSV")"
 # 2 TP x 2 precisions x 3 loads, best goodput first; fp8 holds more sequences than bf16 at the same TP
-[ "$(awk -F, 'NR>1' "$SCSV" | wc -l)" = 12 ] && awk -F, 'NR>1 && $23=="ok" {if (prev != "" && $17+0 > prev+0) bad=1; prev=$17} END {exit bad}' "$SCSV" \
+[ "$(awk -F, 'NR>1' "$SCSV" | wc -l)" = 12 ] && awk -F, 'NR>1 && $29=="ok" {if (prev != "" && $17+0 > prev+0) bad=1; prev=$17} END {exit bad}' "$SCSV" \
     && pass serve_rows_by_goodput || fail serve_rows_by_goodput "$(cat "$SCSV")"
 kb=$(awk -F, '$1==1 && $12==16 && $13=="bf16" {print $18}' "$SCSV"); kf=$(awk -F, '$1==1 && $12==16 && $13=="fp8" {print $18}' "$SCSV")
 [ -n "$kb" ] && [ -n "$kf" ] && [ "$kf" -gt "$kb" ] && pass serve_fp8_kv_capacity || fail serve_fp8_kv_capacity "bf16 $kb fp8 $kf"
@@ -59,10 +59,35 @@ out=$("$AC" infer $SV search_config.train_settings.gpu=a100_80gb "$K.benchmark.c
 case "$out" in *"failed:"*"has no fp8 tensor cores"*) pass serve_fp8_needs_fp8_gpu ;; *) fail serve_fp8_needs_fp8_gpu "$out" ;; esac
 out=$("$AC" infer $SV "$K.benchmark.concurrency=[64]" "$K.max_itl_ms=0.5" 2>&1)
 case "$out" in *"misses ITL "*"> max_itl_ms 0.5"*) pass serve_itl_limit_unmet ;; *) fail serve_itl_limit_unmet "$out" ;; esac
+# request-rate loads (Poisson arrivals) beside concurrency, limits at a percentile: the p99 TTFT grows with
+# the rate, a rate beyond the instance is saturated (said so), an unmet p99 limit names the closest configuration
+out=$("$AC" infer $SV "$K.benchmark.concurrency=[16]" "$K.benchmark.request_rates=[1,8,100000]" "$K.latency_percentile=99" 2>&1); rc=$?
+[ $rc -eq 0 ] && case "$out" in *"TTFT p99"*"1/s"*"saturated: 100000 requests/s"*) true ;; *) false ;; esac \
+    && pass serve_request_rates || fail serve_request_rates "exit $rc: $out"
+t1=$(awk -F, '$1==1 && $19==1 {print $22}' "$SCSV"); t8=$(awk -F, '$1==1 && $19==8 {print $22}' "$SCSV")
+[ -n "$t1" ] && [ -n "$t8" ] && awk -v a="$t1" -v b="$t8" 'BEGIN {exit !(b > a)}' && pass serve_rate_raises_ttft_p99 || fail serve_rate_raises_ttft_p99 "rate 1: $t1, rate 8: $t8"
+out=$("$AC" infer $SV "$K.benchmark.request_rates=[8]" "$K.latency_percentile=99" "$K.max_ttft_ms=1" 2>&1)
+case "$out" in *"the closest is TP "*"request rate 8/s"*"misses TTFT p99 "*"> max_ttft_ms 1;"*) pass serve_p99_limit_unmet ;; *) fail serve_p99_limit_unmet "$out" ;; esac
+# EP for MoE: sizes that divide TP and the experts are searched, the others left out
+out=$("$AC" infer search_config=mixtral/mixtral_8x7b search_config.train_settings.logs=$T/logs search_config.train_settings.gpu=h100_sxm \
+      $K.run.results_dir=$T/moe $K.run.engine=vllm "$K.run.tensor_parallel_sizes=[2,4]" "$K.run.pipeline_parallel_sizes=[1]" \
+      "$K.run.expert_parallel_sizes=[1,2,4]" "$K.benchmark.concurrency=[32]" "$K.benchmark.batch_sizes=[256]" 2>&1); rc=$?
+MCSV="$T/moe/inference/final_summary/final_output.csv"
+[ $rc -eq 0 ] && [ "$(awk -F, 'NR>1' "$MCSV" | wc -l)" = 5 ] && ! awk -F, 'NR>1 && $1==2 && $20==4 {bad=1} END {exit !bad}' "$MCSV" \
+    && case "$out" in *" EP "*) true ;; *) false ;; esac && pass serve_moe_ep || fail serve_moe_ep "exit $rc: $out $(cat "$MCSV")"
+out=$("$AC" infer search_config=mixtral/mixtral_8x7b search_config.train_settings.logs=$T/logs $K.run.results_dir=$T/moe3 $K.run.engine=vllm \
+      "$K.run.tensor_parallel_sizes=[2,4]" "$K.run.pipeline_parallel_sizes=[1]" "$K.run.expert_parallel_sizes=[3]" "$K.benchmark.concurrency=[8]" 2>&1); rc=$?
+[ $rc -eq 2 ] && case "$out" in *"run.expert_parallel_sizes: no EP size divides both a searched TP size and the 8 experts"*) true ;; *) false ;; esac \
+    && pass serve_bad_ep || fail serve_bad_ep "exit $rc: $out"
 out=$("$AC" infer search_config=llama/llama3_70b search_config.train_settings.logs=$T/logs $K.run.results_dir=$T/big \
       $K.run.engine=trtllm "$K.run.tensor_parallel_sizes=[1]" "$K.run.pipeline_parallel_sizes=[1]" "$K.benchmark.concurrency=[8]" 2>&1); rc=$?
 [ $rc -eq 0 ] && case "$out" in *"does not fit even on the largest TP x PP searched (TP 1 x PP 1 = 1 GPUs)"*"GiB short"*) true ;; *) false ;; esac \
     && pass serve_no_fit_by_how_much || fail serve_no_fit_by_how_much "exit $rc: $out"
+# the original's engine too: GPT-3 175B on TP <= 2 says which TP x PP and how many GiB per GPU it lacks
+out=$("$AC" infer search_config=gpt3/175b search_config.train_settings.logs=$T/logs $K.run.results_dir=$T/ft175 \
+      "$K.run.tensor_parallel_sizes=[1,2]" "$K.run.pipeline_parallel_sizes=[1]" "$K.benchmark.batch_sizes=[1,8]" 2>&1); rc=$?
+[ $rc -eq 0 ] && case "$out" in *"does not fit even on the largest TP x PP searched (TP 2 x PP 1 = 2 GPUs)"*"GiB per GPU needed"*"GiB short"*) true ;; *) false ;; esac \
+    && pass static_no_fit_by_how_much || fail static_no_fit_by_how_much "exit $rc: $out"
 out=$("$AC" infer $common "$K.benchmark.concurrency=[8]" 2>&1); rc=$?
 [ $rc -eq 2 ] && case "$out" in *"static batches"*) true ;; *) false ;; esac && pass static_engine_refuses_concurrency || fail static_engine_refuses_concurrency "exit $rc: $out"
 

@@ -57,6 +57,22 @@ if "$AC" run "search_config.train_settings.logs=$T/run" >/dev/null 2>&1; then
 else
     fail from_run "autoconfig run failed"
 fi
+# serving (issue 27): an in-flight engine's search adds the goodput frontier against the TTFT and ITL limits,
+# each with its limit line and the percentile the limits apply to on the axis
+cp -r tests/fixtures/report/full "$T/serve"
+K=search_config.inference_settings
+if "$AC" infer search_config=gpt3/20b "search_config.train_settings.logs=$T/serve" search_config.train_settings.gpu=a100_80gb \
+       $K.run.engine=vllm "$K.run.tensor_parallel_sizes=[1,2]" "$K.run.pipeline_parallel_sizes=[1]" "$K.benchmark.batch_sizes=[256]" \
+       "$K.benchmark.concurrency=[1,8]" "$K.benchmark.request_rates=[2]" "$K.latency_percentile=90" "$K.max_ttft_ms=200" \
+       "$K.max_itl_ms=40" >/dev/null 2>&1; then
+    expect serve_report 0 "9 of 9 charts with data, inference, cost" -- report "$T/serve"
+    SH="$T/serve/final_result/report.html"
+    grep -q 'id="chart-serving-ttft"' "$SH" && grep -q 'id="chart-serving-itl"' "$SH" && grep -q 'TTFT p90 \[ms\]' "$SH" &&
+        grep -q 'limit 200 ms' "$SH" && grep -q 'limit 40 ms' "$SH" && pass serve_goodput_frontier \
+        || fail serve_goodput_frontier "no goodput frontier charts in the serving report"
+else
+    fail serve_report "autoconfig infer (vllm) failed"
+fi
 if "$AC" run "search_config.train_settings.logs=$T/noinf" run_inference_hp_search=false >/dev/null 2>&1; then
     ! grep -q 'id="chart-inference"' "$T/noinf/final_result/report.html" &&
         ! grep -q 'id="chart-cost"' "$T/noinf/final_result/report.html" && pass from_run_no_inference \

@@ -116,7 +116,7 @@ if [ -f "$V" ]; then
     echo "$last" | grep -Eq '^rows [0-9]+ skipped [0-9]+ median_abs_err [0-9.]+% p90_abs_err [0-9.]+%$' \
         && pass validate_line || fail validate_line "$last"
     med=$(echo "$last" | sed 's/.*median_abs_err \([0-9.]*\)%.*/\1/')
-    awk -v m="$med" 'BEGIN { exit !(m <= 10.0) }' && pass validate_median || fail validate_median "median $med% > 10%"
+    awk -v m="$med" 'BEGIN { exit !(m <= 9.3) }' && pass validate_median || fail validate_median "median $med% > 9.3% (was 9.0% with the long-sequence rows)"
     p90=$(echo "$last" | sed 's/.*p90_abs_err \([0-9.]*\)%.*/\1/')
     # p90 is a regression guard (target 25%): 35.5% before the release-bound recipes (CUDA
     # graphs and all-to-all overlap of the 26.06+ MoE runs), 31.9% with them; 37.9% once the
@@ -130,15 +130,25 @@ if [ -f "$V" ]; then
     # DDP: issue 24); 36.5% with the training stack as an input (S8 on nemo-megatron-2022:
     # unfused attention, no interleaving), GEMM tile/wave quantization and T5's per-stack layers.
     # 29.4% with NeMo 1.x's unfused gradient accumulation and NeMo's gated-GELU T5.
-    awk -v m="$p90" 'BEGIN { exit !(m <= 27.0) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 27.0% (was 26.6% with the fine-tuning rows read and the 2022 stack without TE userbuffers)"
+    # 26.6% with the fine-tuning rows read and the 2022 stack without TE userbuffers.  30.3% once
+    # rows that print only their best run (no MBS, or no TP/PP: the S9 long-sequence tables, 24
+    # rows, median 28.8%, predicted too fast) are read with the fastest layout predicted to fit,
+    # and rows that publish only a model name take its shape (data/models.csv: Grok-1, Kimi K2);
+    # the rows with a published layout keep their own guard below.  26.4% with the output layer
+    # in bf16 under FP8, FP8 tiles' longer K fill, FlashAttention's slower backward and whole
+    # diagonal blocks, NeMo 1.x's fp32 loss and the DP reduction hidden under the backward only.
+    awk -v m="$p90" 'BEGIN { exit !(m <= 26.9) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 26.9% (was 26.4% with the long-sequence rows read)"
+    p90_pub=$(echo "$out" | sed -n 's/^without those rows ([0-9]* with a published layout): median_abs_err [0-9.]*% p90_abs_err \([0-9.]*\)%$/\1/p')
+    awk -v m="${p90_pub:-999}" 'BEGIN { exit !(m <= 25.5) }' && pass validate_p90_published_layouts \
+        || fail validate_p90_published_layouts "p90 of the rows with a published layout ${p90_pub:-?}% > 25.5% (was 25.0%)"
     p90_old=$(python3 -c '
 import csv, sys
 e = sorted(abs(float(r["error_pct"])) for r in csv.DictReader(open(sys.argv[1]))
            if r["error_pct"] and "DeepSeek" not in r["model"])
 x = 0.9 * (len(e) - 1); i = int(x)
 print("%.1f" % (e[i] + (x - i) * (e[min(i + 1, len(e) - 1)] - e[i])))' "$T/val.csv")
-    awk -v m="$p90_old" 'BEGIN { exit !(m <= 28.0) }' && pass validate_p90_without_mla \
-        || fail validate_p90_without_mla "p90 without the DeepSeek-V3 rows $p90_old% > 28.0% (was 27.7%)"
+    awk -v m="$p90_old" 'BEGIN { exit !(m <= 28.9) }' && pass validate_p90_without_mla \
+        || fail validate_p90_without_mla "p90 without the DeepSeek-V3 rows $p90_old% > 28.9% (was 28.4% with the long-sequence rows)"
     # the DeepSeek-V3 rows: every one predicted (sizes from MLA_FAMILIES), all fit in memory
     # with the recipe's MLA up-projection recompute
     ds=$(python3 -c '
@@ -146,8 +156,12 @@ import csv, sys
 r = [r for r in csv.DictReader(open(sys.argv[1])) if r["model"].startswith("DeepSeekV3") and r["error_pct"]]
 print(len(r), sum(x["fits"] == "true" for x in r))' "$T/val.csv")
     [ "$ds" = "34 34" ] && pass validate_deepseek_v3 || fail validate_deepseek_v3 "predicted, fitting: $ds (want 34 34)"
+    # tables that print only their best run: the layout assumed, counted, and kept out of the
+    # published-layout figure
+    echo "$out" | grep -q "^layout not published: TP x PP and MBS of [1-9][0-9]* row(s), MBS of [1-9][0-9]*: the fastest" \
+        && pass validate_layout_assumed || fail validate_layout_assumed "$(echo "$out" | grep -i 'not published')"
     fit=$(echo "$out" | sed -n 's/^memory: \([0-9]*\) of \([0-9]*\) published runs.*/\1/p')
-    [ "${fit:-0}" -ge 474 ] && pass validate_memory_fit || fail validate_memory_fit "only ${fit:-?} published runs predicted to fit (was 474 of 481)"
+    [ "${fit:-0}" -ge 530 ] && pass validate_memory_fit || fail validate_memory_fit "only ${fit:-?} published runs predicted to fit (was 530 of 537)"
     # the per-source median target (10%) holds for every source but S6 (MoE release spread)
     bad=$(echo "$out" | awk '$1 ~ /^S(4|5|7|10)$/ && $4+0 > 10.0 {print $1 " " $4}')
     seen=$(echo "$out" | awk '$1 ~ /^S(4|5|7|10)$/ && $4 ~ /%$/' | wc -l)

@@ -38,7 +38,7 @@ grep -q "vllm serve \"\$PWD/model\" --load-format dummy --tensor-parallel-size 2
     grep -q '"LlamaForCausalLM"' "$D/model/config.json" && [ -f "$D/model/tokenizer_config.json" ] && [ -f "$D/result.json" ] &&
     bash -n "$D/submission_script.sh" && pass vllm_job_files || fail vllm_job_files "$(ls -a "$D" "$D/model" 2>&1; cat "$D/submission_script.sh")"
 # measured TTFT 10% over the prediction: the prediction column says so (error -9%)
-awk -F, 'NR>1 && $6=="measured" { r = $19 / $14; if (r < 0.90 || r > 0.92) bad = 1; n++ } END { exit bad || n != 4 }' "$CSV" &&
+awk -F, 'NR>1 && $6=="measured" { r = $25 / $14; if (r < 0.90 || r > 0.92) bad = 1; n++ } END { exit bad || n != 4 }' "$CSV" &&
     head -1 "$CSV" | grep -q 'Predicted TTFT \[ms\],Predicted ITL \[ms\],Predicted latency \[ms\]' &&
     grep -q '"predicted_ttft_ms"' "$T/v/inference/final_summary/summary.json" &&
     pass measured_beside_predicted || fail measured_beside_predicted "$(cat "$CSV")"

@@ -242,7 +242,7 @@ if serve_search >"$W/vl.out" 2>"$W/vl.err" &&
    grep -q 'Inference benchmark jobs: 4 ran, 0 failed' "$W/vl.out" && grep -q 'engine vllm (measured)' "$W/vl.out" &&
    grep -q 'Measured beside predicted' "$W/vl.out" &&
    [ "$(grep -c ',measured,' "$W/vl/inference/final_summary/final_output.csv")" = 4 ] &&
-   awk -F, 'NR>1 { r = $19 / $14; if (r < 0.90 || r > 0.92) bad = 1 } END { exit bad }' "$W/vl/inference/final_summary/final_output.csv" &&
+   awk -F, 'NR>1 { r = $25 / $14; if (r < 0.90 || r > 0.92) bad = 1 } END { exit bad }' "$W/vl/inference/final_summary/final_output.csv" &&
    [ "$(jobs_in "$W/vl")" = 4 ] && [ -f "$VD/result.json" ] && grep -q '^#SBATCH --ntasks-per-node=1$' "$VD/submission_script.sh" &&
    grep -q 'srun --ntasks=1 ' "$VD/submission_script.sh"; then
     pass "measured vLLM search on Slurm: 4 vllm serve + bench serve jobs ran, TTFT/ITL/throughput measured beside predicted"

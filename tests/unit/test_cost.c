@@ -310,7 +310,7 @@ static void test_search_answers(void)
     /* the rankings are sorted: by time; by $/MT up to the tie band, inside which the faster comes first */
     for (size_t j = 1; j < r.n_ranked; j++) {
         const cost_option *a = &r.opt[r.by_cost[j - 1]], *b = &r.opt[r.by_cost[j]];
-        CHECK(b->usd_per_mtok >= a->usd_per_mtok || cost_same_price(a->usd_per_mtok, b->usd_per_mtok));
+        CHECK(b->usd_per_mtok >= a->usd_per_mtok || cost_same_price(a->usd_per_mtok, b->usd_per_mtok, fmax(cost_tie_band(a), cost_tie_band(b))));
         if (b->usd_per_mtok < a->usd_per_mtok) CHECK(a->hours <= b->hours);
         CHECK(r.opt[r.by_time[j]].hours >= r.opt[r.by_time[j - 1]].hours);
     }
@@ -318,7 +318,7 @@ static void test_search_answers(void)
     for (size_t i = 0; i < r.n; i++)
         if (r.opt[i].feasible)
             CHECK(r.opt[i].usd_per_mtok >= r.opt[r.best_per_pool[r.opt[i].k.pool]].usd_per_mtok ||
-                  cost_same_price(r.opt[i].usd_per_mtok, r.opt[r.best_per_pool[r.opt[i].k.pool]].usd_per_mtok));
+                  cost_same_price(r.opt[i].usd_per_mtok, r.opt[r.best_per_pool[r.opt[i].k.pool]].usd_per_mtok, cost_tie_band(&r.opt[i])));
     CHECK(r.chosen_why[0] != '\0');
     /* a deadline below the cheapest option's time picks a faster one */
     double cheap_h = r.opt[r.best_cost].hours;
@@ -352,7 +352,7 @@ static void test_files(void)
     char *ds = NULL, *args = NULL, *lora = NULL;
     ac_err e;
     CHECK_INT(cost_deepspeed_json(&rq, &o, &ds, &e), 0);
-    CHECK_INT(cost_train_args_json(&rq, &o, &args, &e), 0);
+    CHECK_INT(cost_train_args_json(&rq, &o, 0, &args, &e), 0);
     CHECK_INT(cost_lora_json(&rq, &lora, &e), 0);
     cJSON *j = cJSON_Parse(ds);
     CHECK(j != NULL);
@@ -682,7 +682,12 @@ static void test_ties_go_to_the_faster(void)
     CHECK_INT(cost_search(&rq, &r, &e), 0);
     long c = cost_chosen(&r, &rq);
     CHECK(c >= 0 && r.opt[c].k.num_gpus == 8);
-    CHECK_CONTAINS(r.chosen_why, "within 5 %");
+    /* the tie band is the ranking band of the GPU and stack (data/bands.csv rank_band_rel) */
+    char want[48];
+    snprintf(want, sizeof want, "within %d %% (the ranking band", (int)lround(100.0 * est_rank_band_rel(&r.opt[c].est)));
+    CHECK(est_rank_band_rel(&r.opt[c].est) > 0);
+    CHECK_NEAR(cost_tie_band(&r.opt[c]), est_rank_band_rel(&r.opt[c].est), 1e-12);
+    CHECK_CONTAINS(r.chosen_why, want);
     CHECK_CONTAINS(r.chosen_why, "1x a100_80gb");
     /* a deadline still rules, a budget too */
     cost_result_free(&r);
@@ -732,8 +737,19 @@ static void test_ties_go_to_the_faster(void)
     CHECK(named);
     cost_result_free(&r);
     /* outside the band the cheaper still wins */
-    CHECK(cost_same_price(1.00, 1.049));
-    CHECK(!cost_same_price(1.00, 1.06));
+    CHECK(cost_same_price(1.00, 1.049, 0.05));
+    CHECK(!cost_same_price(1.00, 1.06, 0.05));
+    /* the one tie rule (search and --measure): by $/MT, a run priced alike within the larger
+     * band of the two ordered by time; a wider band of one item widens its tie */
+    cost_rank_item it[] = {{0, 1.00, 10.0, 0.02}, {1, 1.03, 5.0, 0.02}, {2, 1.03, 4.0, 0.05}, {3, 2.00, 1.0, 0.05}};
+    cost_rank_by_price(it, 4);
+    CHECK_INT((int)it[0].id, 2); /* 1.03 within its 5 % of 1.00: the faster first */
+    CHECK_INT((int)it[1].id, 0);
+    CHECK_INT((int)it[2].id, 1); /* 1.03 is not within 2 % of 1.00 */
+    CHECK_INT((int)it[3].id, 3); /* outside every band: the cheaper still wins */
+    cost_rank_item narrow[] = {{0, 1.00, 10.0, 0.02}, {1, 1.03, 5.0, 0.02}};
+    cost_rank_by_price(narrow, 2);
+    CHECK_INT((int)narrow[0].id, 0);
 }
 
 static void test_trainer_log(void)
@@ -777,6 +793,68 @@ static void test_pool_errors(void)
     CHECK_INT(cost_pool_parse("a10g:1:0", 8, NULL, &p, &e), -1);
 }
 
+/* the stack the files configure: Hugging Face + DeepSpeed by default with no TP/PP setup (its
+ * trainer cannot run them); TP/PP only on a named Megatron stack; FSDP only with the sharding
+ * strategies and the CPU offload PyTorch FSDP has */
+static void test_stack_it_configures(void)
+{
+    model_shape s = llama7b();
+    cost_request rq = request(&s, COST_FULL);
+    cost_result r;
+    ac_err e;
+    CHECK_INT(cost_search(&rq, &r, &e), 0);
+    for (size_t i = 0; i < r.n; i++) {
+        CHECK(r.opt[i].k.tp == 1 && r.opt[i].k.pp == 1);
+        CHECK_STR(cost_stack_of(&rq, &r.opt[i].k)->name, "hf-deepspeed");
+    }
+    char band[160];
+    long c = cost_chosen(&r, &rq);
+    CHECK(c >= 0);
+    cost_band_text(&rq, &r.opt[c], band, sizeof band);
+    /* no pre-training rows of the stack: the band of its published fine-tuning runs */
+    CHECK_CONTAINS(band, "published fine-tuning runs of hf-deepspeed");
+    double rel;
+    CHECK_STR(cost_band_of(&rq, &r.opt[c], &rel, band, sizeof band), "published");
+    CHECK(rel > 0.2);
+    cost_result_free(&r);
+    rq.stack = est_stack_find("megatron-core");
+    CHECK_INT(cost_search(&rq, &r, &e), 0);
+    bool tp = false;
+    for (size_t i = 0; i < r.n; i++) tp |= r.opt[i].k.tp > 1 || r.opt[i].k.pp > 1;
+    CHECK(tp); /* the Megatron stack's layouts are searched when it is named */
+    cost_result_free(&r);
+    rq.stack = est_stack_find("pytorch-fsdp");
+    CHECK_INT(cost_search(&rq, &r, &e), 0);
+    for (size_t i = 0; i < r.n; i++) {
+        const cost_knobs *k = &r.opt[i].k;
+        CHECK(k->zero != 1 && k->offload_optimizer == k->offload_params && k->tp == 1 && k->pp == 1);
+    }
+    cost_result_free(&r);
+    /* ds_config.json's overlap_comm: true is what the prediction assumes (est_input.dp_overlap_on) */
+    rq.stack = NULL;
+    cost_knobs k2 = {0, 8, 1, 1, 1, 2, false, false, true};
+    cost_option o;
+    CHECK_INT(cost_evaluate(&rq, &k2, &o, &e), 0);
+    char *ds = NULL;
+    CHECK_INT(cost_deepspeed_json(&rq, &o, &ds, &e), 0);
+    CHECK_CONTAINS(ds, "\"overlap_comm\":\ttrue");
+    free(ds);
+    /* with overlap the exposed reduction is at most the unhidden one */
+    est_input in;
+    model_shape s4 = s;
+    s4.seq_length = rq.context;
+    est_input_init(&in, &s4, rq.pools[0].gpu);
+    in.num_gpus = 8; in.gpus_per_node = 8; in.mbs = 1; in.gbs = 64; in.zero_stage = 2;
+    est_stack_apply(&in, est_stack_find("hf-deepspeed"));
+    in.zero_stage = 2;
+    est_result off, on;
+    CHECK_INT(est_evaluate(&in, &off), 0);
+    in.dp_overlap_on = true;
+    CHECK_INT(est_evaluate(&in, &on), 0);
+    CHECK(on.t_dp_exposed < off.t_dp_exposed);
+    CHECK_NEAR(off.t_dp_exposed, off.t_dp_comm, 1e-9); /* DeepSpeed's ZeRO-2 default: after the backward */
+}
+
 int main(void)
 {
     RUN(test_zero_stages_as_the_paper);
@@ -795,6 +873,7 @@ int main(void)
     RUN(test_host_ram_per_instance);
     RUN(test_heterogeneous_rank0);
     RUN(test_ties_go_to_the_faster);
+    RUN(test_stack_it_configures);
     RUN(test_trainer_log);
     CHECK_DONE();
 }

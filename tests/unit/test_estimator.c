@@ -916,9 +916,12 @@ static void test_attention_tiles_and_head_width(void)
 {
     CHECK_NEAR(est_attn_keys_computed(4096, true, 128), 256.0, 1e-9);
     CHECK_NEAR(est_attn_keys_computed(4096, false, 128), 256.0, 1e-9);
-    CHECK_NEAR(est_attn_keys_computed(4096, true, 0), 2048.0, 1e-9);
-    CHECK_NEAR(est_attn_keys_computed(4096, true, 8192), 2048.0, 1e-9);
-    CHECK_NEAR(est_attn_keys_computed(300, true, 200), 150.0, 1e-9); /* never more than full causal */
+    /* causal: the diagonal 128-key block computed whole, s/2 + 64 keys a query */
+    CHECK_NEAR(est_attn_keys_computed(4096, true, 0), 2048.0 + 64.0, 1e-9);
+    CHECK_NEAR(est_attn_keys_computed(4096, true, 8192), 2048.0 + 64.0, 1e-9);
+    CHECK_NEAR(est_attn_keys_computed(4096, false, 0), 4096.0, 1e-9);
+    CHECK_NEAR(est_attn_keys_computed(100, true, 0), 100.0, 1e-9);    /* one block: all of it */
+    CHECK_NEAR(est_attn_keys_computed(300, true, 200), 214.0, 1e-9); /* never more than full causal */
     CHECK(gpu_catalog_load(NULL) == 0);
     const gpu_spec *h100 = gpu_find("h100"), *gb300 = gpu_find("gb300");
     CHECK_NEAR(est_attn_fwd_eff(0.55, h100, 256), 0.55, 1e-12);

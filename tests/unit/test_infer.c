@@ -215,6 +215,54 @@ static void test_model_mla(void)
     CHECK(m.mem_kv > 10 * r.mem_kv);
 }
 
+
+/* MoE pricing: shared experts add a dense MLP every token passes; layers with a dense FFN (moe_dense_layers)
+ * are priced as such; EP spreads experts over the TP ranks (EP | TP, EP | experts), the same weight bytes per
+ * GPU at decode and the busiest rank's tokens in a compute-bound prefill; attention never runs at FP4 */
+static void test_model_moe_parts(void)
+{
+    model_shape s = llama70b(8);
+    s.num_layers = 48; s.hidden = 5120; s.heads = 40; s.ffn_hidden = 16384; s.num_experts = 16; s.moe_topk = 1;
+    s.moe_ffn_hidden = 8192; s.vocab = 202048; /* Llama 4 Scout without its shared expert */
+    est_infer_result plain = run(&s, "h100", 4, 1, 8, 1024, 64, PREC_BF16);
+    model_shape sh = s;
+    sh.moe_shared_ffn = 8192;
+    est_infer_result shared = run(&sh, "h100", 4, 1, 8, 1024, 64, PREC_BF16);
+    CHECK(shared.prefill_s > plain.prefill_s * 1.2);   /* twice the MLP FLOPs per token */
+    CHECK(shared.decode_step_s > plain.decode_step_s); /* and its weights every step */
+    /* half the layers dense (Maverick interleaves): the 16 experts' weights are read half as often */
+    model_shape dl = sh;
+    dl.moe_dense_layers = 24;
+    CHECK(run(&dl, "h100", 4, 1, 8, 1024, 64, PREC_BF16).decode_step_s < shared.decode_step_s);
+    /* EP: rules, then the busiest rank in a compute-bound prefill */
+    est_infer_input x;
+    est_infer_input_init(&x, &sh, gpu_find("h100"));
+    x.tp = 4; x.bs = 8; x.input_len = 1024; x.output_len = 64;
+    char why[256];
+    est_infer_result ep1, ep4;
+    CHECK_INT(est_infer_evaluate(&x, &ep1, why, sizeof why), 0);
+    x.ep = 4;
+    CHECK_INT(est_infer_evaluate(&x, &ep4, why, sizeof why), 0);
+    CHECK_NEAR(ep4.mem_weights, ep1.mem_weights, 1.0);
+    CHECK(ep4.prefill_s >= ep1.prefill_s * 0.9 && ep4.prefill_s < ep1.prefill_s * 1.5);
+    x.ep = 3;
+    CHECK_INT(est_infer_evaluate(&x, &ep4, why, sizeof why), -1);
+    CHECK_CONTAINS(why, "EP 3 does not divide TP 4");
+    x.tp = 8; x.ep = 8; x.shape.num_experts = 12;
+    CHECK_INT(est_infer_check(&x, why, sizeof why), -1);
+    CHECK_CONTAINS(why, "EP 8 does not divide 12 experts");
+    model_shape dense = llama70b(8);
+    est_infer_input_init(&x, &dense, gpu_find("h100"));
+    x.tp = 2; x.ep = 2;
+    CHECK_INT(est_infer_check(&x, why, sizeof why), -1);
+    CHECK_CONTAINS(why, "no experts");
+    /* FP4 weights: the GEMMs run at the FP4 peak, attention at fp8 (fp8 KV cache): a long prompt's prefill
+     * gains less than its GEMMs */
+    model_shape d8 = llama70b(8);
+    est_infer_result f8 = run(&d8, "b200", 1, 1, 1, 16384, 2, PREC_FP8), f4 = run(&d8, "b200", 1, 1, 1, 16384, 2, PREC_FP4);
+    CHECK(f4.prefill_s < f8.prefill_s && f4.prefill_s > 0.55 * f8.prefill_s);
+}
+
 static void test_max_load(void)
 {
     model_shape s = llama70b(8);
@@ -243,6 +291,7 @@ int main(void)
     RUN(test_model_tp_direction);
     RUN(test_model_gqa_fp8);
     RUN(test_model_moe);
+    RUN(test_model_moe_parts);
     RUN(test_model_mla);
     RUN(test_max_load);
     CHECK_DONE();

@@ -44,9 +44,49 @@ static void test_served_moe(void)
     CHECK_INT(model_named_shape("", &s, NULL), -1);
 }
 
+/* data/models.csv: training-era and MLA architectures by the names tables write */
+static void test_catalog_names(void)
+{
+    model_shape s;
+    const char *src = NULL;
+    ac_err e;
+    CHECK_INT(model_named_load(&e), 0);
+    /* GPT-3 6.7B (Brown 2020 Table 2.1): 32 x 4096, tied embeddings, learned positions, 4h MLP;
+     * 6.7B and 13B do not collide although dots are ignored (gpt367b vs gpt313b) */
+    CHECK_INT(model_named_shape("GPT-3 6.7B", &s, &src), 0);
+    CHECK_INT(s.num_layers, 32);
+    CHECK_INT(s.ffn_hidden, 16384);
+    CHECK(!s.untied_embeddings && s.learned_pos_emb && !s.gated_mlp);
+    CHECK_CONTAINS(src, "Table 2.1");
+    CHECK_INT(model_named_shape("GPT-3 13B", &s, NULL), -1);
+    /* Falcon-7B: multi-query attention, head_dim 64 with 71 heads (4544 = 71 x 64) */
+    CHECK_INT(model_named_shape("falcon-7b", &s, NULL), 0);
+    CHECK_INT(s.query_groups, 1);
+    CHECK_INT(s.heads * s.kv_channels, s.hidden);
+    /* a table's spelling with remarks in parentheses and the size twice */
+    CHECK_INT(model_named_shape("Grok-1 314B (MoE) 314B (proxy: 4 layers)", &s, NULL), 0);
+    CHECK_INT(s.num_layers, 64);
+    CHECK_INT(s.num_experts, 8);
+    CHECK_INT(s.moe_topk, 2);
+    CHECK_INT(s.moe_ffn_hidden, 32768);
+    /* Kimi K2: DeepSeek-V3's latent attention with 384 experts, one dense layer, no MTP */
+    CHECK_INT(model_named_shape("Kimi_K2", &s, NULL), 0);
+    CHECK_INT(s.kv_lora_rank, 512);
+    CHECK_INT(s.num_experts, 384);
+    CHECK_INT(s.moe_dense_layers, 1);
+    CHECK_INT(s.mtp_layers, 0);
+    CHECK_INT(model_named_shape("DeepSeek-V3", &s, NULL), 0);
+    CHECK_INT(s.mtp_layers, 1);
+    CHECK_INT(s.moe_router_groups, 8);
+    /* LLaMA (v1) 33B also goes by 30B */
+    CHECK_INT(model_named_shape("LLaMA-30B", &s, NULL), 0);
+    CHECK_INT(s.hidden, 6656);
+}
+
 int main(void)
 {
     RUN(test_presets_by_published_name);
     RUN(test_served_moe);
+    RUN(test_catalog_names);
     CHECK_DONE();
 }

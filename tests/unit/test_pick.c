@@ -3,6 +3,7 @@
 #include "check.h"
 #include "search/grid.h"
 #include "search/pick.h"
+#include "search/train_search.h"
 
 static search_candidate cand(int tp, int pp, int cp, int dp, search_recompute rc)
 {
@@ -70,10 +71,31 @@ static void test_vp1_is_none(void)
     search_grid_free(&g);
 }
 
+static void test_layout_splits(void)
+{
+    long long dp = 0;
+    /* TP 2 on 16 GPUs: DP 8, GBS 256 = MBS 1 x DP 8 x 32 */
+    search_candidate k = cand(2, 1, 1, 0, SEARCH_RC_NONE);
+    k.mbs = 1, k.gbs = 256;
+    CHECK(search_layout_splits(&k, 16, &dp));
+    CHECK_INT(dp, 8);
+    /* EP 8 needs DP x CP to be a multiple of 8: 8 GPUs give DP 4, so a smaller search run
+     * (search_num_nodes) or a budget node count must not land there */
+    k.ep = 8;
+    CHECK(!search_layout_splits(&k, 8, NULL));
+    CHECK(search_layout_splits(&k, 16, NULL));
+    /* the batch must split: GBS 256 over MBS 4 x DP 48 does not */
+    k.ep = 1, k.mbs = 4;
+    CHECK(!search_layout_splits(&k, 96, NULL));
+    /* TP x PP x CP must divide the GPUs */
+    CHECK(!search_layout_splits(&k, 9, NULL));
+}
+
 int main(void)
 {
     RUN(test_band);
     RUN(test_conventional_order);
     RUN(test_vp1_is_none);
+    RUN(test_layout_splits);
     CHECK_DONE();
 }

@@ -156,6 +156,99 @@ static void test_goodput_and_fit(void)
     CHECK_CONTAINS(why, "GiB short");
 }
 
+
+/* percentiles: the tail grows with the load; p99 >= p90 >= p50; a higher request rate gives a higher
+ * TTFT percentile; the goodput limit applies to the percentile */
+static void test_percentiles(void)
+{
+    model_shape m = llama8b();
+    serve_input s;
+    serve_input_init(&s, &m, gpu_find("h100"), serve_engine_find("vllm"));
+    s.concurrency = 0; s.input_len = 2048; s.output_len = 256;
+    char why[256];
+    double prev_p90 = 0;
+    double rates[] = { 1.0, 4.0, 8.0 };
+    for (size_t i = 0; i < sizeof rates / sizeof *rates; i++) {
+        serve_result r50, r90, r99;
+        s.request_rate = rates[i];
+        s.percentile = 50; CHECK_INT(serve_evaluate(&s, &r50, why, sizeof why), 0);
+        s.percentile = 90; CHECK_INT(serve_evaluate(&s, &r90, why, sizeof why), 0);
+        s.percentile = 99; CHECK_INT(serve_evaluate(&s, &r99, why, sizeof why), 0);
+        CHECK(!r90.saturated);
+        CHECK(r99.ttft_p_s >= r90.ttft_p_s && r90.ttft_p_s >= r50.ttft_p_s);
+        CHECK(r99.itl_p_s >= r90.itl_p_s && r90.itl_p_s >= r50.itl_p_s);
+        CHECK(r99.e2e_p_s >= r90.e2e_p_s);
+        CHECK(r90.ttft_p_s > prev_p90); /* higher request rate: higher TTFT p90 */
+        CHECK(r90.ttft_p_s >= r90.prefill_s);
+        prev_p90 = r90.ttft_p_s;
+        /* the means are untouched by the percentile */
+        CHECK_NEAR(r99.ttft_s, r50.ttft_s, 1e-12);
+    }
+    /* at a load where prompts queue, the p99 TTFT is above the mean and a limit between them
+     * passes the mean and fails the p99 */
+    s.request_rate = 8.0;
+    serve_result mean, p99;
+    s.percentile = 0; CHECK_INT(serve_evaluate(&s, &mean, why, sizeof why), 0);
+    s.percentile = 99; CHECK_INT(serve_evaluate(&s, &p99, why, sizeof why), 0);
+    CHECK_NEAR(mean.ttft_p_s, mean.ttft_s, 1e-12);
+    CHECK(p99.ttft_p_s > mean.ttft_s * 1.05);
+    double lim = (mean.ttft_s + p99.ttft_p_s) / 2 * 1e3;
+    CHECK(serve_goodput(&mean, lim, 0, 0) > 0);
+    CHECK(serve_goodput(&p99, lim, 0, 0) == 0.0);
+    s.percentile = 100;
+    CHECK_INT(serve_evaluate(&s, &p99, why, sizeof why), -1);
+    CHECK_CONTAINS(why, "percentile");
+}
+
+/* TensorRT-LLM's PyTorch executor: host work per request per iteration, overlapped with the GPU.  A small
+ * model at a large batch is host bound (an iteration costs host_per_seq_s per sequence); attention DP
+ * splits the requests over executors and lifts that bound */
+static void test_host_bound_iteration(void)
+{
+    model_shape m = llama8b();
+    const serve_engine *t = serve_engine_find("trtllm");
+    CHECK(t->host_per_seq_s > 1e-6 && t->overlap_host);
+    est_infer_input in;
+    est_infer_input_init(&in, &m, gpu_find("b200"));
+    in.precision = PREC_FP8;
+    in.cuda_graphs = true; in.custom_allreduce = true;
+    double gpu_only = est_infer_step_s(&in, 2048, 256, 0, 0);
+    in.host_per_seq_s = t->host_per_seq_s; in.overlap_host = true;
+    double host = est_infer_step_s(&in, 2048, 256, 0, 0);
+    CHECK(host >= 2048 * t->host_per_seq_s);
+    CHECK(host >= gpu_only - 1e-3); /* max(GPU, host), the 1 ms fixed host step now overlapped */
+    in.attn_dp = 8;
+    CHECK(est_infer_step_s(&in, 2048, 256, 0, 0) < host);
+    /* without overlap the host adds up */
+    in.attn_dp = 1; in.overlap_host = false;
+    CHECK(est_infer_step_s(&in, 2048, 256, 0, 0) > host);
+}
+
+/* length distributions: a spread of input lengths makes prompt service variable (M/G/1: a longer mean
+ * wait) and widens the TTFT percentile; a spread of output lengths widens the end-to-end percentile */
+static void test_length_spread(void)
+{
+    model_shape m = llama8b();
+    serve_input s;
+    serve_input_init(&s, &m, gpu_find("h100"), serve_engine_find("trtllm"));
+    s.concurrency = 0; s.request_rate = 6.0; s.input_len = 2048; s.output_len = 256; s.percentile = 90;
+    char why[256];
+    serve_result fixed, spread;
+    CHECK_INT(serve_evaluate(&s, &fixed, why, sizeof why), 0);
+    s.input_cv = 0.5;
+    CHECK_INT(serve_evaluate(&s, &spread, why, sizeof why), 0);
+    CHECK(spread.ttft_s > fixed.ttft_s);     /* the mean wait behind prompts grows by (1 + c²) */
+    CHECK(spread.ttft_p_s > fixed.ttft_p_s); /* and the p90 by the longer prompts */
+    CHECK_NEAR(spread.itl_s, fixed.itl_s, 1e-12);
+    s.input_cv = 0; s.output_cv = 0.5;
+    CHECK_INT(serve_evaluate(&s, &spread, why, sizeof why), 0);
+    CHECK(spread.e2e_p_s > fixed.e2e_p_s * 1.3); /* p90 output ~1.64x the mean */
+    CHECK_NEAR(spread.ttft_p_s, fixed.ttft_p_s, 1e-12);
+    s.output_cv = -1;
+    CHECK_INT(serve_evaluate(&s, &spread, why, sizeof why), -1);
+    CHECK_CONTAINS(why, "length spreads");
+}
+
 int main(void)
 {
     ac_err e;
@@ -166,5 +259,8 @@ int main(void)
     RUN(test_request_rate);
     RUN(test_static_is_the_original_model);
     RUN(test_goodput_and_fit);
+    RUN(test_percentiles);
+    RUN(test_host_bound_iteration);
+    RUN(test_length_spread);
     CHECK_DONE();
 }

@@ -1,9 +1,11 @@
 /* test_stack.c — the training-stack mechanisms (data/stacks.csv) and GEMM shape
  * efficiency against hand-computed values */
+#include <math.h>
 #include <string.h>
 
 #include "../check.h"
 #include "estimator/band.h"
+#include "estimator/collective.h"
 #include "estimator/est.h"
 #include "estimator/gpu.h"
 #include "estimator/layer_cost.h"
@@ -33,7 +35,7 @@ static void test_stacks_load(void)
     CHECK(mc && !strcmp(mc->name, "megatron-core") && mc->flash_attention);
     CHECK(n22 && !n22->flash_attention && !n22->interleaved_pipeline && n22->grad_accum_bytes == 12.0);
     CHECK(fsdp && !strcmp(fsdp->name, "pytorch-fsdp") && fsdp->zero_stage == 3 && fsdp->fsdp_prefetch && fsdp->fsdp_reshard);
-    CHECK(ds && !strcmp(ds->name, "hf-deepspeed") && ds->grad_bytes == 2.0 && !ds->dp_overlap);
+    CHECK(ds && !strcmp(ds->name, "hf-deepspeed") && ds->grad_bytes == 2.0 && ds->dp_overlap == 3);
     CHECK(est_stack_find("no-such-stack") == NULL);
     CHECK(est_stack_suggest("deepspeeed") && !strcmp(est_stack_suggest("deepspeeed"), "hf-deepspeed"));
 }
@@ -115,7 +117,47 @@ static void test_fsdp_gather_reshard(void)
     CHECK(hidden.t_dp_exposed < one.t_dp_exposed);
 }
 
-/* DeepSpeed's default reduces gradients after the backward: all of it shows */
+/* DeepSpeed's default reduces gradients after the backward below ZeRO-3 (overlap_comm unset is
+ * true only for stage 3): all of it shows; a config that sets overlap_comm (dp_overlap_on) hides it */
+/* "selective" on the FSDP stack is torchtitan's op-level checkpointing: of the block's matmuls
+ * Q, K, V, O, fc1, fc2 (small_gpt: not gated) the 2nd, 4th and 6th (K, O, fc2) are dropped and
+ * recomputed with every non-matmul op; Q, V, fc1, the attention output and the block input are
+ * kept.  On Megatron-Core, selective under FlashAttention recomputes nothing. */
+static void test_op_selective_checkpointing(void)
+{
+    CHECK(est_stack_load(NULL) == 0);
+    model_shape s = small_gpt();
+    est_input in;
+    est_input_init(&in, &s, gpu_find("a100_80gb"));
+    est_stack_apply(&in, est_stack_find("pytorch-fsdp"));
+    in.num_gpus = 8, in.mbs = 1, in.gbs = 8;
+    est_result none, sac, full;
+    CHECK(est_evaluate(&in, &none) == 0);
+    in.recompute = RECOMPUTE_SELECTIVE;
+    CHECK(est_evaluate(&in, &sac) == 0);
+    in.recompute = RECOMPUTE_FULL;
+    CHECK(est_evaluate(&in, &full) == 0);
+    /* bytes kept per token: input 2h + attention output 2h + Q 2h + V 2h + fc1 2·4h = 16h */
+    est_device dev;
+    layer_cost lc;
+    est_cal cal;
+    CHECK(est_cal_default(&cal, NULL) == 0);
+    in.recompute = RECOMPUTE_SELECTIVE;
+    est_device_of(&in, &cal, &dev);
+    layer_cost_compute(&in, &dev, 1024, 1024, true, false, 0, false, &lc);
+    CHECK_NEAR(lc.act_sac, 16.0 * 1024 * 1024, 1.0);
+    /* the dropped matmuls' share of FLOPs: K h², O h², fc2 4h² of h²(1+1+1+1+4+4) = 6/12 */
+    CHECK(lc.sac_recomp > 0.45 * (lc.fwd - lc.attn_core_fwd) * 0.5 && lc.sac_recomp < lc.fwd - lc.attn_core_fwd);
+    CHECK(none.t_recompute == 0.0 && sac.t_recompute > 0.0 && sac.t_recompute < full.t_recompute);
+    CHECK(sac.mem_activations < none.mem_activations && sac.mem_activations > full.mem_activations);
+    /* Megatron's selective under FlashAttention: nothing to recompute, everything kept */
+    est_stack_apply(&in, est_stack_find("megatron-core"));
+    in.recompute = RECOMPUTE_SELECTIVE;
+    est_result meg;
+    CHECK(est_evaluate(&in, &meg) == 0);
+    CHECK(meg.t_recompute == 0.0);
+}
+
 static void test_dp_overlap(void)
 {
     model_shape s = small_gpt();
@@ -127,6 +169,11 @@ static void test_dp_overlap(void)
     est_result r;
     CHECK(est_evaluate(&in, &r) == 0);
     CHECK_NEAR(r.t_dp_exposed, r.t_dp_comm, 1e-12);
+    in.dp_overlap_on = true;
+    est_result on;
+    CHECK(est_evaluate(&in, &on) == 0);
+    CHECK(on.t_dp_exposed < on.t_dp_comm);
+    in.dp_overlap_on = false;
     est_stack_apply(&in, est_stack_default());
     in.zero_stage = 2;
     in.grad_bytes = 2.0;
@@ -160,6 +207,16 @@ static void test_fp8_casts(void)
     CHECK(est_evaluate(&in, &bf) == 0);
     CHECK(b.t_compute_fwd > a.t_compute_fwd);
     CHECK(est_stack_find("pytorch-fsdp")->fp8_cast_bytes == 8.0 && est_stack_default()->fp8_cast_bytes == 4.0);
+    /* per-tensor current scaling reads each input once more for its amax (2 B): 6 B an
+     * element against delayed scaling's 4, so the cast time grows by half of the fused 4 B
+     * stack's (b − a is 4 B's worth: it doubled from 4 to 8) */
+    est_result cs;
+    in.precision = PREC_FP8;
+    in.stack = &fused;
+    in.fp8_current_scaling = true;
+    CHECK(est_evaluate(&in, &cs) == 0);
+    CHECK_NEAR(cs.t_compute_fwd - a.t_compute_fwd, 0.5 * (b.t_compute_fwd - a.t_compute_fwd), 1e-12);
+    CHECK_NEAR(cs.t_compute_bwd - a.t_compute_bwd, 0.5 * (b.t_compute_bwd - a.t_compute_bwd), 1e-12);
 }
 
 /* FlashAttention-2 (SDPA in torchtitan/HF) on Hopper runs at its measured ~35 % of peak,
@@ -219,6 +276,172 @@ static void test_bands(void)
     CHECK(est_band_rel(NULL) == 0.0);
 }
 
+
+/* FP8 GEMM tiles load 128 bytes of K per stage like bf16 ones, so their fill is worth
+ * 256 FP8 elements of K (128 for bf16); the catalog's reference share is computed once per
+ * GPU at load, for each operand width.  H100, 8192 × 1792 × 8192 (a TP-8 FC2 of Llama 70B):
+ * 4096 tiles in 32 waves of 132 SMs (0.9697); K 1792/2048 in FP8 against the reference's
+ * 8192/8448, 1792/1920 in bf16 against 8192/8320 */
+static void test_fp8_gemm_fill(void)
+{
+    CHECK(gpu_catalog_load(NULL) == 0);
+    CHECK_NEAR(layer_gemm_k_fill(2.0), 128.0, 1e-12);
+    CHECK_NEAR(layer_gemm_k_fill(1.0), 256.0, 1e-12);
+    const gpu_spec *h = gpu_find("h100_sxm");
+    double wave = 4096.0 / (32 * 132.0);
+    CHECK_NEAR(h->gemm_ref16, wave * 8192.0 / 8320.0, 1e-12);
+    CHECK_NEAR(h->gemm_ref8, wave * 8192.0 / 8448.0, 1e-12);
+    CHECK_NEAR(layer_gemm_shape_k(108, 4096, 4096, 4096, 256), (1024.0 / 1080.0) * (4096.0 / 4352.0), 1e-12);
+    est_cal c;
+    CHECK(est_cal_default(&c, NULL) == 0);
+    est_device d8 = {.peak = 1979e12, .peak16 = 989e12, .gemm_eff = 0.55, .sms = 132, .gemm_ref = h->gemm_ref8,
+                     .k_fill = 256, .gemm_eff16 = 0.66, .gemm_ref16 = h->gemm_ref16, .hbm = 0.85 * 3350e9,
+                     .elem_bytes = 1, .cal = &c};
+    est_device d16 = d8;
+    d16.peak = 989e12;
+    d16.gemm_eff = 0.66;
+    d16.gemm_ref = h->gemm_ref16;
+    d16.k_fill = 128;
+    d16.elem_bytes = 2;
+    double fp8 = layer_gemm_eff(&d8, 8192, 1792, 8192), bf16 = layer_gemm_eff(&d16, 8192, 1792, 8192);
+    CHECK_NEAR(fp8, 0.55 * (1792.0 / 2048.0) / (8192.0 / 8448.0), 1e-12);  /* 0.4963: 90.2 % of 0.55 */
+    CHECK_NEAR(bf16, 0.66 * (1792.0 / 1920.0) / (8192.0 / 8320.0), 1e-12); /* 0.6256: 94.8 % of 0.66 */
+    CHECK(fp8 / 0.55 < bf16 / 0.66);
+    /* the output layer under FP8 runs in bf16 (not a Transformer Engine module): the same
+     * seconds as the bf16 device's GEMM, at the bf16 peak and efficiency */
+    double M = 8192, K = 8192, N = 128256.0 / 8;
+    CHECK_NEAR(layer_gemm16_s(&d8, M, K, N), layer_gemm_s(&d16, M, K, N, 1.0), 1e-15);
+    double tiles = 64.0 * 126.0, shape = (M * N / (tiles * 128.0 * 128.0)) * (tiles / 132.0 / 62.0) * (K / (K + 128.0));
+    /* 0.9644 of the useful work against the reference's 0.9548: capped at the catalog's 0.66 */
+    CHECK(shape > h->gemm_ref16);
+    CHECK_NEAR(layer_gemm16_s(&d8, M, K, N), 2.0 * M * K * N / (989e12 * 0.66), 1e-12);
+    CHECK(layer_gemm16_s(&d8, M, K, N) > layer_gemm_s(&d8, M, K, N, 1.0) * 1.4);
+}
+
+/* FlashAttention's backward at attn_bwd_ratio of the forward's fraction of peak: a small
+ * GPT (4 layers, 8 heads of 128, seq 1024, causal: 512 + 64 keys a query, the diagonal
+ * block whole) on an A100, one micro-batch: attention FLOPs 2·1024·576·8·256 a layer
+ * forward, 2.5× that backward */
+static void test_attention_backward_ratio(void)
+{
+    CHECK(gpu_catalog_load(NULL) == 0);
+    model_shape s = small_gpt();
+    est_input in;
+    est_input_init(&in, &s, gpu_find("a100_80gb"));
+    in.num_gpus = 1;
+    est_cal c;
+    CHECK(est_cal_default(&c, NULL) == 0);
+    CHECK_NEAR(c.attn_bwd_ratio, 0.86, 1e-12);
+    est_cal one = c, half = c;
+    one.attn_bwd_ratio = 1.0;
+    half.attn_bwd_ratio = 0.5;
+    est_result r1, r2;
+    in.cal = &one;
+    CHECK(est_evaluate(&in, &r1) == 0);
+    in.cal = &half;
+    CHECK(est_evaluate(&in, &r2) == 0);
+    double flops = 2.0 * 1024 * 576 * 8 * 256;
+    CHECK_NEAR(r2.t_compute_bwd - r1.t_compute_bwd, 4 * 2.5 * flops / (312e12 * c.attn_eff) * (2.0 - 1.0), 1e-12);
+    CHECK_NEAR(r2.t_compute_fwd, r1.t_compute_fwd, 1e-15);
+}
+
+/* The gradient reduction hides only under a backward, the parameter gather only under a
+ * forward: an all-reduce longer than the last micro-batch's backward shows the excess even
+ * when the backward and the forward together would cover it */
+static void test_dp_reduce_window(void)
+{
+    CHECK(gpu_catalog_load(NULL) == 0);
+    model_shape s = small_gpt();
+    est_input in;
+    est_input_init(&in, &s, gpu_find("a100_80gb"));
+    est_stack_apply(&in, est_stack_default());
+    in.zero_stage = 0;
+    in.num_gpus = 16; /* two nodes: the all-reduce crosses the network */
+    in.mbs = 2;
+    in.gbs = 32;
+    est_result r;
+    CHECK(est_evaluate(&in, &r) == 0);
+    CHECK(r.num_microbatches == 1);
+    /* 3.9 ms of all-reduce against 4.9 ms of backward (with the output layer's) and 2.4 ms
+     * of forward: under both it would hide to the 10 % tail; under the layers' backward
+     * alone about 0.8 ms shows */
+    CHECK(r.t_dp_comm < r.t_compute_bwd + r.t_compute_fwd);
+    CHECK(r.t_dp_exposed >= r.t_dp_comm - r.t_compute_bwd - 1e-12);
+    CHECK(r.t_dp_exposed > 1.5 * 0.1 * r.t_dp_comm);
+}
+
+/* A CP ring hop between nodes leaves through one NIC: 50 GB/s on an H100 whether one or
+ * four ranks of the group share a node (a ring collective spreads over all of them: 4 x 50);
+ * inside a node NVLink's 450 */
+static void test_p2p_bandwidth(void)
+{
+    CHECK(gpu_catalog_load(NULL) == 0);
+    model_shape s = small_gpt();
+    est_input in;
+    est_input_init(&in, &s, gpu_find("h100_sxm"));
+    in.gpus_per_node = 8;
+    CHECK_NEAR(coll_p2p_bw(&in, 4, 2), 450e9, 1e-3);  /* 8 ranks' span: one node */
+    CHECK_NEAR(coll_p2p_bw(&in, 4, 4), 50e9, 1e-3);   /* ranks 0, 4, 8, 12: two nodes */
+    CHECK_NEAR(coll_group_bw(&in, 4, 4), 100e9, 1e-3); /* two of them per node, two NICs */
+    CHECK_NEAR(coll_p2p_bw(&in, 16, 8), 50e9, 1e-3);
+}
+
+/* The CP ring hides per pass: the forward's K/V exchange (a third) behind the forward
+ * attention, the backward's K/V + dK/dV (two thirds) behind the backward attention.  A small
+ * GPT at seq 8192, TP 8 x CP 2 on two H100 nodes: 4096 tokens and one 128-wide head per GPU;
+ * K/V 4096 x 2 x 128 x 2 B = 2 MiB crosses one NIC (50 GB/s x 0.7) three times; attention
+ * 2·4096·4160·256 FLOPs forward (causal, diagonal blocks whole) at 0.55 of 989 TFLOP/s,
+ * 2.5x that backward at 0.55 x 0.86 */
+static void test_cp_exchange_windows(void)
+{
+    CHECK(gpu_catalog_load(NULL) == 0);
+    model_shape s = small_gpt();
+    s.seq_length = 8192;
+    est_input in;
+    est_input_init(&in, &s, gpu_find("h100_sxm"));
+    in.tp = 8;
+    in.cp = 2;
+    in.num_gpus = 16;
+    in.sequence_parallel = true;
+    est_result r;
+    CHECK(est_evaluate(&in, &r) == 0);
+    double kv = 4096.0 * 2 * 128 * 2, comm = 3.0 * kv / (50e9 * 0.70);
+    double flops = 2.0 * 4096 * (4096 + 64) * 256;
+    double t_f = flops / (989e12 * 0.55), t_b = 2.5 * flops / (989e12 * 0.55 * 0.86);
+    double exposed = fmax(0.0, comm / 3 - t_f) + fmax(0.0, 2 * comm / 3 - t_b);
+    CHECK(exposed > 0);
+    CHECK_NEAR(r.t_cp_comm, 4 * exposed, 1e-12);
+}
+
+/* The loss's passes over the logits: NeMo 1.x's unfused fp32 vocab_parallel_cross_entropy
+ * moves 52 B a logit against Megatron-Core's fused 24 B; a small GPT (vocab 32000) on one
+ * A100, MBS 2, one micro-batch: 2048 tokens x 32000 logits x 28 B more at 85 % of 2039 GB/s */
+static void test_logit_bytes(void)
+{
+    CHECK(gpu_catalog_load(NULL) == 0);
+    CHECK(est_stack_default()->logit_bytes == 24.0 && est_stack_find("nemo-megatron-2022")->logit_bytes == 52.0);
+    model_shape s = small_gpt();
+    est_input in;
+    est_input_init(&in, &s, gpu_find("a100_80gb"));
+    in.num_gpus = 1;
+    in.mbs = 2;
+    in.gbs = 2;
+    est_stack fused = *est_stack_default(), unfused = fused;
+    unfused.logit_bytes = 52.0;
+    est_result a, b;
+    in.stack = &fused;
+    CHECK(est_evaluate(&in, &a) == 0);
+    in.stack = &unfused;
+    CHECK(est_evaluate(&in, &b) == 0);
+    CHECK_NEAR(b.step_time - a.step_time, 2048.0 * 32000 * 28 / (0.85 * 2039e9), 1e-12);
+    /* a stack that does not say gets Megatron-Core's */
+    est_stack silent = fused;
+    silent.logit_bytes = 0;
+    in.stack = &silent;
+    CHECK(est_evaluate(&in, &b) == 0);
+    CHECK_NEAR(b.step_time, a.step_time, 1e-15);
+}
+
 int main(void)
 {
     RUN(test_stacks_load);
@@ -229,5 +452,12 @@ int main(void)
     RUN(test_fp8_casts);
     RUN(test_flash2);
     RUN(test_bands);
+    RUN(test_fp8_gemm_fill);
+    RUN(test_attention_backward_ratio);
+    RUN(test_dp_reduce_window);
+    RUN(test_p2p_bandwidth);
+    RUN(test_cp_exchange_windows);
+    RUN(test_logit_bytes);
+    RUN(test_op_selective_checkpointing);
     CHECK_DONE();
 }

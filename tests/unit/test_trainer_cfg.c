@@ -1,6 +1,7 @@
 /* test_trainer_cfg.c — the trainer configs `autoconfig cost` writes load as YAML (libyaml,
  * independent of autoconfig's own reader) and every key they hold is one the trainer
- * documents, with the documented type (tests/fixtures/llmforge/schema.csv, with its source). */
+ * documents, with the documented type (tests/fixtures/llmforge/schema.csv and
+ * tests/fixtures/accelerate/schema.csv, each with its source). */
 #include <string.h>
 #include <yaml.h>
 
@@ -212,8 +213,70 @@ static void test_llmforge_yaml_matches_schema(void)
     csv_free(&schema);
 }
 
+
+/* accelerate_config.yaml: every key Accelerate's ClusterConfig documents, with its type and allowed
+ * values, for DeepSpeed (one node and two) and FSDP setups */
+static void check_accelerate(const cost_request *rq, const cost_knobs *k, const char *dist)
+{
+    cost_option o;
+    ac_err e;
+    CHECK_INT(cost_evaluate(rq, k, &o, &e), 0);
+    char *text = NULL;
+    CHECK_INT(cost_accelerate_yaml(rq, &o, &text, &e), 0);
+    if (!text) return;
+    yaml_document_t d;
+    CHECK_INT(load_and_check(text, &d), 0);
+    CHECK_INT(n_problems, 0);
+    CHECK_STR(get(&d, "distributed_type", NULL), dist);
+    CHECK_INT(atoi(get(&d, "num_processes", NULL)), k->num_gpus);
+    CHECK_INT(atoi(get(&d, "num_machines", NULL)), o.nodes);
+    if (!strcmp(dist, "DEEPSPEED")) {
+        CHECK_STR(get(&d, "deepspeed_config", "deepspeed_config_file"), "ds_config.json");
+        CHECK_STR(get(&d, "deepspeed_config", "zero3_init_flag"), k->zero == 3 ? "true" : "false");
+        if (o.nodes > 1) CHECK_STR(get(&d, "deepspeed_config", "deepspeed_multinode_launcher"), "standard");
+    } else {
+        CHECK_STR(get(&d, "fsdp_config", "fsdp_sharding_strategy"), k->zero == 3 ? "FULL_SHARD" : "SHARD_GRAD_OP");
+    }
+    yaml_document_delete(&d);
+    free(text);
+}
+
+static void test_accelerate_yaml_matches_schema(void)
+{
+    csv_free(&schema);
+    ac_err e;
+    CHECK_INT(csv_read_file("tests/fixtures/accelerate/schema.csv", &schema, &e), 0);
+    cost_request full = request(COST_FULL, "a100_80gb:1.79:16");
+    cost_knobs z3 = {0, 8, 1, 1, 2, 3, false, false, true};
+    cost_knobs z3_2nodes = {0, 16, 1, 1, 1, 3, false, false, true};
+    cost_knobs z2 = {0, 4, 1, 1, 1, 2, true, false, false};
+    check_accelerate(&full, &z3, "DEEPSPEED");
+    check_accelerate(&full, &z3_2nodes, "DEEPSPEED");
+    check_accelerate(&full, &z2, "DEEPSPEED");
+    cost_request fsdp = request(COST_LORA, "a100_80gb");
+    fsdp.stack = est_stack_find("pytorch-fsdp");
+    CHECK(fsdp.stack != NULL);
+    check_accelerate(&fsdp, &z3, "FSDP");
+    /* a key the schema does not know is caught (the check is not vacuous) */
+    yaml_document_t d;
+    CHECK_INT(load_and_check("distributed_type: DEEPSPEED\nnum_gpus: 8\nmixed_precision: bf17\n", &d), 0);
+    CHECK_INT(n_problems, 2);
+    yaml_document_delete(&d);
+    /* no config for a Megatron layout */
+    cost_knobs tp = {0, 8, 2, 1, 1, 1, false, false, false};
+    cost_request mc = request(COST_FULL, "a100_80gb");
+    mc.stack = est_stack_find("megatron-core");
+    cost_option o;
+    char *text = NULL;
+    CHECK_INT(cost_evaluate(&mc, &tp, &o, &e), 0);
+    CHECK_INT(cost_accelerate_yaml(&mc, &o, &text, &e), -1);
+    free(text);
+    csv_free(&schema);
+}
+
 int main(void)
 {
     RUN(test_llmforge_yaml_matches_schema);
+    RUN(test_accelerate_yaml_matches_schema);
     CHECK_DONE();
 }

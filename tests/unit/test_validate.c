@@ -43,6 +43,14 @@ static void test_precision_spellings(void)
         if (rc || p != cases[i].p || block != cases[i].block) printf("  precision '%s'\n", cases[i].cell);
         CHECK(rc == 0 && p == cases[i].p && block == cases[i].block);
     }
+    /* per-tensor current scaling, as the tables and Megatron's --fp8-recipe write it */
+    CHECK(spell_fp8_current_scaling("FP8 (per-tensor current scaling)"));
+    CHECK(spell_fp8_current_scaling("FP8-CS"));
+    CHECK(spell_fp8_current_scaling("fp8_cs"));
+    CHECK(spell_fp8_current_scaling("fp8 tensorwise"));
+    CHECK(!spell_fp8_current_scaling("FP8"));
+    CHECK(!spell_fp8_current_scaling("FP8 (hybrid)"));
+    CHECK(!spell_fp8_current_scaling("MXFP8"));
     est_precision p;
     CHECK(spell_precision("int4 awq", &p, NULL) == -1); /* not a training precision: named as unrecognised */
 }
@@ -190,6 +198,47 @@ static void test_rows_as_tables_write_them(void)
     CHECK(in.tp == 1 && in.pp == 1 && in.zero_stage == 3 && in.stack && !strcmp(in.stack->name, "pytorch-fsdp"));
     /* a JAX/XLA stack is not modelled: skipped under that reason */
     CHECK(validate_row_input(&t, &t.rows[7], &in, why, sizeof why) == -1 && strstr(why, "JAX/XLA") != NULL);
+    csv_free(&t);
+    /* a Megatron-LM run its source dates before 2023 ran that era's code: the 2022 stack
+     * (no FlashAttention, no Transformer Engine); a later one the Megatron-Core stack */
+    static const char ERA_ROWS[] =
+        "id,framework,source,model_family,num_layers,hidden_size,num_attention_heads,vocab_size,seq_length,gpu_type,"
+        "num_gpus,tp,pp,mbs,gbs,tokens_per_s_per_gpu\n"
+        "a,Megatron-LM,Narayanan et al. (SC21) arXiv:2104.04473 Table 1,GPT-3,24,4096,32,51200,2048,A100 80GB,8,1,1,1,64,4000\n"
+        "b,Megatron-LM,Megatron-LM README (2024),GPT-3,24,4096,32,51200,2048,A100 80GB,8,1,1,1,64,4000\n"
+        "c,Megatron-LM,table of 1440.0000 runs,GPT-3,24,4096,32,51200,2048,A100 80GB,8,1,1,1,64,4000\n";
+    CHECK(csv_parse(ERA_ROWS, strlen(ERA_ROWS), "era.csv", &t, &e) == 0);
+    CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "nemo-megatron-2022"));
+    CHECK(validate_row_input(&t, &t.rows[1], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "megatron-core"));
+    CHECK(validate_row_input(&t, &t.rows[2], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "megatron-core"));
+    csv_free(&t);
+    /* torchtitan's layer-level selective checkpointing (every second block whole) is full
+     * recompute of half the blocks; its op-level one stays selective (the FSDP stack's op policy) */
+    static const char SAC_ROWS[] =
+        "id,framework,model,seq_length,gpu_type,num_gpus,fsdp,mbs,gbs,act_recompute,tokens_per_s_per_gpu\n"
+        "a,torchtitan,Llama 3 8B,8192,A100 80GB,64,FULL_SHARD,1,64,selective layer,2904\n"
+        "b,torchtitan,Llama 3 8B,8192,A100 80GB,64,FULL_SHARD,1,64,selective op,2973\n";
+    CHECK(csv_parse(SAC_ROWS, strlen(SAC_ROWS), "sac.csv", &t, &e) == 0);
+    CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0);
+    CHECK(in.recompute == RECOMPUTE_FULL && in.recompute_layers == 16 && !strcmp(in.stack->name, "pytorch-fsdp"));
+    CHECK(validate_row_input(&t, &t.rows[1], &in, why, sizeof why) == 0);
+    CHECK(in.recompute == RECOMPUTE_SELECTIVE && in.stack->selective_op_sac);
+    csv_free(&t);
+    /* rows that name their model and publish no shape: the name gives it; a published cell
+     * (a proxy's layer count) is kept; a row whose width contradicts the name is not guessed */
+    static const char NAMED_ROWS[] =
+        "id,framework,model_family,model,num_layers,hidden_size,num_attention_heads,vocab_size,seq_length,gpu_type,"
+        "num_gpus,tp,pp,ep,mbs,gbs,tokens_per_s_per_gpu\n"
+        "a,torchtitan,,Llama 3 8B,,,,,8192,H100 SXM,8,1,1,,1,8,4000\n"
+        "b,NeMo,Grok-1 MoE (314B; arch not in table),Grok-1 314B (MoE) 314B (proxy: 4 layers),4,,,,4096,H100 SXM,32,4,1,8,1,1024,4000\n"
+        "c,NeMo,,MPT-7B,,5120,,,2048,H100 SXM,8,1,1,,1,8,4000\n";
+    CHECK(csv_parse(NAMED_ROWS, strlen(NAMED_ROWS), "named.csv", &t, &e) == 0);
+    CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0);
+    CHECK(in.shape.num_layers == 32 && in.shape.query_groups == 8 && in.shape.vocab == 128256 && in.shape.gated_mlp);
+    CHECK(validate_row_input(&t, &t.rows[1], &in, why, sizeof why) == 0);
+    CHECK(in.shape.num_layers == 4 && in.shape.hidden == 6144 && in.shape.num_experts == 8 && in.shape.moe_topk == 2);
+    CHECK(validate_row_input(&t, &t.rows[2], &in, why, sizeof why) == -1);
+    CHECK(strstr(why, "model shape missing") != NULL);
     csv_free(&t);
     /* LoRA fine-tuning: frozen base weights and rank-32 adapters (Megatron-Bridge's default dim) */
     static const char LORA[] =
