@@ -385,6 +385,10 @@ int emu_serve_run(const emu_serve_args *a0, const gpu_spec *g, double scale, res
     m->mean_e2el_ms = r.e2e_s * 1e3 * s;
     m->median_e2el_ms = m->mean_e2el_ms;
     m->p99_e2el_ms = 1.25 * m->mean_e2el_ms;
+    m->p90_ttft_ms = 1.1 * m->mean_ttft_ms;
+    m->p90_tpot_ms = 1.1 * m->mean_tpot_ms;
+    if (vllm) m->p90_itl_ms = 1.1 * m->mean_itl_ms;
+    m->p90_e2el_ms = 1.1 * m->mean_e2el_ms;
     return 0;
 }
 

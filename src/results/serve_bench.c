@@ -42,6 +42,10 @@ static const metric METRICS[] = {
     M("mean e2el (ms)", "mean_e2el_ms", mean_e2el_ms),
     M("median e2el (ms)", "median_e2el_ms", median_e2el_ms),
     M("p99 e2el (ms)", "p99_e2el_ms", p99_e2el_ms),
+    M("p90 ttft (ms)", "p90_ttft_ms", p90_ttft_ms),
+    M("p90 tpot (ms)", "p90_tpot_ms", p90_tpot_ms),
+    M("p90 itl (ms)", "p90_itl_ms", p90_itl_ms),
+    M("p90 e2el (ms)", "p90_e2el_ms", p90_e2el_ms),
 };
 #undef M
 enum { N_METRICS = sizeof METRICS / sizeof METRICS[0] };

@@ -31,6 +31,7 @@ typedef struct {
     double mean_tpot_ms, median_tpot_ms, p99_tpot_ms;
     double mean_itl_ms, median_itl_ms, p99_itl_ms;
     double mean_e2el_ms, median_e2el_ms, p99_e2el_ms;
+    double p90_ttft_ms, p90_tpot_ms, p90_itl_ms, p90_e2el_ms; /* with --metric-percentiles 90 / trtllm's P90 */
 } results_serve_metrics;
 
 /* Text or JSON (the first non-blank byte '{').  0 with *m (NAN for what the output lacks),

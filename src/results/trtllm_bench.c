@@ -35,6 +35,9 @@ static const metric METRICS[] = {
     M("average request latency (ms)", "performance.avg_request_latency_ms", mean_e2el_ms),
     M("[latency] p50", "performance.request_latency_percentiles_ms.p50", median_e2el_ms),
     M("[latency] p99", "performance.request_latency_percentiles_ms.p99", p99_e2el_ms),
+    M("[ttft] p90", "streaming_metrics.ttft_percentiles.p90", p90_ttft_ms),
+    M("[tpot] p90", "streaming_metrics.tpot_percentiles.p90", p90_tpot_ms),
+    M("[latency] p90", "performance.request_latency_percentiles_ms.p90", p90_e2el_ms),
 };
 #undef M
 enum { N_METRICS = sizeof METRICS / sizeof METRICS[0] };

@@ -817,9 +817,10 @@ static int serving_row(const ac_config *c, const model_base_config *base, const 
     /* the prediction, whatever the job did */
     search_infer_point pt = { &base->shape, r->tp, r->pp, r->bs, r->input_len, r->output_len, 1, s->prec[0].data_type,
                               c->train.gpu, c->train.gpu_memory_gb, s->gpus_per_node, s->engine, r->concurrency,
-                              s->prec[0].kv_bytes };
+                              s->prec[0].kv_bytes, .percentile = s->percentile };
     search_infer_estimate est = { .latency_ms = NAN, .mem_gib = NAN, .fits = 1, .mem_limit_gib = NAN, .ttft_ms = NAN,
-                                  .itl_ms = NAN, .requests_per_s = NAN };
+                                  .itl_ms = NAN, .requests_per_s = NAN, .ttft_p_ms = NAN, .itl_p_ms = NAN,
+                                  .latency_p_ms = NAN };
     ac_err me;
     if (default_model(&pt, &est, &me) == 0) {
         r->pred_ttft_ms = est.ttft_ms;
@@ -846,6 +847,23 @@ static int serving_row(const ac_config *c, const model_base_config *base, const 
     r->ttft_ms = m.mean_ttft_ms;
     r->itl_ms = isfinite(m.mean_itl_ms) ? m.mean_itl_ms : m.mean_tpot_ms; /* trtllm reports TPOT */
     r->requests_per_s = m.request_throughput;
+    if (s->percentile > 0) {
+        /* the limits' percentile as the engine reports it (the jobs ask vLLM for 50, 90 and 99;
+         * trtllm-bench prints those too); another percentile leaves the limits on the means */
+        r->percentile = s->percentile;
+        int q = s->percentile;
+        double ttft[3] = { m.median_ttft_ms, m.p90_ttft_ms, m.p99_ttft_ms },
+               itl[3] = { isfinite(m.median_itl_ms) ? m.median_itl_ms : m.median_tpot_ms,
+                          isfinite(m.p90_itl_ms) ? m.p90_itl_ms : m.p90_tpot_ms,
+                          isfinite(m.p99_itl_ms) ? m.p99_itl_ms : m.p99_tpot_ms },
+               e2e[3] = { m.median_e2el_ms, m.p90_e2el_ms, m.p99_e2el_ms };
+        int k = q == 50 ? 0 : q == 90 ? 1 : q == 99 ? 2 : -1;
+        if (k >= 0) {
+            r->ttft_p_ms = ttft[k];
+            r->itl_p_ms = itl[k];
+            r->latency_p_ms = e2e[k];
+        }
+    }
     if (!isfinite(r->latency_ms) && isfinite(m.request_throughput) && m.request_throughput > 0 && r->concurrency > 0)
         r->latency_ms = 1e3 * r->concurrency / m.request_throughput; /* Little's law when the report has no e2e */
     r->fits = 1;

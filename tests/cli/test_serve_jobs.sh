@@ -48,6 +48,14 @@ grep -q 'predicted for TP' "$T/v/final_result/report.html" 2>/dev/null || [ ! -f
 # the server was stopped: no emulated server's state left behind
 [ -z "$(ls -a "$D" | grep emulated_vllm)" ] && pass server_stopped || fail server_stopped "$(ls -a "$D")"
 
+# a p99 TTFT limit: the measured rows carry the engine's p99 (the emulation's is 1.25 x the mean) and are judged on it
+# shellcheck disable=SC2086
+out=$("$AC" run $base search_config.train_settings.logs="$T/p" $K.run.engine=vllm "$K.run.tensor_parallel_sizes=[2]" \
+      "$K.run.pipeline_parallel_sizes=[1]" "$K.benchmark.concurrency=[8]" $K.latency_percentile=99 $K.max_ttft_ms=1000 2>&1); rc=$?
+PC="$T/p/inference/final_summary/final_output.csv"
+[ $rc -eq 0 ] && awk -F, 'NR==2 { r = $22 / $14; exit !($21 == "p99" && r > 1.249 && r < 1.251 && $29 == "ok") }' "$PC" &&
+    pass measured_percentile || fail measured_percentile "exit $rc: $out $(cat "$PC")"
+
 # resumed from the ledger: a second run starts no engine again, status lists the jobs
 before=$(cat "$T"/v/inference/*/starts | wc -l)
 # shellcheck disable=SC2086

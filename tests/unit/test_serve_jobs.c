@@ -46,6 +46,9 @@ static void test_trtllm_text(void)
     CHECK_NEAR(m.mean_e2el_ms, 10324.5521, 1e-12);
     CHECK_NEAR(m.median_e2el_ms, 10251.0013, 1e-12);
     CHECK_NEAR(m.p99_e2el_ms, 11826.5015, 1e-12);
+    CHECK_NEAR(m.p90_ttft_ms, 402.1187, 1e-12);
+    CHECK_NEAR(m.p90_tpot_ms, 10.4521, 1e-12);
+    CHECK_NEAR(m.p90_e2el_ms, 10917.2360, 1e-12);
     CHECK(isnan(m.mean_itl_ms)); /* trtllm reports TPOT, not vLLM's ITL */
     free(t);
     /* 0.17: "Token Throughput" is the output throughput, the request count in the same block */
@@ -72,6 +75,8 @@ static void test_trtllm_json_and_failures(void)
     CHECK_NEAR(m.output_throughput, 3128.09, 1e-12);
     CHECK_NEAR(m.mean_ttft_ms, 351.27, 1e-12);
     CHECK_NEAR(m.p99_ttft_ms, 988.4, 1e-12);
+    CHECK_NEAR(m.p90_ttft_ms, 600.2, 1e-12);
+    CHECK_NEAR(m.p90_e2el_ms, 5401.7, 1e-12);
     CHECK_NEAR(m.mean_tpot_ms, 19.06, 1e-12);
     CHECK_NEAR(m.median_e2el_ms, 5188.2, 1e-12);
     CHECK_NEAR(m.mean_e2el_ms, 5210.44, 1e-12);
