@@ -320,8 +320,12 @@ int emu_serve_run(const emu_serve_args *a0, const gpu_spec *g, double scale, res
         return 1;
     }
     if (sh->heads % a.tp) {
-        snprintf(why, wl, "ValueError: Total number of attention heads (%d) must be divisible by tensor parallel size (%d).",
-                 sh->heads, a.tp);
+        if (vllm)
+            snprintf(why, wl, "ValueError: Total number of attention heads (%d) must be divisible by tensor parallel "
+                     "size (%d).", sh->heads, a.tp);
+        else /* TensorRT-LLM splits heads evenly over TP too; its message is not reproduced */
+            snprintf(why, wl, "ValueError: num_attention_heads (%d) is not divisible by tp_size (%d) (emulated wording)",
+                     sh->heads, a.tp);
         return 1;
     }
     if (a.pp > sh->num_layers) {
