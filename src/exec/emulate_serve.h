@@ -14,6 +14,8 @@
  *   max_model_len                           larger than the maximum number of tokens that can
  *                                         be stored in KV cache (K)..."; trtllm a RuntimeError
  *   no weights and no dummy load format  vLLM/trtllm cannot find model weights
+ * (a max batch above the KV cache's capacity is no failure: the engines queue and preempt,
+ * as the serving model's KV-limited running batch does);
  * and otherwise writes the outputs in the engines' formats: vLLM's printed "Serving
  * Benchmark Result" block and --save-result JSON, trtllm-bench's prepare-dataset JSONL,
  * its printed report and --report_json.  The figures are the serving model's

@@ -65,6 +65,12 @@ static int vllm_command(const serve_job *j, strbuf *b, ac_err *e)
 {
     /* one port per job on a shared node: the job id decides it */
     sb_add(b, "port=$((20000 + ${SLURM_JOB_ID:-$$} % 20000))\n");
+    /* GET /health with curl, or Python's urllib where the image has no curl */
+    sb_add(b, "ready() {\n"
+              "  if command -v curl > /dev/null 2>&1; then curl -sf \"$1\" > /dev/null\n"
+              "  else python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=5)' \"$1\" "
+              "> /dev/null 2>&1; fi\n"
+              "}\n");
     sb_add(b, "vllm serve \"$PWD/model\" --load-format dummy");
     flag_int(b, "--tensor-parallel-size", j->tp);
     flag_int(b, "--pipeline-parallel-size", j->pp);
@@ -77,7 +83,7 @@ static int vllm_command(const serve_job *j, strbuf *b, ac_err *e)
     sb_add(b, " --gpu-memory-utilization 0.9 --host 127.0.0.1 --port \"$port\" > vllm_server.log 2>&1 &\n"
               "server=$!\n"
               "trap 'kill \"$server\" 2>/dev/null; wait \"$server\" 2>/dev/null' EXIT\n"
-              "until curl -sf \"http://127.0.0.1:$port/health\" > /dev/null; do\n"
+              "until ready \"http://127.0.0.1:$port/health\"; do\n"
               "  if ! kill -0 \"$server\" 2>/dev/null; then\n"
               "    echo 'vllm serve exited before it was ready; the end of vllm_server.log:' >&2\n"
               "    tail -n 20 vllm_server.log >&2\n"

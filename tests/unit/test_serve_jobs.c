@@ -157,7 +157,8 @@ static void test_job_text(void)
     CHECK_CONTAINS(s, "cd '/r/it'\\''s $(touch pwned)' || exit 1");
     CHECK_CONTAINS(s, "vllm serve \"$PWD/model\" --load-format dummy --tensor-parallel-size 2 --pipeline-parallel-size 1 "
                       "--max-num-seqs 128 --max-model-len 1280 --dtype 'bfloat16' --kv-cache-dtype fp8");
-    CHECK_CONTAINS(s, "curl -sf \"http://127.0.0.1:$port/health\"");
+    CHECK_CONTAINS(s, "until ready \"http://127.0.0.1:$port/health\"; do");
+    CHECK_CONTAINS(s, "curl -sf \"$1\"");
     CHECK_CONTAINS(s, "vllm bench serve --backend vllm");
     CHECK_CONTAINS(s, "--dataset-name random --random-input-len 1024 --random-output-len 256 --ignore-eos --num-prompts 640 "
                       "--max-concurrency 64");
