@@ -302,7 +302,12 @@ int cost_evaluate(const cost_request *rq, const cost_knobs *k, cost_option *o, a
     /* ds_config.json sets zero_optimization.overlap_comm true with ZeRO >= 1 (cost_deepspeed_json);
      * unset, the stack's default (DeepSpeed: ZeRO-3 only) */
     in.dp_overlap_on = k->zero >= 1 && rq->overlap_comm;
-    in.attn_explicit_mask = rq->attn_explicit_mask;
+    /* Transformers' SDPA path hands a model with a sliding window on every layer (Mistral's
+     * sliding_window) an explicit 4-D mask once the sequence reaches the window: only
+     * key_value_length < sliding_window keeps is_causal (AttentionMaskConverter._ignore_causal_mask_sdpa,
+     * masking_utils since 4.48 alike; transformers issue #30461) */
+    bool window_mask = st && st->masked_attn_eff_ratio > 0 && s.swa_window > 0 && s.swa_share >= 1.0 && rq->context >= s.swa_window;
+    in.attn_explicit_mask = rq->attn_explicit_mask || window_mask;
     in.lora_rank = rq->task == COST_LORA ? rq->lora_rank : 0;
     in.lora_targets = rq->lora_targets;
     /* the adapters a token passes (MoE: its top-k experts'), for the adapters' unfused passes */

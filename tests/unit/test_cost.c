@@ -423,6 +423,37 @@ static void test_lora_token_targets_moe(void)
     CHECK_NEAR(cost_lora_token_targets("q_proj,v_proj", &m.shape), 1.0 + 5120.0 / 8192, 1e-12);
 }
 
+/* A model windowed on every layer (Mistral-7B-v0.1: sliding_window 4096) reaches SDPA with an explicit
+ * mask once the context reaches the window, so it is priced on the memory-efficient kernel at 4096
+ * (as a run that passes the mask anyway) and on the causal kernel at 2048 */
+static void test_window_mask(void)
+{
+    static const char HF_MISTRAL[] =
+        "{\"model_type\": \"mistral\", \"hidden_size\": 4096, \"num_hidden_layers\": 32, \"num_attention_heads\": 32,"
+        " \"num_key_value_heads\": 8, \"intermediate_size\": 14336, \"vocab_size\": 32000,"
+        " \"max_position_embeddings\": 32768, \"sliding_window\": 4096}";
+    cost_model m;
+    ac_err e;
+    CHECK_INT(cost_hf_config_parse(HF_MISTRAL, strlen(HF_MISTRAL), "mistral.json", &m, &e), 0);
+    CHECK_INT(m.shape.swa_window, 4096);
+    cost_request rq;
+    cost_request_init(&rq, &m);
+    rq.gbs = 64;
+    CHECK_INT(cost_pool_parse("a100_80gb", 8, NULL, &rq.pools[0], &e), 0);
+    rq.n_pools = 1;
+    cost_knobs k = {0, 8, 1, 1, 1, 2, false, false, true};
+    for (int ctx = 2048; ctx <= 4096; ctx *= 2) {
+        rq.context = ctx;
+        cost_option plain, masked;
+        rq.attn_explicit_mask = false;
+        CHECK_INT(cost_evaluate(&rq, &k, &plain, &e), 0);
+        rq.attn_explicit_mask = true;
+        CHECK_INT(cost_evaluate(&rq, &k, &masked, &e), 0);
+        if (ctx < 4096) CHECK(masked.step_time_s > plain.step_time_s * 1.05);
+        else CHECK_NEAR(plain.step_time_s, masked.step_time_s, 1e-12);
+    }
+}
+
 static void test_hf_config(void)
 {
     cost_model m;
@@ -887,6 +918,7 @@ int main(void)
     RUN(test_files);
     RUN(test_lora_targets);
     RUN(test_lora_token_targets_moe);
+    RUN(test_window_mask);
     RUN(test_hf_config);
     RUN(test_pool_errors);
     RUN(test_instance_catalog);
