@@ -699,16 +699,22 @@ static double dp_exposed_s(const est_input *in, const est_cal *c, const layer_co
     return exposed > tail ? exposed : tail;
 }
 
+/* CPU Adam over one host: DeepSpeed PR #735 (its CPU-Adam author) measures an 11.6B-parameter
+ * GPT-2's optimizer step in 8.2 s with one process driving the host's cores (ZeRO-Offload's
+ * one-GPU setup), 1.4e9 parameters/s, the order Ren et al. 2021 (ZeRO-Offload) report */
+#define CPU_ADAM_HOST_PARAMS_S 1.4e9
+
 /* Adam over the P_upd parameters one GPU updates: it reads grad, master, m, v and writes
- * master, m, v and the bf16 copy, 30 B per parameter at HBM speed; with the optimizer
- * offloaded, CPU Adam runs ~1e9 parameters/s per GPU's process (Ren et al. 2021, ZeRO-Offload)
- * and the shard crosses the host link (catalog host_gbps) twice: the fp32 gradients to the host
- * (DeepSpeed ZeRO-2 async_inplace_copy_grad_to_fp32_buffer_from_gpu and ZeRO-3 partition_grads
- * copy grad.float(): 4 B) and the updated fp32 master back to the 16-bit GPU copy (copy_ across
- * devices moves the source dtype, then casts: 4 B) */
-static double optimizer_step_s(const est_input *in, const est_device *dev, double P_upd)
+ * master, m, v and the bf16 copy, 30 B per parameter at HBM speed.  With the optimizer
+ * offloaded, CPU Adam runs on the host, whose cores and memory the node's `ranks` processes
+ * share, each updating its own shard at the same time (so a host updates ranks x P_upd
+ * parameters at CPU_ADAM_HOST_PARAMS_S), and the shard crosses the host link (catalog host_gbps)
+ * twice: the fp32 gradients to the host (DeepSpeed ZeRO-2 async_inplace_copy_grad_to_fp32_buffer_from_gpu
+ * and ZeRO-3 partition_grads copy grad.float(): 4 B) and the updated fp32 master back to the
+ * 16-bit GPU copy (copy_ across devices moves the source dtype, then casts: 4 B) */
+static double optimizer_step_s(const est_input *in, const est_device *dev, double P_upd, double ranks)
 {
-    if (in->offload_optimizer) return P_upd * 8.0 / dev->host + P_upd / 1e9;
+    if (in->offload_optimizer) return P_upd * 8.0 / dev->host + ranks * P_upd / CPU_ADAM_HOST_PARAMS_S;
     return P_upd * 30.0 / dev->hbm;
 }
 
@@ -1051,7 +1057,8 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     double P_upd = in->lora_rank > 0 ? lora_params_gpu / (in->zero_stage >= 1 ? dpc : 1)
                  : in->zero_stage >= 1 ? P_dense_grad / dpc + P_exp_grad / edp
                                        : P_dense_grad + P_exp_grad;
-    r->t_optimizer = optimizer_step_s(in, &dev, P_upd) + offload_grad_accum_s(in, &dev, P_upd, m, gbytes);
+    double ranks_on_node = node < N ? node : N; /* the processes sharing one host's CPU */
+    r->t_optimizer = optimizer_step_s(in, &dev, P_upd, ranks_on_node) + offload_grad_accum_s(in, &dev, P_upd, m, gbytes);
     /* weight-gradient accumulation outside the GEMM (the stack's grad_accum_bytes: NeMo 1.x
      * adds each micro-batch's bf16 gradient into the fp32 main gradient in a pass of its own),
      * on every micro-batch of the stage with the most parameters */

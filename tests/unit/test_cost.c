@@ -754,7 +754,9 @@ static void test_ties_go_to_the_faster(void)
     CHECK(cost_chosen(&r, &rq) == r.best_time);
     CHECK_CONTAINS(r.chosen_why, "budget");
     cost_result_free(&r);
-    /* Llama-2-70B full with 2048 GB of host memory: 1 GPU for 763 h against 8 GPUs for 95 h */
+    /* Llama-2-70B full with 2048 GB of host memory, offloaded: the host's CPU Adam, which one node's
+     * ranks share, bounds every GPU count alike, so fewer GPUs cost less per token; of those tied
+     * with the cheapest the faster wins (more than one GPU, sooner than the single GPU) */
     model_shape b = llama70b();
     cost_request r70 = request(&b, COST_FULL);
     r70.tokens_b = 1.0;
@@ -763,8 +765,12 @@ static void test_ties_go_to_the_faster(void)
     r70.stack = rq.stack;
     CHECK_INT(cost_search(&r70, &r, &e), 0);
     c = cost_chosen(&r, &r70);
-    CHECK(c >= 0 && r.opt[c].k.num_gpus == 8);
-    CHECK(r.opt[c].hours < 120);
+    CHECK(c >= 0 && r.opt[c].k.num_gpus > 1);
+    double one_gpu_hours = 0;
+    for (size_t i = 0; i < r.n; i++)
+        if (r.opt[i].feasible && r.opt[i].k.num_gpus == 1) one_gpu_hours = r.opt[i].hours;
+    CHECK(one_gpu_hours > 0 && r.opt[c].hours < one_gpu_hours);
+    CHECK(r.opt[c].usd_per_mtok <= r.opt[r.best_cost].usd_per_mtok * (1.0 + cost_tie_band(&r.opt[c])) + 1e-12);
     cost_result_free(&r);
     /* within one GPU count, a setup priced the same that offloads less wins: single-GPU LoRA of
      * 7B no longer leans on ZeRO-3 parameter offload to fit micro batch 4 */

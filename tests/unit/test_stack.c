@@ -512,7 +512,8 @@ static void test_zero12_allreduce(void)
 }
 
 /* ZeRO-2 with the optimizer offloaded: the boundary moves 4 B of fp32 gradient out and 4 B of
- * fp32 master back per partition parameter at the host link's 25 GB/s, CPU Adam 1e9 per second;
+ * fp32 master back per partition parameter at the host link's 25 GB/s, and the host's CPU Adam
+ * (1.4e9 parameters/s) updates the 8 ranks' partitions at once;
  * with m micro-batches the accumulated 2-byte partition also crosses the link 2(m − 1) times
  * (async_accumulate_grad_in_cpu_via_gpu): m = 4 adds 6 x 2 B per partition parameter */
 static void test_offload_grad_accum(void)
@@ -531,7 +532,7 @@ static void test_offload_grad_accum(void)
     in.gbs = 32;
     CHECK(est_evaluate(&in, &four) == 0);
     CHECK(one.num_microbatches == 1 && four.num_microbatches == 4);
-    double host = 25e9, P = one.t_optimizer / (8.0 / host + 1.0 / 1e9);
+    double host = 25e9, P = one.t_optimizer / (8.0 / host + 8.0 / 1.4e9);
     CHECK(P > 0);
     CHECK_NEAR(four.t_optimizer - one.t_optimizer, 6.0 * 2.0 * P / host, 1e-12);
     /* ZeRO-3 accumulates on the GPU and sends fp32 gradients at the boundary only */
@@ -540,6 +541,14 @@ static void test_offload_grad_accum(void)
     in.gbs = 8;
     CHECK(est_evaluate(&in, &one) == 0);
     CHECK_NEAR(four.t_optimizer, one.t_optimizer, 1e-12);
+    /* one host's CPU: two nodes of 8 halve each rank's partition but not the host's rate, so the
+     * CPU part halves with the shard (16 ranks, 8 per node) */
+    est_result two;
+    in.num_gpus = 16;
+    in.gbs = 16;
+    CHECK(est_evaluate(&in, &two) == 0);
+    double P2 = P * 8.0 / 16.0; /* the same parameters over twice the ranks */
+    CHECK_NEAR(two.t_optimizer, P2 * 8.0 / host + 8.0 * P2 / 1.4e9, 1e-3 * two.t_optimizer);
 }
 
 /* PEFT / torchtune LoRA adapters outside the frozen GEMMs: 9.5 B forward and 11.5 B backward per
