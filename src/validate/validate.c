@@ -311,10 +311,11 @@ static int row_input(const csv_table *t, const csv_row *row, est_input *in, char
     if (layers < 1 || hidden < 1 || heads < 1 || seq < 1 || vocab < 1)
         return SKIP("model shape not positive (layers, hidden size, heads, sequence length, vocab)");
     /* a row that shards with FSDP over its GPUs and publishes no TP or PP ran pure FSDP
-     * (MaxText ici_fsdp_parallelism, torchtitan data_parallel_shard_degree): TP = PP = 1 */
+     * (MaxText ici_fsdp_parallelism, torchtitan data_parallel_shard_degree): TP = PP = 1; so
+     * does FSDP's SHARD_GRAD_OP (stage 2: llm-foundry's tables), the same wrapper over all ranks */
     int fsdp_stage = 1;
     const char *fsdp_col = NULL;
-    bool fsdp_only = !spell_zero_stage("", csv_get(row, c.fsdp), &fsdp_stage, &fsdp_col) && fsdp_stage >= 3;
+    bool fsdp_only = !spell_zero_stage("", csv_get(row, c.fsdp), &fsdp_stage, &fsdp_col) && fsdp_stage >= 2;
     if ((!have[N_TP] || !have[N_PP]) && fsdp_only) {
         if (!have[N_TP]) { val[N_TP] = 1; have[N_TP] = true; }
         if (!have[N_PP]) { val[N_PP] = 1; have[N_PP] = true; }
@@ -344,7 +345,9 @@ static int row_input(const csv_table *t, const csv_row *row, est_input *in, char
     if (!have[N_MBS]) return SKIP("micro batch size missing");
     double tp = val[N_TP], pp = val[N_PP], ngpu = val[N_GPUS], mbs = val[N_MBS], gbs = val[N_GBS];
     if (tp < 1 || pp < 1 || ngpu < 1 || gbs < 1 || mbs < 1) return SKIP("parallel sizes and batch sizes must be at least 1");
-    const gpu_spec *gpu = gpu_match(csv_get(row, c.gpu_type));
+    /* a catalog name or alias as written (llm-foundry's a100_40gb), else the longest match text */
+    const gpu_spec *gpu = gpu_find(csv_get(row, c.gpu_type));
+    if (!gpu) gpu = gpu_match(csv_get(row, c.gpu_type));
     if (!gpu) return SKIP("GPU type not in the catalog");
     est_precision prec = PREC_BF16;
     bool block_scaled = false;
