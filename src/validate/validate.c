@@ -174,7 +174,8 @@ static const struct {
 };
 
 /* The stack a table's framework cell names (data/stacks.csv): the phrases tables write,
- * checked in order (Composer/LLM Foundry, torchtune and Lightning train with PyTorch FSDP;
+ * checked in order (torchtune and Lightning train with PyTorch FSDP; Composer/LLM Foundry with
+ * FSDP and the Triton FlashAttention of its 2023 tables, llm-foundry-2023;
  * Hugging Face Trainer, TRL and axolotl with DeepSpeed or FSDP: the DeepSpeed stack unless
  * the cell names FSDP, which is checked first; NeMo and Megatron, which also run on
  * Lightning or with DeepSpeed, before all of them), then the cell itself as a stack name or alias; anything else is
@@ -186,8 +187,8 @@ static const struct {
     {"NeMo Megatron", "nemo-megatron-2022"}, {"NeMo-Megatron", "nemo-megatron-2022"}, {"bignlp", "nemo-megatron-2022"},
     {"NeMo", "megatron-core"},               {"Megatron", "megatron-core"},
     {"DeepSpeed", "hf-deepspeed"},           {"torchtitan", "pytorch-fsdp"},          {"FSDP", "pytorch-fsdp"},
-    {"Accelerate", "pytorch-fsdp"},          {"Composer", "pytorch-fsdp"},            {"LLM Foundry", "pytorch-fsdp"},
-    {"llm-foundry", "pytorch-fsdp"},         {"MosaicML", "pytorch-fsdp"},            {"torchtune", "pytorch-fsdp"},
+    {"Accelerate", "pytorch-fsdp"},          {"Composer", "llm-foundry-2023"},        {"LLM Foundry", "llm-foundry-2023"},
+    {"llm-foundry", "llm-foundry-2023"},     {"MosaicML", "llm-foundry-2023"},            {"torchtune", "pytorch-fsdp"},
     {"Lightning", "pytorch-fsdp"},           {"litgpt", "pytorch-fsdp"},              {"lit-gpt", "pytorch-fsdp"},
     {"Transformers", "hf-deepspeed"},        {"HF Trainer", "hf-deepspeed"},          {"TRL", "hf-deepspeed"},
     {"axolotl", "hf-deepspeed"},             {"PEFT", "hf-deepspeed"},

@@ -442,6 +442,37 @@ static void test_logit_bytes(void)
     CHECK_NEAR(b.step_time, a.step_time, 1e-15);
 }
 
+/* A stack whose attention kernel runs at a published ratio of FlashAttention-2's
+ * (llm-foundry-2023: Triton FlashAttention, FA2 1/0.71 faster forward and 2x backward,
+ * Dao 2023 §4.1): the small GPT on an A100 (4 layers, attention FLOPs 2·1024·576·8·256 a
+ * layer forward) adds 4·F/(312e12·e_fwd)·(1/0.71 − 1) forward and
+ * 4·2.5·F/(312e12·0.55·0.86)·(1/0.5 − 1) backward, e_fwd the FA2 forward rate at 256 head dims */
+static void test_attention_kernel_ratio(void)
+{
+    CHECK(gpu_catalog_load(NULL) == 0 && est_stack_load(NULL) == 0);
+    const est_stack *lf = est_stack_find("llm-foundry-2023");
+    CHECK(lf && lf->flash2 && lf->attn_fwd_rel == 0.71 && lf->attn_bwd_rel == 0.5 && lf->logit_bytes == 48.0);
+    CHECK(est_stack_find("pytorch-fsdp")->attn_fwd_rel == 0.0); /* FA2 itself: 1 */
+    est_stack fa2 = *lf;
+    fa2.attn_fwd_rel = fa2.attn_bwd_rel = 0.0;
+    model_shape s = small_gpt();
+    est_input in;
+    const gpu_spec *g = gpu_find("a100_80gb");
+    est_input_init(&in, &s, g);
+    est_stack_apply(&in, lf);
+    in.num_gpus = 1;
+    est_cal c;
+    CHECK(est_cal_default(&c, NULL) == 0);
+    est_result r, r0;
+    CHECK(est_evaluate(&in, &r) == 0);
+    in.stack = &fa2;
+    CHECK(est_evaluate(&in, &r0) == 0);
+    double flops = 2.0 * 1024 * 576 * 8 * 256;
+    double e_fwd = est_attn_fwd_eff(c.attn_eff, g, 256.0);
+    CHECK_NEAR(r.t_compute_fwd - r0.t_compute_fwd, 4 * flops / (312e12 * e_fwd) * (1.0 / 0.71 - 1.0), 1e-12);
+    CHECK_NEAR(r.t_compute_bwd - r0.t_compute_bwd, 4 * 2.5 * flops / (312e12 * c.attn_eff * 0.86) * (2.0 - 1.0), 1e-12);
+}
+
 int main(void)
 {
     RUN(test_stacks_load);
@@ -454,6 +485,7 @@ int main(void)
     RUN(test_bands);
     RUN(test_fp8_gemm_fill);
     RUN(test_attention_backward_ratio);
+    RUN(test_attention_kernel_ratio);
     RUN(test_dp_reduce_window);
     RUN(test_p2p_bandwidth);
     RUN(test_cp_exchange_windows);
