@@ -473,6 +473,35 @@ static void test_attention_kernel_ratio(void)
     CHECK_NEAR(r.t_compute_bwd - r0.t_compute_bwd, 4 * 2.5 * flops / (312e12 * c.attn_eff * 0.86) * (2.0 - 1.0), 1e-12);
 }
 
+/* While a data-parallel collective hides under compute its NCCL CTAs hold nccl_ctas SMs:
+ * one node of A100s all-reducing the small GPT's gradients under the backward hides all
+ * but the 10 % tail, and the hidden 0.9 of the all-reduce costs 24/108 of itself */
+static void test_nccl_sm_share(void)
+{
+    CHECK(gpu_catalog_load(NULL) == 0);
+    model_shape s = small_gpt();
+    est_input in;
+    est_input_init(&in, &s, gpu_find("a100_80gb"));
+    est_stack_apply(&in, est_stack_default());
+    in.zero_stage = 0;
+    in.num_gpus = 8;
+    in.mbs = 2;
+    in.gbs = 16;
+    est_cal c, none;
+    CHECK(est_cal_default(&c, NULL) == 0);
+    CHECK_NEAR(c.nccl_ctas, 24.0, 1e-12);
+    CHECK(gpu_find("a100_80gb")->sm_count == 108);
+    none = c;
+    none.nccl_ctas = 0;
+    est_result r, r0;
+    in.cal = &c;
+    CHECK(est_evaluate(&in, &r) == 0);
+    in.cal = &none;
+    CHECK(est_evaluate(&in, &r0) == 0);
+    CHECK_NEAR(r0.t_dp_exposed, 0.1 * r0.t_dp_comm, 1e-15); /* hidden but the tail */
+    CHECK_NEAR(r.t_dp_exposed - r0.t_dp_exposed, 0.9 * r0.t_dp_comm * 24.0 / 108.0, 1e-15);
+}
+
 int main(void)
 {
     RUN(test_stacks_load);
@@ -487,6 +516,7 @@ int main(void)
     RUN(test_attention_backward_ratio);
     RUN(test_attention_kernel_ratio);
     RUN(test_dp_reduce_window);
+    RUN(test_nccl_sm_share);
     RUN(test_p2p_bandwidth);
     RUN(test_cp_exchange_windows);
     RUN(test_logit_bytes);
