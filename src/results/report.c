@@ -594,6 +594,24 @@ static int cmp_double_pair(const void *a, const void *b)
 }
 
 /* inference: throughput per GPU against latency, per (input, output) pair, with the frontier */
+/* one (input, output) pair's limit line and, when it drew points, its legend entry (the k-th) */
+static void limit_and_legend(strbuf *b, const svg_chart *c, const cJSON *pair, const char *limit_key, int np, int *k,
+                             const char *colour)
+{
+    char lb[96], nb[40], xb[40];
+    double lim = num(pair, limit_key);
+    if (isfinite(lim)) {
+        snprintf(lb, sizeof lb, "limit %s ms", svg_fmt_num(nb, sizeof nb, lim));
+        svg_vline(b, c, lim, COLOUR_LIMIT, lb);
+    }
+    if (np && *k < MAX_GROUPS) {
+        snprintf(lb, sizeof lb, "in %s / out %s", svg_fmt_num(nb, sizeof nb, num(pair, "input_len")),
+                 svg_fmt_num(xb, sizeof xb, num(pair, "output_len")));
+        svg_legend_px(b, c->w - c->mr - 130, c->h - c->mb - 10 - 16 * *k, colour, lb);
+    }
+    if (np) (*k)++;
+}
+
 static bool chart_inference(strbuf *b, const cJSON *infer, const char *infer_problem)
 {
     const cJSON *pairs = infer ? arr(infer, "pairs") : NULL, *p, *r;
@@ -669,17 +687,7 @@ static bool chart_inference(strbuf *b, const cJSON *infer, const char *infer_pro
         free(fx);
         free(fy);
         free(pts);
-        double lim = num(p, "max_latency_ms");
-        if (isfinite(lim)) {
-            snprintf(lb, sizeof lb, "limit %s ms", svg_fmt_num(nb, sizeof nb, lim));
-            svg_vline(b, &c, lim, COLOUR_LIMIT, lb);
-        }
-        if (np && k < MAX_GROUPS) {
-            snprintf(lb, sizeof lb, "in %s / out %s", svg_fmt_num(nb, sizeof nb, num(p, "input_len")),
-                     svg_fmt_num(xb, sizeof xb, num(p, "output_len")));
-            svg_legend_px(b, c.w - c.mr - 130, c.h - c.mb - 10 - 16 * k, colour, lb);
-        }
-        if (np) k++;
+        limit_and_legend(b, &c, p, "max_latency_ms", np, &k, colour);
     }
     svg_chart_end(b);
     sb_add(b, "</section>\n");
@@ -797,17 +805,7 @@ static bool chart_serving(strbuf *b, const cJSON *infer, int which)
         free(fx);
         free(fy);
         free(pts);
-        double lim = num(p, lk);
-        if (isfinite(lim)) {
-            snprintf(lb, sizeof lb, "limit %s ms", svg_fmt_num(nb, sizeof nb, lim));
-            svg_vline(b, &c, lim, COLOUR_LIMIT, lb);
-        }
-        if (np && k < MAX_GROUPS) {
-            snprintf(lb, sizeof lb, "in %s / out %s", svg_fmt_num(nb, sizeof nb, num(p, "input_len")),
-                     svg_fmt_num(xb, sizeof xb, num(p, "output_len")));
-            svg_legend_px(b, c.w - c.mr - 130, c.h - c.mb - 10 - 16 * k, colour, lb);
-        }
-        if (np) k++;
+        limit_and_legend(b, &c, p, lk, np, &k, colour);
     }
     svg_chart_end(b);
     sb_add(b, "</section>\n");
