@@ -414,6 +414,7 @@ static double act_bytes_per_token(const est_input *in, const est_device *dev, do
     double t = in->tp, spd = layer_sp_div(in), mats_in = fc1_mats(s);
     double h = s->hidden, a = s->heads, g = shape_query_groups(s), d = shape_head_dim(s);
     double mask = s->gated_mlp ? 0.0 : 1.0; /* GPT-3/BERT/T5 templates use dropout; Llama/Mixtral do not */
+    if (in->stack && in->stack->no_dropout) mask = 0.0; /* the stack's configs: p = 0, no mask kept */
     double gin = dev->elem_bytes < 2.0 ? 1.0 : 2.0;
     double per_tok = 0.0;
     per_tok += (2 * h + gin * h + mask * h) / spd;          /* norm input, QKV input, attention dropout mask */
