@@ -78,6 +78,7 @@ int cmd_report(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_cancel(int argc, char **argv);
 int cmd_emulate_job(int argc, char **argv);
+int cmd_emulate_serve(int argc, char **argv);
 int cmd_launch(int argc, char **argv);
 int cmd_cost(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);

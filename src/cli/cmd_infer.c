@@ -17,6 +17,10 @@ static const char INFER_HELP[] =
     "TP all-reduces, PP hops, memory fit); other cluster types write config.ini,\n"
     "start_ids.csv and submission_script.sh per configuration under\n"
     "<results_dir>/inference/, and --summarize reads the benchmark logs afterwards.\n"
+    "With run.engine=vllm or trtllm the jobs run the engine's own serving benchmark\n"
+    "(vllm serve + vllm bench serve, or trtllm-bench) on random weights, one per load of\n"
+    "benchmark.concurrency, and the summary puts the model's prediction beside each\n"
+    "measured TTFT, ITL, latency and throughput (docs/serving.md).\n"
     "Output: <results_dir>/inference/final_summary/final_output.csv (one block per\n"
     "(input_len, output_len) pair) and over_latency_limit.csv.\n"
     "example: autoconfig infer search_config=gpt3/20b search_config.inference_settings.max_latency_ms=500\n";

@@ -24,6 +24,7 @@ static const command COMMANDS[] = {
     { "cancel", cmd_cancel, "cancel every unfinished job of a search (and nothing else)" },
     { "calibrate", cmd_calibrate, "fit the estimator's cluster constants to the measured runs of a search" },
     { "emulate-job", cmd_emulate_job, "an emulated training job for machines without GPUs (writes real event files)" },
+    { "emulate-serve", cmd_emulate_serve, "emulated vLLM / trtllm-bench for machines without GPUs (the engines' flags and output formats)" },
     { "keys", cmd_keys, "list every configuration key (type, default, meaning)" },
 };
 

@@ -110,6 +110,8 @@ typedef struct {
     double max_ttft_ms;    /* NAN = no limit (serving engines) */
     double max_itl_ms;     /* NAN = no limit (serving engines) */
     char engine[24];       /* fastertransformer | vllm | trtllm (estimator/serve.h) */
+    char tokenizer[CFG_PATH_MAX]; /* measured vllm/trtllm jobs: tokenizer folder or hub name; "" = default */
+    int num_prompts;       /* measured vllm/trtllm jobs: requests per job; 0 = 10 x concurrency (>= 32) */
     cfg_int_list concurrency; /* is_auto: the batch sizes are the load */
     int n_request_rates;   /* 0: none; open-loop loads, requests/s to one instance (Poisson arrivals) */
     char request_rates[CFG_KNOB_MAX][CFG_KNOB_LEN];

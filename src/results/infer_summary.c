@@ -18,6 +18,7 @@ results_infer_row results_infer_row_init(int tp, int pp, int bs, int input_len, 
     results_infer_row r = { .tp = tp, .pp = pp, .bs = bs, .input_len = input_len, .output_len = output_len, .source = src };
     r.latency_ms = r.thr_per_gpu = r.tokens_per_s = r.mem_gib = r.mem_limit_gib = NAN;
     r.ttft_ms = r.itl_ms = r.requests_per_s = r.total_tok_s_per_gpu = NAN;
+    r.pred_ttft_ms = r.pred_itl_ms = r.pred_latency_ms = r.pred_requests_per_s = NAN;
     r.ttft_p_ms = r.itl_p_ms = r.latency_p_ms = NAN;
     r.fits = -1;
     r.status = RES_INFER_OK;
@@ -316,7 +317,8 @@ void results_infer_csv_header(strbuf *b)
               "Tokens per second per instance,Input len,Output len,Concurrency,Precision,TTFT [ms],ITL [ms],"
               "Total tokens per second per GPU,Goodput [requests/sec/gpu],KV cache capacity [sequences per instance],"
               "Request rate [requests/sec per instance],EP,Percentile,TTFT pN [ms],ITL pN [ms],Latency pN [ms],"
-              "Status,Reason\n");
+              "Predicted TTFT [ms],Predicted ITL [ms],Predicted latency [ms],Predicted throughput per GPU "
+              "[requests/sec/gpu],Status,Reason\n");
 }
 
 void results_infer_csv_row(strbuf *b, const results_infer_row *r)
@@ -341,10 +343,17 @@ void results_infer_csv_row(strbuf *b, const results_infer_row *r)
     if (r->percentile > 0 && isfinite(r->ttft_p_ms)) snprintf(tp_, sizeof tp_, "%.2f", r->ttft_p_ms);
     if (r->percentile > 0 && isfinite(r->itl_p_ms)) snprintf(ip_, sizeof ip_, "%.3f", r->itl_p_ms);
     if (r->percentile > 0 && isfinite(r->latency_p_ms)) snprintf(lp_, sizeof lp_, "%.1f", r->latency_p_ms);
-    sb_printf(b, "%d,%d,%d,%s,%s,%s,%s,%s,%s,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,", r->tp, r->pp, r->bs, lat, thr,
-              r->source == RES_INFER_MEASURED ? "measured" : "predicted", mem,
-              r->fits < 0 ? "" : r->fits ? "yes" : "no", tok, r->input_len, r->output_len,
-              conc, r->precision, ttft, itl, tot, good, kv, rate, ep, pct, tp_, ip_, lp_, status_name(r->status));
+    /* a measured row's prediction beside it */
+    char pt[32] = "", pi[32] = "", pl[32] = "", pr[32] = "";
+    if (isfinite(r->pred_ttft_ms)) snprintf(pt, sizeof pt, "%.2f", r->pred_ttft_ms);
+    if (isfinite(r->pred_itl_ms)) snprintf(pi, sizeof pi, "%.3f", r->pred_itl_ms);
+    if (isfinite(r->pred_latency_ms)) snprintf(pl, sizeof pl, "%.1f", r->pred_latency_ms);
+    if (isfinite(r->pred_requests_per_s) && r->tp > 0 && r->pp > 0)
+        snprintf(pr, sizeof pr, "%.4g", r->pred_requests_per_s / r->tp / r->pp);
+    sb_printf(b, "%d,%d,%d,%s,%s,%s,%s,%s,%s,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,", r->tp, r->pp,
+              r->bs, lat, thr, r->source == RES_INFER_MEASURED ? "measured" : "predicted", mem,
+              r->fits < 0 ? "" : r->fits ? "yes" : "no", tok, r->input_len, r->output_len, conc, r->precision, ttft, itl,
+              tot, good, kv, rate, ep, pct, tp_, ip_, lp_, pt, pi, pl, pr, status_name(r->status));
     sb_csv_field(b, r->reason, true);
 }
 
@@ -393,6 +402,12 @@ static void row_json_fields(json_writer *w, const results_infer_row *r)
     json_num(w, "total_tokens_per_s_per_gpu", r->total_tok_s_per_gpu);
     json_num(w, "goodput_requests_per_s_per_gpu", results_infer_goodput(r));
     if (r->kv_capacity > 0) json_int(w, "kv_capacity_sequences", r->kv_capacity);
+    if (isfinite(r->pred_ttft_ms) || isfinite(r->pred_latency_ms)) {
+        json_num(w, "predicted_ttft_ms", r->pred_ttft_ms);
+        json_num(w, "predicted_itl_ms", r->pred_itl_ms);
+        json_num(w, "predicted_latency_ms", r->pred_latency_ms);
+        json_num(w, "predicted_requests_per_s", r->pred_requests_per_s);
+    }
 }
 
 /* summary.json for the report and scripts: every row (not only the top N) per
@@ -476,10 +491,14 @@ int results_infer_write_configs(const char *results_dir, const results_infer_row
     if (summary_path(path, sizeof path, results_dir, "inference_sweep_configs.csv", true, e) != 0) return -1;
     strbuf b;
     sb_init(&b);
-    sb_add(&b, with_lengths ? "TP,PP,BS,Input len,Output len\n" : "TP,PP,BS\n");
+    bool conc = false; /* the serving engines' jobs: one per load */
+    for (size_t i = 0; i < n; i++) conc = conc || rows[i].concurrency > 0;
+    sb_add(&b, conc ? "TP,PP,BS,Input len,Output len,Concurrency\n" : with_lengths ? "TP,PP,BS,Input len,Output len\n"
+                                                                     : "TP,PP,BS\n");
     for (size_t i = 0; i < n; i++) {
         sb_printf(&b, "%d,%d,%d", rows[i].tp, rows[i].pp, rows[i].bs);
-        if (with_lengths) sb_printf(&b, ",%d,%d", rows[i].input_len, rows[i].output_len);
+        if (with_lengths || conc) sb_printf(&b, ",%d,%d", rows[i].input_len, rows[i].output_len);
+        if (conc) sb_printf(&b, ",%d", rows[i].concurrency > 0 ? rows[i].concurrency : rows[i].bs);
         sb_add(&b, "\n");
     }
     return write_sb(path, &b, e);
@@ -504,9 +523,9 @@ int results_infer_read_configs(const char *path, int default_in, int default_out
         size_t l = strlen(ln);
         if (l && ln[l - 1] == '\r') ln[--l] = '\0';
         if (line == 1 || l == 0) continue; /* header */
-        int v[5], k = 0;
+        int v[6], k = 0;
         char *p = ln;
-        while (k < 5) {
+        while (k < 6) {
             char *end;
             long x = strtol(p, &end, 10);
             if (end == p || x < 1 || x > 100000000) break;
@@ -515,11 +534,14 @@ int results_infer_read_configs(const char *path, int default_in, int default_out
             if (*p != ',') break;
             p++;
         }
-        if (*p || (k != 3 && k != 5)) {
-            rc = ac_err_at(e, AC_E_INPUT, path, line, 0, NULL, "expected TP,PP,BS[,Input len,Output len], got '%.80s'", ln);
+        if (*p || (k != 3 && k != 5 && k != 6)) {
+            rc = ac_err_at(e, AC_E_INPUT, path, line, 0, NULL,
+                           "expected TP,PP,BS[,Input len,Output len[,Concurrency]], got '%.80s'", ln);
             break;
         }
-        rows[(*n)++] = results_infer_row_init(v[0], v[1], v[2], k == 5 ? v[3] : default_in, k == 5 ? v[4] : default_out, src);
+        rows[*n] = results_infer_row_init(v[0], v[1], v[2], k >= 5 ? v[3] : default_in, k >= 5 ? v[4] : default_out, src);
+        if (k == 6) rows[*n].concurrency = v[5];
+        (*n)++;
     }
     free(text);
     if (rc != 0) { free(rows); *n = 0; return -1; }
@@ -705,4 +727,46 @@ void results_infer_json(json_writer *w, const results_infer_row *rows, size_t n,
         b = e;
     }
     json_arr_close(w);
+}
+
+/* "  59.8 (pred 52.1, -13%)" */
+static void print_vs(FILE *out, double meas, double pred, const char *fmt)
+{
+    char m[32] = "-", p[32] = "-", err[16] = "";
+    if (isfinite(meas)) snprintf(m, sizeof m, fmt, meas);
+    if (isfinite(pred)) snprintf(p, sizeof p, fmt, pred);
+    if (isfinite(meas) && isfinite(pred) && meas > 0) {
+        double pct = 100.0 * (pred / meas - 1.0);
+        if (fabs(pct) < 0.5) snprintf(err, sizeof err, " 0%%");
+        else snprintf(err, sizeof err, " %+.0f%%", pct);
+    }
+    char cell[80];
+    snprintf(cell, sizeof cell, "%s (%s%s)", m, p, err);
+    fprintf(out, " %24s", cell);
+}
+
+void results_infer_print_measured(FILE *out, const results_infer_row *rows, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) k += rows[i].source == RES_INFER_MEASURED && isfinite(rows[i].pred_latency_ms);
+    if (!k) return;
+    fprintf(out, "Measured beside predicted (predicted in parentheses, error = predicted / measured - 1):\n");
+    fprintf(out, "    TP  PP    BS  conc  in/out    %24s %24s %24s %24s\n", "TTFT ms", "ITL ms", "e2e ms", "requests/s/GPU");
+    for (size_t i = 0; i < n; i++) {
+        const results_infer_row *r = &rows[i];
+        if (r->source != RES_INFER_MEASURED || !isfinite(r->pred_latency_ms)) continue;
+        char io[32];
+        snprintf(io, sizeof io, "%d/%d", r->input_len, r->output_len);
+        fprintf(out, "  %4d %3d %5d %5d  %-9s", r->tp, r->pp, r->bs, r->concurrency > 0 ? r->concurrency : r->bs, io);
+        if (r->status == RES_INFER_FAILED) {
+            fprintf(out, " failed: %s\n", r->reason);
+            continue;
+        }
+        print_vs(out, r->ttft_ms, r->pred_ttft_ms, "%.1f");
+        print_vs(out, r->itl_ms, r->pred_itl_ms, "%.2f");
+        print_vs(out, r->latency_ms, r->pred_latency_ms, "%.0f");
+        double g = r->tp * r->pp;
+        print_vs(out, r->thr_per_gpu, r->pred_requests_per_s / g, "%.3f");
+        fputc('\n', out);
+    }
 }

@@ -19,7 +19,12 @@
  *                           per instance], Request rate [requests/sec per
  *                           instance], EP, Percentile, TTFT pN [ms], ITL pN
  *                           [ms], Latency pN [ms] (at the percentile the
- *                           limits apply to; empty when means), Status, Reason.  Latency is end to
+ *                           limits apply to; empty when means), Predicted
+ *                           TTFT [ms], Predicted ITL [ms], Predicted latency
+ *                           [ms], Predicted throughput per GPU
+ *                           [requests/sec/gpu] (a measured row's prediction
+ *                           beside it; empty on predicted rows), Status,
+ *                           Reason.  Latency is end to
  *                           end (a request); samples are requests.
  *                           Rows within the latency limit first (sorted by
  *                           throughput per GPU, descending), then rows that do
@@ -34,7 +39,9 @@
  *   inference_sweep_configs.csv  header TP,PP,BS and one row per
  *                           configuration, as the original writes; with
  *                           several length pairs two more columns Input len,
- *                           Output len.
+ *                           Output len; with a concurrency (the measured
+ *                           serving engines' jobs) Input len, Output len,
+ *                           Concurrency.
  */
 #ifndef AC_RESULTS_INFER_SUMMARY_H
 #define AC_RESULTS_INFER_SUMMARY_H
@@ -79,6 +86,8 @@ typedef struct {
     int ep;                   /* MoE expert parallelism (0/1: none) */
     int percentile;           /* the limits' percentile (0: means) */
     double ttft_p_ms, itl_p_ms, latency_p_ms; /* at percentile (NAN without one); the limits apply to them */
+    /* a measured row's prediction beside it (NAN: none, or a predicted row) */
+    double pred_ttft_ms, pred_itl_ms, pred_latency_ms, pred_requests_per_s;
     results_infer_status status;
     char reason[256];    /* "" when ok */
 } results_infer_row;
@@ -149,5 +158,9 @@ void results_infer_print(FILE *out, const results_infer_row *rows, size_t n, int
 void results_infer_print_limits(FILE *out, const results_infer_row *rows, size_t n, int top_n, const results_infer_limits *l);
 /* the same as JSON: an array "tables" of {input_len, output_len, rows:[…top_n…], over_latency, no_fit, failed} */
 void results_infer_json(json_writer *w, const results_infer_row *rows, size_t n, int top_n);
+
+/* measured serving rows beside their prediction (TTFT, ITL, e2e, requests/s per GPU, each
+ * with the prediction's error); nothing when no row has a prediction */
+void results_infer_print_measured(FILE *out, const results_infer_row *rows, size_t n);
 
 #endif

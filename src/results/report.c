@@ -20,7 +20,7 @@
 #define MAX_GROUPS 8       /* GPU types / length pairs with their own colour */
 
 static const char *const COLOUR_OK = "#1f77b4", *const COLOUR_MEASURED = "#ff7f0e", *const COLOUR_FAIL = "#d62728",
-                         *const COLOUR_LIMIT = "#d62728";
+                         *const COLOUR_LIMIT = "#d62728", *const COLOUR_PREDICTED = "#7f7f7f";
 
 /* ---- reading fields ------------------------------------------------------- */
 
@@ -593,6 +593,15 @@ static int cmp_double_pair(const void *a, const void *b)
     return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : (x[1] > y[1]) - (x[1] < y[1]);
 }
 
+/* a measured serving row's prediction (latency, requests/s per GPU), when the summary has one */
+static bool predicted_point(const cJSON *r, double *x, double *y)
+{
+    double tp = num(r, "tp"), pp = num(r, "pp");
+    *x = num(r, "predicted_latency_ms");
+    *y = num(r, "predicted_requests_per_s") / (tp * pp);
+    return isfinite(*x) && isfinite(*y) && tp > 0 && pp > 0;
+}
+
 /* inference: throughput per GPU against latency, per (input, output) pair, with the frontier */
 /* one (input, output) pair's limit line and, when it drew points, its legend entry (the k-th) */
 static void limit_and_legend(strbuf *b, const svg_chart *c, const cJSON *pair, const char *limit_key, int np, int *k,
@@ -638,6 +647,8 @@ static bool chart_inference(strbuf *b, const cJSON *infer, const char *infer_pro
             if (strcmp(str(r, "status"), "ok") || !isfinite(x) || !isfinite(y)) continue;
             xmax = fmax_finite(xmax, x);
             ymax = fmax_finite(ymax, y);
+            double px, py;
+            if (predicted_point(r, &px, &py)) { xmax = fmax_finite(xmax, px); ymax = fmax_finite(ymax, py); }
             n++;
         }
     }
@@ -653,7 +664,7 @@ static bool chart_inference(strbuf *b, const cJSON *infer, const char *infer_pro
     svg_chart_ydomain(&c, 0, ymax * 1.05);
     svg_chart_begin(b, &c, "chart-inference", "latency [ms]", "throughput per GPU [samples/s]");
     int k = 0;
-    char tip[512], lb[96], nb[40], xb[40], yb[40], bb[40];
+    char tip[512], lb[96], nb[40], xb[40], yb[40], bb[40], tb[40];
     cJSON_ArrayForEach(p, pairs) {
         const cJSON *rows = arr(p, "rows");
         int m = cJSON_GetArraySize(rows);
@@ -669,6 +680,15 @@ static bool chart_inference(strbuf *b, const cJSON *infer, const char *infer_pro
                      svg_fmt_num(lb, sizeof lb, num(r, "pp")), svg_fmt_num(bb, sizeof bb, num(r, "bs")),
                      svg_fmt_num(xb, sizeof xb, x), svg_fmt_num(yb, sizeof yb, y));
             svg_point(b, &c, x, y, 3.5, colour, tip);
+            double px, py;
+            if (predicted_point(r, &px, &py)) {
+                /* a measured serving run: its prediction beside it, small and grey */
+                snprintf(tip, sizeof tip, "predicted for TP %s, PP %s, BS %s, concurrency %s: %s ms, %s per GPU",
+                         svg_fmt_num(nb, sizeof nb, num(r, "tp")), svg_fmt_num(lb, sizeof lb, num(r, "pp")),
+                         svg_fmt_num(bb, sizeof bb, num(r, "bs")), svg_fmt_num(xb, sizeof xb, num(r, "concurrency")),
+                         svg_fmt_num(yb, sizeof yb, px), svg_fmt_num(tb, sizeof tb, py));
+                svg_point(b, &c, px, py, 2.0, COLOUR_PREDICTED, tip);
+            }
             pts[2 * np] = x;
             pts[2 * np + 1] = y;
             np++;

@@ -3,12 +3,17 @@
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include "results/trtllm_bench.h"
+#include "util/fsutil.h"
 
 #define SERVE_BENCH_HEADER "Serving Benchmark Result"
 
@@ -37,6 +42,10 @@ static const metric METRICS[] = {
     M("mean e2el (ms)", "mean_e2el_ms", mean_e2el_ms),
     M("median e2el (ms)", "median_e2el_ms", median_e2el_ms),
     M("p99 e2el (ms)", "p99_e2el_ms", p99_e2el_ms),
+    M("p90 ttft (ms)", "p90_ttft_ms", p90_ttft_ms),
+    M("p90 tpot (ms)", "p90_tpot_ms", p90_tpot_ms),
+    M("p90 itl (ms)", "p90_itl_ms", p90_itl_ms),
+    M("p90 e2el (ms)", "p90_e2el_ms", p90_e2el_ms),
 };
 #undef M
 enum { N_METRICS = sizeof METRICS / sizeof METRICS[0] };
@@ -138,4 +147,90 @@ int results_serve_bench_parse(const char *text, size_t len, results_serve_metric
     while (i < len && isspace((unsigned char)text[i])) i++;
     if (i < len && text[i] == '{') return parse_json(text + i, len - i, m, why, wlen);
     return parse_text(text, len, m, why, wlen);
+}
+
+/* ---- a job folder's result (serve_bench.h) ---- */
+
+enum { SERVE_LOG_MAX_BYTES = 64 << 20 };
+
+/* the text of a file no larger than the cap, or NULL */
+static char *read_capped(const char *path, size_t *len)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > SERVE_LOG_MAX_BYTES) return NULL;
+    ac_err e;
+    return fs_read_file(path, len, &e);
+}
+
+/* the last line of text holding "Error" (Python's exception lines: ValueError, OutOfMemoryError, ...) */
+static bool last_error_line(const char *text, size_t len, char *out, size_t olen)
+{
+    bool found = false;
+    for (size_t i = 0; i < len;) {
+        const char *nl = memchr(text + i, '\n', len - i);
+        size_t end = nl ? (size_t)(nl - text) : len, n = end - i;
+        for (size_t k = 0; k + 5 <= n; k++)
+            if (!memcmp(text + i + k, "Error", 5)) {
+                size_t m = n < olen - 1 ? n : olen - 1;
+                for (size_t c = 0; c < m; c++) {
+                    unsigned char ch = (unsigned char)text[i + c];
+                    out[c] = ch < 0x20 || ch == 0x7f ? ' ' : (char)ch;
+                }
+                out[m] = '\0';
+                found = true;
+                break;
+            }
+        i = end + 1;
+    }
+    return found;
+}
+
+int results_serve_read_job(const char *dir, bool trtllm, results_serve_metrics *m, char *why, size_t wlen)
+{
+    int (*parse)(const char *, size_t, results_serve_metrics *, char *, size_t) =
+        trtllm ? results_trtllm_bench_parse : results_serve_bench_parse;
+    const char *file = trtllm ? "report.json" : "result.json";
+    char path[4096], first[256] = "";
+    size_t len = 0;
+    if (snprintf(path, sizeof path, "%s/%s", dir, file) >= (int)sizeof path) {
+        snprintf(why, wlen, "job folder path too long");
+        return -1;
+    }
+    char *text = read_capped(path, &len);
+    if (text) {
+        int rc = parse(text, len, m, first, sizeof first);
+        free(text);
+        if (rc == 0) return 0;
+    }
+    /* no result file: the printed report in the job's log, else the error the engine printed */
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(why, wlen, "missing result: no folder %s", dir);
+        return -1;
+    }
+    char err_line[200] = "";
+    int ok = -1;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        size_t n = strlen(de->d_name);
+        bool out = n > 11 && !strncmp(de->d_name, "log_job", 7) && !strcmp(de->d_name + n - 4, ".out");
+        bool err = n > 11 && !strncmp(de->d_name, "log_job", 7) && !strcmp(de->d_name + n - 4, ".err");
+        bool server = !strcmp(de->d_name, "vllm_server.log");
+        if (!out && !err && !server) continue;
+        if (snprintf(path, sizeof path, "%s/%s", dir, de->d_name) >= (int)sizeof path) continue;
+        text = read_capped(path, &len);
+        if (!text) continue;
+        char w[256];
+        if (out && ok != 0 && parse(text, len, m, w, sizeof w) == 0) ok = 0;
+        char line[200];
+        if ((err || server || !err_line[0]) && last_error_line(text, len, line, sizeof line))
+            snprintf(err_line, sizeof err_line, "%s", line);
+        free(text);
+    }
+    closedir(d);
+    if (ok == 0) return 0;
+    if (err_line[0]) snprintf(why, wlen, "%s failed: %s", trtllm ? "trtllm-bench" : "vllm", err_line);
+    else if (first[0]) snprintf(why, wlen, "%s: %s", file, first);
+    else snprintf(why, wlen, "no result: no %s and no result block in the job's log (has the job run?)", file);
+    return -1;
 }

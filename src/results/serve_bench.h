@@ -21,6 +21,7 @@
 #ifndef AC_RESULTS_SERVE_BENCH_H
 #define AC_RESULTS_SERVE_BENCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct {
@@ -30,10 +31,17 @@ typedef struct {
     double mean_tpot_ms, median_tpot_ms, p99_tpot_ms;
     double mean_itl_ms, median_itl_ms, p99_itl_ms;
     double mean_e2el_ms, median_e2el_ms, p99_e2el_ms;
+    double p90_ttft_ms, p90_tpot_ms, p90_itl_ms, p90_e2el_ms; /* with --metric-percentiles 90 / trtllm's P90 */
 } results_serve_metrics;
 
 /* Text or JSON (the first non-blank byte '{').  0 with *m (NAN for what the output lacks),
  * or -1 with why: no result block / object, or neither a throughput nor a TTFT in it. */
 int results_serve_bench_parse(const char *text, size_t len, results_serve_metrics *m, char *why, size_t why_len);
+
+/* One job folder of the measured path (exec/serve_job.h): result.json (vLLM) or report.json
+ * (trtllm-bench), else the result block printed in its log_job*.out.  0 with *m, or -1
+ * with why: the last line naming an error in the job's logs ("vllm failed: ValueError:
+ * ..."), or that there is no result. */
+int results_serve_read_job(const char *dir, bool trtllm, results_serve_metrics *m, char *why, size_t why_len);
 
 #endif

@@ -9,6 +9,7 @@
 #include "estimator/infer.h"
 #include "estimator/serve.h"
 #include "results/ft_files.h"
+#include "results/serve_bench.h"
 #include "search/candidate_est.h"
 #include "util/fsutil.h"
 #include "util/json.h"
@@ -82,10 +83,6 @@ static int serving_settings(const ac_config *c, search_infer_settings *s, ac_err
         return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "benchmark.concurrency",
                          "fastertransformer runs static batches: its load is benchmark.batch_sizes; concurrency applies to "
                          "run.engine=vllm or trtllm");
-    if (se->continuous && cfg_runs_real_jobs(c))
-        return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "run.engine",
-                         "the measured inference path runs FasterTransformer only so far; engine %s is predicted with "
-                         "cluster_type=sim", se->name);
     s->nrate = 0;
     for (int i = 0; i < I->n_request_rates; i++) {
         char *end;
@@ -119,7 +116,57 @@ static int serving_settings(const ac_config *c, search_infer_settings *s, ac_err
         s->prec[s->nprec].kv_bytes = I->n_precisions ? PRECISIONS[k].kv_bytes : 0;
         s->nprec++;
     }
+    s->serving_jobs = se->continuous && cfg_runs_real_jobs(c);
+    if (s->serving_jobs && s->nprec > 1)
+        return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "run.precisions",
+                         "a measured %s search runs one precision (run.precisions lists %d): one search per precision",
+                         se->name, s->nprec);
+    if (s->serving_jobs && s->nrate)
+        return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "benchmark.request_rates",
+                         "the measured %s jobs run closed loops (benchmark.concurrency); request rates are predicted "
+                         "with cluster_type=sim", se->name);
+    if (s->serving_jobs && (s->nep > 1 || s->ep[0] > 1))
+        return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "run.expert_parallel_sizes",
+                         "the measured %s jobs split experts by TP; expert parallelism is predicted with cluster_type=sim",
+                         se->name);
+    if (s->serving_jobs && !strcmp(se->name, "trtllm") && !strcmp(s->prec[0].data_type, "fp8"))
+        return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "run.precisions",
+                         "trtllm-bench on dummy weights cannot quantize to fp8 (TensorRT-LLM reads fp8 weights from a "
+                         "quantized checkpoint); fp8_kv (an fp8 KV cache) and 16-bit weights run");
     return 0;
+}
+
+/* the tokenizer of the serving jobs' random prompts (run.tokenizer) */
+static int serving_tokenizer(const ac_config *c, const model_base_config *base, search_infer_settings *s, ac_err *e)
+{
+    const char *t = c->infer.tokenizer;
+    if (t[0]) {
+        if (fs_is_dir(t)) return fs_abspath(t, s->tokenizer_dir, sizeof s->tokenizer_dir, e);
+        /* a hub name: owner/name of letters, digits, '-', '_', '.' */
+        if (strlen(t) >= sizeof s->tokenizer_hub || strspn(t, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                               "0123456789-_./") != strlen(t) || t[0] == '.' || t[0] == '/')
+            return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "run.tokenizer",
+                             "'%s' is neither a folder nor a Hugging Face hub name (owner/name)", t);
+        snprintf(s->tokenizer_hub, sizeof s->tokenizer_hub, "%s", t);
+        return 0;
+    }
+    if (c->train.hf_config[0]) {
+        /* the --hf-config file's folder, when it holds the tokenizer too (a model snapshot) */
+        char dir[CFG_PATH_MAX], probe[CFG_PATH_MAX + 32];
+        snprintf(dir, sizeof dir, "%s", c->train.hf_config);
+        char *slash = strrchr(dir, '/');
+        if (slash) *slash = '\0';
+        else snprintf(dir, sizeof dir, ".");
+        snprintf(probe, sizeof probe, "%s/tokenizer_config.json", dir);
+        if (fs_exists(probe)) return fs_abspath(dir, s->tokenizer_dir, sizeof s->tokenizer_dir, e);
+    }
+    if (base->shape.vocab >= 50257) {
+        snprintf(s->tokenizer_hub, sizeof s->tokenizer_hub, "gpt2"); /* its ids are all inside the vocabulary */
+        return 0;
+    }
+    return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "run.tokenizer",
+                     "the model's vocabulary (%d) is smaller than gpt2's (50257), whose token ids the random prompts "
+                     "would use: set run.tokenizer to the model's tokenizer (a folder or a hub name)", base->shape.vocab);
 }
 
 int search_infer_settings_resolve(const ac_config *c, const model_base_config *base, search_infer_settings *s, ac_err *e)
@@ -159,21 +206,34 @@ int search_infer_settings_resolve(const ac_config *c, const model_base_config *b
     const gpu_spec *g = candidate_gpu(c, e);
     if (!g) return -1;
     snprintf(s->gpu_name, sizeof s->gpu_name, "%s", g->name);
-    return serving_settings(c, s, e);
+    if (serving_settings(c, s, e)) return -1;
+    if (s->serving_jobs && ct)
+        return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "run.benchmark_command",
+                         "is FasterTransformer's command; a %s job runs the engine's own benchmark with its flags "
+                         "(docs/serving.md): leave it null", s->engine);
+    return s->serving_jobs && base ? serving_tokenizer(c, base, s, e) : 0;
 }
 
 void search_infer_config_name(const search_infer_settings *s, int tp, int pp, int bs, int in, int out, char *buf, size_t len)
 {
-    if (s->npairs > 1) snprintf(buf, len, "%s_tp%d_pp%d_bs%d_in%d_out%d", s->name, tp, pp, bs, in, out);
-    else snprintf(buf, len, "%s_tp%d_pp%d_bs%d", s->name, tp, pp, bs);
+    search_infer_config_name_c(s, tp, pp, bs, 0, in, out, buf, len);
+}
+
+void search_infer_config_name_c(const search_infer_settings *s, int tp, int pp, int bs, int conc, int in, int out,
+                                char *buf, size_t len)
+{
+    char c[24] = "";
+    if (conc > 0) snprintf(c, sizeof c, "_c%d", conc);
+    if (s->npairs > 1) snprintf(buf, len, "%s_tp%d_pp%d_bs%d%s_in%d_out%d", s->name, tp, pp, bs, c, in, out);
+    else snprintf(buf, len, "%s_tp%d_pp%d_bs%d%s", s->name, tp, pp, bs, c);
 }
 
 /* a job's folder name and <results_dir>/inference/<name>, as run, check and summarize find it */
 enum { JOB_NAME_MAX = CFG_NAME_MAX + 96, JOB_DIR_MAX = CFG_PATH_MAX + 256 };
-static int job_folder(const search_infer_settings *s, int tp, int pp, int bs, int in, int out, char name[JOB_NAME_MAX],
-                      char dir[JOB_DIR_MAX], ac_err *e)
+static int job_folder(const search_infer_settings *s, int tp, int pp, int bs, int conc, int in, int out,
+                      char name[JOB_NAME_MAX], char dir[JOB_DIR_MAX], ac_err *e)
 {
-    search_infer_config_name(s, tp, pp, bs, in, out, name, JOB_NAME_MAX);
+    search_infer_config_name_c(s, tp, pp, bs, conc, in, out, name, JOB_NAME_MAX);
     int n = snprintf(dir, JOB_DIR_MAX, "%s/inference/%s", s->results_dir, name);
     return n < 0 || n >= JOB_DIR_MAX ? ac_err_set(e, AC_E_INPUT, "inference results_dir is too long") : 0;
 }
@@ -206,10 +266,12 @@ static int add_quoted(strbuf *b, const char *s, ac_err *e)
 }
 
 int search_infer_job_script(const ac_config *c, const search_infer_settings *s, const search_infer_cfg *g, const char *name,
-                            const char *dir, strbuf *b, ac_err *e)
+                            const char *dir, const serve_job *sj, strbuf *b, ac_err *e)
 {
     char job[CFG_NAME_MAX * 2 + 64], ini[4096], csv[4096], out[4096], err[4096];
-    snprintf(job, sizeof job, "%sbenchmark_FT_%s", c->cluster.job_name_prefix, name);
+    /* the job's tag: FT (the original's), vllm or trtllm */
+    const char *tag = sj ? sj->engine : "FT", *what = sj ? sj->engine : "FasterTransformer";
+    snprintf(job, sizeof job, "%sbenchmark_%s_%s", c->cluster.job_name_prefix, tag, name);
     if (fs_join(ini, sizeof ini, dir, "config.ini", e) || fs_join(csv, sizeof csv, dir, "start_ids.csv", e) ||
         fs_join(out, sizeof out, dir, "log_job_%j.out", e) || fs_join(err, sizeof err, dir, "log_job_%j.err", e))
         return -1;
@@ -220,7 +282,8 @@ int search_infer_job_script(const ac_config *c, const search_infer_settings *s, 
         shell_check_directive("time_limit", c->infer.time_limit, e))
         return -1;
     sb_add(b, "#!/bin/bash\n");
-    sb_printf(b, "#SBATCH --nodes=%d\n#SBATCH --ntasks-per-node=%d\n", g->nodes, g->tasks_per_node);
+    /* a serving engine is one process on one node that starts its own workers */
+    sb_printf(b, "#SBATCH --nodes=%d\n#SBATCH --ntasks-per-node=%d\n", sj ? 1 : g->nodes, sj ? 1 : g->tasks_per_node);
     int gpn = c->cluster.gpus_per_node > 0 ? c->cluster.gpus_per_node : s->gpus_per_node;
     sb_printf(b, "#SBATCH --gpus-per-node=%d\n", gpn);
     if (c->cluster.partition[0]) {
@@ -234,22 +297,23 @@ int search_infer_job_script(const ac_config *c, const search_infer_settings *s, 
     sb_printf(b, "#SBATCH --job-name=%s\n", job);
     if (slurm) sb_printf(b, "#SBATCH --output=%s\n", out);
     sb_printf(b, "#SBATCH --time=%s\n", c->infer.time_limit);
-    sb_printf(b, "#SBATCH --comment=FasterTransformer:%s\n\n", job);
-    sb_add(b, "export NCCL_LAUNCH_MODE=GROUP\ncd ");
+    sb_printf(b, "#SBATCH --comment=%s:%s\n\n", what, job);
+    if (!sj) sb_add(b, "export NCCL_LAUNCH_MODE=GROUP\n");
+    sb_add(b, "cd ");
     if (add_quoted(b, dir, e)) return -1;
     sb_add(b, " || exit 1\n");
     /* the command each task runs: who am I, then the benchmark */
     strbuf inner;
     sb_init(&inner);
     sb_add(&inner, "echo \"rank ${SLURM_PROCID:-0}@$(hostname)\"; ");
-    if (expand_command(s->command, ini, csv, &inner, e)) { sb_free(&inner); return -1; }
+    if (sj ? serve_job_command(sj, &inner, e) : expand_command(s->command, ini, csv, &inner, e)) { sb_free(&inner); return -1; }
     if (!sb_str(&inner)) { sb_free(&inner); return ac_err_set(e, AC_E_NOMEM, "out of memory"); }
     if (!slurm) {
         sb_add(b, "bash -c ");
         if (add_quoted(b, inner.s, e)) { sb_free(&inner); return -1; }
         sb_add(b, " > \"log_job_${SLURM_JOB_ID:-local}.out\" 2> \"log_job_${SLURM_JOB_ID:-local}.err\"\n");
     } else {
-        sb_add(b, "srun --mpi pmix --output ");
+        sb_add(b, sj ? "srun --ntasks=1 --output " : "srun --mpi pmix --output ");
         if (add_quoted(b, out, e) || (sb_add(b, " --error "), add_quoted(b, err, e))) { sb_free(&inner); return -1; }
         const char *image = c->cluster.container_image[0] ? c->cluster.container_image : c->training_container;
         if (image[0]) {
@@ -415,6 +479,7 @@ static void emit(const ac_config *c, const results_infer_row *rows, size_t n, co
                 s->engine ? s->engine : "fastertransformer", is_measured(c) ? "measured" : "predicted by the analytical model");
         results_infer_limits l = limits_of(c);
         results_infer_print_limits(out, rows, n, c->infer.top_n, &l);
+        if (is_measured(c)) results_infer_print_measured(out, rows, n);
     }
     if (note) fprintf(out, "%s\n", note);
 }
@@ -442,6 +507,87 @@ static int write_ft_inputs(const ac_config *c, const model_base_config *base,
     return results_ft_write(dir, &f, in, e);
 }
 
+/* the serving jobs' loads: benchmark.concurrency, else each max batch is its own load */
+static int serving_loads(const search_infer_settings *s) { return s->serving_jobs && s->nconc ? s->nconc : 1; }
+static int serving_conc(const search_infer_settings *s, const search_infer_cfg *g, int l)
+{
+    return !s->serving_jobs ? 0 : s->nconc ? s->conc[l] : g->bs;
+}
+
+/* vLLM's --dtype of a precision: the activations' (fp8 weights keep 16-bit activations) */
+static const char *torch_dtype(const char *data_type)
+{
+    return !strcmp(data_type, "fp16") ? "float16" : !strcmp(data_type, "fp32") ? "float32" : "bfloat16";
+}
+
+/* one serving job's engine settings */
+static serve_job serving_job(const ac_config *c, const search_infer_settings *s, const search_infer_cfg *g, int conc,
+                             int in, int out, const char *dir)
+{
+    serve_job j = { .engine = s->engine, .dir = dir, .tokenizer = s->tokenizer_hub, .tp = g->tp, .pp = g->pp,
+                    .max_num_seqs = g->bs, .concurrency = conc, .input_len = in, .output_len = out };
+    j.num_prompts = c->infer.num_prompts > 0 ? c->infer.num_prompts : (10 * conc > 32 ? 10 * conc : 32);
+    j.dtype = torch_dtype(s->prec[0].data_type);
+    j.fp8_weights = !strcmp(s->prec[0].data_type, "fp8");
+    j.fp8_kv = s->prec[0].kv_bytes == 1 || (!s->prec[0].kv_bytes && j.fp8_weights);
+    return j;
+}
+
+/* the tokenizer files a folder may hold (transformers' save_pretrained writes these) */
+static const char *const TOKENIZER_FILES[] = { "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
+                                               "tokenizer.model", "vocab.json", "merges.txt", "generation_config.json" };
+
+static int copy_file(const char *from, const char *to, ac_err *e)
+{
+    size_t len = 0;
+    char *text = fs_read_file(from, &len, e);
+    if (!text) return -1;
+    int rc = fs_write_atomic(to, text, len, e);
+    free(text);
+    return rc;
+}
+
+/* <dir>/model/config.json (+ tokenizer) and, for trtllm, the LLM API options */
+static int write_serve_inputs(const ac_config *c, const model_base_config *base, const search_infer_settings *s,
+                              const serve_job *j, const char *dir, ac_err *e)
+{
+    char mdir[JOB_DIR_MAX + 8], path[JOB_DIR_MAX + 64], from[CFG_PATH_MAX + 64];
+    if (fs_join(mdir, sizeof mdir, dir, "model", e) || fs_mkdir_p(mdir, e) || fs_join(path, sizeof path, mdir, "config.json", e))
+        return -1;
+    if (c->train.hf_config[0]) {
+        if (copy_file(c->train.hf_config, path, e)) return -1; /* the architecture as the user gave it */
+    } else {
+        strbuf b;
+        sb_init(&b);
+        int rc = serve_job_hf_config(&base->shape, j->dtype, j->input_len + j->output_len, &b, e);
+        if (!rc) rc = sb_str(&b) ? fs_write_atomic(path, b.s, b.len, e) : ac_err_set(e, AC_E_NOMEM, "out of memory");
+        sb_free(&b);
+        if (rc) return -1;
+    }
+    if (s->tokenizer_dir[0]) {
+        int copied = 0;
+        for (size_t i = 0; i < sizeof TOKENIZER_FILES / sizeof *TOKENIZER_FILES; i++) {
+            if (snprintf(from, sizeof from, "%s/%s", s->tokenizer_dir, TOKENIZER_FILES[i]) >= (int)sizeof from) continue;
+            if (!fs_exists(from)) continue;
+            if (fs_join(path, sizeof path, mdir, TOKENIZER_FILES[i], e) || copy_file(from, path, e)) return -1;
+            copied++;
+        }
+        if (!copied)
+            return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "run.tokenizer", "%s holds no tokenizer files (%s, ...)",
+                             s->tokenizer_dir, TOKENIZER_FILES[0]);
+    }
+    if (!strcmp(j->engine, "trtllm")) {
+        strbuf b;
+        sb_init(&b);
+        serve_job_trtllm_options(j, &b);
+        int rc = fs_join(path, sizeof path, dir, SERVE_JOB_TRTLLM_OPTIONS, e);
+        if (!rc) rc = sb_str(&b) ? fs_write_atomic(path, b.s, b.len, e) : ac_err_set(e, AC_E_NOMEM, "out of memory");
+        sb_free(&b);
+        if (rc) return -1;
+    }
+    return 0;
+}
+
 /* what a measured sweep may write: job folders, and start_ids.csv bytes in all of them
  * (batch × input_len ids per job, repeated in every folder) */
 enum { INFER_MAX_JOBS = 1000 };
@@ -453,12 +599,13 @@ static double start_ids_bytes(int bs, int input_len) { return (double)bs * (5.0 
 /* the measured sweep's disk use, checked before anything is written */
 static int check_measured_bounds(const search_infer_settings *s, const search_infer_grid *g, ac_err *e)
 {
-    size_t jobs = g->n * (size_t)s->npairs;
+    size_t jobs = g->n * (size_t)s->npairs * (size_t)serving_loads(s);
     if (jobs > INFER_MAX_JOBS)
         return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "run",
-                         "%zu benchmark jobs (%zu configurations x %d input/output pairs) exceed the limit of %d; "
-                         "narrow tensor_parallel_sizes, pipeline_parallel_sizes or benchmark.batch_sizes",
-                         jobs, g->n, s->npairs, INFER_MAX_JOBS);
+                         "%zu benchmark jobs (%zu configurations x %d input/output pairs x %d loads) exceed the limit of %d; "
+                         "narrow tensor_parallel_sizes, pipeline_parallel_sizes, benchmark.batch_sizes or concurrency",
+                         jobs, g->n, s->npairs, serving_loads(s), INFER_MAX_JOBS);
+    if (s->serving_jobs) return 0; /* the engines make their own prompts */
     double bytes = 0;
     for (int p = 0; p < s->npairs; p++)
         for (size_t i = 0; i < g->n; i++) bytes += start_ids_bytes(g->items[i].bs, s->in_len[p]);
@@ -497,7 +644,7 @@ int search_inference_run_with(const ac_config *c, const model_base_config *base,
     int nload = s.nconc + s.nrate ? s.nconc + s.nrate : 1;
     int nep = shape_is_moe(&base->shape) ? s.nep : 1;
     if (!measured && check_ep(&s, &g, &base->shape, e)) { search_infer_grid_free(&g); return -1; }
-    size_t n = g.n * (size_t)s.npairs * (measured ? 1 : (size_t)s.nprec * (size_t)nload * (size_t)nep);
+    size_t n = g.n * (size_t)s.npairs * (measured ? (size_t)serving_loads(&s) : (size_t)s.nprec * (size_t)nload * (size_t)nep);
     results_infer_row *rows = calloc(n ? n : 1, sizeof *rows);
     if (!rows) { search_infer_grid_free(&g); return ac_err_set(e, AC_E_NOMEM, "out of memory"); }
     search_infer_model_fn model = h && h->model ? h->model : default_model;
@@ -563,14 +710,32 @@ int search_inference_run_with(const ac_config *c, const model_base_config *base,
                     }
                 continue;
             }
+            for (int l = 0; l < serving_loads(&s) && !rc; l++) {
             results_infer_row *r = &rows[k++];
+            int conc = serving_conc(&s, gc, l);
             *r = results_infer_row_init(gc->tp, gc->pp, gc->bs, s.in_len[p], s.out_len[p], RES_INFER_MEASURED);
+            r->concurrency = conc;
             char name[JOB_NAME_MAX], dir[JOB_DIR_MAX], script[CFG_PATH_MAX + 300];
-            if ((rc = job_folder(&s, gc->tp, gc->pp, gc->bs, s.in_len[p], s.out_len[p], name, dir, e)) != 0) break;
+            if ((rc = job_folder(&s, gc->tp, gc->pp, gc->bs, conc, s.in_len[p], s.out_len[p], name, dir, e)) != 0) break;
+            /* the executor and the scripts change directory: they get the folder absolute */
+            char rel[JOB_DIR_MAX];
+            snprintf(rel, sizeof rel, "%s", dir);
+            if ((rc = fs_abspath(rel, dir, JOB_DIR_MAX, e)) != 0) break;
+            int gpn = c->cluster.gpus_per_node > 0 ? c->cluster.gpus_per_node : s.gpus_per_node;
+            if (s.serving_jobs && gc->tp * gc->pp > gpn) {
+                /* one engine on one node: several nodes need a Ray (vLLM) or MPI (trtllm) cluster */
+                results_infer_row_fail(r, "TP %d x PP %d spans %d nodes: the %s job runs one node of %d GPUs", gc->tp,
+                                       gc->pp, (gc->tp * gc->pp + gpn - 1) / gpn, s.engine, gpn);
+                continue;
+            }
+            serve_job sj = serving_job(c, &s, gc, conc, s.in_len[p], s.out_len[p], dir);
             strbuf b;
             sb_init(&b);
-            if (fs_mkdir_p(dir, e) || write_ft_inputs(c, base, gc, s.in_len[p], s.out_len[p], dir, e) ||
-                search_infer_job_script(c, &s, gc, name, dir, &b, e) || fs_join(script, sizeof script, dir, "submission_script.sh", e) ||
+            if (fs_mkdir_p(dir, e) ||
+                (s.serving_jobs ? write_serve_inputs(c, base, &s, &sj, dir, e)
+                                : write_ft_inputs(c, base, gc, s.in_len[p], s.out_len[p], dir, e)) ||
+                search_infer_job_script(c, &s, gc, name, dir, s.serving_jobs ? &sj : NULL, &b, e) ||
+                fs_join(script, sizeof script, dir, "submission_script.sh", e) ||
                 fs_write_atomic(script, sb_str(&b), b.len, e)) {
                 sb_free(&b);
                 rc = -1;
@@ -580,10 +745,12 @@ int search_inference_run_with(const ac_config *c, const model_base_config *base,
             if (h && h->submit) {
                 char job_id[64] = "";
                 ac_err se;
-                if (h->submit(h->submit_ctx, c, script, dir, gc->nodes, gc->tasks_per_node, job_id, sizeof job_id, &se) != 0)
+                if (h->submit(h->submit_ctx, c, script, dir, s.serving_jobs ? 1 : gc->nodes,
+                              s.serving_jobs ? 1 : gc->tasks_per_node, job_id, sizeof job_id, &se) != 0)
                     results_infer_row_fail(r, "submission failed: %s", se.msg);
                 else
                     submitted++;
+            }
             }
         }
     if (!measured) n = k; /* EP sizes that are no layout of a TP left no row */
@@ -621,8 +788,16 @@ int search_inference_check(const ac_config *c, const model_base_config *base, ac
         char name[JOB_NAME_MAX], dir[JOB_DIR_MAX];
         strbuf b;
         sb_init(&b);
-        rc = job_folder(&s, g.items[0].tp, g.items[0].pp, g.items[0].bs, s.in_len[0], s.out_len[0], name, dir, e);
-        if (!rc) rc = search_infer_job_script(c, &s, &g.items[0], name, dir, &b, e);
+        int conc = serving_conc(&s, &g.items[0], 0);
+        rc = job_folder(&s, g.items[0].tp, g.items[0].pp, g.items[0].bs, conc, s.in_len[0], s.out_len[0], name, dir, e);
+        serve_job sj = serving_job(c, &s, &g.items[0], conc, s.in_len[0], s.out_len[0], dir);
+        if (!rc) rc = search_infer_job_script(c, &s, &g.items[0], name, dir, s.serving_jobs ? &sj : NULL, &b, e);
+        if (!rc && s.serving_jobs && !c->train.hf_config[0]) {
+            strbuf hf;
+            sb_init(&hf);
+            rc = serve_job_hf_config(&base->shape, sj.dtype, sj.input_len + sj.output_len, &hf, e);
+            sb_free(&hf);
+        }
         sb_free(&b);
     }
     search_infer_grid_free(&g);
@@ -632,6 +807,67 @@ int search_inference_check(const ac_config *c, const model_base_config *base, ac
 int search_inference_run(const ac_config *c, const model_base_config *base, FILE *out, bool json, ac_err *e)
 {
     return search_inference_run_with(c, base, NULL, out, json, e);
+}
+
+/* a serving job's measured figures and the model's prediction of the same configuration */
+static int serving_row(const ac_config *c, const model_base_config *base, const search_infer_settings *s, const char *dir,
+                       results_infer_row *r, char *why, size_t wl)
+{
+    if (s->nprec == 1 && c->infer.n_precisions) snprintf(r->precision, sizeof r->precision, "%.15s", s->prec[0].name);
+    /* the prediction, whatever the job did */
+    search_infer_point pt = { &base->shape, r->tp, r->pp, r->bs, r->input_len, r->output_len, 1, s->prec[0].data_type,
+                              c->train.gpu, c->train.gpu_memory_gb, s->gpus_per_node, s->engine, r->concurrency,
+                              s->prec[0].kv_bytes, .percentile = s->percentile };
+    search_infer_estimate est = { .latency_ms = NAN, .mem_gib = NAN, .fits = 1, .mem_limit_gib = NAN, .ttft_ms = NAN,
+                                  .itl_ms = NAN, .requests_per_s = NAN, .ttft_p_ms = NAN, .itl_p_ms = NAN,
+                                  .latency_p_ms = NAN };
+    ac_err me;
+    if (default_model(&pt, &est, &me) == 0) {
+        r->pred_ttft_ms = est.ttft_ms;
+        r->pred_itl_ms = est.itl_ms;
+        r->pred_latency_ms = est.latency_ms;
+        r->pred_requests_per_s = est.requests_per_s;
+        r->kv_capacity = est.kv_capacity;
+        r->mem_gib = est.mem_gib;
+        r->mem_limit_gib = est.mem_limit_gib;
+    }
+    int gpn = c->cluster.gpus_per_node > 0 ? c->cluster.gpus_per_node : s->gpus_per_node;
+    if (r->tp * r->pp > gpn) {
+        snprintf(why, wl, "TP %d x PP %d spans %d nodes: the %s job runs one node of %d GPUs", r->tp, r->pp,
+                 (r->tp * r->pp + gpn - 1) / gpn, s->engine, gpn);
+        results_infer_row_fail(r, "%s", why);
+        return -1;
+    }
+    results_serve_metrics m;
+    if (results_serve_read_job(dir, !strcmp(s->engine, "trtllm"), &m, why, wl) != 0) {
+        results_infer_row_fail(r, "%s", why);
+        return -1;
+    }
+    r->latency_ms = m.mean_e2el_ms;
+    r->ttft_ms = m.mean_ttft_ms;
+    r->itl_ms = isfinite(m.mean_itl_ms) ? m.mean_itl_ms : m.mean_tpot_ms; /* trtllm reports TPOT */
+    r->requests_per_s = m.request_throughput;
+    if (s->percentile > 0) {
+        /* the limits' percentile as the engine reports it (the jobs ask vLLM for 50, 90 and 99;
+         * trtllm-bench prints those too); another percentile leaves the limits on the means */
+        r->percentile = s->percentile;
+        int q = s->percentile;
+        double ttft[3] = { m.median_ttft_ms, m.p90_ttft_ms, m.p99_ttft_ms },
+               itl[3] = { isfinite(m.median_itl_ms) ? m.median_itl_ms : m.median_tpot_ms,
+                          isfinite(m.p90_itl_ms) ? m.p90_itl_ms : m.p90_tpot_ms,
+                          isfinite(m.p99_itl_ms) ? m.p99_itl_ms : m.p99_tpot_ms },
+               e2e[3] = { m.median_e2el_ms, m.p90_e2el_ms, m.p99_e2el_ms };
+        int k = q == 50 ? 0 : q == 90 ? 1 : q == 99 ? 2 : -1;
+        if (k >= 0) {
+            r->ttft_p_ms = ttft[k];
+            r->itl_p_ms = itl[k];
+            r->latency_p_ms = e2e[k];
+        }
+    }
+    if (!isfinite(r->latency_ms) && isfinite(m.request_throughput) && m.request_throughput > 0 && r->concurrency > 0)
+        r->latency_ms = 1e3 * r->concurrency / m.request_throughput; /* Little's law when the report has no e2e */
+    r->fits = 1;
+    return 0;
 }
 
 int search_inference_summarize(const ac_config *c, const model_base_config *base, FILE *out, bool json, ac_err *e)
@@ -648,13 +884,17 @@ int search_inference_summarize(const ac_config *c, const model_base_config *base
     for (size_t i = 0; i < n; i++) {
         results_infer_row *r = &rows[i];
         char name[JOB_NAME_MAX], dir[JOB_DIR_MAX];
-        if (job_folder(&s, r->tp, r->pp, r->bs, r->input_len, r->output_len, name, dir, e) != 0) {
+        if (job_folder(&s, r->tp, r->pp, r->bs, s.serving_jobs ? r->concurrency : 0, r->input_len, r->output_len, name,
+                       dir, e) != 0) {
             free(rows);
             return -1;
         }
         double lat;
         char why[256];
-        if (results_ftlog_read_dir(dir, &lat, why, sizeof why) != 0) {
+        if (s.serving_jobs) {
+            if (serving_row(c, base, &s, dir, r, why, sizeof why) == 0) n_read++;
+            else if (!first_why[0]) snprintf(first_why, sizeof first_why, "%s", why);
+        } else if (results_ftlog_read_dir(dir, &lat, why, sizeof why) != 0) {
             results_infer_row_fail(r, "%s", why);
             if (!first_why[0]) snprintf(first_why, sizeof first_why, "%s", why);
         } else {

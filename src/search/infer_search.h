@@ -26,7 +26,10 @@
  *       replaced by the quoted paths (default: the original's
  *       /opt/FasterTransformer/build/bin/multi_gpu_gpt_example {ini} {csv})
  *   run.engine fastertransformer (default: the original's static batches) |
- *       vllm | trtllm (in-flight batching, estimator/serve.h; predicted only);
+ *       vllm | trtllm (in-flight batching, estimator/serve.h); on a real
+ *       cluster vllm / trtllm jobs run the engine's own benchmark
+ *       (exec/serve_job.h), one per (TP, PP, max batch, lengths, concurrency),
+ *       folder <name>_tp{tp}_pp{pp}_bs{bs}_c{conc}[_in{in}_out{out}];
  *       benchmark.concurrency the loads (then batch_sizes are max batch sizes);
  *       run.precisions bf16 | fp16 | fp8 (weights and KV) | fp8_kv (KV only);
  *       max_ttft_ms, max_itl_ms beside max_latency_ms: a row meeting every
@@ -45,6 +48,7 @@
 #include <stdio.h>
 
 #include "config/cfg.h"
+#include "exec/serve_job.h"
 #include "model/basecfg.h"
 #include "model/shape.h"
 #include "results/infer_summary.h"
@@ -122,6 +126,10 @@ typedef struct {
         int kv_bytes;               /* 0 = the precision's */
     } prec[CFG_KNOB_MAX];
     int nprec;
+    /* the measured path of vllm / trtllm (exec/serve_job.h) */
+    bool serving_jobs;              /* a continuous engine on a real cluster */
+    char tokenizer_dir[CFG_PATH_MAX]; /* tokenizer files copied into each job's model/ ("" none) */
+    char tokenizer_hub[256];        /* else a hub name each job fetches */
 } search_infer_settings;
 
 int search_infer_settings_resolve(const ac_config *c, const model_base_config *base, search_infer_settings *s, ac_err *e);
@@ -143,8 +151,13 @@ int search_inference_summarize(const ac_config *c, const model_base_config *base
 void search_infer_config_name(const search_infer_settings *s, int tp, int pp, int bs, int in, int out, char *buf,
                               size_t len);
 
-/* the Slurm/local job script of one configuration (exposed for tests) */
+/* the same with the load: "_c{concurrency}" after bs when concurrency > 0 (the serving engines' jobs) */
+void search_infer_config_name_c(const search_infer_settings *s, int tp, int pp, int bs, int conc, int in, int out,
+                                char *buf, size_t len);
+
+/* the Slurm/local job script of one configuration (exposed for tests); sj NULL: the
+ * FasterTransformer benchmark (run.benchmark_command), else the serving engine's job */
 int search_infer_job_script(const ac_config *c, const search_infer_settings *s, const search_infer_cfg *g,
-                            const char *name, const char *dir, strbuf *b, ac_err *e);
+                            const char *name, const char *dir, const serve_job *sj, strbuf *b, ac_err *e);
 
 #endif

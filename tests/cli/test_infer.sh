@@ -22,7 +22,7 @@ sed -n 2p "$CSV" | grep -q ',predicted,' && pass sim_labelled_predicted || fail 
 
 out=$("$AC" infer $common +$K.max_latency_ms=300 2>&1)
 over="$T/r/inference/final_summary/over_latency_limit.csv"
-if [ "$(wc -l < "$over")" -gt 1 ] && ! awk -F, 'NR>1 && $25=="ok" && $4>300 {bad=1} END {exit bad}' "$CSV"; then
+if [ "$(wc -l < "$over")" -gt 1 ] && ! awk -F, 'NR>1 && $29=="ok" && $4>300 {bad=1} END {exit bad}' "$CSV"; then
     fail latency_filter "a row over 300 ms is in final_output.csv"
 else
     [ "$(wc -l < "$over")" -gt 1 ] && pass latency_filter || fail latency_filter "nothing over the limit: $out"
@@ -45,10 +45,10 @@ SV="$SV $K.benchmark.input_len=1024 $K.benchmark.output_len=256"
 SCSV="$T/sv/inference/final_summary/final_output.csv"
 out=$("$AC" infer $SV "$K.benchmark.concurrency=[1,16,64]" "$K.run.precisions=[bf16,fp8]" 2>&1); rc=$?
 [ $rc -eq 0 ] && case "$out" in *"engine vllm"*"by goodput"*"TTFT ms"*) true ;; *) false ;; esac && pass serve_table || fail serve_table "exit $rc: $out"
-head -1 "$SCSV" | grep -q 'Tokens per second per instance,.*,Concurrency,Precision,TTFT \[ms\],ITL \[ms\],Total tokens per second per GPU,Goodput \[requests/sec/gpu\],KV cache capacity \[sequences per instance\],Request rate \[requests/sec per instance\],EP,Percentile,TTFT pN \[ms\],ITL pN \[ms\],Latency pN \[ms\],Status,Reason$' \
+head -1 "$SCSV" | grep -q 'Tokens per second per instance,.*,Concurrency,Precision,TTFT \[ms\],ITL \[ms\],Total tokens per second per GPU,Goodput \[requests/sec/gpu\],KV cache capacity \[sequences per instance\],Request rate \[requests/sec per instance\],EP,Percentile,TTFT pN \[ms\],ITL pN \[ms\],Latency pN \[ms\],Predicted TTFT \[ms\],Predicted ITL \[ms\],Predicted latency \[ms\],Predicted throughput per GPU \[requests/sec/gpu\],Status,Reason$' \
     && pass serve_csv_header || fail serve_csv_header "$(head -1 "$SCSV")"
 # 2 TP x 2 precisions x 3 loads, best goodput first; fp8 holds more sequences than bf16 at the same TP
-[ "$(awk -F, 'NR>1' "$SCSV" | wc -l)" = 12 ] && awk -F, 'NR>1 && $25=="ok" {if (prev != "" && $17+0 > prev+0) bad=1; prev=$17} END {exit bad}' "$SCSV" \
+[ "$(awk -F, 'NR>1' "$SCSV" | wc -l)" = 12 ] && awk -F, 'NR>1 && $29=="ok" {if (prev != "" && $17+0 > prev+0) bad=1; prev=$17} END {exit bad}' "$SCSV" \
     && pass serve_rows_by_goodput || fail serve_rows_by_goodput "$(cat "$SCSV")"
 kb=$(awk -F, '$1==1 && $12==16 && $13=="bf16" {print $18}' "$SCSV"); kf=$(awk -F, '$1==1 && $12==16 && $13=="fp8" {print $18}' "$SCSV")
 [ -n "$kb" ] && [ -n "$kf" ] && [ "$kf" -gt "$kb" ] && pass serve_fp8_kv_capacity || fail serve_fp8_kv_capacity "bf16 $kb fp8 $kf"

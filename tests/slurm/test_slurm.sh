@@ -223,6 +223,35 @@ if (cd "$REPO" && "$AC" run cluster_type=bcm cluster.exclusive=false cluster.mem
     pass "inference sweep on Slurm: 4 benchmark jobs ran through the executor, measured summary written"
 else fail "inference sweep on Slurm" "$(cat "$W/inf.out" "$W/inf.err")"; fi
 
+# 14. a measured vLLM search on Slurm: `vllm serve` + `vllm bench serve` jobs through the executor, run by
+#     the emulated engine behind a `vllm` shim on PATH (sbatch passes the environment on), 10% slower
+#     than the model; a second run resubmits nothing
+mkdir -p "$W/bin" "$W/tok"
+printf '#!/bin/sh\nexec "%s" emulate-serve --gpu h100 vllm "$@"\n' "$AC" > "$W/bin/vllm"
+chmod +x "$W/bin/vllm"
+echo '{}' > "$W/tok/tokenizer_config.json"
+serve_search() {
+    (cd "$REPO" && PATH="$W/bin:$PATH" AUTOCONFIG_EMULATE_SCALE=1.1 "$AC" run cluster_type=bcm cluster.exclusive=false \
+        cluster.mem=100 training_container=null run_training_hp_search=false search_config=llama/llama3_8b \
+        search_config.train_settings.gpu=h100 "$S.logs=$W/vl" "$K.run.engine=vllm" "$K.run.tokenizer=$W/tok" \
+        "$K.run.tensor_parallel_sizes=[1,2]" "$K.run.pipeline_parallel_sizes=[1]" "$K.benchmark.batch_sizes=[64]" \
+        "$K.benchmark.concurrency=[8,32]" "$K.benchmark.input_len=512" "$K.benchmark.output_len=128")
+}
+VD="$W/vl/inference/llama3_8b_tp2_pp1_bs64_c32"
+if serve_search >"$W/vl.out" 2>"$W/vl.err" &&
+   grep -q 'Inference benchmark jobs: 4 ran, 0 failed' "$W/vl.out" && grep -q 'engine vllm (measured)' "$W/vl.out" &&
+   grep -q 'Measured beside predicted' "$W/vl.out" &&
+   [ "$(grep -c ',measured,' "$W/vl/inference/final_summary/final_output.csv")" = 4 ] &&
+   awk -F, 'NR>1 { r = $25 / $14; if (r < 0.90 || r > 0.92) bad = 1 } END { exit bad }' "$W/vl/inference/final_summary/final_output.csv" &&
+   [ "$(jobs_in "$W/vl")" = 4 ] && [ -f "$VD/result.json" ] && grep -q '^#SBATCH --ntasks-per-node=1$' "$VD/submission_script.sh" &&
+   grep -q 'srun --ntasks=1 ' "$VD/submission_script.sh"; then
+    pass "measured vLLM search on Slurm: 4 vllm serve + bench serve jobs ran, TTFT/ITL/throughput measured beside predicted"
+else fail "measured vLLM search on Slurm" "$(cat "$W/vl.out" "$W/vl.err" "$VD"/log_job_* 2>&1 | tail -40)"; fi
+if serve_search >"$W/vl2.out" 2>"$W/vl2.err" && [ "$(jobs_in "$W/vl")" = 4 ] &&
+   grep -q 'Inference benchmark jobs: 4 ran, 0 failed' "$W/vl2.out"; then
+    pass "measured vLLM search resumed from the ledger: nothing resubmitted"
+else fail "measured vLLM search resumed" "$(cat "$W/vl2.out" "$W/vl2.err")"; fi
+
 # 0 (end). the time-limit kill
 wait "$TMO"
 grep -q '^failed .*TIMEOUT' "$W/tmo.out" && pass "time limit: job ended TIMEOUT" || fail "time limit" "$(cat "$W/tmo.out")"
