@@ -277,6 +277,15 @@ static void bench_validate(void)
             printf("validate %s (published, not in ../shared; targets as the held-out rows: median 10%%, p90 25%%): rows %d "
                    "skipped %d median_abs_err %.1f%% p90_abs_err %.1f%%\n", own, so.rows, so.skipped, 100 * so.median_abs_err,
                    100 * so.p90_abs_err);
+        /* and per source, as validate prints its table */
+        char line[256];
+        bool in_sources = false;
+        rewind(tmp_own);
+        while (fgets(line, sizeof line, tmp_own)) {
+            if (!strncmp(line, "source ", 7)) in_sources = true;
+            else if (!strncmp(line, "gpu ", 4)) break;
+            if (in_sources) printf("  %s", line);
+        }
         fclose(tmp_own);
     }
     f = fopen(csv_infer, "r");

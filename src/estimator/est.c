@@ -125,6 +125,7 @@ static const struct {
     {"fp4_speedup", offsetof(est_cal, fp4_speedup), 0, 4}, {"moe_launch_us", offsetof(est_cal, moe_launch_us), 0, 1e4},
     {"layer_overhead_us", offsetof(est_cal, layer_overhead_us), 0, 1e5},
     {"attn_bwd_ratio", offsetof(est_cal, attn_bwd_ratio), 0.1, 1.0},
+    {"nccl_ctas", offsetof(est_cal, nccl_ctas), 0, 64},
     {"compute_scale", offsetof(est_cal, compute_scale), 0.1, 3.0},
 };
 enum { CAL_N = sizeof CAL_KEYS / sizeof *CAL_KEYS };
@@ -1030,7 +1031,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
         t_rs = coll_allreduce_s(P_dense_grad * gbytes, dpc, bw_dp, c) + coll_allreduce_s(P_exp_grad * gbytes, edp, bw_edp, c);
     }
     double t_dp = t_rs + t_ag;
-    double t_fsdp = 0.0;
+    double t_fsdp = 0.0, t_fsdp_all = 0.0;
     if (in->zero_stage >= 3) {
         /* FSDP gathers every layer's weights for forward and again for backward, per
          * micro-batch; prefetching hides it behind compute when compute is longer.
@@ -1046,9 +1047,17 @@ int est_evaluate(const est_input *in_arg, est_result *r)
          * every gather waits on the critical path */
         double hidden = in->stack && !in->stack->fsdp_prefetch ? 0.0 : mb_layers;
         t_fsdp = m * (per_mb > hidden ? per_mb - hidden : 0.0);
+        t_fsdp_all = m * per_mb;
     }
     r->t_dp_comm = t_dp;
-    r->t_dp_exposed = dp_exposed_s(in, c, &lay, t_rs, t_ag, rs_rounds, m, Ls) + t_fsdp;
+    double dp_exp = dp_exposed_s(in, c, &lay, t_rs, t_ag, rs_rounds, m, Ls);
+    r->t_dp_exposed = dp_exp + t_fsdp;
+    /* NCCL runs each channel of a collective as one CTA resident on an SM for the whole
+     * kernel (NCCL docs: NCCL_MIN_CTAS / NCCL_MAX_CTAS), so while a data-parallel collective
+     * hides under compute, the GEMMs run on sm_count - nccl_ctas SMs: the hidden time costs
+     * nccl_ctas / sm_count of itself in compute (calibration.csv nccl_ctas) */
+    double hidden_dp = (t_dp - dp_exp > 0 ? t_dp - dp_exp : 0.0) + (t_fsdp_all - t_fsdp);
+    if (c->nccl_ctas > 0 && in->gpu->sm_count > 0) r->t_dp_exposed += hidden_dp * c->nccl_ctas / in->gpu->sm_count;
 
     /* ---- optimizer step (optimizer_step_s) ---- */
     /* the distributed optimizer shards dense states over DP·CP and expert states over the

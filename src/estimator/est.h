@@ -41,6 +41,7 @@ typedef struct {
     double tp_overlap, dp_tail, cuda_context_gb, fragmentation, memory_limit_frac, step_overhead_s;
     double moe_imbalance, moe_permute_units, fp4_speedup, layer_overhead_us, moe_launch_us;
     double attn_bwd_ratio; /* attention backward's fraction of peak over the forward's (FlashAttention-2 §4.1) */
+    double nccl_ctas;      /* SMs a data-parallel NCCL collective holds while it overlaps compute */
     double compute_scale; /* sustained tensor-core rate vs the catalog; fitted per cluster by `autoconfig calibrate` */
 } est_cal;
 

@@ -414,6 +414,7 @@ static double act_bytes_per_token(const est_input *in, const est_device *dev, do
     double t = in->tp, spd = layer_sp_div(in), mats_in = fc1_mats(s);
     double h = s->hidden, a = s->heads, g = shape_query_groups(s), d = shape_head_dim(s);
     double mask = s->gated_mlp ? 0.0 : 1.0; /* GPT-3/BERT/T5 templates use dropout; Llama/Mixtral do not */
+    if (in->stack && in->stack->no_dropout) mask = 0.0; /* the stack's configs: p = 0, no mask kept */
     double gin = dev->elem_bytes < 2.0 ? 1.0 : 2.0;
     double per_tok = 0.0;
     per_tok += (2 * h + gin * h + mask * h) / spd;          /* norm input, QKV input, attention dropout mask */
@@ -563,9 +564,13 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
          * measured fraction of peak, not the fused vendor kernels' */
         double ae = c->attn_eff;
         if (in->stack && in->stack->flash2 && in->gpu->sm_arch >= 90 && in->stack->fa2_sm90_eff < ae) ae = in->stack->fa2_sm90_eff;
-        t_attn = attn_flops / (dev->peak16 * est_attn_fwd_eff(ae, in->gpu, at->qk_dim + at->v_dim));
+        /* a stack whose kernel is slower than FlashAttention-2 by a published ratio (Triton
+         * FlashAttention: FA2 is 1.3-1.5x faster forward, ~2x backward, Dao 2023 §4.1) */
+        double rel_f = in->stack && in->stack->attn_fwd_rel > 0 ? in->stack->attn_fwd_rel : 1.0;
+        double rel_b = in->stack && in->stack->attn_bwd_rel > 0 ? in->stack->attn_bwd_rel : 1.0;
+        t_attn = attn_flops / (dev->peak16 * est_attn_fwd_eff(ae, in->gpu, at->qk_dim + at->v_dim) * rel_f);
         /* the backward at attn_bwd_ratio of the forward's fraction of peak (calibration.csv) */
-        t_attn_bwd = 2.5 * attn_flops / (dev->peak16 * ae * c->attn_bwd_ratio);
+        t_attn_bwd = 2.5 * attn_flops / (dev->peak16 * ae * c->attn_bwd_ratio * rel_b);
         if (in->attn_explicit_mask && in->stack && in->stack->masked_attn_eff_ratio > 0 && !cross)
             masked_sdpa_s(in, dev, T, seq_kv, ae, &t_attn, &t_attn_bwd);
     } else {

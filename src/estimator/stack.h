@@ -26,6 +26,10 @@ typedef struct est_stack {
     bool flash_attention;       /* false: scores materialised (Korthikanti 2022 Table 2, 5as/h bytes) */
     bool flash2;                /* FlashAttention-2's kernels on every GPU (not cuDNN / FA3 on sm90+) */
     double fa2_sm90_eff;        /* the fraction of bf16 peak they reach on sm_arch >= 90 */
+    double attn_fwd_rel;        /* the stack's attention kernel's rate over FlashAttention-2's, forward and */
+    double attn_bwd_rel;        /* backward (optional; 0: 1, FA2 or the vendor kernel itself) */
+    bool no_dropout;            /* the stack's model configs train without dropout, so no masks are
+                                 * kept (optional dropout_masks 0; default: the model's templates) */
     bool tp_comm_overlap;       /* TP collectives overlap GEMMs (TE userbuffers) unless a config says no */
     double softmax_fwd_bytes;   /* unfused attention: HBM bytes per score element outside the GEMMs */
     double softmax_bwd_bytes;

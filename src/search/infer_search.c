@@ -1,6 +1,7 @@
 /* infer_search.c — the inference HP-search stage (infer_search.h). */
 #include "search/infer_search.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -430,6 +431,15 @@ static bool is_measured(const ac_config *c)
     return strcmp(c->cluster_type, "sim") != 0 && c->cluster_type[0];
 }
 
+/* the smallest max batch of the sweep that holds conc requests at once (INT_MAX when none does) */
+static int smallest_batch_holding(const search_infer_settings *s, int conc)
+{
+    int best = INT_MAX;
+    for (int i = 0; i < s->nbs; i++)
+        if (s->bs[i] >= conc && s->bs[i] < best) best = s->bs[i];
+    return best;
+}
+
 static void emit(const ac_config *c, const results_infer_row *rows, size_t n, const char *note, FILE *out, bool json,
                  const search_infer_settings *s, size_t nrej, const search_infer_grid *g)
 {
@@ -474,6 +484,9 @@ static void emit(const ac_config *c, const results_infer_row *rows, size_t n, co
     } else if (g && g->n_rejected) {
         fprintf(out, "%zu (tp, pp) pairs skipped by the original's rules (--verbose lists them)\n", g->n_rejected);
     }
+    if (s && s->same_run)
+        fprintf(out, "%zu configurations left out: a max batch above the concurrency, which the smallest max batch "
+                     "holding it already serves (the same run)\n", s->same_run);
     if (n) {
         fprintf(out, "Inference on %s, %d GPUs per node, engine %s (%s):\n", s->gpu_name, s->gpus_per_node,
                 s->engine ? s->engine : "fastertransformer", is_measured(c) ? "measured" : "predicted by the analytical model");
@@ -665,8 +678,11 @@ int search_inference_run_with(const ac_config *c, const model_base_config *base,
                     for (int l = 0; l < nload; l++) {
                         int ep = shape_is_moe(&base->shape) && s.ep[x] > 1 ? s.ep[x] : 0; /* dense: no EP */
                         if (ep > 1 && (gc->tp % ep || base->shape.num_experts % ep)) continue;
-                        results_infer_row *r = &rows[k++];
                         int conc = l < s.nconc ? s.conc[l] : 0;
+                        /* a closed loop of conc requests never fills more than conc slots: a larger max
+                         * batch than the smallest of the sweep that holds them is the same run */
+                        if (conc > 0 && gc->bs > smallest_batch_holding(&s, conc)) { s.same_run++; continue; }
+                        results_infer_row *r = &rows[k++];
                         double rate = l >= s.nconc && s.nrate ? s.rate[l - s.nconc] : 0.0;
                         *r = results_infer_row_init(gc->tp, gc->pp, gc->bs, s.in_len[p], s.out_len[p], RES_INFER_PREDICTED);
                         r->concurrency = conc;

@@ -120,6 +120,8 @@ typedef struct {
     int nrate;
     int ep[CFG_LIST_MAX], nep;      /* run.expert_parallel_sizes (MoE; [1] otherwise) */
     int percentile;                 /* latency_percentile, 0 = means */
+    size_t same_run;                /* predicted rows left out: a max batch above a concurrency load
+                                     * that a smaller max batch of the sweep already holds (same run) */
     struct {
         char name[CFG_KNOB_LEN];    /* as the user wrote it */
         char data_type[16];         /* weights and GEMMs */

@@ -174,7 +174,8 @@ static const struct {
 };
 
 /* The stack a table's framework cell names (data/stacks.csv): the phrases tables write,
- * checked in order (Composer/LLM Foundry, torchtune and Lightning train with PyTorch FSDP;
+ * checked in order (torchtune and Lightning train with PyTorch FSDP; Composer/LLM Foundry with
+ * FSDP and the Triton FlashAttention of its 2023 tables, llm-foundry-2023;
  * Hugging Face Trainer, TRL and axolotl with DeepSpeed or FSDP: the DeepSpeed stack unless
  * the cell names FSDP, which is checked first; NeMo and Megatron, which also run on
  * Lightning or with DeepSpeed, before all of them), then the cell itself as a stack name or alias; anything else is
@@ -186,8 +187,8 @@ static const struct {
     {"NeMo Megatron", "nemo-megatron-2022"}, {"NeMo-Megatron", "nemo-megatron-2022"}, {"bignlp", "nemo-megatron-2022"},
     {"NeMo", "megatron-core"},               {"Megatron", "megatron-core"},
     {"DeepSpeed", "hf-deepspeed"},           {"torchtitan", "pytorch-fsdp"},          {"FSDP", "pytorch-fsdp"},
-    {"Accelerate", "pytorch-fsdp"},          {"Composer", "pytorch-fsdp"},            {"LLM Foundry", "pytorch-fsdp"},
-    {"llm-foundry", "pytorch-fsdp"},         {"MosaicML", "pytorch-fsdp"},            {"torchtune", "pytorch-fsdp"},
+    {"Accelerate", "pytorch-fsdp"},          {"Composer", "llm-foundry-2023"},        {"LLM Foundry", "llm-foundry-2023"},
+    {"llm-foundry", "llm-foundry-2023"},     {"MosaicML", "llm-foundry-2023"},            {"torchtune", "pytorch-fsdp"},
     {"Lightning", "pytorch-fsdp"},           {"litgpt", "pytorch-fsdp"},              {"lit-gpt", "pytorch-fsdp"},
     {"Transformers", "hf-deepspeed"},        {"HF Trainer", "hf-deepspeed"},          {"TRL", "hf-deepspeed"},
     {"axolotl", "hf-deepspeed"},             {"PEFT", "hf-deepspeed"},
@@ -311,10 +312,11 @@ static int row_input(const csv_table *t, const csv_row *row, est_input *in, char
     if (layers < 1 || hidden < 1 || heads < 1 || seq < 1 || vocab < 1)
         return SKIP("model shape not positive (layers, hidden size, heads, sequence length, vocab)");
     /* a row that shards with FSDP over its GPUs and publishes no TP or PP ran pure FSDP
-     * (MaxText ici_fsdp_parallelism, torchtitan data_parallel_shard_degree): TP = PP = 1 */
+     * (MaxText ici_fsdp_parallelism, torchtitan data_parallel_shard_degree): TP = PP = 1; so
+     * does FSDP's SHARD_GRAD_OP (stage 2: llm-foundry's tables), the same wrapper over all ranks */
     int fsdp_stage = 1;
     const char *fsdp_col = NULL;
-    bool fsdp_only = !spell_zero_stage("", csv_get(row, c.fsdp), &fsdp_stage, &fsdp_col) && fsdp_stage >= 3;
+    bool fsdp_only = !spell_zero_stage("", csv_get(row, c.fsdp), &fsdp_stage, &fsdp_col) && fsdp_stage >= 2;
     if ((!have[N_TP] || !have[N_PP]) && fsdp_only) {
         if (!have[N_TP]) { val[N_TP] = 1; have[N_TP] = true; }
         if (!have[N_PP]) { val[N_PP] = 1; have[N_PP] = true; }
@@ -344,7 +346,9 @@ static int row_input(const csv_table *t, const csv_row *row, est_input *in, char
     if (!have[N_MBS]) return SKIP("micro batch size missing");
     double tp = val[N_TP], pp = val[N_PP], ngpu = val[N_GPUS], mbs = val[N_MBS], gbs = val[N_GBS];
     if (tp < 1 || pp < 1 || ngpu < 1 || gbs < 1 || mbs < 1) return SKIP("parallel sizes and batch sizes must be at least 1");
-    const gpu_spec *gpu = gpu_match(csv_get(row, c.gpu_type));
+    /* a catalog name or alias as written (llm-foundry's a100_40gb), else the longest match text */
+    const gpu_spec *gpu = gpu_find(csv_get(row, c.gpu_type));
+    if (!gpu) gpu = gpu_match(csv_get(row, c.gpu_type));
     if (!gpu) return SKIP("GPU type not in the catalog");
     est_precision prec = PREC_BF16;
     bool block_scaled = false;

@@ -59,6 +59,11 @@ out=$("$AC" infer $SV search_config.train_settings.gpu=a100_80gb "$K.benchmark.c
 case "$out" in *"failed:"*"has no fp8 tensor cores"*) pass serve_fp8_needs_fp8_gpu ;; *) fail serve_fp8_needs_fp8_gpu "$out" ;; esac
 out=$("$AC" infer $SV "$K.benchmark.concurrency=[64]" "$K.max_itl_ms=0.5" 2>&1)
 case "$out" in *"misses ITL "*"> max_itl_ms 0.5"*) pass serve_itl_limit_unmet ;; *) fail serve_itl_limit_unmet "$out" ;; esac
+# a max batch above a closed-loop load is the same run as the smallest max batch holding it: one row, said once
+out=$("$AC" infer $SV "$K.benchmark.batch_sizes=[16,64,256]" "$K.benchmark.concurrency=[16]" 2>&1); rc=$?
+[ $rc -eq 0 ] && case "$out" in *"4 configurations left out: a max batch above the concurrency"*) true ;; *) false ;; esac \
+    && [ "$(awk -F, 'NR>1' "$SCSV" | wc -l)" = 2 ] && [ "$(awk -F, 'NR>1 && $3 != 16' "$SCSV" | wc -l)" = 0 ] \
+    && pass serve_same_run_once || fail serve_same_run_once "exit $rc: $out $(cat "$SCSV")"
 # request-rate loads (Poisson arrivals) beside concurrency, limits at a percentile: the p99 TTFT grows with
 # the rate, a rate beyond the instance is saturated (said so), an unmet p99 limit names the closest configuration
 out=$("$AC" infer $SV "$K.benchmark.concurrency=[16]" "$K.benchmark.request_rates=[1,8,100000]" "$K.latency_percentile=99" 2>&1); rc=$?

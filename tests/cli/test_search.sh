@@ -116,7 +116,7 @@ if [ -f "$V" ]; then
     echo "$last" | grep -Eq '^rows [0-9]+ skipped [0-9]+ median_abs_err [0-9.]+% p90_abs_err [0-9.]+%$' \
         && pass validate_line || fail validate_line "$last"
     med=$(echo "$last" | sed 's/.*median_abs_err \([0-9.]*\)%.*/\1/')
-    awk -v m="$med" 'BEGIN { exit !(m <= 9.3) }' && pass validate_median || fail validate_median "median $med% > 9.3% (was 9.0% with the long-sequence rows)"
+    awk -v m="$med" 'BEGIN { exit !(m <= 9.0) }' && pass validate_median || fail validate_median "median $med% > 9.0% (was 8.7% with NCCL's SMs under overlapped collectives)"
     p90=$(echo "$last" | sed 's/.*p90_abs_err \([0-9.]*\)%.*/\1/')
     # p90 is a regression guard (target 25%): 35.5% before the release-bound recipes (CUDA
     # graphs and all-to-all overlap of the 26.06+ MoE runs), 31.9% with them; 37.9% once the
@@ -137,18 +137,19 @@ if [ -f "$V" ]; then
     # the rows with a published layout keep their own guard below.  26.4% with the output layer
     # in bf16 under FP8, FP8 tiles' longer K fill, FlashAttention's slower backward and whole
     # diagonal blocks, NeMo 1.x's fp32 loss and the DP reduction hidden under the backward only.
-    awk -v m="$p90" 'BEGIN { exit !(m <= 26.9) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 26.9% (was 26.4% with the long-sequence rows read)"
+    # 25.9% with the SMs NCCL's CTAs take from compute while a data-parallel collective hides.
+    awk -v m="$p90" 'BEGIN { exit !(m <= 26.4) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 26.4% (was 25.9% with NCCL's SMs under overlapped collectives)"
     p90_pub=$(echo "$out" | sed -n 's/^without those rows ([0-9]* with a published layout): median_abs_err [0-9.]*% p90_abs_err \([0-9.]*\)%$/\1/p')
-    awk -v m="${p90_pub:-999}" 'BEGIN { exit !(m <= 25.5) }' && pass validate_p90_published_layouts \
-        || fail validate_p90_published_layouts "p90 of the rows with a published layout ${p90_pub:-?}% > 25.5% (was 25.0%)"
+    awk -v m="${p90_pub:-999}" 'BEGIN { exit !(m <= 24.2) }' && pass validate_p90_published_layouts \
+        || fail validate_p90_published_layouts "p90 of the rows with a published layout ${p90_pub:-?}% > 24.2% (was 23.7%)"
     p90_old=$(python3 -c '
 import csv, sys
 e = sorted(abs(float(r["error_pct"])) for r in csv.DictReader(open(sys.argv[1]))
            if r["error_pct"] and "DeepSeek" not in r["model"])
 x = 0.9 * (len(e) - 1); i = int(x)
 print("%.1f" % (e[i] + (x - i) * (e[min(i + 1, len(e) - 1)] - e[i])))' "$T/val.csv")
-    awk -v m="$p90_old" 'BEGIN { exit !(m <= 28.9) }' && pass validate_p90_without_mla \
-        || fail validate_p90_without_mla "p90 without the DeepSeek-V3 rows $p90_old% > 28.9% (was 28.4% with the long-sequence rows)"
+    awk -v m="$p90_old" 'BEGIN { exit !(m <= 28.1) }' && pass validate_p90_without_mla \
+        || fail validate_p90_without_mla "p90 without the DeepSeek-V3 rows $p90_old% > 28.1% (was 27.6% with NCCL's SMs under overlapped collectives)"
     # the DeepSeek-V3 rows: every one predicted (sizes from MLA_FAMILIES), all fit in memory
     # with the recipe's MLA up-projection recompute
     ds=$(python3 -c '
@@ -186,6 +187,16 @@ print(len(r), sum(x["fits"] == "true" for x in r))' "$T/val.csv")
     g=$(python3 -c 'import csv,sys; print(sorted({(r["id"] == "T0434", r["cuda_graphs"], r["moe_a2a_overlap"], r["fused_expert_mlp"]) for r in csv.DictReader(open(sys.argv[1])) if r["id"] in ("T0365", "T0389", "T0434")}))' "$T/val.csv")
     [ "$g" = "[(False, 'true', 'true', 'true'), (True, 'false', 'false', 'false')]" ] && pass validate_release_recipe || fail validate_release_recipe "$g"
 fi
+
+# the project's own published rows, not in ../shared (validation/train_published.csv: torchtitan,
+# llm-foundry, Megatron-LM 2021): at least four in five read, and the accuracy we hold on them
+own=$("$AC" validate --csv "$REPO/validation/train_published.csv" 2>&1 | tail -1)
+echo "$own" | awk '{ split($0, a, " "); rows = a[2]; skipped = a[4]; med = a[6]; p90 = a[8]; sub("%", "", med); sub("%", "", p90);
+    exit !(rows > 0 && skipped * 5 <= rows && med + 0 <= 7.0 && p90 + 0 <= 20.0) }' \
+    && pass validate_own_published || fail validate_own_published "$own (want >= 4/5 read, median <= 7.0%, p90 <= 20.0%; was 6.5%, 19.5%)"
+fit=$("$AC" validate --csv "$REPO/validation/train_published.csv" 2>&1 | sed -n 's/^memory: \([0-9]*\) of \([0-9]*\) published runs.*/\1 \2/p')
+echo "$fit" | awk '{ exit !($2 > 0 && $1 >= 223) }' && pass validate_own_published_fit \
+    || fail validate_own_published_fit "runs predicted to fit: $fit (want >= 223 of 240: MPT's dropout-free blocks keep no masks)"
 # a table that publishes PP > 1 without VP: the fastest legal VP is assumed and said so;
 # a published VP is kept as is
 cat > "$T/vp.csv" <<'CSV'

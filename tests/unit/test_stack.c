@@ -584,6 +584,90 @@ static void test_lora_adapter_bytes(void)
     CHECK_NEAR(a.step_time, b.step_time, 1e-15);
 }
 
+/* A stack whose attention kernel runs at a published ratio of FlashAttention-2's
+ * (llm-foundry-2023: Triton FlashAttention, FA2 1/0.71 faster forward and 2x backward,
+ * Dao 2023 §4.1): the small GPT on an A100 (4 layers, attention FLOPs 2·1024·576·8·256 a
+ * layer forward) adds 4·F/(312e12·e_fwd)·(1/0.71 − 1) forward and
+ * 4·2.5·F/(312e12·0.55·0.86)·(1/0.5 − 1) backward, e_fwd the FA2 forward rate at 256 head dims */
+static void test_attention_kernel_ratio(void)
+{
+    CHECK(gpu_catalog_load(NULL) == 0 && est_stack_load(NULL) == 0);
+    const est_stack *lf = est_stack_find("llm-foundry-2023");
+    CHECK(lf && lf->flash2 && lf->attn_fwd_rel == 0.71 && lf->attn_bwd_rel == 0.5 && lf->logit_bytes == 48.0);
+    CHECK(est_stack_find("pytorch-fsdp")->attn_fwd_rel == 0.0); /* FA2 itself: 1 */
+    est_stack fa2 = *lf;
+    fa2.attn_fwd_rel = fa2.attn_bwd_rel = 0.0;
+    model_shape s = small_gpt();
+    est_input in;
+    const gpu_spec *g = gpu_find("a100_80gb");
+    est_input_init(&in, &s, g);
+    est_stack_apply(&in, lf);
+    in.num_gpus = 1;
+    est_cal c;
+    CHECK(est_cal_default(&c, NULL) == 0);
+    est_result r, r0;
+    CHECK(est_evaluate(&in, &r) == 0);
+    in.stack = &fa2;
+    CHECK(est_evaluate(&in, &r0) == 0);
+    double flops = 2.0 * 1024 * 576 * 8 * 256;
+    double e_fwd = est_attn_fwd_eff(c.attn_eff, g, 256.0);
+    CHECK_NEAR(r.t_compute_fwd - r0.t_compute_fwd, 4 * flops / (312e12 * e_fwd) * (1.0 / 0.71 - 1.0), 1e-12);
+    CHECK_NEAR(r.t_compute_bwd - r0.t_compute_bwd, 4 * 2.5 * flops / (312e12 * c.attn_eff * 0.86) * (2.0 - 1.0), 1e-12);
+}
+
+/* While a data-parallel collective hides under compute its NCCL CTAs hold nccl_ctas SMs:
+ * one node of A100s all-reducing the small GPT's gradients under the backward hides all
+ * but the 10 % tail, and the hidden 0.9 of the all-reduce costs 24/108 of itself */
+static void test_nccl_sm_share(void)
+{
+    CHECK(gpu_catalog_load(NULL) == 0);
+    model_shape s = small_gpt();
+    est_input in;
+    est_input_init(&in, &s, gpu_find("a100_80gb"));
+    est_stack_apply(&in, est_stack_default());
+    in.zero_stage = 0;
+    in.num_gpus = 8;
+    in.mbs = 2;
+    in.gbs = 16;
+    est_cal c, none;
+    CHECK(est_cal_default(&c, NULL) == 0);
+    CHECK_NEAR(c.nccl_ctas, 24.0, 1e-12);
+    CHECK(gpu_find("a100_80gb")->sm_count == 108);
+    none = c;
+    none.nccl_ctas = 0;
+    est_result r, r0;
+    in.cal = &c;
+    CHECK(est_evaluate(&in, &r) == 0);
+    in.cal = &none;
+    CHECK(est_evaluate(&in, &r0) == 0);
+    CHECK_NEAR(r0.t_dp_exposed, 0.1 * r0.t_dp_comm, 1e-15); /* hidden but the tail */
+    CHECK_NEAR(r.t_dp_exposed - r0.t_dp_exposed, 0.9 * r0.t_dp_comm * 24.0 / 108.0, 1e-15);
+}
+
+/* A stack whose model configs train without dropout keeps no masks: the small GPT (GELU MLP,
+ * so the templates' two 1-byte masks a layer) on one A100, MBS 2 of 1024 tokens, 4 layers
+ * keeps 2 · 1024 B · 2048 tokens · 4 layers = 16 MiB less (times the allocator's 5 %) */
+static void test_dropout_masks(void)
+{
+    CHECK(gpu_catalog_load(NULL) == 0 && est_stack_load(NULL) == 0);
+    const est_stack *lf = est_stack_find("llm-foundry-2023");
+    CHECK(lf && lf->no_dropout && !est_stack_find("pytorch-fsdp")->no_dropout);
+    est_stack with = *lf;
+    with.no_dropout = false;
+    model_shape s = small_gpt();
+    est_input in;
+    est_input_init(&in, &s, gpu_find("a100_80gb"));
+    est_stack_apply(&in, lf);
+    in.num_gpus = 1;
+    in.mbs = 2;
+    in.gbs = 2;
+    est_result r, r0;
+    CHECK(est_evaluate(&in, &r) == 0);
+    in.stack = &with;
+    CHECK(est_evaluate(&in, &r0) == 0);
+    CHECK_NEAR(r0.mem_activations - r.mem_activations, 2.0 * 1024 * 2048 * 4, 1e-6);
+}
+
 int main(void)
 {
     RUN(test_stacks_load);
@@ -596,7 +680,10 @@ int main(void)
     RUN(test_bands);
     RUN(test_fp8_gemm_fill);
     RUN(test_attention_backward_ratio);
+    RUN(test_attention_kernel_ratio);
     RUN(test_dp_reduce_window);
+    RUN(test_nccl_sm_share);
+    RUN(test_dropout_masks);
     RUN(test_p2p_bandwidth);
     RUN(test_cp_exchange_windows);
     RUN(test_logit_bytes);
