@@ -727,8 +727,10 @@ int search_inference_run_with(const ac_config *c, const model_base_config *base,
                 continue;
             }
             for (int l = 0; l < serving_loads(&s) && !rc; l++) {
-            results_infer_row *r = &rows[k++];
             int conc = serving_conc(&s, gc, l);
+            /* the same run as a smaller max batch of the sweep: not measured twice */
+            if (s.nconc && conc > 0 && gc->bs > smallest_batch_holding(&s, conc)) { s.same_run++; continue; }
+            results_infer_row *r = &rows[k++];
             *r = results_infer_row_init(gc->tp, gc->pp, gc->bs, s.in_len[p], s.out_len[p], RES_INFER_MEASURED);
             r->concurrency = conc;
             char name[JOB_NAME_MAX], dir[JOB_DIR_MAX], script[CFG_PATH_MAX + 300];
@@ -769,7 +771,7 @@ int search_inference_run_with(const ac_config *c, const model_base_config *base,
             }
             }
         }
-    if (!measured) n = k; /* EP sizes that are no layout of a TP left no row */
+    n = k; /* EP sizes that are no layout of a TP, and max batches above a load, left no row */
     if (!rc) rc = results_infer_write_configs(s.results_dir, rows, n, s.npairs > 1, e);
     if (!rc && !measured) {
         rc = results_infer_sort(rows, n, e);
