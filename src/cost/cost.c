@@ -547,9 +547,9 @@ const char *cost_band_of(const cost_request *rq, const cost_option *o, double *r
     bool offload = o->k.offload_optimizer || o->k.offload_params;
     if (src != EST_BAND_OWN && cost_published_band(st, o->gpu, offload, &pb, &prows, &on_gpu, &med)) {
         *rel = pb;
-        snprintf(buf, len, "±%.0f%% (%d published fine-tuning runs of %s %s, %s%s, data/finetune_published.csv; predicted %s by a "
-                           "median %.0f%%)", 100 * pb, prows, sn, offload ? "with CPU offload" : "without offload",
-                 on_gpu ? "on " : "on other GPUs than ", o->gpu->name, med > 0 ? "too fast" : "too slow", 100 * fabs(med));
+        snprintf(buf, len, "±%.0f%% (%d published fine-tuning runs of %s %s, on %s, data/finetune_published.csv; predicted %s by "
+                           "a median %.0f%%)", 100 * pb, prows, sn, offload ? "with CPU offload" : "without offload",
+                 on_gpu ? o->gpu->name : "all GPUs (too few on this one)", med > 0 ? "too fast" : "too slow", 100 * fabs(med));
         return "published";
     }
     switch (src) {

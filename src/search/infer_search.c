@@ -123,6 +123,12 @@ static int serving_settings(const ac_config *c, search_infer_settings *s, ac_err
         return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "run.precisions",
                          "a measured %s search runs one precision (run.precisions lists %d): one search per precision",
                          se->name, s->nprec);
+    /* the engines report p50, p90 and p99 (the jobs ask vLLM for those; trtllm-bench prints them):
+     * another percentile could not be judged on what was measured */
+    if (s->serving_jobs && s->percentile > 0 && s->percentile != 50 && s->percentile != 90 && s->percentile != 99)
+        return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "latency_percentile",
+                         "the measured %s jobs report percentiles 50, 90 and 99, not %d (any percentile is predicted with "
+                         "cluster_type=sim)", se->name, s->percentile);
     if (s->serving_jobs && s->nrate)
         return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "benchmark.request_rates",
                          "the measured %s jobs run closed loops (benchmark.concurrency); request rates are predicted "

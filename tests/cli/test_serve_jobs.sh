@@ -146,6 +146,10 @@ out=$("$AC" run $base search_config.train_settings.logs="$T/x1" $K.run.engine=vl
 out=$("$AC" run $base search_config.train_settings.logs="$T/x2" $K.run.engine=trtllm "$K.run.precisions=[fp8]" 2>&1); rc=$?
 [ $rc -eq 2 ] && case "$out" in *"trtllm-bench on dummy weights cannot quantize to fp8"*) true ;; *) false ;; esac &&
     pass trtllm_fp8_weights_refused || fail trtllm_fp8_weights_refused "exit $rc: $out"
+# shellcheck disable=SC2086
+out=$("$AC" run $base search_config.train_settings.logs="$T/x4" $K.run.engine=vllm $K.latency_percentile=95 2>&1); rc=$?
+[ $rc -eq 2 ] && [ ! -d "$T/x4" ] && case "$out" in *"latency_percentile"*"50, 90 and 99, not 95"*) true ;; *) false ;; esac &&
+    pass measured_percentile_reported_only || fail measured_percentile_reported_only "exit $rc: $out"
 out=$("$AC" run cluster_type=local run_training_hp_search=false search_config=llama/llama2_7b \
       search_config.train_settings.logs="$T/x3" $K.run.engine=vllm 2>&1); rc=$?
 [ $rc -eq 2 ] && case "$out" in *"run.tokenizer"*"32000"*) true ;; *) false ;; esac &&
