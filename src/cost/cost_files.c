@@ -244,7 +244,7 @@ int cost_accelerate_yaml(const cost_request *rq, const cost_option *o, char **ou
         return ac_err_set(e, AC_E_INPUT, "Accelerate runs DeepSpeed/FSDP data parallelism: no config for a TP%d PP%d setup", o->k.tp,
                           o->k.pp);
     const est_stack *st = cost_stack_of(rq, &o->k);
-    bool fsdp = st && !strcmp(st->name, "pytorch-fsdp");
+    bool fsdp = cost_is_fsdp(rq, &o->k);
     strbuf b;
     sb_init(&b);
     sb_printf(&b, "# Accelerate config written by autoconfig cost (predicted setup: %s)\n", o->label);
@@ -277,7 +277,10 @@ int cost_accelerate_yaml(const cost_request *rq, const cost_option *o, char **ou
     sb_printf(&b, "machine_rank: 0\n");
     sb_printf(&b, "main_training_function: main\n");
     if (o->nodes > 1) sb_printf(&b, "main_process_port: 29500\n");
-    sb_printf(&b, "mixed_precision: %s\n", rq->precision == PREC_FP16 ? "fp16" : rq->precision == PREC_FP32 ? "no" : "bf16");
+    /* with a deepspeed_config_file the precision is ds_config.json's: Accelerate refuses a
+     * mixed_precision beside it (DeepSpeedPlugin._deepspeed_config_checks raises "the following
+     * accelerate config variables will be ignored", ACCELERATE_MIXED_PRECISION among them) */
+    if (fsdp) sb_printf(&b, "mixed_precision: %s\n", rq->precision == PREC_FP16 ? "fp16" : rq->precision == PREC_FP32 ? "no" : "bf16");
     sb_printf(&b, "num_machines: %d\n", o->nodes);
     sb_printf(&b, "num_processes: %d\n", o->k.num_gpus);
     sb_printf(&b, "rdzv_backend: static\n");

@@ -157,6 +157,8 @@ keys = {r[0] for r in rows}
 assert all(k in keys for k in cfg), sorted(set(cfg) - keys)
 assert all(f"deepspeed_config.{k}" in keys for k in cfg["deepspeed_config"])
 assert cfg["distributed_type"] == "DEEPSPEED" and cfg["deepspeed_config"]["deepspeed_config_file"] == "ds_config.json"
+# Accelerate refuses a mixed_precision beside a deepspeed_config_file (the precision is ds_config.json's)
+assert "mixed_precision" not in cfg, cfg["mixed_precision"]
 assert cfg["num_processes"] == 8 and cfg["num_machines"] == 1
 PY
 
