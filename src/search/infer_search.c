@@ -438,6 +438,13 @@ static bool is_measured(const ac_config *c)
     return strcmp(c->cluster_type, "sim") != 0 && c->cluster_type[0];
 }
 
+/* an estimate before the model fills it: every time unknown (NAN), assumed to fit */
+static search_infer_estimate estimate_unknown(void)
+{
+    return (search_infer_estimate){.latency_ms = NAN, .mem_gib = NAN, .fits = 1, .mem_limit_gib = NAN, .ttft_ms = NAN,
+                                   .itl_ms = NAN, .requests_per_s = NAN, .ttft_p_ms = NAN, .itl_p_ms = NAN, .latency_p_ms = NAN};
+}
+
 /* the smallest max batch of the sweep that holds conc requests at once (INT_MAX when none does) */
 static int smallest_batch_holding(const search_infer_settings *s, int conc)
 {
@@ -702,9 +709,7 @@ int search_inference_run_with(const ac_config *c, const model_base_config *base,
                                                   s.gpus_per_node, s.engine, conc, s.prec[q].kv_bytes, rate, ep, s.percentile,
                                                   cv_of(c->infer.input_len_stdev, s.in_len[p]),
                                                   cv_of(c->infer.output_len_stdev, s.out_len[p]) };
-                        search_infer_estimate est = { .latency_ms = NAN, .mem_gib = NAN, .fits = 1, .mem_limit_gib = NAN,
-                                                      .ttft_ms = NAN, .itl_ms = NAN, .requests_per_s = NAN,
-                                                      .ttft_p_ms = NAN, .itl_p_ms = NAN, .latency_p_ms = NAN };
+                        search_infer_estimate est = estimate_unknown();
                         ac_err me;
                         if (model(&pt, &est, &me) != 0) {
                             results_infer_row_fail(r, "model: %s", me.msg);
@@ -843,9 +848,7 @@ static int serving_row(const ac_config *c, const model_base_config *base, const 
     search_infer_point pt = { &base->shape, r->tp, r->pp, r->bs, r->input_len, r->output_len, 1, s->prec[0].data_type,
                               c->train.gpu, c->train.gpu_memory_gb, s->gpus_per_node, s->engine, r->concurrency,
                               s->prec[0].kv_bytes, .percentile = s->percentile };
-    search_infer_estimate est = { .latency_ms = NAN, .mem_gib = NAN, .fits = 1, .mem_limit_gib = NAN, .ttft_ms = NAN,
-                                  .itl_ms = NAN, .requests_per_s = NAN, .ttft_p_ms = NAN, .itl_p_ms = NAN,
-                                  .latency_p_ms = NAN };
+    search_infer_estimate est = estimate_unknown();
     ac_err me;
     if (default_model(&pt, &est, &me) == 0) {
         r->pred_ttft_ms = est.ttft_ms;

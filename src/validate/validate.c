@@ -207,7 +207,7 @@ const est_stack *validate_stack_of(const char *framework)
     return st ? st : est_stack_default();
 }
 
-/* The latest year a cell names: a four-digit 2015-2029, or an arXiv identifier's yymm
+/* The latest year a cell names: a four-digit 2010-2029, or an arXiv identifier's yymm
  * ("2104.04473" is April 2021); 0 when none */
 static int cell_year(const char *cell)
 {
