@@ -191,12 +191,13 @@ typedef struct {
     double compute, comm;
 } pass_time;
 
-/* FasterTransformer's unfused context attention keeps the scores in HBM: the QKᵀ batched GEMM writes
- * seqs·heads·ctx² 16-bit values, the masked softmax reads and writes them, the AV GEMM reads them
- * (4 passes; its GPT context path before fused MHA, invokeMaskedSoftmax) */
+/* FasterTransformer's unfused context attention keeps the scores in HBM (GptContextAttentionLayer): ParallelGpt
+ * sets is_context_qk_buf_float_, so the QKᵀ batched GEMM writes seqs·heads·ctx² fp32 scores (4 bytes), the
+ * masked softmax (invokeMaskedSoftMax) reads them with the 16-bit attention mask [seqs, ctx, ctx] and writes
+ * 16-bit probabilities (4 + 2), the AV GEMM reads those (2): 12 bytes a score, the mask once a sequence */
 static double unfused_scores_bytes(double seqs, double ctx, double heads_gpu)
 {
-    return 4.0 * seqs * heads_gpu * ctx * ctx * 2.0;
+    return seqs * ctx * ctx * (heads_gpu * (4.0 + 4.0 + 2.0 + 2.0) + 2.0);
 }
 
 /* one transformer layer on one GPU over one engine iteration that mixes dec_seqs decode tokens (context
@@ -299,6 +300,64 @@ static double logits_s(const dev_ctx *d, double tokens)
     return gemm_s(d, tokens, d->s->hidden, (double)d->s->vocab / d->in->tp, INFER_EMB_BYTES, d->gemm_eff);
 }
 
+/* FasterTransformer's vocabulary padded as ParallelGpt pads it: up to a multiple of tp, then of 8 (16-bit) */
+static double ft_vocab_padded(const dev_ctx *d)
+{
+    double tp = d->in->tp, v = ceil(d->s->vocab / tp) * tp;
+    return ceil(v / 8.0) * 8.0;
+}
+
+/* ring all-gather of `total` bytes (each of tp ranks contributes total/tp): launch + (tp−1) hops, then
+ * (tp−1)/tp·total over the link (Thakur et al. 2005; NCCL ring all-gather: half the steps of an all-reduce) */
+static double allgather_s(const dev_ctx *d, double total)
+{
+    int tp = d->in->tp;
+    const gpu_spec *g = d->in->gpu;
+    if (tp <= 1) return 0.0;
+    int D = g->nvlink_domain > 1 ? g->nvlink_domain : 1;
+    double eff = d->cal.collective_eff;
+    if (tp <= D)
+        return INFER_NCCL_LAUNCH_S + (tp - 1) * INFER_NCCL_HOP_NVLINK_S + (tp - 1.0) / tp * total / (g->nvlink_gbps * GB * eff);
+    double nodes = (double)tp / D;
+    return INFER_NCCL_LAUNCH_S + (D - 1) * INFER_NCCL_HOP_NVLINK_S + (nodes - 1.0) * INFER_NCCL_HOP_NET_S +
+           (nodes - 1.0) / nodes * total / (g->scaleout_gbps * GB * eff);
+}
+
+/* FasterTransformer's logits of `seqs` sequences (ParallelGpt::forward, once a micro-batch a step): the
+ * GEMM takes 16-bit operands and writes fp32 logits (cublas Gemm with CUDA_R_32F C); with TP each rank
+ * computes V/tp of them, ftNcclAllGather gathers the fp32 [seqs × V] on every rank, cudaStreamSynchronize
+ * waits for it (one launch latency before the next kernel) and invokeTransposeAxis01 reorders them
+ * (read + write, 8 bytes a logit).  *comm gets the all-gather. */
+static double ft_logits_s(const dev_ctx *d, double seqs, double *comm)
+{
+    double h = d->s->hidden, vp = ft_vocab_padded(d), vl = vp / d->in->tp;
+    double rel = layer_gemm_shape(d->sms, fmax(seqs, 128.0), h, vl) / d->gemm_ref;
+    double t = roofline_s(d, 2.0 * seqs * h * vl, h * vl * INFER_EMB_BYTES + seqs * h * 2.0 + seqs * vl * 4.0,
+                          d->gemm_eff * (rel < 1.0 ? rel : 1.0));
+    if (d->in->tp > 1) {
+        double ag = allgather_s(d, seqs * vp * 4.0);
+        if (comm) *comm += ag;
+        t += ag + d->floor_s + roofline_s(d, 0.0, seqs * vp * 8.0, 1.0);
+    }
+    return t;
+}
+
+/* FasterTransformer's top-p sampling of `seqs` sequences over the padded vocabulary, fp32 (TopPSamplingLayer::
+ * runSampling, invokeBatchTopPSampling), each kernel a roofline with the launch floor; bytes per logit:
+ * invokeTopPInitialize writes the int32 ids (4); invokeAddBiasSoftMax reads and writes fp32 (8);
+ * topp_beam_topk_kernel reads them (4); cub::DeviceSegmentedRadixSort::SortPairsDescending sorts 32-bit keys
+ * with int32 values in passes of 6 bits (CUB SEGMENTED_RADIX_BITS = 6 for keys over a byte: 6 passes), each
+ * pass reading the keys to count digits (4) and reading and writing keys and values (16); topp_sampling
+ * reads the sorted probabilities up to p (at most 4) */
+static double ft_sampling_s(const dev_ctx *d, double seqs)
+{
+    static const double bytes_per_logit[] = { 4.0, 8.0, 4.0, 20.0, 20.0, 20.0, 20.0, 20.0, 20.0, 4.0 };
+    double n = seqs * ft_vocab_padded(d), t = 0.0;
+    for (size_t k = 0; k < sizeof bytes_per_logit / sizeof *bytes_per_logit; k++)
+        t += roofline_s(d, 0.0, n * bytes_per_logit[k], 1.0);
+    return t;
+}
+
 /* pipeline hop of one micro-batch's activations: α + tokens·h·2 / (bw·p2p_eff) */
 static double hop_s(const dev_ctx *d, double tokens)
 {
@@ -332,9 +391,11 @@ static double pass_s(const dev_ctx *d, double seqs, double tok_per_seq, double c
     pass_time lt = layer_s(d, mtok, mseqs, ctx, prefill);
     double stage = (lt.compute + lt.comm) * L / pp;
     double hops = (pp - 1) * hop_s(d, mtok);
-    /* logits only for the last position of each sequence */
-    double t = (m + pp - 1) * stage + hops + logits_s(d, mseqs) * m;
-    if (comm_tp) *comm_tp += (m + pp - 1) * lt.comm * L / pp;
+    double ag = 0.0;
+    /* logits only for the last position of each sequence; FasterTransformer samples each micro-batch there */
+    double head = d->ft_engine ? ft_logits_s(d, mseqs, &ag) + ft_sampling_s(d, mseqs) : logits_s(d, mseqs);
+    double t = (m + pp - 1) * stage + hops + head * m;
+    if (comm_tp) *comm_tp += (m + pp - 1) * lt.comm * L / pp + ag * m;
     if (comm_pp) *comm_pp += hops;
     return t;
 }
@@ -399,8 +460,9 @@ static void memory_bytes(const dev_ctx *d, double bs, double seq_len, double pre
     r->mem_kv = bs * seq_len * d->kv_elems_gpu * d->kvbytes * (L / in->pp);
     double f = shape_is_moe(s) ? (s->moe_ffn_hidden > 0 ? s->moe_ffn_hidden : s->ffn_hidden) * shape_moe_topk(s)
                                   : (s->ffn_hidden > 0 ? s->ffn_hidden : 4 * h);
-    /* context attention scores, materialised per head by unfused kernels: bs·heads/tp·input² 16-bit values */
-    double scores = prefill_tokens > 0 && bs > 0 ? bs * (double)s->heads / in->tp * pow(prefill_tokens / bs, 2) * 2.0 : 0.0;
+    /* context attention scores, materialised per head by unfused kernels: bs·heads/tp·input² 16-bit values;
+     * FasterTransformer keeps an fp32 copy beside them (qk_buf_float_, GptContextAttentionLayer): 6 bytes */
+    double scores = prefill_tokens > 0 && bs > 0 ? bs * (double)s->heads / in->tp * pow(prefill_tokens / bs, 2) * (d->ft_engine ? 6.0 : 2.0) : 0.0;
     r->mem_workspace = prefill_tokens * (INFER_WORKSPACE_UNITS * h + 2.0 * f / in->tp) * 2.0 + scores +
                        bs * (double)s->vocab / in->tp * 4.0 + d->cal.cuda_context_gb * EST_GIB;
     r->mem_total = r->mem_weights + r->mem_kv + r->mem_workspace;
@@ -536,4 +598,12 @@ int est_infer_kv_capacity(const est_infer_input *in, int seq_tokens, int block_t
         return -1;
     }
     return 0;
+}
+
+double est_infer_ft_sampling_s(const est_infer_input *in, double seqs)
+{
+    if (est_infer_check(in, NULL, 0) != 0 || seqs <= 0) return 0.0;
+    dev_ctx d;
+    ctx_init(&d, in);
+    return ft_sampling_s(&d, seqs);
 }

@@ -169,6 +169,25 @@ static void test_model_tp_direction(void)
     CHECK(s16.latency_s > s8.latency_s);
 }
 
+/* FasterTransformer's top-p sampling of one step on an A100 80GB (HBM 2039 GB/s at 0.80: 1631.2 GB/s; launch floor
+ * 6 us): 140 bytes a logit over 10 kernels (init 4, softmax 8, beam top-k 4, six radix passes of 20, sampling 4).
+ * 64 x 51200 logits: every kernel is over its floor, 140 x 3 276 800 B / 1631.2 GB/s = 281.24 us; one sequence:
+ * every kernel at its floor, 10 x 6 = 60 us. */
+static void test_ft_sampling(void)
+{
+    model_shape s = gpt20b();
+    est_infer_input x;
+    est_infer_input_init(&x, &s, gpu_find("a100"));
+    CHECK_NEAR(est_infer_ft_sampling_s(&x, 64) * 1e6, 281.24, 1e-4);
+    CHECK_NEAR(est_infer_ft_sampling_s(&x, 1) * 1e6, 60.0, 1e-9);
+    /* TP pads the vocabulary to a multiple of tp then 8: 51200 stays, the same cost on every rank */
+    x.tp = 8;
+    CHECK_NEAR(est_infer_ft_sampling_s(&x, 64) * 1e6, 281.24, 1e-4);
+    /* a step samples after the logits: more sequences, a longer FT step */
+    est_infer_result a = run(&s, "a100", 8, 1, 64, 20, 8, PREC_FP16), b = run(&s, "a100", 8, 1, 256, 20, 8, PREC_FP16);
+    CHECK(b.decode_step_s - a.decode_step_s > 3.0 * 281.24e-6);
+}
+
 static void test_model_gqa_fp8(void)
 {
     model_shape mha = llama70b(64), gqa = llama70b(8);
@@ -289,6 +308,7 @@ int main(void)
     RUN(test_latency_filter_and_sort);
     RUN(test_model_batch_direction);
     RUN(test_model_tp_direction);
+    RUN(test_ft_sampling);
     RUN(test_model_gqa_fp8);
     RUN(test_model_moe);
     RUN(test_model_moe_parts);
