@@ -94,7 +94,7 @@ static void instances_table(void)
                 long c = cost_chosen(&r, &rq);
                 if (c >= 0) {
                     const cost_option *o = &r.opt[c];
-                    char band[160];
+                    char band[320];
                     cost_band_text(&rq, o, band, sizeof band);
                     printf("| %s | %s | %s | %s | %.2f | %s | %.1f%% | %.1f%% | %.3f | %s |\n", models[i].name, cost_task_name(rq.task),
                            rq.pools[0].inst->name, o->label, o->mtok_per_hour, band, 100 * o->mfu, 100 * cost_cookbook_mfu(&rq, o),

@@ -30,7 +30,8 @@ static const char COST_HELP[] =
     "For each GPU type it prints every count's best setup (or what does not fit and by how\n"
     "much), rankings by $ per million tokens and by time, and writes the chosen setup to\n"
     "<logs>/cost/: ds_config.json (DeepSpeed), train_args.json, lora_config.json (LoRA),\n"
-    "accelerate_config.yaml, llmforge.yaml, summary.json.  Every figure is predicted by the\n"
+    "accelerate_config.yaml, llmforge.yaml, torchtune_config.yaml (FSDP setups torchtune runs),\n"
+    "summary.json.  Every figure is predicted by the\n"
     "analytical estimator on the stack those files configure, with that stack's band on that GPU.\n"
     "--instances rents whole instances from data/instances.csv (p4de.24xlarge, g5.12xlarge,\n"
     "dgx_h100, ...): their GPUs, host RAM and on-demand price per instance-hour (PRICE overrides\n"
@@ -399,8 +400,10 @@ int cli_cost_stage(const ac_config *c, const model_base_config *b, const cli_opt
             cost_print(stdout, &rq, &r);
             long ch = cost_chosen(&r, &rq);
             bool ds = ch >= 0, forge = ds && r.opt[ch].k.tp == 1 && r.opt[ch].k.pp == 1;
-            printf("\nFiles: %s/ (summary.json%s%s%s)\n", dir, ds ? ", ds_config.json, train_args.json" : "",
-                   ds && rq.task == COST_LORA ? ", lora_config.json" : "", forge ? ", llmforge.yaml, accelerate_config.yaml" : "");
+            bool tune = ds && cost_torchtune_runs(&rq, &r.opt[ch]);
+            printf("\nFiles: %s/ (summary.json%s%s%s%s)\n", dir, ds ? ", ds_config.json, train_args.json" : "",
+                   ds && rq.task == COST_LORA ? ", lora_config.json" : "", forge ? ", llmforge.yaml, accelerate_config.yaml" : "",
+                   tune ? ", torchtune_config.yaml" : "");
         }
     }
     if (!rc && o && cli_flag_present(o, "--measure") && cost_chosen(&r, &rq) >= 0 && measure_stage(c, &rq, &r, o, dir, json, e)) rc = -1;

@@ -98,10 +98,11 @@ static int lora_module_find(const char *name)
 
 /* Adapter size of a module is r·(in + out) (Hu et al. 2021 §4.1); the estimator
  * counts adapters as r·2h each, so the list becomes Σ (in+out)/2h, rounded. */
-int cost_lora_targets(const char *list, const model_shape *s, int *out, ac_err *e)
+/* the modules a target list names (use[]), or -1 with the error */
+static int lora_modules_of(const char *list, bool use[LORA_N], ac_err *e)
 {
-    bool use[LORA_N] = {0};
     char buf[256];
+    for (int i = 0; i < LORA_N; i++) use[i] = false;
     if (!list || !*list) return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, "lora_target_modules", "is empty");
     if (strlen(list) >= sizeof buf)
         return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, "lora_target_modules", "longer than %zu characters", sizeof buf - 1);
@@ -118,16 +119,38 @@ int cost_lora_targets(const char *list, const model_shape *s, int *out, ac_err *
                              "all-linear)", t);
         use[i] = true;
     }
+    return 0;
+}
+
+/* Σ (in + out) / 2h over the adapted modules; an MoE model's MLP modules count once per expert
+ * (every expert holds adapters) or, per_token, once per expert a token is routed to (top-k) */
+static double lora_sum(const bool use[LORA_N], const model_shape *s, bool per_token)
+{
     double sum = 0.0;
     for (int i = 0; i < LORA_N; i++) {
         if (!use[i]) continue;
         if (LORA_MODULES[i].mlp && !s->gated_mlp && !strcmp(LORA_MODULES[i].names, "gate_proj|gate|w1")) continue;
-        double copies = LORA_MODULES[i].mlp && shape_is_moe(s) ? s->num_experts : 1.0;
+        double copies = LORA_MODULES[i].mlp && shape_is_moe(s) ? (per_token ? shape_moe_topk(s) : s->num_experts) : 1.0;
         sum += copies * (lora_width(LORA_MODULES[i].in, s) + lora_width(LORA_MODULES[i].out, s)) / (2.0 * s->hidden);
     }
+    return sum;
+}
+
+int cost_lora_targets(const char *list, const model_shape *s, int *out, ac_err *e)
+{
+    bool use[LORA_N];
+    if (lora_modules_of(list, use, e)) return -1;
+    double sum = lora_sum(use, s, false);
     if (sum <= 0) return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, "lora_target_modules", "selects no linear layer of this model");
     *out = (int)lround(sum) > 0 ? (int)lround(sum) : 1;
     return 0;
+}
+
+double cost_lora_token_targets(const char *list, const model_shape *s)
+{
+    bool use[LORA_N];
+    ac_err e;
+    return lora_modules_of(list, use, &e) ? 0.0 : lora_sum(use, s, true);
 }
 
 /* ---------- request ---------- */
@@ -279,8 +302,16 @@ int cost_evaluate(const cost_request *rq, const cost_knobs *k, cost_option *o, a
     /* ds_config.json sets zero_optimization.overlap_comm true with ZeRO >= 1 (cost_deepspeed_json);
      * unset, the stack's default (DeepSpeed: ZeRO-3 only) */
     in.dp_overlap_on = k->zero >= 1 && rq->overlap_comm;
+    /* Transformers' SDPA path hands a model with a sliding window on every layer (Mistral's
+     * sliding_window) an explicit 4-D mask once the sequence reaches the window: only
+     * key_value_length < sliding_window keeps is_causal (AttentionMaskConverter._ignore_causal_mask_sdpa,
+     * masking_utils since 4.48 alike; transformers issue #30461) */
+    bool window_mask = st && st->masked_attn_eff_ratio > 0 && s.swa_window > 0 && s.swa_share >= 1.0 && rq->context >= s.swa_window;
+    in.attn_explicit_mask = rq->attn_explicit_mask || window_mask;
     in.lora_rank = rq->task == COST_LORA ? rq->lora_rank : 0;
     in.lora_targets = rq->lora_targets;
+    /* the adapters a token passes (MoE: its top-k experts'), for the adapters' unfused passes */
+    in.lora_token_targets = in.lora_rank > 0 && rq->lora_modules[0] ? cost_lora_token_targets(rq->lora_modules, &s) : 0.0;
     /* gradients: the stack's dtype (DeepSpeed 16-bit, Megatron and FSDP fp32) */
     in.precision = rq->precision;
     in.price_per_gpu_hour = pool->price;

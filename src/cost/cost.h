@@ -51,6 +51,9 @@ int cost_hf_config_load(const char *path, cost_model *out, ac_err *e);
 /* LoRA target modules ("q_proj,v_proj", "q,k,v,o", "all-linear") as the estimator's
  * count of h×h-equivalent adapted matrices per layer (adapter size r·(in+out)) */
 int cost_lora_targets(const char *list, const model_shape *s, int *out, ac_err *e);
+/* the same widths per token: an MoE model's MLP adapters once per routed expert (top-k), not per
+ * expert; 0 when the list is not valid */
+double cost_lora_token_targets(const char *list, const model_shape *s);
 
 #define COST_MAX_POOLS 16
 
@@ -96,6 +99,10 @@ typedef struct {
      * backward at every stage), or false to leave it unset, DeepSpeed's own default (true only for
      * ZeRO-3: DeepSpeedZeroConfig.overlap_comm_valid) — for predicting published runs as configured */
     bool overlap_comm;
+    /* the model passes SDPA an explicit 4-D attention mask (est_input.attn_explicit_mask): false for
+     * the written setups (packed sequences, no padding: Transformers 4.40+ calls SDPA with
+     * is_causal); set for published runs whose Transformers release always passed it */
+    bool attn_explicit_mask;
 } cost_request;
 
 
@@ -198,13 +205,19 @@ int cost_llmforge_yaml(const cost_request *rq, const cost_option *o, bool benchm
  * keys, deepspeed_config.deepspeed_config_file ds_config.json (hf-deepspeed) or fsdp_config (pytorch-fsdp),
  * num_machines / num_processes; AC_E_INPUT for TP/PP setups */
 int cost_accelerate_yaml(const cost_request *rq, const cost_option *o, char **out, ac_err *e);
+/* torchtune recipe config (torchtune_config.yaml, `tune run <recipe> --config`) of a setup torchtune
+ * runs: the pytorch-fsdp stack without TP/PP, one GPU (single-device recipes) or ZeRO-2/3 sharding
+ * (fsdp_reshard_after_forward false/true, fsdp_cpu_offload), a model of data/torchtune_models.csv;
+ * AC_E_INPUT (saying why) otherwise.  cost_torchtune_runs: whether it would write one. */
+int cost_torchtune_yaml(const cost_request *rq, const cost_option *o, char **out, ac_err *e);
+bool cost_torchtune_runs(const cost_request *rq, const cost_option *o);
 /* Ray's accelerator_type name of a catalog GPU ("A100-80G"), or NULL */
 const char *cost_ray_accelerator(const gpu_spec *g);
 /* summary.json: request, options, rankings, the chosen setup */
 int cost_summary_json(const cost_request *rq, const cost_result *r, char **out, ac_err *e);
 /* writes <dir>/summary.json, <dir>/ds_config.json, <dir>/train_args.json (and
  * <dir>/lora_config.json for LoRA, <dir>/llmforge.yaml and <dir>/accelerate_config.yaml for
- * DeepSpeed/FSDP setups) atomically
+ * DeepSpeed/FSDP setups, <dir>/torchtune_config.yaml for setups torchtune runs) atomically
  * for the chosen option (the constrained best, else the cheapest) */
 int cost_write_files(const cost_request *rq, const cost_result *r, const char *dir, ac_err *e);
 /* the option the files describe: under a deadline or budget the constrained best,

@@ -427,7 +427,7 @@ static void remove_stale(const char *dir, const char *name)
 
 int cost_write_files(const cost_request *rq, const cost_result *r, const char *dir, ac_err *e)
 {
-    char *sum = NULL, *ds = NULL, *args = NULL, *lora = NULL, *forge = NULL, *accel = NULL;
+    char *sum = NULL, *ds = NULL, *args = NULL, *lora = NULL, *forge = NULL, *accel = NULL, *tune = NULL;
     long c = cost_chosen(r, rq);
     int rc = -1;
     /* build everything first so a failure writes nothing */
@@ -437,11 +437,14 @@ int cost_write_files(const cost_request *rq, const cost_result *r, const char *d
     if (c >= 0 && r->opt[c].k.tp == 1 && r->opt[c].k.pp == 1 &&
         (cost_llmforge_yaml(rq, &r->opt[c], false, &forge, e) || cost_accelerate_yaml(rq, &r->opt[c], &accel, e)))
         goto out;
+    /* torchtune only for setups it runs (FSDP data parallelism of a model it builds) */
+    if (c >= 0 && cost_torchtune_runs(rq, &r->opt[c]) && cost_torchtune_yaml(rq, &r->opt[c], &tune, e)) goto out;
     if (fs_mkdir_p(dir, e)) goto out;
     if (ds && (fs_write_text_in(dir, "ds_config.json", ds, e) || fs_write_text_in(dir, "train_args.json", args, e))) goto out;
     if (lora && fs_write_text_in(dir, "lora_config.json", lora, e)) goto out;
     if (forge && fs_write_text_in(dir, "llmforge.yaml", forge, e)) goto out;
     if (accel && fs_write_text_in(dir, "accelerate_config.yaml", accel, e)) goto out;
+    if (tune && fs_write_text_in(dir, "torchtune_config.yaml", tune, e)) goto out;
     /* files of an earlier run that this run does not replace would describe another setup */
     if (!ds) {
         remove_stale(dir, "ds_config.json");
@@ -450,6 +453,7 @@ int cost_write_files(const cost_request *rq, const cost_result *r, const char *d
     if (!lora) remove_stale(dir, "lora_config.json");
     if (!forge) remove_stale(dir, "llmforge.yaml");
     if (!accel) remove_stale(dir, "accelerate_config.yaml");
+    if (!tune) remove_stale(dir, "torchtune_config.yaml");
     if (fs_write_text_in(dir, "summary.json", sum, e)) goto out;
     rc = 0;
 out:
@@ -459,5 +463,6 @@ out:
     free(lora);
     free(forge);
     free(accel);
+    free(tune);
     return rc;
 }

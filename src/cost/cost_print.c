@@ -142,9 +142,24 @@ void cost_print(FILE *out, const cost_request *rq, const cost_result *r)
         fprintf(out, "  %.2f million tokens/hour, MFU %.1f%% (HFU %.1f%%), %.1f h, $%.2f per million tokens, $%.0f for %.3gB tokens\n",
                 o->mtok_per_hour, 100.0 * o->mfu, 100.0 * o->hfu, o->hours, o->usd_per_mtok, o->usd_total, rq->tokens_b);
         fprintf(out, "  cookbook MFU (6 x parameters x tokens / time / dense peak) %.1f%%\n", 100.0 * cost_cookbook_mfu(rq, o));
+        /* the attention kernel the prediction assumes, and the other one: packed sequences call SDPA
+         * with is_causal (FlashAttention-2); a 4-D mask (padded batches, Transformers 4.38-4.39) sends
+         * it to the memory-efficient kernel over the full square (data/stacks.csv masked_attn_eff_ratio) */
+        const est_stack *st = cost_stack_of(rq, &o->k);
+        if (st && st->masked_attn_eff_ratio > 0 && !rq->attn_explicit_mask) {
+            cost_request masked = *rq;
+            masked.attn_explicit_mask = true;
+            cost_option m;
+            ac_err e;
+            if (!cost_evaluate(&masked, &o->k, &m, &e))
+                fprintf(out, "  attention: causal FlashAttention-2 on packed sequences, as the files configure; batches with padding "
+                             "(or Transformers 4.38-4.39) run SDPA's memory-efficient kernel: %.2f million tokens/hour, $%.2f per "
+                             "million tokens (predicted)\n",
+                        m.mtok_per_hour, m.usd_per_mtok);
+        }
         /* how far the prediction may be off: the band of this GPU and stack (data/bands.csv), or
          * that no validated runs of them exist */
-        char band[160];
+        char band[320];
         cost_band_text(rq, o, band, sizeof band);
         fprintf(out, "  uncertainty of the step time: %s\n", band);
         fprintf(out, "  GPU memory %.1f of %.1f GiB usable; host memory %.0f of %.0f GiB per node (incl. %.1f GiB rank-0 "

@@ -13,7 +13,7 @@ extern const char ac_data_finetune_published[]; /* build/gen/data_finetune_publi
 static const char *const COLS[] = {"source", "what", "model", "layers", "hidden", "ffn", "heads", "kv_heads", "vocab",
                                    "gated", "untied", "task", "lora_rank", "lora_modules", "gpu", "gpus", "context",
                                    "mbs", "gbs", "zero", "offload_opt", "offload_params", "ckpt", "stack",
-                                   "overlap_comm", "tok_s_gpu", "mfu"};
+                                   "overlap_comm", "attn_mask", "tok_s_gpu", "mfu"};
 
 static void predict_row(const csv_table *t, const csv_row *r, cost_published_row *out)
 {
@@ -52,6 +52,8 @@ static void predict_row(const csv_table *t, const csv_row *r, cost_published_row
     rq.stack = est_stack_find(out->stack);
     /* an unstated overlap_comm is DeepSpeed's own default (true for ZeRO-3 only) */
     rq.overlap_comm = strcmp(COL("overlap_comm"), "default") != 0;
+    /* explicit: the run's Transformers passed SDPA a 4-D mask (the memory-efficient kernel) */
+    rq.attn_explicit_mask = !strcmp(COL("attn_mask"), "explicit");
     if (rq.task == COST_LORA) {
         rq.lora_rank = (int)NUM("lora_rank");
         snprintf(rq.lora_modules, sizeof rq.lora_modules, "%s", COL("lora_modules"));

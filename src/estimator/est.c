@@ -700,15 +700,35 @@ static double dp_exposed_s(const est_input *in, const est_cal *c, const layer_co
     return exposed > tail ? exposed : tail;
 }
 
+/* CPU Adam over one host: DeepSpeed PR #735 (its CPU-Adam author) measures an 11.6B-parameter
+ * GPT-2's optimizer step in 8.2 s with one process driving the host's cores (ZeRO-Offload's
+ * one-GPU setup), 1.4e9 parameters/s, the order Ren et al. 2021 (ZeRO-Offload) report */
+#define CPU_ADAM_HOST_PARAMS_S 1.4e9
+
 /* Adam over the P_upd parameters one GPU updates: it reads grad, master, m, v and writes
- * master, m, v and the bf16 copy, 30 B per parameter at HBM speed; with the optimizer
- * offloaded, gradients and parameters cross the host link (catalog host_gbps, 6 B per
- * parameter) and CPU Adam runs ~1e9 parameters/s per GPU's process (Ren et al. 2021,
- * ZeRO-Offload) */
-static double optimizer_step_s(const est_input *in, const est_device *dev, double P_upd)
+ * master, m, v and the bf16 copy, 30 B per parameter at HBM speed.  With the optimizer
+ * offloaded, CPU Adam runs on the host, whose cores and memory the node's `ranks` processes
+ * share, each updating its own shard at the same time (so a host updates ranks x P_upd
+ * parameters at CPU_ADAM_HOST_PARAMS_S), and the shard crosses the host link (catalog host_gbps)
+ * twice: the fp32 gradients to the host (DeepSpeed ZeRO-2 async_inplace_copy_grad_to_fp32_buffer_from_gpu
+ * and ZeRO-3 partition_grads copy grad.float(): 4 B) and the updated fp32 master back to the
+ * 16-bit GPU copy (copy_ across devices moves the source dtype, then casts: 4 B) */
+static double optimizer_step_s(const est_input *in, const est_device *dev, double P_upd, double ranks)
 {
-    if (in->offload_optimizer) return P_upd * 6.0 / dev->host + P_upd / 1e9;
+    if (in->offload_optimizer) return P_upd * 8.0 / dev->host + ranks * P_upd / CPU_ADAM_HOST_PARAMS_S;
     return P_upd * 30.0 / dev->hbm;
+}
+
+/* DeepSpeed ZeRO-2 with the optimizer offloaded and m > 1 micro-batches (the stack's
+ * offload_grad_accum_via_gpu): the rank's gradient partition accumulates in host memory through
+ * the GPU (stage_1_and_2.py async_accumulate_grad_in_cpu_via_gpu): after every micro-batch but
+ * the first the accumulated 16-bit partition is copied host to GPU and added, and after every
+ * micro-batch but the last it is copied back, 2 x gbytes per partition parameter per micro-batch
+ * in between, on the critical path (copy_grads_in_partition runs in the gradient reduction) */
+static double offload_grad_accum_s(const est_input *in, const est_device *dev, double P_part, int m, double gbytes)
+{
+    if (!in->offload_optimizer || in->zero_stage != 2 || m < 2 || !in->stack || !in->stack->offload_grad_accum_via_gpu) return 0.0;
+    return 2.0 * (m - 1) * P_part * gbytes / dev->host;
 }
 
 int est_evaluate(const est_input *in_arg, est_result *r)
@@ -997,8 +1017,13 @@ int est_evaluate(const est_input *in_arg, est_result *r)
      * reduce-scatter runs after every micro-batch's backward, not once per step
      * (Rajbhandari et al. 2020 §5.2; DeepSpeed stage-2 reduces in each backward pass) */
     double rs_rounds = in->zero_stage >= 2 ? (double)m : 1.0;
+    /* DeepSpeed ZeRO-1/2 (the stack's zero12_grad_allreduce): each gradient bucket is all-reduced
+     * and every rank keeps its slice (stage_1_and_2.py allreduce_and_scatter with the default
+     * use_multi_rank_bucket_allreduce), twice a reduce-scatter's traffic */
+    bool bucket_allreduce = in->stack && in->stack->zero12_grad_allreduce && in->zero_stage >= 1 && in->zero_stage <= 2;
     if (in->zero_stage >= 1) {
-        t_rs = rs_rounds * (coll_gather_s(P_dense_grad * gbytes, dpc, bw_dp, c) + coll_gather_s(P_exp_grad * gbytes, edp, bw_edp, c));
+        double (*reduce)(double, int, double, const est_cal *) = bucket_allreduce ? coll_allreduce_s : coll_gather_s;
+        t_rs = rs_rounds * (reduce(P_dense_grad * gbytes, dpc, bw_dp, c) + reduce(P_exp_grad * gbytes, edp, bw_edp, c));
         /* (under LoRA layer_gather_bytes is wbytes, so the layer split does not matter) */
         t_ag = coll_gather_s(param_bytes(P_dense_grad, busiest.layers - busiest.experts, layer_gather_bytes, wbytes), dpc, bw_dp, c) +
                coll_gather_s(P_exp_grad * layer_gather_bytes, edp, bw_edp, c);
@@ -1041,7 +1066,8 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     double P_upd = in->lora_rank > 0 ? lora_params_gpu / (in->zero_stage >= 1 ? dpc : 1)
                  : in->zero_stage >= 1 ? P_dense_grad / dpc + P_exp_grad / edp
                                        : P_dense_grad + P_exp_grad;
-    r->t_optimizer = optimizer_step_s(in, &dev, P_upd);
+    double ranks_on_node = node < N ? node : N; /* the processes sharing one host's CPU */
+    r->t_optimizer = optimizer_step_s(in, &dev, P_upd, ranks_on_node) + offload_grad_accum_s(in, &dev, P_upd, m, gbytes);
     /* weight-gradient accumulation outside the GEMM (the stack's grad_accum_bytes: NeMo 1.x
      * adds each micro-batch's bf16 gradient into the fp32 main gradient in a pass of its own),
      * on every micro-batch of the stage with the most parameters */

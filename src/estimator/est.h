@@ -71,6 +71,9 @@ typedef struct est_input {
     bool offload_optimizer, offload_params;
     int lora_rank;      /* 0 = full training */
     int lora_targets;   /* linear layers per transformer layer with adapters (4 = q,k,v,o) */
+    /* the adapted widths one token passes, in the same units (MoE: its top-k experts' MLP
+     * adapters, not all experts'); 0 → lora_targets.  For the adapters' unfused passes */
+    double lora_token_targets;
     double grad_bytes;  /* bytes per gradient element: 0 → 4 (Megatron's fp32 main grads);
                          * 2 for DeepSpeed ZeRO's bf16/fp16 gradients (Rajbhandari et al. 2020 §3: 2Ψ)
                          * and for Megatron with grad_reduce_in_fp32 off (NeMo's grad_sync_dtype bf16),
@@ -124,6 +127,11 @@ typedef struct est_input {
     /* the run's config switches that overlap on where its stack leaves it off by default
      * (DeepSpeed zero_optimization.overlap_comm: true, which the cost stage's ds_config.json writes) */
     bool dp_overlap_on;
+    /* the model passes SDPA an explicit 4-D attention mask instead of is_causal (Hugging Face
+     * Transformers 4.38.0-4.39.3 always, later releases when a batch holds padding): PyTorch's
+     * flash backend refuses an attn_mask, so the memory-efficient kernel runs over the full
+     * square, reading the mask (layer_cost.c masked_sdpa_s; the stack's masked_attn_eff_ratio) */
+    bool attn_explicit_mask;
     /* how a framework splits layers over pipeline stages (est_stage_layers) */
     est_pp_layout pp_layout;
     bool allow_uneven_pp;  /* layers not divisible by PP: the bottleneck stage gets ceil(L/PP) (Megatron-Core uneven split) */

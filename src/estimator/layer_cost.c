@@ -513,6 +513,30 @@ static void layer_sac(const est_input *in, const layer_attn *at, bool moe_layer,
     *kept = keep;
 }
 
+/* Attention when the model hands PyTorch SDPA an explicit 4-D mask (est_input.attn_explicit_mask):
+ * SDPA's flash backend takes no attn_mask, so the memory-efficient backend (xformers' CUTLASS
+ * kernel, a FlashAttention-1-generation design) runs instead (PyTorch scaled_dot_product_attention
+ * docs; transformers PR #30070 "Re-enable SDPA's FA2 path": 4.38-4.39 always passed the mask).
+ * It cannot know the mask is causal, so it computes every key block of the s x s square, at the
+ * stack's masked_attn_eff_ratio of FlashAttention-2's fraction of peak (Dao 2023: FlashAttention-2
+ * ~2x FlashAttention, 50-73 % of A100 peak against 25-40 %).  It reads the bf16 mask, broadcast
+ * over heads, once per local head in the forward and again in the backward (2 B per score each),
+ * and Transformers makes Q, K and V contiguous before the call (a read and a write of each,
+ * 2 + 2 B per element: LlamaSdpaAttention, "SDPA with memory-efficient backend is bugged with
+ * non-contiguous inputs and custom attn_mask").  Causal skipping is lost for sliding windows too. */
+static void masked_sdpa_s(const est_input *in, const est_device *dev, double T, double seq_kv, double ae, double *fwd, double *bwd)
+{
+    const est_cal *c = dev->cal;
+    const layer_attn *at = &dev->at;
+    double heads = (double)in->shape.heads / in->tp;
+    double flops = 2.0 * T * seq_kv * heads * (at->qk_dim + at->v_dim);
+    double eff = ae * in->stack->masked_attn_eff_ratio;
+    double mask_bytes = 2.0 * T * seq_kv * heads;
+    double copy_bytes = 4.0 * T * (at->q + at->k + at->v) / in->tp;
+    *fwd = flops / (dev->peak16 * est_attn_fwd_eff(eff, in->gpu, at->qk_dim + at->v_dim)) + (mask_bytes + copy_bytes) / dev->hbm;
+    *bwd = 2.5 * flops / (dev->peak16 * eff * c->attn_bwd_ratio) + mask_bytes / dev->hbm;
+}
+
 void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q, double seq_kv, bool causal,
                         bool cross, double cross_seq, bool moe_layer, layer_cost *lc)
 {
@@ -547,6 +571,8 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
         t_attn = attn_flops / (dev->peak16 * est_attn_fwd_eff(ae, in->gpu, at->qk_dim + at->v_dim) * rel_f);
         /* the backward at attn_bwd_ratio of the forward's fraction of peak (calibration.csv) */
         t_attn_bwd = 2.5 * attn_flops / (dev->peak16 * ae * c->attn_bwd_ratio * rel_b);
+        if (in->attn_explicit_mask && in->stack && in->stack->masked_attn_eff_ratio > 0 && !cross)
+            masked_sdpa_s(in, dev, T, seq_kv, ae, &t_attn, &t_attn_bwd);
     } else {
         unfused_attn_s(in, dev, seq_q / in->cp, seq_kv, cross, cross_seq, &t_attn, &t_attn_bwd);
     }
@@ -561,6 +587,14 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
         t_epi_bwd = routed * expert_epilogue_bytes(in, true) / dev->hbm;
     }
     lc->module_recomp = module_recompute_s(in, dev, T, moe_layer);
+    /* LoRA adapters as PEFT / torchtune run them, unfused (the stack's lora_fwd_bytes and
+     * lora_bwd_bytes per element of the adapted matrices' input + output widths a token passes,
+     * lora_token_targets in units of 2h): their dropout, rank-r GEMM inputs and outputs, scaling
+     * and the add into the frozen layer's output; the rank-r FLOPs themselves are left out */
+    double lora_tok = in->lora_token_targets > 0 ? in->lora_token_targets : in->lora_targets;
+    double lora_w = in->lora_rank > 0 && in->stack ? lora_tok * 2.0 * in->shape.hidden / in->tp * T / dev->hbm : 0.0;
+    double t_lora_fwd = lora_w * (in->stack ? in->stack->lora_fwd_bytes : 0.0);
+    double t_lora_bwd = lora_w * (in->stack ? in->stack->lora_bwd_bytes : 0.0);
 
     /* FP8/FP4 quantization (est_cast_elems): 4 B per cast element at HBM speed */
     double t_cast_fwd = 0.0, t_cast_bwd = 0.0;
@@ -578,14 +612,14 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
     double gemm_fwd = f_attn + f_mlp + f_cross;
     lc->attn_core_fwd = t_attn;
     lc->attn_core_bwd = t_attn_bwd;
-    lc->fwd = gemm_fwd + t_attn + t_elem + t_cast_fwd + t_epi_fwd;
+    lc->fwd = gemm_fwd + t_attn + t_elem + t_cast_fwd + t_epi_fwd + t_lora_fwd;
     /* backward: data and weight gradients double the GEMMs; FlashAttention's backward
      * recomputes the scores, 2.5× the forward (Dao 2023); elementwise ×2.  With LoRA
      * the frozen weights get no weight gradients: only the data-gradient GEMMs run, one
      * forward's worth (Hu et al. 2021 §4.2: frozen weights need no gradients; the rank-r
      * adapters add r/h of a layer's GEMM work and are left out) */
     double bwd_gemms = in->lora_rank > 0 ? 1.0 : 2.0;
-    lc->bwd = bwd_gemms * gemm_fwd + t_attn_bwd + 2.0 * t_elem + t_cast_bwd + t_epi_bwd;
+    lc->bwd = bwd_gemms * gemm_fwd + t_attn_bwd + 2.0 * t_elem + t_cast_bwd + t_epi_bwd + t_lora_bwd;
 
     lc->tp_comm = tp_comm_s(in, c, T, cross);
     lc->cp_comm = cp_comm_s(in, dev, T);

@@ -16,14 +16,17 @@ static est_stack stacks[STACK_MAX];
 static size_t stacks_n;
 
 /* the parameters a stack row may set; every one but OPTIONAL_KEYS is required for every stack */
-enum { K_ALIASES, K_ATTENTION, K_SM_FWD, K_SM_BWD, K_ELEM, K_GRAD, K_ZERO, K_DP_OVERLAP, K_PREFETCH, K_RESHARD, K_SP, K_VP, K_GACC, K_CAST, K_FA2, K_TPO, K_LOGIT, K_SAC, K_AFWD, K_ABWD, K_DROP, K_N };
+enum { K_ALIASES, K_ATTENTION, K_SM_FWD, K_SM_BWD, K_ELEM, K_GRAD, K_ZERO, K_DP_OVERLAP, K_PREFETCH, K_RESHARD, K_SP, K_VP, K_GACC, K_CAST, K_FA2, K_TPO, K_LOGIT, K_SAC, K_AFWD, K_ABWD, K_DROP, K_MASKED, K_ZAR, K_OFFACC, K_LORA_F, K_LORA_B, K_N };
 /* keys a stack may leave out (their default is stated where they are used) */
-static const unsigned OPTIONAL_KEYS = 1u << K_LOGIT | 1u << K_SAC | 1u << K_AFWD | 1u << K_ABWD | 1u << K_DROP;
+static const unsigned OPTIONAL_KEYS = 1u << K_LOGIT | 1u << K_SAC | 1u << K_AFWD | 1u << K_ABWD | 1u << K_DROP | 1u << K_MASKED |
+                                     1u << K_ZAR | 1u << K_OFFACC | 1u << K_LORA_F | 1u << K_LORA_B;
 static const char *const KEYS[K_N] = {"aliases", "attention", "softmax_fwd_bytes", "softmax_bwd_bytes", "elementwise_units",
                                       "grad_bytes", "zero_stage", "dp_overlap", "fsdp_prefetch", "fsdp_reshard",
                                       "sequence_parallel", "interleaved_pipeline", "grad_accum_bytes",
                                       "fp8_cast_bytes", "fa2_sm90_eff", "tp_comm_overlap", "logit_bytes", "selective_op_sac",
-                                      "attn_fwd_rel", "attn_bwd_rel", "dropout_masks"};
+                                      "attn_fwd_rel", "attn_bwd_rel", "dropout_masks",
+                                      "masked_attn_eff_ratio", "zero12_grad_allreduce", "offload_grad_accum_via_gpu",
+                                      "lora_fwd_bytes", "lora_bwd_bytes"};
 
 static int stack_value(est_stack *s, int k, const char *v, const char *file, int line, ac_err *e)
 {
@@ -65,6 +68,14 @@ static int stack_value(est_stack *s, int k, const char *v, const char *file, int
     case K_TPO: s->tp_comm_overlap = x != 0; break;
     case K_LOGIT: s->logit_bytes = x; break;
     case K_SAC: s->selective_op_sac = x != 0; break;
+    case K_ZAR: s->zero12_grad_allreduce = x != 0; break;
+    case K_OFFACC: s->offload_grad_accum_via_gpu = x != 0; break;
+    case K_LORA_F: s->lora_fwd_bytes = x; break;
+    case K_LORA_B: s->lora_bwd_bytes = x; break;
+    case K_MASKED:
+        if (x <= 0 || x > 1) return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "masked_attn_eff_ratio", "a fraction in (0, 1], not %g", x);
+        s->masked_attn_eff_ratio = x;
+        break;
     case K_DROP:
         if (x != 0 && x != 1) return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "dropout_masks", "0 or 1, not %g", x);
         s->no_dropout = x == 0;

@@ -51,6 +51,16 @@ typedef struct est_stack {
                                  * (torchtitan: keep matmul and attention outputs except every second
                                  * matmul, recompute the rest) rather than Megatron's attention core
                                  * (optional; 0) */
+    /* Hugging Face + DeepSpeed mechanisms (optional; 0 = absent): */
+    double masked_attn_eff_ratio; /* an explicit 4-D attention mask makes PyTorch SDPA run its memory-
+                                   * efficient kernel: its fraction of peak over FlashAttention-2's */
+    bool zero12_grad_allreduce;   /* ZeRO-1/2 reduce gradient buckets with all-reduce, not reduce-scatter
+                                   * (DeepSpeed use_multi_rank_bucket_allreduce) */
+    bool offload_grad_accum_via_gpu; /* ZeRO-2 + optimizer offload accumulates each micro-batch's gradient
+                                      * partition in host memory through the GPU (a copy each way) */
+    double lora_fwd_bytes, lora_bwd_bytes; /* HBM bytes per token per element of an adapted matrix's input +
+                                            * output width that the unfused LoRA path (dropout, adapters,
+                                            * scaling, add) moves, forward and backward */
 } est_stack;
 
 /* Loads data/stacks.csv (compiled in) once; -1 only when the file is malformed. */

@@ -396,12 +396,63 @@ static void test_lora_targets(void)
     CHECK_INT(n, 1);
     CHECK_INT(cost_lora_targets("q_proj,bogus", &s, &n, &e), -1);
     CHECK_CONTAINS(e.msg, "unknown module 'bogus'");
+    /* per token, a dense model passes every adapter: the same widths, unrounded */
+    CHECK_NEAR(cost_lora_token_targets("all-linear", &s), 4 + 3 * (4096.0 + 11008) / 8192, 1e-12);
+    CHECK_NEAR(cost_lora_token_targets("bogus", &s), 0.0, 0.0);
 }
 
 static const char HF_MIXTRAL[] =
     "{\"model_type\": \"mixtral\", \"hidden_size\": 4096, \"num_hidden_layers\": 32, \"num_attention_heads\": 32,"
     " \"num_key_value_heads\": 8, \"intermediate_size\": 14336, \"vocab_size\": 32000,"
     " \"max_position_embeddings\": 32768, \"num_local_experts\": 8, \"num_experts_per_tok\": 2}";
+
+/* Mixtral (h 4096, 8 KV heads of 128, experts 14336 wide, top-2 of 8): every expert holds MLP
+ * adapters, a token passes its two experts' only.  Attention: q and o (4096 + 4096) / 8192 = 1
+ * each, k and v (4096 + 1024) / 8192 each; MLP: gate, up, down (4096 + 14336) / 8192 each, x 8
+ * experts for the parameters, x 2 per token */
+static void test_lora_token_targets_moe(void)
+{
+    cost_model m;
+    ac_err e;
+    CHECK_INT(cost_hf_config_parse(HF_MIXTRAL, strlen(HF_MIXTRAL), "mixtral.json", &m, &e), 0);
+    double attn = 2.0 + 2.0 * 5120.0 / 8192, mlp = 3.0 * 18432.0 / 8192;
+    int n = 0;
+    CHECK_INT(cost_lora_targets("all-linear", &m.shape, &n, &e), 0);
+    CHECK_INT(n, (int)lround(attn + 8 * mlp));
+    CHECK_NEAR(cost_lora_token_targets("all-linear", &m.shape), attn + 2 * mlp, 1e-12);
+    CHECK_NEAR(cost_lora_token_targets("q_proj,v_proj", &m.shape), 1.0 + 5120.0 / 8192, 1e-12);
+}
+
+/* A model windowed on every layer (Mistral-7B-v0.1: sliding_window 4096) reaches SDPA with an explicit
+ * mask once the context reaches the window, so it is priced on the memory-efficient kernel at 4096
+ * (as a run that passes the mask anyway) and on the causal kernel at 2048 */
+static void test_window_mask(void)
+{
+    static const char HF_MISTRAL[] =
+        "{\"model_type\": \"mistral\", \"hidden_size\": 4096, \"num_hidden_layers\": 32, \"num_attention_heads\": 32,"
+        " \"num_key_value_heads\": 8, \"intermediate_size\": 14336, \"vocab_size\": 32000,"
+        " \"max_position_embeddings\": 32768, \"sliding_window\": 4096}";
+    cost_model m;
+    ac_err e;
+    CHECK_INT(cost_hf_config_parse(HF_MISTRAL, strlen(HF_MISTRAL), "mistral.json", &m, &e), 0);
+    CHECK_INT(m.shape.swa_window, 4096);
+    cost_request rq;
+    cost_request_init(&rq, &m);
+    rq.gbs = 64;
+    CHECK_INT(cost_pool_parse("a100_80gb", 8, NULL, &rq.pools[0], &e), 0);
+    rq.n_pools = 1;
+    cost_knobs k = {0, 8, 1, 1, 1, 2, false, false, true};
+    for (int ctx = 2048; ctx <= 4096; ctx *= 2) {
+        rq.context = ctx;
+        cost_option plain, masked;
+        rq.attn_explicit_mask = false;
+        CHECK_INT(cost_evaluate(&rq, &k, &plain, &e), 0);
+        rq.attn_explicit_mask = true;
+        CHECK_INT(cost_evaluate(&rq, &k, &masked, &e), 0);
+        if (ctx < 4096) CHECK(masked.step_time_s > plain.step_time_s * 1.05);
+        else CHECK_NEAR(plain.step_time_s, masked.step_time_s, 1e-12);
+    }
+}
 
 static void test_hf_config(void)
 {
@@ -703,7 +754,9 @@ static void test_ties_go_to_the_faster(void)
     CHECK(cost_chosen(&r, &rq) == r.best_time);
     CHECK_CONTAINS(r.chosen_why, "budget");
     cost_result_free(&r);
-    /* Llama-2-70B full with 2048 GB of host memory: 1 GPU for 763 h against 8 GPUs for 95 h */
+    /* Llama-2-70B full with 2048 GB of host memory, offloaded: the host's CPU Adam, which one node's
+     * ranks share, bounds every GPU count alike, so fewer GPUs cost less per token; of those tied
+     * with the cheapest the faster wins (more than one GPU, sooner than the single GPU) */
     model_shape b = llama70b();
     cost_request r70 = request(&b, COST_FULL);
     r70.tokens_b = 1.0;
@@ -712,8 +765,12 @@ static void test_ties_go_to_the_faster(void)
     r70.stack = rq.stack;
     CHECK_INT(cost_search(&r70, &r, &e), 0);
     c = cost_chosen(&r, &r70);
-    CHECK(c >= 0 && r.opt[c].k.num_gpus == 8);
-    CHECK(r.opt[c].hours < 120);
+    CHECK(c >= 0 && r.opt[c].k.num_gpus > 1);
+    double one_gpu_hours = 0;
+    for (size_t i = 0; i < r.n; i++)
+        if (r.opt[i].feasible && r.opt[i].k.num_gpus == 1) one_gpu_hours = r.opt[i].hours;
+    CHECK(one_gpu_hours > 0 && r.opt[c].hours < one_gpu_hours);
+    CHECK(r.opt[c].usd_per_mtok <= r.opt[r.best_cost].usd_per_mtok * (1.0 + cost_tie_band(&r.opt[c])) + 1e-12);
     cost_result_free(&r);
     /* within one GPU count, a setup priced the same that offloads less wins: single-GPU LoRA of
      * 7B no longer leans on ZeRO-3 parameter offload to fit micro batch 4 */
@@ -815,7 +872,7 @@ static void test_stack_it_configures(void)
     CHECK_CONTAINS(band, "published fine-tuning runs of hf-deepspeed");
     double rel;
     CHECK_STR(cost_band_of(&rq, &r.opt[c], &rel, band, sizeof band), "published");
-    CHECK(rel > 0.2);
+    CHECK(rel > 0.0 && rel < 1.0); /* the 80th percentile of those runs' |error| */
     cost_result_free(&r);
     rq.stack = est_stack_find("megatron-core");
     CHECK_INT(cost_search(&rq, &r, &e), 0);
@@ -866,6 +923,8 @@ int main(void)
     RUN(test_search_answers);
     RUN(test_files);
     RUN(test_lora_targets);
+    RUN(test_lora_token_targets_moe);
+    RUN(test_window_mask);
     RUN(test_hf_config);
     RUN(test_pool_errors);
     RUN(test_instance_catalog);

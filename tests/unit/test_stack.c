@@ -442,6 +442,148 @@ static void test_logit_bytes(void)
     CHECK_NEAR(b.step_time, a.step_time, 1e-15);
 }
 
+/* An explicit 4-D mask (Hugging Face Transformers 4.38-4.39, or padded batches) sends SDPA to
+ * its memory-efficient kernel: the whole 1024 x 1024 square at half FlashAttention-2's fraction
+ * of peak (0.55 x 0.5), plus the bf16 mask read per head (2 B x 1024 x 1024 x 8 heads) forward
+ * and backward and the contiguous copies of Q, K, V (4 B x 1024 tokens x 3072) forward, at 85 %
+ * of 2039 GB/s.  Small GPT (head 128: qk + v = 256) on one A100, MBS 1, one micro-batch, against
+ * the causal FlashAttention-2 kernel's 576 keys per query (512 + the diagonal block's 64). */
+static void test_masked_sdpa(void)
+{
+    CHECK(gpu_catalog_load(NULL) == 0);
+    const est_stack *ds = est_stack_find("hf-deepspeed");
+    CHECK(ds->masked_attn_eff_ratio == 0.5 && est_stack_find("pytorch-fsdp")->masked_attn_eff_ratio == 0.5);
+    CHECK(est_stack_default()->masked_attn_eff_ratio == 0.0);
+    model_shape s = small_gpt();
+    est_input in;
+    est_input_init(&in, &s, gpu_find("a100_80gb"));
+    est_stack_apply(&in, ds);
+    in.num_gpus = 1;
+    in.zero_stage = 0;
+    est_result causal, masked;
+    CHECK(est_evaluate(&in, &causal) == 0);
+    in.attn_explicit_mask = true;
+    CHECK(est_evaluate(&in, &masked) == 0);
+    double peak = 312e12, hbm = 0.85 * 2039e9, ae = 0.55, ratio = 0.86;
+    double f_causal = 2.0 * 1024 * 576 * 8 * 256, f_masked = 2.0 * 1024 * 1024 * 8 * 256;
+    double mask = 2.0 * 1024 * 1024 * 8, copies = 4.0 * 1024 * 3 * 1024;
+    double fwd = f_masked / (peak * ae * 0.5) + (mask + copies) / hbm - f_causal / (peak * ae);
+    double bwd = 2.5 * f_masked / (peak * ae * 0.5 * ratio) + mask / hbm - 2.5 * f_causal / (peak * ae * ratio);
+    CHECK_NEAR(masked.t_compute_fwd - causal.t_compute_fwd, 4 * fwd, 1e-12);
+    CHECK_NEAR(masked.t_compute_bwd - causal.t_compute_bwd, 4 * bwd, 1e-12);
+    /* a stack without the mechanism (Megatron-Core runs its own causal kernels) is unchanged */
+    est_stack_apply(&in, est_stack_default());
+    in.zero_stage = 0;
+    est_result mc_a, mc_b;
+    CHECK(est_evaluate(&in, &mc_b) == 0);
+    in.attn_explicit_mask = false;
+    CHECK(est_evaluate(&in, &mc_a) == 0);
+    CHECK_NEAR(mc_a.step_time, mc_b.step_time, 1e-15);
+}
+
+/* DeepSpeed ZeRO-1/2 all-reduce each gradient bucket (use_multi_rank_bucket_allreduce): twice a
+ * reduce-scatter's bytes.  ZeRO-2 with m micro-batches reduces m times and gathers the
+ * parameters once, the same B bytes each (bf16 gradients and weights): reduce-scatter
+ * (m + 1)·g, all-reduce (2m + 1)·g */
+static void test_zero12_allreduce(void)
+{
+    model_shape s = small_gpt();
+    est_input in;
+    est_input_init(&in, &s, gpu_find("a100_80gb"));
+    est_stack ds = *est_stack_find("hf-deepspeed"), rs = ds;
+    CHECK(ds.zero12_grad_allreduce && !est_stack_default()->zero12_grad_allreduce);
+    rs.zero12_grad_allreduce = false;
+    est_stack_apply(&in, &ds);
+    in.zero_stage = 2;
+    in.num_gpus = 8;
+    in.gbs = 24; /* m = 3 */
+    est_result ar, scatter;
+    CHECK(est_evaluate(&in, &ar) == 0);
+    in.stack = &rs;
+    CHECK(est_evaluate(&in, &scatter) == 0);
+    CHECK(ar.num_microbatches == 3);
+    CHECK_NEAR(ar.t_dp_comm, scatter.t_dp_comm * 7.0 / 4.0, 1e-12);
+    /* ZeRO-3 reduce-scatters (stage3.py reduce_scatter_coalesced): unchanged */
+    in.zero_stage = 3;
+    CHECK(est_evaluate(&in, &scatter) == 0);
+    in.stack = &ds;
+    CHECK(est_evaluate(&in, &ar) == 0);
+    CHECK_NEAR(ar.t_dp_comm, scatter.t_dp_comm, 1e-15);
+}
+
+/* ZeRO-2 with the optimizer offloaded: the boundary moves 4 B of fp32 gradient out and 4 B of
+ * fp32 master back per partition parameter at the host link's 25 GB/s, and the host's CPU Adam
+ * (1.4e9 parameters/s) updates the 8 ranks' partitions at once;
+ * with m micro-batches the accumulated 2-byte partition also crosses the link 2(m − 1) times
+ * (async_accumulate_grad_in_cpu_via_gpu): m = 4 adds 6 x 2 B per partition parameter */
+static void test_offload_grad_accum(void)
+{
+    model_shape s = small_gpt();
+    est_input in;
+    est_input_init(&in, &s, gpu_find("a100_80gb"));
+    est_stack_apply(&in, est_stack_find("hf-deepspeed"));
+    CHECK(in.stack->offload_grad_accum_via_gpu);
+    in.zero_stage = 2;
+    in.offload_optimizer = true;
+    in.num_gpus = 8;
+    in.gbs = 8;
+    est_result one, four;
+    CHECK(est_evaluate(&in, &one) == 0);
+    in.gbs = 32;
+    CHECK(est_evaluate(&in, &four) == 0);
+    CHECK(one.num_microbatches == 1 && four.num_microbatches == 4);
+    double host = 25e9, P = one.t_optimizer / (8.0 / host + 8.0 / 1.4e9);
+    CHECK(P > 0);
+    CHECK_NEAR(four.t_optimizer - one.t_optimizer, 6.0 * 2.0 * P / host, 1e-12);
+    /* ZeRO-3 accumulates on the GPU and sends fp32 gradients at the boundary only */
+    in.zero_stage = 3;
+    CHECK(est_evaluate(&in, &four) == 0);
+    in.gbs = 8;
+    CHECK(est_evaluate(&in, &one) == 0);
+    CHECK_NEAR(four.t_optimizer, one.t_optimizer, 1e-12);
+    /* one host's CPU: two nodes of 8 halve each rank's partition but not the host's rate, so the
+     * CPU part halves with the shard (16 ranks, 8 per node) */
+    est_result two;
+    in.num_gpus = 16;
+    in.gbs = 16;
+    CHECK(est_evaluate(&in, &two) == 0);
+    double P2 = P * 8.0 / 16.0; /* the same parameters over twice the ranks */
+    CHECK_NEAR(two.t_optimizer, P2 * 8.0 / host + 8.0 * P2 / 1.4e9, 1e-3 * two.t_optimizer);
+}
+
+/* PEFT / torchtune LoRA adapters outside the frozen GEMMs: 9.5 B forward and 11.5 B backward per
+ * token per element of the adapted matrices' input + output widths (lora_targets x 2h); a small
+ * GPT with adapters on q, k, v, o (lora_targets 4: 4 x 2 x 1024 elements), one A100, MBS 1:
+ * 1024 tokens x 8192 elements x 4 layers at 85 % of 2039 GB/s */
+static void test_lora_adapter_bytes(void)
+{
+    const est_stack *ds = est_stack_find("hf-deepspeed");
+    CHECK(ds->lora_fwd_bytes == 9.5 && ds->lora_bwd_bytes == 11.5 && est_stack_default()->lora_fwd_bytes == 0.0);
+    model_shape s = small_gpt();
+    est_input in;
+    est_input_init(&in, &s, gpu_find("a100_80gb"));
+    est_stack with = *ds, without = *ds;
+    without.lora_fwd_bytes = without.lora_bwd_bytes = 0.0;
+    est_stack_apply(&in, &with);
+    in.zero_stage = 0;
+    in.num_gpus = 1;
+    in.lora_rank = 8;
+    in.lora_targets = 4;
+    est_result a, b;
+    CHECK(est_evaluate(&in, &a) == 0);
+    in.stack = &without;
+    CHECK(est_evaluate(&in, &b) == 0);
+    double elems = 4 * 1024.0 * 4 * 2 * 1024, hbm = 0.85 * 2039e9;
+    CHECK_NEAR(a.t_compute_fwd - b.t_compute_fwd, 9.5 * elems / hbm, 1e-12);
+    CHECK_NEAR(a.t_compute_bwd - b.t_compute_bwd, 11.5 * elems / hbm, 1e-12);
+    /* full fine-tuning has no adapters */
+    in.lora_rank = 0;
+    CHECK(est_evaluate(&in, &b) == 0);
+    in.stack = &with;
+    CHECK(est_evaluate(&in, &a) == 0);
+    CHECK_NEAR(a.step_time, b.step_time, 1e-15);
+}
+
 /* A stack whose attention kernel runs at a published ratio of FlashAttention-2's
  * (llm-foundry-2023: Triton FlashAttention, FA2 1/0.71 faster forward and 2x backward,
  * Dao 2023 §4.1): the small GPT on an A100 (4 layers, attention FLOPs 2·1024·576·8·256 a
@@ -546,5 +688,9 @@ int main(void)
     RUN(test_cp_exchange_windows);
     RUN(test_logit_bytes);
     RUN(test_op_selective_checkpointing);
+    RUN(test_masked_sdpa);
+    RUN(test_zero12_allreduce);
+    RUN(test_offload_grad_accum);
+    RUN(test_lora_adapter_bytes);
     CHECK_DONE();
 }

@@ -1,7 +1,7 @@
 /* test_trainer_cfg.c — the trainer configs `autoconfig cost` writes load as YAML (libyaml,
  * independent of autoconfig's own reader) and every key they hold is one the trainer
- * documents, with the documented type (tests/fixtures/llmforge/schema.csv and
- * tests/fixtures/accelerate/schema.csv, each with its source). */
+ * documents, with the documented type (tests/fixtures/llmforge/schema.csv,
+ * tests/fixtures/accelerate/schema.csv and tests/fixtures/torchtune/schema.csv, each with its source). */
 #include <string.h>
 #include <yaml.h>
 
@@ -274,9 +274,99 @@ static void test_accelerate_yaml_matches_schema(void)
     csv_free(&schema);
 }
 
+/* torchtune_config.yaml: every key a torchtune recipe reads, with its type and allowed values, for
+ * the FSDP setups torchtune runs (sharded full and LoRA fine-tuning, one node and two, CPU offload,
+ * one GPU); none for DeepSpeed, ZeRO-0/1 across GPUs, TP, or a model torchtune does not build */
+static void check_torchtune(const cost_request *rq, const cost_knobs *k, const char *component, const char *reshard)
+{
+    cost_option o;
+    ac_err e;
+    CHECK_INT(cost_evaluate(rq, k, &o, &e), 0);
+    CHECK(cost_torchtune_runs(rq, &o));
+    char *text = NULL;
+    CHECK_INT(cost_torchtune_yaml(rq, &o, &text, &e), 0);
+    if (!text) return;
+    yaml_document_t d;
+    CHECK_INT(load_and_check(text, &d), 0);
+    CHECK_INT(n_problems, 0);
+    CHECK_STR(get(&d, "model", "_component_"), component);
+    CHECK_INT(atoi(get(&d, "batch_size", NULL)), k->mbs);
+    CHECK_INT(atoi(get(&d, "gradient_accumulation_steps", NULL)), o.grad_accum);
+    CHECK_INT(atoi(get(&d, "tokenizer", "max_seq_len")), rq->context);
+    CHECK_STR(get(&d, "dataset", "packed"), "true");
+    CHECK_STR(get(&d, "enable_activation_checkpointing", NULL), k->checkpointing ? "true" : "false");
+    CHECK_STR(get(&d, "fsdp_reshard_after_forward", NULL), reshard);
+    CHECK_STR(get(&d, "fsdp_cpu_offload", NULL), !*reshard ? "" : k->offload_params ? "true" : "false");
+    CHECK_STR(get(&d, "checkpointer", "model_type"), "LLAMA2");
+    /* the launch line names the recipe and the processes per node */
+    char line[128];
+    snprintf(line, sizeof line, "--nproc_per_node %d", o.nodes > 0 ? k->num_gpus / o.nodes : k->num_gpus);
+    if (*reshard) CHECK_CONTAINS(text, line);
+    if (rq->task == COST_LORA) {
+        CHECK_INT(atoi(get(&d, "model", "lora_rank")), rq->lora_rank);
+        CHECK_CONTAINS(text, "lora_attn_modules: ['q_proj', 'k_proj', 'v_proj', 'output_proj']");
+        CHECK_STR(get(&d, "model", "apply_lora_to_mlp"), "true");
+    }
+    yaml_document_delete(&d);
+    free(text);
+}
+
+static void test_torchtune_yaml_matches_schema(void)
+{
+    csv_free(&schema);
+    ac_err e;
+    CHECK_INT(csv_read_file("tests/fixtures/torchtune/schema.csv", &schema, &e), 0);
+    cost_request full = request(COST_FULL, "a100_80gb:1.79:16");
+    full.stack = est_stack_find("pytorch-fsdp");
+    cost_request lora = request(COST_LORA, "a100_80gb:1.79:16");
+    lora.stack = full.stack;
+    lora.lora_rank = 16;
+    snprintf(lora.lora_modules, sizeof lora.lora_modules, "all-linear");
+    CHECK_INT(cost_lora_targets(lora.lora_modules, &lora.model.shape, &lora.lora_targets, &e), 0);
+    cost_knobs z3 = {0, 8, 1, 1, 2, 3, false, false, true};
+    cost_knobs z3_2nodes_off = {0, 16, 1, 1, 1, 3, true, true, true};
+    cost_knobs z2 = {0, 8, 1, 1, 1, 2, false, false, false};
+    cost_knobs one = {0, 1, 1, 1, 1, 0, false, false, true};
+    check_torchtune(&full, &z3, "torchtune.models.llama2.llama2_7b", "true");
+    check_torchtune(&full, &z3_2nodes_off, "torchtune.models.llama2.llama2_7b", "true");
+    check_torchtune(&full, &z2, "torchtune.models.llama2.llama2_7b", "false");
+    check_torchtune(&lora, &z3, "torchtune.models.llama2.lora_llama2_7b", "true");
+    check_torchtune(&lora, &one, "torchtune.models.llama2.lora_llama2_7b", "");
+    /* no config where torchtune cannot run the setup */
+    cost_option o;
+    char *text = NULL;
+    cost_knobs z1 = {0, 8, 1, 1, 1, 1, false, false, false};
+    CHECK_INT(cost_evaluate(&full, &z1, &o, &e), 0);
+    CHECK(!cost_torchtune_runs(&full, &o));
+    CHECK_INT(cost_torchtune_yaml(&full, &o, &text, &e), -1);
+    CHECK_CONTAINS(e.msg, "ZeRO-1");
+    cost_request ds = request(COST_FULL, "a100_80gb");
+    CHECK_INT(cost_evaluate(&ds, &z3, &o, &e), 0);
+    CHECK(!cost_torchtune_runs(&ds, &o));
+    CHECK_INT(cost_torchtune_yaml(&ds, &o, &text, &e), -1);
+    CHECK_CONTAINS(e.msg, "hf-deepspeed");
+    cost_request other = full;
+    snprintf(other.model.name, sizeof other.model.name, "mixtral_8x7b");
+    CHECK_INT(cost_evaluate(&other, &z3, &o, &e), 0);
+    CHECK(!cost_torchtune_runs(&other, &o));
+    CHECK_INT(cost_torchtune_yaml(&other, &o, &text, &e), -1);
+    CHECK(text == NULL);
+    /* a Hugging Face id finds the same builder */
+    snprintf(other.model.name, sizeof other.model.name, "meta-llama/Llama-2-7b-hf");
+    CHECK_INT(cost_evaluate(&other, &z3, &o, &e), 0);
+    CHECK(cost_torchtune_runs(&other, &o));
+    /* the checker catches an undocumented key, a wrong type and a value torchtune refuses */
+    yaml_document_t d;
+    CHECK_INT(load_and_check("batch_size: 2\nfsdp_sharding_strategy: FULL_SHARD\nepochs: \"1\"\ndtype: fp16\n", &d), 0);
+    CHECK_INT(n_problems, 3);
+    yaml_document_delete(&d);
+    csv_free(&schema);
+}
+
 int main(void)
 {
     RUN(test_llmforge_yaml_matches_schema);
     RUN(test_accelerate_yaml_matches_schema);
+    RUN(test_torchtune_yaml_matches_schema);
     CHECK_DONE();
 }
