@@ -358,13 +358,28 @@ static double ft_sampling_s(const dev_ctx *d, double seqs)
     return t;
 }
 
-/* pipeline hop of one micro-batch's activations: α + tokens·h·2 / (bw·p2p_eff) */
+/* pipeline hop of one micro-batch's activations: α + tokens·h·2 / (bw·p2p_eff); FasterTransformer's TP ranks
+ * each send their 1/tp slice to the next stage (ftNcclSend/ftNcclRecv of local_batch·seq·h/tp) and the receivers
+ * all-gather it over TP (ftNcclAllGather; ParallelGptContextDecoder and ParallelGptDecoder) */
 static double hop_s(const dev_ctx *d, double tokens)
 {
     const gpu_spec *g = d->in->gpu;
     int D = g->nvlink_domain > 1 ? g->nvlink_domain : 1;
-    double bw = d->in->tp * d->in->pp > D ? g->scaleout_gbps : g->nvlink_gbps;
-    return INFER_P2P_LATENCY_S + tokens * d->s->hidden * 2.0 / (bw * GB * d->cal.p2p_eff);
+    double bw = d->in->tp * d->in->pp > D ? g->scaleout_gbps : g->nvlink_gbps, bytes = tokens * d->s->hidden * 2.0;
+    if (d->ft_engine && d->in->tp > 1)
+        return INFER_P2P_LATENCY_S + bytes / d->in->tp / (bw * GB * d->cal.p2p_eff) + allgather_s(d, bytes);
+    return INFER_P2P_LATENCY_S + bytes / (bw * GB * d->cal.p2p_eff);
+}
+
+/* FasterTransformer with PP, once a step: the last stage broadcasts the new ids, lengths and finished flags to
+ * the other stages (three ftNcclBroadCast in one NCCL group), then cudaStreamSynchronize (ParallelGpt::forward):
+ * launch + (pp−1) ring hops, over the network when the pipeline spans NVLink domains, and a launch latency */
+static double ft_pp_broadcast_s(const dev_ctx *d)
+{
+    int pp = d->in->pp, D = d->in->gpu->nvlink_domain > 1 ? d->in->gpu->nvlink_domain : 1;
+    if (pp <= 1) return 0.0;
+    double hop = d->in->tp * pp > D ? INFER_NCCL_HOP_NET_S : INFER_NCCL_HOP_NVLINK_S;
+    return INFER_NCCL_LAUNCH_S + (pp - 1) * hop + d->floor_s;
 }
 
 /* FasterTransformer's micro-batches of a pipelined pass (getLocalBatchSize in its GPT decoder): the local
@@ -394,7 +409,9 @@ static double pass_s(const dev_ctx *d, double seqs, double tok_per_seq, double c
     double ag = 0.0;
     /* logits only for the last position of each sequence; FasterTransformer samples each micro-batch there */
     double head = d->ft_engine ? ft_logits_s(d, mseqs, &ag) + ft_sampling_s(d, mseqs) : logits_s(d, mseqs);
-    double t = (m + pp - 1) * stage + hops + head * m;
+    double bcast = d->ft_engine ? ft_pp_broadcast_s(d) : 0.0;
+    if (comm_pp) *comm_pp += bcast;
+    double t = (m + pp - 1) * stage + hops + head * m + bcast;
     if (comm_tp) *comm_tp += (m + pp - 1) * lt.comm * L / pp + ag * m;
     if (comm_pp) *comm_pp += hops;
     return t;
