@@ -382,26 +382,29 @@ static double ft_pp_broadcast_s(const dev_ctx *d)
     return INFER_NCCL_LAUNCH_S + (pp - 1) * hop + d->floor_s;
 }
 
-/* FasterTransformer's micro-batches of a pipelined pass (getLocalBatchSize in its GPT decoder): the local
- * batch is bs/pp when pp divides bs, else bs, then halved while local·tokens > 1024 and even; the pass runs
- * bs/local micro-batches.  A power-of-two decode batch on PP 3 is therefore never split. */
+/* FasterTransformer's micro-batches of a pass (getLocalBatchSize, src/fastertransformer/utils/nccl_utils.cc of
+ * v5.0, commit 0311bc6a, the version whose ParallelGpt this file follows; ParallelGptContextDecoder and the decode
+ * loop call it with pp): the local batch is bs/pp when pp divides bs, else bs, then halved while local·tokens >
+ * 2048 and even; the pass runs bs/local micro-batches, with PP 1 too (a large context batch runs as a loop of
+ * ~2048-token chunks, each reading the weights and launching every kernel again).  A power-of-two decode batch
+ * on PP 3 is never split. */
 static double ft_micro_batches(double seqs, double tok_per_seq, int pp)
 {
     long bs = lround(seqs), local = bs;
     if (bs < 1) return 1.0;
     if (local % pp == 0) local /= pp;
-    while ((double)local * tok_per_seq > 1024.0 && local % 2 == 0) local /= 2;
+    while ((double)local * tok_per_seq > 2048.0 && local % 2 == 0) local /= 2;
     return (double)(bs / local);
 }
 
 /* one pass through the whole pipeline over `seqs` sequences of `tok_per_seq` new tokens at context ctx:
- * the batch runs as m = min(pp, seqs) micro-batches, so a pass costs (m + pp − 1) stage times + (pp − 1) hops
- * (GPipe fill/drain, Huang 2019; FasterTransformer splits the batch into pp micro-batches) */
+ * the batch runs as m = min(pp, seqs) micro-batches (FasterTransformer: ft_micro_batches), so a pass costs
+ * (m + pp − 1) stage times + (pp − 1) hops (GPipe fill/drain, Huang 2019) */
 static double pass_s(const dev_ctx *d, double seqs, double tok_per_seq, double ctx, bool prefill, double *comm_tp,
                      double *comm_pp)
 {
     int pp = d->in->pp, L = d->s->num_layers;
-    double m = pp > 1 ? (d->ft_engine ? ft_micro_batches(seqs, tok_per_seq, pp) : fmin(pp, ceil(seqs))) : 1.0;
+    double m = d->ft_engine ? ft_micro_batches(seqs, tok_per_seq, pp) : pp > 1 ? fmin(pp, ceil(seqs)) : 1.0;
     double mseqs = seqs / m, mtok = mseqs * tok_per_seq;
     pass_time lt = layer_s(d, mtok, mseqs, ctx, prefill);
     double stage = (lt.compute + lt.comm) * L / pp;

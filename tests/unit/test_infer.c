@@ -188,6 +188,19 @@ static void test_ft_sampling(void)
     CHECK(b.decode_step_s - a.decode_step_s > 3.0 * 281.24e-6);
 }
 
+/* FasterTransformer v5.0 runs a context batch in chunks of at most 2048 tokens (getLocalBatchSize: halve the
+ * local batch while local x input > 2048 and even), on PP 1 too: 256 x 20 tokens run as 4 chunks of 64 x 20,
+ * so the prefill less the fixed host step (1 ms) is 4 x that of a batch of 64 (one chunk, 1280 tokens); an odd
+ * local batch is not halved (75 x 40 = 3000 tokens: one chunk) */
+static void test_ft_context_chunks(void)
+{
+    model_shape s = gpt20b();
+    est_infer_result a = run(&s, "a100", 2, 1, 64, 20, 8, PREC_FP16), b = run(&s, "a100", 2, 1, 256, 20, 8, PREC_FP16);
+    CHECK_NEAR(b.prefill_s - 1e-3, 4.0 * (a.prefill_s - 1e-3), 1e-9);
+    est_infer_result c = run(&s, "a100", 2, 1, 75, 40, 8, PREC_FP16), d = run(&s, "a100", 2, 1, 76, 40, 8, PREC_FP16);
+    CHECK(d.prefill_s > c.prefill_s); /* 76 x 40: two chunks of 38, each reading the weights again */
+}
+
 static void test_model_gqa_fp8(void)
 {
     model_shape mha = llama70b(64), gqa = llama70b(8);
@@ -309,6 +322,7 @@ int main(void)
     RUN(test_model_batch_direction);
     RUN(test_model_tp_direction);
     RUN(test_ft_sampling);
+    RUN(test_ft_context_chunks);
     RUN(test_model_gqa_fp8);
     RUN(test_model_moe);
     RUN(test_model_moe_parts);
