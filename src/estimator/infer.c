@@ -200,6 +200,23 @@ static double unfused_scores_bytes(double seqs, double ctx, double heads_gpu)
     return seqs * ctx * ctx * (heads_gpu * (4.0 + 4.0 + 2.0 + 2.0) + 2.0);
 }
 
+/* FasterTransformer's non-GEMM kernels of one GPT layer's context phase over `tokens` tokens
+ * (ParallelGptContextDecoder, GptContextAttentionLayer of v5.0), each a roofline with the launch floor, in 16-bit
+ * elements read + written per token (h hidden, f FFN, tp ranks): invokeGeneralLayerNorm 2h,
+ * invokeAddFusedQKVBiasTranspose 6h/tp, invokeTranspose4dBatchMajor (K and V into the cache) 4h/tp,
+ * invokeTransposeQKV 2h/tp, invokeGeneralAddBiasResidualPreLayerNorm 4h, invokeAddBiasGelu 2f/tp,
+ * invokeAddBiasResidual 3h.  (Its decoder launches four of them a layer, the QKV bias and the cache write
+ * fused into the masked MHA kernel; decode keeps the generic INFER_ELEM_KERNELS count: docs/serving.md.) */
+static double ft_elementwise_s(const dev_ctx *d, double tokens)
+{
+    if (tokens <= 0) return 0.0;
+    double h = d->s->hidden, tp = d->in->tp, f = d->s->ffn_hidden > 0 ? d->s->ffn_hidden : 4.0 * h;
+    const double elems[] = { 2.0 * h, 6.0 * h / tp, 4.0 * h / tp, 2.0 * h / tp, 4.0 * h, 2.0 * f / tp, 3.0 * h };
+    double t = 0.0;
+    for (size_t k = 0; k < sizeof elems / sizeof *elems; k++) t += roofline_s(d, 0.0, tokens * elems[k] * 2.0, 1.0);
+    return t;
+}
+
 /* one transformer layer on one GPU over one engine iteration that mixes dec_seqs decode tokens (context
  * dec_ctx each) and pf_tokens prefill tokens of pf_seqs sequences (context pf_ctx): the GEMMs run once over
  * all dec_seqs + pf_tokens tokens (continuous batching fuses both, Yu et al. 2022 Orca §4.2; Agrawal et al.
@@ -281,9 +298,15 @@ static pass_time layer_mix_s(const dev_ctx *d, double dec_seqs, double dec_ctx, 
     } else {
         t.compute += dense;
     }
-    /* non-GEMM kernels: elementwise bytes = units·2h per token (est_cal elementwise_units, forward share) */
-    double elem_bytes = d->cal.elementwise_units * INFER_ELEM_FWD_SHARE * 2.0 * h * tokens;
-    t.compute += INFER_ELEM_KERNELS * roofline_s(d, 0.0, elem_bytes / INFER_ELEM_KERNELS, 1.0);
+    /* non-GEMM kernels: elementwise bytes = units·2h per token (est_cal elementwise_units, forward share);
+     * FasterTransformer's context phase: its own unfused kernels (ft_elementwise_s) */
+    bool ft_ctx = d->ft_engine && !shape_is_moe(s);
+    double elem_tokens = ft_ctx ? dec_seqs : tokens;
+    if (ft_ctx) t.compute += ft_elementwise_s(d, pf_tokens);
+    if (elem_tokens > 0) {
+        double elem_bytes = d->cal.elementwise_units * INFER_ELEM_FWD_SHARE * 2.0 * h * elem_tokens;
+        t.compute += INFER_ELEM_KERNELS * roofline_s(d, 0.0, elem_bytes / INFER_ELEM_KERNELS, 1.0);
+    }
     t.comm += 2.0 * allreduce_s(d, tokens * h * 2.0);
     return t;
 }
@@ -626,4 +649,12 @@ double est_infer_ft_sampling_s(const est_infer_input *in, double seqs)
     dev_ctx d;
     ctx_init(&d, in);
     return ft_sampling_s(&d, seqs);
+}
+
+double est_infer_ft_context_elementwise_s(const est_infer_input *in, double tokens)
+{
+    if (est_infer_check(in, NULL, 0) != 0 || tokens <= 0) return 0.0;
+    dev_ctx d;
+    ctx_init(&d, in);
+    return ft_elementwise_s(&d, tokens);
 }

@@ -93,6 +93,10 @@ double est_infer_step_s(const est_infer_input *in, double dec_seqs, double dec_c
  * the padded vocabulary, cub's segmented radix sort among them), seconds; 0 when the layout is invalid */
 double est_infer_ft_sampling_s(const est_infer_input *in, double seqs);
 
+/* FasterTransformer's non-GEMM kernels of one layer's context phase over `tokens` tokens (layernorms, bias,
+ * transposes, the KV-cache write, GELU, residual), seconds; 0 when the layout is invalid */
+double est_infer_ft_context_elementwise_s(const est_infer_input *in, double tokens);
+
 /* the paged KV cache of one GPU */
 typedef struct {
     int seqs;          /* sequences of seq_tokens the cache holds */

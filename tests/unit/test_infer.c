@@ -188,6 +188,22 @@ static void test_ft_sampling(void)
     CHECK(b.decode_step_s - a.decode_step_s > 3.0 * 281.24e-6);
 }
 
+/* FasterTransformer's context kernels of one GPT-20B layer (h 6144, f 24576) on an A100 80GB: 2h + 6h + 4h + 2h
+ * + 4h + 2f + 3h = 178176 16-bit elements a token over 7 kernels; 2048 tokens move 2048 x 2 x 178176 B =
+ * 729.8 MB, every kernel over its floor: 447.40 us at 1631.2 GB/s; one token: 7 floors of 6 us = 42 us.  With TP 8
+ * the QKV, transposes and GELU split: 9h + (12h + 2f)/8 = 70656 elements, 177.42 us for 2048 tokens, less the
+ * attention-output transpose (2h/8 elements: 3.86 us) raised to its 6 us floor: 179.56 us. */
+static void test_ft_context_elementwise(void)
+{
+    model_shape s = gpt20b();
+    est_infer_input x;
+    est_infer_input_init(&x, &s, gpu_find("a100"));
+    CHECK_NEAR(est_infer_ft_context_elementwise_s(&x, 2048) * 1e6, 447.40, 1e-4);
+    CHECK_NEAR(est_infer_ft_context_elementwise_s(&x, 1) * 1e6, 42.0, 1e-9);
+    x.tp = 8;
+    CHECK_NEAR(est_infer_ft_context_elementwise_s(&x, 2048) * 1e6, 179.56, 1e-4);
+}
+
 /* FasterTransformer v5.0 runs a context batch in chunks of at most 2048 tokens (getLocalBatchSize: halve the
  * local batch while local x input > 2048 and even), on PP 1 too: 256 x 20 tokens run as 4 chunks of 64 x 20,
  * so the prefill less the fixed host step (1 ms) is 4 x that of a batch of 64 (one chunk, 1280 tokens); an odd
@@ -323,6 +339,7 @@ int main(void)
     RUN(test_model_tp_direction);
     RUN(test_ft_sampling);
     RUN(test_ft_context_chunks);
+    RUN(test_ft_context_elementwise);
     RUN(test_model_gqa_fp8);
     RUN(test_model_moe);
     RUN(test_model_moe_parts);
