@@ -432,13 +432,21 @@ static double pass_s(const dev_ctx *d, double seqs, double tok_per_seq, double c
     pass_time lt = layer_s(d, mtok, mseqs, ctx, prefill);
     double stage = (lt.compute + lt.comm) * L / pp;
     double hops = (pp - 1) * hop_s(d, mtok);
-    double ag = 0.0;
-    /* logits only for the last position of each sequence; FasterTransformer samples each micro-batch there */
-    double head = d->ft_engine ? ft_logits_s(d, mseqs, &ag) + ft_sampling_s(d, mseqs) : logits_s(d, mseqs);
+    /* logits (all micro-batches) only for the last position of each sequence; FasterTransformer computes them
+     * and samples in its step loop, by the decode's micro-batches also right after the context
+     * (ParallelGpt::forward at step == max_input_length) */
+    double ag = 0.0, head;
+    if (d->ft_engine) {
+        double mh = ft_micro_batches(seqs, 1.0, pp);
+        head = (ft_logits_s(d, seqs / mh, &ag) + ft_sampling_s(d, seqs / mh)) * mh;
+        ag *= mh;
+    } else {
+        head = logits_s(d, mseqs) * m;
+    }
     double bcast = d->ft_engine ? ft_pp_broadcast_s(d) : 0.0;
     if (comm_pp) *comm_pp += bcast;
-    double t = (m + pp - 1) * stage + hops + head * m + bcast;
-    if (comm_tp) *comm_tp += (m + pp - 1) * lt.comm * L / pp + ag * m;
+    double t = (m + pp - 1) * stage + hops + head + bcast;
+    if (comm_tp) *comm_tp += (m + pp - 1) * lt.comm * L / pp + ag;
     if (comm_pp) *comm_pp += hops;
     return t;
 }

@@ -206,13 +206,15 @@ static void test_ft_context_elementwise(void)
 
 /* FasterTransformer v5.0 runs a context batch in chunks of at most 2048 tokens (getLocalBatchSize: halve the
  * local batch while local x input > 2048 and even), on PP 1 too: 256 x 20 tokens run as 4 chunks of 64 x 20,
- * so the prefill less the fixed host step (1 ms) is 4 x that of a batch of 64 (one chunk, 1280 tokens); an odd
+ * so the prefill less the fixed host step (1 ms) is 4 x that of a batch of 64 (one chunk, 1280 tokens), up to the
+ * first token's logits and sampling, which the step loop runs once over the whole batch (within 1 %); an odd
  * local batch is not halved (75 x 40 = 3000 tokens: one chunk) */
 static void test_ft_context_chunks(void)
 {
     model_shape s = gpt20b();
     est_infer_result a = run(&s, "a100", 2, 1, 64, 20, 8, PREC_FP16), b = run(&s, "a100", 2, 1, 256, 20, 8, PREC_FP16);
-    CHECK_NEAR(b.prefill_s - 1e-3, 4.0 * (a.prefill_s - 1e-3), 1e-9);
+    CHECK_NEAR(b.prefill_s - 1e-3, 4.0 * (a.prefill_s - 1e-3), 1e-2);
+    CHECK(b.prefill_s - 1e-3 < 4.0 * (a.prefill_s - 1e-3)); /* one logits GEMM over 256 rows reads the weights once */
     est_infer_result c = run(&s, "a100", 2, 1, 75, 40, 8, PREC_FP16), d = run(&s, "a100", 2, 1, 76, 40, 8, PREC_FP16);
     CHECK(d.prefill_s > c.prefill_s); /* 76 x 40: two chunks of 38, each reading the weights again */
 }
