@@ -43,8 +43,9 @@ static const double INFER_P2P_LATENCY_S = 20e-6;
 /* Per-kernel floor when the decode step is replayed as a CUDA graph (TensorRT-LLM):
  * no CPU launch, ~2 us of GPU-side scheduling per kernel (CUDA graph docs). */
 static const double INFER_GRAPH_KERNEL_S = 2e-6;
-/* Non-GEMM kernels per layer: two layernorms, bias+activation, two residual adds,
- * QKV bias/rotary/KV-cache write (FasterTransformer ParallelGptDecoderLayer). */
+/* Non-GEMM kernels per layer, the generic count: two layernorms, bias+activation, two
+ * residual adds, QKV bias/rotary/KV-cache write.  (FasterTransformer's decoder fuses them
+ * into 4 a layer; its context phase has its own list, ft_elementwise_s; docs/serving.md.) */
 static const double INFER_ELEM_KERNELS = 6.0;
 /* Inference runs the forward half of the training non-GEMM traffic (est_cal
  * elementwise_units counts forward + backward). */
