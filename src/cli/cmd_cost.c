@@ -399,10 +399,12 @@ int cli_cost_stage(const ac_config *c, const model_base_config *b, const cli_opt
         } else {
             cost_print(stdout, &rq, &r);
             long ch = cost_chosen(&r, &rq);
-            bool ds = ch >= 0, forge = ds && r.opt[ch].k.tp == 1 && r.opt[ch].k.pp == 1;
-            bool tune = ds && cost_torchtune_runs(&rq, &r.opt[ch]);
-            printf("\nFiles: %s/ (summary.json%s%s%s%s)\n", dir, ds ? ", ds_config.json, train_args.json" : "",
-                   ds && rq.task == COST_LORA ? ", lora_config.json" : "", forge ? ", llmforge.yaml, accelerate_config.yaml" : "",
+            bool any = ch >= 0, fsdp = any && cost_is_fsdp(&rq, &r.opt[ch].k);
+            bool dp_only = any && r.opt[ch].k.tp == 1 && r.opt[ch].k.pp == 1;
+            bool tune = any && cost_torchtune_runs(&rq, &r.opt[ch]);
+            printf("\nFiles: %s/ (summary.json%s%s%s%s%s%s)\n", dir, any && !fsdp ? ", ds_config.json" : "",
+                   any ? ", train_args.json" : "", any && rq.task == COST_LORA ? ", lora_config.json" : "",
+                   dp_only && !fsdp ? ", llmforge.yaml" : "", dp_only ? ", accelerate_config.yaml" : "",
                    tune ? ", torchtune_config.yaml" : "");
         }
     }

@@ -235,8 +235,22 @@ static void make_label(const cost_request *rq, cost_option *o)
     if (pi)
         snprintf(inst, sizeof inst, " (%dx %s%s%s)", o->nodes, pi->name, o->rank0_inst ? ", rank 0 on " : "",
                  o->rank0_inst ? o->rank0_inst->name : "");
-    snprintf(o->label, sizeof o->label, "%dx %s%s%s ZeRO-%d%s mbs %d ga %d ckpt %s%s", k->num_gpus, o->gpu->name, inst, par, k->zero,
-             off, k->mbs, o->grad_accum, k->checkpointing ? "on" : "off", rq->task == COST_LORA ? " LoRA" : "");
+    snprintf(o->label, sizeof o->label, "%dx %s%s%s %s%s mbs %d ga %d ckpt %s%s", k->num_gpus, o->gpu->name, inst, par,
+             cost_shard_name(rq, k), off, k->mbs, o->grad_accum, k->checkpointing ? "on" : "off", rq->task == COST_LORA ? " LoRA" : "");
+}
+
+bool cost_is_fsdp(const cost_request *rq, const cost_knobs *k)
+{
+    const est_stack *st = cost_stack_of(rq, k);
+    return st && !strcmp(st->name, "pytorch-fsdp") && k->tp == 1 && k->pp == 1;
+}
+
+const char *cost_shard_name(const cost_request *rq, const cost_knobs *k)
+{
+    /* PyTorch FSDP's own names for the ZeRO stages it implements (ShardingStrategy) */
+    if (cost_is_fsdp(rq, k)) return k->zero >= 3 ? "FSDP FULL_SHARD" : k->zero == 2 ? "FSDP SHARD_GRAD_OP" : "DDP";
+    static const char *const ZERO[] = {"ZeRO-0", "ZeRO-1", "ZeRO-2", "ZeRO-3"};
+    return k->zero >= 0 && k->zero <= 3 ? ZERO[k->zero] : "ZeRO-?";
 }
 
 /* usable host memory of a node (GiB): the instance's RAM, else the request's per-node figure */
@@ -533,9 +547,9 @@ const char *cost_band_of(const cost_request *rq, const cost_option *o, double *r
     bool offload = o->k.offload_optimizer || o->k.offload_params;
     if (src != EST_BAND_OWN && cost_published_band(st, o->gpu, offload, &pb, &prows, &on_gpu, &med)) {
         *rel = pb;
-        snprintf(buf, len, "±%.0f%% (%d published fine-tuning runs of %s %s, %s%s, data/finetune_published.csv; predicted %s by a "
-                           "median %.0f%%)", 100 * pb, prows, sn, offload ? "with CPU offload" : "without offload",
-                 on_gpu ? "on " : "on other GPUs than ", o->gpu->name, med > 0 ? "too fast" : "too slow", 100 * fabs(med));
+        snprintf(buf, len, "±%.0f%% (%d published fine-tuning runs of %s %s, on %s, data/finetune_published.csv; predicted %s by "
+                           "a median %.0f%%)", 100 * pb, prows, sn, offload ? "with CPU offload" : "without offload",
+                 on_gpu ? o->gpu->name : "all GPUs (too few on this one)", med > 0 ? "too fast" : "too slow", 100 * fabs(med));
         return "published";
     }
     switch (src) {

@@ -119,6 +119,10 @@ typedef struct {
 
 /* the stack a setup runs on: rq->stack, else hf-deepspeed (the trainer ds_config.json configures) */
 const est_stack *cost_stack_of(const cost_request *rq, const cost_knobs *k);
+/* the setup runs PyTorch FSDP (the pytorch-fsdp stack, no TP/PP): its files name FSDP, not DeepSpeed */
+bool cost_is_fsdp(const cost_request *rq, const cost_knobs *k);
+/* the sharding as the trainer names it: "ZeRO-2", or FSDP's "FSDP FULL_SHARD" / "FSDP SHARD_GRAD_OP" / "DDP" */
+const char *cost_shard_name(const cost_request *rq, const cost_knobs *k);
 /* host memory usable per node, GiB: the instance's RAM (or cpu_memory_per_node_gb) times the
  * share the OS and the trainer leave free */
 double cost_host_limit_gib(const cost_request *rq, const cost_instance *inst);

@@ -106,7 +106,16 @@ int cost_train_args_json(const cost_request *rq, const cost_option *o, int max_s
     cJSON_AddNumberToObject(r, "max_steps", max_steps > 0 ? (double)max_steps : ceil(o->optimizer_steps));
     cJSON_AddBoolToObject(r, "bf16", rq->precision == PREC_BF16);
     cJSON_AddBoolToObject(r, "fp16", use_fp16(rq));
-    cJSON_AddStringToObject(r, "deepspeed", "ds_config.json");
+    bool fsdp = cost_is_fsdp(rq, &o->k);
+    if (fsdp) {
+        /* Hugging Face TrainingArguments.fsdp: the sharding strategy, offload and per-layer wrapping */
+        char f[64];
+        snprintf(f, sizeof f, "%s%s auto_wrap", o->k.zero >= 3 ? "full_shard" : o->k.zero == 2 ? "shard_grad_op" : "no_shard",
+                 o->k.offload_optimizer || o->k.offload_params ? " offload" : "");
+        cJSON_AddStringToObject(r, "fsdp", f);
+    } else {
+        cJSON_AddStringToObject(r, "deepspeed", "ds_config.json");
+    }
     /* the attention kernel the prediction assumes (data/stacks.csv hf-deepspeed attention flash2:
      * transformers' sdpa, PyTorch's FlashAttention-2 backend; eager would materialise the scores) */
     if (o->k.tp == 1 && o->k.pp == 1) cJSON_AddStringToObject(r, "attn_implementation", "sdpa");
@@ -118,7 +127,7 @@ int cost_train_args_json(const cost_request *rq, const cost_option *o, int max_s
         cJSON_AddBoolToObject(r, "sequence_parallel", o->k.tp > 1);
         cJSON_AddBoolToObject(r, "use_distributed_optimizer", o->k.zero == 1);
     } else {
-        cJSON_AddStringToObject(r, "framework", "deepspeed");
+        cJSON_AddStringToObject(r, "framework", fsdp ? "fsdp" : "deepspeed");
     }
     if (rq->task == COST_LORA) cJSON_AddStringToObject(r, "peft_config", "lora_config.json");
     cJSON *p = cJSON_AddObjectToObject(r, "predicted");
@@ -432,24 +441,28 @@ int cost_write_files(const cost_request *rq, const cost_result *r, const char *d
     int rc = -1;
     /* build everything first so a failure writes nothing */
     if (cost_summary_json(rq, r, &sum, e)) goto out;
-    if (c >= 0 && (cost_deepspeed_json(rq, &r->opt[c], &ds, e) || cost_train_args_json(rq, &r->opt[c], 0, &args, e))) goto out;
+    /* DeepSpeed's config only for a setup DeepSpeed runs (FSDP's settings are in train_args.json
+     * and accelerate_config.yaml) */
+    if (c >= 0 && !cost_is_fsdp(rq, &r->opt[c].k) && cost_deepspeed_json(rq, &r->opt[c], &ds, e)) goto out;
+    if (c >= 0 && cost_train_args_json(rq, &r->opt[c], 0, &args, e)) goto out;
     if (c >= 0 && rq->task == COST_LORA && cost_lora_json(rq, &lora, e)) goto out;
+    /* LLMForge runs DeepSpeed: its config only for a DeepSpeed setup; Accelerate's for either */
     if (c >= 0 && r->opt[c].k.tp == 1 && r->opt[c].k.pp == 1 &&
-        (cost_llmforge_yaml(rq, &r->opt[c], false, &forge, e) || cost_accelerate_yaml(rq, &r->opt[c], &accel, e)))
+        ((!cost_is_fsdp(rq, &r->opt[c].k) && cost_llmforge_yaml(rq, &r->opt[c], false, &forge, e)) ||
+         cost_accelerate_yaml(rq, &r->opt[c], &accel, e)))
         goto out;
     /* torchtune only for setups it runs (FSDP data parallelism of a model it builds) */
     if (c >= 0 && cost_torchtune_runs(rq, &r->opt[c]) && cost_torchtune_yaml(rq, &r->opt[c], &tune, e)) goto out;
     if (fs_mkdir_p(dir, e)) goto out;
-    if (ds && (fs_write_text_in(dir, "ds_config.json", ds, e) || fs_write_text_in(dir, "train_args.json", args, e))) goto out;
+    if (ds && fs_write_text_in(dir, "ds_config.json", ds, e)) goto out;
+    if (args && fs_write_text_in(dir, "train_args.json", args, e)) goto out;
     if (lora && fs_write_text_in(dir, "lora_config.json", lora, e)) goto out;
     if (forge && fs_write_text_in(dir, "llmforge.yaml", forge, e)) goto out;
     if (accel && fs_write_text_in(dir, "accelerate_config.yaml", accel, e)) goto out;
     if (tune && fs_write_text_in(dir, "torchtune_config.yaml", tune, e)) goto out;
     /* files of an earlier run that this run does not replace would describe another setup */
-    if (!ds) {
-        remove_stale(dir, "ds_config.json");
-        remove_stale(dir, "train_args.json");
-    }
+    if (!ds) remove_stale(dir, "ds_config.json");
+    if (!args) remove_stale(dir, "train_args.json");
     if (!lora) remove_stale(dir, "lora_config.json");
     if (!forge) remove_stale(dir, "llmforge.yaml");
     if (!accel) remove_stale(dir, "accelerate_config.yaml");

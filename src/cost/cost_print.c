@@ -2,6 +2,7 @@
  * count searched (its best setup, or what does not fit and by how much), the
  * rankings, the constrained answer and the chosen setup.  Every number is
  * labelled predicted. */
+#include <math.h>
 #include <stdio.h>
 
 #include "cost/cost.h"
@@ -11,7 +12,7 @@ static const char *task_text(cost_task t)
     return t == COST_PRETRAIN ? "pre-training" : t == COST_LORA ? "LoRA fine-tuning" : "full fine-tuning";
 }
 
-static void knobs_text(const cost_option *o, char *buf, size_t len)
+static void knobs_text(const cost_request *rq, const cost_option *o, char *buf, size_t len)
 {
     const cost_knobs *k = &o->k;
     const char *off = k->offload_optimizer && k->offload_params ? " +offload opt,params"
@@ -22,14 +23,14 @@ static void knobs_text(const cost_option *o, char *buf, size_t len)
         snprintf(buf, len, "TP%d PP%d DP%d%s mbs %d ga %d ckpt %s", k->tp, k->pp, o->dp, k->zero ? " dist-opt" : "", k->mbs,
                  o->grad_accum, k->checkpointing ? "on" : "off");
     else
-        snprintf(buf, len, "ZeRO-%d%s mbs %d ga %d ckpt %s%s", k->zero, off, k->mbs, o->grad_accum, k->checkpointing ? "on" : "off",
-                 o->rank0_inst ? " +rank0*" : "");
+        snprintf(buf, len, "%s%s mbs %d ga %d ckpt %s%s", cost_shard_name(rq, k), off, k->mbs, o->grad_accum,
+                 k->checkpointing ? "on" : "off", o->rank0_inst ? " +rank0*" : "");
 }
 
 static void print_row(FILE *out, const cost_request *rq, const cost_option *o)
 {
     char kb[96];
-    knobs_text(o, kb, sizeof kb);
+    knobs_text(rq, o, kb, sizeof kb);
     fprintf(out, "  %-13s %4d  %-40s %5.1f/%-5.1f %6.0f/%-4.0f %8.3f %5.1f%% %9.1f %8.2f %10.0f\n", cost_pool_name(&rq->pools[o->k.pool]), o->k.num_gpus, kb,
             o->gpu_mem_gib, o->gpu_limit_gib, o->cpu_mem_node_gib, o->cpu_limit_gib, o->mtok_per_hour, 100.0 * o->mfu, o->hours,
             o->usd_per_mtok, o->usd_total);
@@ -91,7 +92,7 @@ void cost_print(FILE *out, const cost_request *rq, const cost_result *r)
                 print_row(out, rq, o);
             } else {
                 char kb[96];
-                knobs_text(o, kb, sizeof kb);
+                knobs_text(rq, o, kb, sizeof kb);
                 fprintf(out, "  %-13s %4d  does not fit: %s (nearest: %s)\n", cost_pool_name(pool), o->k.num_gpus, o->why, kb);
             }
         }
@@ -136,9 +137,9 @@ void cost_print(FILE *out, const cost_request *rq, const cost_result *r)
     if (c >= 0) {
         const cost_option *o = &r->opt[c];
         char kb[96];
-        knobs_text(o, kb, sizeof kb);
+        knobs_text(rq, o, kb, sizeof kb);
         fprintf(out, "\nChosen setup (predicted): %d x %s (%d node%s), %s, context %d, %.0f optimizer steps\n", o->k.num_gpus,
-                o->gpu->name, o->nodes, o->nodes == 1 ? "" : "s", kb, rq->context, o->optimizer_steps);
+                o->gpu->name, o->nodes, o->nodes == 1 ? "" : "s", kb, rq->context, ceil(o->optimizer_steps));
         fprintf(out, "  %.2f million tokens/hour, MFU %.1f%% (HFU %.1f%%), %.1f h, $%.2f per million tokens, $%.0f for %.3gB tokens\n",
                 o->mtok_per_hour, 100.0 * o->mfu, 100.0 * o->hfu, o->hours, o->usd_per_mtok, o->usd_total, rq->tokens_b);
         fprintf(out, "  cookbook MFU (6 x parameters x tokens / time / dense peak) %.1f%%\n", 100.0 * cost_cookbook_mfu(rq, o));

@@ -50,10 +50,20 @@ static void predict_row(const csv_table *t, const csv_row *r, cost_published_row
     rq.tokens_b = 1.0;
     rq.gbs = (int)NUM("gbs");
     rq.stack = est_stack_find(out->stack);
-    /* an unstated overlap_comm is DeepSpeed's own default (true for ZeRO-3 only) */
-    rq.overlap_comm = strcmp(COL("overlap_comm"), "default") != 0;
+    /* an unstated overlap_comm is DeepSpeed's own default (true for ZeRO-3 only); anything but
+     * those words is a malformed row, not a silent true */
+    const char *oc = COL("overlap_comm"), *am = COL("attn_mask");
+    if (strcmp(oc, "default") && strcmp(oc, "true")) {
+        snprintf(out->why, sizeof out->why, "%s:%d: overlap_comm '%s' is not true or default", t->file, r->line, oc);
+        return;
+    }
+    if (strcmp(am, "explicit") && strcmp(am, "causal")) {
+        snprintf(out->why, sizeof out->why, "%s:%d: attn_mask '%s' is not explicit or causal", t->file, r->line, am);
+        return;
+    }
+    rq.overlap_comm = !strcmp(oc, "true");
     /* explicit: the run's Transformers passed SDPA a 4-D mask (the memory-efficient kernel) */
-    rq.attn_explicit_mask = !strcmp(COL("attn_mask"), "explicit");
+    rq.attn_explicit_mask = !strcmp(am, "explicit");
     if (rq.task == COST_LORA) {
         rq.lora_rank = (int)NUM("lora_rank");
         snprintf(rq.lora_modules, sizeof rq.lora_modules, "%s", COL("lora_modules"));

@@ -83,13 +83,22 @@ static int vllm_command(const serve_job *j, strbuf *b, ac_err *e)
     sb_add(b, " --gpu-memory-utilization 0.9 --host 127.0.0.1 --port \"$port\" > vllm_server.log 2>&1 &\n"
               "server=$!\n"
               "trap 'kill \"$server\" 2>/dev/null; wait \"$server\" 2>/dev/null' EXIT\n"
+              /* a server that stays alive but never answers (stuck NCCL init, a download) fails the
+               * job after SERVE_JOB_READY_S rather than holding its GPUs until the time limit */
+              "waited=0\n"
               "until ready \"http://127.0.0.1:$port/health\"; do\n"
               "  if ! kill -0 \"$server\" 2>/dev/null; then\n"
               "    echo 'vllm serve exited before it was ready; the end of vllm_server.log:' >&2\n"
               "    tail -n 20 vllm_server.log >&2\n"
               "    exit 1\n"
               "  fi\n"
+              "  if [ \"$waited\" -ge " SERVE_JOB_READY_S_TEXT " ]; then\n"
+              "    echo 'vllm serve not ready after " SERVE_JOB_READY_S_TEXT " s; the end of vllm_server.log:' >&2\n"
+              "    tail -n 20 vllm_server.log >&2\n"
+              "    exit 1\n"
+              "  fi\n"
               "  sleep 2\n"
+              "  waited=$((waited + 2))\n"
               "done\n");
     sb_add(b, "vllm bench serve --backend vllm --host 127.0.0.1 --port \"$port\" --model \"$PWD/model\""
               " --dataset-name random");
@@ -135,6 +144,9 @@ int serve_job_command(const serve_job *j, strbuf *b, ac_err *e)
     sb_add(b, "cd ");
     if (add_q(b, j->dir, e)) return -1;
     sb_add(b, " || exit 1\n");
+    /* a job run again in the same folder (another precision, a retry) must not leave the last
+     * run's results to be read as its own */
+    sb_add(b, "rm -f " SERVE_JOB_VLLM_RESULT " " SERVE_JOB_TRTLLM_REPORT " " SERVE_JOB_TRTLLM_DATASET " vllm_server.log\n");
     if (tokenizer_step(j, b, e)) return -1;
     int rc = !strcmp(j->engine, "vllm") ? vllm_command(j, b, e) : trtllm_command(j, b);
     if (rc) return rc;

@@ -40,6 +40,9 @@
 #define SERVE_JOB_VLLM_RESULT "result.json"
 #define SERVE_JOB_TRTLLM_REPORT "report.json"
 #define SERVE_JOB_TRTLLM_DATASET "dataset.jsonl"
+/* how long a job waits for vllm serve's /health before it fails (model load with dummy weights,
+ * CUDA graph capture and NCCL set-up take minutes on large TP; a hang takes forever) */
+#define SERVE_JOB_READY_S_TEXT "1800"
 #define SERVE_JOB_TRTLLM_OPTIONS "extra_llm_api_options.yaml"
 
 typedef struct {

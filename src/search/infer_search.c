@@ -10,6 +10,7 @@
 #include "estimator/infer.h"
 #include "estimator/serve.h"
 #include "results/ft_files.h"
+#include "results/ledger.h"
 #include "results/serve_bench.h"
 #include "search/candidate_est.h"
 #include "util/fsutil.h"
@@ -122,6 +123,12 @@ static int serving_settings(const ac_config *c, search_infer_settings *s, ac_err
         return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "run.precisions",
                          "a measured %s search runs one precision (run.precisions lists %d): one search per precision",
                          se->name, s->nprec);
+    /* the engines report p50, p90 and p99 (the jobs ask vLLM for those; trtllm-bench prints them):
+     * another percentile could not be judged on what was measured */
+    if (s->serving_jobs && s->percentile > 0 && s->percentile != 50 && s->percentile != 90 && s->percentile != 99)
+        return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "latency_percentile",
+                         "the measured %s jobs report percentiles 50, 90 and 99, not %d (any percentile is predicted with "
+                         "cluster_type=sim)", se->name, s->percentile);
     if (s->serving_jobs && s->nrate)
         return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, IS_KEY "benchmark.request_rates",
                          "the measured %s jobs run closed loops (benchmark.concurrency); request rates are predicted "
@@ -899,18 +906,36 @@ int search_inference_summarize(const ac_config *c, const model_base_config *base
     if (results_infer_read_configs(path, s.in_len[0], s.out_len[0], RES_INFER_MEASURED, &rows, &n, e) != 0) return -1;
     size_t n_read = 0;
     char first_why[256] = "";
+    /* the executor's ledger (when the jobs ran through it) says which runs failed: a folder may
+     * still hold an earlier run's results */
+    ac_err le;
+    ledger *led = s.serving_jobs ? ledger_open_existing(s.results_dir, &le) : NULL;
     for (size_t i = 0; i < n; i++) {
         results_infer_row *r = &rows[i];
         char name[JOB_NAME_MAX], dir[JOB_DIR_MAX];
         if (job_folder(&s, r->tp, r->pp, r->bs, s.serving_jobs ? r->concurrency : 0, r->input_len, r->output_len, name,
                        dir, e) != 0) {
+            if (led) ledger_close(led);
             free(rows);
             return -1;
         }
         double lat;
         char why[256];
         if (s.serving_jobs) {
-            if (serving_row(c, base, &s, dir, r, why, sizeof why) == 0) n_read++;
+            ledger_row lr;
+            int found = 0;
+            const char *base_name = strrchr(dir, '/');
+            char run[sizeof lr.name];
+            if (snprintf(run, sizeof run, "benchmark_%s", base_name ? base_name + 1 : dir) >= (int)sizeof run) run[0] = '\0';
+            bool failed = led && ledger_get(led, run, &lr, &found, &le) == 0 && found && lr.state == LEDGER_FAILED;
+            int ok = serving_row(c, base, &s, dir, r, why, sizeof why) == 0;
+            if (ok && failed) {
+                snprintf(why, sizeof why, "the job failed (ledger: %.150s); its folder holds an earlier run's results",
+                         lr.reason[0] ? lr.reason : "no reason");
+                results_infer_row_fail(r, "%s", why);
+                ok = 0;
+            }
+            if (ok) n_read++;
             else if (!first_why[0]) snprintf(first_why, sizeof first_why, "%s", why);
         } else if (results_ftlog_read_dir(dir, &lat, why, sizeof why) != 0) {
             results_infer_row_fail(r, "%s", why);
@@ -922,6 +947,7 @@ int search_inference_summarize(const ac_config *c, const model_base_config *base
         results_infer_limits lim = limits_of(c);
         results_infer_row_finish_limits(r, &lim);
     }
+    if (led) ledger_close(led);
     if (n && !n_read) {
         /* no job has left a latency yet: a summary of failures would replace whatever was there */
         free(rows);

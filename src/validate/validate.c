@@ -250,7 +250,15 @@ static const est_stack *row_stack(const columns *c, const csv_row *row)
 #define SKIP(...) (snprintf(why, why_len, __VA_ARGS__), -1)
 
 /* what a row leaves unpublished that its caller assumes as tuned (assume_tuned_layout) */
-enum { ASSUME_MBS = 1, ASSUME_LAYOUT = 2 };
+enum { ASSUME_MBS = 1, ASSUME_LAYOUT = 2, HALF_BLOCKS = 4 /* "selective layer": half a stage's blocks recompute */ };
+
+/* full recompute of every second block (torchtitan's layer-level selective checkpointing): half
+ * of a stage chunk's blocks */
+static void half_blocks(est_input *in)
+{
+    int per_chunk = shape_total_layers(&in->shape) / (in->pp > 0 ? in->pp : 1) / (in->vp > 0 ? in->vp : 1);
+    in->recompute_layers = per_chunk / 2 > 0 ? per_chunk / 2 : 1;
+}
 
 /* validate_row_input; with assume, a missing MBS or TP/PP is set provisionally (1) and flagged
  * there instead of skipping the row */
@@ -333,7 +341,9 @@ static int row_input(const csv_table *t, const csv_row *row, est_input *in, char
     /* no MBS but a gradient accumulation: Megatron's num_microbatches arithmetic gives it,
      * MBS = GBS / (DP · GA) with DP = GPUs / (TP · PP · CP) */
     double ga_pub, cp_pub = 1;
-    if (!have[N_MBS] && num(row, c.grad_accum, &ga_pub) && ga_pub >= 1) {
+    /* (under an assumed layout the caller derives it per candidate layout) */
+    bool layout_assumed = assume && (*assume & ASSUME_LAYOUT);
+    if (!have[N_MBS] && !layout_assumed && num(row, c.grad_accum, &ga_pub) && ga_pub >= 1) {
         if (!num(row, c.cp, &cp_pub) || cp_pub < 1) cp_pub = 1;
         double dp_of = val[N_GPUS] / (val[N_TP] * val[N_PP] * cp_pub), m_of = dp_of >= 1 ? val[N_GBS] / (dp_of * ga_pub) : 0;
         if (m_of >= 1 && m_of == floor(m_of)) { val[N_MBS] = m_of; have[N_MBS] = true; }
@@ -522,8 +532,8 @@ static int row_input(const csv_table *t, const csv_row *row, est_input *in, char
     if (in->recompute == RECOMPUTE_SELECTIVE &&
         (contains_ci(csv_get(row, c.recompute), "selective layer") || contains_ci(notes, "selective layer"))) {
         in->recompute = RECOMPUTE_FULL;
-        in->recompute_layers = shape_total_layers(&in->shape) / in->pp / in->vp / 2;
-        if (in->recompute_layers < 1) in->recompute_layers = 1;
+        half_blocks(in);
+        if (assume) *assume |= HALF_BLOCKS; /* again once an assumed layout or VP is chosen */
     }
     /* a recipe's offload belongs to its recipe: not to a row that publishes recompute */
     if (!*csv_get(row, c.act_offload) && rs.cpu_offloading_num_layers > 0 && in->recompute == RECOMPUTE_NONE)
@@ -537,7 +547,7 @@ static int row_input(const csv_table *t, const csv_row *row, est_input *in, char
      * carries a mistyped cell (tables that share MBS between variants), so which layout ran
      * is unknown */
     double ga;
-    if (num(row, c.grad_accum, &ga) && ga >= 1) {
+    if (!layout_assumed && num(row, c.grad_accum, &ga) && ga >= 1) {
         double dp = ngpu / ((double)in->tp * in->pp * in->cp);
         if (fabs(mbs * dp * ga - gbs) > 0.5)
             return SKIP("layout inconsistent: MBS %g × DP %g × gradient accumulation %g is not the published GBS %g", mbs,
@@ -569,7 +579,7 @@ static bool try_mbs(est_input *in, int mbs, double *best, est_input *best_in)
  * configuration"): assume what our own search would run, the fastest MBS (and TP x PP, TP
  * inside a node and dividing the heads, PP dividing the layers) predicted to fit.  0, or -1
  * when nothing fits (the provisional input is left as it was). */
-static int assume_tuned_layout(est_input *in, unsigned assume)
+static int assume_tuned_layout(est_input *in, unsigned assume, double ga)
 {
     est_input best_in = *in;
     double best = INFINITY;
@@ -582,7 +592,14 @@ static int assume_tuned_layout(est_input *in, unsigned assume)
             est_input c = *in;
             c.tp = tp, c.pp = pp, c.vp = 1;
             c.sequence_parallel = tp > 1 && c.stack->sequence_parallel;
+            if (assume & HALF_BLOCKS) half_blocks(&c);
             if (!(assume & ASSUME_MBS)) { try_mbs(&c, in->mbs, &best, &best_in); continue; }
+            /* a published gradient accumulation fixes the MBS of each layout: GBS / (DP · GA) */
+            double dp = (double)c.num_gpus / ((double)tp * pp * c.cp), m_of = ga >= 1 && dp >= 1 ? c.gbs / (dp * ga) : 0;
+            if (ga >= 1) {
+                if (m_of >= 1 && m_of == floor(m_of) && m_of <= 1024) try_mbs(&c, (int)m_of, &best, &best_in);
+                continue;
+            }
             for (int mbs = 1; mbs <= 16; mbs *= 2) try_mbs(&c, mbs, &best, &best_in);
         }
         if (!(assume & ASSUME_LAYOUT)) break;
@@ -596,7 +613,7 @@ static int assume_tuned_layout(est_input *in, unsigned assume)
  * interleave whenever the layer count allows it, and benchmark tables report tuned
  * runs, so assume the VP our own search would pick: the fastest predicted one that
  * divides the layers of a stage and keeps the schedule legal. */
-static void assume_tuned_vp(est_input *in)
+static void assume_tuned_vp(est_input *in, bool halves)
 {
     int L = shape_total_layers(&in->shape);
     int best_vp = 1;
@@ -605,6 +622,7 @@ static void assume_tuned_vp(est_input *in)
     for (int v = 1; v <= L / in->pp && v <= 128; v++) { /* published VPs are small (≤ 24 in the shared CSV) */
         if ((L / in->pp) % v) continue;
         in->vp = v;
+        if (halves) half_blocks(in);
         est_result r;
         /* a VP predicted not to fit is not what the table ran, unless none fits */
         if (est_evaluate(in, &r) != 0) continue;
@@ -612,6 +630,7 @@ static void assume_tuned_vp(est_input *in)
         if (key < best) { best = key; best_vp = v; }
     }
     in->vp = best_vp;
+    if (halves) half_blocks(in);
 }
 
 double validate_quantile(double *v, size_t n, double q)
@@ -749,9 +768,12 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
         bool row_assumed = false;
         unsigned assume = 0;
         int ok = row_input(&t, row, &in, why, sizeof why, &assume) == 0;
-        if (ok && assume) {
+        unsigned what = assume & (ASSUME_MBS | ASSUME_LAYOUT);
+        if (ok && what) {
             in.cal = cal;
-            if (assume_tuned_layout(&in, assume)) {
+            double ga_row;
+            if (!num(row, c.grad_accum, &ga_row)) ga_row = 0;
+            if (assume_tuned_layout(&in, assume, ga_row)) {
                 snprintf(why, sizeof why, "%s not published and no %s predicted to fit",
                          assume & ASSUME_LAYOUT ? "parallel layout (tp, pp)" : "micro batch size",
                          assume & ASSUME_LAYOUT ? "layout" : "micro batch size");
@@ -763,13 +785,13 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
             in.cal = cal;
             double published_vp;
             if (in.pp > 1 && !num(row, c.vp, &published_vp) && in.stack->interleaved_pipeline) {
-                assume_tuned_vp(&in);
+                assume_tuned_vp(&in, (assume & HALF_BLOCKS) != 0);
                 vp_assumed_here = true;
             }
             if (row_measured(&c, row, &in, &m)) { snprintf(why, sizeof why, "no published step time, tokens/s or TFLOP/s"); ok = 0; }
         }
         if (ok && est_evaluate(&in, &r)) { snprintf(why, sizeof why, "%s", r.why); ok = 0; }
-        row_assumed = assume != 0 || vp_assumed_here;
+        row_assumed = what != 0 || vp_assumed_here;
         sb_csv_field(&rows, csv_get(row, c.id), false);
         sb_csv_field(&rows, csv_get(row, c.source_id), false);
         sb_csv_field(&rows, csv_get(row, c.model), false);
@@ -814,8 +836,8 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
             break;
         }
         vp_assumed += vp_assumed_here;
-        layout_assumed += (assume & ASSUME_LAYOUT) != 0;
-        mbs_assumed += assume == ASSUME_MBS;
+        layout_assumed += (what & ASSUME_LAYOUT) != 0;
+        mbs_assumed += what == ASSUME_MBS;
         sb_printf(&rows, "%d,%d,%d,%d,%d,%d,%d,%d,%s,%s,%.6g,%.6g,%.2f,%.6g,%.6g,%.2f,%.2f,%s,", in.num_gpus, in.tp, in.pp,
                   in.vp, in.cp, in.ep, in.mbs, in.gbs, est_precision_name(in.precision), m.what, m.value, pred, 100.0 * err,
                   r.step_time, r.tokens_per_s_per_gpu, 100.0 * r.mfu, r.mem_total / EST_GIB, r.fits ? "true" : "false");
@@ -883,7 +905,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
                         predicted_fit, all.rows);
                 fprintf(out, "recipes: %d row(s) reduce gradients in bf16, %d keep FP8 weights and %d offload activations, "
                              "as their framework's benchmark recipes do (data/recipes.csv)", bf16_grads, fp8_weights, offloaded);
-                if (bf16_grads < all.rows) fprintf(out, "; %d use Megatron-LM's fp32 gradients", all.rows - bf16_grads);
+                if (bf16_grads < all.rows) fprintf(out, "; %d keep fp32 gradients (their stack's default)", all.rows - bf16_grads);
                 fputc('\n', out);
                 if (module_recompute)
                     fprintf(out, "recompute modules: %d row(s) recompute norms, MoE activations or MLA up-projections in "
@@ -901,10 +923,12 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
                 if (vp_assumed)
                     fprintf(out, "VP not published for %d row(s) with PP > 1: the fastest VP predicted to fit "
                                  "was assumed (tables report tuned runs)\n", vp_assumed);
-                if (layout_assumed || mbs_assumed)
-                    fprintf(out, "layout not published: TP x PP and MBS of %d row(s), MBS of %d: the fastest predicted "
-                                 "to fit was assumed (tables that print only their best run)\n",
-                            layout_assumed, mbs_assumed);
+                if (layout_assumed)
+                    fprintf(out, "layout not published: TP x PP and MBS of %d row(s): the fastest predicted to fit was "
+                                 "assumed (tables that print only their best run)\n", layout_assumed);
+                if (mbs_assumed)
+                    fprintf(out, "micro batch not published: MBS of %d row(s): the fastest predicted to fit was assumed\n",
+                            mbs_assumed);
                 if ((vp_assumed || layout_assumed || mbs_assumed) && published.n)
                     fprintf(out, "without those rows (%zu with a published layout): median_abs_err %.1f%% p90_abs_err %.1f%%\n",
                             published.n, 100.0 * pub_med, 100.0 * pub_p90);

@@ -189,6 +189,12 @@ assert cfg["tokenizer"]["max_seq_len"] == s["context"]
 if o:
     assert cfg["batch_size"] == o["mbs"] and cfg["gradient_accumulation_steps"] == o["grad_accum"], (cfg, o)
 PY
+# an FSDP setup's files name FSDP, not DeepSpeed: no ds_config.json (nor an old one left behind), train_args.json
+# with TrainingArguments.fsdp, the console's setups in FSDP's sharding names
+[ ! -e "$T/logs/cost/ds_config.json" ] && [ ! -e "$T/logs/cost/llmforge.yaml" ] &&
+    python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); sys.exit(not (a["framework"] == "fsdp" and "deepspeed" not in a and a["fsdp"].split()[0] in ("full_shard", "shard_grad_op", "no_shard")))' "$T/logs/cost/train_args.json" &&
+    case "$out" in *"FSDP "*"Files: "*"train_args.json"*) true ;; *) false ;; esac && case "$out" in *"ds_config"*|*"ZeRO-"*) false ;; *) true ;; esac \
+    && pass fsdp_files_name_fsdp || fail fsdp_files_name_fsdp "$(ls "$T/logs/cost"; cat "$T/logs/cost/train_args.json"; echo "$out" | tail -5)"
 
 # a setup that spans instances runs one launcher per node: run.sh starts launch.sh under srun with the
 # node rank from SLURM_NODEID and the rendezvous on the allocation's first node (stand-in srun and

@@ -74,6 +74,20 @@ out=$("$AC" infer --summarize $base search_config.train_settings.logs="$T/v" $K.
       "$K.run.tensor_parallel_sizes=[1,2]" "$K.run.pipeline_parallel_sizes=[1]" "$K.benchmark.concurrency=[8,32]" 2>&1); rc=$?
 [ $rc -eq 0 ] && [ "$(grep -c ',measured,' "$CSV")" = 4 ] && pass summarize_again || fail summarize_again "exit $rc: $out"
 
+# run again with another precision (new scripts, the same folders) where the c32 engine fails: the
+# failed jobs' folders must not be read back with the bf16 run's results
+mkdir -p "$T/failbin"
+printf '#!/bin/sh\ncase "$PWD" in *_c32) echo "RuntimeError: engine failed (test)" >&2; exit 1 ;; esac\nexec "%s" emulate-serve --gpu h100 vllm "$@"\n' "$AC" > "$T/failbin/vllm"
+chmod +x "$T/failbin/vllm"
+# shellcheck disable=SC2086
+out=$(PATH="$T/failbin:$PATH" AUTOCONFIG_EMULATE_SCALE=1.1 "$AC" run $base search_config.train_settings.logs="$T/v" \
+      $K.run.engine=vllm "$K.run.precisions=[fp8_kv]" "$K.run.tensor_parallel_sizes=[1,2]" "$K.run.pipeline_parallel_sizes=[1]" \
+      "$K.benchmark.concurrency=[8,32]" 2>&1); rc=$?
+case "$out" in *"Inference benchmark jobs: 2 ran, 2 failed"*) true ;; *) false ;; esac &&
+    [ "$(awk -F, 'NR>1 && $12==32 && $29=="failed"' "$CSV" | wc -l)" = 2 ] &&
+    [ "$(awk -F, 'NR>1 && $12==8 && $29=="ok" && $13=="fp8_kv"' "$CSV" | wc -l)" = 2 ] \
+    && pass rerun_failure_not_stale || fail rerun_failure_not_stale "exit $rc: $out $(cat "$CSV")"
+
 # --- trtllm-bench with an fp8 KV cache ---
 # shellcheck disable=SC2086
 out=$("$AC" run $base search_config.train_settings.logs="$T/t" $K.run.engine=trtllm "$K.run.precisions=[fp8_kv]" \
@@ -132,6 +146,10 @@ out=$("$AC" run $base search_config.train_settings.logs="$T/x1" $K.run.engine=vl
 out=$("$AC" run $base search_config.train_settings.logs="$T/x2" $K.run.engine=trtllm "$K.run.precisions=[fp8]" 2>&1); rc=$?
 [ $rc -eq 2 ] && case "$out" in *"trtllm-bench on dummy weights cannot quantize to fp8"*) true ;; *) false ;; esac &&
     pass trtllm_fp8_weights_refused || fail trtllm_fp8_weights_refused "exit $rc: $out"
+# shellcheck disable=SC2086
+out=$("$AC" run $base search_config.train_settings.logs="$T/x4" $K.run.engine=vllm $K.latency_percentile=95 2>&1); rc=$?
+[ $rc -eq 2 ] && [ ! -d "$T/x4" ] && case "$out" in *"latency_percentile"*"50, 90 and 99, not 95"*) true ;; *) false ;; esac &&
+    pass measured_percentile_reported_only || fail measured_percentile_reported_only "exit $rc: $out"
 out=$("$AC" run cluster_type=local run_training_hp_search=false search_config=llama/llama2_7b \
       search_config.train_settings.logs="$T/x3" $K.run.engine=vllm 2>&1); rc=$?
 [ $rc -eq 2 ] && case "$out" in *"run.tokenizer"*"32000"*) true ;; *) false ;; esac &&
