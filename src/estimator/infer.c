@@ -43,8 +43,9 @@ static const double INFER_P2P_LATENCY_S = 20e-6;
 /* Per-kernel floor when the decode step is replayed as a CUDA graph (TensorRT-LLM):
  * no CPU launch, ~2 us of GPU-side scheduling per kernel (CUDA graph docs). */
 static const double INFER_GRAPH_KERNEL_S = 2e-6;
-/* Non-GEMM kernels per layer: two layernorms, bias+activation, two residual adds,
- * QKV bias/rotary/KV-cache write (FasterTransformer ParallelGptDecoderLayer). */
+/* Non-GEMM kernels per layer, the generic count: two layernorms, bias+activation, two
+ * residual adds, QKV bias/rotary/KV-cache write.  (FasterTransformer's decoder fuses them
+ * into 4 a layer; its context phase has its own list, ft_elementwise_s; docs/serving.md.) */
 static const double INFER_ELEM_KERNELS = 6.0;
 /* Inference runs the forward half of the training non-GEMM traffic (est_cal
  * elementwise_units counts forward + backward). */
@@ -191,12 +192,30 @@ typedef struct {
     double compute, comm;
 } pass_time;
 
-/* FasterTransformer's unfused context attention keeps the scores in HBM: the QKᵀ batched GEMM writes
- * seqs·heads·ctx² 16-bit values, the masked softmax reads and writes them, the AV GEMM reads them
- * (4 passes; its GPT context path before fused MHA, invokeMaskedSoftmax) */
+/* FasterTransformer's unfused context attention keeps the scores in HBM (GptContextAttentionLayer): ParallelGpt
+ * sets is_context_qk_buf_float_, so the QKᵀ batched GEMM writes seqs·heads·ctx² fp32 scores (4 bytes), the
+ * masked softmax (invokeMaskedSoftMax) reads them with the 16-bit attention mask [seqs, ctx, ctx] and writes
+ * 16-bit probabilities (4 + 2), the AV GEMM reads those (2): 12 bytes a score, the mask once a sequence */
 static double unfused_scores_bytes(double seqs, double ctx, double heads_gpu)
 {
-    return 4.0 * seqs * heads_gpu * ctx * ctx * 2.0;
+    return seqs * ctx * ctx * (heads_gpu * (4.0 + 4.0 + 2.0 + 2.0) + 2.0);
+}
+
+/* FasterTransformer's non-GEMM kernels of one GPT layer's context phase over `tokens` tokens
+ * (ParallelGptContextDecoder, GptContextAttentionLayer of v5.0), each a roofline with the launch floor, in 16-bit
+ * elements read + written per token (h hidden, f FFN, tp ranks): invokeGeneralLayerNorm 2h,
+ * invokeAddFusedQKVBiasTranspose 6h/tp, invokeTranspose4dBatchMajor (K and V into the cache) 4h/tp,
+ * invokeTransposeQKV 2h/tp, invokeGeneralAddBiasResidualPreLayerNorm 4h, invokeAddBiasGelu 2f/tp,
+ * invokeAddBiasResidual 3h.  (Its decoder launches four of them a layer, the QKV bias and the cache write
+ * fused into the masked MHA kernel; decode keeps the generic INFER_ELEM_KERNELS count: docs/serving.md.) */
+static double ft_elementwise_s(const dev_ctx *d, double tokens)
+{
+    if (tokens <= 0) return 0.0;
+    double h = d->s->hidden, tp = d->in->tp, f = d->s->ffn_hidden > 0 ? d->s->ffn_hidden : 4.0 * h;
+    const double elems[] = { 2.0 * h, 6.0 * h / tp, 4.0 * h / tp, 2.0 * h / tp, 4.0 * h, 2.0 * f / tp, 3.0 * h };
+    double t = 0.0;
+    for (size_t k = 0; k < sizeof elems / sizeof *elems; k++) t += roofline_s(d, 0.0, tokens * elems[k] * 2.0, 1.0);
+    return t;
 }
 
 /* one transformer layer on one GPU over one engine iteration that mixes dec_seqs decode tokens (context
@@ -280,9 +299,15 @@ static pass_time layer_mix_s(const dev_ctx *d, double dec_seqs, double dec_ctx, 
     } else {
         t.compute += dense;
     }
-    /* non-GEMM kernels: elementwise bytes = units·2h per token (est_cal elementwise_units, forward share) */
-    double elem_bytes = d->cal.elementwise_units * INFER_ELEM_FWD_SHARE * 2.0 * h * tokens;
-    t.compute += INFER_ELEM_KERNELS * roofline_s(d, 0.0, elem_bytes / INFER_ELEM_KERNELS, 1.0);
+    /* non-GEMM kernels: elementwise bytes = units·2h per token (est_cal elementwise_units, forward share);
+     * FasterTransformer's context phase: its own unfused kernels (ft_elementwise_s) */
+    bool ft_ctx = d->ft_engine && !shape_is_moe(s);
+    double elem_tokens = ft_ctx ? dec_seqs : tokens;
+    if (ft_ctx) t.compute += ft_elementwise_s(d, pf_tokens);
+    if (elem_tokens > 0) {
+        double elem_bytes = d->cal.elementwise_units * INFER_ELEM_FWD_SHARE * 2.0 * h * elem_tokens;
+        t.compute += INFER_ELEM_KERNELS * roofline_s(d, 0.0, elem_bytes / INFER_ELEM_KERNELS, 1.0);
+    }
     t.comm += 2.0 * allreduce_s(d, tokens * h * 2.0);
     return t;
 }
@@ -299,42 +324,130 @@ static double logits_s(const dev_ctx *d, double tokens)
     return gemm_s(d, tokens, d->s->hidden, (double)d->s->vocab / d->in->tp, INFER_EMB_BYTES, d->gemm_eff);
 }
 
-/* pipeline hop of one micro-batch's activations: α + tokens·h·2 / (bw·p2p_eff) */
+/* FasterTransformer's vocabulary padded as ParallelGpt pads it: up to a multiple of tp, then of 8 (16-bit) */
+static double ft_vocab_padded(const dev_ctx *d)
+{
+    double tp = d->in->tp, v = ceil(d->s->vocab / tp) * tp;
+    return ceil(v / 8.0) * 8.0;
+}
+
+/* ring all-gather of `total` bytes (each of tp ranks contributes total/tp): launch + (tp−1) hops, then
+ * (tp−1)/tp·total over the link (Thakur et al. 2005; NCCL ring all-gather: half the steps of an all-reduce) */
+static double allgather_s(const dev_ctx *d, double total)
+{
+    int tp = d->in->tp;
+    const gpu_spec *g = d->in->gpu;
+    if (tp <= 1) return 0.0;
+    int D = g->nvlink_domain > 1 ? g->nvlink_domain : 1;
+    double eff = d->cal.collective_eff;
+    if (tp <= D)
+        return INFER_NCCL_LAUNCH_S + (tp - 1) * INFER_NCCL_HOP_NVLINK_S + (tp - 1.0) / tp * total / (g->nvlink_gbps * GB * eff);
+    double nodes = (double)tp / D;
+    return INFER_NCCL_LAUNCH_S + (D - 1) * INFER_NCCL_HOP_NVLINK_S + (nodes - 1.0) * INFER_NCCL_HOP_NET_S +
+           (nodes - 1.0) / nodes * total / (g->scaleout_gbps * GB * eff);
+}
+
+/* FasterTransformer's logits of `seqs` sequences (ParallelGpt::forward, once a micro-batch a step): the
+ * GEMM takes 16-bit operands and writes fp32 logits (cublas Gemm with CUDA_R_32F C); with TP each rank
+ * computes V/tp of them, ftNcclAllGather gathers the fp32 [seqs × V] on every rank, cudaStreamSynchronize
+ * waits for it (one launch latency before the next kernel) and invokeTransposeAxis01 reorders them
+ * (read + write, 8 bytes a logit).  *comm gets the all-gather. */
+static double ft_logits_s(const dev_ctx *d, double seqs, double *comm)
+{
+    double h = d->s->hidden, vp = ft_vocab_padded(d), vl = vp / d->in->tp;
+    double rel = layer_gemm_shape(d->sms, fmax(seqs, 128.0), h, vl) / d->gemm_ref;
+    double t = roofline_s(d, 2.0 * seqs * h * vl, h * vl * INFER_EMB_BYTES + seqs * h * 2.0 + seqs * vl * 4.0,
+                          d->gemm_eff * (rel < 1.0 ? rel : 1.0));
+    if (d->in->tp > 1) {
+        double ag = allgather_s(d, seqs * vp * 4.0);
+        if (comm) *comm += ag;
+        t += ag + d->floor_s + roofline_s(d, 0.0, seqs * vp * 8.0, 1.0);
+    }
+    return t;
+}
+
+/* FasterTransformer's top-p sampling of `seqs` sequences over the padded vocabulary, fp32 (TopPSamplingLayer::
+ * runSampling, invokeBatchTopPSampling), each kernel a roofline with the launch floor; bytes per logit:
+ * invokeTopPInitialize writes the int32 ids (4); invokeAddBiasSoftMax reads and writes fp32 (8);
+ * topp_beam_topk_kernel reads them (4); cub::DeviceSegmentedRadixSort::SortPairsDescending sorts 32-bit keys
+ * with int32 values in passes of 6 bits (CUB SEGMENTED_RADIX_BITS = 6 for keys over a byte: 6 passes), each
+ * pass reading the keys to count digits (4) and reading and writing keys and values (16); topp_sampling
+ * reads the sorted probabilities up to p (at most 4) */
+static double ft_sampling_s(const dev_ctx *d, double seqs)
+{
+    static const double bytes_per_logit[] = { 4.0, 8.0, 4.0, 20.0, 20.0, 20.0, 20.0, 20.0, 20.0, 4.0 };
+    double n = seqs * ft_vocab_padded(d), t = 0.0;
+    for (size_t k = 0; k < sizeof bytes_per_logit / sizeof *bytes_per_logit; k++)
+        t += roofline_s(d, 0.0, n * bytes_per_logit[k], 1.0);
+    return t;
+}
+
+/* pipeline hop of one micro-batch's activations: α + tokens·h·2 / (bw·p2p_eff); FasterTransformer's TP ranks
+ * each send their 1/tp slice to the next stage (ftNcclSend/ftNcclRecv of local_batch·seq·h/tp) and the receivers
+ * all-gather it over TP (ftNcclAllGather; ParallelGptContextDecoder and ParallelGptDecoder) */
 static double hop_s(const dev_ctx *d, double tokens)
 {
     const gpu_spec *g = d->in->gpu;
     int D = g->nvlink_domain > 1 ? g->nvlink_domain : 1;
-    double bw = d->in->tp * d->in->pp > D ? g->scaleout_gbps : g->nvlink_gbps;
-    return INFER_P2P_LATENCY_S + tokens * d->s->hidden * 2.0 / (bw * GB * d->cal.p2p_eff);
+    double bw = d->in->tp * d->in->pp > D ? g->scaleout_gbps : g->nvlink_gbps, bytes = tokens * d->s->hidden * 2.0;
+    if (d->ft_engine && d->in->tp > 1)
+        return INFER_P2P_LATENCY_S + bytes / d->in->tp / (bw * GB * d->cal.p2p_eff) + allgather_s(d, bytes);
+    return INFER_P2P_LATENCY_S + bytes / (bw * GB * d->cal.p2p_eff);
 }
 
-/* FasterTransformer's micro-batches of a pipelined pass (getLocalBatchSize in its GPT decoder): the local
- * batch is bs/pp when pp divides bs, else bs, then halved while local·tokens > 1024 and even; the pass runs
- * bs/local micro-batches.  A power-of-two decode batch on PP 3 is therefore never split. */
+/* FasterTransformer with PP, once a step: the last stage broadcasts the new ids, lengths and finished flags to
+ * the other stages (three ftNcclBroadCast in one NCCL group), then cudaStreamSynchronize (ParallelGpt::forward):
+ * launch + (pp−1) ring hops, over the network when the pipeline spans NVLink domains, and a launch latency */
+static double ft_pp_broadcast_s(const dev_ctx *d)
+{
+    int pp = d->in->pp, D = d->in->gpu->nvlink_domain > 1 ? d->in->gpu->nvlink_domain : 1;
+    if (pp <= 1) return 0.0;
+    double hop = d->in->tp * pp > D ? INFER_NCCL_HOP_NET_S : INFER_NCCL_HOP_NVLINK_S;
+    return INFER_NCCL_LAUNCH_S + (pp - 1) * hop + d->floor_s;
+}
+
+/* FasterTransformer's micro-batches of a pass (getLocalBatchSize, src/fastertransformer/utils/nccl_utils.cc of
+ * v5.0, commit 0311bc6a, the version whose ParallelGpt this file follows; ParallelGptContextDecoder and the decode
+ * loop call it with pp): the local batch is bs/pp when pp divides bs, else bs, then halved while local·tokens >
+ * 2048 and even; the pass runs bs/local micro-batches, with PP 1 too (a large context batch runs as a loop of
+ * ~2048-token chunks, each reading the weights and launching every kernel again).  A power-of-two decode batch
+ * on PP 3 is never split. */
 static double ft_micro_batches(double seqs, double tok_per_seq, int pp)
 {
     long bs = lround(seqs), local = bs;
     if (bs < 1) return 1.0;
     if (local % pp == 0) local /= pp;
-    while ((double)local * tok_per_seq > 1024.0 && local % 2 == 0) local /= 2;
+    while ((double)local * tok_per_seq > 2048.0 && local % 2 == 0) local /= 2;
     return (double)(bs / local);
 }
 
 /* one pass through the whole pipeline over `seqs` sequences of `tok_per_seq` new tokens at context ctx:
- * the batch runs as m = min(pp, seqs) micro-batches, so a pass costs (m + pp − 1) stage times + (pp − 1) hops
- * (GPipe fill/drain, Huang 2019; FasterTransformer splits the batch into pp micro-batches) */
+ * the batch runs as m = min(pp, seqs) micro-batches (FasterTransformer: ft_micro_batches), so a pass costs
+ * (m + pp − 1) stage times + (pp − 1) hops (GPipe fill/drain, Huang 2019) */
 static double pass_s(const dev_ctx *d, double seqs, double tok_per_seq, double ctx, bool prefill, double *comm_tp,
                      double *comm_pp)
 {
     int pp = d->in->pp, L = d->s->num_layers;
-    double m = pp > 1 ? (d->ft_engine ? ft_micro_batches(seqs, tok_per_seq, pp) : fmin(pp, ceil(seqs))) : 1.0;
+    double m = d->ft_engine ? ft_micro_batches(seqs, tok_per_seq, pp) : pp > 1 ? fmin(pp, ceil(seqs)) : 1.0;
     double mseqs = seqs / m, mtok = mseqs * tok_per_seq;
     pass_time lt = layer_s(d, mtok, mseqs, ctx, prefill);
     double stage = (lt.compute + lt.comm) * L / pp;
     double hops = (pp - 1) * hop_s(d, mtok);
-    /* logits only for the last position of each sequence */
-    double t = (m + pp - 1) * stage + hops + logits_s(d, mseqs) * m;
-    if (comm_tp) *comm_tp += (m + pp - 1) * lt.comm * L / pp;
+    /* logits (all micro-batches) only for the last position of each sequence; FasterTransformer computes them
+     * and samples in its step loop, by the decode's micro-batches also right after the context
+     * (ParallelGpt::forward at step == max_input_length) */
+    double ag = 0.0, head;
+    if (d->ft_engine) {
+        double mh = ft_micro_batches(seqs, 1.0, pp);
+        head = (ft_logits_s(d, seqs / mh, &ag) + ft_sampling_s(d, seqs / mh)) * mh;
+        ag *= mh;
+    } else {
+        head = logits_s(d, mseqs) * m;
+    }
+    double bcast = d->ft_engine ? ft_pp_broadcast_s(d) : 0.0;
+    if (comm_pp) *comm_pp += bcast;
+    double t = (m + pp - 1) * stage + hops + head + bcast;
+    if (comm_tp) *comm_tp += (m + pp - 1) * lt.comm * L / pp + ag;
     if (comm_pp) *comm_pp += hops;
     return t;
 }
@@ -399,8 +512,9 @@ static void memory_bytes(const dev_ctx *d, double bs, double seq_len, double pre
     r->mem_kv = bs * seq_len * d->kv_elems_gpu * d->kvbytes * (L / in->pp);
     double f = shape_is_moe(s) ? (s->moe_ffn_hidden > 0 ? s->moe_ffn_hidden : s->ffn_hidden) * shape_moe_topk(s)
                                   : (s->ffn_hidden > 0 ? s->ffn_hidden : 4 * h);
-    /* context attention scores, materialised per head by unfused kernels: bs·heads/tp·input² 16-bit values */
-    double scores = prefill_tokens > 0 && bs > 0 ? bs * (double)s->heads / in->tp * pow(prefill_tokens / bs, 2) * 2.0 : 0.0;
+    /* context attention scores, materialised per head by unfused kernels: bs·heads/tp·input² 16-bit values;
+     * FasterTransformer keeps an fp32 copy beside them (qk_buf_float_, GptContextAttentionLayer): 6 bytes */
+    double scores = prefill_tokens > 0 && bs > 0 ? bs * (double)s->heads / in->tp * pow(prefill_tokens / bs, 2) * (d->ft_engine ? 6.0 : 2.0) : 0.0;
     r->mem_workspace = prefill_tokens * (INFER_WORKSPACE_UNITS * h + 2.0 * f / in->tp) * 2.0 + scores +
                        bs * (double)s->vocab / in->tp * 4.0 + d->cal.cuda_context_gb * EST_GIB;
     r->mem_total = r->mem_weights + r->mem_kv + r->mem_workspace;
@@ -536,4 +650,20 @@ int est_infer_kv_capacity(const est_infer_input *in, int seq_tokens, int block_t
         return -1;
     }
     return 0;
+}
+
+double est_infer_ft_sampling_s(const est_infer_input *in, double seqs)
+{
+    if (est_infer_check(in, NULL, 0) != 0 || seqs <= 0) return 0.0;
+    dev_ctx d;
+    ctx_init(&d, in);
+    return ft_sampling_s(&d, seqs);
+}
+
+double est_infer_ft_context_elementwise_s(const est_infer_input *in, double tokens)
+{
+    if (est_infer_check(in, NULL, 0) != 0 || tokens <= 0) return 0.0;
+    dev_ctx d;
+    ctx_init(&d, in);
+    return ft_elementwise_s(&d, tokens);
 }

@@ -89,6 +89,14 @@ int est_infer_max_load(const est_infer_input *in, int max_batch, int max_num_tok
  * the pipeline is kept full (no fill/drain).  0 when the layout is invalid or the step is empty. */
 double est_infer_step_s(const est_infer_input *in, double dec_seqs, double dec_ctx, double pf_tokens, double pf_ctx);
 
+/* FasterTransformer's top-p sampling of one step over `seqs` sequences (its kernels over the fp32 logits of
+ * the padded vocabulary, cub's segmented radix sort among them), seconds; 0 when the layout is invalid */
+double est_infer_ft_sampling_s(const est_infer_input *in, double seqs);
+
+/* FasterTransformer's non-GEMM kernels of one layer's context phase over `tokens` tokens (layernorms, bias,
+ * transposes, the KV-cache write, GELU, residual), seconds; 0 when the layout is invalid */
+double est_infer_ft_context_elementwise_s(const est_infer_input *in, double tokens);
+
 /* the paged KV cache of one GPU */
 typedef struct {
     int seqs;          /* sequences of seq_tokens the cache holds */

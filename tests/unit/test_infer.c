@@ -169,6 +169,56 @@ static void test_model_tp_direction(void)
     CHECK(s16.latency_s > s8.latency_s);
 }
 
+/* FasterTransformer's top-p sampling of one step on an A100 80GB (HBM 2039 GB/s at 0.80: 1631.2 GB/s; launch floor
+ * 6 us): 140 bytes a logit over 10 kernels (init 4, softmax 8, beam top-k 4, six radix passes of 20, sampling 4).
+ * 64 x 51200 logits: every kernel is over its floor, 140 x 3 276 800 B / 1631.2 GB/s = 281.24 us; one sequence:
+ * every kernel at its floor, 10 x 6 = 60 us. */
+static void test_ft_sampling(void)
+{
+    model_shape s = gpt20b();
+    est_infer_input x;
+    est_infer_input_init(&x, &s, gpu_find("a100"));
+    CHECK_NEAR(est_infer_ft_sampling_s(&x, 64) * 1e6, 281.24, 1e-4);
+    CHECK_NEAR(est_infer_ft_sampling_s(&x, 1) * 1e6, 60.0, 1e-9);
+    /* TP pads the vocabulary to a multiple of tp then 8: 51200 stays, the same cost on every rank */
+    x.tp = 8;
+    CHECK_NEAR(est_infer_ft_sampling_s(&x, 64) * 1e6, 281.24, 1e-4);
+    /* a step samples after the logits: more sequences, a longer FT step */
+    est_infer_result a = run(&s, "a100", 8, 1, 64, 20, 8, PREC_FP16), b = run(&s, "a100", 8, 1, 256, 20, 8, PREC_FP16);
+    CHECK(b.decode_step_s - a.decode_step_s > 3.0 * 281.24e-6);
+}
+
+/* FasterTransformer's context kernels of one GPT-20B layer (h 6144, f 24576) on an A100 80GB: 2h + 6h + 4h + 2h
+ * + 4h + 2f + 3h = 178176 16-bit elements a token over 7 kernels; 2048 tokens move 2048 x 2 x 178176 B =
+ * 729.8 MB, every kernel over its floor: 447.40 us at 1631.2 GB/s; one token: 7 floors of 6 us = 42 us.  With TP 8
+ * the QKV, transposes and GELU split: 9h + (12h + 2f)/8 = 70656 elements, 177.42 us for 2048 tokens, less the
+ * attention-output transpose (2h/8 elements: 3.86 us) raised to its 6 us floor: 179.56 us. */
+static void test_ft_context_elementwise(void)
+{
+    model_shape s = gpt20b();
+    est_infer_input x;
+    est_infer_input_init(&x, &s, gpu_find("a100"));
+    CHECK_NEAR(est_infer_ft_context_elementwise_s(&x, 2048) * 1e6, 447.40, 1e-4);
+    CHECK_NEAR(est_infer_ft_context_elementwise_s(&x, 1) * 1e6, 42.0, 1e-9);
+    x.tp = 8;
+    CHECK_NEAR(est_infer_ft_context_elementwise_s(&x, 2048) * 1e6, 179.56, 1e-4);
+}
+
+/* FasterTransformer v5.0 runs a context batch in chunks of at most 2048 tokens (getLocalBatchSize: halve the
+ * local batch while local x input > 2048 and even), on PP 1 too: 256 x 20 tokens run as 4 chunks of 64 x 20,
+ * so the prefill less the fixed host step (1 ms) is 4 x that of a batch of 64 (one chunk, 1280 tokens), up to the
+ * first token's logits and sampling, which the step loop runs once over the whole batch (within 1 %); an odd
+ * local batch is not halved (75 x 40 = 3000 tokens: one chunk) */
+static void test_ft_context_chunks(void)
+{
+    model_shape s = gpt20b();
+    est_infer_result a = run(&s, "a100", 2, 1, 64, 20, 8, PREC_FP16), b = run(&s, "a100", 2, 1, 256, 20, 8, PREC_FP16);
+    CHECK_NEAR(b.prefill_s - 1e-3, 4.0 * (a.prefill_s - 1e-3), 1e-2);
+    CHECK(b.prefill_s - 1e-3 < 4.0 * (a.prefill_s - 1e-3)); /* one logits GEMM over 256 rows reads the weights once */
+    est_infer_result c = run(&s, "a100", 2, 1, 75, 40, 8, PREC_FP16), d = run(&s, "a100", 2, 1, 76, 40, 8, PREC_FP16);
+    CHECK(d.prefill_s > c.prefill_s); /* 76 x 40: two chunks of 38, each reading the weights again */
+}
+
 static void test_model_gqa_fp8(void)
 {
     model_shape mha = llama70b(64), gqa = llama70b(8);
@@ -289,6 +339,9 @@ int main(void)
     RUN(test_latency_filter_and_sort);
     RUN(test_model_batch_direction);
     RUN(test_model_tp_direction);
+    RUN(test_ft_sampling);
+    RUN(test_ft_context_chunks);
+    RUN(test_ft_context_elementwise);
     RUN(test_model_gqa_fp8);
     RUN(test_model_moe);
     RUN(test_model_moe_parts);
