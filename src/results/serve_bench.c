@@ -52,20 +52,20 @@ enum { N_METRICS = sizeof METRICS / sizeof METRICS[0] };
 
 static double *field(results_serve_metrics *m, size_t i) { return (double *)((char *)m + METRICS[i].off); }
 
-static void clear(results_serve_metrics *m)
+void results_serve_clear(results_serve_metrics *m)
 {
-    for (size_t i = 0; i < N_METRICS; i++) *field(m, i) = NAN;
+    double *v = &m->completed;
+    for (size_t i = 0; i < sizeof *m / sizeof *v; i++) v[i] = NAN;
 }
 
-static int usable(const results_serve_metrics *m, char *why, size_t len)
+int results_serve_usable(const results_serve_metrics *m, const char *what, char *why, size_t len)
 {
     if (isfinite(m->output_throughput) || isfinite(m->request_throughput) || isfinite(m->mean_ttft_ms)) return 0;
-    snprintf(why, len, "the serving benchmark result has neither a throughput nor a TTFT");
+    snprintf(why, len, "the %s has neither a throughput nor a TTFT", what);
     return -1;
 }
 
-/* a finite, non-negative number and nothing but blanks after it */
-static int number(const char *s, size_t n, double *v)
+int results_serve_number(const char *s, size_t n, double *v)
 {
     char buf[64];
     while (n && isspace((unsigned char)*s)) { s++; n--; }
@@ -94,7 +94,7 @@ static void text_line(const char *line, size_t n, results_serve_metrics *m)
     for (size_t i = 0; i < N_METRICS; i++)
         if (!strcmp(label, METRICS[i].label)) {
             double v;
-            if (number(colon + 1, n - (size_t)(colon - line) - 1, &v) == 0) *field(m, i) = v;
+            if (results_serve_number(colon + 1, n - (size_t)(colon - line) - 1, &v) == 0) *field(m, i) = v;
             return;
         }
 }
@@ -120,7 +120,7 @@ static int parse_text(const char *text, size_t len, results_serve_metrics *m, ch
         text_line(text + i, n, m);
         i = end + 1;
     }
-    return usable(m, why, wlen);
+    return results_serve_usable(m, "serving benchmark result", why, wlen);
 }
 
 static int parse_json(const char *text, size_t len, results_serve_metrics *m, char *why, size_t wlen)
@@ -137,12 +137,12 @@ static int parse_json(const char *text, size_t len, results_serve_metrics *m, ch
         if (cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble >= 0) *field(m, i) = v->valuedouble;
     }
     cJSON_Delete(root);
-    return usable(m, why, wlen);
+    return results_serve_usable(m, "serving benchmark result", why, wlen);
 }
 
 int results_serve_bench_parse(const char *text, size_t len, results_serve_metrics *m, char *why, size_t wlen)
 {
-    clear(m);
+    results_serve_clear(m);
     size_t i = 0;
     while (i < len && isspace((unsigned char)text[i])) i++;
     if (i < len && text[i] == '{') return parse_json(text + i, len - i, m, why, wlen);

@@ -38,6 +38,13 @@ typedef struct {
  * or -1 with why: no result block / object, or neither a throughput nor a TTFT in it. */
 int results_serve_bench_parse(const char *text, size_t len, results_serve_metrics *m, char *why, size_t why_len);
 
+/* shared by the engines' parsers (serve_bench.c, trtllm_bench.c): every metric NAN; 0 when a
+ * parsed result holds a throughput or a TTFT, else -1 with why naming what ("the <what> has
+ * neither ..."); a finite non-negative number with nothing but blanks around it in s[0..n) */
+void results_serve_clear(results_serve_metrics *m);
+int results_serve_usable(const results_serve_metrics *m, const char *what, char *why, size_t why_len);
+int results_serve_number(const char *s, size_t n, double *v);
+
 /* One job folder of the measured path (exec/serve_job.h): result.json (vLLM) or report.json
  * (trtllm-bench), else the result block printed in its log_job*.out.  0 with *m, or -1
  * with why: the last line naming an error in the job's logs ("vllm failed: ValueError:

@@ -44,35 +44,6 @@ enum { N_METRICS = sizeof METRICS / sizeof METRICS[0] };
 
 static double *field(results_serve_metrics *m, size_t i) { return (double *)((char *)m + METRICS[i].off); }
 
-static void clear(results_serve_metrics *m)
-{
-    double *v = &m->completed;
-    for (size_t i = 0; i < sizeof *m / sizeof *v; i++) v[i] = NAN;
-}
-
-static int usable(const results_serve_metrics *m, char *why, size_t len)
-{
-    if (isfinite(m->output_throughput) || isfinite(m->request_throughput) || isfinite(m->mean_ttft_ms)) return 0;
-    snprintf(why, len, "the trtllm-bench report has neither a throughput nor a TTFT");
-    return -1;
-}
-
-/* a finite, non-negative number and nothing but blanks around it */
-static int number(const char *s, size_t n, double *v)
-{
-    char buf[64];
-    while (n && isspace((unsigned char)*s)) { s++; n--; }
-    while (n && isspace((unsigned char)s[n - 1])) n--;
-    if (!n || n >= sizeof buf) return -1;
-    memcpy(buf, s, n);
-    buf[n] = '\0';
-    char *end;
-    double x = strtod(buf, &end);
-    if (end != buf + n || !isfinite(x) || x < 0) return -1;
-    *v = x;
-    return 0;
-}
-
 /* is label one of the '|'-separated spellings? */
 static bool label_is(const char *label, const char *spellings)
 {
@@ -105,7 +76,7 @@ static void text_line(const char *line, size_t n, results_serve_metrics *m)
     for (size_t i = 0; i < N_METRICS; i++)
         if (label_is(label, METRICS[i].labels)) {
             double v;
-            if (number(colon + 1, n - (size_t)(colon - line) - 1, &v) == 0) *field(m, i) = v;
+            if (results_serve_number(colon + 1, n - (size_t)(colon - line) - 1, &v) == 0) *field(m, i) = v;
             return;
         }
 }
@@ -130,7 +101,7 @@ static int parse_text(const char *text, size_t len, results_serve_metrics *m, ch
         text_line(text + i, n, m);
         i = end + 1;
     }
-    return usable(m, why, wlen);
+    return results_serve_usable(m, "trtllm-bench report", why, wlen);
 }
 
 /* root["a"]["b"]["c"] for the dotted path */
@@ -164,12 +135,12 @@ static int parse_json(const char *text, size_t len, results_serve_metrics *m, ch
         if (cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble >= 0) *field(m, i) = v->valuedouble;
     }
     cJSON_Delete(root);
-    return usable(m, why, wlen);
+    return results_serve_usable(m, "trtllm-bench report", why, wlen);
 }
 
 int results_trtllm_bench_parse(const char *text, size_t len, results_serve_metrics *m, char *why, size_t wlen)
 {
-    clear(m);
+    results_serve_clear(m);
     size_t i = 0;
     while (i < len && isspace((unsigned char)text[i])) i++;
     if (i < len && text[i] == '{') return parse_json(text + i, len - i, m, why, wlen);
