@@ -210,11 +210,26 @@ int results_serve_read_job(const char *dir, bool trtllm, results_serve_metrics *
     }
     char err_line[200] = "";
     int ok = -1;
+    /* a folder run more than once keeps every job's logs: only the newest job's count */
+    char newest_out[256] = "", newest_err[256] = "";
+    double t_out = -1, t_err = -1;
     struct dirent *de;
     while ((de = readdir(d))) {
         size_t n = strlen(de->d_name);
-        bool out = n > 11 && !strncmp(de->d_name, "log_job", 7) && !strcmp(de->d_name + n - 4, ".out");
-        bool err = n > 11 && !strncmp(de->d_name, "log_job", 7) && !strcmp(de->d_name + n - 4, ".err");
+        bool job_log = n > 11 && n < sizeof newest_out && !strncmp(de->d_name, "log_job", 7);
+        bool is_out = job_log && !strcmp(de->d_name + n - 4, ".out"), is_err = job_log && !strcmp(de->d_name + n - 4, ".err");
+        struct stat st;
+        if ((!is_out && !is_err) || snprintf(path, sizeof path, "%s/%s", dir, de->d_name) >= (int)sizeof path ||
+            stat(path, &st) != 0)
+            continue;
+        double t = (double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec * 1e-9;
+        if (is_out && t > t_out) { t_out = t; snprintf(newest_out, sizeof newest_out, "%s", de->d_name); }
+        if (is_err && t > t_err) { t_err = t; snprintf(newest_err, sizeof newest_err, "%s", de->d_name); }
+    }
+    rewinddir(d);
+    while ((de = readdir(d))) {
+        bool out = newest_out[0] && !strcmp(de->d_name, newest_out);
+        bool err = newest_err[0] && !strcmp(de->d_name, newest_err);
         bool server = !strcmp(de->d_name, "vllm_server.log");
         if (!out && !err && !server) continue;
         if (snprintf(path, sizeof path, "%s/%s", dir, de->d_name) >= (int)sizeof path) continue;
