@@ -203,10 +203,14 @@ int serve_job_hf_config(const model_shape *s, const char *torch_dtype, int max_p
         }
         jint(b, "max_position_embeddings", pos, false);
         jstr(b, "hidden_act", "silu");
+        /* rope_theta changes numerics, not speed (dummy weights): the preset families' own values,
+         * meta-llama/Meta-Llama-3-8B config.json 500000, mistralai/Mixtral-8x7B-v0.1 config.json 1e6 */
         sb_printf(b, "  \"rms_norm_eps\": 1e-05,\n  \"rope_theta\": %s,\n  \"tie_word_embeddings\": %s,\n",
                   moe ? "1000000.0" : "500000.0", s->untied_embeddings ? "false" : "true");
     }
     jstr(b, "torch_dtype", dt);
+    /* no vocabulary in the shape: NeMo's GPT-3 padded GPT-2 BPE (51200, the vocab of
+     * FasterTransformer's GPT guide and the launcher's gpt3 configs) */
     jint(b, "vocab_size", s->vocab > 0 ? s->vocab : 51200, true);
     sb_add(b, "}\n");
     return b->oom ? ac_err_set(e, AC_E_NOMEM, "out of memory") : 0;
