@@ -13,6 +13,7 @@
 #include "check.h"
 #include "cost/cost.h"
 #include "cost/cost_measure.h"
+#include "cost/cost_published.h"
 #include "estimator/stack.h"
 #include "estimator/est.h"
 #include "estimator/gpu.h"
@@ -912,8 +913,25 @@ static void test_stack_it_configures(void)
     CHECK_NEAR(off.t_dp_exposed, off.t_dp_comm, 1e-9); /* DeepSpeed's ZeRO-2 default: after the backward */
 }
 
+/* data/finetune_published.csv is compiled in and read lazily by the band: every row must load and
+ * be predicted (a malformed row would otherwise only narrow the band it feeds) */
+static void test_published_rows_all_read(void)
+{
+    cost_published_row *rows = NULL;
+    size_t n = 0;
+    ac_err e;
+    CHECK_INT(cost_published_eval(&rows, &n, &e), 0);
+    CHECK(n >= 10);
+    for (size_t i = 0; i < n; i++) {
+        if (!rows[i].ok) fprintf(stderr, "  row %zu (%s): %s\n", i, rows[i].what, rows[i].why);
+        CHECK(rows[i].ok && rows[i].published_tok_s_gpu > 0 && isfinite(rows[i].err));
+    }
+    free(rows);
+}
+
 int main(void)
 {
+    RUN(test_published_rows_all_read);
     RUN(test_zero_stages_as_the_paper);
     RUN(test_offload_moves_states_to_the_host);
     RUN(test_lora_against_full);
