@@ -14,15 +14,35 @@
 const char COST_TRAINER_DEFAULT[] =
     "accelerate launch --config_file {accelerate_config} --num_processes {num_gpus} --num_machines {nodes} "
     "--machine_rank {node_rank} --main_process_ip {master_addr} --main_process_port {master_port} "
+    "--num_cpu_threads_per_process {cpu_threads} "
     "-m trl.scripts.sft --model_name_or_path {model} --attn_implementation sdpa --dataset_name trl-lib/Capybara --packing true --max_length {context} "
     "--max_steps {max_steps} --per_device_train_batch_size {mbs} --gradient_accumulation_steps {grad_accum} "
     "--gradient_checkpointing {gradient_checkpointing} --bf16 true --logging_steps 1 --save_strategy no --report_to none "
     "--output_dir {run_dir}/out";
 
-/* the rendezvous placeholders: known only on the node when the job runs, so they become
- * double-quoted shell variables that run.sh sets (never literal text) */
-static const char *const RUNTIME_VARS[][2] = {
-    {"node_rank", "\"$NODE_RANK\""}, {"master_addr", "\"$MASTER_ADDR\""}, {"master_port", "\"$MASTER_PORT\""}};
+/* the placeholders known only on the node when the job runs, so they become double-quoted
+ * shell variables (never literal text): the rendezvous, which run.sh sets, and the CPU threads
+ * per process, which launch.sh sets (launch_cpu_threads) */
+static const char *const RUNTIME_VARS[][2] = {{"node_rank", "\"$NODE_RANK\""},
+                                              {"master_addr", "\"$MASTER_ADDR\""},
+                                              {"master_port", "\"$MASTER_PORT\""},
+                                              {"cpu_threads", "\"$CPU_THREADS_PER_PROCESS\""}};
+
+/* CPU threads per rank, computed on the node: the CPUs the job may use (nproc: the Slurm
+ * allocation's cpuset, else the host's) split over the node's ranks, at least 1.  DeepSpeedCPUAdam
+ * updates each rank's optimizer shard in an OpenMP loop (csrc/adam: `#pragma omp parallel for` per
+ * tile) of OMP_NUM_THREADS threads; `accelerate launch` sets OMP_NUM_THREADS to
+ * --num_cpu_threads_per_process, 1 unless given (accelerate/utils/launch.py), so by default an
+ * offloaded rank updates on one core, while the estimator's CPU Adam is a host rate the node's
+ * ranks share (est.c optimizer_step_s).  The split is the `deepspeed` launcher's own
+ * --bind_cores_to_rank rule (cores // local ranks; launcher/launch.py), without its oversubscribed
+ * default of every rank taking every thread.  CPU_THREADS_PER_PROCESS in the environment wins. */
+static void launch_cpu_threads(strbuf *b, int ranks_per_node)
+{
+    sb_printf(b, "# CPU Adam's OpenMP threads per rank: the job's CPUs over this node's %d rank(s)\n", ranks_per_node);
+    sb_printf(b, "CPU_THREADS_PER_PROCESS=${CPU_THREADS_PER_PROCESS:-$(( $(nproc) / %d ))}\n", ranks_per_node);
+    sb_printf(b, "[ \"$CPU_THREADS_PER_PROCESS\" -ge 1 ] 2>/dev/null || CPU_THREADS_PER_PROCESS=1\n");
+}
 
 size_t cost_measure_pick(const cost_result *r, size_t top, size_t *idx)
 {
@@ -108,6 +128,8 @@ int cost_measure_write(const cost_request *rq, const cost_option *o, const char 
                                    {"gradient_checkpointing", o->k.checkpointing ? "true" : "false"}};
     /* launch.sh: one node's trainer command; NODE_RANK, MASTER_ADDR and MASTER_PORT come from run.sh */
     sb_printf(&launch, "#!/bin/bash\n# one node's launcher (autoconfig cost --measure): NODE_RANK, MASTER_ADDR, MASTER_PORT from run.sh\n");
+    int per_node = o->nodes > 0 ? o->k.num_gpus / o->nodes : o->k.num_gpus;
+    launch_cpu_threads(&launch, per_node > 0 ? per_node : 1);
     if (render(command_template, vars, sizeof vars / sizeof *vars, &launch, e)) goto out;
     sb_add(&launch, "\n");
     char *qdir = shell_quote_dup(run_dir, e);

@@ -18,7 +18,9 @@
  * {train_args} {llmforge} {accelerate_config} {run_dir} {model} {max_steps} {num_gpus}
  * {nodes} {gpus_per_node} {mbs} {grad_accum} {context} {gradient_checkpointing}
  * ("true"/"false"); and, known only when the job runs, {node_rank} {master_addr}
- * {master_port} as "$NODE_RANK" "$MASTER_ADDR" "$MASTER_PORT".
+ * {master_port} as "$NODE_RANK" "$MASTER_ADDR" "$MASTER_PORT", and {cpu_threads} as
+ * "$CPU_THREADS_PER_PROCESS", which launch.sh sets to the job's CPUs over the node's ranks
+ * (CPU Adam's OpenMP threads; the default command passes it to --num_cpu_threads_per_process).
  */
 #ifndef AC_COST_MEASURE_H
 #define AC_COST_MEASURE_H

@@ -212,6 +212,18 @@ run=$(ls -d "$MN"/cost/measure/training_logs/cost_*_8x* 2>/dev/null | head -n 1)
     && grep -q '^num_machines: 2$' "$run/accelerate_config.yaml" \
     && pass measure_multinode || fail measure_multinode "exit $rc run=$run: $(echo "$out" | tail -5; cat "$run/run.sh" "$run/trainer.log" 2>&1 | head -30)"
 "$AC" cost search_config=llama/llama2_7b $L=$MN/default --task lora --instances g5.12xlarge:5.672:2 >/dev/null 2>&1
+# CPU Adam's threads per rank: launch.sh splits the job's CPUs (nproc) over the node's ranks, 4 on a
+# g5.12xlarge: a stand-in nproc of 48 gives 48 / 4 = 12, of 3 gives 0 -> at least 1, and a value in the
+# environment wins; the default command hands it to accelerate's --num_cpu_threads_per_process
+mkdir -p "$T/nproc48" "$T/nproc3"
+printf '#!/bin/sh\necho 48\n' >"$T/nproc48/nproc"; printf '#!/bin/sh\necho 3\n' >"$T/nproc3/nproc"
+chmod +x "$T/nproc48/nproc" "$T/nproc3/nproc"
+threads_of() { (PATH="$1:$PATH"; eval "$(grep -E '^(CPU_THREADS_PER_PROCESS=|\[ "\$CPU_THREADS)' "$run/launch.sh")"; echo "$CPU_THREADS_PER_PROCESS"); }
+[ -n "$run" ] && grep -q '^CPU_THREADS_PER_PROCESS=${CPU_THREADS_PER_PROCESS:-$(( $(nproc) / 4 ))}$' "$run/launch.sh" \
+    && [ "$(unset CPU_THREADS_PER_PROCESS; threads_of "$T/nproc48")" = 12 ] && [ "$(unset CPU_THREADS_PER_PROCESS; threads_of "$T/nproc3")" = 1 ] \
+    && [ "$(CPU_THREADS_PER_PROCESS=7 threads_of "$T/nproc48")" = 7 ] \
+    && grep -q -- '--num_cpu_threads_per_process {cpu_threads}' "$REPO/src/cost/cost_measure.c" \
+    && pass measure_cpu_threads || fail measure_cpu_threads "$(head -6 "$run/launch.sh" 2>&1)"
 grep -q 'accelerate launch --config_file' "$REPO/src/cost/cost_measure.c" && grep -q -- '--machine_rank {node_rank} --main_process_ip {master_addr} --main_process_port {master_port}' "$REPO/src/cost/cost_measure.c" \
     && pass default_trainer_multinode || fail default_trainer_multinode "COST_TRAINER_DEFAULT lacks the multi-node flags"
 
