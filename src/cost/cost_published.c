@@ -41,6 +41,10 @@ static void predict_row(const csv_table *t, const csv_row *r, cost_published_row
     s->seq_length = (int)NUM("context");
     s->gated_mlp = NUM("gated") != 0;
     s->untied_embeddings = NUM("untied") != 0;
+    /* optional columns: a mixture of experts (experts, top-k, one expert's FFN width; empty = dense) */
+    s->num_experts = (int)NUM("experts");
+    s->moe_topk = (int)NUM("topk");
+    s->moe_ffn_hidden = (int)NUM("expert_ffn");
     m.max_context = s->seq_length;
     cost_request rq;
     cost_request_init(&rq, &m);
@@ -61,6 +65,13 @@ static void predict_row(const csv_table *t, const csv_row *r, cost_published_row
         snprintf(out->why, sizeof out->why, "%s:%d: attn_mask '%s' is not explicit or causal", t->file, r->line, am);
         return;
     }
+    /* timing (optional): what the published time covers, "step" (empty) or "fwd_bwd" */
+    const char *tm = COL("timing");
+    bool fwd_bwd = !strcmp(tm, "fwd_bwd");
+    if (*tm && strcmp(tm, "step") && !fwd_bwd) {
+        snprintf(out->why, sizeof out->why, "%s:%d: timing '%s' is not step or fwd_bwd", t->file, r->line, tm);
+        return;
+    }
     rq.overlap_comm = !strcmp(oc, "true");
     /* explicit: the run's Transformers passed SDPA a 4-D mask (the memory-efficient kernel) */
     rq.attn_explicit_mask = !strcmp(am, "explicit");
@@ -79,14 +90,21 @@ static void predict_row(const csv_table *t, const csv_row *r, cost_published_row
         return;
     }
     out->ok = true;
-    out->predicted_tok_s_gpu = o.tokens_per_s / out->gpus;
+    double scale = cost_published_time_scale(o.est.step_time, o.est.t_optimizer, fwd_bwd);
+    out->predicted_tok_s_gpu = o.tokens_per_s * scale / out->gpus;
     out->err = out->published_tok_s_gpu > 0 ? out->predicted_tok_s_gpu / out->published_tok_s_gpu - 1.0 : NAN;
-    out->mfu = o.mfu;
-    out->cookbook_mfu = cost_cookbook_mfu(&rq, &o);
+    out->mfu = o.mfu * scale;
+    out->cookbook_mfu = cost_cookbook_mfu(&rq, &o) * scale;
     out->feasible = o.feasible;
     out->offload = k.offload_optimizer || k.offload_params;
 #undef COL
 #undef NUM
+}
+
+double cost_published_time_scale(double step_s, double optimizer_s, bool fwd_bwd)
+{
+    if (!fwd_bwd || !(step_s > optimizer_s) || !(optimizer_s >= 0)) return 1.0;
+    return step_s / (step_s - optimizer_s);
 }
 
 int cost_published_eval(cost_published_row **rows, size_t *n, ac_err *e)

@@ -28,6 +28,14 @@ typedef struct {
     bool offload;                    /* optimizer or parameters offloaded to the CPU */
 } cost_published_row;
 
+/* How much faster a predicted step reads when the source times only part of it: the row's
+ * timing "fwd_bwd" (Anyscale's LLMForge cookbook: "total update time per step ~ fwd_time +
+ * bwd_time", the trainer timing model(**batch) and accelerator.backward(loss) apart from
+ * optimizer.step(), ray-project/ray finetune_hf_llm.py) leaves the optimizer step (with offload:
+ * CPU Adam and the updated weights' copy back, est_result.t_optimizer) out: step / (step -
+ * optimizer); 1 for "step" or a step no longer than its optimizer part. */
+double cost_published_time_scale(double step_s, double optimizer_s, bool fwd_bwd);
+
 /* every row predicted as published; *rows (free with free()) and *n */
 int cost_published_eval(cost_published_row **rows, size_t *n, ac_err *e);
 
