@@ -273,10 +273,15 @@ static double dense_mlp_fwd_s(const est_input *in, const est_device *dev, double
 }
 
 /* How much longer than the mean expert the busiest one takes: dropless routing waits for
- * it (moe_imbalance); benchmark runs that force a balanced token distribution, or drop
- * tokens beyond a fixed capacity, do not wait */
+ * it (moe_imbalance) where experts run on different GPUs at once (EP > 1: the combine
+ * all-to-all waits for the busiest expert rank); benchmark runs that force a balanced token
+ * distribution, or drop tokens beyond a fixed capacity, do not wait.  With EP 1 one GPU runs
+ * all its experts one after another (Transformer Engine GroupedLinear loops over the local
+ * experts; Hugging Face MixtralSparseMoeBlock loops `for expert_idx in range(num_experts)`):
+ * the time is the sum of the experts' loads, the same however the tokens are spread */
 static double moe_wait(const est_input *in, const est_cal *c)
 {
+    if (in->ep <= 1) return 1.0;
     return in->moe_force_balanced || in->moe_token_drop ? 1.0 : c->moe_imbalance;
 }
 

@@ -554,6 +554,32 @@ static void test_moe_dispatch_and_host(void)
     CHECK(drop.step_time < r8.step_time);
 }
 
+/* Dropless routing waits for the busiest expert only where experts run on different GPUs at
+ * once: with EP 1 a GPU runs its experts one after another, so an uneven spread costs nothing
+ * (the step is the same as with forced balance), while with EP 8 the expert GEMMs take
+ * moe_imbalance times their balanced time */
+static void test_moe_wait_needs_expert_parallelism(void)
+{
+    est_cal c;
+    CHECK(est_cal_default(&c, NULL) == 0);
+    model_shape s = qwen3_30b();
+    est_input in = base_input(&s, "h100", 8);
+    in.mbs = 1;
+    in.gbs = 8;
+    in.ep = 1;
+    est_result dropless, balanced;
+    CHECK(est_evaluate(&in, &dropless) == 0);
+    in.moe_force_balanced = true;
+    CHECK(est_evaluate(&in, &balanced) == 0);
+    CHECK_NEAR(dropless.step_time, balanced.step_time, 1e-12);
+    in.ep = 8;
+    CHECK(est_evaluate(&in, &balanced) == 0);
+    in.moe_force_balanced = false;
+    CHECK(est_evaluate(&in, &dropless) == 0);
+    CHECK(c.moe_imbalance > 1.0);
+    CHECK(dropless.t_compute_fwd > balanced.t_compute_fwd);
+}
+
 /* With TP > 1 the MoE layer sees the sequence-parallel share of the tokens, gathered
  * again over expert TP: Qwen3-235B-style top-8 at TP 2, ETP 1 routes T·8/2 copies
  * per GPU; ETP 2 routes T·8 copies of half the width.  The expert FLOPs per GPU are the
@@ -1227,6 +1253,7 @@ int main(void)
     RUN(test_directions);
     RUN(test_attention_window);
     RUN(test_moe_dispatch_and_host);
+    RUN(test_moe_wait_needs_expert_parallelism);
     RUN(test_fp8_casts);
     RUN(test_moe_tensor_parallel_tokens);
     RUN(test_attention_speedup);
