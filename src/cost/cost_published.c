@@ -97,6 +97,7 @@ static void predict_row(const csv_table *t, const csv_row *r, cost_published_row
     out->cookbook_mfu = cost_cookbook_mfu(&rq, &o) * scale;
     out->feasible = o.feasible;
     out->offload = k.offload_optimizer || k.offload_params;
+    out->fwd_bwd = fwd_bwd;
 #undef COL
 #undef NUM
 }
@@ -158,6 +159,7 @@ bool cost_published_band(const est_stack *st, const gpu_spec *g, bool offload, d
         for (size_t i = 0; i < cache_n && k < MAX_ROWS; i++) {
             const cost_published_row *r = &cache[i];
             if (!r->ok || !isfinite(r->err) || strcmp(r->stack, stack) || r->offload != offload) continue;
+            if (r->offload && r->fwd_bwd) continue; /* its optimizer step, the offloaded part, is not in it */
             if (pass == 0 && (!g || strcmp(r->gpu, g->name))) continue;
             abs_err[k] = fabs(r->err);
             signed_err[k++] = r->err;

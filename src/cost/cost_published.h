@@ -26,6 +26,7 @@ typedef struct {
     double mfu, cookbook_mfu;        /* ours, and 6 x parameters x tokens / time / dense peak */
     bool feasible;                   /* predicted to fit */
     bool offload;                    /* optimizer or parameters offloaded to the CPU */
+    bool fwd_bwd;                    /* the published time leaves the optimizer step out (timing fwd_bwd) */
 } cost_published_row;
 
 /* How much faster a predicted step reads when the source times only part of it: the row's
@@ -42,7 +43,9 @@ int cost_published_eval(cost_published_row **rows, size_t *n, ac_err *e);
 /* The band of a stack from the published rows: the 80th percentile of |error| over its rows of
  * the same offload class (CPU offload runs are bound by other work than GPU runs) on this GPU
  * when there are at least 3, else on any GPU (*on_gpu false); *median_err the signed median
- * error (positive: predicted too fast).  false when fewer than 3 such rows. */
+ * error (positive: predicted too fast).  false when fewer than 3 such rows.  Offloaded rows
+ * timed without their optimizer step (fwd_bwd) do not count: the CPU Adam step they leave out is
+ * what bounds an offloaded setup's whole step, which the band is printed beside. */
 bool cost_published_band(const est_stack *st, const gpu_spec *g, bool offload, double *band, int *rows, bool *on_gpu,
                          double *median_err);
 

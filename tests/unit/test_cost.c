@@ -954,6 +954,14 @@ static void test_published_timing(void)
         }
     CHECK_INT(anyscale, 12);
     free(rows);
+    /* they do not make the offload band: the A100 band of offloaded hf-deepspeed setups still comes
+     * from the whole-step runs on other GPUs (the gist's three) */
+    double band = 0, med = 0;
+    int nb = 0;
+    bool on_gpu = true;
+    CHECK(cost_published_band(est_stack_find("hf-deepspeed"), gpu_find("a100_80gb"), true, &band, &nb, &on_gpu, &med));
+    CHECK_INT(nb, 3);
+    CHECK(!on_gpu);
 }
 
 int main(void)
