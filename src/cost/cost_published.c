@@ -80,7 +80,16 @@ static void predict_row(const csv_table *t, const csv_row *r, cost_published_row
         snprintf(rq.lora_modules, sizeof rq.lora_modules, "%s", COL("lora_modules"));
         if (cost_lora_targets(rq.lora_modules, s, &rq.lora_targets, &e)) { snprintf(out->why, sizeof out->why, "%s", e.msg); return; }
     }
-    if (cost_pool_parse(out->gpu, out->gpus, NULL, &rq.pools[0], &e)) { snprintf(out->why, sizeof out->why, "%s", e.msg); return; }
+    /* gpu: a GPU of data/gpus.csv, or an instance type of data/instances.csv (its GPUs per node,
+     * network and host RAM: the run's own node); the row then reads as the instance's GPU */
+    if (gpu_catalog_load(&e) == 0 && gpu_find(out->gpu)) {
+        if (cost_pool_parse(out->gpu, out->gpus, NULL, &rq.pools[0], &e)) { snprintf(out->why, sizeof out->why, "%s", e.msg); return; }
+    } else if (cost_pool_instance_parse(out->gpu, out->gpus, NULL, &rq.pools[0], &e)) {
+        snprintf(out->why, sizeof out->why, "%s:%d: %.700s", t->file, r->line, e.msg);
+        return;
+    } else {
+        snprintf(out->gpu, sizeof out->gpu, "%s", rq.pools[0].gpu->name);
+    }
     rq.n_pools = 1;
     cost_knobs k = {0, out->gpus, 1, 1, (int)NUM("mbs"), (int)NUM("zero"), NUM("offload_opt") != 0, NUM("offload_params") != 0,
                     NUM("ckpt") != 0};

@@ -951,6 +951,11 @@ static void test_published_timing(void)
         if (strstr(rows[i].source, "LLMForge")) {
             anyscale++;
             CHECK(rows[i].ok && rows[i].offload && rows[i].gpus == 8);
+            /* named by their instance (p4de.24xlarge), read as its GPU with its 1152 GiB of host RAM:
+             * Mixtral's offloaded states fit it, Llama-2-70B's (18 B per parameter) do not */
+            CHECK(!strcmp(rows[i].gpu, "a100_80gb"));
+            if (strstr(rows[i].what, "Mixtral")) CHECK(rows[i].feasible);
+            if (strstr(rows[i].what, "70B")) CHECK(!rows[i].feasible);
         }
     CHECK_INT(anyscale, 12);
     free(rows);
