@@ -218,10 +218,10 @@ static void test_rows_as_tables_write_them(void)
      * asynchronous all-reduce; Megatron-LM 2021 --DDP-impl local); 22.05 overlaps it */
     static const char ASYNC_ROWS[] =
         "id,framework,source,model_family,num_layers,hidden_size,num_attention_heads,vocab_size,seq_length,gpu_type,"
-        "num_gpus,tp,pp,mbs,gbs,tokens_per_s_per_gpu\n"
-        "a,NeMo Megatron (NeMo Megatron 22.02/22.03),README,GPT-3,24,4096,32,51200,2048,A100 80GB,32,2,1,2,1440,4000\n"
-        "b,NeMo Megatron (NeMo Megatron 22.05),README,GPT-3,24,4096,32,51200,2048,A100 80GB,32,2,1,2,1440,4000\n"
-        "c,Megatron-LM (2021),arXiv:2104.04473,GPT-3,24,4096,32,51200,2048,A100 80GB,32,2,1,2,512,4000\n";
+        "num_gpus,tp,pp,mbs,gbs,seq_parallel,tokens_per_s_per_gpu\n"
+        "a,NeMo Megatron (NeMo Megatron 22.02/22.03),README,GPT-3,24,4096,32,51200,2048,A100 80GB,32,2,1,2,1440,n,4000\n"
+        "b,NeMo Megatron (NeMo Megatron 22.05),README,GPT-3,24,4096,32,51200,2048,A100 80GB,32,2,1,2,1440,n,4000\n"
+        "c,Megatron-LM (2021),arXiv:2104.04473,GPT-3,24,4096,32,51200,2048,A100 80GB,32,2,1,2,512,n,4000\n";
     CHECK(csv_parse(ASYNC_ROWS, strlen(ASYNC_ROWS), "async.csv", &t, &e) == 0);
     CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0 && in.dp_overlap_off);
     {
