@@ -69,8 +69,6 @@ typedef struct {
     double sms, gemm_ref; /* SMs and the 8192³ GEMM's shape share (layer_cost.h) */
     bool ft_engine;       /* FasterTransformer static batches: its micro-batches, unfused context attention */
     int kv_heads_gpu; /* KV heads on one GPU */
-    double dp;        /* attention data parallelism: tp ranks each run attention, dense MLPs and shared experts for
-                       * their own 1/tp of the sequences with whole weights (attn_dp_of); 1 = Megatron TP */
     double kv_elems_gpu; /* cached elements per token per layer on one GPU (K and V; MLA: its latent) */
     layer_attn at;       /* attention widths (model/layer.h) */
 } dev_ctx;
@@ -96,13 +94,6 @@ static double weight_bytes(est_precision p)
     case PREC_FP32: return 4.0;
     default: return 2.0;
     }
-}
-
-/* attention data parallelism (TensorRT-LLM enable_attention_dp): the attention-DP size is the TP size
- * (tensorrt_llm/mapping.py: dp_size = tp_size if enable_attention_dp), so with TP 1 there is none */
-static double attn_dp_of(const est_infer_input *in)
-{
-    return in->attn_dp > 1 && in->tp > 1 ? (double)in->tp : 1.0;
 }
 
 int est_infer_check(const est_infer_input *in, char *why, size_t len)
@@ -240,18 +231,15 @@ static pass_time layer_mix_s(const dev_ctx *d, double dec_seqs, double dec_ctx, 
     double g = shape_query_groups(s);
     double q = s->heads * dh, eff = d->gemm_eff, wb = d->wbytes;
     double tokens = dec_seqs + pf_tokens;
-    /* attention DP: each rank projects its own tokens with whole weights (modules/attention.py builds QKV and
-     * o_proj with tp_size 1), as it runs the dense MLPs and shared experts (overridden_tp_size=1) */
-    double dp = d->dp, rtok = tokens / dp, wtp = dp > 1.0 ? 1.0 : tp;
     pass_time t = { 0, 0 };
     const layer_attn *at = &d->at;
     if (layer_is_mla(s)) {
         /* MLA's projections (down, up, output; absorbed or not) as one GEMM of the same
          * weights and FLOPs */
-        t.compute += gemm_s(d, rtok, h, at->weights / h / wtp, wb, eff);
+        t.compute += gemm_s(d, tokens, h, at->weights / h / tp, wb, eff);
     } else {
-        t.compute += gemm_s(d, rtok, h, (q + 2.0 * g * dh) / wtp, wb, eff); /* QKV (column parallel) */
-        t.compute += gemm_s(d, rtok, q / wtp, h, wb, eff);                  /* output projection (row parallel) */
+        t.compute += gemm_s(d, tokens, h, (q + 2.0 * g * dh) / tp, wb, eff); /* QKV (column parallel) */
+        t.compute += gemm_s(d, tokens, q / tp, h, wb, eff);                  /* output projection (row parallel) */
     }
     double a_gpu = s->heads / tp;
     if (pf_tokens > 0) {
@@ -284,7 +272,7 @@ static pass_time layer_mix_s(const dev_ctx *d, double dec_seqs, double dec_ctx, 
     double mats = s->gated_mlp ? 3.0 : 2.0;
     double f = s->ffn_hidden > 0 ? s->ffn_hidden : 4.0 * h;
     /* a dense MLP of width f: up (+ gate) column parallel, down row parallel */
-    double dense = gemm_s(d, rtok, h, f * (mats - 1.0) / wtp, wb, eff) + gemm_s(d, rtok, f / wtp, h, wb, eff);
+    double dense = gemm_s(d, tokens, h, f * (mats - 1.0) / tp, wb, eff) + gemm_s(d, tokens, f / tp, h, wb, eff);
     if (shape_is_moe(s)) {
         double fe = s->moe_ffn_hidden > 0 ? s->moe_ffn_hidden : s->ffn_hidden;
         double k = shape_moe_topk(s);
@@ -300,11 +288,11 @@ static pass_time layer_mix_s(const dev_ctx *d, double dec_seqs, double dec_ctx, 
         double me = fmax(tokens * k / s->num_experts, 128.0);
         double rel = fmin(layer_gemm_shape(1.0, me, h, width * (mats - 1.0)) / layer_gemm_shape(1.0, 8192.0, 8192.0, 8192.0), 1.0);
         double moe = roofline_s(d, flops, bytes, eff * d->cal.moe_gemm_eff * rel);
-        moe += gemm_s(d, rtok, h, s->num_experts, 2.0, eff); /* router */
+        moe += gemm_s(d, tokens, h, s->num_experts, 2.0, eff); /* router */
         /* shared experts every token also passes: a dense MLP of moe_shared_ffn (DeepSeekMoE, Dai et al.
          * 2024; Llama 4 config.json intermediate_size) */
         double sf = s->moe_shared_ffn;
-        if (sf > 0) moe += gemm_s(d, rtok, h, sf * (mats - 1.0) / wtp, wb, eff) + gemm_s(d, rtok, sf / wtp, h, wb, eff);
+        if (sf > 0) moe += gemm_s(d, tokens, h, sf * (mats - 1.0) / tp, wb, eff) + gemm_s(d, tokens, sf / tp, h, wb, eff);
         /* layers with a dense FFN instead of experts (moe_dense_layers of L): their share of the stage */
         double dl = s->moe_dense_layers > 0 && s->num_layers > 0 ? fmin((double)s->moe_dense_layers / s->num_layers, 1.0) : 0.0;
         t.compute += dl * dense + (1.0 - dl) * moe;
@@ -314,21 +302,13 @@ static pass_time layer_mix_s(const dev_ctx *d, double dec_seqs, double dec_ctx, 
     /* non-GEMM kernels: elementwise bytes = units·2h per token (est_cal elementwise_units, forward share);
      * FasterTransformer's context phase: its own unfused kernels (ft_elementwise_s) */
     bool ft_ctx = d->ft_engine && !shape_is_moe(s);
-    double elem_tokens = (ft_ctx ? dec_seqs : tokens) / dp;
+    double elem_tokens = ft_ctx ? dec_seqs : tokens;
     if (ft_ctx) t.compute += ft_elementwise_s(d, pf_tokens);
     if (elem_tokens > 0) {
         double elem_bytes = d->cal.elementwise_units * INFER_ELEM_FWD_SHARE * 2.0 * h * elem_tokens;
         t.compute += INFER_ELEM_KERNELS * roofline_s(d, 0.0, elem_bytes / INFER_ELEM_KERNELS, 1.0);
     }
-    if (dp > 1.0) {
-        /* attention DP: no all-reduce after attention or a replicated MLP; an MoE layer all-gathers the ranks'
-         * tokens before the experts and reduce-scatters their outputs, the two halves of a ring all-reduce
-         * (fused_moe with enable_attention_dp: allgather / reducescatter) */
-        double moe_share = shape_is_moe(s) ? (double)layer_moe_count(s) / s->num_layers : 0.0;
-        t.comm += moe_share * allreduce_s(d, tokens * h * 2.0);
-    } else {
-        t.comm += 2.0 * allreduce_s(d, tokens * h * 2.0);
-    }
+    t.comm += 2.0 * allreduce_s(d, tokens * h * 2.0);
     return t;
 }
 
@@ -341,9 +321,6 @@ static pass_time layer_s(const dev_ctx *d, double tokens, double seqs, double ct
 /* output layer: [tokens × h]·[h × V/tp] (vocab-parallel logits, Megatron) */
 static double logits_s(const dev_ctx *d, double tokens)
 {
-    /* attention DP: each rank's LM head holds the whole vocabulary for its own sequences (modules/embedding.py:
-     * "Attention DP doesn't work with embedding parallelization") */
-    if (d->dp > 1.0) return gemm_s(d, tokens / d->dp, d->s->hidden, (double)d->s->vocab, INFER_EMB_BYTES, d->gemm_eff);
     return gemm_s(d, tokens, d->s->hidden, (double)d->s->vocab / d->in->tp, INFER_EMB_BYTES, d->gemm_eff);
 }
 
@@ -506,11 +483,6 @@ static void ctx_init(dev_ctx *d, const est_infer_input *in)
     layer_attn_of(d->s, &d->at);
     /* MLA's latent serves every head: each TP rank caches all of it */
     d->kv_elems_gpu = layer_is_mla(d->s) ? d->at.cache : 2.0 * d->kv_heads_gpu * d->at.qk_dim;
-    d->dp = attn_dp_of(in);
-    /* attention DP: a rank caches every KV head (MLA: the latent) of its own sequences, 1/tp of them
-     * (TensorRT-LLM resource_manager.py KVCacheManager: tp_size = 1 if mapping.enable_attention_dp), so no
-     * KV head is replicated when the groups are fewer than the ranks */
-    if (d->dp > 1.0) d->kv_elems_gpu = (layer_is_mla(d->s) ? d->at.cache : 2.0 * g_heads * d->at.qk_dim) / d->dp;
 }
 
 /* parameters of an average transformer layer (attention + MLP; all experts for MoE,
@@ -531,13 +503,10 @@ static void memory_bytes(const dev_ctx *d, double bs, double seq_len, double pre
     const est_infer_input *in = d->in;
     const model_shape *s = d->s;
     double L = s->num_layers, h = s->hidden;
-    double emb = (double)s->vocab * h / (d->dp > 1.0 ? 1.0 : in->tp) * INFER_EMB_BYTES;
+    double emb = (double)s->vocab * h / in->tp * INFER_EMB_BYTES;
     /* pp == 1: input and output matrices on the same GPU (one when tied); pp > 1: one per end stage */
     double out = in->pp == 1 && s->untied_embeddings ? emb : 0.0;
-    /* attention DP: only the routed experts are split over the ranks; attention, dense MLPs, shared experts and
-     * the router are whole on every rank (modules/attention.py, GatedMLP overridden_tp_size=1) */
-    double lp = layer_params(s, NULL), routed = d->dp > 1.0 ? layer_moe_count(s) * layer_expert_weights(s) / L : lp;
-    r->mem_weights = ((lp - routed) + routed / in->tp) * (L / in->pp) * d->wbytes + emb + out;
+    r->mem_weights = layer_params(s, NULL) / in->tp * (L / in->pp) * d->wbytes + emb + out;
     if (s->learned_pos_emb) r->mem_weights += (double)(s->seq_length > 0 ? s->seq_length : seq_len) * h * INFER_EMB_BYTES;
     /* KV cache: 2 (K, V) · kv heads on this GPU · dh · bytes per token per layer (Pope et al. 2022) */
     r->mem_kv = bs * seq_len * d->kv_elems_gpu * d->kvbytes * (L / in->pp);
