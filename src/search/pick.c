@@ -18,7 +18,8 @@ double search_tie_band(const est_result *r)
 const char *search_pick_why_text(search_pick_why w)
 {
     static const char *const T[] = {"fastest", "TP inside one node", "fewer model-parallel GPUs",
-                                    "TP x CP inside one node", "no recompute", "larger data parallelism"};
+                                    "TP x CP inside one node", "no recompute", "larger data parallelism",
+                                    "staying under 98% of GPU memory"};
     return (unsigned)w < sizeof T / sizeof *T ? T[w] : "?";
 }
 
@@ -97,7 +98,9 @@ static void consider(pick_ctx *x, const search_candidate *k, const est_result *r
     if (s < x->best - x->band * fabs(x->best)) return;
     int gpn = x->c->train.gpus_per_node;
     if (p->pick.found) {
-        int cmp = search_conventional_cmp(k, &p->pick.cand, gpn, NULL);
+        /* a tie under the memory advice beats one over it; then the conventional order */
+        bool k_under = mem_frac(x, res) <= SEARCH_MEM_WARN_FRAC, p_under = mem_frac(x, &p->pick.est) <= SEARCH_MEM_WARN_FRAC;
+        int cmp = k_under != p_under ? (k_under ? -1 : 1) : search_conventional_cmp(k, &p->pick.cand, gpn, NULL);
         double ps = search_train_score(x->c, &p->pick.est);
         if (cmp > 0 || (cmp == 0 && s <= ps)) goto count;
     }
@@ -242,6 +245,8 @@ int search_pick_predicted(const ac_config *c, struct search_train_result *r, con
         if (p->n_ties == 0) p->n_ties = grid_ties;
     }
     search_conventional_cmp(&p->pick.cand, &p->fastest.cand, c->train.gpus_per_node, &p->why);
+    if (mem_frac(&x, &p->pick.est) <= SEARCH_MEM_WARN_FRAC && mem_frac(&x, &p->fastest.est) > SEARCH_MEM_WARN_FRAC)
+        p->why = PICK_WHY_UNDER_MEM;
     if (search_train_score(c, &p->pick.est) >= x.best) p->why = PICK_WHY_FASTEST;
     p->mem_frac = mem_frac(&x, &p->pick.est);
     p->mem_warn = p->mem_frac > SEARCH_MEM_WARN_FRAC;

@@ -3,7 +3,8 @@
  * The search scores the original's grid and walks the wider space (grid.h).  The
  * recommendation is the best of both, read with the estimator's own uncertainty:
  * every candidate whose predicted score is within the tie band of the best
- * (search_tie_band) is a tie, and among ties the conventional layout wins, in this
+ * (search_tie_band) is a tie, and among ties one under 98 % of GPU memory (the original's
+ * advice against a crash on a memory spike) wins, then the conventional layout, in this
  * order: TP inside one node, fewest model-parallel GPUs (TP·PP·CP), TP·CP inside one
  * node, no recompute, larger DP; then the higher score.  Candidates that are the same
  * run (a recompute that recomputes nothing) are counted once.  On a real cluster the
@@ -41,6 +42,7 @@ typedef enum {
     PICK_WHY_TPCP_IN_NODE,
     PICK_WHY_NO_RECOMPUTE,
     PICK_WHY_LARGER_DP,
+    PICK_WHY_UNDER_MEM,     /* under mem_warn_frac of GPU memory, where the fastest is not */
 } search_pick_why;
 
 typedef struct {

@@ -196,8 +196,8 @@ echo "$own" | awk '{ split($0, a, " "); rows = a[2]; skipped = a[4]; med = a[6];
     exit !(rows > 0 && skipped * 5 <= rows && med + 0 <= 7.0 && p90 + 0 <= 20.0) }' \
     && pass validate_own_published || fail validate_own_published "$own (want >= 4/5 read, median <= 7.0%, p90 <= 20.0%; was 6.5%, 19.5%)"
 fit=$("$AC" validate --csv "$REPO/validation/train_published.csv" 2>&1 | sed -n 's/^memory: \([0-9]*\) of \([0-9]*\) published runs.*/\1 \2/p')
-echo "$fit" | awk '{ exit !($2 > 0 && $1 >= 223) }' && pass validate_own_published_fit \
-    || fail validate_own_published_fit "runs predicted to fit: $fit (want >= 223 of 240: MPT's dropout-free blocks keep no masks)"
+echo "$fit" | awk '{ exit !($2 > 0 && $1 >= 233) }' && pass validate_own_published_fit \
+    || fail validate_own_published_fit "runs predicted to fit: $fit (want >= 233 of 240: MPT's dropout-free blocks keep no masks; the whole GPU is the limit)"
 # a table that publishes PP > 1 without VP: the fastest legal VP is assumed and said so;
 # a published VP is kept as is
 cat > "$T/vp.csv" <<'CSV'

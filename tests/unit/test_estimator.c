@@ -1162,7 +1162,7 @@ static void test_calibration_file(void)
 {
     est_cal c;
     CHECK(est_cal_default(&c, NULL) == 0);
-    CHECK(c.memory_limit_frac == 0.98);
+    CHECK(c.memory_limit_frac == 1.0); /* feasibility at the whole GPU; 98 % is the pick's advice */
     const char *path = "/tmp/autoconfig_test_cal.csv";
     est_cal d = c;
     d.attn_eff = 0.4;
