@@ -679,10 +679,16 @@ static double dp_exposed_s(const est_input *in, const est_cal *c, const layer_co
     double t_dp = t_rs + t_ag, exposed, tail = c->dp_tail * t_dp;
     /* reduced after the backward: DeepSpeed overlap_comm off, NeMo 1.x after the pipeline */
     /* (DeepSpeed: overlap_comm defaults to true only for ZeRO-3, the stack's dp_overlap 3; a
-     * config that sets it, dp_overlap_on, overlaps at any stage) */
+     * config that sets it, dp_overlap_on, overlaps at any stage).  NeMo 1.x (dp_overlap 2)
+     * without the distributed optimizer all-reduces asynchronously only with PP 1 and no
+     * sequence parallelism: megatron_base_model.py configure_optimizers "if using pipeline
+     * parallel or sequence parallel ... then we disable it", and training_step then calls
+     * allreduce_main_grads() after the pipeline (the sequence-parallel norms' gradients must
+     * first be all-reduced over the TP group) */
+    bool nemo1_after = in->zero_stage == 0 && (in->pp > 1 || (in->sequence_parallel && in->tp > 1));
     if (in->dp_overlap_off ||
         (!in->dp_overlap_on && in->stack &&
-         (in->stack->dp_overlap == 0 || (in->stack->dp_overlap == 2 && in->pp > 1 && in->zero_stage == 0) ||
+         (in->stack->dp_overlap == 0 || (in->stack->dp_overlap == 2 && nemo1_after) ||
           (in->stack->dp_overlap == 3 && in->zero_stage < 3))))
         return t_dp;
     if (v > 1 && rs_rounds == 1) {

@@ -218,6 +218,35 @@ static double ft_elementwise_s(const dev_ctx *d, double tokens)
     return t;
 }
 
+/* chunked local attention (model_shape.attn_chunk, Llama 4: config.json attention_chunk_size 8192 on the RoPE
+ * layers, the NoPE layers global; TensorRT-LLM's attention op takes attention_chunk_size): on the share
+ * attn_chunk_layers / layers of the layers a token attends only within its own chunk of C tokens */
+static double chunk_share(const model_shape *s)
+{
+    if (s->attn_chunk <= 0 || s->attn_chunk_layers <= 0 || s->num_layers <= 0) return 0.0;
+    return fmin((double)s->attn_chunk_layers / s->num_layers, 1.0);
+}
+
+/* the query-key square of a prompt of n tokens, averaged over the layers: n² with full attention; a chunked
+ * layer attends within each chunk, floor(n/C)·C² + (n mod C)² */
+static double prompt_square(const model_shape *s, double n)
+{
+    double share = chunk_share(s), C = s->attn_chunk;
+    if (share <= 0.0 || n <= C) return n * n;
+    double whole = floor(n / C), rem = n - whole * C;
+    return (1.0 - share) * n * n + share * (whole * C * C + rem * rem);
+}
+
+/* the keys a decoding sequence at mean context ctx reads per layer, averaged over the layers: ctx with full
+ * attention; a chunked layer reads the current chunk only, half a chunk on average once the sequence has
+ * passed its first chunk (the decode positions spread over the chunk) */
+static double decode_keys(const model_shape *s, double ctx)
+{
+    double share = chunk_share(s), C = s->attn_chunk;
+    if (share <= 0.0 || ctx <= C) return ctx;
+    return (1.0 - share) * ctx + share * C / 2.0;
+}
+
 /* one transformer layer on one GPU over one engine iteration that mixes dec_seqs decode tokens (context
  * dec_ctx each) and pf_tokens prefill tokens of pf_seqs sequences (context pf_ctx): the GEMMs run once over
  * all dec_seqs + pf_tokens tokens (continuous batching fuses both, Yu et al. 2022 Orca §4.2; Agrawal et al.
@@ -245,7 +274,8 @@ static pass_time layer_mix_s(const dev_ctx *d, double dec_seqs, double dec_ctx, 
     if (pf_tokens > 0) {
         /* scores and weighted sum: 2·seqs·ctx²·heads·(d_qk + d_v) FLOPs (QKᵀ and AV over the whole
          * square, as unfused context attention computes it; Vaswani 2017) */
-        double fl = 2.0 * pf_seqs * pf_ctx * pf_ctx * a_gpu * (at->qk_dim + at->v_dim);
+        double sq = prompt_square(s, pf_ctx); /* pf_ctx² without chunked attention */
+        double fl = 2.0 * pf_seqs * sq * a_gpu * (at->qk_dim + at->v_dim);
         double bytes = pf_tokens * (at->q + at->k + at->v) / tp * 2.0 * 2.0;
         if (d->ft_engine) {
             /* unfused: QKᵀ and AV are cuBLAS strided-batched GEMMs, one [ctx × d] · [d × ctx] and one
@@ -255,7 +285,7 @@ static pass_time layer_mix_s(const dev_ctx *d, double dec_seqs, double dec_ctx, 
             double ref = layer_gemm_shape(1.0, 8192.0, 8192.0, 8192.0);
             double rqk = fmin(layer_gemm_shape(1.0, pf_ctx, at->qk_dim, pf_ctx) / ref, 1.0);
             double rav = fmin(layer_gemm_shape(1.0, pf_ctx, pf_ctx, at->v_dim) / ref, 1.0);
-            double per_dim = 2.0 * pf_seqs * pf_ctx * pf_ctx * a_gpu;
+            double per_dim = 2.0 * pf_seqs * sq * a_gpu;
             double peak = d->attn_peak * d->gemm_eff;
             t.compute += per_dim * at->qk_dim / (peak * rqk) + per_dim * at->v_dim / (peak * rav) +
                          (bytes + unfused_scores_bytes(pf_seqs, pf_ctx, a_gpu)) / d->hbm + 3.0 * d->floor_s;
@@ -266,8 +296,9 @@ static pass_time layer_mix_s(const dev_ctx *d, double dec_seqs, double dec_ctx, 
     if (dec_seqs > 0) {
         /* decode: reads every cached K and V (MLA: latent) of every sequence once (Pope et al.
          * 2022 §2); MLA scores and sums over the latent's widths (DeepSeek-V2 §2.1.2) */
-        double kv = dec_seqs * dec_ctx * d->kv_elems_gpu * d->kvbytes;
-        t.compute += roofline_at_s(d, d->attn_peak, 2.0 * dec_seqs * dec_ctx * a_gpu * (at->cache_qk + at->cache_v), kv, d->cal.attn_eff);
+        double keys = decode_keys(s, dec_ctx);
+        double kv = dec_seqs * keys * d->kv_elems_gpu * d->kvbytes;
+        t.compute += roofline_at_s(d, d->attn_peak, 2.0 * dec_seqs * keys * a_gpu * (at->cache_qk + at->cache_v), kv, d->cal.attn_eff);
     }
     double mats = s->gated_mlp ? 3.0 : 2.0;
     double f = s->ffn_hidden > 0 ? s->ffn_hidden : 4.0 * h;

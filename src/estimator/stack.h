@@ -37,7 +37,7 @@ typedef struct est_stack {
     double grad_bytes;          /* 2 or 4 */
     int zero_stage;             /* default sharding */
     int dp_overlap;             /* gradient reduction overlaps the backward: 1 yes, 0 no, 2 not with PP > 1
-                                 * unless the optimizer is sharded (NeMo 1.x), 3 only with ZeRO-3
+                                 * or sequence parallelism unless the optimizer is sharded (NeMo 1.x), 3 only with ZeRO-3
                                  * (DeepSpeed's overlap_comm default) */
     bool fsdp_prefetch;         /* ZeRO-3/FSDP gathers issued ahead, hidden behind compute */
     bool fsdp_reshard;          /* parameters freed after forward: gathered twice per micro-batch */

@@ -30,7 +30,7 @@ static void normalise(const char *in, char *out, size_t len);
 static const char *const NUM_COLS[] = {"layers", "hidden", "heads", "kv_heads", "head_dim", "vocab", "ffn", "gated",
                                        "tied", "learned_pos", "experts", "topk", "moe_ffn", "shared_ffn",
                                        "dense_layers", "q_lora", "kv_lora", "qk_rope", "v_head", "mtp",
-                                       "router_groups", "group_topk"};
+                                       "router_groups", "group_topk", "attn_chunk", "chunk_layers"};
 enum { N_NUM = sizeof NUM_COLS / sizeof *NUM_COLS };
 
 static int row_of(const csv_table *t, const csv_row *r, named_model *m, ac_err *e)
@@ -53,8 +53,9 @@ static int row_of(const csv_table *t, const csv_row *r, named_model *m, ac_err *
     s->moe_shared_ffn = (int)v[13], s->moe_dense_layers = (int)v[14];
     s->q_lora_rank = (int)v[15], s->kv_lora_rank = (int)v[16], s->qk_rope_dim = (int)v[17], s->v_head_dim = (int)v[18];
     s->mtp_layers = (int)v[19], s->moe_router_groups = (int)v[20], s->moe_group_topk = (int)v[21];
+    s->attn_chunk = (int)v[22], s->attn_chunk_layers = (int)v[23];
     if (s->num_layers < 1 || s->hidden < 1 || s->heads < 1 || s->query_groups < 1 || s->heads % s->query_groups ||
-        s->kv_channels < 1 || s->vocab < 1 || s->ffn_hidden < 1 || (s->num_experts > 1 && (s->moe_topk < 1 || s->moe_ffn_hidden < 1)))
+        s->kv_channels < 1 || s->vocab < 1 || s->ffn_hidden < 1 || s->attn_chunk_layers > s->num_layers || (s->num_experts > 1 && (s->moe_topk < 1 || s->moe_ffn_hidden < 1)))
         return ac_err_at(e, AC_E_INTERNAL, t->file, r->line, 0, csv_get(r, csv_col(t, "name")), "incomplete architecture row");
     /* every name, normalised, so a lookup compares keys only */
     char names[256];

@@ -47,6 +47,10 @@ typedef struct {
      * equal groups and a token's top-k experts come from its moe_group_topk best groups
      * (0 = unlimited) */
     int moe_router_groups, moe_group_topk;
+    /* chunked local attention (Llama 4 iRoPE: config.json attention_chunk_size on the RoPE layers, the NoPE
+     * layers global): on attn_chunk_layers of the layers a query sees only the keys of its own
+     * attn_chunk-token chunk (0 = full attention everywhere) */
+    int attn_chunk, attn_chunk_layers;
     /* GPT-OSS experts (OpenAI gpt-oss model card 2025; Megatron-Core MLP with
      * activation_func_clamp_value and add_bias_linear): the routed experts' linear layers
      * carry biases, and the gated activation clamps both halves of the FC1 output first */

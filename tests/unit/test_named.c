@@ -40,6 +40,8 @@ static void test_served_moe(void)
     CHECK_INT(s.moe_shared_ffn, 8192);
     CHECK_INT(model_named_shape("Llama-4-Scout-17B-16E-Instruct", &s, NULL), 0);
     CHECK_INT(s.num_experts, 16);
+    CHECK_INT(s.attn_chunk, 8192); /* config.json attention_chunk_size, on the 36 RoPE layers of 48 */
+    CHECK_INT(s.attn_chunk_layers, 36);
     CHECK_INT(model_named_shape("GPT-7B-unknown", &s, NULL), -1);
     CHECK_INT(model_named_shape("", &s, NULL), -1);
 }

@@ -184,6 +184,25 @@ static void test_dp_overlap(void)
     in.dp_overlap_off = true;
     CHECK(est_evaluate(&in, &mc) == 0);
     CHECK_NEAR(mc.t_dp_exposed, mc.t_dp_comm, 1e-12);
+    /* NeMo 1.x (megatron_base_model.py configure_optimizers): the asynchronous all-reduce from
+     * backward hooks only with PP 1 and no sequence parallelism; with TP 2 and sequence
+     * parallelism (or PP 2) the main gradients are all-reduced after the pipeline, all of it
+     * exposed; the distributed optimizer (ZeRO-1) overlaps its reduce-scatter either way */
+    in.dp_overlap_off = false;
+    est_stack_apply(&in, est_stack_find("nemo-megatron-2022"));
+    in.num_gpus = 32, in.tp = 2, in.gbs = 64;
+    est_result asyn, sp, pp2, dist;
+    CHECK(est_evaluate(&in, &asyn) == 0);
+    CHECK(asyn.t_dp_exposed < asyn.t_dp_comm);
+    in.sequence_parallel = true;
+    CHECK(est_evaluate(&in, &sp) == 0);
+    CHECK_NEAR(sp.t_dp_exposed, sp.t_dp_comm, 1e-12);
+    in.zero_stage = 1;
+    CHECK(est_evaluate(&in, &dist) == 0);
+    CHECK(dist.t_dp_exposed < dist.t_dp_comm);
+    in.zero_stage = 0, in.sequence_parallel = false, in.pp = 2;
+    CHECK(est_evaluate(&in, &pp2) == 0);
+    CHECK_NEAR(pp2.t_dp_exposed, pp2.t_dp_comm, 1e-12);
 }
 
 /* FP8 casts: Transformer Engine's fused cast-transpose (4 B an element) against unfused

@@ -1,4 +1,5 @@
 /* test_validate.c — `validate` reads cells as real benchmark tables write them */
+#include <math.h>
 #include <string.h>
 
 #include "../check.h"
@@ -211,6 +212,31 @@ static void test_rows_as_tables_write_them(void)
     CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "nemo-megatron-2022"));
     CHECK(validate_row_input(&t, &t.rows[1], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "megatron-core"));
     CHECK(validate_row_input(&t, &t.rows[2], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "megatron-core"));
+    csv_free(&t);
+    /* NeMo Megatron before 22.05 and Megatron-LM of 2021 all-reduce the gradients after the
+     * backward (data/recipes.csv overlap_grad_sync 0: 22.05's release notes bring the
+     * asynchronous all-reduce; Megatron-LM 2021 --DDP-impl local); 22.05 overlaps it */
+    static const char ASYNC_ROWS[] =
+        "id,framework,source,model_family,num_layers,hidden_size,num_attention_heads,vocab_size,seq_length,gpu_type,"
+        "num_gpus,tp,pp,mbs,gbs,seq_parallel,tokens_per_s_per_gpu\n"
+        "a,NeMo Megatron (NeMo Megatron 22.02/22.03),README,GPT-3,24,4096,32,51200,2048,A100 80GB,32,2,1,2,1440,n,4000\n"
+        "b,NeMo Megatron (NeMo Megatron 22.05),README,GPT-3,24,4096,32,51200,2048,A100 80GB,32,2,1,2,1440,n,4000\n"
+        "c,Megatron-LM (2021),arXiv:2104.04473,GPT-3,24,4096,32,51200,2048,A100 80GB,32,2,1,2,512,n,4000\n";
+    CHECK(csv_parse(ASYNC_ROWS, strlen(ASYNC_ROWS), "async.csv", &t, &e) == 0);
+    CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0 && in.dp_overlap_off);
+    {
+        /* hand-computed: the whole all-reduce shows.  P = 24 layers x (6h^2 weights + 5.5h
+         * biases + 4h norm) + V h / 2 + 2048 h + 2h = 2,530,107,392 fp32 gradients a rank at
+         * TP 2 (h 4096, V 51200); 16 DP ranks, 4 of them a node on their 25 GB/s NICs: busbw
+         * 100 GB/s at 0.8: 2 x 15/16 x 4 P / 80e9 = 0.2372 s */
+        est_result r;
+        CHECK(est_evaluate(&in, &r) == 0);
+        CHECK(fabs(r.t_dp_comm / 0.2372 - 1.0) < 0.005 && fabs(r.t_dp_exposed - r.t_dp_comm) < 1e-9);
+        CHECK(validate_row_input(&t, &t.rows[1], &in, why, sizeof why) == 0 && !in.dp_overlap_off);
+        est_result r22;
+        CHECK(est_evaluate(&in, &r22) == 0 && r22.t_dp_exposed < 0.5 * r22.t_dp_comm);
+    }
+    CHECK(validate_row_input(&t, &t.rows[2], &in, why, sizeof why) == 0 && in.dp_overlap_off);
     csv_free(&t);
     /* torchtitan's layer-level selective checkpointing (every second block whole) is full
      * recompute of half the blocks; its op-level one stays selective (the FSDP stack's op policy) */
