@@ -233,7 +233,7 @@ static void published(void)
             bool on_gpu;
             if (cost_published_band(est_stack_find(STACKS[i]), gpu_find("a100_80gb"), off, &band, &k, &on_gpu, &med))
                 printf("band the cost stage prints for %s %s on a100_80gb: ±%.0f%% (%d published runs%s; signed median %+.0f%%)\n",
-                       STACKS[i], off ? "with CPU offload" : "without offload", 100 * band, k, on_gpu ? "" : " on other GPUs",
+                       STACKS[i], off ? "with CPU offload" : "without offload", 100 * band, k, on_gpu ? "" : " on all GPUs",
                        100 * med);
         }
 }
