@@ -154,11 +154,11 @@ after=$(cat "$T"/lr/inference/*/starts | wc -l)
 [ "$before" = 4 ] && [ "$after" = 4 ] && "$AC" status "$T/lr" 2>/dev/null | grep -q 'benchmark_gpt3_5b_tp2_pp1_bs8' &&
     pass run_benchmarks_resume || fail run_benchmarks_resume "starts $before then $after"
 # the project's own published serving rows, not in ../shared (validation/infer_published.csv:
-# TensorRT-LLM's performance.md tables, NVIDIA NIM's Llama 3.3 70B sweep): at least nine in ten
+# TensorRT-LLM's performance.md tables and two v0.5 blog tables, NVIDIA NIM's Llama 3.3 70B sweep): at least nine in ten
 # read, the final line in validate's standard format, and no worse than the figures of when they
-# were added (median 16.9 %, p90 90.0 %) plus two points
+# were added (median 19.6 %, p90 90.5 %) plus two points
 own=$("$AC" validate --infer --csv "$REPO/validation/infer_published.csv" 2>&1 | tail -1)
 echo "$own" | grep -Eq '^rows [0-9]+ skipped [0-9]+ median_abs_err [0-9.]+% p90_abs_err [0-9.]+%$' &&
 echo "$own" | awk '{ rows = $2; skipped = $4; med = $6; p90 = $8; sub("%", "", med); sub("%", "", p90);
-    exit !(rows >= 40 && skipped * 10 <= rows && med + 0 <= 18.9 && p90 + 0 <= 92.0) }' \
-    && pass validate_own_infer_published || fail validate_own_infer_published "$own (want >= 40 rows, >= 9/10 read, median <= 18.9%, p90 <= 92.0%; was 57 rows, 0 skipped, 16.9%, 90.0%)"
+    exit !(rows >= 40 && skipped * 10 <= rows && med + 0 <= 21.6 && p90 + 0 <= 92.5) }' \
+    && pass validate_own_infer_published || fail validate_own_infer_published "$own (want >= 40 rows, >= 9/10 read, median <= 21.6%, p90 <= 92.5%; was 68 rows, 0 skipped, 19.6%, 90.5%)"
