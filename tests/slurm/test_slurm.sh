@@ -199,7 +199,7 @@ if run_search "$W/few" 0.3 "$S.num_nodes=4" "$S.search_num_nodes=auto" >"$W/few.
 else fail "search on fewer nodes" "$(cat "$W/few.out" "$W/few.err")"; fi
 
 # 12. borderline: candidates predicted just over the memory limit run on Slurm; one fits and is measured
-if (cd "$REPO" && AUTOCONFIG_EMULATE_MEM_SCALE=0.97 AUTOCONFIG_JOB_TEMPLATE="$EMU --sleep 0.3" "$AC" run $RUNOPTS \
+if (cd "$REPO" && AUTOCONFIG_EMULATE_MEM_SCALE=0.99 AUTOCONFIG_JOB_TEMPLATE="$EMU --sleep 0.3" "$AC" run $RUNOPTS \
         search_config=gpt3/20b "$S.limit_search_runs=1" "$S.logs=$W/bord") >"$W/bord.out" 2>"$W/bord.err" &&
    grep -q 'of them 2 borderline' "$W/bord.out" && grep -q 'Training runs: 2 measured, 1 failed' "$W/bord.out" &&
    grep -q '%  gpt3_20b_1nodes_tp_4_pp_1_mbs_4_.*\[borderline' "$W/bord.out"; then
