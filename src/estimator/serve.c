@@ -71,6 +71,7 @@ typedef struct {
     est_infer_input in;
     double I, O, ctx, budget;
     double cv_in, cv_out; /* length spreads (serve_input) */
+    double clients;       /* a closed loop's clients (0: open loop, Poisson arrivals) */
 } serve_ctx;
 
 typedef struct {
@@ -152,7 +153,11 @@ static void state_at(const serve_ctx *c, double X, double b, steady *st)
     st->S = S;
     st->itl = td / (1.0 - frac);
     st->rho = rho;
-    st->wq = mg1_wait(rho, S, c->cv_in);
+    /* a closed loop's arriving prompt finds only the other n − 1 clients ahead of it: the arrival
+     * theorem of closed queueing networks (Reiser & Lavenberg 1980, mean value analysis) — one
+     * client never waits behind itself, many approach the open queue */
+    double rho_seen = c->clients > 0 ? rho * (c->clients - 1.0) / c->clients : rho;
+    st->wq = mg1_wait(rho_seen, S, c->cv_in);
     st->tmix = S / chunks;
     st->chunks = chunks;
     st->ttft = fmin(b, 1.0) * td / 2.0 + S + st->wq;
@@ -302,10 +307,11 @@ int serve_evaluate(const serve_input *s, serve_result *r, char *why, size_t len)
     } else {
         int max_seqs = s->max_num_seqs > 0 ? s->max_num_seqs : e->max_num_seqs;
         double slots = kv.seqs < max_seqs ? kv.seqs : max_seqs;
-        serve_ctx c = { s, in, I, O, decode_ctx(I, O), budget, s->input_cv, s->output_cv };
+        serve_ctx c = { s, in, I, O, decode_ctx(I, O), budget, s->input_cv, s->output_cv, 0.0 };
         steady st;
         if (s->concurrency >= 1) {
             double n = s->concurrency;
+            c.clients = fmin(n, slots);
             solve_closed(&c, fmin(n, slots), &st);
             r->kv_limited = n > kv.seqs;
             if (n > slots) {

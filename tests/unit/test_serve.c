@@ -39,6 +39,17 @@ static serve_result at(const model_shape *m, const char *engine, int tp, est_pre
     return r;
 }
 
+/* a closed loop of one client never queues behind itself (the arrival theorem): with one output
+ * token its TTFT is its own prompt's prefill; two clients sharing the engine wait for each other */
+static void test_one_client_no_queue(void)
+{
+    model_shape m = llama8b();
+    serve_result one = at(&m, "trtllm", 1, PREC_BF16, 1, 2048, 1);
+    CHECK(fabs(one.ttft_s / one.prefill_s - 1.0) < 0.01);
+    serve_result two = at(&m, "trtllm", 1, PREC_BF16, 2, 2048, 1);
+    CHECK(two.ttft_s > 1.2 * one.ttft_s);
+}
+
 static void test_concurrency_direction(void)
 {
     model_shape m = llama8b();
@@ -253,6 +264,7 @@ int main(void)
 {
     ac_err e;
     if (gpu_catalog_load(&e) != 0) { printf("FAIL test_serve: catalog: %s\n", e.msg); return 1; }
+    RUN(test_one_client_no_queue);
     RUN(test_concurrency_direction);
     RUN(test_ttft_cliff_when_kv_full);
     RUN(test_fp8_kv_more_concurrency);
