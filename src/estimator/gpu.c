@@ -1,6 +1,8 @@
 /* gpu.c — the catalog parsed from the compiled-in data/gpus.csv. */
 #include "estimator/gpu.h"
 
+#include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +94,21 @@ const gpu_spec *gpu_find(const char *name)
     return NULL;
 }
 
+/* pat occurs in text as a whole word at its ends: "L4" is not in "L40S", "H200" not in "GH200",
+ * but "A100" is in "8xA100" (each occurrence is tried; case ignored) */
+static bool matches_whole(const char *text, const char *pat)
+{
+    size_t l = strlen(pat);
+    for (const char *at = text_find_ci(text, pat); at; at = text_find_ci(at + 1, pat)) {
+        /* a count before it ("8xA100") is no part of the name */
+        bool count = at - text >= 2 && (at[-1] == 'x' || at[-1] == 'X') && isdigit((unsigned char)at[-2]);
+        bool start_ok = at == text || count || !isalnum((unsigned char)at[-1]) || !isalnum((unsigned char)pat[0]);
+        bool end_ok = !isalnum((unsigned char)at[l]) || !isalnum((unsigned char)pat[l - 1]);
+        if (start_ok && end_ok) return true;
+    }
+    return false;
+}
+
 const gpu_spec *gpu_match(const char *text)
 {
     if (!text || gpu_catalog_load(NULL)) return NULL;
@@ -102,7 +119,7 @@ const gpu_spec *gpu_match(const char *text)
         snprintf(buf, sizeof buf, "%s", catalog[i].match);
         for (char *tok = strtok(buf, "|"); tok; tok = strtok(NULL, "|")) {
             size_t l = strlen(tok);
-            if (l > best_len && text_find_ci(text, tok)) { best = &catalog[i]; best_len = l; }
+            if (l > best_len && matches_whole(text, tok)) { best = &catalog[i]; best_len = l; }
         }
     }
     return best;

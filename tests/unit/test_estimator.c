@@ -1169,6 +1169,13 @@ static void test_catalog(void)
     CHECK_STR(gpu_match("GB200 (NVL72)")->name, "gb200");
     CHECK_STR(gpu_match("B200 (DGX-B200)")->name, "b200");
     CHECK_STR(gpu_match("A100 SXM 80GB (DGX A100 SuperPOD)")->name, "a100_80gb");
+    /* PCIe cards by their written names, whole words only ("L4" is not "L40"), a count prefix kept */
+    CHECK_STR(gpu_match("NVIDIA A100 80GB PCIe")->name, "a100_pcie_80gb");
+    CHECK_STR(gpu_match("A100 40GB PCIe")->name, "a100_pcie_40gb");
+    CHECK_STR(gpu_match("H100 NVL")->name, "h100_nvl");
+    CHECK(gpu_match("L40") == NULL);
+    CHECK_STR(gpu_match("8xA100 80GB")->name, "a100_80gb");
+    CHECK_STR(gpu_match("A100-SXM4-40GB")->name, "a100_40gb");
     CHECK(gpu_find("tpu_v5") == NULL);
     CHECK_STR(gpu_suggest("h10"), "h100_sxm"); /* one edit from the alias h100 */
     CHECK_STR(gpu_suggest("h100x"), "h100_sxm");
