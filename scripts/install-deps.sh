@@ -5,7 +5,7 @@
 set -eu
 # libcjson-dev: `autoconfig report` reads the result JSON files (summary.json) back.
 # chromium: tests/cli/test_report.sh renders report.html headless (skipped when absent).
-PKGS="python3-omegaconf build-essential clang libclang-rt-14-dev libyaml-dev libsqlite3-dev libprotobuf-c-dev protobuf-c-compiler valgrind libcjson-dev chromium python3"
+PKGS="python3-omegaconf python3-yaml build-essential clang libclang-rt-14-dev libyaml-dev libsqlite3-dev libprotobuf-c-dev protobuf-c-compiler valgrind libcjson-dev chromium python3"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
