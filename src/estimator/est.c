@@ -126,6 +126,7 @@ static const struct {
     {"layer_overhead_us", offsetof(est_cal, layer_overhead_us), 0, 1e5},
     {"attn_bwd_ratio", offsetof(est_cal, attn_bwd_ratio), 0.1, 1.0},
     {"nccl_ctas", offsetof(est_cal, nccl_ctas), 0, 64},
+    {"infer_memory_limit_frac", offsetof(est_cal, infer_memory_limit_frac), 0.01, 1},
     {"compute_scale", offsetof(est_cal, compute_scale), 0.1, 3.0},
 };
 enum { CAL_N = sizeof CAL_KEYS / sizeof *CAL_KEYS };

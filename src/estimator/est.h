@@ -42,6 +42,7 @@ typedef struct {
     double moe_imbalance, moe_permute_units, fp4_speedup, layer_overhead_us, moe_launch_us;
     double attn_bwd_ratio; /* attention backward's fraction of peak over the forward's (FlashAttention-2 §4.1) */
     double nccl_ctas;      /* SMs a data-parallel NCCL collective holds while it overlaps compute */
+    double infer_memory_limit_frac; /* the inference engines' share of GPU memory (infer.c) */
     double compute_scale; /* sustained tensor-core rate vs the catalog; fitted per cluster by `autoconfig calibrate` */
 } est_cal;
 

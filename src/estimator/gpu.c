@@ -95,7 +95,7 @@ const gpu_spec *gpu_find(const char *name)
 }
 
 /* pat occurs in text as a whole word at its ends: "L4" is not in "L40S", "H200" not in "GH200",
- * but "A100" is in "8xA100" (each occurrence is tried; case ignored) */
+ * but "A100" is in "8xA100", "A100s" and "A100x8" (each occurrence is tried; case ignored) */
 static bool matches_whole(const char *text, const char *pat)
 {
     size_t l = strlen(pat);
@@ -103,7 +103,11 @@ static bool matches_whole(const char *text, const char *pat)
         /* a count before it ("8xA100") is no part of the name */
         bool count = at - text >= 2 && (at[-1] == 'x' || at[-1] == 'X') && isdigit((unsigned char)at[-2]);
         bool start_ok = at == text || count || !isalnum((unsigned char)at[-1]) || !isalnum((unsigned char)pat[0]);
-        bool end_ok = !isalnum((unsigned char)at[l]) || !isalnum((unsigned char)pat[l - 1]);
+        /* a plural or a count after it ("A100s", "H100x8") is no part of the name either */
+        const char *after = at + l;
+        bool suffix = ((after[0] == 's' || after[0] == 'S') && !isalnum((unsigned char)after[1])) ||
+                      ((after[0] == 'x' || after[0] == 'X') && isdigit((unsigned char)after[1]));
+        bool end_ok = suffix || !isalnum((unsigned char)after[0]) || !isalnum((unsigned char)pat[l - 1]);
         if (start_ok && end_ok) return true;
     }
     return false;

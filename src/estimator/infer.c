@@ -549,7 +549,7 @@ static void memory_bytes(const dev_ctx *d, double bs, double seq_len, double pre
     r->mem_workspace = prefill_tokens * (INFER_WORKSPACE_UNITS * h + 2.0 * f / in->tp) * 2.0 + scores +
                        bs * (double)s->vocab / in->tp * 4.0 + d->cal.cuda_context_gb * EST_GIB;
     r->mem_total = r->mem_weights + r->mem_kv + r->mem_workspace;
-    r->mem_limit = (in->memory_limit_gb > 0 ? in->memory_limit_gb : in->gpu->memory_gb) * EST_GIB * d->cal.memory_limit_frac; /* GiB: see est.c */
+    r->mem_limit = (in->memory_limit_gb > 0 ? in->memory_limit_gb : in->gpu->memory_gb) * EST_GIB * d->cal.infer_memory_limit_frac; /* GiB: see est.c */
     r->fits = r->mem_total <= r->mem_limit;
 }
 

@@ -76,6 +76,7 @@ typedef struct {
 
 typedef struct {
     double X, B, td, S, ttft, itl, e2e;
+    double b_seen, td_seen; /* the decoding sequences an arriving prompt shares iterations with, and their step */
     double rho, wq, tmix, chunks; /* prompt queue load and mean wait; one prompt iteration; iterations per prompt */
     bool saturated;
 } steady;
@@ -142,7 +143,13 @@ static double normal_quantile(double p)
  * TTFT = busy·t_d/2 (wait for the current iteration) + S + M/D/1 wait behind other prompts */
 static void state_at(const serve_ctx *c, double X, double b, steady *st)
 {
-    double steal, chunks, td = decode_step(c, b), S = prompt_s(c, b, td, &steal, &chunks);
+    /* a closed loop's arriving prompt finds only the other n − 1 clients ahead of it: the arrival
+     * theorem of closed queueing networks (Reiser & Lavenberg 1980, mean value analysis) — one
+     * client never waits behind itself (its own decodes, its own prompt), many approach the open
+     * queue; an open loop's arrival sees the whole state (Poisson arrivals see time averages) */
+    double seen = c->clients > 0 ? (c->clients - 1.0) / c->clients : 1.0;
+    double b_seen = b * seen, td = decode_step(c, b), td_seen = b_seen < b ? decode_step(c, b_seen) : td;
+    double steal, chunks, S = prompt_s(c, b_seen, td_seen, &steal, &chunks);
     double frac = X * steal, rho = X * S;
     st->saturated = frac >= SERVE_RHO_MAX || rho >= SERVE_RHO_MAX;
     frac = fmin(frac, SERVE_RHO_MAX);
@@ -153,14 +160,12 @@ static void state_at(const serve_ctx *c, double X, double b, steady *st)
     st->S = S;
     st->itl = td / (1.0 - frac);
     st->rho = rho;
-    /* a closed loop's arriving prompt finds only the other n − 1 clients ahead of it: the arrival
-     * theorem of closed queueing networks (Reiser & Lavenberg 1980, mean value analysis) — one
-     * client never waits behind itself, many approach the open queue */
-    double rho_seen = c->clients > 0 ? rho * (c->clients - 1.0) / c->clients : rho;
-    st->wq = mg1_wait(rho_seen, S, c->cv_in);
+    st->wq = mg1_wait(rho * seen, S, c->cv_in);
     st->tmix = S / chunks;
     st->chunks = chunks;
-    st->ttft = fmin(b, 1.0) * td / 2.0 + S + st->wq;
+    st->b_seen = b_seen;
+    st->td_seen = td_seen;
+    st->ttft = fmin(b_seen, 1.0) * td_seen / 2.0 + S + st->wq;
     st->e2e = st->ttft + (c->O - 1.0) * st->itl;
 }
 
@@ -219,7 +224,7 @@ static double wait_quantile(double rho, double wq, double p)
 static void state_quantiles(const serve_ctx *c, const steady *st, double p, double *ttft, double *itl, double *e2e)
 {
     double z = normal_quantile(p);
-    *ttft = fmin(st->B, 1.0) * p * st->td + st->S * fmax(1.0 + z * c->cv_in, 0.0) + wait_quantile(st->rho, st->wq, p);
+    *ttft = fmin(st->b_seen, 1.0) * p * st->td_seen + st->S * fmax(1.0 + z * c->cv_in, 0.0) + wait_quantile(st->rho, st->wq, p);
     double xn = st->X * st->chunks, q = xn > 0 ? xn / (xn + fmax(1.0 - st->rho, 1e-9) / st->td) : 0.0;
     *itl = q > 1.0 - p ? fmax(st->tmix, st->td) : st->td;
     *e2e = *ttft + fmax(c->O * (1.0 + z * c->cv_out) - 1.0, 0.0) * st->itl;
@@ -334,7 +339,7 @@ int serve_evaluate(const serve_input *s, serve_result *r, char *why, size_t len)
             double tq, iq, eq, p = s->percentile / 100.0;
             state_quantiles(&c, &st, p, &tq, &iq, &eq);
             /* a closed loop beyond the slots: the wait for a slot (in the mean TTFT) is the same for all */
-            double slot_wait = st.ttft - (fmin(st.B, 1.0) * st.td / 2.0 + st.S + st.wq);
+            double slot_wait = st.ttft - (fmin(st.b_seen, 1.0) * st.td_seen / 2.0 + st.S + st.wq);
             r->ttft_p_s = tq + slot_wait;
             r->itl_p_s = O > 1 ? iq : 0.0;
             r->e2e_p_s = eq + slot_wait;

@@ -48,6 +48,9 @@ static void test_one_client_no_queue(void)
     CHECK(fabs(one.ttft_s / one.prefill_s - 1.0) < 0.01);
     serve_result two = at(&m, "trtllm", 1, PREC_BF16, 2, 2048, 1);
     CHECK(two.ttft_s > 1.2 * one.ttft_s);
+    /* nor behind its own decodes: with 256 output tokens one client's prompt still runs alone */
+    serve_result longer = at(&m, "trtllm", 1, PREC_BF16, 1, 2048, 256);
+    CHECK(fabs(longer.ttft_s / longer.prefill_s - 1.0) < 0.01);
 }
 
 static void test_concurrency_direction(void)
