@@ -40,7 +40,10 @@ static const char *const RUNTIME_VARS[][2] = {{"node_rank", "\"$NODE_RANK\""},
 static void launch_cpu_threads(strbuf *b, int ranks_per_node)
 {
     sb_printf(b, "# CPU Adam's OpenMP threads per rank: the job's CPUs over this node's %d rank(s)\n", ranks_per_node);
-    sb_printf(b, "CPU_THREADS_PER_PROCESS=${CPU_THREADS_PER_PROCESS:-$(( $(nproc) / %d ))}\n", ranks_per_node);
+    /* under srun a step without --cpus-per-task sees one CPU in nproc: the node's allocation
+     * (SLURM_CPUS_ON_NODE) is what the ranks share */
+    sb_printf(b, "CPU_THREADS_PER_PROCESS=${CPU_THREADS_PER_PROCESS:-$(( ${SLURM_CPUS_ON_NODE:-$(nproc)} / %d ))}\n",
+              ranks_per_node);
     sb_printf(b, "[ \"$CPU_THREADS_PER_PROCESS\" -ge 1 ] 2>/dev/null || CPU_THREADS_PER_PROCESS=1\n");
 }
 

@@ -219,8 +219,11 @@ mkdir -p "$T/nproc48" "$T/nproc3"
 printf '#!/bin/sh\necho 48\n' >"$T/nproc48/nproc"; printf '#!/bin/sh\necho 3\n' >"$T/nproc3/nproc"
 chmod +x "$T/nproc48/nproc" "$T/nproc3/nproc"
 threads_of() { (PATH="$1:$PATH"; eval "$(grep -E '^(CPU_THREADS_PER_PROCESS=|\[ "\$CPU_THREADS)' "$run/launch.sh")"; echo "$CPU_THREADS_PER_PROCESS"); }
-[ -n "$run" ] && grep -q '^CPU_THREADS_PER_PROCESS=${CPU_THREADS_PER_PROCESS:-$(( $(nproc) / 4 ))}$' "$run/launch.sh" \
-    && [ "$(unset CPU_THREADS_PER_PROCESS; threads_of "$T/nproc48")" = 12 ] && [ "$(unset CPU_THREADS_PER_PROCESS; threads_of "$T/nproc3")" = 1 ] \
+# (under Slurm the node's allocation, SLURM_CPUS_ON_NODE, not the step's cpuset, is what the ranks share)
+[ -n "$run" ] && grep -q '^CPU_THREADS_PER_PROCESS=${CPU_THREADS_PER_PROCESS:-$(( ${SLURM_CPUS_ON_NODE:-$(nproc)} / 4 ))}$' "$run/launch.sh" \
+    && [ "$(unset CPU_THREADS_PER_PROCESS SLURM_CPUS_ON_NODE; threads_of "$T/nproc48")" = 12 ] \
+    && [ "$(unset CPU_THREADS_PER_PROCESS SLURM_CPUS_ON_NODE; threads_of "$T/nproc3")" = 1 ] \
+    && [ "$(unset CPU_THREADS_PER_PROCESS; SLURM_CPUS_ON_NODE=32 threads_of "$T/nproc3")" = 8 ] \
     && [ "$(CPU_THREADS_PER_PROCESS=7 threads_of "$T/nproc48")" = 7 ] \
     && grep -q -- '--num_cpu_threads_per_process {cpu_threads}' "$REPO/src/cost/cost_measure.c" \
     && pass measure_cpu_threads || fail measure_cpu_threads "$(head -6 "$run/launch.sh" 2>&1)"
