@@ -436,6 +436,11 @@ int cmd_validate(int argc, char **argv)
     } else if (o.n_overrides) {
         ac_err_at(&e, AC_E_INPUT, "command line", 0, 0, o.overrides[0], "validate takes no config overrides");
         rc = cli_fail(&e);
+    } else if (cli_flag_present(&o, "--infer") && (cli_flag_value(&o, "--calibration") || cli_flag_value(&o, "--bands"))) {
+        /* the serving model reads the compiled-in calibration; bands are the training estimator's */
+        ac_err_at(&e, AC_E_INPUT, "command line", 0, 0, cli_flag_value(&o, "--calibration") ? "--calibration" : "--bands",
+                  "applies to training validation only, not with --infer");
+        rc = cli_fail(&e);
     } else if (cli_flag_present(&o, "--infer")) {
         char *rows = NULL;
         validate_summary from_rows = {.median_abs_err = NAN, .p90_abs_err = NAN}; /* the page computes them */

@@ -291,6 +291,8 @@ if [ -f "$REPO/../shared/reference/benchmarks_infer.csv" ]; then
     [ "${oom:-0}" -ge 6 ] && pass validate_infer_oom_rows || fail validate_infer_oom_rows "${oom:-?} of the published OOM rows predicted not to fit (want >= 6)"
 fi
 expect validate_html_bad_path 1 "$T/nodir/p.html" -- validate --csv "$T/pic.csv" --html "$T/nodir/p.html"
+# the serving model has no calibration file to take: said, not silently ignored
+expect validate_infer_calibration_refused 2 "applies to training validation only" -- validate --infer --csv "$T/pic.csv" --calibration "$REPO/data/calibration.csv"
 VI="$REPO/../shared/reference/benchmarks_infer.csv"
 if [ -f "$VI" ]; then
     last=$("$AC" validate --infer --csv "$VI" 2>&1 | tail -1)
