@@ -42,17 +42,10 @@ static int usage(FILE *f, int status)
     return status;
 }
 
-static int fail_engine(const char *engine, const char *why)
+static int fail_engine(const char *why)
 {
     fprintf(stderr, "%s (EMULATED by autoconfig emulate-serve)\n", why);
-    (void)engine;
     return 1;
-}
-
-static int write_atomic_sb(const char *path, strbuf *b, ac_err *e)
-{
-    if (!sb_str(b)) return ac_err_set(e, AC_E_NOMEM, "out of memory");
-    return fs_write_atomic(path, b->s, b->len, e);
 }
 
 /* the state file, removed when the emulated server is stopped (unlink is async-signal-safe) */
@@ -134,12 +127,12 @@ int cmd_emulate_serve(int argc, char **argv)
     case EMU_VLLM_SERVE: {
         int r = emu_serve_run(&a, g, scale, NULL, why, sizeof why, &e);
         if (r < 0) { rc = cli_fail(&e); break; }
-        if (r > 0) { rc = fail_engine(engine, why); break; }
+        if (r > 0) { rc = fail_engine(why); break; }
         char path[64];
         state_path(path, sizeof path, a.port);
         sb_printf(&b, "%d %d %d %d %d %d %s %s\n", a.tp, a.pp, a.max_num_seqs, a.max_model_len, a.fp8_weights, a.fp8_kv,
                   a.dtype[0] ? a.dtype : "bfloat16", a.model);
-        if (write_atomic_sb(path, &b, &e)) { rc = cli_fail(&e); break; }
+        if (fs_write_sb(path, &b, &e)) { rc = cli_fail(&e); break; }
         snprintf(g_state, sizeof g_state, "%s", path);
         signal(SIGTERM, on_term);
         signal(SIGINT, on_term);
@@ -174,7 +167,7 @@ int cmd_emulate_serve(int argc, char **argv)
         snprintf(a.model, sizeof a.model, "%s", model);
         int r = emu_serve_run(&a, g, scale, &m, why, sizeof why, &e);
         if (r < 0) { rc = cli_fail(&e); break; }
-        if (r > 0) { rc = fail_engine(engine, why); break; }
+        if (r > 0) { rc = fail_engine(why); break; }
         proc_sleep_ms(200);
         emu_serve_vllm_text(&a, &m, &b);
         if (!sb_str(&b)) { rc = 1; break; }
@@ -186,7 +179,7 @@ int cmd_emulate_serve(int argc, char **argv)
             char out[1400];
             snprintf(out, sizeof out, "%s/%s", a.result_dir[0] ? a.result_dir : ".",
                      a.result_file[0] ? a.result_file : "vllm-result.json");
-            if (write_atomic_sb(out, &j, &e)) rc = cli_fail(&e);
+            if (fs_write_sb(out, &j, &e)) rc = cli_fail(&e);
             sb_free(&j);
         }
         break;
@@ -197,7 +190,7 @@ int cmd_emulate_serve(int argc, char **argv)
         cost_model cm;
         if (cost_hf_config_load(path, &cm, &e)) { rc = cli_fail(&e); break; }
         emu_serve_trtllm_dataset(&a, cm.shape.vocab, &b);
-        if (write_atomic_sb(a.dataset, &b, &e)) rc = cli_fail(&e);
+        if (fs_write_sb(a.dataset, &b, &e)) rc = cli_fail(&e);
         break;
     }
     case EMU_TRTLLM_THROUGHPUT: {
@@ -213,7 +206,7 @@ int cmd_emulate_serve(int argc, char **argv)
         if (!a.num_prompts || a.num_prompts > nreq) a.num_prompts = nreq;
         int r = emu_serve_run(&a, g, scale, &m, why, sizeof why, &e);
         if (r < 0) { rc = cli_fail(&e); break; }
-        if (r > 0) { rc = fail_engine(engine, why); break; }
+        if (r > 0) { rc = fail_engine(why); break; }
         proc_sleep_ms(200);
         emu_serve_trtllm_text(&a, &m, &b);
         if (!sb_str(&b)) { rc = 1; break; }
@@ -222,7 +215,7 @@ int cmd_emulate_serve(int argc, char **argv)
             strbuf j;
             sb_init(&j);
             emu_serve_trtllm_json(&a, &m, &j);
-            if (write_atomic_sb(a.report, &j, &e)) rc = cli_fail(&e);
+            if (fs_write_sb(a.report, &j, &e)) rc = cli_fail(&e);
             sb_free(&j);
         }
         break;

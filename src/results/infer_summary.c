@@ -369,8 +369,7 @@ static int summary_path(char *buf, size_t len, const char *results_dir, const ch
 
 static int write_sb(const char *path, strbuf *b, ac_err *e)
 {
-    int rc = sb_str(b) ? fs_write_atomic(path, b->s ? b->s : "", b->len, e)
-                       : ac_err_set(e, AC_E_NOMEM, "out of memory building %s", path);
+    int rc = fs_write_sb(path, b, e);
     sb_free(b);
     return rc;
 }

@@ -587,7 +587,7 @@ static int write_serve_inputs(const ac_config *c, const model_base_config *base,
         strbuf b;
         sb_init(&b);
         int rc = serve_job_hf_config(&base->shape, j->dtype, j->input_len + j->output_len, &b, e);
-        if (!rc) rc = sb_str(&b) ? fs_write_atomic(path, b.s, b.len, e) : ac_err_set(e, AC_E_NOMEM, "out of memory");
+        if (!rc) rc = fs_write_sb(path, &b, e);
         sb_free(&b);
         if (rc) return -1;
     }
@@ -608,7 +608,7 @@ static int write_serve_inputs(const ac_config *c, const model_base_config *base,
         sb_init(&b);
         serve_job_trtllm_options(j, &b);
         int rc = fs_join(path, sizeof path, dir, SERVE_JOB_TRTLLM_OPTIONS, e);
-        if (!rc) rc = sb_str(&b) ? fs_write_atomic(path, b.s, b.len, e) : ac_err_set(e, AC_E_NOMEM, "out of memory");
+        if (!rc) rc = fs_write_sb(path, &b, e);
         sb_free(&b);
         if (rc) return -1;
     }

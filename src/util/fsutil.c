@@ -192,6 +192,12 @@ int fs_abspath_norm(const char *path, char *buf, size_t len, ac_err *e)
     return 0;
 }
 
+int fs_write_sb(const char *path, const strbuf *b, ac_err *e)
+{
+    if (!sb_str(b)) return ac_err_set(e, AC_E_NOMEM, "out of memory building %s", path);
+    return fs_write_atomic(path, b->s ? b->s : "", b->len, e);
+}
+
 int fs_write_text_in(const char *dir, const char *name, const char *text, ac_err *e)
 {
     char path[4096];

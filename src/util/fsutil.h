@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "util/err.h"
+#include "util/strbuf.h"
 
 /* inputs larger than this are refused, not read: a config, CSV or log is far smaller,
  * and /dev/zero or a wrong path must not eat the machine's memory */
@@ -17,6 +18,8 @@ char *fs_read_file(const char *path, size_t *len, ac_err *e);
 int fs_write_atomic(const char *path, const void *data, size_t len, ac_err *e);
 /* the text as dir/name, atomically (a path that does not fit is AC_E_INPUT) */
 int fs_write_text_in(const char *dir, const char *name, const char *text, ac_err *e);
+/* a built text (util/strbuf.h) written atomically to path; AC_E_NOMEM when building it ran out */
+int fs_write_sb(const char *path, const strbuf *b, ac_err *e);
 /* the same; sync false skips the per-file fsync (many small files: call fs_sync_dir once) */
 int fs_write_atomic_opt(const char *path, const void *data, size_t len, bool sync, ac_err *e);
 /* flushes everything written under dir to disk (syncfs) */
