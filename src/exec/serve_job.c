@@ -37,15 +37,6 @@
 
 #include "util/shell.h"
 
-static int add_q(strbuf *b, const char *s, ac_err *e)
-{
-    char *q = shell_quote_dup(s, e);
-    if (!q) return -1;
-    sb_add(b, q);
-    free(q);
-    return 0;
-}
-
 /* " --flag N" */
 static void flag_int(strbuf *b, const char *flag, int v) { sb_printf(b, " %s %d", flag, v); }
 
@@ -56,7 +47,7 @@ static int tokenizer_step(const serve_job *j, strbuf *b, ac_err *e)
     sb_add(b, "if [ ! -e model/tokenizer_config.json ]; then\n"
               "  python3 -c 'import sys; from transformers import AutoTokenizer; "
               "AutoTokenizer.from_pretrained(sys.argv[1]).save_pretrained(sys.argv[2])' ");
-    if (add_q(b, j->tokenizer, e)) return -1;
+    if (shell_quote_add(b, j->tokenizer, e)) return -1;
     sb_add(b, " model || { echo 'tokenizer: could not fetch it into model/' >&2; exit 1; }\nfi\n");
     return 0;
 }
@@ -77,7 +68,7 @@ static int vllm_command(const serve_job *j, strbuf *b, ac_err *e)
     flag_int(b, "--max-num-seqs", j->max_num_seqs);
     flag_int(b, "--max-model-len", j->input_len + j->output_len);
     sb_add(b, " --dtype ");
-    if (add_q(b, j->dtype && j->dtype[0] ? j->dtype : "bfloat16", e)) return -1;
+    if (shell_quote_add(b, j->dtype && j->dtype[0] ? j->dtype : "bfloat16", e)) return -1;
     if (j->fp8_weights) sb_add(b, " --quantization fp8");
     if (j->fp8_kv) sb_add(b, " --kv-cache-dtype fp8");
     sb_add(b, " --gpu-memory-utilization 0.9 --host 127.0.0.1 --port \"$port\" > vllm_server.log 2>&1 &\n"
@@ -142,7 +133,7 @@ int serve_job_command(const serve_job *j, strbuf *b, ac_err *e)
         j->num_prompts < 1)
         return ac_err_set(e, AC_E_INPUT, "a serving job needs positive tp, pp, max batch, concurrency, lengths and prompts");
     sb_add(b, "cd ");
-    if (add_q(b, j->dir, e)) return -1;
+    if (shell_quote_add(b, j->dir, e)) return -1;
     sb_add(b, " || exit 1\n");
     /* a job run again in the same folder (another precision, a retry) must not leave the last
      * run's results to be read as its own */

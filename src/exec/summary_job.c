@@ -29,11 +29,7 @@ static int add_directive(strbuf *sb, const char *what, const char *flag, const c
 static int add_quoted(strbuf *sb, const char *what, const char *word, ac_err *e)
 {
     if (shell_check_line(what, word, e) < 0) return -1;
-    char *q = shell_quote_dup(word, e);
-    if (!q) return -1;
-    sb_printf(sb, "%s", q);
-    free(q);
-    return 0;
+    return shell_quote_add(sb, word, e);
 }
 
 int exec_submit_summary(const ac_config *c, const char *logs_dir, const char *cwd, const char *const *cmd_argv,

@@ -252,24 +252,12 @@ static int expand_command(const char *tmpl, const char *ini, const char *csv, st
     for (const char *p = tmpl; *p;) {
         const char *path = !strncmp(p, "{ini}", 5) ? ini : !strncmp(p, "{csv}", 5) ? csv : NULL;
         if (path) {
-            char *q = shell_quote_dup(path, e);
-            if (!q) return -1;
-            sb_add(b, q);
-            free(q);
+            if (shell_quote_add(b, path, e)) return -1;
             p += 5;
         } else {
             sb_addn(b, p++, 1);
         }
     }
-    return 0;
-}
-
-static int add_quoted(strbuf *b, const char *s, ac_err *e)
-{
-    char *q = shell_quote_dup(s, e);
-    if (!q) return -1;
-    sb_add(b, q);
-    free(q);
     return 0;
 }
 
@@ -308,7 +296,7 @@ int search_infer_job_script(const ac_config *c, const search_infer_settings *s, 
     sb_printf(b, "#SBATCH --comment=%s:%s\n\n", what, job);
     if (!sj) sb_add(b, "export NCCL_LAUNCH_MODE=GROUP\n");
     sb_add(b, "cd ");
-    if (add_quoted(b, dir, e)) return -1;
+    if (shell_quote_add(b, dir, e)) return -1;
     sb_add(b, " || exit 1\n");
     /* the command each task runs: who am I, then the benchmark */
     strbuf inner;
@@ -318,15 +306,15 @@ int search_infer_job_script(const ac_config *c, const search_infer_settings *s, 
     if (!sb_str(&inner)) { sb_free(&inner); return ac_err_set(e, AC_E_NOMEM, "out of memory"); }
     if (!slurm) {
         sb_add(b, "bash -c ");
-        if (add_quoted(b, inner.s, e)) { sb_free(&inner); return -1; }
+        if (shell_quote_add(b, inner.s, e)) { sb_free(&inner); return -1; }
         sb_add(b, " > \"log_job_${SLURM_JOB_ID:-local}.out\" 2> \"log_job_${SLURM_JOB_ID:-local}.err\"\n");
     } else {
         sb_add(b, sj ? "srun --ntasks=1 --output " : "srun --mpi pmix --output ");
-        if (add_quoted(b, out, e) || (sb_add(b, " --error "), add_quoted(b, err, e))) { sb_free(&inner); return -1; }
+        if (shell_quote_add(b, out, e) || (sb_add(b, " --error "), shell_quote_add(b, err, e))) { sb_free(&inner); return -1; }
         const char *image = c->cluster.container_image[0] ? c->cluster.container_image : c->training_container;
         if (image[0]) {
             sb_add(b, " --container-image ");
-            if (add_quoted(b, image, e)) { sb_free(&inner); return -1; }
+            if (shell_quote_add(b, image, e)) { sb_free(&inner); return -1; }
         }
         if (c->n_container_mounts > 0) {
             strbuf m;
@@ -336,12 +324,12 @@ int search_infer_job_script(const ac_config *c, const search_infer_settings *s, 
                 sb_add(&m, c->container_mounts[i]);
             }
             sb_add(b, " --container-mounts ");
-            int bad = !sb_str(&m) || add_quoted(b, m.s ? m.s : "", e);
+            int bad = !sb_str(&m) || shell_quote_add(b, m.s ? m.s : "", e);
             sb_free(&m);
             if (bad) { sb_free(&inner); return -1; }
         }
         sb_add(b, " --unbuffered bash -c ");
-        if (add_quoted(b, inner.s, e)) { sb_free(&inner); return -1; }
+        if (shell_quote_add(b, inner.s, e)) { sb_free(&inner); return -1; }
         sb_add(b, "\n");
     }
     sb_free(&inner);

@@ -41,6 +41,15 @@ char *shell_quote_dup(const char *s, ac_err *e)
     return out;
 }
 
+int shell_quote_add(strbuf *b, const char *s, ac_err *e)
+{
+    char *q = shell_quote_dup(s, e);
+    if (!q) return -1;
+    sb_add(b, q);
+    free(q);
+    return 0;
+}
+
 static int has_control(const char *s)
 {
     for (const unsigned char *p = (const unsigned char *)s; *p; p++)

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include "util/err.h"
+#include "util/strbuf.h"
 
 /* Single-quotes s into out ("it's" → 'it'\''s'); "" → ''.  Returns the length,
  * or -1 with AC_E_INPUT when out (len bytes) is too small. */
@@ -17,6 +18,9 @@ int shell_quote(const char *s, char *out, size_t len, ac_err *e);
 
 /* Same, into a malloc'd string (NULL + AC_E_NOMEM on allocation failure). */
 char *shell_quote_dup(const char *s, ac_err *e);
+
+/* Same, appended to b (0, or -1 with AC_E_NOMEM). */
+int shell_quote_add(strbuf *b, const char *s, ac_err *e);
 
 /* A value for an #SBATCH directive (partition, account, job name, path…):
  * non-empty, at most 4096 bytes, no control characters (newline, CR, tab, NUL…)
