@@ -14,12 +14,18 @@
 /* where a flag is valid: vllm serve, vllm bench serve, trtllm-bench before its subcommand,
  * prepare-dataset, token-norm-dist, throughput */
 enum { C_VSERVE = 1, C_VBENCH = 2, C_TGLOBAL = 4, C_TDATA = 8, C_TNORM = 16, C_TTHRU = 32 };
-typedef enum { K_INT, K_STR, K_BOOL, K_SKIP_VALUE } flag_kind;
+/* K_SIDE: a value read by name after parsing (load format, ...), kept in side_values */
+typedef enum { K_INT, K_STR, K_BOOL, K_SKIP_VALUE, K_SIDE } flag_kind;
+
+typedef struct {
+    char load_format[32], quantization[32], kv_dtype[32], dataset_name[32], backend[32];
+} side_values;
 
 /* the flags the job templates use (serve_job.c) and a few more each engine has; each
  * with the context it belongs to, as the engine's argparse / click groups define them */
 #define I(f) offsetof(emu_serve_args, f), 0
 #define S(f) offsetof(emu_serve_args, f), sizeof(((emu_serve_args *)0)->f)
+#define V(f) offsetof(side_values, f), sizeof(((side_values *)0)->f)
 #define NO 0, 0
 static const struct {
     int ctx;
@@ -32,9 +38,9 @@ static const struct {
     { C_VSERVE, "--max-num-seqs", K_INT, I(max_num_seqs) },
     { C_VSERVE, "--max-model-len", K_INT, I(max_model_len) },
     { C_VSERVE, "--dtype", K_STR, S(dtype) },
-    { C_VSERVE, "--load-format", K_SKIP_VALUE, NO },       /* read below: dummy */
-    { C_VSERVE, "--quantization", K_SKIP_VALUE, NO },      /* read below: fp8 */
-    { C_VSERVE, "--kv-cache-dtype", K_SKIP_VALUE, NO },    /* read below: fp8 */
+    { C_VSERVE, "--load-format", K_SIDE, V(load_format) }, /* read below: dummy */
+    { C_VSERVE, "--quantization", K_SIDE, V(quantization) }, /* read below: fp8 */
+    { C_VSERVE, "--kv-cache-dtype", K_SIDE, V(kv_dtype) }, /* read below: fp8 */
     { C_VSERVE, "--gpu-memory-utilization", K_SKIP_VALUE, NO },
     { C_VSERVE, "--max-num-batched-tokens", K_SKIP_VALUE, NO },
     { C_VSERVE | C_VBENCH, "--host", K_SKIP_VALUE, NO },
@@ -43,7 +49,7 @@ static const struct {
     { C_VBENCH, "--backend", K_SKIP_VALUE, NO },
     { C_VBENCH, "--model", K_STR, S(model) },
     { C_VBENCH, "--tokenizer", K_SKIP_VALUE, NO },
-    { C_VBENCH, "--dataset-name", K_SKIP_VALUE, NO },      /* read below: random */
+    { C_VBENCH, "--dataset-name", K_SIDE, V(dataset_name) }, /* read below: random */
     { C_VBENCH, "--random-input-len", K_INT, I(input_len) },
     { C_VBENCH, "--random-output-len", K_INT, I(output_len) },
     { C_VBENCH, "--random-range-ratio", K_SKIP_VALUE, NO },
@@ -68,7 +74,7 @@ static const struct {
     { C_TNORM, "--input-stdev", K_SKIP_VALUE, NO },
     { C_TNORM, "--output-mean", K_INT, I(output_len) },
     { C_TNORM, "--output-stdev", K_SKIP_VALUE, NO },
-    { C_TTHRU, "--backend", K_SKIP_VALUE, NO },            /* read below: pytorch */
+    { C_TTHRU, "--backend", K_SIDE, V(backend) }, /* read below: pytorch */
     { C_TTHRU, "--dataset", K_STR, S(dataset) },
     { C_TTHRU, "--tp", K_INT, I(tp) },
     { C_TTHRU, "--pp", K_INT, I(pp) },
@@ -87,15 +93,12 @@ static const struct {
 };
 #undef I
 #undef S
+#undef V
 #undef NO
 enum { N_FLAGS = sizeof FLAGS / sizeof FLAGS[0] };
 
-/* the value of one flag into the struct; flags read by name (load format, ...) kept aside */
-typedef struct {
-    char load_format[32], quantization[32], kv_dtype[32], dataset_name[32], backend[32];
-} side_values;
-
-static int set_value(emu_serve_args *a, side_values *sv, int ctx, size_t k, const char *flag, const char *v, ac_err *e)
+/* the value of one flag into the struct, or into side_values for K_SIDE */
+static int set_value(emu_serve_args *a, side_values *sv, size_t k, const char *flag, const char *v, ac_err *e)
 {
     char *base = (char *)a;
     switch (FLAGS[k].kind) {
@@ -111,15 +114,10 @@ static int set_value(emu_serve_args *a, side_values *sv, int ctx, size_t k, cons
         if (strlen(v) >= FLAGS[k].size) return ac_err_set(e, AC_E_INPUT, "argument %s: value too long", flag);
         snprintf(base + FLAGS[k].off, FLAGS[k].size, "%s", v);
         return 0;
-    case K_SKIP_VALUE: {
-        char *dst = !strcmp(flag, "--load-format") ? sv->load_format
-                    : !strcmp(flag, "--quantization") ? sv->quantization
-                    : !strcmp(flag, "--kv-cache-dtype") ? sv->kv_dtype
-                    : !strcmp(flag, "--dataset-name") ? sv->dataset_name
-                    : (!strcmp(flag, "--backend") && ctx == C_TTHRU) ? sv->backend : NULL;
-        if (dst) snprintf(dst, 32, "%s", v);
+    case K_SIDE: /* judged by name after parsing (emu_serve_parse) */
+        snprintf((char *)sv + FLAGS[k].off, FLAGS[k].size, "%s", v);
         return 0;
-    }
+    case K_SKIP_VALUE:
     case K_BOOL:
         break;
     }
@@ -146,7 +144,7 @@ static int parse_flags(int argc, char **argv, int *i, int ctx, emu_serve_args *a
         }
         const char *v = eq ? eq + 1 : (*i + 1 < argc ? argv[++*i] : NULL);
         if (!v) return ac_err_set(e, AC_E_INPUT, "argument %s: expected one argument", flag);
-        if (set_value(a, sv, ctx, k, flag, v, e)) return -1;
+        if (set_value(a, sv, k, flag, v, e)) return -1;
     }
     return 0;
 }
