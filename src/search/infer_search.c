@@ -701,26 +701,26 @@ int search_inference_run_with(const ac_config *c, const model_base_config *base,
                         ac_err me;
                         if (model(&pt, &est, &me) != 0) {
                             results_infer_row_fail(r, "model: %s", me.msg);
-                        } else if (est.saturated) {
-                            /* the offered rate outgrows the instance: the queue (and TTFT) grows without bound */
-                            r->fits = est.fits;
-                            r->mem_gib = est.mem_gib;
-                            r->mem_limit_gib = est.mem_limit_gib;
-                            r->kv_capacity = est.kv_capacity;
-                            results_infer_row_fail(r, "saturated: %g requests/s exceed what the instance serves (the queue "
-                                                   "and TTFT grow without bound); lower the request rate or add GPUs", rate);
                         } else {
-                            r->latency_ms = est.latency_ms;
+                            /* memory and KV capacity hold whatever the load */
+                            r->fits = est.fits;
                             r->mem_gib = est.mem_gib;
                             r->mem_limit_gib = est.mem_limit_gib;
-                            r->fits = est.fits;
-                            r->ttft_ms = est.ttft_ms;
-                            r->itl_ms = est.itl_ms;
-                            r->requests_per_s = est.requests_per_s;
                             r->kv_capacity = est.kv_capacity;
-                            r->ttft_p_ms = est.ttft_p_ms;
-                            r->itl_p_ms = est.itl_p_ms;
-                            r->latency_p_ms = est.latency_p_ms;
+                            if (est.saturated) {
+                                /* the offered rate outgrows the instance: the queue (and TTFT) grows without bound */
+                                results_infer_row_fail(r, "saturated: %g requests/s exceed what the instance serves (the "
+                                                       "queue and TTFT grow without bound); lower the request rate or add GPUs",
+                                                       rate);
+                            } else {
+                                r->latency_ms = est.latency_ms;
+                                r->ttft_ms = est.ttft_ms;
+                                r->itl_ms = est.itl_ms;
+                                r->requests_per_s = est.requests_per_s;
+                                r->ttft_p_ms = est.ttft_p_ms;
+                                r->itl_p_ms = est.itl_p_ms;
+                                r->latency_p_ms = est.latency_p_ms;
+                            }
                         }
                         results_infer_row_finish_limits(r, &lim);
                     }
