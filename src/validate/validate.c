@@ -541,7 +541,7 @@ static int row_input(const csv_table *t, const csv_row *row, est_input *in, char
     /* the published DP may exclude CP or experts; ours is derived from the GPU count */
     char rule[256];
     /* an assumed layout is checked candidate by candidate when it is chosen */
-    if (!(assume && (*assume & ASSUME_LAYOUT)) && est_check(in, rule, sizeof rule)) return SKIP("layout inconsistent: %s", rule);
+    if (!layout_assumed && est_check(in, rule, sizeof rule)) return SKIP("layout inconsistent: %s", rule);
     /* a published gradient accumulation must close the batch arithmetic: GBS = MBS × DP ×
      * GA with DP = GPUs / (TP·PP·CP) (Megatron's num_microbatches); a row where it does not
      * carries a mistyped cell (tables that share MBS between variants), so which layout ran
