@@ -82,6 +82,9 @@ static double mem_frac_of(const struct search_train_result *r, const est_result 
 
 static double mem_frac(const pick_ctx *x, const est_result *res) { return mem_frac_of(x->r, res); }
 
+/* a score within the tie band below the best */
+static bool in_band(double s, double best, double band) { return s >= best - band * fabs(best); }
+
 /* one fitting candidate of either source */
 static void consider(pick_ctx *x, const search_candidate *k, const est_result *res)
 {
@@ -95,7 +98,7 @@ static void consider(pick_ctx *x, const search_candidate *k, const est_result *r
         entry_set(&p->under_mem, k, res);
         x->under_score = s;
     }
-    if (s < x->best - x->band * fabs(x->best)) return;
+    if (!in_band(s, x->best, x->band)) return;
     int gpn = x->c->train.gpus_per_node;
     if (p->pick.found) {
         /* a tie under the memory advice beats one over it; then the conventional order */
@@ -124,8 +127,6 @@ void search_pick_walk_init(search_pick_walk *w, const ac_config *c, const struct
     w->best = -INFINITY;
     w->band = -1;
 }
-
-static bool in_band(double s, double best, double band) { return s >= best - band * fabs(best); }
 
 void search_pick_walk_add(search_pick_walk *w, const search_candidate *k, const est_result *res)
 {
