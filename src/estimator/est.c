@@ -545,8 +545,8 @@ void est_device_of(const est_input *in, const est_cal *c, est_device *dev)
     dev->gemm_ref = low ? g->gemm_ref8 : g->gemm_ref16; /* computed once at catalog load */
     dev->gemm_eff16 = g->gemm_eff;
     dev->gemm_ref16 = g->gemm_ref16;
-    dev->peak *= c->compute_scale;
-    dev->peak16 *= c->compute_scale;
+    dev->peak *= c->compute_scale * g->clock_scale;
+    dev->peak16 *= c->compute_scale * g->clock_scale;
     dev->hbm = g->hbm_gbps * GB * 0.85;
     dev->host = g->host_gbps * GB;
     layer_attn_of(&in->shape, &dev->at);

@@ -35,6 +35,10 @@ typedef struct {
      * fp8_gemm_eff describe (layer_gemm_shape_k with 16-bit and 1-byte operands), so an
      * evaluation need not recompute it */
     double gemm_ref16, gemm_ref8;
+    /* derived at load: the SM clock large GEMMs run at over the clock the datasheet peak is
+     * quoted at (bf16_tflops / (sm_count x bf16_flops_per_sm_clock)); 1 where the catalog
+     * gives no gemm_clock_mhz */
+    double clock_scale;
     char source[256];
 } gpu_spec;
 

@@ -508,6 +508,8 @@ static void ctx_init(dev_ctx *d, const est_infer_input *in)
      * attention FP4 (NVFP4 checkpoints quantise the linear layers only, ModelOpt) */
     d->attn_peak = est_peak_tflops(g, d->kvbytes < 2.0 && g->fp8_tflops > 0 ? PREC_FP8 : PREC_BF16) * 1e12;
     if (in->precision == PREC_FP32) d->attn_peak = d->peak;
+    d->peak *= g->clock_scale; /* tensor cores at the clock the part runs at (gpu_spec) */
+    d->attn_peak *= g->clock_scale;
     int g_heads = shape_query_groups(d->s);
     /* KV heads split over TP; with fewer groups than TP ranks each rank keeps a copy of one (Megatron GQA) */
     d->kv_heads_gpu = g_heads >= in->tp ? g_heads / in->tp : 1;

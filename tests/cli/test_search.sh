@@ -116,7 +116,7 @@ if [ -f "$V" ]; then
     echo "$last" | grep -Eq '^rows [0-9]+ skipped [0-9]+ median_abs_err [0-9.]+% p90_abs_err [0-9.]+%$' \
         && pass validate_line || fail validate_line "$last"
     med=$(echo "$last" | sed 's/.*median_abs_err \([0-9.]*\)%.*/\1/')
-    awk -v m="$med" 'BEGIN { exit !(m <= 9.0) }' && pass validate_median || fail validate_median "median $med% > 9.0% (was 8.7% with NCCL's SMs under overlapped collectives)"
+    awk -v m="$med" 'BEGIN { exit !(m <= 8.2) }' && pass validate_median || fail validate_median "median $med% > 8.2% (was 7.8% with Blackwell's GEMMs at the parts' own SM clocks)"
     p90=$(echo "$last" | sed 's/.*p90_abs_err \([0-9.]*\)%.*/\1/')
     # p90 is a regression guard (target 25%): 35.5% before the release-bound recipes (CUDA
     # graphs and all-to-all overlap of the 26.06+ MoE runs), 31.9% with them; 37.9% once the
@@ -138,18 +138,22 @@ if [ -f "$V" ]; then
     # in bf16 under FP8, FP8 tiles' longer K fill, FlashAttention's slower backward and whole
     # diagonal blocks, NeMo 1.x's fp32 loss and the DP reduction hidden under the backward only.
     # 25.9% with the SMs NCCL's CTAs take from compute while a data-parallel collective hides.
-    awk -v m="$p90" 'BEGIN { exit !(m <= 26.4) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 26.4% (was 25.9% with NCCL's SMs under overlapped collectives)"
+    # 26.4% (median 8.7% -> 7.8%) with Blackwell's tensor cores at the SM clock the parts run
+    # at rather than the lower clock their datasheet peaks are quoted at (B300 +18 %): the B300
+    # and GB300 rows move from -14% / -15% signed to -8% / -9%, while the rows already predicted
+    # too fast on Blackwell (GPT-OSS, token-dropping MoE) move further out.
+    awk -v m="$p90" 'BEGIN { exit !(m <= 26.9) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 26.9% (was 26.4% with Blackwell's GEMMs at the parts' own SM clocks)"
     p90_pub=$(echo "$out" | sed -n 's/^without those rows ([0-9]* with a published layout): median_abs_err [0-9.]*% p90_abs_err \([0-9.]*\)%$/\1/p')
-    awk -v m="${p90_pub:-999}" 'BEGIN { exit !(m <= 24.2) }' && pass validate_p90_published_layouts \
-        || fail validate_p90_published_layouts "p90 of the rows with a published layout ${p90_pub:-?}% > 24.2% (was 23.7%)"
+    awk -v m="${p90_pub:-999}" 'BEGIN { exit !(m <= 25.6) }' && pass validate_p90_published_layouts \
+        || fail validate_p90_published_layouts "p90 of the rows with a published layout ${p90_pub:-?}% > 25.6% (was 25.1% with Blackwell's SM clocks)"
     p90_old=$(python3 -c '
 import csv, sys
 e = sorted(abs(float(r["error_pct"])) for r in csv.DictReader(open(sys.argv[1]))
            if r["error_pct"] and "DeepSeek" not in r["model"])
 x = 0.9 * (len(e) - 1); i = int(x)
 print("%.1f" % (e[i] + (x - i) * (e[min(i + 1, len(e) - 1)] - e[i])))' "$T/val.csv")
-    awk -v m="$p90_old" 'BEGIN { exit !(m <= 28.1) }' && pass validate_p90_without_mla \
-        || fail validate_p90_without_mla "p90 without the DeepSeek-V3 rows $p90_old% > 28.1% (was 27.6% with NCCL's SMs under overlapped collectives)"
+    awk -v m="$p90_old" 'BEGIN { exit !(m <= 29.1) }' && pass validate_p90_without_mla \
+        || fail validate_p90_without_mla "p90 without the DeepSeek-V3 rows $p90_old% > 29.1% (was 28.6% with Blackwell's SM clocks)"
     # the DeepSeek-V3 rows: every one predicted (sizes from MLA_FAMILIES), all fit in memory
     # with the recipe's MLA up-projection recompute
     ds=$(python3 -c '

@@ -9,6 +9,7 @@
 #include "check.h"
 #include "estimator/est.h"
 #include "estimator/gpu.h"
+#include "estimator/layer_cost.h"
 #include "validate/recipe.h"
 #include "util/csv.h"
 #include "validate/footnote.h"
@@ -1022,6 +1023,43 @@ static void test_attention_speedup(void)
     CHECK_NEAR(rb.mem_total, ra.mem_total, 1.0);
 }
 
+/* Tensor cores at the SM clock a part runs at: the datasheet's clock is its bf16 peak over
+ * SMs x per-SM rate (B300: 2250e12 / (160 x 8192) = 1716.6 MHz, against 2032 MHz; A100:
+ * 312e12 / (108 x 2048) = 1410.6 MHz, its boost clock, no catalog clock: 1); the MFU keeps
+ * the datasheet peak, so a B300 run predicts 2032 / 1716.6 faster at the same MFU reference */
+static void test_gemm_clock(void)
+{
+    CHECK(gpu_catalog_load(NULL) == 0);
+    CHECK_NEAR(gpu_find("b300")->clock_scale, 2032.0 / (2250e6 / (160.0 * 8192.0)), 1e-9);
+    CHECK_NEAR(gpu_find("b200")->clock_scale, 1965.0 / (2250e6 / (148.0 * 8192.0)), 1e-9);
+    CHECK_NEAR(gpu_find("a100_80gb")->clock_scale, 1.0, 1e-12);
+    CHECK_NEAR(gpu_find("h100")->clock_scale, 1.0, 1e-12);
+    model_shape s = llama70b();
+    est_input a = base_input(&s, "b300", 8), b = a;
+    a.tp = b.tp = 8;
+    gpu_spec datasheet = *a.gpu;
+    datasheet.clock_scale = 1.0;
+    b.gpu = &datasheet;
+    est_result ra, rb;
+    CHECK(est_evaluate(&a, &ra) == 0);
+    CHECK(est_evaluate(&b, &rb) == 0);
+    /* the tensor-core rates at the higher clock; the forward gains less (its elementwise
+     * passes are bound by HBM, which the clock does not move); communication and memory
+     * the same */
+    est_cal cal;
+    CHECK(est_cal_default(&cal, NULL) == 0);
+    est_device da, db;
+    est_device_of(&a, &cal, &da);
+    est_device_of(&b, &cal, &db);
+    CHECK_NEAR(da.peak / db.peak, a.gpu->clock_scale, 1e-9);
+    CHECK_NEAR(da.peak16 / db.peak16, a.gpu->clock_scale, 1e-9);
+    double gain = rb.t_compute_fwd / ra.t_compute_fwd;
+    CHECK(gain > 1.05 && gain <= a.gpu->clock_scale + 1e-9);
+    CHECK(ra.step_time < rb.step_time);
+    CHECK_NEAR(ra.mem_total, rb.mem_total, 1.0);
+    CHECK_NEAR(ra.t_tp_comm, rb.t_tp_comm, 1e-12);
+}
+
 /* FP8 casts per layer: forward inputs of QKV (h), projection (a·d), FC1 (h), FC2 (F);
  * backward output gradients of QKV (a·d + 2g·d), projection (h), FC1 (2F gated), FC2 (h) */
 /* NVFP4's GEMM rate: the calibrated 1.5x over FP8 where FP4 peaks at 2x FP8 (B200: 4500 ->
@@ -1267,6 +1305,7 @@ int main(void)
     RUN(test_fp8_casts);
     RUN(test_moe_tensor_parallel_tokens);
     RUN(test_attention_speedup);
+    RUN(test_gemm_clock);
     RUN(test_moe_overlap_and_graphs);
     RUN(test_fp8_activations_and_capacity);
     RUN(test_activation_offload);
