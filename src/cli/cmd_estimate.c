@@ -23,7 +23,7 @@ static const char ESTIMATE_HELP[] =
     "                           [--offload-act-layers N] [--grad-reduce-in-fp32 true|false]\n"
     "                           [--fp8-param-gather true|false] [--recompute-modules LIST]\n"
     "                           [--pp-layout even|remainder_last|embedding_loss] [--framework STACK]\n"
-    "                           [overrides...]\n"
+    "                           [--compile true|false] [overrides...]\n"
     "\n"
     "Predicts memory per GPU and step time of ONE training candidate with the analytical\n"
     "estimator (no cluster). The model, cluster and GPU come from the configuration\n"
@@ -48,6 +48,9 @@ static const char ESTIMATE_HELP[] =
     "account_for_embedding/loss_in_pipeline_split: the first and last stage one layer fewer).\n"
     "--framework picks the training stack (data/stacks.csv; search_config.train_settings.framework):\n"
     "megatron-core (default), nemo-megatron-2022 (apex, no FlashAttention), pytorch-fsdp, hf-deepspeed.\n"
+    "--compile true runs the model's blocks under torch.compile (torchtitan training.compile):\n"
+    "where the stack states it, Inductor's fused pointwise kernels replace eager code's passes\n"
+    "(data/stacks.csv compiled_elementwise_units, compiled_fp8_cast_bytes).\n"
     "example: autoconfig estimate search_config=llama/llama3_70b --tp 4 --pp 4 --vp 5 --mbs 1\n";
 
 static int flag_int(const cli_opts *o, const char *name, int dflt, int lo, int hi, int *out, ac_err *e)
@@ -94,6 +97,7 @@ static void print_breakdown(FILE *out, const est_input *in, const est_result *r)
     fprintf(out, "  stack       %s\n", in->stack ? in->stack->name : "megatron-core");
     fprintf(out, "  switches    sequence parallel %s, recompute %s, ZeRO stage %d, %s\n",
             in->sequence_parallel ? "on" : "off", label, in->zero_stage, est_precision_name(in->precision));
+    if (in->torch_compile) fprintf(out, "              torch.compile on\n");
     if (in->moe_a2a_overlap || in->cuda_graphs || in->offload_act_layers)
         fprintf(out, "              MoE all-to-all overlap %s, CUDA graphs %s, activation offload %d layers\n",
                 in->moe_a2a_overlap ? "on" : "off", in->cuda_graphs ? "on" : "off", in->offload_act_layers);
@@ -157,6 +161,7 @@ void cli_estimate_json(json_writer *w, const est_input *in, const est_result *r)
     json_bool(w, "moe_a2a_overlap", in->moe_a2a_overlap);
     json_bool(w, "tp_comm_overlap", in->tp_comm_overlap);
     json_bool(w, "cuda_graphs", in->cuda_graphs);
+    json_bool(w, "torch_compile", in->torch_compile);
     json_bool(w, "grad_reduce_in_fp32", in->grad_bytes != 2.0);
     json_bool(w, "fp8_param_gather", in->fp8_param_gather);
     json_int(w, "offload_act_layers", in->offload_act_layers);
@@ -269,7 +274,7 @@ int cmd_estimate(int argc, char **argv)
     static const char *const known[] = {"--hf-config=", "--tp=", "--pp=", "--vp=", "--cp=", "--ep=", "--mbs=", "--gbs=", "--recompute=",
                                         "--recompute-layers=", "--sp=", "--zero=", "--precision=", "--a2a-overlap=",
                                         "--cuda-graphs=", "--tp-overlap=", "--offload-act-layers=", "--grad-reduce-in-fp32=",
-                                        "--fp8-param-gather=", "--recompute-modules=", "--pp-layout=", "--framework=", NULL};
+                                        "--fp8-param-gather=", "--recompute-modules=", "--pp-layout=", "--framework=", "--compile=", NULL};
     ac_config c;
     int started = cli_start(argc, argv, known, ESTIMATE_HELP, &o, &c, &e);
     if (started != CLI_GO) return started == CLI_HELPED ? 0 : cli_fail(&e);
@@ -306,7 +311,8 @@ int cmd_estimate(int argc, char **argv)
     }
     in.sequence_parallel = in.tp > 1 && in.stack && in.stack->sequence_parallel;
     if (flag_bool(&o, "--sp", &in.sequence_parallel, &e) || flag_bool(&o, "--a2a-overlap", &in.moe_a2a_overlap, &e) ||
-        flag_bool(&o, "--cuda-graphs", &in.cuda_graphs, &e) || flag_bool(&o, "--tp-overlap", &in.tp_comm_overlap, &e) || flag_bool(&o, "--fp8-param-gather", &in.fp8_param_gather, &e)) {
+        flag_bool(&o, "--cuda-graphs", &in.cuda_graphs, &e) || flag_bool(&o, "--tp-overlap", &in.tp_comm_overlap, &e) || flag_bool(&o, "--fp8-param-gather", &in.fp8_param_gather, &e) ||
+        flag_bool(&o, "--compile", &in.torch_compile, &e)) {
         rc = cli_fail(&e);
         goto out;
     }

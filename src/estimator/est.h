@@ -115,6 +115,10 @@ typedef struct est_input {
      * launch replays a layer, so host dispatch cost and dropless per-expert launches leave
      * the critical path */
     bool cuda_graphs;
+    /* the model's blocks run under torch.compile (torchtitan compile, Accelerate/HF
+     * torch_compile): Inductor fuses each block's pointwise chains, so the stack's
+     * compiled_elementwise_units and compiled_fp8_cast_bytes apply where it states them */
+    bool torch_compile;
     /* TP communication overlapped with GEMMs (NeMo ub_tp_comm_overlap, Transformer Engine
      * userbuffers): calibration tp_overlap of it hidden; off, all of it is exposed.  On by
      * default (published benchmark recipes overlap); a NeMo config is read as it says */

@@ -357,8 +357,10 @@ static double elementwise_bytes(const est_input *in, const est_cal *c, double T,
 {
     const model_shape *s = &in->shape;
     /* the stack's model code (data/stacks.csv elementwise_units: eager HF/torchtitan code
-     * runs norms, RoPE and activations as several torch ops), else the fused kernels' */
-    double units = in->stack && in->stack->elementwise_units > 0 ? in->stack->elementwise_units : c->elementwise_units;
+     * runs norms, RoPE and activations as several torch ops; compiled_elementwise_units under
+     * torch.compile), else the fused kernels' */
+    double units = est_stack_elementwise_units(in);
+    if (units <= 0) units = c->elementwise_units;
     double bytes = units * 2.0 * T * s->hidden / layer_sp_div(in);
     double F_act = moe_layer ? s->moe_ffn_hidden * shape_moe_topk(s) + s->moe_shared_ffn : s->ffn_hidden;
     bytes += 2.0 * 2.0 * T * F_act * (s->gated_mlp ? 1.5 : 1.0) / in->tp;
@@ -606,7 +608,8 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
     if (dev->elem_bytes < 2.0) {
         /* bytes per cast element: the stack's quantization kernels (Transformer Engine's fused
          * cast-transpose 4 B; unfused amax + casts 8 B) */
-        double cast_b = in->stack && in->stack->fp8_cast_bytes > 0 ? in->stack->fp8_cast_bytes : 4.0;
+        double cast_b = est_stack_fp8_cast_bytes(in);
+        if (cast_b <= 0) cast_b = 4.0;
         /* current scaling: nvte_compute_amax reads the 2-byte input in a pass of its own
          * before nvte_quantize (Transformer Engine Float8CurrentScalingQuantizer::quantize_impl) */
         if (in->fp8_current_scaling) cast_b += 2.0;

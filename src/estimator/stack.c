@@ -16,17 +16,19 @@ static est_stack stacks[STACK_MAX];
 static size_t stacks_n;
 
 /* the parameters a stack row may set; every one but OPTIONAL_KEYS is required for every stack */
-enum { K_ALIASES, K_ATTENTION, K_SM_FWD, K_SM_BWD, K_ELEM, K_GRAD, K_ZERO, K_DP_OVERLAP, K_PREFETCH, K_RESHARD, K_SP, K_VP, K_GACC, K_CAST, K_FA2, K_TPO, K_LOGIT, K_SAC, K_AFWD, K_ABWD, K_DROP, K_MASKED, K_ZAR, K_OFFACC, K_LORA_F, K_LORA_B, K_N };
+enum { K_ALIASES, K_ATTENTION, K_SM_FWD, K_SM_BWD, K_ELEM, K_GRAD, K_ZERO, K_DP_OVERLAP, K_PREFETCH, K_RESHARD, K_SP, K_VP, K_GACC, K_CAST, K_FA2, K_TPO, K_LOGIT, K_SAC, K_AFWD, K_ABWD, K_DROP, K_MASKED, K_ZAR, K_OFFACC, K_LORA_F, K_LORA_B, K_CELEM, K_CCAST, K_N };
 /* keys a stack may leave out (their default is stated where they are used) */
 static const unsigned OPTIONAL_KEYS = 1u << K_LOGIT | 1u << K_SAC | 1u << K_AFWD | 1u << K_ABWD | 1u << K_DROP | 1u << K_MASKED |
-                                     1u << K_ZAR | 1u << K_OFFACC | 1u << K_LORA_F | 1u << K_LORA_B;
+                                     1u << K_ZAR | 1u << K_OFFACC | 1u << K_LORA_F | 1u << K_LORA_B |
+                                     1u << K_CELEM | 1u << K_CCAST;
 static const char *const KEYS[K_N] = {"aliases", "attention", "softmax_fwd_bytes", "softmax_bwd_bytes", "elementwise_units",
                                       "grad_bytes", "zero_stage", "dp_overlap", "fsdp_prefetch", "fsdp_reshard",
                                       "sequence_parallel", "interleaved_pipeline", "grad_accum_bytes",
                                       "fp8_cast_bytes", "fa2_sm90_eff", "tp_comm_overlap", "logit_bytes", "selective_op_sac",
                                       "attn_fwd_rel", "attn_bwd_rel", "dropout_masks",
                                       "masked_attn_eff_ratio", "zero12_grad_allreduce", "offload_grad_accum_via_gpu",
-                                      "lora_fwd_bytes", "lora_bwd_bytes"};
+                                      "lora_fwd_bytes", "lora_bwd_bytes", "compiled_elementwise_units",
+                                      "compiled_fp8_cast_bytes"};
 
 static int stack_value(est_stack *s, int k, const char *v, const char *file, int line, ac_err *e)
 {
@@ -72,6 +74,8 @@ static int stack_value(est_stack *s, int k, const char *v, const char *file, int
     case K_OFFACC: s->offload_grad_accum_via_gpu = x != 0; break;
     case K_LORA_F: s->lora_fwd_bytes = x; break;
     case K_LORA_B: s->lora_bwd_bytes = x; break;
+    case K_CELEM: s->compiled_elementwise_units = x; break;
+    case K_CCAST: s->compiled_fp8_cast_bytes = x; break;
     case K_MASKED:
         if (x <= 0 || x > 1) return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "masked_attn_eff_ratio", "a fraction in (0, 1], not %g", x);
         s->masked_attn_eff_ratio = x;
@@ -185,4 +189,20 @@ void est_stack_apply(est_input *in, const est_stack *s)
     in->zero_stage = s->zero_stage;
     in->tp_comm_overlap = s->tp_comm_overlap;
     if (!s->sequence_parallel) in->sequence_parallel = false;
+}
+
+double est_stack_elementwise_units(const est_input *in)
+{
+    const est_stack *s = in->stack;
+    if (!s) return 0.0;
+    if (in->torch_compile && s->compiled_elementwise_units > 0) return s->compiled_elementwise_units;
+    return s->elementwise_units;
+}
+
+double est_stack_fp8_cast_bytes(const est_input *in)
+{
+    const est_stack *s = in->stack;
+    if (!s) return 0.0;
+    if (in->torch_compile && s->compiled_fp8_cast_bytes > 0) return s->compiled_fp8_cast_bytes;
+    return s->fp8_cast_bytes;
 }

@@ -20,6 +20,8 @@
 /* bytes per logit of Megatron-Core's loss when a stack does not say (data/stacks.csv) */
 #define EST_LOGIT_BYTES 24.0
 
+struct est_input;
+
 typedef struct est_stack {
     char name[32];
     char aliases[128];          /* '|'-separated names users may type */
@@ -58,10 +60,18 @@ typedef struct est_stack {
                                    * (DeepSpeed use_multi_rank_bucket_allreduce) */
     bool offload_grad_accum_via_gpu; /* ZeRO-2 + optimizer offload accumulates each micro-batch's gradient
                                       * partition in host memory through the GPU (a copy each way) */
+    double compiled_elementwise_units; /* the same under torch.compile (optional; 0: as eager) */
+    double compiled_fp8_cast_bytes;    /* FP8 quantization bytes under torch.compile (optional; 0: as eager) */
     double lora_fwd_bytes, lora_bwd_bytes; /* HBM bytes per token per element of an adapted matrix's input +
                                             * output width that the unfused LoRA path (dropout, adapters,
                                             * scaling, add) moves, forward and backward */
 } est_stack;
+
+/* HBM traffic units of a layer's non-GEMM ops (elementwise_units x 2h per token) and bytes per
+ * element of an FP8 quantization the run's stack moves: its compiled values under torch.compile
+ * where it states them, else its eager ones, else (0) the caller's default */
+double est_stack_elementwise_units(const struct est_input *in);
+double est_stack_fp8_cast_bytes(const struct est_input *in);
 
 /* Loads data/stacks.csv (compiled in) once; -1 only when the file is malformed. */
 int est_stack_load(ac_err *e);
@@ -74,7 +84,6 @@ void est_stack_names(char *buf, size_t len);
 /* the name, "did you mean" suggestion for an unknown one (NULL when nothing is close) */
 const char *est_stack_suggest(const char *name);
 
-struct est_input;
 /* points in->stack at s and sets what the stack implies: its attention kernel, its
  * gradient dtype and default sharding, its TP overlap, and no sequence parallelism where it has none.
  * Callers set the run's own switches (a row's or a config's) after this. */

@@ -22,7 +22,7 @@ typedef struct {
     int id, source_id, model_family, model, num_layers, hidden, ffn, heads, groups, experts, topk, moe_ffn, vocab, seq;
     int gpu_type, num_gpus, tp, pp, vp, cp, ep, etp, dp, fsdp, mbs, gbs, grad_accum, recompute, seq_par, dist_opt, precision;
     int tok_gpu, tok, step, tflops, mfu, flops_formula, task, arch_source, notes;
-    int a2a_overlap, cuda_graphs, act_offload, fused_mlp; /* optional: runs of one's own can say which switches were on */
+    int a2a_overlap, cuda_graphs, act_offload, fused_mlp, compile; /* optional: runs of one's own can say which switches were on */
     int dec_seq, lora_rank, overlap_grad_sync;            /* optional: T5 decoder length, LoRA rank, DP overlap */
     int framework, grad_fp32, fp8_gather;      /* the recipe (data/recipes.csv), or the row's own switches */
     int release, source;                       /* the container release a recipe row may start from */
@@ -51,6 +51,7 @@ static columns find_columns(const csv_table *t)
     c.grad_fp32 = csv_col(t, "grad_reduce_in_fp32"); c.fp8_gather = csv_col(t, "fp8_param_gather");
     c.a2a_overlap = csv_col(t, "moe_a2a_overlap"); c.cuda_graphs = csv_col(t, "cuda_graphs");
     c.act_offload = csv_col(t, "cpu_offloading_num_layers"); c.fused_mlp = csv_col(t, "fused_expert_mlp");
+    c.compile = csv_col(t, "torch_compile");
     c.release = csv_col(t, "release"); c.source = csv_col(t, "source");
     c.arch_source = csv_col(t, "arch_source"); c.notes = csv_col(t, "notes");
     c.dec_seq = csv_col(t, "dec_seq_length"); c.lora_rank = csv_col(t, "lora_rank");
@@ -479,6 +480,11 @@ static int row_input(const csv_table *t, const csv_row *row, est_input *in, char
     const char *notes = csv_get(row, c.notes), *model = csv_get(row, c.model);
     in->moe_force_balanced = contains_ci(notes, "force-balanced");
     in->moe_token_drop = contains_ci(model, "tokendrop") || contains_ci(notes, "token dropping");
+    /* compiled blocks: the row's torch_compile cell, else its framework or notes naming torch.compile
+     * (torchtitan's tables write "FSDP + torch.compile") */
+    const char *fw = csv_get(row, c.framework);
+    in->torch_compile = switch_cell(csv_get(row, c.compile), contains_ci(fw, "torch.compile") || contains_ci(notes, "torch.compile") ||
+                                                              contains_ci(fw, "torch_compile") || contains_ci(notes, "torch_compile"));
     in->allow_uneven_pp = true; /* published layouts use Megatron-Core's uneven first/last stages */
     if (in->vp < 1) in->vp = 1;
     if (in->cp < 1) in->cp = 1;

@@ -1034,6 +1034,10 @@ static void test_gemm_clock(void)
     CHECK_NEAR(gpu_find("b200")->clock_scale, 1965.0 / (2250e6 / (148.0 * 8192.0)), 1e-9);
     CHECK_NEAR(gpu_find("a100_80gb")->clock_scale, 1.0, 1e-12);
     CHECK_NEAR(gpu_find("h100")->clock_scale, 1.0, 1e-12);
+    /* the 500 W H100 with HBM2e: the SXM part's 1830 MHz x (500/700)^(1/3) */
+    CHECK_NEAR(gpu_find("h100_sxm_hbm2e")->clock_scale, 1636.0 / (989e6 / (132.0 * 4096.0)), 1e-9);
+    CHECK(gpu_match("H100 SXM 96GB HBM2e (500 W)") == gpu_find("h100_sxm_hbm2e"));
+    CHECK(gpu_match("H100 SXM") == gpu_find("h100_sxm") && gpu_match("H100 NVL") == gpu_find("h100_nvl"));
     model_shape s = llama70b();
     est_input a = base_input(&s, "b300", 8), b = a;
     a.tp = b.tp = 8;
@@ -1058,6 +1062,60 @@ static void test_gemm_clock(void)
     CHECK(ra.step_time < rb.step_time);
     CHECK_NEAR(ra.mem_total, rb.mem_total, 1.0);
     CHECK_NEAR(ra.t_tp_comm, rb.t_tp_comm, 1e-12);
+}
+
+/* torch.compile on the FSDP stack: Inductor's fused pointwise kernels replace eager code's
+ * passes, (60 - 16) x 2h bytes per token and layer forward and twice that backward fewer
+ * (data/stacks.csv); a stack that states no compiled value (Megatron-Core: its kernels are
+ * fused already) is unchanged.  FP8 casts: 6 B per element instead of 8. */
+static void test_torch_compile(void)
+{
+    CHECK(gpu_catalog_load(NULL) == 0 && est_stack_load(NULL) == 0);
+    model_shape s = llama70b();
+    est_input a = base_input(&s, "h100", 8);
+    a.num_gpus = 64;
+    a.gbs = 64;
+    est_stack_apply(&a, est_stack_find("pytorch-fsdp"));
+    est_input b = a;
+    b.torch_compile = true;
+    CHECK_NEAR(est_stack_elementwise_units(&a), 60.0, 1e-12);
+    CHECK_NEAR(est_stack_elementwise_units(&b), 16.0, 1e-12);
+    est_result ra, rb;
+    CHECK(est_evaluate(&a, &ra) == 0);
+    CHECK(est_evaluate(&b, &rb) == 0);
+    est_cal cal;
+    CHECK(est_cal_default(&cal, NULL) == 0);
+    est_device dev;
+    est_device_of(&a, &cal, &dev);
+    /* tokens per GPU and micro-batch x layers x micro-batches: the whole step's saving */
+    double T = a.mbs * s.seq_length, steps = (double)a.gbs / (a.mbs * 64);
+    double saved_fwd = 44.0 * 2.0 * s.hidden * T / dev.hbm * s.num_layers * steps;
+    CHECK_NEAR(ra.t_compute_fwd - rb.t_compute_fwd, saved_fwd, 1e-6 * ra.t_compute_fwd + 1e-9);
+    CHECK_NEAR(ra.t_compute_bwd - rb.t_compute_bwd, 2.0 * saved_fwd, 1e-6 * ra.t_compute_bwd + 1e-9);
+    CHECK(rb.step_time < ra.step_time);
+    b.precision = PREC_FP8;
+    CHECK_NEAR(est_stack_fp8_cast_bytes(&b), 6.0, 1e-12);
+    b.torch_compile = false;
+    CHECK_NEAR(est_stack_fp8_cast_bytes(&b), 8.0, 1e-12);
+    /* Megatron-Core states no compiled value: nothing moves */
+    est_input c = base_input(&s, "h100", 8), d = c;
+    d.torch_compile = true;
+    est_result rc, rd;
+    CHECK(est_evaluate(&c, &rc) == 0);
+    CHECK(est_evaluate(&d, &rd) == 0);
+    CHECK_NEAR(rc.step_time, rd.step_time, 1e-12);
+    /* FSDP with TP composed (torchtitan) keeps the block checkpoints sequence-sharded */
+    est_input f = base_input(&s, "h100", 8);
+    est_stack_apply(&f, est_stack_find("pytorch-fsdp"));
+    f.tp = 8;
+    f.recompute = RECOMPUTE_FULL;
+    f.sequence_parallel = true;
+    est_input g = f;
+    g.sequence_parallel = false;
+    est_result rf, rg;
+    CHECK(est_evaluate(&f, &rf) == 0);
+    CHECK(est_evaluate(&g, &rg) == 0);
+    CHECK(rf.mem_activations < rg.mem_activations / 4.0);
 }
 
 /* FP8 casts per layer: forward inputs of QKV (h), projection (a·d), FC1 (h), FC2 (F);
@@ -1306,6 +1364,7 @@ int main(void)
     RUN(test_moe_tensor_parallel_tokens);
     RUN(test_attention_speedup);
     RUN(test_gemm_clock);
+    RUN(test_torch_compile);
     RUN(test_moe_overlap_and_graphs);
     RUN(test_fp8_activations_and_capacity);
     RUN(test_activation_offload);

@@ -314,6 +314,38 @@ static void test_framework_stacks(void)
     }
 }
 
+/* torch.compile as tables write it: the framework cell or the notes name it, or a torch_compile
+ * column says so; GPUs by their own spelling (the 96 GB HBM2e H100 at 500 W of torchtitan's tables) */
+static void test_compile_and_gpu_spellings(void)
+{
+    static const char CSV[] =
+        "id,framework,model,seq_length,gpu_type,num_gpus,tp,pp,fsdp,mbs,gbs,precision,act_recompute,notes,torch_compile,tokens_per_s_per_gpu\n"
+        "a,torchtitan,Llama 3.1 8B,8192,H100 SXM 96GB HBM2e (500 W),8,1,1,FULL_SHARD,2,16,bf16,selective op,,,5762\n"
+        "b,torchtitan (FSDP + torch.compile),Llama 3.1 8B,8192,H100 SXM 96GB HBM2e (500 W),8,1,1,FULL_SHARD,2,16,bf16,selective op,,,6667\n"
+        "c,torchtitan,Llama 3.1 8B,8192,H100 SXM,8,1,1,FULL_SHARD,2,16,bf16,selective op,FSDP + torch.compile,,6667\n"
+        "d,torchtitan,Llama 3.1 8B,8192,H100 SXM,8,1,1,FULL_SHARD,2,16,bf16,selective op,torch.compile,n,6667\n"
+        "e,torchtitan,Llama 3.1 70B,8192,H100 SXM,256,8,1,FULL_SHARD,16,512,fp8,full,,y,829\n";
+    CHECK(gpu_catalog_load(NULL) == 0);
+    CHECK(recipe_table_load(NULL) == 0);
+    csv_table t;
+    ac_err e;
+    CHECK(csv_parse(CSV, strlen(CSV), "rows.csv", &t, &e) == 0);
+    est_input in;
+    char why[256];
+    CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0);
+    CHECK(!in.torch_compile && !strcmp(in.gpu->name, "h100_sxm_hbm2e") && !strcmp(in.stack->name, "pytorch-fsdp"));
+    CHECK(validate_row_input(&t, &t.rows[1], &in, why, sizeof why) == 0);
+    CHECK(in.torch_compile);
+    CHECK(validate_row_input(&t, &t.rows[2], &in, why, sizeof why) == 0);
+    CHECK(in.torch_compile && !strcmp(in.gpu->name, "h100_sxm"));
+    CHECK(validate_row_input(&t, &t.rows[3], &in, why, sizeof why) == 0);
+    CHECK(!in.torch_compile); /* the row's own cell wins over its notes */
+    /* torchtitan's TP plan keeps the residual stream sequence-sharded: sequence parallel with TP */
+    CHECK(validate_row_input(&t, &t.rows[4], &in, why, sizeof why) == 0);
+    CHECK(in.torch_compile && in.tp == 8 && in.sequence_parallel);
+    csv_free(&t);
+}
+
 int main(void)
 {
     RUN(test_precision_spellings);
@@ -324,5 +356,6 @@ int main(void)
     RUN(test_flops_formula_spellings);
     RUN(test_rows_as_tables_write_them);
     RUN(test_framework_stacks);
+    RUN(test_compile_and_gpu_spellings);
     CHECK_DONE();
 }
