@@ -612,7 +612,7 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
         if (cast_b <= 0) cast_b = 4.0;
         /* current scaling: nvte_compute_amax reads the 2-byte input in a pass of its own
          * before nvte_quantize (Transformer Engine Float8CurrentScalingQuantizer::quantize_impl) */
-        if (in->fp8_current_scaling) cast_b += 2.0;
+        if (in->fp8_current_scaling && !(in->stack && in->stack->fp8_dynamic_scaling)) cast_b += 2.0;
         t_cast_fwd = cast_b * cast_elems(in, at, T, false, moe_layer) / dev->hbm;
         t_cast_bwd = cast_b * cast_elems(in, at, T, true, moe_layer) / dev->hbm;
     }

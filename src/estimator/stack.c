@@ -16,11 +16,11 @@ static est_stack stacks[STACK_MAX];
 static size_t stacks_n;
 
 /* the parameters a stack row may set; every one but OPTIONAL_KEYS is required for every stack */
-enum { K_ALIASES, K_ATTENTION, K_SM_FWD, K_SM_BWD, K_ELEM, K_GRAD, K_ZERO, K_DP_OVERLAP, K_PREFETCH, K_RESHARD, K_SP, K_VP, K_GACC, K_CAST, K_FA2, K_TPO, K_LOGIT, K_SAC, K_AFWD, K_ABWD, K_DROP, K_MASKED, K_ZAR, K_OFFACC, K_LORA_F, K_LORA_B, K_CELEM, K_CCAST, K_N };
+enum { K_ALIASES, K_ATTENTION, K_SM_FWD, K_SM_BWD, K_ELEM, K_GRAD, K_ZERO, K_DP_OVERLAP, K_PREFETCH, K_RESHARD, K_SP, K_VP, K_GACC, K_CAST, K_FA2, K_TPO, K_LOGIT, K_SAC, K_AFWD, K_ABWD, K_DROP, K_MASKED, K_ZAR, K_OFFACC, K_LORA_F, K_LORA_B, K_CELEM, K_CCAST, K_DYN, K_N };
 /* keys a stack may leave out (their default is stated where they are used) */
 static const unsigned OPTIONAL_KEYS = 1u << K_LOGIT | 1u << K_SAC | 1u << K_AFWD | 1u << K_ABWD | 1u << K_DROP | 1u << K_MASKED |
                                      1u << K_ZAR | 1u << K_OFFACC | 1u << K_LORA_F | 1u << K_LORA_B |
-                                     1u << K_CELEM | 1u << K_CCAST;
+                                     1u << K_CELEM | 1u << K_CCAST | 1u << K_DYN;
 static const char *const KEYS[K_N] = {"aliases", "attention", "softmax_fwd_bytes", "softmax_bwd_bytes", "elementwise_units",
                                       "grad_bytes", "zero_stage", "dp_overlap", "fsdp_prefetch", "fsdp_reshard",
                                       "sequence_parallel", "interleaved_pipeline", "grad_accum_bytes",
@@ -28,7 +28,7 @@ static const char *const KEYS[K_N] = {"aliases", "attention", "softmax_fwd_bytes
                                       "attn_fwd_rel", "attn_bwd_rel", "dropout_masks",
                                       "masked_attn_eff_ratio", "zero12_grad_allreduce", "offload_grad_accum_via_gpu",
                                       "lora_fwd_bytes", "lora_bwd_bytes", "compiled_elementwise_units",
-                                      "compiled_fp8_cast_bytes"};
+                                      "compiled_fp8_cast_bytes", "fp8_dynamic_scaling"};
 
 static int stack_value(est_stack *s, int k, const char *v, const char *file, int line, ac_err *e)
 {
@@ -76,6 +76,7 @@ static int stack_value(est_stack *s, int k, const char *v, const char *file, int
     case K_LORA_B: s->lora_bwd_bytes = x; break;
     case K_CELEM: s->compiled_elementwise_units = x; break;
     case K_CCAST: s->compiled_fp8_cast_bytes = x; break;
+    case K_DYN: s->fp8_dynamic_scaling = x != 0; break;
     case K_MASKED:
         if (x <= 0 || x > 1) return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "masked_attn_eff_ratio", "a fraction in (0, 1], not %g", x);
         s->masked_attn_eff_ratio = x;

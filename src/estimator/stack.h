@@ -62,6 +62,9 @@ typedef struct est_stack {
                                       * partition in host memory through the GPU (a copy each way) */
     double compiled_elementwise_units; /* the same under torch.compile (optional; 0: as eager) */
     double compiled_fp8_cast_bytes;    /* FP8 quantization bytes under torch.compile (optional; 0: as eager) */
+    bool fp8_dynamic_scaling;          /* its FP8 casts always take the amax of the tensor they cast, and
+                                        * fp8_cast_bytes counts that read (optional; 0: delayed scaling,
+                                        * current scaling adds its own amax pass) */
     double lora_fwd_bytes, lora_bwd_bytes; /* HBM bytes per token per element of an adapted matrix's input +
                                             * output width that the unfused LoRA path (dropout, adapters,
                                             * scaling, add) moves, forward and backward */

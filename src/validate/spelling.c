@@ -32,7 +32,8 @@ static void first_word(const char *s, char *w, size_t n)
  * fp16 because "bf16-mixed" contains "16-mixed".  Lightning's precision flag: "16-mixed"
  * and "16" are fp16 AMP, "bf16-mixed" bf16 AMP (Lightning Trainer docs, precision);
  * Composer/MosaicML: amp_bf16, amp_fp16, amp_fp8; Transformer Engine: "hybrid" FP8
- * (E4M3 forward, E5M2 gradients); DeepSpeed: "fp16"/"bf16" config sections. */
+ * (E4M3 forward, E5M2 gradients); DeepSpeed: "fp16"/"bf16" config sections; torchao and
+ * torchtitan: "float8" (Float8Linear, tensorwise or rowwise scaling). */
 static const struct {
     const char *text;
     est_precision p;
@@ -41,7 +42,7 @@ static const struct {
     {"nvfp4", PREC_FP4, false}, {"mxfp4", PREC_FP4, false}, {"fp4", PREC_FP4, false},
     {"mxfp8", PREC_FP8, true},  {"fp8-mx", PREC_FP8, true}, {"fp8 block", PREC_FP8, true},
     {"block-scaled fp8", PREC_FP8, true},
-    {"fp8", PREC_FP8, false},   {"e4m3", PREC_FP8, false},
+    {"fp8", PREC_FP8, false},   {"e4m3", PREC_FP8, false}, {"float8", PREC_FP8, false},
     {"bf16", PREC_BF16, false}, {"bfloat16", PREC_BF16, false},
     {"fp16", PREC_FP16, false}, {"float16", PREC_FP16, false}, {"16-mixed", PREC_FP16, false},
     {"half", PREC_FP16, false}, {"apex o1", PREC_FP16, false}, {"apex o2", PREC_FP16, false},
