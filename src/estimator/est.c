@@ -794,11 +794,13 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     double tp_hidden = in->tp_comm_overlap ? c->tp_overlap : 0.0; /* only what the config switches on */
     double tp_exposed = (1.0 - tp_hidden) * lay.tp_comm;
     /* CP ring steps overlap with the attention compute of their own pass: the forward's
-     * K/V exchange (a third of cp_comm) with the forward attention, the backward's K/V and
-     * dK/dV exchange (two thirds) with the backward attention (Transformer Engine
-     * AttnFuncWithCP sends the next step's chunk while the current one computes) */
-    double cp_exposed = fmax(0.0, lay.cp_comm / 3.0 - lay.attn_core_fwd) +
-                        fmax(0.0, 2.0 * lay.cp_comm / 3.0 - lay.attn_core_bwd);
+     * K/V exchange with the forward attention, the backward's K/V and dK/dV exchange with the
+     * backward attention (Transformer Engine AttnFuncWithCP sends the next step's chunk while
+     * the current one computes).  A stack whose exchange does not overlap (cp_exposed: PyTorch's
+     * context_parallel all-gathers K/V at its first step and, traced by torch.compile, waits on
+     * each collective at once) shows all of it, the recomputed forward's exchange too. */
+    double cp_exposed = fmax(0.0, lay.cp_fwd - lay.attn_core_fwd) + fmax(0.0, lay.cp_bwd - lay.attn_core_bwd);
+    if (in->stack && in->stack->cp_exposed) cp_exposed = lay.cp_fwd * (1.0 + ckpt_share) + lay.cp_bwd;
     double ep_exposed = lay.ep_comm;
     /* A2A overlap (Megatron-Core 1F1B merged forward/backward of two micro-batches): the
      * all-to-all hides behind the other micro-batch's layer compute; only the excess shows */

@@ -397,12 +397,21 @@ static double tp_comm_s(const est_input *in, const est_cal *c, double T, bool cr
 /* CP ring exchange of one layer: K and V chunks pass the cp−1 other ranks in the forward
  * (one third of the total); the backward passes them again and returns dK, dV (two thirds)
  * (Megatron-Core context parallel, Liu et al. 2023 ring attention) */
-static double cp_comm_s(const est_input *in, const est_device *dev, double T)
+static void cp_comm_s(const est_input *in, const est_device *dev, double T, double *fwd, double *bwd)
 {
-    if (in->cp <= 1) return 0.0;
-    double kv_bytes = T * (dev->at.k + dev->at.v) / in->tp * 2.0;
+    *fwd = *bwd = 0.0;
+    if (in->cp <= 1) return;
+    const est_stack *st = in->stack;
+    /* a stack that expands GQA's K/V to every query head before the attention call exchanges
+     * them at that width (torchtitan's repeat_kv ahead of SDPA) */
+    double widen = st && st->cp_kv_all_heads ? (double)in->shape.heads / shape_query_groups(&in->shape) : 1.0;
+    double kv_bytes = T * (dev->at.k + dev->at.v) * widen / in->tp * 2.0;
     double bw = coll_p2p_bw(in, in->cp, in->tp);
-    return 3.0 * ((double)in->cp - 1) * kv_bytes / (bw * dev->cal->p2p_eff);
+    double step = ((double)in->cp - 1) * kv_bytes / (bw * dev->cal->p2p_eff);
+    double dkv = st && st->cp_dkv_bytes > 0 ? st->cp_dkv_bytes : 2.0;
+    /* forward: K/V; backward: K/V again and dK/dV at the stack's width */
+    *fwd = step;
+    *bwd = step * (1.0 + dkv / 2.0);
 }
 
 /* Korthikanti et al. 2022 §4.1 activation inventory, bytes per token of one layer,
@@ -630,7 +639,8 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
     lc->bwd = bwd_gemms * gemm_fwd + t_attn_bwd + 2.0 * t_elem + t_cast_bwd + t_epi_bwd + t_lora_bwd;
 
     lc->tp_comm = tp_comm_s(in, c, T, cross);
-    lc->cp_comm = cp_comm_s(in, dev, T);
+    cp_comm_s(in, dev, T, &lc->cp_fwd, &lc->cp_bwd);
+    lc->cp_comm = lc->cp_fwd + lc->cp_bwd;
 
     /* activation bytes per layer per micro-batch; full recompute keeps only the layer input */
     lc->act_full = act_bytes_per_token(in, dev, seq_q, seq_kv, cross, cross_seq, moe_layer) * T;
@@ -660,6 +670,8 @@ void layer_cost_mix(const layer_cost *x, const layer_cost *y, double w_x, layer_
     out->module_recomp = w_x * x->module_recomp + w_y * y->module_recomp;
     out->tp_comm = w_x * x->tp_comm + w_y * y->tp_comm;
     out->cp_comm = w_x * x->cp_comm + w_y * y->cp_comm;
+    out->cp_fwd = w_x * x->cp_fwd + w_y * y->cp_fwd;
+    out->cp_bwd = w_x * x->cp_bwd + w_y * y->cp_bwd;
     out->ep_comm = w_x * x->ep_comm + w_y * y->ep_comm;
     out->host_moe = w_x * x->host_moe + w_y * y->host_moe;
     out->act_full = fmax(x->act_full, y->act_full);

@@ -16,11 +16,12 @@ static est_stack stacks[STACK_MAX];
 static size_t stacks_n;
 
 /* the parameters a stack row may set; every one but OPTIONAL_KEYS is required for every stack */
-enum { K_ALIASES, K_ATTENTION, K_SM_FWD, K_SM_BWD, K_ELEM, K_GRAD, K_ZERO, K_DP_OVERLAP, K_PREFETCH, K_RESHARD, K_SP, K_VP, K_GACC, K_CAST, K_FA2, K_TPO, K_LOGIT, K_SAC, K_AFWD, K_ABWD, K_DROP, K_MASKED, K_ZAR, K_OFFACC, K_LORA_F, K_LORA_B, K_CELEM, K_CCAST, K_DYN, K_N };
+enum { K_ALIASES, K_ATTENTION, K_SM_FWD, K_SM_BWD, K_ELEM, K_GRAD, K_ZERO, K_DP_OVERLAP, K_PREFETCH, K_RESHARD, K_SP, K_VP, K_GACC, K_CAST, K_FA2, K_TPO, K_LOGIT, K_SAC, K_AFWD, K_ABWD, K_DROP, K_MASKED, K_ZAR, K_OFFACC, K_LORA_F, K_LORA_B, K_CELEM, K_CCAST, K_DYN, K_CPHEADS, K_CPDKV, K_CPEXP, K_N };
 /* keys a stack may leave out (their default is stated where they are used) */
-static const unsigned OPTIONAL_KEYS = 1u << K_LOGIT | 1u << K_SAC | 1u << K_AFWD | 1u << K_ABWD | 1u << K_DROP | 1u << K_MASKED |
-                                     1u << K_ZAR | 1u << K_OFFACC | 1u << K_LORA_F | 1u << K_LORA_B |
-                                     1u << K_CELEM | 1u << K_CCAST | 1u << K_DYN;
+static const unsigned long long OPTIONAL_KEYS = 1ull << K_LOGIT | 1ull << K_SAC | 1ull << K_AFWD | 1ull << K_ABWD | 1ull << K_DROP | 1ull << K_MASKED |
+                                     1ull << K_ZAR | 1ull << K_OFFACC | 1ull << K_LORA_F | 1ull << K_LORA_B |
+                                     1ull << K_CELEM | 1ull << K_CCAST | 1ull << K_DYN | 1ull << K_CPHEADS | 1ull << K_CPDKV |
+                                     1ull << K_CPEXP;
 static const char *const KEYS[K_N] = {"aliases", "attention", "softmax_fwd_bytes", "softmax_bwd_bytes", "elementwise_units",
                                       "grad_bytes", "zero_stage", "dp_overlap", "fsdp_prefetch", "fsdp_reshard",
                                       "sequence_parallel", "interleaved_pipeline", "grad_accum_bytes",
@@ -28,7 +29,8 @@ static const char *const KEYS[K_N] = {"aliases", "attention", "softmax_fwd_bytes
                                       "attn_fwd_rel", "attn_bwd_rel", "dropout_masks",
                                       "masked_attn_eff_ratio", "zero12_grad_allreduce", "offload_grad_accum_via_gpu",
                                       "lora_fwd_bytes", "lora_bwd_bytes", "compiled_elementwise_units",
-                                      "compiled_fp8_cast_bytes", "fp8_dynamic_scaling"};
+                                      "compiled_fp8_cast_bytes", "fp8_dynamic_scaling", "cp_kv_all_heads", "cp_dkv_bytes",
+                                      "cp_exposed"};
 
 static int stack_value(est_stack *s, int k, const char *v, const char *file, int line, ac_err *e)
 {
@@ -77,6 +79,12 @@ static int stack_value(est_stack *s, int k, const char *v, const char *file, int
     case K_CELEM: s->compiled_elementwise_units = x; break;
     case K_CCAST: s->compiled_fp8_cast_bytes = x; break;
     case K_DYN: s->fp8_dynamic_scaling = x != 0; break;
+    case K_CPHEADS: s->cp_kv_all_heads = x != 0; break;
+    case K_CPDKV:
+        if (x != 2 && x != 4) return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "cp_dkv_bytes", "2 or 4, not %g", x);
+        s->cp_dkv_bytes = x;
+        break;
+    case K_CPEXP: s->cp_exposed = x != 0; break;
     case K_MASKED:
         if (x <= 0 || x > 1) return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "masked_attn_eff_ratio", "a fraction in (0, 1], not %g", x);
         s->masked_attn_eff_ratio = x;
@@ -107,7 +115,7 @@ int est_stack_load(ac_err *e)
     if (csv_require_cols(&t, cols, 4, AC_E_INTERNAL, NULL, e)) { csv_free(&t); return -1; }
     int sc = csv_col(&t, "stack"), kc = csv_col(&t, "key"), vc = csv_col(&t, "value"), src = csv_col(&t, "source");
     est_stack tmp[STACK_MAX];
-    unsigned seen[STACK_MAX] = {0};
+    unsigned long long seen[STACK_MAX] = {0};
     size_t n = 0;
     int rc = 0;
     for (size_t i = 0; i < t.n && !rc; i++) {
@@ -126,10 +134,10 @@ int est_stack_load(ac_err *e)
         if (k == K_N) { rc = ac_err_at(e, AC_E_INTERNAL, t.file, r->line, 0, key, "unknown stack parameter"); break; }
         if (!*csv_get(r, src)) { rc = ac_err_at(e, AC_E_INTERNAL, t.file, r->line, 0, key, "every parameter needs its source"); break; }
         rc = stack_value(&tmp[j], k, csv_get(r, vc), t.file, r->line, e);
-        seen[j] |= 1u << k;
+        seen[j] |= 1ull << k;
     }
     for (size_t j = 0; j < n && !rc; j++)
-        if ((seen[j] | OPTIONAL_KEYS) != (1u << K_N) - 1) rc = ac_err_at(e, AC_E_INTERNAL, t.file, 0, 0, tmp[j].name, "stack lacks a parameter");
+        if ((seen[j] | OPTIONAL_KEYS) != (1ull << K_N) - 1) rc = ac_err_at(e, AC_E_INTERNAL, t.file, 0, 0, tmp[j].name, "stack lacks a parameter");
     csv_free(&t);
     if (rc) return -1;
     if (!n || strcmp(tmp[0].name, "megatron-core"))

@@ -62,6 +62,11 @@ typedef struct est_stack {
                                       * partition in host memory through the GPU (a copy each way) */
     double compiled_elementwise_units; /* the same under torch.compile (optional; 0: as eager) */
     double compiled_fp8_cast_bytes;    /* FP8 quantization bytes under torch.compile (optional; 0: as eager) */
+    /* context parallelism as the stack runs it (optional; 0: Transformer Engine's ring, K/V at the
+     * GQA width in bf16, each step's exchange hidden behind its attention) */
+    bool cp_kv_all_heads;              /* K/V exchanged after GQA's expansion to every query head */
+    double cp_dkv_bytes;               /* bytes per dK/dV element the backward ring moves (0: 2) */
+    bool cp_exposed;                   /* the exchange does not overlap the attention compute */
     bool fp8_dynamic_scaling;          /* its FP8 casts always take the amax of the tensor they cast, and
                                         * fp8_cast_bytes counts that read (optional; 0: delayed scaling,
                                         * current scaling adds its own amax pass) */
