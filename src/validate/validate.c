@@ -624,16 +624,28 @@ static void assume_tuned_vp(est_input *in, bool halves)
     int L = shape_total_layers(&in->shape);
     int best_vp = 1;
     double best = INFINITY;
-    if (in->pp < 2 || L % in->pp) return;
-    for (int v = 1; v <= L / in->pp && v <= 128; v++) { /* published VPs are small (≤ 24 in the shared CSV) */
-        if ((L / in->pp) % v) continue;
+    bool best_fits = false;
+    if (in->pp < 2) return;
+    /* layers per stage; where PP does not divide them but divides two more, the split that gives
+     * the first and last stage one layer fewer for the embedding and the loss (Megatron-Core
+     * account_for_embedding/loss_in_pipeline_split; Llama 3's 126 layers on 16 stages, Dubey et
+     * al. 2024 §3.3.2) */
+    int per_stage = L / in->pp;
+    if (L % in->pp) {
+        if ((L + 2) % in->pp) return;
+        per_stage = (L + 2) / in->pp;
+        in->pp_layout = EST_PP_EMBEDDING_LOSS;
+    }
+    for (int v = 1; v <= per_stage && v <= 128; v++) { /* published VPs are small (≤ 24 in the shared CSV) */
+        if (per_stage % v) continue;
         in->vp = v;
         if (halves) half_blocks(in);
         est_result r;
-        /* a VP predicted not to fit is not what the table ran, unless none fits */
+        /* a VP predicted not to fit is not what the table ran, unless none fits: then the
+         * fastest of all (the run did fit, in a memory the model over-counts) */
         if (est_evaluate(in, &r) != 0) continue;
-        double key = r.fits ? r.step_time : 1e30 + r.step_time;
-        if (key < best) { best = key; best_vp = v; }
+        bool better = r.fits != best_fits ? r.fits : r.step_time < best;
+        if (better || !isfinite(best)) { best = r.step_time; best_fits = r.fits; best_vp = v; }
     }
     in->vp = best_vp;
     if (halves) half_blocks(in);

@@ -116,7 +116,7 @@ if [ -f "$V" ]; then
     echo "$last" | grep -Eq '^rows [0-9]+ skipped [0-9]+ median_abs_err [0-9.]+% p90_abs_err [0-9.]+%$' \
         && pass validate_line || fail validate_line "$last"
     med=$(echo "$last" | sed 's/.*median_abs_err \([0-9.]*\)%.*/\1/')
-    awk -v m="$med" 'BEGIN { exit !(m <= 8.2) }' && pass validate_median || fail validate_median "median $med% > 8.2% (was 7.8% with Blackwell's GEMMs at the parts' own SM clocks)"
+    awk -v m="$med" 'BEGIN { exit !(m <= 8.0) }' && pass validate_median || fail validate_median "median $med% > 8.0% (was 7.6% with Blackwell's GEMMs at the parts' own SM clocks and the VP searched over uneven stages)"
     p90=$(echo "$last" | sed 's/.*p90_abs_err \([0-9.]*\)%.*/\1/')
     # p90 is a regression guard (target 25%): 35.5% before the release-bound recipes (CUDA
     # graphs and all-to-all overlap of the 26.06+ MoE runs), 31.9% with them; 37.9% once the
@@ -142,7 +142,10 @@ if [ -f "$V" ]; then
     # at rather than the lower clock their datasheet peaks are quoted at (B300 +18 %): the B300
     # and GB300 rows move from -14% / -15% signed to -8% / -9%, while the rows already predicted
     # too fast on Blackwell (GPT-OSS, token-dropping MoE) move further out.
-    awk -v m="$p90" 'BEGIN { exit !(m <= 26.9) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 26.9% (was 26.4% with Blackwell's GEMMs at the parts' own SM clocks)"
+    # 26.0% once the tuned VP is also searched where PP divides the layers only with the first and
+    # last stage one layer fewer (Qwen3-235B's 94 on 8 stages), and the fastest VP is taken when
+    # none is predicted to fit (a 1e30 offset had made every such key equal, so VP 1 won).
+    awk -v m="$p90" 'BEGIN { exit !(m <= 26.5) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 26.5% (was 26.0% with the VP searched over uneven stages)"
     p90_pub=$(echo "$out" | sed -n 's/^without those rows ([0-9]* with a published layout): median_abs_err [0-9.]*% p90_abs_err \([0-9.]*\)%$/\1/p')
     awk -v m="${p90_pub:-999}" 'BEGIN { exit !(m <= 25.6) }' && pass validate_p90_published_layouts \
         || fail validate_p90_published_layouts "p90 of the rows with a published layout ${p90_pub:-?}% > 25.6% (was 25.1% with Blackwell's SM clocks)"
@@ -239,6 +242,16 @@ print(bad)' "$T/vp_out.csv")
 [ "$g" = "[]" ] && pass validate_signed_throughput || fail validate_signed_throughput "$g"
 vpa=$(awk -F, '$1=="A" {print $8}' "$T/vp_out.csv"); vpb=$(awk -F, '$1=="B" {print $8}' "$T/vp_out.csv")
 [ "${vpa:-0}" -gt 1 ] && [ "$vpb" = 1 ] && pass validate_vp_assumed || fail validate_vp_assumed "A vp=$vpa B vp=$vpb"
+# PP that divides the layers only with the first and last stage one layer fewer (Llama 3.1 405B's
+# 126 layers on 16 stages, as Llama 3 trained it): the VP is still searched, over 8-layer stages,
+# and when no VP is predicted to fit (the run fit) the fastest is taken, not the first tried
+cat > "$T/vp_uneven.csv" <<'CSV'
+id,source_id,model,seq_length,gpu_type,num_gpus,tp,pp,vp,mbs,gbs,precision,act_recompute,tflops_per_gpu,num_layers,hidden_size,num_attention_heads
+U,X,Llama 3.1 405B,8192,H100 SXM,8192,8,16,,1,2048,bf16,none,430,,,
+CSV
+"$AC" validate --csv "$T/vp_uneven.csv" --out "$T/vp_uneven_out.csv" >/dev/null 2>&1
+vpu=$(awk -F, '$1=="U" {print $8}' "$T/vp_uneven_out.csv")
+case "$vpu" in 2|4|8) pass validate_vp_uneven_stages ;; *) fail validate_vp_uneven_stages "VP '$vpu' (want 2, 4 or 8)" ;; esac
 head -1 "$T/vp_out.csv" | grep -q "s_compute_fwd,.*s_dp_exposed.*,grad_reduce_in_fp32,fp8_param_gather,cpu_offloading_num_layers,cuda_graphs,moe_a2a_overlap,recompute_modules,fused_expert_mlp,stack,usable_mem_gib$" \
     && pass validate_breakdown_cols || fail validate_breakdown_cols "$(head -1 "$T/vp_out.csv")"
 # no framework column: Megatron-LM's defaults (fp32 gradients, bf16 weights, no offload,
