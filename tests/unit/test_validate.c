@@ -162,6 +162,15 @@ static void test_flops_formula_spellings(void)
 }
 
 /* whole rows through validate_row_input: every spelling ends in the input the estimator sees */
+/* a CSV of rows as a table writes them, with the catalogs validate reads them against */
+static void parse_rows(const char *csv, csv_table *t)
+{
+    CHECK(gpu_catalog_load(NULL) == 0);
+    CHECK(recipe_table_load(NULL) == 0);
+    ac_err e;
+    CHECK(csv_parse(csv, strlen(csv), "rows.csv", t, &e) == 0);
+}
+
 static void test_rows_as_tables_write_them(void)
 {
     static const char CSV[] =
@@ -175,11 +184,8 @@ static void test_rows_as_tables_write_them(void)
         "f,x,GPT-3,24,4096,32,51200,2048,H100 SXM,8,1,1,2,64,int4,,,,,,4000\n"
         "g,torchtitan,GPT-3,24,4096,32,51200,2048,H100 SXM,8,,,2,64,bf16,,,8,,,4000\n"
         "h,MaxText,GPT-3,24,4096,32,51200,2048,H100 SXM,8,,,2,64,bf16,,,8,,,4000\n";
-    CHECK(gpu_catalog_load(NULL) == 0);
-    CHECK(recipe_table_load(NULL) == 0);
     csv_table t;
-    ac_err e;
-    CHECK(csv_parse(CSV, strlen(CSV), "rows.csv", &t, &e) == 0);
+    parse_rows(CSV, &t);
     est_input in;
     char why[256];
     CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0);
@@ -208,7 +214,7 @@ static void test_rows_as_tables_write_them(void)
         "a,Megatron-LM,Narayanan et al. (SC21) arXiv:2104.04473 Table 1,GPT-3,24,4096,32,51200,2048,A100 80GB,8,1,1,1,64,4000\n"
         "b,Megatron-LM,Megatron-LM README (2024),GPT-3,24,4096,32,51200,2048,A100 80GB,8,1,1,1,64,4000\n"
         "c,Megatron-LM,table of 1440.0000 runs,GPT-3,24,4096,32,51200,2048,A100 80GB,8,1,1,1,64,4000\n";
-    CHECK(csv_parse(ERA_ROWS, strlen(ERA_ROWS), "era.csv", &t, &e) == 0);
+    parse_rows(ERA_ROWS, &t);
     CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "nemo-megatron-2022"));
     CHECK(validate_row_input(&t, &t.rows[1], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "megatron-core"));
     CHECK(validate_row_input(&t, &t.rows[2], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "megatron-core"));
@@ -222,7 +228,7 @@ static void test_rows_as_tables_write_them(void)
         "a,NeMo Megatron (NeMo Megatron 22.02/22.03),README,GPT-3,24,4096,32,51200,2048,A100 80GB,32,2,1,2,1440,n,4000\n"
         "b,NeMo Megatron (NeMo Megatron 22.05),README,GPT-3,24,4096,32,51200,2048,A100 80GB,32,2,1,2,1440,n,4000\n"
         "c,Megatron-LM (2021),arXiv:2104.04473,GPT-3,24,4096,32,51200,2048,A100 80GB,32,2,1,2,512,n,4000\n";
-    CHECK(csv_parse(ASYNC_ROWS, strlen(ASYNC_ROWS), "async.csv", &t, &e) == 0);
+    parse_rows(ASYNC_ROWS, &t);
     CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0 && in.dp_overlap_off);
     {
         /* hand-computed: the whole all-reduce shows.  P = 24 layers x (6h^2 weights + 5.5h
@@ -244,7 +250,7 @@ static void test_rows_as_tables_write_them(void)
         "id,framework,model,seq_length,gpu_type,num_gpus,fsdp,mbs,gbs,act_recompute,tokens_per_s_per_gpu\n"
         "a,torchtitan,Llama 3 8B,8192,A100 80GB,64,FULL_SHARD,1,64,selective layer,2904\n"
         "b,torchtitan,Llama 3 8B,8192,A100 80GB,64,FULL_SHARD,1,64,selective op,2973\n";
-    CHECK(csv_parse(SAC_ROWS, strlen(SAC_ROWS), "sac.csv", &t, &e) == 0);
+    parse_rows(SAC_ROWS, &t);
     CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0);
     CHECK(in.recompute == RECOMPUTE_FULL && in.recompute_layers == 16 && !strcmp(in.stack->name, "pytorch-fsdp"));
     CHECK(validate_row_input(&t, &t.rows[1], &in, why, sizeof why) == 0);
@@ -258,7 +264,7 @@ static void test_rows_as_tables_write_them(void)
         "a,torchtitan,,Llama 3 8B,,,,,8192,H100 SXM,8,1,1,,1,8,4000\n"
         "b,NeMo,Grok-1 MoE (314B; arch not in table),Grok-1 314B (MoE) 314B (proxy: 4 layers),4,,,,4096,H100 SXM,32,4,1,8,1,1024,4000\n"
         "c,NeMo,,MPT-7B,,5120,,,2048,H100 SXM,8,1,1,,1,8,4000\n";
-    CHECK(csv_parse(NAMED_ROWS, strlen(NAMED_ROWS), "named.csv", &t, &e) == 0);
+    parse_rows(NAMED_ROWS, &t);
     CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0);
     CHECK(in.shape.num_layers == 32 && in.shape.query_groups == 8 && in.shape.vocab == 128256 && in.shape.gated_mlp);
     CHECK(validate_row_input(&t, &t.rows[1], &in, why, sizeof why) == 0);
@@ -273,7 +279,7 @@ static void test_rows_as_tables_write_them(void)
         "a,LoRA,Llama,32,4096,32,32000,4096,H100 SXM,8,1,1,1,8,4000,\n"
         "b,PEFT (LoRA),Llama,32,4096,32,32000,4096,H100 SXM,8,1,1,1,8,4000,8\n"
         "c,SFT,Llama,32,4096,32,32000,4096,H100 SXM,8,1,1,1,8,4000,\n";
-    CHECK(csv_parse(LORA, strlen(LORA), "lora.csv", &t, &e) == 0);
+    parse_rows(LORA, &t);
     CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0 && in.lora_rank == 32);
     CHECK(validate_row_input(&t, &t.rows[1], &in, why, sizeof why) == 0 && in.lora_rank == 8);
     CHECK(validate_row_input(&t, &t.rows[2], &in, why, sizeof why) == 0 && in.lora_rank == 0);
@@ -283,7 +289,7 @@ static void test_rows_as_tables_write_them(void)
         "id,model_family,num_layers,hidden_size,num_attention_heads,vocab_size,seq_length,gpu_type,num_gpus,tp,pp,mbs,"
         "gbs,grad_accum,tokens_per_s_per_gpu\n"
         "a,GPT-3,24,4096,32,51200,2048,H100 SXM,8,1,1,,64,2,4000\n";
-    CHECK(csv_parse(GA, strlen(GA), "ga.csv", &t, &e) == 0);
+    parse_rows(GA, &t);
     CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0 && in.mbs == 4);
     csv_free(&t);
 }
@@ -325,11 +331,8 @@ static void test_compile_and_gpu_spellings(void)
         "c,torchtitan,Llama 3.1 8B,8192,H100 SXM,8,1,1,FULL_SHARD,2,16,bf16,selective op,FSDP + torch.compile,,6667\n"
         "d,torchtitan,Llama 3.1 8B,8192,H100 SXM,8,1,1,FULL_SHARD,2,16,bf16,selective op,torch.compile,n,6667\n"
         "e,torchtitan,Llama 3.1 70B,8192,H100 SXM,256,8,1,FULL_SHARD,16,512,fp8,full,,y,829\n";
-    CHECK(gpu_catalog_load(NULL) == 0);
-    CHECK(recipe_table_load(NULL) == 0);
     csv_table t;
-    ac_err e;
-    CHECK(csv_parse(CSV, strlen(CSV), "rows.csv", &t, &e) == 0);
+    parse_rows(CSV, &t);
     est_input in;
     char why[256];
     CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0);
