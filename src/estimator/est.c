@@ -870,7 +870,13 @@ int est_evaluate(const est_input *in_arg, est_result *r)
          * with VP > 1 Megatron-Bridge/NeMo 2 overlap the sends with compute (overlap_p2p_comm) */
         double msg = T * s->hidden * 2.0 / layer_sp_div(in);
         double bw = coll_group_bw(in, p, N / p);
-        r->t_pp_p2p = (double)m * v * 2.0 * msg / (bw * c->p2p_eff);
+        double t_send = msg / (bw * c->p2p_eff);
+        /* Megatron-LM's scatter/gather optimisation (Narayanan et al. 2021 §4.1): without
+         * sequence parallelism each of the t TP ranks sends its 1/t piece through its own NIC
+         * and the receiving ranks all-gather the pieces over NVLink */
+        if (in->stack && in->stack->pp_scatter_gather && !in->sequence_parallel && in->tp > 1)
+            t_send = msg / in->tp / (bw * c->p2p_eff) + coll_gather_s(msg, in->tp, coll_group_bw(in, in->tp, 1), c);
+        r->t_pp_p2p = (double)m * v * 2.0 * t_send;
     }
     double t_pipe = m * t_mb + r->t_pp_bubble + r->t_pp_p2p;
 

@@ -16,12 +16,12 @@ static est_stack stacks[STACK_MAX];
 static size_t stacks_n;
 
 /* the parameters a stack row may set; every one but OPTIONAL_KEYS is required for every stack */
-enum { K_ALIASES, K_ATTENTION, K_SM_FWD, K_SM_BWD, K_ELEM, K_GRAD, K_ZERO, K_DP_OVERLAP, K_PREFETCH, K_RESHARD, K_SP, K_VP, K_GACC, K_CAST, K_FA2, K_TPO, K_LOGIT, K_SAC, K_AFWD, K_ABWD, K_DROP, K_MASKED, K_ZAR, K_OFFACC, K_LORA_F, K_LORA_B, K_CELEM, K_CCAST, K_DYN, K_CPHEADS, K_CPDKV, K_CPEXP, K_N };
+enum { K_ALIASES, K_ATTENTION, K_SM_FWD, K_SM_BWD, K_ELEM, K_GRAD, K_ZERO, K_DP_OVERLAP, K_PREFETCH, K_RESHARD, K_SP, K_VP, K_GACC, K_CAST, K_FA2, K_TPO, K_LOGIT, K_SAC, K_AFWD, K_ABWD, K_DROP, K_MASKED, K_ZAR, K_OFFACC, K_LORA_F, K_LORA_B, K_CELEM, K_CCAST, K_DYN, K_CPHEADS, K_CPDKV, K_CPEXP, K_PPSG, K_N };
 /* keys a stack may leave out (their default is stated where they are used) */
 static const unsigned long long OPTIONAL_KEYS = 1ull << K_LOGIT | 1ull << K_SAC | 1ull << K_AFWD | 1ull << K_ABWD | 1ull << K_DROP | 1ull << K_MASKED |
                                      1ull << K_ZAR | 1ull << K_OFFACC | 1ull << K_LORA_F | 1ull << K_LORA_B |
                                      1ull << K_CELEM | 1ull << K_CCAST | 1ull << K_DYN | 1ull << K_CPHEADS | 1ull << K_CPDKV |
-                                     1ull << K_CPEXP;
+                                     1ull << K_CPEXP | 1ull << K_PPSG;
 static const char *const KEYS[K_N] = {"aliases", "attention", "softmax_fwd_bytes", "softmax_bwd_bytes", "elementwise_units",
                                       "grad_bytes", "zero_stage", "dp_overlap", "fsdp_prefetch", "fsdp_reshard",
                                       "sequence_parallel", "interleaved_pipeline", "grad_accum_bytes",
@@ -30,7 +30,7 @@ static const char *const KEYS[K_N] = {"aliases", "attention", "softmax_fwd_bytes
                                       "masked_attn_eff_ratio", "zero12_grad_allreduce", "offload_grad_accum_via_gpu",
                                       "lora_fwd_bytes", "lora_bwd_bytes", "compiled_elementwise_units",
                                       "compiled_fp8_cast_bytes", "fp8_dynamic_scaling", "cp_kv_all_heads", "cp_dkv_bytes",
-                                      "cp_exposed"};
+                                      "cp_exposed", "pp_scatter_gather"};
 
 static int stack_value(est_stack *s, int k, const char *v, const char *file, int line, ac_err *e)
 {
@@ -85,6 +85,7 @@ static int stack_value(est_stack *s, int k, const char *v, const char *file, int
         s->cp_dkv_bytes = x;
         break;
     case K_CPEXP: s->cp_exposed = x != 0; break;
+    case K_PPSG: s->pp_scatter_gather = x != 0; break;
     case K_MASKED:
         if (x <= 0 || x > 1) return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "masked_attn_eff_ratio", "a fraction in (0, 1], not %g", x);
         s->masked_attn_eff_ratio = x;

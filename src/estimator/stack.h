@@ -67,6 +67,9 @@ typedef struct est_stack {
     bool cp_kv_all_heads;              /* K/V exchanged after GQA's expansion to every query head */
     double cp_dkv_bytes;               /* bytes per dK/dV element the backward ring moves (0: 2) */
     bool cp_exposed;                   /* the exchange does not overlap the attention compute */
+    bool pp_scatter_gather;            /* without sequence parallelism a pipeline send leaves as 1/t
+                                        * pieces from the t TP ranks and is all-gathered over NVLink
+                                        * on arrival (optional; 0: the whole tensor from each rank) */
     bool fp8_dynamic_scaling;          /* its FP8 casts always take the amax of the tensor they cast, and
                                         * fp8_cast_bytes counts that read (optional; 0: delayed scaling,
                                         * current scaling adds its own amax pass) */

@@ -238,9 +238,12 @@ static const est_stack *row_stack(const columns *c, const csv_row *row)
     const char *framework = csv_get(row, c->framework);
     const est_stack *st = validate_stack_of(framework);
     if (strcmp(st->name, "megatron-core")) return st;
+    /* the framework cell's own year dates the software ("Megatron-LM (2022)"); else the newest
+     * year its release or source names (a source may also name a later publication: "MLSys 2023"
+     * for a 2022 run, so it only speaks when the framework cell does not) */
     int year = cell_year(framework);
     const int cells[] = {c->release, c->source};
-    for (size_t i = 0; i < sizeof cells / sizeof *cells; i++) {
+    for (size_t i = 0; i < sizeof cells / sizeof *cells && !cell_year(framework); i++) {
         int y = cell_year(csv_get(row, cells[i]));
         if (y > year) year = y;
     }

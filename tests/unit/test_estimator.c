@@ -1150,6 +1150,38 @@ static void test_pytorch_context_parallel(void)
     CHECK(rm.t_cp_comm < 0.05 * r.t_cp_comm);
 }
 
+/* Megatron-LM 2021-22's scatter/gather of pipeline sends (nemo-megatron-2022 pp_scatter_gather):
+ * without sequence parallelism each of the 8 TP ranks sends 1/8 of the s·b·h activation through its
+ * NIC, and the pieces are all-gathered over NVLink; GPT 175B at TP 8 x PP 8 on 64 A100s, MBS 1,
+ * 64 micro-batches: per micro-batch a send forward and one back */
+static void test_pipeline_scatter_gather(void)
+{
+    CHECK(gpu_catalog_load(NULL) == 0 && est_stack_load(NULL) == 0);
+    model_shape s = gpt(96, 12288, 96, 2048, 51200);
+    est_input in = base_input(&s, "a100_80gb", 64);
+    est_stack_apply(&in, est_stack_find("nemo-megatron-2022"));
+    in.tp = 8;
+    in.pp = 8;
+    in.gbs = 64;
+    in.sequence_parallel = false;
+    in.recompute = RECOMPUTE_FULL;
+    est_cal cal;
+    CHECK(est_cal_default(&cal, NULL) == 0);
+    est_result r;
+    CHECK(est_evaluate(&in, &r) == 0);
+    double msg = 2048.0 * 12288.0 * 2.0;
+    double nic = 25e9 * cal.p2p_eff, nvl = 300e9 * cal.collective_eff;
+    double send = msg / 8.0 / nic + 7.0 / 8.0 * msg / nvl;
+    CHECK_NEAR(r.t_pp_p2p, 64.0 * 2.0 * send, 1e-9);
+    /* Megatron-Core sends the whole tensor from every rank */
+    est_input mc = in;
+    est_stack_apply(&mc, est_stack_find("megatron-core"));
+    mc.sequence_parallel = false;
+    est_result rm;
+    CHECK(est_evaluate(&mc, &rm) == 0);
+    CHECK_NEAR(rm.t_pp_p2p, 64.0 * 2.0 * msg / nic, 1e-9);
+}
+
 /* FP8 casts per layer: forward inputs of QKV (h), projection (a·d), FC1 (h), FC2 (F);
  * backward output gradients of QKV (a·d + 2g·d), projection (h), FC1 (2F gated), FC2 (h) */
 /* NVFP4's GEMM rate: the calibrated 1.5x over FP8 where FP4 peaks at 2x FP8 (B200: 4500 ->
@@ -1398,6 +1430,7 @@ int main(void)
     RUN(test_gemm_clock);
     RUN(test_torch_compile);
     RUN(test_pytorch_context_parallel);
+    RUN(test_pipeline_scatter_gather);
     RUN(test_moe_overlap_and_graphs);
     RUN(test_fp8_activations_and_capacity);
     RUN(test_activation_offload);

@@ -213,8 +213,11 @@ static void test_rows_as_tables_write_them(void)
         "num_gpus,tp,pp,mbs,gbs,tokens_per_s_per_gpu\n"
         "a,Megatron-LM,Narayanan et al. (SC21) arXiv:2104.04473 Table 1,GPT-3,24,4096,32,51200,2048,A100 80GB,8,1,1,1,64,4000\n"
         "b,Megatron-LM,Megatron-LM README (2024),GPT-3,24,4096,32,51200,2048,A100 80GB,8,1,1,1,64,4000\n"
-        "c,Megatron-LM,table of 1440.0000 runs,GPT-3,24,4096,32,51200,2048,A100 80GB,8,1,1,1,64,4000\n";
+        "c,Megatron-LM,table of 1440.0000 runs,GPT-3,24,4096,32,51200,2048,A100 80GB,8,1,1,1,64,4000\n"
+        "d,Megatron-LM (2022),Korthikanti et al. 2022 (MLSys 2023) Table 4,GPT-3,24,4096,32,51200,2048,A100 80GB,8,1,1,1,64,4000\n";
     parse_rows(ERA_ROWS, &t);
+    /* the framework cell's year dates the software, not the later publication its source names */
+    CHECK(validate_row_input(&t, &t.rows[3], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "nemo-megatron-2022"));
     CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "nemo-megatron-2022"));
     CHECK(validate_row_input(&t, &t.rows[1], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "megatron-core"));
     CHECK(validate_row_input(&t, &t.rows[2], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "megatron-core"));
