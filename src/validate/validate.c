@@ -179,13 +179,15 @@ static const struct {
  * FSDP and the Triton FlashAttention of its 2023 tables, llm-foundry-2023;
  * Hugging Face Trainer, TRL and axolotl with DeepSpeed or FSDP: the DeepSpeed stack unless
  * the cell names FSDP, which is checked first; NeMo and Megatron, which also run on
- * Lightning or with DeepSpeed, before all of them), then the cell itself as a stack name or alias; anything else is
+ * Lightning or with DeepSpeed, before all of them, Megatron-DeepSpeed first: Megatron-LM's model code on
+ * DeepSpeed's pipeline engine), then the cell itself as a stack name or alias; anything else is
  * taken as Megatron-Core.  NeMo Megatron 22.xx-23.xx (NeMo 1.x with apex, the launcher
  * READMEs) is the 2022 stack. */
 static const struct {
     const char *phrase, *stack;
 } FRAMEWORK_STACKS[] = {
     {"NeMo Megatron", "nemo-megatron-2022"}, {"NeMo-Megatron", "nemo-megatron-2022"}, {"bignlp", "nemo-megatron-2022"},
+    {"Megatron-DeepSpeed", "megatron-deepspeed"}, {"Megatron DeepSpeed", "megatron-deepspeed"},
     {"NeMo", "megatron-core"},               {"Megatron", "megatron-core"},
     {"DeepSpeed", "hf-deepspeed"},           {"torchtitan", "pytorch-fsdp"},          {"FSDP", "pytorch-fsdp"},
     {"Accelerate", "pytorch-fsdp"},          {"Composer", "llm-foundry-2023"},        {"LLM Foundry", "llm-foundry-2023"},

@@ -203,11 +203,11 @@ fi
 # the project's own published rows, not in ../shared (validation/train_published.csv: torchtitan
 # on A100 and on the 500 W H100, llm-foundry, Megatron-LM 2021): at least four in five read, and the
 # accuracy we hold on them (6.5 % / 18.2 % before the 16 torchtitan H100 rows, 6.8 % / 18.7 % with them,
-# 6.7 % / 18.1 % with Korthikanti 2022's eight)
+# 6.7 % / 18.1 % with Korthikanti 2022's eight, 6.8 % / 19.3 % with MT-NLG's three)
 own=$("$AC" validate --csv "$REPO/validation/train_published.csv" 2>&1 | tail -1)
 echo "$own" | awk '{ split($0, a, " "); rows = a[2]; skipped = a[4]; med = a[6]; p90 = a[8]; sub("%", "", med); sub("%", "", p90);
     exit !(rows > 0 && skipped * 5 <= rows && med + 0 <= 7.0 && p90 + 0 <= 20.0) }' \
-    && pass validate_own_published || fail validate_own_published "$own (want >= 4/5 read, median <= 7.0%, p90 <= 20.0%; was 6.7%, 18.1%)"
+    && pass validate_own_published || fail validate_own_published "$own (want >= 4/5 read, median <= 7.0%, p90 <= 20.0%; was 6.8%, 19.3%)"
 # torchtitan's H100 tables (FSDP2 eager, torch.compile, float8; CP; 2D-4D): every row read (its
 # "float8" precision, its compile switch, its 500 W HBM2e part); median 13.3 % (29 % over the first
 # twelve when the part was read as the 700 W H100 SXM), 9.7 % with PyTorch's context parallel as it

@@ -315,6 +315,8 @@ static void test_framework_stacks(void)
         {"hf-deepspeed", "hf-deepspeed"},
         {"", "megatron-core"},
         {"MaxText/JAX", "megatron-core"},
+        {"Megatron-DeepSpeed (2021)", "megatron-deepspeed"},
+        {"Megatron DeepSpeed / BLOOM", "megatron-deepspeed"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const est_stack *st = validate_stack_of(cases[i].cell);
