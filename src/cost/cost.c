@@ -444,12 +444,12 @@ static void search_cell(const cost_request *rq, int pool, int n, cost_option *be
     const model_shape *s = &rq->model.shape;
     int L = shape_total_layers(s);
     int groups = shape_query_groups(s);
-    /* the data-parallel stacks take no TP/PP: Hugging Face + DeepSpeed (the default; no sequence
-     * parallelism, no Megatron layouts) and FSDP, whose Accelerate and torchtune files this stage
-     * writes carry no tensor or pipeline split (torchtitan composes TP, but is not what it
-     * configures); a Megatron stack named by --framework does */
+    /* the data-parallel stacks take no TP/PP: the files this stage writes for them (Hugging Face +
+     * DeepSpeed, the default; Accelerate or torchtune for FSDP; Composer's FSDP) carry no tensor or
+     * pipeline split (torchtitan composes TP, but is not what it configures); a Megatron stack
+     * named by --framework (Megatron-Core, NeMo 1.x, Megatron-DeepSpeed) takes its TP/PP layouts */
     bool fsdp = rq->stack && !strcmp(rq->stack->name, "pytorch-fsdp");
-    bool dp_only = !rq->stack || fsdp || !rq->stack->sequence_parallel;
+    bool dp_only = !rq->stack || fsdp || !strcmp(rq->stack->name, "hf-deepspeed") || !strcmp(rq->stack->name, "llm-foundry-2023");
     for (int tp = 1; tp <= node && tp <= n; tp *= 2) {
         if (s->heads % tp || groups % tp) continue;
         for (int pp = 1; pp <= L && tp * pp <= n; pp++) {

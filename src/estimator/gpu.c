@@ -73,7 +73,7 @@ int gpu_catalog_load(ac_err *e)
             return -1;
         }
         /* the datasheet's clock: its bf16 peak over SMs x per-SM rate (A100 1410 MHz, H100
-         * 1830, B200 1856, B300 1717) */
+         * 1830, B200 and B300 1856, GB200 and GB300 2021) */
         double datasheet_mhz = g.bf16_tflops * 1e6 / (g.sm_count * flops_per_clock);
         g.clock_scale = gemm_clock_mhz > 0 ? gemm_clock_mhz / datasheet_mhz : 1.0;
         g.gemm_ref16 = layer_gemm_shape_k(g.sm_count, 8192.0, 8192.0, 8192.0, layer_gemm_k_fill(2.0));

@@ -240,15 +240,12 @@ static const est_stack *row_stack(const columns *c, const csv_row *row)
     const char *framework = csv_get(row, c->framework);
     const est_stack *st = validate_stack_of(framework);
     if (strcmp(st->name, "megatron-core")) return st;
-    /* the framework cell's own year dates the software ("Megatron-LM (2022)"); else the newest
-     * year its release or source names (a source may also name a later publication: "MLSys 2023"
-     * for a 2022 run, so it only speaks when the framework cell does not) */
-    int year = cell_year(framework);
-    const int cells[] = {c->release, c->source};
-    for (size_t i = 0; i < sizeof cells / sizeof *cells && !cell_year(framework); i++) {
-        int y = cell_year(csv_get(row, cells[i]));
-        if (y > year) year = y;
-    }
+    /* the row's release dates the software; else its framework cell's own year ("Megatron-LM
+     * (2022)"); else the newest year its source names (a source may also name a later
+     * publication: "MLSys 2023" for a 2022 run, so it speaks last) */
+    int year = cell_year(csv_get(row, c->release));
+    if (!year) year = cell_year(framework);
+    if (!year) year = cell_year(csv_get(row, c->source));
     const est_stack *old = year > 0 && year < 2023 ? est_stack_find("nemo-megatron-2022") : NULL;
     return old ? old : st;
 }
@@ -488,8 +485,12 @@ static int row_input(const csv_table *t, const csv_row *row, est_input *in, char
     /* compiled blocks: the row's torch_compile cell, else its framework or notes naming torch.compile
      * (torchtitan's tables write "FSDP + torch.compile") */
     const char *fw = csv_get(row, c.framework);
-    in->torch_compile = switch_cell(csv_get(row, c.compile), contains_ci(fw, "torch.compile") || contains_ci(notes, "torch.compile") ||
-                                                              contains_ci(fw, "torch_compile") || contains_ci(notes, "torch_compile"));
+    bool compiled = contains_ci(fw, "torch.compile") || contains_ci(notes, "torch.compile") || contains_ci(fw, "torch_compile") ||
+                    contains_ci(notes, "torch_compile");
+    if (contains_ci(fw, "without torch.compile") || contains_ci(notes, "without torch.compile") ||
+        contains_ci(fw, "no torch.compile") || contains_ci(notes, "no torch.compile"))
+        compiled = false;
+    in->torch_compile = switch_cell(csv_get(row, c.compile), compiled);
     in->allow_uneven_pp = true; /* published layouts use Megatron-Core's uneven first/last stages */
     if (in->vp < 1) in->vp = 1;
     if (in->cp < 1) in->cp = 1;
@@ -637,7 +638,8 @@ static void assume_tuned_vp(est_input *in, bool halves)
      * al. 2024 §3.3.2) */
     int per_stage = L / in->pp;
     if (L % in->pp) {
-        if ((L + 2) % in->pp) return;
+        /* a recipe's own uneven split (remainder_last) is kept, and not searched over */
+        if ((L + 2) % in->pp || in->pp_layout != EST_PP_EVEN) return;
         per_stage = (L + 2) / in->pp;
         in->pp_layout = EST_PP_EMBEDDING_LOSS;
     }
@@ -646,11 +648,12 @@ static void assume_tuned_vp(est_input *in, bool halves)
         in->vp = v;
         if (halves) half_blocks(in);
         est_result r;
-        /* a VP predicted not to fit is not what the table ran, unless none fits: then the
-         * fastest of all (the run did fit, in a memory the model over-counts) */
+        /* a VP predicted not to fit is not what the table ran; when none fits (the run did, in a
+         * memory the model over-counts) the one closest to fitting, the least memory */
         if (est_evaluate(in, &r) != 0) continue;
-        bool better = r.fits != best_fits ? r.fits : r.step_time < best;
-        if (better || !isfinite(best)) { best = r.step_time; best_fits = r.fits; best_vp = v; }
+        double key = r.fits ? r.step_time : r.mem_total;
+        bool better = r.fits != best_fits ? r.fits : key < best;
+        if (better || !isfinite(best)) { best = key; best_fits = r.fits; best_vp = v; }
     }
     in->vp = best_vp;
     if (halves) half_blocks(in);

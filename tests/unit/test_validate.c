@@ -161,7 +161,6 @@ static void test_flops_formula_spellings(void)
     CHECK(spell_flops_formula("NeMo flops callback: (24 s h^2 + 4 s^2 h)*3L + 6 s h V") == FLOPS_MEGATRON);
 }
 
-/* whole rows through validate_row_input: every spelling ends in the input the estimator sees */
 /* a CSV of rows as a table writes them, with the catalogs validate reads them against */
 static void parse_rows(const char *csv, csv_table *t)
 {
@@ -171,6 +170,7 @@ static void parse_rows(const char *csv, csv_table *t)
     CHECK(csv_parse(csv, strlen(csv), "rows.csv", t, &e) == 0);
 }
 
+/* whole rows through validate_row_input: every spelling ends in the input the estimator sees */
 static void test_rows_as_tables_write_them(void)
 {
     static const char CSV[] =
