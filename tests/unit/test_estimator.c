@@ -1039,6 +1039,8 @@ static void test_gemm_clock(void)
     CHECK_NEAR(gpu_find("h100_sxm_hbm2e")->clock_scale, 1636.0 / (989e6 / (132.0 * 4096.0)), 1e-9);
     CHECK(gpu_match("H100 SXM 96GB HBM2e (500 W)") == gpu_find("h100_sxm_hbm2e"));
     CHECK(gpu_match("H100 SXM") == gpu_find("h100_sxm") && gpu_match("H100 NVL") == gpu_find("h100_nvl"));
+    /* nvidia-smi's product names: the 16 GB V100 is not the 32 GB one */
+    CHECK(gpu_match("Tesla V100-SXM2-16GB") == gpu_find("v100_16gb") && gpu_match("V100-SXM2-32GB") == gpu_find("v100_32gb"));
     model_shape s = llama70b();
     est_input a = base_input(&s, "b300", 8), b = a;
     a.tp = b.tp = 8;
