@@ -75,6 +75,18 @@ double layer_gemm_s(const est_device *d, double M, double K, double N, double ef
     return t > floor ? t : floor;
 }
 
+/* One batched GEMM (batch × (M×K)·(K×N)) in bf16, as torch.bmm/baddbmm run the unfused
+ * attention: roofline of its FLOPs at the device's GEMM efficiency for that shape
+ * (layer_gemm_eff16) vs its operand traffic, one launch for the batch */
+static double bmm16_s(const est_device *d, double batch, double M, double K, double N)
+{
+    if (batch <= 0 || M <= 0 || K <= 0 || N <= 0) return 0.0;
+    double t_math = 2.0 * batch * M * K * N / (d->peak16 * layer_gemm_eff16(d, batch * M, K, N)); /* tiles of every matrix share the waves */
+    double t_mem = 2.0 * batch * (M * K + K * N + M * N) / d->hbm;
+    double t = fmax(t_math, t_mem);
+    return fmax(t, d->cal->min_kernel_us * 1e-6);
+}
+
 /* One bf16 GEMM, as layer_gemm_s: FP8 training under Transformer Engine quantizes only the
  * GEMMs of TE modules (te.pytorch.Linear, LayerNormLinear, …) inside fp8_autocast;
  * Megatron-Core's output layer is a tensor_parallel.ColumnParallelLinear, not a TE module,
@@ -82,11 +94,7 @@ double layer_gemm_s(const est_device *d, double M, double K, double N, double ef
  * primer": only TE modules run in FP8) */
 double layer_gemm16_s(const est_device *d, double M, double K, double N)
 {
-    if (M <= 0 || K <= 0 || N <= 0) return 0.0;
-    double t_math = 2.0 * M * K * N / (d->peak16 * layer_gemm_eff16(d, M, K, N));
-    double t_mem = 2.0 * (M * K + K * N + M * N) / d->hbm;
-    double t = fmax(t_math, t_mem);
-    return fmax(t, d->cal->min_kernel_us * 1e-6);
+    return bmm16_s(d, 1.0, M, K, N);
 }
 
 /* Mean keys a query attends in a sequence of s tokens: s without a mask; causal
@@ -455,18 +463,6 @@ static double act_bytes_per_token(const est_input *in, const est_device *dev, do
     return per_tok;
 }
 
-/* One batched GEMM (batch × (M×K)·(K×N)) in bf16, as torch.bmm/baddbmm run the unfused
- * attention: roofline of its FLOPs at the device's GEMM efficiency for that shape
- * (layer_gemm_eff) vs its operand traffic, one launch for the batch */
-static double bmm16_s(const est_device *d, double batch, double M, double K, double N)
-{
-    if (batch <= 0 || M <= 0 || K <= 0 || N <= 0) return 0.0;
-    double t_math = 2.0 * batch * M * K * N / (d->peak16 * layer_gemm_eff16(d, batch * M, K, N)); /* tiles of every matrix share the waves */
-    double t_mem = 2.0 * batch * (M * K + K * N + M * N) / d->hbm;
-    double t = fmax(t_math, t_mem);
-    return fmax(t, d->cal->min_kernel_us * 1e-6);
-}
-
 /* Attention without a fused kernel (NeMo 1.x 2022 CoreAttention; HF eager): QK^T and AV
  * as batched GEMMs over the full seq_q × seq_kv square (the causal mask is applied to
  * computed scores, nothing is skipped), per micro-batch and local head; the scores, the
@@ -612,16 +608,10 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
     double t_lora_fwd = lora_w * (in->stack ? in->stack->lora_fwd_bytes : 0.0);
     double t_lora_bwd = lora_w * (in->stack ? in->stack->lora_bwd_bytes : 0.0);
 
-    /* FP8/FP4 quantization (est_cast_elems): 4 B per cast element at HBM speed */
+    /* FP8/FP4 quantization (est_cast_elems): est_stack_fp8_cast_bytes per cast element at HBM speed */
     double t_cast_fwd = 0.0, t_cast_bwd = 0.0;
     if (dev->elem_bytes < 2.0) {
-        /* bytes per cast element: the stack's quantization kernels (Transformer Engine's fused
-         * cast-transpose 4 B; unfused amax + casts 8 B) */
         double cast_b = est_stack_fp8_cast_bytes(in);
-        if (cast_b <= 0) cast_b = 4.0;
-        /* current scaling: nvte_compute_amax reads the 2-byte input in a pass of its own
-         * before nvte_quantize (Transformer Engine Float8CurrentScalingQuantizer::quantize_impl) */
-        if (in->fp8_current_scaling && !(in->stack && in->stack->fp8_dynamic_scaling)) cast_b += 2.0;
         t_cast_fwd = cast_b * cast_elems(in, at, T, false, moe_layer) / dev->hbm;
         t_cast_bwd = cast_b * cast_elems(in, at, T, true, moe_layer) / dev->hbm;
     }

@@ -212,7 +212,13 @@ double est_stack_elementwise_units(const est_input *in)
 double est_stack_fp8_cast_bytes(const est_input *in)
 {
     const est_stack *s = in->stack;
-    if (!s) return 0.0;
-    if (in->torch_compile && s->compiled_fp8_cast_bytes > 0) return s->compiled_fp8_cast_bytes;
-    return s->fp8_cast_bytes;
+    /* the stack's quantization kernels (Transformer Engine's fused cast-transpose 4 B, also
+     * without a stack; unfused amax + casts 8 B), compiled where it states them */
+    double b = !s ? 0.0 : in->torch_compile && s->compiled_fp8_cast_bytes > 0 ? s->compiled_fp8_cast_bytes : s->fp8_cast_bytes;
+    if (b <= 0) b = 4.0;
+    /* current scaling: nvte_compute_amax reads the 2-byte input in a pass of its own before
+     * nvte_quantize (Transformer Engine Float8CurrentScalingQuantizer::quantize_impl), unless
+     * the stack's casts always take their amax (fp8_dynamic_scaling: already counted) */
+    if (in->fp8_current_scaling && !(s && s->fp8_dynamic_scaling)) b += 2.0;
+    return b;
 }

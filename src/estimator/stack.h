@@ -78,10 +78,12 @@ typedef struct est_stack {
                                             * scaling, add) moves, forward and backward */
 } est_stack;
 
-/* HBM traffic units of a layer's non-GEMM ops (elementwise_units x 2h per token) and bytes per
- * element of an FP8 quantization the run's stack moves: its compiled values under torch.compile
- * where it states them, else its eager ones, else (0) the caller's default */
+/* HBM traffic units of a layer's non-GEMM ops (elementwise_units x 2h per token) the run's stack
+ * moves: its compiled value under torch.compile where it states one, else its eager one, else
+ * (0) the caller's default */
 double est_stack_elementwise_units(const struct est_input *in);
+/* HBM bytes per element of one FP8 quantization of the run: the stack's casts (compiled where it
+ * states them, Transformer Engine's 4 without a stack) and current scaling's amax pass */
 double est_stack_fp8_cast_bytes(const struct est_input *in);
 
 /* Loads data/stacks.csv (compiled in) once; -1 only when the file is malformed. */
