@@ -252,6 +252,18 @@ static const est_stack *row_stack(const columns *c, const csv_row *row)
 
 #define SKIP(...) (snprintf(why, why_len, __VA_ARGS__), -1)
 
+/* how tables say a run's blocks were compiled, and that they were not */
+static const char *const COMPILE_WORDS[] = {"torch.compile", "torch_compile", NULL};
+static const char *const NO_COMPILE_WORDS[] = {"without torch.compile", "no torch.compile", NULL};
+
+/* the cell contains one of the NULL-terminated words (case ignored) */
+static bool names_any(const char *cell, const char *const *words)
+{
+    for (; *words; words++)
+        if (contains_ci(cell, *words)) return true;
+    return false;
+}
+
 /* what a row leaves unpublished that its caller assumes as tuned (assume_tuned_layout) */
 enum { ASSUME_MBS = 1, ASSUME_LAYOUT = 2, HALF_BLOCKS = 4 /* "selective layer": half a stage's blocks recompute */ };
 
@@ -482,14 +494,11 @@ static int row_input(const csv_table *t, const csv_row *row, est_input *in, char
     const char *notes = csv_get(row, c.notes), *model = csv_get(row, c.model);
     in->moe_force_balanced = contains_ci(notes, "force-balanced");
     in->moe_token_drop = contains_ci(model, "tokendrop") || contains_ci(notes, "token dropping");
-    /* compiled blocks: the row's torch_compile cell, else its framework or notes naming torch.compile
-     * (torchtitan's tables write "FSDP + torch.compile") */
+    /* compiled blocks: the row's torch_compile cell, else its framework or notes naming
+     * torch.compile (torchtitan's tables write "FSDP + torch.compile") and neither denying it */
     const char *fw = csv_get(row, c.framework);
-    bool compiled = contains_ci(fw, "torch.compile") || contains_ci(notes, "torch.compile") || contains_ci(fw, "torch_compile") ||
-                    contains_ci(notes, "torch_compile");
-    if (contains_ci(fw, "without torch.compile") || contains_ci(notes, "without torch.compile") ||
-        contains_ci(fw, "no torch.compile") || contains_ci(notes, "no torch.compile"))
-        compiled = false;
+    bool compiled = (names_any(fw, COMPILE_WORDS) || names_any(notes, COMPILE_WORDS)) && !names_any(fw, NO_COMPILE_WORDS) &&
+                    !names_any(notes, NO_COMPILE_WORDS);
     in->torch_compile = switch_cell(csv_get(row, c.compile), compiled);
     in->allow_uneven_pp = true; /* published layouts use Megatron-Core's uneven first/last stages */
     if (in->vp < 1) in->vp = 1;
@@ -795,8 +804,8 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
         unsigned assume = 0;
         int ok = row_input(&t, row, &in, why, sizeof why, &assume) == 0;
         unsigned what = assume & (ASSUME_MBS | ASSUME_LAYOUT);
+        if (ok) in.cal = cal;
         if (ok && what) {
-            in.cal = cal;
             double ga_row;
             if (!num(row, c.grad_accum, &ga_row)) ga_row = 0;
             if (assume_tuned_layout(&in, assume, ga_row)) {
@@ -808,7 +817,6 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
         }
         bool vp_assumed_here = false;
         if (ok) {
-            in.cal = cal;
             double published_vp;
             if (in.pp > 1 && !num(row, c.vp, &published_vp) && in.stack->interleaved_pipeline) {
                 assume_tuned_vp(&in, (assume & HALF_BLOCKS) != 0);
