@@ -241,7 +241,7 @@ static void make_label(const cost_request *rq, cost_option *o)
 
 bool cost_is_fsdp(const cost_request *rq, const cost_knobs *k)
 {
-    const est_stack *st = cost_stack_of(rq, k);
+    const est_stack *st = cost_stack_of(rq);
     return st && !strcmp(st->name, "pytorch-fsdp") && k->tp == 1 && k->pp == 1;
 }
 
@@ -269,9 +269,8 @@ static const cost_instance *rank0_for(const cost_request *rq, const cost_pool *p
     return r0->host_ram_gib > w->host_ram_gib ? r0 : NULL;
 }
 
-const est_stack *cost_stack_of(const cost_request *rq, const cost_knobs *k)
+const est_stack *cost_stack_of(const cost_request *rq)
 {
-    (void)k;
     if (rq->stack) return rq->stack;
     const est_stack *st = est_stack_find("hf-deepspeed");
     return st ? st : est_stack_default();
@@ -306,7 +305,7 @@ int cost_evaluate(const cost_request *rq, const cost_knobs *k, cost_option *o, a
     in.mbs = k->mbs;
     in.gbs = rq->gbs;
     /* the stack's mechanisms (attention kernel, model code, gradient dtype, overlap) */
-    const est_stack *st = cost_stack_of(rq, k);
+    const est_stack *st = cost_stack_of(rq);
     est_stack_apply(&in, st);
     in.sequence_parallel = k->tp > 1 && st && st->sequence_parallel;
     in.recompute = k->checkpointing ? RECOMPUTE_FULL : RECOMPUTE_NONE;
@@ -537,7 +536,7 @@ void cost_rank_by_price(cost_rank_item *it, size_t n)
 
 const char *cost_band_of(const cost_request *rq, const cost_option *o, double *rel, char *buf, size_t len)
 {
-    const est_stack *st = cost_stack_of(rq, &o->k);
+    const est_stack *st = cost_stack_of(rq);
     const char *sn = st ? st->name : "megatron-core";
     double b = est_band_rel(&o->est), pb, med;
     int prows;

@@ -117,8 +117,9 @@ typedef struct {
     bool offload_optimizer, offload_params, checkpointing;
 } cost_knobs;
 
-/* the stack a setup runs on: rq->stack, else hf-deepspeed (the trainer ds_config.json configures) */
-const est_stack *cost_stack_of(const cost_request *rq, const cost_knobs *k);
+/* the stack every setup of the request runs on: rq->stack, else hf-deepspeed (the trainer
+ * ds_config.json configures) */
+const est_stack *cost_stack_of(const cost_request *rq);
 /* the setup runs PyTorch FSDP (the pytorch-fsdp stack, no TP/PP): its files name FSDP, not DeepSpeed */
 bool cost_is_fsdp(const cost_request *rq, const cost_knobs *k);
 /* the sharding as the trainer names it: "ZeRO-2", or FSDP's "FSDP FULL_SHARD" / "FSDP SHARD_GRAD_OP" / "DDP" */

@@ -243,7 +243,7 @@ int cost_accelerate_yaml(const cost_request *rq, const cost_option *o, char **ou
     if (o->k.tp > 1 || o->k.pp > 1)
         return ac_err_set(e, AC_E_INPUT, "Accelerate runs DeepSpeed/FSDP data parallelism: no config for a TP%d PP%d setup", o->k.tp,
                           o->k.pp);
-    const est_stack *st = cost_stack_of(rq, &o->k);
+    const est_stack *st = cost_stack_of(rq);
     bool fsdp = cost_is_fsdp(rq, &o->k);
     strbuf b;
     sb_init(&b);
@@ -340,7 +340,7 @@ static cJSON *option_json(const cost_request *rq, const cost_option *o)
     /* the stack it is predicted on and its band on this GPU, with where the band comes from
      * (own: validated runs of this stack on this GPU; stack: of this stack on other GPUs;
      * published: the stack's published fine-tuning runs; pooled: none, all stacks' band) */
-    const est_stack *st = cost_stack_of(rq, &o->k);
+    const est_stack *st = cost_stack_of(rq);
     cJSON_AddStringToObject(j, "stack", st ? st->name : "megatron-core");
     double band;
     char band_text[256];

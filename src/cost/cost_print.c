@@ -62,7 +62,7 @@ void cost_print(FILE *out, const cost_request *rq, const cost_result *r)
                  "gather; %d GB RAM per node for GPU types, the instance's RAM for instances); MT/hr: million tokens per hour.\n",
             (int)rq->cpu_mem_node_gb);
     {
-        const est_stack *st = cost_stack_of(rq, NULL);
+        const est_stack *st = cost_stack_of(rq);
         long c0 = cost_chosen(r, rq);
         fprintf(out, "Stack: %s (the trainer the written files configure%s).\n", st ? st->name : "megatron-core",
                 rq->stack ? ", named by --framework" : "; --framework names another");
@@ -146,7 +146,7 @@ void cost_print(FILE *out, const cost_request *rq, const cost_result *r)
         /* the attention kernel the prediction assumes, and the other one: packed sequences call SDPA
          * with is_causal (FlashAttention-2); a 4-D mask (padded batches, Transformers 4.38-4.39) sends
          * it to the memory-efficient kernel over the full square (data/stacks.csv masked_attn_eff_ratio) */
-        const est_stack *st = cost_stack_of(rq, &o->k);
+        const est_stack *st = cost_stack_of(rq);
         if (st && st->masked_attn_eff_ratio > 0 && !rq->attn_explicit_mask) {
             cost_request masked = *rq;
             masked.attn_explicit_mask = true;

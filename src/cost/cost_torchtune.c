@@ -47,7 +47,7 @@ static int tt_model_find(const char *name, tt_model *out, ac_err *e)
 /* the recipe, or NULL (with why) when torchtune cannot run the setup */
 static const char *tt_recipe(const cost_request *rq, const cost_option *o, char *why, size_t n)
 {
-    const est_stack *st = cost_stack_of(rq, &o->k);
+    const est_stack *st = cost_stack_of(rq);
     if (!st || strcmp(st->name, "pytorch-fsdp")) {
         snprintf(why, n, "torchtune runs PyTorch FSDP, not %s", st ? st->name : "this stack");
         return NULL;

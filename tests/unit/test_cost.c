@@ -863,7 +863,7 @@ static void test_stack_it_configures(void)
     CHECK_INT(cost_search(&rq, &r, &e), 0);
     for (size_t i = 0; i < r.n; i++) {
         CHECK(r.opt[i].k.tp == 1 && r.opt[i].k.pp == 1);
-        CHECK_STR(cost_stack_of(&rq, &r.opt[i].k)->name, "hf-deepspeed");
+        CHECK_STR(cost_stack_of(&rq)->name, "hf-deepspeed");
     }
     char band[160];
     long c = cost_chosen(&r, &rq);
