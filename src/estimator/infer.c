@@ -136,14 +136,26 @@ static double roofline_s(const dev_ctx *d, double flops, double bytes, double ef
     return roofline_at_s(d, d->peak, flops, bytes, eff);
 }
 
-/* one GEMM [tokens × k]·[k × n] with quantised weights: 2·tokens·k·n FLOPs, k·n weight bytes + 16-bit activations;
- * the catalog's efficiency holds for large GEMMs, a smaller one reaches its tile/wave-quantisation share of it
- * relative to the 8192³ reference (layer_gemm_shape: NVIDIA "Matrix Multiplication Background") */
+/* the catalog's efficiency holds for large GEMMs; a [tokens × k]·[k × n] GEMM reaches its tile/wave-quantisation
+ * share of it relative to the 8192³ reference (layer_gemm_shape: NVIDIA "Matrix Multiplication Background"), never
+ * more; below one 128-row tile cuBLAS runs GEMV / small-tile kernels bound by the weight read, not tile waste */
+static double gemm_share(const dev_ctx *d, double tokens, double k, double n)
+{
+    return fmin(layer_gemm_shape(d->sms, fmax(tokens, 128.0), k, n) / d->gemm_ref, 1.0);
+}
+
+/* the same share from tile and K quantisation alone (one SM: no wave quantisation), for batched and grouped GEMMs
+ * whose many matrices fill the waves together */
+static double tile_share(double m, double k, double n)
+{
+    return fmin(layer_gemm_shape(1.0, m, k, n) / layer_gemm_shape(1.0, 8192.0, 8192.0, 8192.0), 1.0);
+}
+
+/* one GEMM [tokens × k]·[k × n] with quantised weights: 2·tokens·k·n FLOPs, k·n weight bytes + 16-bit activations,
+ * at its shape's share of the efficiency (gemm_share) */
 static double gemm_s(const dev_ctx *d, double tokens, double k, double n, double wbytes, double eff)
 {
-    /* below one 128-row tile cuBLAS runs GEMV / small-tile kernels bound by the weight read, not tile waste */
-    double rel = layer_gemm_shape(d->sms, fmax(tokens, 128.0), k, n) / d->gemm_ref;
-    return roofline_s(d, 2.0 * tokens * k * n, k * n * wbytes + tokens * (k + n) * 2.0, eff * (rel < 1.0 ? rel : 1.0));
+    return roofline_s(d, 2.0 * tokens * k * n, k * n * wbytes + tokens * (k + n) * 2.0, eff * gemm_share(d, tokens, k, n));
 }
 
 /* latency term of one all-reduce over `local` GPUs of an NVLink domain times `nodes` domains:
@@ -282,9 +294,7 @@ static pass_time layer_mix_s(const dev_ctx *d, double dec_seqs, double dec_ctx, 
              * [ctx × ctx] · [ctx × d] per head and sequence, at the GEMM efficiency of that shape (tile and
              * K quantisation: a head_dim of 64 or 128 is a short K and a narrow N; NVIDIA "Matrix Multiplication
              * Background"), the many heads filling the waves; the masked softmax streams the scores */
-            double ref = layer_gemm_shape(1.0, 8192.0, 8192.0, 8192.0);
-            double rqk = fmin(layer_gemm_shape(1.0, pf_ctx, at->qk_dim, pf_ctx) / ref, 1.0);
-            double rav = fmin(layer_gemm_shape(1.0, pf_ctx, pf_ctx, at->v_dim) / ref, 1.0);
+            double rqk = tile_share(pf_ctx, at->qk_dim, pf_ctx), rav = tile_share(pf_ctx, pf_ctx, at->v_dim);
             double per_dim = 2.0 * pf_seqs * sq * a_gpu;
             double peak = d->attn_peak * d->gemm_eff;
             t.compute += per_dim * at->qk_dim / (peak * rqk) + per_dim * at->v_dim / (peak * rav) +
@@ -315,9 +325,9 @@ static pass_time layer_mix_s(const dev_ctx *d, double dec_seqs, double dec_ctx, 
         double flops = 2.0 * tokens * k * mats * h * fe / tp * moe_imbalance(tokens * k / ep, ep);
         double bytes = touched * mats * h * fe / tp * wb + tokens * k * (h + fe / tp) * 2.0 * 2.0;
         /* a grouped GEMM: every expert's rows (tokens·k/E on average) and columns fill whole tiles; the experts'
-         * tiles fill the waves together (layer_gemm_shape with one SM: tile and K quantisation only) */
+         * tiles fill the waves together (tile_share) */
         double me = fmax(tokens * k / s->num_experts, 128.0);
-        double rel = fmin(layer_gemm_shape(1.0, me, h, width * (mats - 1.0)) / layer_gemm_shape(1.0, 8192.0, 8192.0, 8192.0), 1.0);
+        double rel = tile_share(me, h, width * (mats - 1.0));
         double moe = roofline_s(d, flops, bytes, eff * d->cal.moe_gemm_eff * rel);
         moe += gemm_s(d, tokens, h, s->num_experts, 2.0, eff); /* router */
         /* shared experts every token also passes: a dense MLP of moe_shared_ffn (DeepSeekMoE, Dai et al.
@@ -386,9 +396,8 @@ static double allgather_s(const dev_ctx *d, double total)
 static double ft_logits_s(const dev_ctx *d, double seqs, double *comm)
 {
     double h = d->s->hidden, vp = ft_vocab_padded(d), vl = vp / d->in->tp;
-    double rel = layer_gemm_shape(d->sms, fmax(seqs, 128.0), h, vl) / d->gemm_ref;
     double t = roofline_s(d, 2.0 * seqs * h * vl, h * vl * INFER_EMB_BYTES + seqs * h * 2.0 + seqs * vl * 4.0,
-                          d->gemm_eff * (rel < 1.0 ? rel : 1.0));
+                          d->gemm_eff * gemm_share(d, seqs, h, vl));
     if (d->in->tp > 1) {
         double ag = allgather_s(d, seqs * vp * 4.0);
         if (comm) *comm += ag;
