@@ -87,10 +87,7 @@ static int render(const char *tmpl, const char *const (*vars)[2], size_t nv, str
         if (i == nv && r == nr)
             return ac_err_set(e, AC_E_INPUT, "trainer command: unknown placeholder '%.*s'", close ? (int)(close - p + 1) : 1, p);
         if (i < nv) {
-            char *q = shell_quote_dup(vars[i][1], e);
-            if (!q) return -1;
-            sb_add(out, q);
-            free(q);
+            if (shell_quote_add(out, vars[i][1], e)) return -1;
         } else {
             sb_add(out, RUNTIME_VARS[r][1]);
         }

@@ -150,10 +150,8 @@ static int build_srun(const ac_config *c, const char *logs_dir, const node *job_
     sb_add(sb, "srun");
     if (exec_job_needs_pmix(job_cfg)) sb_add(sb, " --mpi=pmix");
     if (image[0]) {
-        char *q = shell_quote_dup(image, e);
-        if (!q) return -1;
-        sb_printf(sb, " --container-image %s", q);
-        free(q);
+        sb_add(sb, " --container-image ");
+        if (shell_quote_add(sb, image, e)) return -1;
         strbuf m;
         sb_init(&m);
         sb_printf(&m, "%s:%s", logs_dir, logs_dir);
@@ -166,7 +164,7 @@ static int build_srun(const ac_config *c, const char *logs_dir, const node *job_
             if (!rc) rc = add_mount(&m, abs, e);
         }
         for (int i = 0; i < c->n_container_mounts && !rc; i++) rc = add_mount(&m, c->container_mounts[i], e);
-        q = rc ? NULL : sb_str(&m) ? shell_quote_dup(sb_str(&m), e) : NULL;
+        char *q = rc ? NULL : sb_str(&m) ? shell_quote_dup(sb_str(&m), e) : NULL;
         sb_free(&m);
         if (rc || !q) return rc ? rc : ac_err_set(e, AC_E_NOMEM, "out of memory");
         sb_printf(sb, " --container-mounts %s", q);
@@ -175,10 +173,8 @@ static int build_srun(const ac_config *c, const char *logs_dir, const node *job_
     for (int i = 0; i < c->cluster.n_srun_args; i++) {
         const char *a = c->cluster.srun_args[i];
         if (!a[0] || (!image[0] && is_pyxis_flag(a))) continue;
-        char *q = shell_quote_dup(a, e);
-        if (!q) return -1;
-        sb_printf(sb, " %s", q);
-        free(q);
+        sb_add(sb, " ");
+        if (shell_quote_add(sb, a, e)) return -1;
     }
     return 0;
 }
@@ -230,11 +226,7 @@ static int render_command(const ac_config *c, const char *logs_dir, const exec_j
             while (i < sizeof vars / sizeof vars[0] && strcmp(vars[i].key, key)) i++;
             if (i == sizeof vars / sizeof vars[0])
                 return ac_err_set(e, AC_E_INPUT, "job command template: unknown placeholder {%s}", key);
-            if (shell_check_line(key, vars[i].val, e) < 0) return -1;
-            char *q = shell_quote_dup(vars[i].val, e);
-            if (!q) return -1;
-            sb_add(out, q);
-            free(q);
+            if (shell_check_line(key, vars[i].val, e) < 0 || shell_quote_add(out, vars[i].val, e)) return -1;
         }
         p = end + 1;
     }

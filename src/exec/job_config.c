@@ -138,10 +138,9 @@ static bool env_name_ok(const char *s)
 static int export_line(strbuf *sb, const char *name, const char *value, ac_err *e)
 {
     if (shell_check_line(name, value, e) < 0) return -1;
-    char *q = shell_quote_dup(value, e);
-    if (!q) return -1;
-    sb_printf(sb, "export %s=%s\n", name, q);
-    free(q);
+    sb_printf(sb, "export %s=", name);
+    if (shell_quote_add(sb, value, e)) return -1;
+    sb_add(sb, "\n");
     return 0;
 }
 
