@@ -140,13 +140,19 @@ static int parse_json(const char *text, size_t len, results_serve_metrics *m, ch
     return results_serve_usable(m, "serving benchmark result", why, wlen);
 }
 
-int results_serve_bench_parse(const char *text, size_t len, results_serve_metrics *m, char *why, size_t wlen)
+int results_serve_parse_either(const char *text, size_t len, results_serve_parser json, results_serve_parser plain,
+                               results_serve_metrics *m, char *why, size_t wlen)
 {
     results_serve_clear(m);
     size_t i = 0;
     while (i < len && isspace((unsigned char)text[i])) i++;
-    if (i < len && text[i] == '{') return parse_json(text + i, len - i, m, why, wlen);
-    return parse_text(text, len, m, why, wlen);
+    if (i < len && text[i] == '{') return json(text + i, len - i, m, why, wlen);
+    return plain(text, len, m, why, wlen);
+}
+
+int results_serve_bench_parse(const char *text, size_t len, results_serve_metrics *m, char *why, size_t wlen)
+{
+    return results_serve_parse_either(text, len, parse_json, parse_text, m, why, wlen);
 }
 
 /* ---- a job folder's result (serve_bench.h) ---- */

@@ -43,6 +43,11 @@ int results_serve_bench_parse(const char *text, size_t len, results_serve_metric
  * neither ..."); a finite non-negative number with nothing but blanks around it in s[0..n) */
 void results_serve_clear(results_serve_metrics *m);
 int results_serve_usable(const results_serve_metrics *m, const char *what, char *why, size_t why_len);
+/* an engine's output read by its JSON parser when its first non-blank byte is '{', else by its
+ * text parser, into *m cleared first */
+typedef int (*results_serve_parser)(const char *text, size_t len, results_serve_metrics *m, char *why, size_t why_len);
+int results_serve_parse_either(const char *text, size_t len, results_serve_parser json, results_serve_parser plain,
+                               results_serve_metrics *m, char *why, size_t why_len);
 int results_serve_number(const char *s, size_t n, double *v);
 
 /* One job folder of the measured path (exec/serve_job.h): result.json (vLLM) or report.json

@@ -140,9 +140,5 @@ static int parse_json(const char *text, size_t len, results_serve_metrics *m, ch
 
 int results_trtllm_bench_parse(const char *text, size_t len, results_serve_metrics *m, char *why, size_t wlen)
 {
-    results_serve_clear(m);
-    size_t i = 0;
-    while (i < len && isspace((unsigned char)text[i])) i++;
-    if (i < len && text[i] == '{') return parse_json(text + i, len - i, m, why, wlen);
-    return parse_text(text, len, m, why, wlen);
+    return results_serve_parse_either(text, len, parse_json, parse_text, m, why, wlen);
 }
