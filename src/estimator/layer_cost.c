@@ -630,7 +630,6 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
 
     lc->tp_comm = tp_comm_s(in, c, T, cross);
     cp_comm_s(in, dev, T, &lc->cp_fwd, &lc->cp_bwd);
-    lc->cp_comm = lc->cp_fwd + lc->cp_bwd;
 
     /* activation bytes per layer per micro-batch; full recompute keeps only the layer input */
     lc->act_full = act_bytes_per_token(in, dev, seq_q, seq_kv, cross, cross_seq, moe_layer) * T;
@@ -659,7 +658,6 @@ void layer_cost_mix(const layer_cost *x, const layer_cost *y, double w_x, layer_
     out->mla_up_fwd = w_x * x->mla_up_fwd + w_y * y->mla_up_fwd;
     out->module_recomp = w_x * x->module_recomp + w_y * y->module_recomp;
     out->tp_comm = w_x * x->tp_comm + w_y * y->tp_comm;
-    out->cp_comm = w_x * x->cp_comm + w_y * y->cp_comm;
     out->cp_fwd = w_x * x->cp_fwd + w_y * y->cp_fwd;
     out->cp_bwd = w_x * x->cp_bwd + w_y * y->cp_bwd;
     out->ep_comm = w_x * x->ep_comm + w_y * y->ep_comm;

@@ -39,8 +39,8 @@ typedef struct {
     double attn_core_bwd;     /* attention-core part of bwd (CP overlap) */
     double mla_up_fwd;        /* MLA up-projections' part of fwd (recompute_mla_up_proj) */
     double module_recomp;     /* recompute_layernorm / recompute_moe_act: their forward again */
-    double tp_comm, cp_comm, ep_comm; /* fwd+bwd seconds, before overlap */
-    double cp_fwd, cp_bwd;            /* cp_comm's forward and backward parts */
+    double tp_comm, ep_comm;          /* fwd+bwd seconds, before overlap */
+    double cp_fwd, cp_bwd;            /* the CP ring exchange's forward and backward seconds, before overlap */
     double host_moe;                  /* host time of the expert block, fwd+bwd (moe_host_s) */
     double act_full, act_ckpt;        /* activation bytes kept per layer per micro-batch */
     double sac_recomp, act_sac;       /* op-level selective checkpointing (stack selective_op_sac):
