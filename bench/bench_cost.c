@@ -161,21 +161,6 @@ static void worked_example(void)
     printf("slowest search: %.1f ms (target < 1000 ms)\n\n", worst * 1e3);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* the q-quantile of v[0..n) (sorted in place), nearest rank */
-static double quantile(double *v, size_t n, double q)
-{
-    if (!n) return 0.0;
-    qsort(v, n, sizeof *v, cmp_double);
-    size_t i = (size_t)ceil(q * (double)n);
-    return v[i ? i - 1 : 0];
-}
-
 /* data/finetune_published.csv: each published setup predicted as published (cost_published.h),
  * with the error and the band the cost stage prints for that stack */
 static void published(void)
@@ -216,14 +201,14 @@ static void published(void)
                r->feasible ? "" : " (predicted not to fit)", 100 * r->cookbook_mfu / (1.0 + r->err), 100 * r->cookbook_mfu);
     }
     free(rows);
-    double md = quantile(err_ds, n_ds, 0.5), p90d = quantile(err_ds, n_ds, 0.9);
-    double ma = quantile(err_all, n_all, 0.5), p90a = quantile(err_all, n_all, 0.9);
+    double md = cost_published_quantile(err_ds, n_ds, 0.5), p90d = cost_published_quantile(err_ds, n_ds, 0.9);
+    double ma = cost_published_quantile(err_all, n_all, 0.5), p90a = cost_published_quantile(err_all, n_all, 0.9);
     printf("|error| of tokens/s: Hugging Face + DeepSpeed rows (%zu): median %.0f%%, p90 %.0f%% (targets 20%%, 30%%); all rows (%zu): "
            "median %.0f%%, p90 %.0f%%\n", n_ds, 100 * md, 100 * p90d, n_all, 100 * ma, 100 * p90a);
     if (n_t > 0)
         printf("|error| of tokens/s on the target kind (hf-deepspeed on 8 x a100_80gb, %zu rows): median %.0f%%, p90 %.0f%% "
                "(targets 20%%, 30%%); cookbook MFU within 0.10 of the published on %zu of %zu\n",
-               n_t, 100 * quantile(err_t, n_t, 0.5), 100 * quantile(err_t, n_t, 0.9), n_mfu_ok, n_mfu);
+               n_t, 100 * cost_published_quantile(err_t, n_t, 0.5), 100 * cost_published_quantile(err_t, n_t, 0.9), n_mfu_ok, n_mfu);
     /* the band each stack's setups print (cost_band_of): from these rows where data/bands.csv has none */
     static const char *const STACKS[] = {"hf-deepspeed", "pytorch-fsdp"};
     for (size_t i = 0; i < sizeof STACKS / sizeof *STACKS; i++)

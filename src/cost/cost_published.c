@@ -139,9 +139,9 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* nearest-rank quantile of v[0..n), sorted in place */
-static double quantile(double *v, size_t n, double q)
+double cost_published_quantile(double *v, size_t n, double q)
 {
+    if (!n) return 0.0;
     qsort(v, n, sizeof *v, cmp_double);
     size_t i = (size_t)ceil(q * (double)n);
     return v[i ? i - 1 : 0];
@@ -174,8 +174,8 @@ bool cost_published_band(const est_stack *st, const gpu_spec *g, bool offload, d
             signed_err[k++] = r->err;
         }
         if (k < 3) continue;
-        *band = quantile(abs_err, k, 0.8);
-        *median_err = quantile(signed_err, k, 0.5);
+        *band = cost_published_quantile(abs_err, k, 0.8);
+        *median_err = cost_published_quantile(signed_err, k, 0.5);
         *rows = (int)k;
         *on_gpu = pass == 0;
         return true;

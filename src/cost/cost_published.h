@@ -37,6 +37,10 @@ typedef struct {
  * optimizer); 1 for "step" or a step no longer than its optimizer part. */
 double cost_published_time_scale(double step_s, double optimizer_s, bool fwd_bwd);
 
+/* the nearest-rank q-quantile of v[0..n) (sorted in place; 0 when n is 0): the convention of
+ * the band below, and of the figures the benchmark prints beside it */
+double cost_published_quantile(double *v, size_t n, double q);
+
 /* every row predicted as published; *rows (free with free()) and *n */
 int cost_published_eval(cost_published_row **rows, size_t *n, ac_err *e);
 
