@@ -15,13 +15,11 @@ enum { STACK_MAX = 16 };
 static est_stack stacks[STACK_MAX];
 static size_t stacks_n;
 
-/* the parameters a stack row may set; every one but OPTIONAL_KEYS is required for every stack */
+/* the parameters a stack row may set; those before K_LOGIT every stack states, the later ones
+ * are optional (their default is stated where they are used) */
 enum { K_ALIASES, K_ATTENTION, K_SM_FWD, K_SM_BWD, K_ELEM, K_GRAD, K_ZERO, K_DP_OVERLAP, K_PREFETCH, K_RESHARD, K_SP, K_VP, K_GACC, K_CAST, K_FA2, K_TPO, K_LOGIT, K_SAC, K_AFWD, K_ABWD, K_DROP, K_MASKED, K_ZAR, K_OFFACC, K_LORA_F, K_LORA_B, K_CELEM, K_CCAST, K_DYN, K_CPHEADS, K_CPDKV, K_CPEXP, K_PPSG, K_N };
-/* keys a stack may leave out (their default is stated where they are used) */
-static const unsigned long long OPTIONAL_KEYS = 1ull << K_LOGIT | 1ull << K_SAC | 1ull << K_AFWD | 1ull << K_ABWD | 1ull << K_DROP | 1ull << K_MASKED |
-                                     1ull << K_ZAR | 1ull << K_OFFACC | 1ull << K_LORA_F | 1ull << K_LORA_B |
-                                     1ull << K_CELEM | 1ull << K_CCAST | 1ull << K_DYN | 1ull << K_CPHEADS | 1ull << K_CPDKV |
-                                     1ull << K_CPEXP | 1ull << K_PPSG;
+static const unsigned long long REQUIRED_KEYS = (1ull << K_LOGIT) - 1;
+_Static_assert(K_N <= 64, "a stack's seen keys are one 64-bit mask");
 static const char *const KEYS[K_N] = {"aliases", "attention", "softmax_fwd_bytes", "softmax_bwd_bytes", "elementwise_units",
                                       "grad_bytes", "zero_stage", "dp_overlap", "fsdp_prefetch", "fsdp_reshard",
                                       "sequence_parallel", "interleaved_pipeline", "grad_accum_bytes",
@@ -138,7 +136,7 @@ int est_stack_load(ac_err *e)
         seen[j] |= 1ull << k;
     }
     for (size_t j = 0; j < n && !rc; j++)
-        if ((seen[j] | OPTIONAL_KEYS) != (1ull << K_N) - 1) rc = ac_err_at(e, AC_E_INTERNAL, t.file, 0, 0, tmp[j].name, "stack lacks a parameter");
+        if ((seen[j] & REQUIRED_KEYS) != REQUIRED_KEYS) rc = ac_err_at(e, AC_E_INTERNAL, t.file, 0, 0, tmp[j].name, "stack lacks a parameter");
     csv_free(&t);
     if (rc) return -1;
     if (!n || strcmp(tmp[0].name, "megatron-core"))
