@@ -301,6 +301,25 @@ static int evaluate(const emu_serve_args *a, const model_shape *sh, const gpu_sp
     return serve_evaluate(&in, r, why, wl);
 }
 
+/* one emulated time over the requests: the serving model predicts its mean, the rest are fixed
+ * ratios of it (emulate_serve.h), the one place they are written; results_serve_metrics keeps
+ * the median, p90 and p99, the printers take the others from here */
+typedef struct {
+    double mean, median, p90, p95, p99, min, max, std;
+} spread;
+
+static spread spread_of(double mean)
+{
+    return (spread){mean, mean, 1.1 * mean, 1.15 * mean, 1.25 * mean, 0.8 * mean, 1.3 * mean, 0.1 * mean};
+}
+
+/* the metric's mean, median, p90 and p99 fields from its spread */
+static void set_metric(double *mean, double *median, double *p90, double *p99, double v)
+{
+    spread x = spread_of(v);
+    *mean = x.mean, *median = x.median, *p90 = x.p90, *p99 = x.p99;
+}
+
 int emu_serve_run(const emu_serve_args *a0, const gpu_spec *g, double scale, results_serve_metrics *m, char *why,
                   size_t wl, ac_err *e)
 {
@@ -366,31 +385,16 @@ int emu_serve_run(const emu_serve_args *a0, const gpu_spec *g, double scale, res
     if (evaluate(&a, sh, g, a.input_len, a.output_len, conc, &r, mwhy, sizeof mwhy) != 0)
         return ac_err_set(e, AC_E_INPUT, "%s", mwhy);
     double s = scale > 0 ? scale : 1.0;
-    double *v = &m->completed;
-    for (size_t k = 0; k < sizeof *m / sizeof *v; k++) v[k] = NAN;
+    results_serve_clear(m);
     m->completed = a.num_prompts;
     m->max_concurrency = conc;
     m->request_throughput = r.requests_per_s / s;
     m->output_throughput = m->request_throughput * a.output_len;
     m->total_token_throughput = m->request_throughput * (a.input_len + a.output_len);
-    m->mean_ttft_ms = r.ttft_s * 1e3 * s;
-    m->median_ttft_ms = m->mean_ttft_ms;
-    m->p99_ttft_ms = 1.25 * m->mean_ttft_ms;
-    m->mean_tpot_ms = r.itl_s * 1e3 * s;
-    m->median_tpot_ms = m->mean_tpot_ms;
-    m->p99_tpot_ms = 1.25 * m->mean_tpot_ms;
-    if (vllm) {
-        m->mean_itl_ms = m->mean_tpot_ms;
-        m->median_itl_ms = m->mean_tpot_ms;
-        m->p99_itl_ms = 1.25 * m->mean_tpot_ms;
-    }
-    m->mean_e2el_ms = r.e2e_s * 1e3 * s;
-    m->median_e2el_ms = m->mean_e2el_ms;
-    m->p99_e2el_ms = 1.25 * m->mean_e2el_ms;
-    m->p90_ttft_ms = 1.1 * m->mean_ttft_ms;
-    m->p90_tpot_ms = 1.1 * m->mean_tpot_ms;
-    if (vllm) m->p90_itl_ms = 1.1 * m->mean_itl_ms;
-    m->p90_e2el_ms = 1.1 * m->mean_e2el_ms;
+    set_metric(&m->mean_ttft_ms, &m->median_ttft_ms, &m->p90_ttft_ms, &m->p99_ttft_ms, r.ttft_s * 1e3 * s);
+    set_metric(&m->mean_tpot_ms, &m->median_tpot_ms, &m->p90_tpot_ms, &m->p99_tpot_ms, r.itl_s * 1e3 * s);
+    if (vllm) set_metric(&m->mean_itl_ms, &m->median_itl_ms, &m->p90_itl_ms, &m->p99_itl_ms, m->mean_tpot_ms);
+    set_metric(&m->mean_e2el_ms, &m->median_e2el_ms, &m->p90_e2el_ms, &m->p99_e2el_ms, r.e2e_s * 1e3 * s);
     return 0;
 }
 
@@ -408,15 +412,21 @@ static void centred(strbuf *b, const char *s, char fill)
 static void row_f(strbuf *b, const char *label, double v) { sb_printf(b, "%-40s %-10.2f\n", label, v); }
 static void row_i(strbuf *b, const char *label, long v) { sb_printf(b, "%-40s %-10ld\n", label, v); }
 
-static void vllm_metric(strbuf *b, const char *title, const char *abbr, double mean, double median, double p99)
+/* one metric's fields of results_serve_metrics */
+typedef struct {
+    double mean, median, p90, p99;
+} metric_fields;
+#define FIELDS(m, k) ((metric_fields){(m)->mean_##k##_ms, (m)->median_##k##_ms, (m)->p90_##k##_ms, (m)->p99_##k##_ms})
+
+static void vllm_metric(strbuf *b, const char *title, const char *abbr, metric_fields f)
 {
     char l[64];
     centred(b, title, '-');
-    snprintf(l, sizeof l, "Mean %s (ms):", abbr); row_f(b, l, mean);
-    snprintf(l, sizeof l, "Median %s (ms):", abbr); row_f(b, l, median);
-    snprintf(l, sizeof l, "P50 %s (ms):", abbr); row_f(b, l, median);
-    snprintf(l, sizeof l, "P90 %s (ms):", abbr); row_f(b, l, 1.1 * mean);
-    snprintf(l, sizeof l, "P99 %s (ms):", abbr); row_f(b, l, p99);
+    snprintf(l, sizeof l, "Mean %s (ms):", abbr); row_f(b, l, f.mean);
+    snprintf(l, sizeof l, "Median %s (ms):", abbr); row_f(b, l, f.median);
+    snprintf(l, sizeof l, "P50 %s (ms):", abbr); row_f(b, l, f.median);
+    snprintf(l, sizeof l, "P90 %s (ms):", abbr); row_f(b, l, f.p90);
+    snprintf(l, sizeof l, "P99 %s (ms):", abbr); row_f(b, l, f.p99);
 }
 
 static double duration_s(const results_serve_metrics *m)
@@ -438,18 +448,18 @@ void emu_serve_vllm_text(const emu_serve_args *a, const results_serve_metrics *m
     row_f(b, "Request throughput (req/s):", m->request_throughput);
     row_f(b, "Output token throughput (tok/s):", m->output_throughput);
     row_f(b, "Total token throughput (tok/s):", m->total_token_throughput);
-    vllm_metric(b, "Time to First Token", "TTFT", m->mean_ttft_ms, m->median_ttft_ms, m->p99_ttft_ms);
-    vllm_metric(b, "Time per Output Token (excl. 1st token)", "TPOT", m->mean_tpot_ms, m->median_tpot_ms, m->p99_tpot_ms);
-    vllm_metric(b, "Inter-token Latency", "ITL", m->mean_itl_ms, m->median_itl_ms, m->p99_itl_ms);
-    vllm_metric(b, "End-to-end Latency", "E2EL", m->mean_e2el_ms, m->median_e2el_ms, m->p99_e2el_ms);
+    vllm_metric(b, "Time to First Token", "TTFT", FIELDS(m, ttft));
+    vllm_metric(b, "Time per Output Token (excl. 1st token)", "TPOT", FIELDS(m, tpot));
+    vllm_metric(b, "Inter-token Latency", "ITL", FIELDS(m, itl));
+    vllm_metric(b, "End-to-end Latency", "E2EL", FIELDS(m, e2el));
     centred(b, "", '=');
 }
 
-static void json_metric(strbuf *b, const char *k, double mean, double median, double p99)
+static void json_metric(strbuf *b, const char *k, metric_fields f)
 {
     sb_printf(b, ", \"mean_%s_ms\": %.6f, \"median_%s_ms\": %.6f, \"std_%s_ms\": %.6f, \"p50_%s_ms\": %.6f, "
                  "\"p90_%s_ms\": %.6f, \"p99_%s_ms\": %.6f",
-              k, mean, k, median, k, 0.1 * mean, k, median, k, 1.1 * mean, k, p99);
+              k, f.mean, k, f.median, k, spread_of(f.mean).std, k, f.median, k, f.p90, k, f.p99);
 }
 
 void emu_serve_vllm_json(const emu_serve_args *a, const results_serve_metrics *m, strbuf *b)
@@ -462,10 +472,10 @@ void emu_serve_vllm_json(const emu_serve_args *a, const results_serve_metrics *m
               "model", "model", a->num_prompts, a->concurrency, duration_s(m), (int)m->completed,
               (long)m->completed * a->input_len, (long)m->completed * a->output_len, m->request_throughput,
               m->output_throughput, m->total_token_throughput);
-    json_metric(b, "ttft", m->mean_ttft_ms, m->median_ttft_ms, m->p99_ttft_ms);
-    json_metric(b, "tpot", m->mean_tpot_ms, m->median_tpot_ms, m->p99_tpot_ms);
-    json_metric(b, "itl", m->mean_itl_ms, m->median_itl_ms, m->p99_itl_ms);
-    json_metric(b, "e2el", m->mean_e2el_ms, m->median_e2el_ms, m->p99_e2el_ms);
+    json_metric(b, "ttft", FIELDS(m, ttft));
+    json_metric(b, "tpot", FIELDS(m, tpot));
+    json_metric(b, "itl", FIELDS(m, itl));
+    json_metric(b, "e2el", FIELDS(m, e2el));
     sb_add(b, "}\n");
 }
 
@@ -473,10 +483,11 @@ void emu_serve_vllm_json(const emu_serve_args *a, const results_serve_metrics *m
 
 #define RULE "===========================================================\n"
 
-static void trt_breakdown(strbuf *b, const char *tag, double mean, double median, double p99)
+static void trt_breakdown(strbuf *b, const char *tag, metric_fields f)
 {
+    spread x = spread_of(f.mean);
     static const char *const keys[] = { "MINIMUM", "MAXIMUM", "AVERAGE", "P50", "P90", "P95", "P99" };
-    double vals[] = { 0.8 * mean, 1.3 * mean, mean, median, 1.1 * mean, 1.15 * mean, p99 };
+    double vals[] = { x.min, x.max, f.mean, f.median, f.p90, x.p95, f.p99 };
     for (int i = 0; i < 7; i++) sb_printf(b, "[%s] %-7s: %.4f\n", tag, keys[i], vals[i]);
 }
 
@@ -511,23 +522,24 @@ void emu_serve_trtllm_text(const emu_serve_args *a, const results_serve_metrics 
         sb_printf(b, "Per User Output Speed (tps/user):                 %.4f\n",
                   m->mean_tpot_ms > 0 ? 1e3 / m->mean_tpot_ms : 0);
         sb_add(b, "\n-- Per-Request Time-per-Output-Token [TPOT] Breakdown (ms)\n\n");
-        trt_breakdown(b, "TPOT", m->mean_tpot_ms, m->median_tpot_ms, m->p99_tpot_ms);
+        trt_breakdown(b, "TPOT", FIELDS(m, tpot));
         sb_add(b, "\n-- Per-Request Time-to-First-Token [TTFT] Breakdown (ms) \n\n");
-        trt_breakdown(b, "TTFT", m->mean_ttft_ms, m->median_ttft_ms, m->p99_ttft_ms);
+        trt_breakdown(b, "TTFT", FIELDS(m, ttft));
     }
     sb_add(b, "\n-- Request Latency Breakdown (ms) -----------------------\n\n");
+    spread lat = spread_of(m->mean_e2el_ms);
     static const char *const keys[] = { "P50", "P90", "P95", "P99", "MINIMUM", "MAXIMUM", "AVERAGE" };
-    double vals[] = { m->median_e2el_ms, 1.1 * m->mean_e2el_ms, 1.15 * m->mean_e2el_ms, m->p99_e2el_ms,
-                      0.8 * m->mean_e2el_ms, 1.3 * m->mean_e2el_ms, m->mean_e2el_ms };
+    double vals[] = { m->median_e2el_ms, m->p90_e2el_ms, lat.p95, m->p99_e2el_ms, lat.min, lat.max, m->mean_e2el_ms };
     for (int i = 0; i < 7; i++) sb_printf(b, "[Latency] %-7s: %.4f\n", keys[i], vals[i]);
     sb_add(b, "\n" RULE);
 }
 
-static void trt_pct_json(strbuf *b, const char *name, double mean, double median, double p99, bool last)
+static void trt_pct_json(strbuf *b, const char *name, metric_fields f, bool last)
 {
+    spread x = spread_of(f.mean);
     sb_printf(b, "\"%s\": {\"p50\": %.6f, \"p90\": %.6f, \"p95\": %.6f, \"p99\": %.6f, \"minimum\": %.6f, "
                  "\"maximum\": %.6f, \"average\": %.6f}%s",
-              name, median, 1.1 * mean, 1.15 * mean, p99, 0.8 * mean, 1.3 * mean, mean, last ? "" : ", ");
+              name, f.median, f.p90, x.p95, f.p99, x.min, x.max, f.mean, last ? "" : ", ");
 }
 
 void emu_serve_trtllm_json(const emu_serve_args *a, const results_serve_metrics *m, strbuf *b)
@@ -550,14 +562,14 @@ void emu_serve_trtllm_json(const emu_serve_args *a, const results_serve_metrics 
                  "\"output_throughput_per_gpu_tok_s\": %.6f, ",
               duration_s(m) * 1e3, m->mean_e2el_ms, m->request_throughput, m->output_throughput, m->total_token_throughput,
               m->mean_e2el_ms > 0 ? a->output_len / (m->mean_e2el_ms / 1e3) : 0, m->output_throughput / world);
-    trt_pct_json(b, "request_latency_percentiles_ms", m->mean_e2el_ms, m->median_e2el_ms, m->p99_e2el_ms, true);
+    trt_pct_json(b, "request_latency_percentiles_ms", FIELDS(m, e2el), true);
     sb_add(b, "}");
     if (a->streaming) {
         sb_printf(b, ", \"streaming_metrics\": {\"token_output_speed_tok_s\": %.6f, \"avg_ttft_ms\": %.6f, "
                      "\"avg_tpot_ms\": %.6f, ",
                   m->mean_tpot_ms > 0 ? 1e3 / m->mean_tpot_ms : 0, m->mean_ttft_ms, m->mean_tpot_ms);
-        trt_pct_json(b, "tpot_percentiles", m->mean_tpot_ms, m->median_tpot_ms, m->p99_tpot_ms, false);
-        trt_pct_json(b, "ttft_percentiles", m->mean_ttft_ms, m->median_ttft_ms, m->p99_ttft_ms, true);
+        trt_pct_json(b, "tpot_percentiles", FIELDS(m, tpot), false);
+        trt_pct_json(b, "ttft_percentiles", FIELDS(m, ttft), true);
         sb_add(b, "}");
     }
     sb_printf(b, ", \"dataset\": {\"isl_stats\": {\"average\": %d}, \"osl_stats\": {\"average\": %d}, \"num_requests\": %d}}\n",
