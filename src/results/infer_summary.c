@@ -163,18 +163,29 @@ void results_infer_row_finish(results_infer_row *r, double max_latency_ms)
     results_infer_row_finish_limits(r, &l);
 }
 
+/* the row's TTFT, ITL and end-to-end times the limits apply to (ms): with a percentile the
+ * times at it, each falling back to its mean where the percentile was not reported; else the means */
+static void limited_times(const results_infer_row *r, double v[3])
+{
+    bool pc = r->percentile > 0;
+    v[0] = pc && !isnan(r->ttft_p_ms) ? r->ttft_p_ms : r->ttft_ms;
+    v[1] = pc && !isnan(r->itl_p_ms) ? r->itl_p_ms : r->itl_ms;
+    v[2] = pc && !isnan(r->latency_p_ms) ? r->latency_p_ms : r->latency_ms;
+}
+
 /* the first limit a row misses: TTFT, ITL, then end to end (the original's); 0 when it meets all */
 static int missed_limit(const results_infer_row *r, const results_infer_limits *l, char *why, size_t len)
 {
-    /* with a percentile the limits apply to the times at it */
     bool pc = r->percentile > 0;
+    double v[3];
+    limited_times(r, v);
     const struct {
         double v, lim;
         const char *what, *key;
     } L[] = {
-        { pc && !isnan(r->ttft_p_ms) ? r->ttft_p_ms : r->ttft_ms, l->max_ttft_ms, "TTFT", "max_ttft_ms" },
-        { pc && !isnan(r->itl_p_ms) ? r->itl_p_ms : r->itl_ms, l->max_itl_ms, "ITL", "max_itl_ms" },
-        { pc && !isnan(r->latency_p_ms) ? r->latency_p_ms : r->latency_ms, l->max_latency_ms, "latency", "max_latency_ms" },
+        { v[0], l->max_ttft_ms, "TTFT", "max_ttft_ms" },
+        { v[1], l->max_itl_ms, "ITL", "max_itl_ms" },
+        { v[2], l->max_latency_ms, "latency", "max_latency_ms" },
     };
     char at[16] = "";
     if (pc) snprintf(at, sizeof at, " p%d", r->percentile);
@@ -565,9 +576,9 @@ void results_infer_print(FILE *out, const results_infer_row *rows, size_t n, int
 /* how far a row is from meeting every limit: the largest value / limit over the limits set (≤ 1: meets all) */
 static double limit_excess(const results_infer_row *r, const results_infer_limits *l)
 {
-    bool p = r->percentile > 0;
-    const double v[] = { p ? r->ttft_p_ms : r->ttft_ms, p ? r->itl_p_ms : r->itl_ms, p ? r->latency_p_ms : r->latency_ms },
-                 lim[] = { l->max_ttft_ms, l->max_itl_ms, l->max_latency_ms };
+    double v[3];
+    limited_times(r, v);
+    const double lim[] = { l->max_ttft_ms, l->max_itl_ms, l->max_latency_ms };
     double x = 0.0;
     for (int i = 0; i < 3; i++)
         if (isfinite(lim[i]) && !isnan(v[i])) x = fmax(x, v[i] / lim[i]);
@@ -661,10 +672,11 @@ void results_infer_print_limits(FILE *out, const results_infer_row *rows, size_t
                 if (r->request_rate > 0) snprintf(load, sizeof load, "%g/s", r->request_rate);
                 else snprintf(load, sizeof load, "%d", r->concurrency > 0 ? r->concurrency : r->bs);
                 if (any_ep) snprintf(epc, sizeof epc, " %3d", r->ep > 1 ? r->ep : 1);
-                bool p = r->percentile > 0;
+                double v[3];
+                limited_times(r, v); /* the times the limits were judged on */
                 fprintf(out, "  %4d %4d %3d%s %5d %8s %6s %9.1f %8.2f %11.1f %14.4f %12.1f %9s %8d\n", ++shown, r->tp, r->pp, epc,
-                        r->bs, load, r->precision[0] ? r->precision : "-", p ? r->ttft_p_ms : r->ttft_ms, p ? r->itl_p_ms : r->itl_ms,
-                        p ? r->latency_p_ms : r->latency_ms, r->thr_per_gpu, r->tokens_per_s / (r->tp * r->pp), mem, r->kv_capacity);
+                        r->bs, load, r->precision[0] ? r->precision : "-", v[0], v[1], v[2], r->thr_per_gpu,
+                        r->tokens_per_s / (r->tp * r->pp), mem, r->kv_capacity);
             } else {
                 fprintf(out, "  %4d %4d %3d %5d %12.2f %16.3f %14.1f %10s\n", ++shown, r->tp, r->pp, r->bs, r->latency_ms,
                         r->thr_per_gpu, r->tokens_per_s, mem);
