@@ -247,6 +247,23 @@ static int job_folder(const search_infer_settings *s, int tp, int pp, int bs, in
 }
 
 /* "{ini}" / "{csv}" in the command template → the quoted paths */
+/* GPUs per node the jobs ask Slurm for: the cluster's, else the inference settings' */
+static int job_gpus_per_node(const ac_config *c, const search_infer_settings *s)
+{
+    return c->cluster.gpus_per_node > 0 ? c->cluster.gpus_per_node : s->gpus_per_node;
+}
+
+/* a serving engine's job runs one node (several need a Ray (vLLM) or MPI (trtllm) cluster):
+ * true, with why, when TP x PP does not fit on one */
+static bool serving_spans_nodes(const ac_config *c, const search_infer_settings *s, int tp, int pp, char *why, size_t wl)
+{
+    int gpn = job_gpus_per_node(c, s);
+    if (tp * pp <= gpn) return false;
+    snprintf(why, wl, "TP %d x PP %d spans %d nodes: the %s job runs one node of %d GPUs", tp, pp, (tp * pp + gpn - 1) / gpn,
+             s->engine, gpn);
+    return true;
+}
+
 static int expand_command(const char *tmpl, const char *ini, const char *csv, strbuf *b, ac_err *e)
 {
     for (const char *p = tmpl; *p;) {
@@ -280,8 +297,7 @@ int search_infer_job_script(const ac_config *c, const search_infer_settings *s, 
     sb_add(b, "#!/bin/bash\n");
     /* a serving engine is one process on one node that starts its own workers */
     sb_printf(b, "#SBATCH --nodes=%d\n#SBATCH --ntasks-per-node=%d\n", sj ? 1 : g->nodes, sj ? 1 : g->tasks_per_node);
-    int gpn = c->cluster.gpus_per_node > 0 ? c->cluster.gpus_per_node : s->gpus_per_node;
-    sb_printf(b, "#SBATCH --gpus-per-node=%d\n", gpn);
+    sb_printf(b, "#SBATCH --gpus-per-node=%d\n", job_gpus_per_node(c, s));
     if (c->cluster.partition[0]) {
         if (shell_check_directive("cluster.partition", c->cluster.partition, e)) return -1;
         sb_printf(b, "#SBATCH --partition=%s\n", c->cluster.partition);
@@ -739,11 +755,9 @@ int search_inference_run_with(const ac_config *c, const model_base_config *base,
             char rel[JOB_DIR_MAX];
             snprintf(rel, sizeof rel, "%s", dir);
             if ((rc = fs_abspath(rel, dir, JOB_DIR_MAX, e)) != 0) break;
-            int gpn = c->cluster.gpus_per_node > 0 ? c->cluster.gpus_per_node : s.gpus_per_node;
-            if (s.serving_jobs && gc->tp * gc->pp > gpn) {
-                /* one engine on one node: several nodes need a Ray (vLLM) or MPI (trtllm) cluster */
-                results_infer_row_fail(r, "TP %d x PP %d spans %d nodes: the %s job runs one node of %d GPUs", gc->tp,
-                                       gc->pp, (gc->tp * gc->pp + gpn - 1) / gpn, s.engine, gpn);
+            char why[256];
+            if (s.serving_jobs && serving_spans_nodes(c, &s, gc->tp, gc->pp, why, sizeof why)) {
+                results_infer_row_fail(r, "%s", why);
                 continue;
             }
             serve_job sj = serving_job(c, &s, gc, conc, s.in_len[p], s.out_len[p], dir);
@@ -847,10 +861,7 @@ static int serving_row(const ac_config *c, const model_base_config *base, const 
         r->mem_gib = est.mem_gib;
         r->mem_limit_gib = est.mem_limit_gib;
     }
-    int gpn = c->cluster.gpus_per_node > 0 ? c->cluster.gpus_per_node : s->gpus_per_node;
-    if (r->tp * r->pp > gpn) {
-        snprintf(why, wl, "TP %d x PP %d spans %d nodes: the %s job runs one node of %d GPUs", r->tp, r->pp,
-                 (r->tp * r->pp + gpn - 1) / gpn, s->engine, gpn);
+    if (serving_spans_nodes(c, s, r->tp, r->pp, why, wl)) {
         results_infer_row_fail(r, "%s", why);
         return -1;
     }
