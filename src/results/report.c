@@ -739,13 +739,24 @@ static bool serve_meets_others(const cJSON *p, const cJSON *r, int skip)
     return !isfinite(lim) || serve_time(r, "latency_ms", "latency_p_ms") <= lim;
 }
 
+/* a serving row the chart draws (ranked or over a limit, with a goodput: an in-flight engine's), at
+ * *x its time for the limit `which` and *y its requests/s per GPU */
+static bool serve_point(const cJSON *r, int which, double *x, double *y)
+{
+    const char *st = str(r, "status");
+    *x = serve_time(r, SERVE_LIMITS[which].mean, SERVE_LIMITS[which].pkey);
+    *y = num(r, "throughput_per_gpu");
+    return (!strcmp(st, "ok") || !strcmp(st, "over_latency")) && isfinite(*x) && isfinite(*y) &&
+           isfinite(num(r, "goodput_requests_per_s_per_gpu"));
+}
+
 /* serving: goodput (requests/s per GPU) against the TTFT and ITL limits.  Each configuration and load is a
  * point at its time; the step line is the frontier: the best goodput any configuration reaches if that limit
  * were x, the other limits as set; the dashed line is the limit set.  Only for in-flight engines' rows. */
 static bool chart_serving(strbuf *b, const cJSON *infer, int which)
 {
     const cJSON *pairs = infer ? arr(infer, "pairs") : NULL, *p, *r;
-    const char *mk = SERVE_LIMITS[which].mean, *pk = SERVE_LIMITS[which].pkey, *lk = SERVE_LIMITS[which].limit;
+    const char *lk = SERVE_LIMITS[which].limit;
     int pct = 0;
     double xmax = NAN, ymax = NAN;
     int n = 0;
@@ -753,10 +764,8 @@ static bool chart_serving(strbuf *b, const cJSON *infer, int which)
         if (isfinite(num(p, "percentile"))) pct = (int)num(p, "percentile");
         xmax = fmax_finite(xmax, num(p, lk));
         cJSON_ArrayForEach(r, arr(p, "rows")) {
-            double x = serve_time(r, mk, pk), y = num(r, "throughput_per_gpu");
-            const char *st = str(r, "status");
-            if ((strcmp(st, "ok") && strcmp(st, "over_latency")) || !isfinite(x) || !isfinite(y) || !isfinite(num(r, "goodput_requests_per_s_per_gpu")))
-                continue;
+            double x, y;
+            if (!serve_point(r, which, &x, &y)) continue;
             xmax = fmax_finite(xmax, x);
             ymax = fmax_finite(ymax, y);
             n++;
@@ -790,10 +799,8 @@ static bool chart_serving(strbuf *b, const cJSON *infer, int which)
         int np = 0;
         const char *colour = svg_palette(k);
         cJSON_ArrayForEach(r, rows) {
-            double x = serve_time(r, mk, pk), y = num(r, "throughput_per_gpu");
-            const char *st = str(r, "status");
-            if ((strcmp(st, "ok") && strcmp(st, "over_latency")) || !isfinite(x) || !isfinite(y) || !isfinite(num(r, "goodput_requests_per_s_per_gpu")))
-                continue;
+            double x, y;
+            if (!serve_point(r, which, &x, &y)) continue;
             double rate = num(r, "request_rate_per_instance");
             if (isfinite(rate)) snprintf(load, sizeof load, "%s requests/s", svg_fmt_num(bb, sizeof bb, rate));
             else snprintf(load, sizeof load, "concurrency %s", svg_fmt_num(bb, sizeof bb, num(r, "concurrency")));
