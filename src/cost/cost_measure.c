@@ -67,6 +67,14 @@ void cost_measure_name(const cost_request *rq, const cost_option *o, size_t k, c
 
 /* the template with each {placeholder} replaced by its shell-quoted value (the rendezvous ones
  * by their shell variables, RUNTIME_VARS) */
+/* the index of the placeholder name[0..len) in a {name, value} table of n, or n */
+static size_t placeholder_index(const char *const (*table)[2], size_t n, const char *name, size_t len)
+{
+    size_t i = 0;
+    while (i < n && (strlen(table[i][0]) != len || strncmp(name, table[i][0], len))) i++;
+    return i;
+}
+
 static int render(const char *tmpl, const char *const (*vars)[2], size_t nv, strbuf *out, ac_err *e)
 {
     size_t nr = sizeof RUNTIME_VARS / sizeof *RUNTIME_VARS;
@@ -77,13 +85,9 @@ static int render(const char *tmpl, const char *const (*vars)[2], size_t nv, str
             continue;
         }
         const char *close = strchr(p, '}');
-        size_t len = close ? (size_t)(close - p - 1) : 0, i = nv, r = nr;
-        if (close)
-            for (i = 0; i < nv; i++)
-                if (strlen(vars[i][0]) == len && !strncmp(p + 1, vars[i][0], len)) break;
-        if (close && i == nv)
-            for (r = 0; r < nr; r++)
-                if (strlen(RUNTIME_VARS[r][0]) == len && !strncmp(p + 1, RUNTIME_VARS[r][0], len)) break;
+        size_t len = close ? (size_t)(close - p - 1) : 0;
+        size_t i = close ? placeholder_index(vars, nv, p + 1, len) : nv;
+        size_t r = close && i == nv ? placeholder_index(RUNTIME_VARS, nr, p + 1, len) : nr;
         if (i == nv && r == nr)
             return ac_err_set(e, AC_E_INPUT, "trainer command: unknown placeholder '%.*s'", close ? (int)(close - p + 1) : 1, p);
         if (i < nv) {
