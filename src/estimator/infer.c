@@ -259,6 +259,14 @@ static double decode_keys(const model_shape *s, double ctx)
     return (1.0 - share) * ctx + share * C / 2.0;
 }
 
+/* a dense MLP of width f over `tokens` tokens on one GPU: up (+ gate) column parallel, down row parallel */
+static double mlp_s(const dev_ctx *d, double tokens, double f)
+{
+    const model_shape *s = d->s;
+    double tp = d->in->tp, h = s->hidden, mats = s->gated_mlp ? 3.0 : 2.0;
+    return gemm_s(d, tokens, h, f * (mats - 1.0) / tp, d->wbytes, d->gemm_eff) + gemm_s(d, tokens, f / tp, h, d->wbytes, d->gemm_eff);
+}
+
 /* one transformer layer on one GPU over one engine iteration that mixes dec_seqs decode tokens (context
  * dec_ctx each) and pf_tokens prefill tokens of pf_seqs sequences (context pf_ctx): the GEMMs run once over
  * all dec_seqs + pf_tokens tokens (continuous batching fuses both, Yu et al. 2022 Orca §4.2; Agrawal et al.
@@ -312,8 +320,7 @@ static pass_time layer_mix_s(const dev_ctx *d, double dec_seqs, double dec_ctx, 
     }
     double mats = s->gated_mlp ? 3.0 : 2.0;
     double f = s->ffn_hidden > 0 ? s->ffn_hidden : 4.0 * h;
-    /* a dense MLP of width f: up (+ gate) column parallel, down row parallel */
-    double dense = gemm_s(d, tokens, h, f * (mats - 1.0) / tp, wb, eff) + gemm_s(d, tokens, f / tp, h, wb, eff);
+    double dense = mlp_s(d, tokens, f);
     if (shape_is_moe(s)) {
         double fe = s->moe_ffn_hidden > 0 ? s->moe_ffn_hidden : s->ffn_hidden;
         double k = shape_moe_topk(s);
@@ -333,7 +340,7 @@ static pass_time layer_mix_s(const dev_ctx *d, double dec_seqs, double dec_ctx, 
         /* shared experts every token also passes: a dense MLP of moe_shared_ffn (DeepSeekMoE, Dai et al.
          * 2024; Llama 4 config.json intermediate_size) */
         double sf = s->moe_shared_ffn;
-        if (sf > 0) moe += gemm_s(d, tokens, h, sf * (mats - 1.0) / tp, wb, eff) + gemm_s(d, tokens, sf / tp, h, wb, eff);
+        if (sf > 0) moe += mlp_s(d, tokens, sf);
         /* layers with a dense FFN instead of experts (moe_dense_layers of L): their share of the stage */
         double dl = s->moe_dense_layers > 0 && s->num_layers > 0 ? fmin((double)s->moe_dense_layers / s->num_layers, 1.0) : 0.0;
         t.compute += dl * dense + (1.0 - dl) * moe;
