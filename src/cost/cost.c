@@ -70,7 +70,8 @@ static const struct {
     {"up_proj|up|w3", DIM_H, DIM_F, true},
     {"down_proj|down|w2", DIM_F, DIM_H, true},
 };
-enum { LORA_N = sizeof LORA_MODULES / sizeof *LORA_MODULES };
+#define LORA_N COST_LORA_MODULES
+_Static_assert(sizeof LORA_MODULES / sizeof *LORA_MODULES == (size_t)COST_LORA_MODULES, "LORA_MODULES holds cost.h's modules, in its order");
 
 static double lora_width(lora_dim d, const model_shape *s)
 {
@@ -98,8 +99,7 @@ static int lora_module_find(const char *name)
 
 /* Adapter size of a module is r·(in + out) (Hu et al. 2021 §4.1); the estimator
  * counts adapters as r·2h each, so the list becomes Σ (in+out)/2h, rounded. */
-/* the modules a target list names (use[]), or -1 with the error */
-static int lora_modules_of(const char *list, bool use[LORA_N], ac_err *e)
+int cost_lora_modules(const char *list, bool use[COST_LORA_MODULES], ac_err *e)
 {
     char buf[256];
     for (int i = 0; i < LORA_N; i++) use[i] = false;
@@ -139,7 +139,7 @@ static double lora_sum(const bool use[LORA_N], const model_shape *s, bool per_to
 int cost_lora_targets(const char *list, const model_shape *s, int *out, ac_err *e)
 {
     bool use[LORA_N];
-    if (lora_modules_of(list, use, e)) return -1;
+    if (cost_lora_modules(list, use, e)) return -1;
     double sum = lora_sum(use, s, false);
     if (sum <= 0) return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, "lora_target_modules", "selects no linear layer of this model");
     *out = (int)lround(sum) > 0 ? (int)lround(sum) : 1;
@@ -150,7 +150,7 @@ double cost_lora_token_targets(const char *list, const model_shape *s)
 {
     bool use[LORA_N];
     ac_err e;
-    return lora_modules_of(list, use, &e) ? 0.0 : lora_sum(use, s, true);
+    return cost_lora_modules(list, use, &e) ? 0.0 : lora_sum(use, s, true);
 }
 
 /* ---------- request ---------- */

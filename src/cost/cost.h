@@ -48,6 +48,12 @@ typedef struct {
 int cost_hf_config_parse(const char *text, size_t len, const char *file, cost_model *out, ac_err *e);
 int cost_hf_config_load(const char *path, cost_model *out, ac_err *e);
 
+/* the linear modules LoRA may adapt, in this order: the attention projections q, k, v, o, then
+ * the MLP's gate, up and down */
+enum { COST_LORA_Q, COST_LORA_K, COST_LORA_V, COST_LORA_O, COST_LORA_GATE, COST_LORA_UP, COST_LORA_DOWN, COST_LORA_MODULES };
+/* which of them a target list names (use[]), each under any of its spellings (q_proj, q, query, wq;
+ * down_proj, down, w2; ...) or all of them for "all-linear"; 0, or -1 with e (empty, unknown name) */
+int cost_lora_modules(const char *list, bool use[COST_LORA_MODULES], ac_err *e);
 /* LoRA target modules ("q_proj,v_proj", "q,k,v,o", "all-linear") as the estimator's
  * count of h×h-equivalent adapted matrices per layer (adapter size r·(in+out)) */
 int cost_lora_targets(const char *list, const model_shape *s, int *out, ac_err *e);

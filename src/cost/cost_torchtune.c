@@ -65,21 +65,20 @@ static const char *tt_recipe(const cost_request *rq, const cost_option *o, char 
     return lora ? "lora_finetune_distributed" : "full_finetune_distributed";
 }
 
-/* PEFT target modules as torchtune's LoRA builder takes them: attention projections by name
- * (o_proj is output_proj), any MLP projection switches on LoRA for all three (apply_lora_to_mlp) */
-static void tt_lora_modules(const char *list, strbuf *attn, bool *mlp)
+/* the target modules (any spelling cost_lora_modules reads; none: all) as torchtune's LoRA builder
+ * takes them: the attention projections by torchtune's names, any MLP projection switching on
+ * LoRA for all three (apply_lora_to_mlp); 0, or -1 with e for a list cost.c does not read */
+static int tt_lora_modules(const char *list, strbuf *attn, bool *mlp, ac_err *e)
 {
-    char buf[160];
-    snprintf(buf, sizeof buf, "%s", list);
-    bool all = !strcmp(buf, "all-linear") || !strcmp(buf, "all_linear") || !strcmp(buf, "all") || !*buf;
-    if (all) snprintf(buf, sizeof buf, "q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj");
-    *mlp = false;
+    static const char *const TT_ATTN[] = {"q_proj", "k_proj", "v_proj", "output_proj"}; /* COST_LORA_Q .. _O */
+    bool use[COST_LORA_MODULES];
+    if (!*list) for (int i = 0; i < COST_LORA_MODULES; i++) use[i] = true;
+    else if (cost_lora_modules(list, use, e)) return -1;
+    *mlp = use[COST_LORA_GATE] || use[COST_LORA_UP] || use[COST_LORA_DOWN];
     int n = 0;
-    for (char *save = NULL, *m = strtok_r(buf, ", []", &save); m; m = strtok_r(NULL, ", []", &save)) {
-        if (!strcmp(m, "gate_proj") || !strcmp(m, "up_proj") || !strcmp(m, "down_proj")) { *mlp = true; continue; }
-        const char *tt = !strcmp(m, "o_proj") ? "output_proj" : m;
-        sb_printf(attn, "%s'%s'", n++ ? ", " : "", tt);
-    }
+    for (int i = COST_LORA_Q; i <= COST_LORA_O; i++)
+        if (use[i]) sb_printf(attn, "%s'%s'", n++ ? ", " : "", TT_ATTN[i]);
+    return 0;
 }
 
 int cost_torchtune_yaml(const cost_request *rq, const cost_option *o, char **out, ac_err *e)
@@ -113,7 +112,11 @@ int cost_torchtune_yaml(const cost_request *rq, const cost_option *o, char **out
         strbuf attn;
         sb_init(&attn);
         bool mlp;
-        tt_lora_modules(rq->lora_modules, &attn, &mlp);
+        if (tt_lora_modules(rq->lora_modules, &attn, &mlp, e)) {
+            sb_free(&attn);
+            sb_free(&b);
+            return -1;
+        }
         sb_printf(&b, "  lora_attn_modules: [%s]\n", attn.oom || !attn.len ? "'q_proj', 'v_proj'" : attn.s);
         sb_free(&attn);
         sb_printf(&b, "  apply_lora_to_mlp: %s\n  apply_lora_to_output: false\n", mlp ? "true" : "false");

@@ -332,6 +332,28 @@ static void test_torchtune_yaml_matches_schema(void)
     check_torchtune(&full, &z2, "torchtune.models.llama2.llama2_7b", "false");
     check_torchtune(&lora, &z3, "torchtune.models.llama2.lora_llama2_7b", "true");
     check_torchtune(&lora, &one, "torchtune.models.llama2.lora_llama2_7b", "");
+    /* the modules in any spelling the cost stage reads, as torchtune names them: "q,v,w2" is q_proj,
+     * v_proj and the MLP's down projection (not three attention modules named q, v and w2) */
+    static const struct {
+        const char *list, *attn, *mlp;
+    } SPELT[] = {{"q,v,w2", "lora_attn_modules: ['q_proj', 'v_proj']", "true"},
+                 {"query,value,o", "lora_attn_modules: ['q_proj', 'v_proj', 'output_proj']", "false"},
+                 {"q_proj,k_proj,up_proj", "lora_attn_modules: ['q_proj', 'k_proj']", "true"}};
+    for (size_t i = 0; i < sizeof SPELT / sizeof *SPELT; i++) {
+        cost_request l2 = lora;
+        snprintf(l2.lora_modules, sizeof l2.lora_modules, "%s", SPELT[i].list);
+        cost_option o2;
+        char *tt = NULL;
+        CHECK_INT(cost_evaluate(&l2, &z3, &o2, &e), 0);
+        CHECK_INT(cost_torchtune_yaml(&l2, &o2, &tt, &e), 0);
+        if (!tt) continue;
+        CHECK_CONTAINS(tt, SPELT[i].attn);
+        yaml_document_t d2;
+        CHECK_INT(load_and_check(tt, &d2), 0);
+        CHECK_STR(get(&d2, "model", "apply_lora_to_mlp"), SPELT[i].mlp);
+        yaml_document_delete(&d2);
+        free(tt);
+    }
     /* no config where torchtune cannot run the setup */
     cost_option o;
     char *text = NULL;
