@@ -275,6 +275,16 @@ static void half_blocks(est_input *in)
     in->recompute_layers = per_chunk / 2 > 0 ? per_chunk / 2 : 1;
 }
 
+/* the micro batch a published gradient accumulation implies (Megatron's num_microbatches
+ * arithmetic): MBS = GBS / (DP · GA) with DP = GPUs / (TP · PP · CP); 0 unless a whole number >= 1 */
+static double mbs_of_grad_accum(double gpus, double tp, double pp, double cp, double gbs, double ga)
+{
+    double dp = gpus / (tp * pp * cp);
+    if (!(ga >= 1) || dp < 1) return 0;
+    double m = gbs / (dp * ga);
+    return m >= 1 && m == floor(m) ? m : 0;
+}
+
 /* validate_row_input; with assume, a missing MBS or TP/PP is set provisionally (1) and flagged
  * there instead of skipping the row */
 static int row_input(const csv_table *t, const csv_row *row, est_input *in, char *why, size_t why_len, unsigned *assume)
@@ -353,15 +363,14 @@ static int row_input(const csv_table *t, const csv_row *row, est_input *in, char
     if (!have[N_TP] || !have[N_PP]) return SKIP("parallel layout (tp, pp) not published");
     if (!have[N_GPUS]) return SKIP("number of GPUs missing");
     if (!have[N_GBS]) return SKIP("global batch size missing");
-    /* no MBS but a gradient accumulation: Megatron's num_microbatches arithmetic gives it,
-     * MBS = GBS / (DP · GA) with DP = GPUs / (TP · PP · CP) */
+    /* no MBS but a gradient accumulation: it gives the MBS (mbs_of_grad_accum) */
     double ga_pub, cp_pub = 1;
     /* (under an assumed layout the caller derives it per candidate layout) */
     bool layout_assumed = assume && (*assume & ASSUME_LAYOUT);
     if (!have[N_MBS] && !layout_assumed && num(row, c.grad_accum, &ga_pub) && ga_pub >= 1) {
         if (!num(row, c.cp, &cp_pub) || cp_pub < 1) cp_pub = 1;
-        double dp_of = val[N_GPUS] / (val[N_TP] * val[N_PP] * cp_pub), m_of = dp_of >= 1 ? val[N_GBS] / (dp_of * ga_pub) : 0;
-        if (m_of >= 1 && m_of == floor(m_of)) { val[N_MBS] = m_of; have[N_MBS] = true; }
+        double m_of = mbs_of_grad_accum(val[N_GPUS], val[N_TP], val[N_PP], cp_pub, val[N_GBS], ga_pub);
+        if (m_of > 0) { val[N_MBS] = m_of; have[N_MBS] = true; }
     }
     if (!have[N_MBS] && assume) {
         *assume |= ASSUME_MBS;
@@ -615,10 +624,10 @@ static int assume_tuned_layout(est_input *in, unsigned assume, double ga)
             c.sequence_parallel = tp > 1 && c.stack->sequence_parallel;
             if (assume & HALF_BLOCKS) half_blocks(&c);
             if (!(assume & ASSUME_MBS)) { try_mbs(&c, in->mbs, &best, &best_in); continue; }
-            /* a published gradient accumulation fixes the MBS of each layout: GBS / (DP · GA) */
-            double dp = (double)c.num_gpus / ((double)tp * pp * c.cp), m_of = ga >= 1 && dp >= 1 ? c.gbs / (dp * ga) : 0;
+            /* a published gradient accumulation fixes the MBS of each layout */
             if (ga >= 1) {
-                if (m_of >= 1 && m_of == floor(m_of) && m_of <= 1024) try_mbs(&c, (int)m_of, &best, &best_in);
+                double m_of = mbs_of_grad_accum(c.num_gpus, tp, pp, c.cp, c.gbs, ga);
+                if (m_of > 0 && m_of <= 1024) try_mbs(&c, (int)m_of, &best, &best_in);
                 continue;
             }
             for (int mbs = 1; mbs <= 16; mbs *= 2) try_mbs(&c, mbs, &best, &best_in);
