@@ -691,8 +691,16 @@ void results_infer_print_limits(FILE *out, const results_infer_row *rows, size_t
         if (cnt[RES_INFER_FAILED]) {
             fprintf(out, "  %zu failed:\n", cnt[RES_INFER_FAILED]);
             for (size_t i = b; i < e; i++)
-                if (rows[i].status == RES_INFER_FAILED)
-                    fprintf(out, "    tp %d pp %d bs %d: %s\n", rows[i].tp, rows[i].pp, rows[i].bs, rows[i].reason);
+                if (rows[i].status == RES_INFER_FAILED) {
+                    /* what tells rows of one layout apart: EP, the load, the precision */
+                    const results_infer_row *r = &rows[i];
+                    char ep[16] = "", load[32] = "";
+                    if (r->ep > 1) snprintf(ep, sizeof ep, " ep %d", r->ep);
+                    if (r->request_rate > 0) snprintf(load, sizeof load, " rate %g/s", r->request_rate);
+                    else if (r->concurrency > 0) snprintf(load, sizeof load, " conc %d", r->concurrency);
+                    fprintf(out, "    tp %d pp %d%s bs %d%s%s%s: %s\n", r->tp, r->pp, ep, r->bs, load, r->precision[0] ? " " : "",
+                            r->precision, r->reason);
+                }
         }
         b = e;
     }

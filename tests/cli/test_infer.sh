@@ -80,6 +80,12 @@ out=$("$AC" infer search_config=mixtral/mixtral_8x7b search_config.train_setting
 MCSV="$T/moe/inference/final_summary/final_output.csv"
 [ $rc -eq 0 ] && [ "$(awk -F, 'NR>1' "$MCSV" | wc -l)" = 5 ] && ! awk -F, 'NR>1 && $1==2 && $20==4 {bad=1} END {exit !bad}' "$MCSV" \
     && case "$out" in *" EP "*) true ;; *) false ;; esac && pass serve_moe_ep || fail serve_moe_ep "exit $rc: $out $(cat "$MCSV")"
+# failed rows of one layout say what sets them apart (EP, the load), not the same line twice
+out=$("$AC" infer search_config=mixtral/mixtral_8x7b search_config.train_settings.logs=$T/logs search_config.train_settings.gpu=h100_sxm \
+      $K.run.results_dir=$T/moe2 $K.run.engine=vllm "$K.run.tensor_parallel_sizes=[2]" "$K.run.pipeline_parallel_sizes=[1]" \
+      "$K.run.expert_parallel_sizes=[1,2]" "$K.benchmark.request_rates=[100000]" "$K.benchmark.batch_sizes=[256]" 2>&1); rc=$?
+[ $rc -eq 0 ] && case "$out" in *"tp 2 pp 1 bs 256 rate 100000/s: saturated"*"tp 2 pp 1 ep 2 bs 256 rate 100000/s: saturated"*) true ;; *) false ;; esac \
+    && pass serve_failed_rows_told_apart || fail serve_failed_rows_told_apart "exit $rc: $out"
 out=$("$AC" infer search_config=mixtral/mixtral_8x7b search_config.train_settings.logs=$T/logs $K.run.results_dir=$T/moe3 $K.run.engine=vllm \
       "$K.run.tensor_parallel_sizes=[2,4]" "$K.run.pipeline_parallel_sizes=[1]" "$K.run.expert_parallel_sizes=[3]" "$K.benchmark.concurrency=[8]" 2>&1); rc=$?
 [ $rc -eq 2 ] && case "$out" in *"run.expert_parallel_sizes: no EP size divides both a searched TP size and the 8 experts"*) true ;; *) false ;; esac \
