@@ -193,8 +193,7 @@ static bool last_error_line(const char *text, size_t len, char *out, size_t olen
 
 int results_serve_read_job(const char *dir, bool trtllm, results_serve_metrics *m, char *why, size_t wlen)
 {
-    int (*parse)(const char *, size_t, results_serve_metrics *, char *, size_t) =
-        trtllm ? results_trtllm_bench_parse : results_serve_bench_parse;
+    results_serve_parser parse = trtllm ? results_trtllm_bench_parse : results_serve_bench_parse;
     const char *file = trtllm ? "report.json" : "result.json";
     char path[4096], first[256] = "";
     size_t len = 0;
