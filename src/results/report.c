@@ -808,14 +808,14 @@ static bool chart_serving(strbuf *b, const cJSON *infer, int which)
                      svg_fmt_num(nb, sizeof nb, num(r, "tp")), svg_fmt_num(lb, sizeof lb, num(r, "pp")),
                      svg_fmt_num(xb, sizeof xb, num(r, "bs")), load, *str(r, "precision") ? ", " : "", str(r, "precision"), what,
                      svg_fmt_num(yb, sizeof yb, x), svg_fmt_num(bb, sizeof bb, y));
-            bool others = serve_meets_others(p, r, which);
-            if (others) svg_point(b, &c, x, y, 3.5, colour, tip);
-            else svg_cross(b, &c, x, y, 3.5, colour, tip); /* misses another limit: not on the frontier */
-            if (others) {
-                pts[2 * np] = x;
-                pts[2 * np + 1] = y;
-                np++;
+            if (!serve_meets_others(p, r, which)) {
+                svg_cross(b, &c, x, y, 3.5, colour, tip); /* misses another limit: not on the frontier */
+                continue;
             }
+            svg_point(b, &c, x, y, 3.5, colour, tip);
+            pts[2 * np] = x;
+            pts[2 * np + 1] = y;
+            np++;
         }
         /* the frontier as a step function: by rising time, the best throughput so far */
         qsort(pts, (size_t)np, 2 * sizeof *pts, cmp_double_pair);
