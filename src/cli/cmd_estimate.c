@@ -48,7 +48,7 @@ static const char ESTIMATE_HELP[] =
     "account_for_embedding/loss_in_pipeline_split: the first and last stage one layer fewer).\n"
     "--framework picks the training stack (data/stacks.csv; search_config.train_settings.framework):\n"
     "megatron-core (default), nemo-megatron-2022 (apex, no FlashAttention), megatron-deepspeed,\n"
-    "pytorch-fsdp, hf-deepspeed, llm-foundry-2023.\n"
+    "pytorch-fsdp, hf-deepspeed, llm-foundry-2023, jax-xla (MaxText, Paxml: full remat unless --recompute).\n"
     "--compile true runs the model's blocks under torch.compile (torchtitan training.compile):\n"
     "where the stack states it, Inductor's fused pointwise kernels replace eager code's passes\n"
     "(data/stacks.csv compiled_elementwise_units, compiled_fp8_cast_bytes).\n"

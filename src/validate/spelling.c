@@ -222,7 +222,6 @@ int spell_recompute(const char *cell, const char *notes, est_recompute *out)
 {
     char s[256];
     norm(cell, s, sizeof s);
-    *out = RECOMPUTE_NONE;
     if (spell_blank(s)) s[0] = '\0';
     if (*s) {
         bool b;
@@ -241,13 +240,16 @@ int spell_recompute(const char *cell, const char *notes, est_recompute *out)
     norm(notes, n, sizeof n);
     for (char *p = n; *p; p++)
         if (*p == '-' && p > n && isalpha((unsigned char)p[-1]) && isalpha((unsigned char)p[1])) *p = ' ';
+    bool negated = false; /* "no activation checkpointing" says none */
     for (size_t i = 0; i < sizeof RECOMPUTE_PHRASES / sizeof *RECOMPUTE_PHRASES; i++) {
         const char *at = strstr(n, RECOMPUTE_PHRASES[i].text);
         if (at && !negated_before(n, at)) {
             *out = RECOMPUTE_PHRASES[i].r;
             return 0;
         }
+        negated |= at != NULL;
     }
+    if (negated) *out = RECOMPUTE_NONE;
     return 0;
 }
 

@@ -40,8 +40,8 @@ int spell_zero_stage(const char *dist_opt, const char *fsdp, int *stage, const c
 
 /* Recompute from the act_recompute cell, or, when it is blank, from a phrase in the notes
  * ("full activation recompute", "gradient checkpointing", "selective recompute"; a "no"
- * or "without" right before the phrase negates it).  0 with *out set; -1 when the cell is
- * filled but unrecognised. */
+ * or "without" right before the phrase negates it).  0 with *out set, or left as it is when
+ * neither says anything (the stack's default); -1 when the cell is filled but unrecognised. */
 int spell_recompute(const char *cell, const char *notes, est_recompute *out);
 
 /* The FLOP count behind a published TFLOP/s figure (the flops_formula cell) */

@@ -189,6 +189,8 @@ static const struct {
     {"NeMo Megatron", "nemo-megatron-2022"}, {"NeMo-Megatron", "nemo-megatron-2022"}, {"bignlp", "nemo-megatron-2022"},
     {"Megatron-DeepSpeed", "megatron-deepspeed"}, {"Megatron DeepSpeed", "megatron-deepspeed"},
     {"NeMo", "megatron-core"},               {"Megatron", "megatron-core"},
+    {"MaxText", "jax-xla"},                  {"Paxml", "jax-xla"},                    {"Praxis", "jax-xla"},
+    {"Levanter", "jax-xla"},                 {"T5X", "jax-xla"},                      {"JAX", "jax-xla"},
     {"DeepSpeed", "hf-deepspeed"},           {"torchtitan", "pytorch-fsdp"},          {"FSDP", "pytorch-fsdp"},
     {"Accelerate", "pytorch-fsdp"},          {"Composer", "llm-foundry-2023"},        {"LLM Foundry", "llm-foundry-2023"},
     {"llm-foundry", "llm-foundry-2023"},     {"MosaicML", "llm-foundry-2023"},            {"torchtune", "pytorch-fsdp"},
@@ -196,11 +198,6 @@ static const struct {
     {"Transformers", "hf-deepspeed"},        {"HF Trainer", "hf-deepspeed"},          {"TRL", "hf-deepspeed"},
     {"axolotl", "hf-deepspeed"},             {"PEFT", "hf-deepspeed"},
 };
-
-/* stacks no row of data/stacks.csv describes: JAX/XLA compiles the whole step (its own
- * fusion, collectives and rematerialisation policy), so none of the PyTorch stacks' mechanisms
- * apply; their rows are skipped under this reason */
-static const char *const UNMODELLED_STACKS[] = {"JAX", "MaxText", "Paxml", "Praxis", "Levanter", "T5X"};
 
 const est_stack *validate_stack_of(const char *framework)
 {
@@ -301,9 +298,6 @@ static int row_input(const csv_table *t, const csv_row *row, est_input *in, char
     const footnote *note = footnote_of_row(row);
     if (note && note->effect == FOOTNOTE_REGRESSION)
         return SKIP("its source marks the figure as a known software regression (footnote [^%s])", note->name);
-    for (size_t i = 0; i < sizeof UNMODELLED_STACKS / sizeof *UNMODELLED_STACKS; i++)
-        if (contains_ci(csv_get(row, c.framework), UNMODELLED_STACKS[i]))
-            return SKIP("training stack not modelled (JAX/XLA: no stack in data/stacks.csv)");
     const char *task = csv_get(row, c.task);
     /* fine-tuning: full (SFT) runs the pre-training model; LoRA/PEFT freezes the base weights
      * (no weight gradients, no optimizer states for them) and trains rank-r adapters */
@@ -555,6 +549,7 @@ static int row_input(const csv_table *t, const csv_row *row, est_input *in, char
     in->fp8_block_scaled = prec == PREC_FP8 && block_scaled;
     in->fp8_current_scaling = prec == PREC_FP8 && !block_scaled && spell_fp8_current_scaling(ptext);
     in->fp8_param_gather = fp8_gather && est_fp8_gather_allowed(in);
+    /* a row that states no recompute keeps its stack's default (est_stack_apply) */
     if (spell_recompute(csv_get(row, c.recompute), notes, &in->recompute))
         return SKIP("act_recompute not recognised (none, selective, full or yes/no)");
     /* layer-level selective checkpointing (torchtitan selective_ac_option N, default 2: every

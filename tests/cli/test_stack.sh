@@ -25,7 +25,10 @@ expect framework_printed 0 "stack       nemo-megatron-2022" -- estimate $G5 --fr
 expect framework_alias 0 "stack       hf-deepspeed" -- estimate $G5 --framework deepspeed --tp 1 --zero 2
 expect framework_config_key 0 "stack       pytorch-fsdp" -- estimate $G5 search_config.train_settings.framework=fsdp --tp 1
 expect framework_unknown 2 "did you mean 'hf-deepspeed'" -- estimate $G5 --framework deepspeeed
-expect framework_config_unknown 2 "search_config.train_settings.framework" -- estimate $G5 search_config.train_settings.framework=jax
+# a JAX run rematerialises unless it says otherwise (MaxText remat_policy 'full'); a flag still wins
+expect framework_jax_remat 0 "recompute full" -- estimate $G5 --framework maxtext --tp 1
+expect framework_jax_remat_flag 0 "recompute none" -- estimate $G5 --framework maxtext --tp 1 --recompute none
+expect framework_config_unknown 2 "search_config.train_settings.framework" -- estimate $G5 search_config.train_settings.framework=colossalai
 # FSDP shards the weights: far less memory per GPU than plain DDP of the same run
 mem() { "$AC" estimate $G5 --tp 1 --mbs 1 --gbs 64 "$@" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["memory_gib"]["total"])'; }
 m_ddp=$(mem --framework megatron-core --zero 0); m_fsdp=$(mem --framework pytorch-fsdp)
@@ -42,7 +45,7 @@ assert 0 < b["time_rel"] < 1 and b["rows"] > 0 and b["step_s_low"] < b["step_s_h
 # cost: one stack for every setup
 out=$("$AC" cost search_config=llama/llama2_7b $L=$T/c1 --gpus a100_80gb --max-gpus 8 --framework pytorch-fsdp --json 2>&1); rc=$?
 [ $rc -eq 0 ] && pass cost_framework || fail cost_framework "exit $rc: $(echo "$out" | tail -2)"
-expect cost_framework_unknown 2 "unknown training stack" -- cost search_config=llama/llama2_7b $L=$T/c2 --framework jax
+expect cost_framework_unknown 2 "unknown training stack" -- cost search_config=llama/llama2_7b $L=$T/c2 --framework colossalai
 
 # validate: the framework column picks the stack; --bands writes the bands
 V="$REPO/../shared/reference/benchmarks_train.csv"

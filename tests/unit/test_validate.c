@@ -114,7 +114,8 @@ static void test_recompute_spellings(void)
         {"", "gradient checkpointing on", RECOMPUTE_FULL},
         {"", "selective recompute of core attention", RECOMPUTE_SELECTIVE},
         {"", "no activation checkpointing", RECOMPUTE_NONE},
-        {"", "", RECOMPUTE_NONE},
+        {"", "", RECOMPUTE_SELECTIVE}, /* nothing said: the caller's (the stack's) default stays */
+        {"-", "trained on 4096-token sequences", RECOMPUTE_SELECTIVE},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         est_recompute r = RECOMPUTE_SELECTIVE;
@@ -183,7 +184,8 @@ static void test_rows_as_tables_write_them(void)
         "e,x,GPT-3,24,4096,32,51200,2048,H100 SXM,8,1,1,2,64,amp_bf16,,sometimes,,,,4000\n"
         "f,x,GPT-3,24,4096,32,51200,2048,H100 SXM,8,1,1,2,64,int4,,,,,,4000\n"
         "g,torchtitan,GPT-3,24,4096,32,51200,2048,H100 SXM,8,,,2,64,bf16,,,8,,,4000\n"
-        "h,MaxText,GPT-3,24,4096,32,51200,2048,H100 SXM,8,,,2,64,bf16,,,8,,,4000\n";
+        "h,MaxText,GPT-3,24,4096,32,51200,2048,H100 SXM,8,,,2,64,bf16,,,8,,,4000\n"
+        "i,Paxml/JAX,GPT-3,24,4096,32,51200,2048,H100 SXM,8,,,2,64,bf16,,,8,selective,,4000\n";
     csv_table t;
     parse_rows(CSV, &t);
     est_input in;
@@ -203,8 +205,14 @@ static void test_rows_as_tables_write_them(void)
     /* pure FSDP over the GPUs with no TP/PP published: TP = PP = 1 on the FSDP stack */
     CHECK(validate_row_input(&t, &t.rows[6], &in, why, sizeof why) == 0);
     CHECK(in.tp == 1 && in.pp == 1 && in.zero_stage == 3 && in.stack && !strcmp(in.stack->name, "pytorch-fsdp"));
-    /* a JAX/XLA stack is not modelled: skipped under that reason */
-    CHECK(validate_row_input(&t, &t.rows[7], &in, why, sizeof why) == -1 && strstr(why, "JAX/XLA") != NULL);
+    /* MaxText over FSDP 8 that states no remat policy: the JAX stack, TP = PP = 1, and its
+     * default remat_policy 'full'; one that states its recompute keeps it */
+    CHECK(validate_row_input(&t, &t.rows[7], &in, why, sizeof why) == 0);
+    CHECK(in.tp == 1 && in.pp == 1 && in.zero_stage == 3 && !strcmp(in.stack->name, "jax-xla") && in.recompute == RECOMPUTE_FULL);
+    CHECK(validate_row_input(&t, &t.rows[8], &in, why, sizeof why) == 0);
+    CHECK(!strcmp(in.stack->name, "jax-xla") && in.recompute == RECOMPUTE_SELECTIVE);
+    /* a Megatron stack's blank recompute is none (NeMo's default), not the JAX one */
+    CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0 && in.recompute == RECOMPUTE_NONE);
     csv_free(&t);
     /* a Megatron-LM run its source dates before 2023 ran that era's code: the 2022 stack
      * (no FlashAttention, no Transformer Engine); a later one the Megatron-Core stack */
@@ -314,7 +322,10 @@ static void test_framework_stacks(void)
         {"TRL + PEFT", "hf-deepspeed"},
         {"hf-deepspeed", "hf-deepspeed"},
         {"", "megatron-core"},
-        {"MaxText/JAX", "megatron-core"},
+        {"MaxText/JAX", "jax-xla"},
+        {"Paxml/JAX", "jax-xla"},
+        {"MaxText 25.01", "jax-xla"},
+        {"NVIDIA JAX-Toolbox (Levanter)", "jax-xla"},
         {"Megatron-DeepSpeed (2021)", "megatron-deepspeed"},
         {"Megatron DeepSpeed / BLOOM", "megatron-deepspeed"},
     };
