@@ -51,7 +51,8 @@ static const char COST_HELP[] =
     "2 on bad input.\n"
     "--framework (search_config.train_settings.framework) prices every setup on one training stack\n"
     "(data/stacks.csv); by default hf-deepspeed (Hugging Face + DeepSpeed ZeRO, the trainer the files\n"
-    "configure), no TP/PP; pytorch-fsdp: FSDP's sharding and offload; megatron-core adds TP/PP.\n"
+    "configure), no TP/PP; pytorch-fsdp: FSDP's sharding and offload; megatron-core adds TP/PP;\n"
+    "jax-xla is refused (no file here configures a MaxText or Paxml run).\n"
     "example: autoconfig cost search_config=llama/llama2_7b --task lora --gpus a100_80gb,a10g:0.9\n";
 
 static const char *const COST_FLAGS[] = {"--hf-config=", "--task=", "--lora-rank=", "--lora-modules=", "--context=", "--tokens=",
@@ -165,7 +166,7 @@ static int build_request(const ac_config *c, const model_base_config *b, const c
     const char *fw = o ? cli_flag_value(o, "--framework") : NULL;
     if (fw || c->train.framework[0]) {
         rq->stack = fw ? candidate_stack_named(fw, "command line", 0, "--framework", e) : candidate_stack(c, e);
-        if (!rq->stack) return -1;
+        if (!rq->stack || cost_stack_check(rq->stack, fw ? "--framework" : "search_config.train_settings.framework", e)) return -1;
     }
     if (est_precision_parse(cs->precision, &rq->precision))
         return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, "search_config.cost_settings.precision", "unknown precision '%s'", cs->precision);

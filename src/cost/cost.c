@@ -269,6 +269,35 @@ static const cost_instance *rank0_for(const cost_request *rq, const cost_pool *p
     return r0->host_ram_gib > w->host_ram_gib ? r0 : NULL;
 }
 
+/* The stacks whose runs this stage's files configure, and whether those files carry a TP/PP
+ * split: Hugging Face + DeepSpeed (the default), Accelerate or torchtune FSDP and Composer's FSDP
+ * are data-parallel only (torchtitan composes TP, but is not what they configure); the Megatron
+ * stacks (Megatron-Core, NeMo 1.x, Megatron-DeepSpeed) take TP/PP layouts.  A JAX/XLA run is
+ * configured by MaxText's or Paxml's own flags, which no file here writes. */
+static const struct {
+    const char *name;
+    bool dp_only;
+} COST_STACKS[] = {
+    {"hf-deepspeed", true},  {"pytorch-fsdp", true},       {"llm-foundry-2023", true},
+    {"megatron-core", false}, {"nemo-megatron-2022", false}, {"megatron-deepspeed", false},
+};
+
+static int cost_stack_index(const est_stack *st)
+{
+    for (size_t i = 0; st && i < sizeof COST_STACKS / sizeof *COST_STACKS; i++)
+        if (!strcmp(st->name, COST_STACKS[i].name)) return (int)i;
+    return -1;
+}
+
+int cost_stack_check(const est_stack *st, const char *key, ac_err *e)
+{
+    if (!st || cost_stack_index(st) >= 0) return 0;
+    return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, key,
+                     "the cost stage writes Hugging Face + DeepSpeed, FSDP and Megatron launch files, none of which runs "
+                     "%s; predict its runs with `autoconfig estimate --framework %s`",
+                     st->name, st->name);
+}
+
 const est_stack *cost_stack_of(const cost_request *rq)
 {
     if (rq->stack) return rq->stack;
@@ -443,12 +472,10 @@ static void search_cell(const cost_request *rq, int pool, int n, cost_option *be
     const model_shape *s = &rq->model.shape;
     int L = shape_total_layers(s);
     int groups = shape_query_groups(s);
-    /* the data-parallel stacks take no TP/PP: the files this stage writes for them (Hugging Face +
-     * DeepSpeed, the default; Accelerate or torchtune for FSDP; Composer's FSDP) carry no tensor or
-     * pipeline split (torchtitan composes TP, but is not what it configures); a Megatron stack
-     * named by --framework (Megatron-Core, NeMo 1.x, Megatron-DeepSpeed) takes its TP/PP layouts */
+    /* the data-parallel stacks take no TP/PP (COST_STACKS) */
     bool fsdp = rq->stack && !strcmp(rq->stack->name, "pytorch-fsdp");
-    bool dp_only = !rq->stack || fsdp || !strcmp(rq->stack->name, "hf-deepspeed") || !strcmp(rq->stack->name, "llm-foundry-2023");
+    int si = cost_stack_index(cost_stack_of(rq));
+    bool dp_only = si < 0 || COST_STACKS[si].dp_only;
     for (int tp = 1; tp <= node && tp <= n; tp *= 2) {
         if (s->heads % tp || groups % tp) continue;
         for (int pp = 1; pp <= L && tp * pp <= n; pp++) {

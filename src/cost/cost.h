@@ -126,6 +126,10 @@ typedef struct {
 /* the stack every setup of the request runs on: rq->stack, else hf-deepspeed (the trainer
  * ds_config.json configures) */
 const est_stack *cost_stack_of(const cost_request *rq);
+/* 0 when this stage writes launch files for the stack (Hugging Face + DeepSpeed, Accelerate /
+ * torchtune / Composer FSDP, Megatron); -1 with why, under the key that named it, for one it
+ * cannot configure (jax-xla) */
+int cost_stack_check(const est_stack *st, const char *key, ac_err *e);
 /* the setup runs PyTorch FSDP (the pytorch-fsdp stack, no TP/PP): its files name FSDP, not DeepSpeed */
 bool cost_is_fsdp(const cost_request *rq, const cost_knobs *k);
 /* the sharding as the trainer names it: "ZeRO-2", or FSDP's "FSDP FULL_SHARD" / "FSDP SHARD_GRAD_OP" / "DDP" */

@@ -45,6 +45,10 @@ assert 0 < b["time_rel"] < 1 and b["rows"] > 0 and b["step_s_low"] < b["step_s_h
 # cost: one stack for every setup
 out=$("$AC" cost search_config=llama/llama2_7b $L=$T/c1 --gpus a100_80gb --max-gpus 8 --framework pytorch-fsdp --json 2>&1); rc=$?
 [ $rc -eq 0 ] && pass cost_framework || fail cost_framework "exit $rc: $(echo "$out" | tail -2)"
+# the cost stage's files configure no JAX run: it says so instead of writing DeepSpeed files for one
+expect cost_framework_jax 2 "none of which runs jax-xla" -- cost search_config=llama/llama2_7b $L=$T/c3 --framework maxtext
+[ ! -e "$T/c3" ] && pass cost_framework_jax_nothing_written || fail cost_framework_jax_nothing_written "$(ls -R "$T/c3")"
+expect cost_framework_jax_key 2 "search_config.train_settings.framework" -- cost search_config=llama/llama2_7b $L=$T/c3 search_config.train_settings.framework=paxml
 expect cost_framework_unknown 2 "unknown training stack" -- cost search_config=llama/llama2_7b $L=$T/c2 --framework colossalai
 
 # validate: the framework column picks the stack; --bands writes the bands
