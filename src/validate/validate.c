@@ -180,7 +180,8 @@ static const struct {
  * Hugging Face Trainer, TRL and axolotl with DeepSpeed or FSDP: the DeepSpeed stack unless
  * the cell names FSDP, which is checked first; NeMo and Megatron, which also run on
  * Lightning or with DeepSpeed, before all of them, Megatron-DeepSpeed first: Megatron-LM's model code on
- * DeepSpeed's pipeline engine), then the cell itself as a stack name or alias; anything else is
+ * DeepSpeed's pipeline engine; MaxText, Paxml and the other JAX programs next, XLA's stack, before the
+ * PyTorch trainers a JAX cell may also name), then the cell itself as a stack name or alias; anything else is
  * taken as Megatron-Core.  NeMo Megatron 22.xx-23.xx (NeMo 1.x with apex, the launcher
  * READMEs) is the 2022 stack. */
 static const struct {
