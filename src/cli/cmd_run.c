@@ -90,9 +90,25 @@ static int fill_job(const ac_config *c, const search_scored *s, exec_job *j, ac_
 
 /* The first launched candidate's job script rendered and dropped: a template, partition
  * or path the executor would refuse fails here, before any result file is written. */
+/* The stacks a launched job runs: the jobs are NeMo's training scripts, so a search ranked on
+ * another stack (train_settings.framework) would predict that stack and measure NeMo */
+static const char *const NEMO_STACKS[] = {"megatron-core", "nemo-megatron-2022"};
+
 static int check_launch(const ac_config *c, const model_base_config *b, const search_train_result *r, ac_err *e)
 {
     if (!cfg_runs_real_jobs(c)) return 0;
+    if (c->train.framework[0]) {
+        const est_stack *st = candidate_stack(c, e);
+        if (!st) return -1;
+        bool nemo = false;
+        for (size_t i = 0; i < sizeof NEMO_STACKS / sizeof *NEMO_STACKS; i++) nemo |= !strcmp(st->name, NEMO_STACKS[i]);
+        if (!nemo)
+            return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, "search_config.train_settings.framework",
+                             "cluster_type %s launches NeMo training jobs, but the search is ranked on %s: its "
+                             "measurements would be NeMo's, its predictions %s's; rank on cluster_type sim, or "
+                             "leave framework null (megatron-core) to launch",
+                             c->cluster_type, st->name, st->name);
+    }
     for (size_t k = 0; k < r->n; k++) {
         const search_scored *s = &r->items[r->order[k]];
         if (!s->launched) continue;

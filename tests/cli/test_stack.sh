@@ -29,6 +29,10 @@ expect framework_unknown 2 "did you mean 'hf-deepspeed'" -- estimate $G5 --frame
 expect framework_jax_remat 0 "recompute full" -- estimate $G5 --framework maxtext --tp 1
 expect framework_jax_remat_flag 0 "recompute none" -- estimate $G5 --framework maxtext --tp 1 --recompute none
 expect framework_config_unknown 2 "search_config.train_settings.framework" -- estimate $G5 search_config.train_settings.framework=colossalai
+# a search ranked on a stack NeMo's jobs do not run ranks (sim), but does not launch NeMo jobs
+expect run_framework_sim 0 "Optimal config" -- run $G5 search_config.train_settings.framework=fsdp base_results_dir=$T/r1
+expect run_framework_launch 2 "launches NeMo training jobs, but the search is ranked on pytorch-fsdp" -- run $G5 search_config.train_settings.framework=fsdp cluster_type=local base_results_dir=$T/r2
+[ ! -e "$T/r2" ] && pass run_framework_launch_nothing_written || fail run_framework_launch_nothing_written "$(ls -R "$T/r2")"
 # FSDP shards the weights: far less memory per GPU than plain DDP of the same run
 mem() { "$AC" estimate $G5 --tp 1 --mbs 1 --gbs 64 "$@" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["memory_gib"]["total"])'; }
 m_ddp=$(mem --framework megatron-core --zero 0); m_fsdp=$(mem --framework pytorch-fsdp)
