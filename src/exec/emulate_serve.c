@@ -1,11 +1,11 @@
 /* emulate_serve.c — emulated vLLM and trtllm-bench (emulate_serve.h). */
 #include "exec/emulate_serve.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cost/cost.h"
 #include "estimator/serve.h"
@@ -149,13 +149,6 @@ static int parse_flags(int argc, char **argv, int *i, int ctx, emu_serve_args *a
     return 0;
 }
 
-static bool ieq(const char *a, const char *b)
-{
-    for (; *a && *b; a++, b++)
-        if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return false;
-    return !*a && !*b;
-}
-
 int emu_serve_parse(int argc, char **argv, emu_serve_args *a, ac_err *e)
 {
     memset(a, 0, sizeof *a);
@@ -218,8 +211,8 @@ int emu_serve_parse(int argc, char **argv, emu_serve_args *a, ac_err *e)
         return ac_err_set(e, AC_E_INPUT, "no emulation of '%s' (vllm, trtllm-bench)", eng);
     }
     if (i < argc) return ac_err_set(e, AC_E_INPUT, "error: unrecognized arguments: %s", argv[i]);
-    a->dummy = ieq(sv.load_format, "dummy");
-    a->fp8_weights = ieq(sv.quantization, "fp8");
+    a->dummy = !strcasecmp(sv.load_format, "dummy");
+    a->fp8_weights = !strcasecmp(sv.quantization, "fp8");
     a->fp8_kv = !strncmp(sv.kv_dtype, "fp8", 3);
     if (sv.quantization[0] && !a->fp8_weights)
         return ac_err_set(e, AC_E_INPUT, "the emulation knows --quantization fp8 only, not '%s'", sv.quantization);
@@ -242,7 +235,7 @@ static void read_trtllm_options(const char *path, emu_serve_args *a)
         if (!v) continue;
         v++;
         while (*v == ' ') v++;
-        if (!strncmp(line, "load_format:", 12)) a->dummy = ieq(v, "dummy");
+        if (!strncmp(line, "load_format:", 12)) a->dummy = !strcasecmp(v, "dummy");
         else if (in_kv && strstr(line, "dtype:")) a->fp8_kv = !strncmp(v, "fp8", 3);
     }
     free(text);
