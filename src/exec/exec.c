@@ -164,11 +164,13 @@ static int build_srun(const ac_config *c, const char *logs_dir, const node *job_
             if (!rc) rc = add_mount(&m, abs, e);
         }
         for (int i = 0; i < c->n_container_mounts && !rc; i++) rc = add_mount(&m, c->container_mounts[i], e);
-        char *q = rc ? NULL : sb_str(&m) ? shell_quote_dup(sb_str(&m), e) : NULL;
+        if (!rc && !sb_str(&m)) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
+        if (!rc) {
+            sb_add(sb, " --container-mounts ");
+            rc = shell_quote_add(sb, sb_str(&m), e);
+        }
         sb_free(&m);
-        if (rc || !q) return rc ? rc : ac_err_set(e, AC_E_NOMEM, "out of memory");
-        sb_printf(sb, " --container-mounts %s", q);
-        free(q);
+        if (rc) return rc;
     }
     for (int i = 0; i < c->cluster.n_srun_args; i++) {
         const char *a = c->cluster.srun_args[i];
