@@ -67,6 +67,10 @@ int cli_cost_check(const ac_config *c, const model_base_config *b, ac_err *e);
  * writes the report once at its end.  -1 also when nothing fits */
 int cli_cost_stage(const ac_config *c, const model_base_config *b, const cli_opts *o, bool json, ac_err *e);
 
+/* An emulator's perturbation (emulate-job, emulate-serve): the flag's value, else the
+ * environment variable's, else dflt; -1 when malformed or outside [lo, hi] */
+int emulate_knob(const char *flag_val, const char *env, double dflt, double lo, double hi, double *out);
+
 int cmd_size(int argc, char **argv);
 int cmd_base(int argc, char **argv);
 int cmd_run(int argc, char **argv);

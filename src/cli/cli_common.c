@@ -206,3 +206,14 @@ int cli_refresh_report(const ac_config *c, char *path, size_t path_len, ac_err *
     if (!fs_exists(sum)) return 0;
     return report_write_dirs(c->train.logs, c->infer.results_dir, path, path_len, NULL, e) ? -1 : 1;
 }
+
+int emulate_knob(const char *flag_val, const char *env, double dflt, double lo, double hi, double *out)
+{
+    const char *v = flag_val ? flag_val : getenv(env);
+    if (!v || !*v) { *out = dflt; return 0; }
+    char *end;
+    double x = strtod(v, &end);
+    if (*end || !(x >= lo && x <= hi)) return -1;
+    *out = x;
+    return 0;
+}

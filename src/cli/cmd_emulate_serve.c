@@ -48,6 +48,35 @@ static int fail_engine(const char *why)
     return 1;
 }
 
+/* A benchmark client's run: the serving model's figures for the configuration, the engine's
+ * text report on stdout and, when json_path is set, its JSON report there.  The engine's
+ * exit status: 0, 1 where the engine fails, or cli_fail's on bad input. */
+static int bench_report(const emu_serve_args *a, const gpu_spec *g, double scale,
+                        void (*text)(const emu_serve_args *, const results_serve_metrics *, strbuf *),
+                        void (*json)(const emu_serve_args *, const results_serve_metrics *, strbuf *), const char *json_path)
+{
+    char why[1024];
+    results_serve_metrics m;
+    ac_err e;
+    int r = emu_serve_run(a, g, scale, &m, why, sizeof why, &e);
+    if (r < 0) return cli_fail(&e);
+    if (r > 0) return fail_engine(why);
+    proc_sleep_ms(200);
+    strbuf b;
+    sb_init(&b);
+    text(a, &m, &b);
+    int rc = sb_str(&b) ? 0 : 1;
+    if (!rc) fputs(b.s, stdout);
+    sb_free(&b);
+    if (!rc && json_path) {
+        sb_init(&b);
+        json(a, &m, &b);
+        if (fs_write_sb(json_path, &b, &e)) rc = cli_fail(&e);
+        sb_free(&b);
+    }
+    return rc;
+}
+
 /* the state file, removed when the emulated server is stopped (unlink is async-signal-safe) */
 static char g_state[64];
 static void on_term(int sig)
@@ -106,11 +135,10 @@ int cmd_emulate_serve(int argc, char **argv)
     if (gpu_catalog_load(&e) < 0) return cli_fail(&e);
     const gpu_spec *g = gpu_find(gpu_name);
     if (!g) { fprintf(stderr, "autoconfig: error: emulate-serve: unknown GPU '%s'\n", gpu_name); return 2; }
-    double scale = 1.0;
-    const char *sc = getenv("AUTOCONFIG_EMULATE_SCALE");
-    if (sc && *sc) {
-        scale = strtod(sc, NULL);
-        if (!(scale >= 0.01 && scale <= 100)) { fprintf(stderr, "autoconfig: error: AUTOCONFIG_EMULATE_SCALE must be in [0.01, 100]\n"); return 2; }
+    double scale;
+    if (emulate_knob(NULL, "AUTOCONFIG_EMULATE_SCALE", 1.0, 0.01, 100.0, &scale) < 0) {
+        fprintf(stderr, "autoconfig: error: AUTOCONFIG_EMULATE_SCALE must be in [0.01, 100]\n");
+        return 2;
     }
     emu_serve_args a;
     const char *engine = argv[i];
@@ -119,7 +147,6 @@ int cmd_emulate_serve(int argc, char **argv)
         return 2;
     }
     char why[1024];
-    results_serve_metrics m;
     strbuf b;
     sb_init(&b);
     int rc = 0;
@@ -165,23 +192,10 @@ int cmd_emulate_serve(int argc, char **argv)
         a.dummy = true;
         snprintf(a.dtype, sizeof a.dtype, "%s", dtype);
         snprintf(a.model, sizeof a.model, "%s", model);
-        int r = emu_serve_run(&a, g, scale, &m, why, sizeof why, &e);
-        if (r < 0) { rc = cli_fail(&e); break; }
-        if (r > 0) { rc = fail_engine(why); break; }
-        proc_sleep_ms(200);
-        emu_serve_vllm_text(&a, &m, &b);
-        if (!sb_str(&b)) { rc = 1; break; }
-        fputs(b.s, stdout);
-        if (a.save_result) {
-            strbuf j;
-            sb_init(&j);
-            emu_serve_vllm_json(&a, &m, &j);
-            char out[1400];
-            snprintf(out, sizeof out, "%s/%s", a.result_dir[0] ? a.result_dir : ".",
-                     a.result_file[0] ? a.result_file : "vllm-result.json");
-            if (fs_write_sb(out, &j, &e)) rc = cli_fail(&e);
-            sb_free(&j);
-        }
+        char out[1400];
+        snprintf(out, sizeof out, "%s/%s", a.result_dir[0] ? a.result_dir : ".",
+                 a.result_file[0] ? a.result_file : "vllm-result.json");
+        rc = bench_report(&a, g, scale, emu_serve_vllm_text, emu_serve_vllm_json, a.save_result ? out : NULL);
         break;
     }
     case EMU_TRTLLM_DATASET: {
@@ -204,20 +218,7 @@ int cmd_emulate_serve(int argc, char **argv)
         a.input_len = il;
         a.output_len = ol;
         if (!a.num_prompts || a.num_prompts > nreq) a.num_prompts = nreq;
-        int r = emu_serve_run(&a, g, scale, &m, why, sizeof why, &e);
-        if (r < 0) { rc = cli_fail(&e); break; }
-        if (r > 0) { rc = fail_engine(why); break; }
-        proc_sleep_ms(200);
-        emu_serve_trtllm_text(&a, &m, &b);
-        if (!sb_str(&b)) { rc = 1; break; }
-        fputs(b.s, stdout);
-        if (a.report[0]) {
-            strbuf j;
-            sb_init(&j);
-            emu_serve_trtllm_json(&a, &m, &j);
-            if (fs_write_sb(a.report, &j, &e)) rc = cli_fail(&e);
-            sb_free(&j);
-        }
+        rc = bench_report(&a, g, scale, emu_serve_trtllm_text, emu_serve_trtllm_json, a.report[0] ? a.report : NULL);
         break;
     }
     }

@@ -198,18 +198,6 @@ static int emulate_usage(FILE *f, int status)
     return status;
 }
 
-/* a perturbation: the flag's value, else the environment's, else dflt; -1 when malformed */
-static int emulate_knob(const char *flag_val, const char *env, double dflt, double lo, double hi, double *out)
-{
-    const char *v = flag_val ? flag_val : getenv(env);
-    if (!v || !*v) { *out = dflt; return 0; }
-    char *end;
-    double x = strtod(v, &end);
-    if (*end || !(x >= lo && x <= hi)) return -1;
-    *out = x;
-    return 0;
-}
-
 int cmd_emulate_job(int argc, char **argv)
 {
     const char *cand = NULL, *fail = NULL, *rdir = NULL, *gpu = NULL, *scale_s = NULL, *noise_s = NULL, *mem_s = NULL;
