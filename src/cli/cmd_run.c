@@ -239,8 +239,8 @@ static int collect_infer_job(void *ctx, const ac_config *c, const char *script, 
     exec_job *j = &ij->jobs[ij->n++];
     memset(j, 0, sizeof *j);
     /* <results_dir>/inference/<name>: the run is "benchmark_<name>" in <results_dir>'s ledger */
+    search_infer_run_name(dir, j->name, sizeof j->name);
     const char *slash = strrchr(dir, '/');
-    snprintf(j->name, sizeof j->name, "benchmark_%s", slash ? slash + 1 : dir);
     snprintf(j->config_path, sizeof j->config_path, "%s", script);
     size_t keep = slash ? (size_t)(slash - dir) : 0;
     if (keep >= 10 && !strncmp(dir + keep - 10, "/inference", 10)) keep -= 10;

@@ -222,6 +222,12 @@ int search_infer_settings_resolve(const ac_config *c, const model_base_config *b
     return s->serving_jobs && base ? serving_tokenizer(c, base, s, e) : 0;
 }
 
+bool search_infer_run_name(const char *dir, char *buf, size_t len)
+{
+    const char *slash = strrchr(dir, '/');
+    return snprintf(buf, len, "benchmark_%s", slash ? slash + 1 : dir) < (int)len;
+}
+
 void search_infer_config_name(const search_infer_settings *s, int tp, int pp, int bs, int in, int out, char *buf, size_t len)
 {
     search_infer_config_name_c(s, tp, pp, bs, 0, in, out, buf, len);
@@ -926,9 +932,8 @@ int search_inference_summarize(const ac_config *c, const model_base_config *base
         if (s.serving_jobs) {
             ledger_row lr;
             int found = 0;
-            const char *base_name = strrchr(dir, '/');
             char run[sizeof lr.name];
-            if (snprintf(run, sizeof run, "benchmark_%s", base_name ? base_name + 1 : dir) >= (int)sizeof run) run[0] = '\0';
+            if (!search_infer_run_name(dir, run, sizeof run)) run[0] = '\0';
             bool failed = led && ledger_get(led, run, &lr, &found, &le) == 0 && found && lr.state == LEDGER_FAILED;
             int ok = serving_row(c, base, &s, dir, r, why, sizeof why) == 0;
             if (ok && failed) {

@@ -157,6 +157,11 @@ void search_infer_config_name(const search_infer_settings *s, int tp, int pp, in
 void search_infer_config_name_c(const search_infer_settings *s, int tp, int pp, int bs, int conc, int in, int out,
                                 char *buf, size_t len);
 
+/* the ledger's name of the benchmark whose folder is dir (<results_dir>/inference/<name>):
+ * "benchmark_<name>", as the run records it and the summary looks it up; false when it does
+ * not fit len */
+bool search_infer_run_name(const char *dir, char *buf, size_t len);
+
 /* the Slurm/local job script of one configuration (exposed for tests); sj NULL: the
  * FasterTransformer benchmark (run.benchmark_command), else the serving engine's job */
 int search_infer_job_script(const ac_config *c, const search_infer_settings *s, const search_infer_cfg *g,
