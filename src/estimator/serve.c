@@ -148,7 +148,9 @@ static void state_at(const serve_ctx *c, double X, double b, steady *st)
      * client never waits behind itself (its own decodes, its own prompt), many approach the open
      * queue; an open loop's arrival sees the whole state (Poisson arrivals see time averages) */
     double seen = c->clients > 0 ? (c->clients - 1.0) / c->clients : 1.0;
-    double b_seen = b * seen, td = decode_step(c, b), td_seen = b_seen < b ? decode_step(c, b_seen) : td;
+    double b_seen = b * seen, td = decode_step(c, b);
+    /* decode_step takes at least one sequence: below that the arriving prompt sees the same step */
+    double td_seen = fmax(b_seen, 1.0) < fmax(b, 1.0) ? decode_step(c, b_seen) : td;
     double steal, chunks, S = prompt_s(c, b_seen, td_seen, &steal, &chunks);
     double frac = X * steal, rho = X * S;
     st->saturated = frac >= SERVE_RHO_MAX || rho >= SERVE_RHO_MAX;
@@ -314,17 +316,20 @@ int serve_evaluate(const serve_input *s, serve_result *r, char *why, size_t len)
         double slots = kv.seqs < max_seqs ? kv.seqs : max_seqs;
         serve_ctx c = { s, in, I, O, decode_ctx(I, O), budget, s->input_cv, s->output_cv, 0.0 };
         steady st;
+        double slot_wait = 0.0; /* a closed loop beyond the slots: the wait for a slot, the same for all */
         if (s->concurrency >= 1) {
             double n = s->concurrency;
             c.clients = fmin(n, slots);
-            solve_closed(&c, fmin(n, slots), &st);
+            solve_closed(&c, c.clients, &st);
             r->kv_limited = n > kv.seqs;
             if (n > slots) {
                 /* the extra clients queue for a slot: the engine runs saturated at `slots`, and
                  * every request's end-to-end time is n / X (Little), the wait counted in its TTFT */
+                double served_ttft = st.ttft;
                 r->queued = n - slots;
                 st.e2e = n / st.X;
                 st.ttft = st.e2e - (O - 1.0) * st.itl;
+                slot_wait = st.ttft - served_ttft;
             }
         } else {
             solve_open(&c, s->request_rate, slots, &st);
@@ -338,8 +343,6 @@ int serve_evaluate(const serve_input *s, serve_result *r, char *why, size_t len)
         if (s->percentile > 0 && isfinite(st.ttft)) {
             double tq, iq, eq, p = s->percentile / 100.0;
             state_quantiles(&c, &st, p, &tq, &iq, &eq);
-            /* a closed loop beyond the slots: the wait for a slot (in the mean TTFT) is the same for all */
-            double slot_wait = st.ttft - (fmin(st.b_seen, 1.0) * st.td_seen / 2.0 + st.S + st.wq);
             r->ttft_p_s = tq + slot_wait;
             r->itl_p_s = O > 1 ? iq : 0.0;
             r->e2e_p_s = eq + slot_wait;
