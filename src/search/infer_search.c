@@ -464,6 +464,16 @@ static int smallest_batch_holding(const search_infer_settings *s, int conc)
     return best;
 }
 
+/* a closed loop of conc requests (a concurrency sweep) never fills more than conc slots: a max
+ * batch bs larger than the smallest of the sweep that holds them is the same run, counted once
+ * and neither predicted nor measured again */
+static bool same_run(search_infer_settings *s, int bs, int conc)
+{
+    if (!s->nconc || conc <= 0 || bs <= smallest_batch_holding(s, conc)) return false;
+    s->same_run++;
+    return true;
+}
+
 static void emit(const ac_config *c, const results_infer_row *rows, size_t n, const char *note, FILE *out, bool json,
                  const search_infer_settings *s, size_t nrej, const search_infer_grid *g)
 {
@@ -703,9 +713,7 @@ int search_inference_run_with(const ac_config *c, const model_base_config *base,
                         int ep = shape_is_moe(&base->shape) && s.ep[x] > 1 ? s.ep[x] : 0; /* dense: no EP */
                         if (ep > 1 && (gc->tp % ep || base->shape.num_experts % ep)) continue;
                         int conc = l < s.nconc ? s.conc[l] : 0;
-                        /* a closed loop of conc requests never fills more than conc slots: a larger max
-                         * batch than the smallest of the sweep that holds them is the same run */
-                        if (conc > 0 && gc->bs > smallest_batch_holding(&s, conc)) { s.same_run++; continue; }
+                        if (same_run(&s, gc->bs, conc)) continue;
                         results_infer_row *r = &rows[k++];
                         double rate = l >= s.nconc && s.nrate ? s.rate[l - s.nconc] : 0.0;
                         *r = results_infer_row_init(gc->tp, gc->pp, gc->bs, s.in_len[p], s.out_len[p], RES_INFER_PREDICTED);
@@ -750,8 +758,7 @@ int search_inference_run_with(const ac_config *c, const model_base_config *base,
             }
             for (int l = 0; l < serving_loads(&s) && !rc; l++) {
             int conc = serving_conc(&s, gc, l);
-            /* the same run as a smaller max batch of the sweep: not measured twice */
-            if (s.nconc && conc > 0 && gc->bs > smallest_batch_holding(&s, conc)) { s.same_run++; continue; }
+            if (same_run(&s, gc->bs, conc)) continue;
             results_infer_row *r = &rows[k++];
             *r = results_infer_row_init(gc->tp, gc->pp, gc->bs, s.in_len[p], s.out_len[p], RES_INFER_MEASURED);
             r->concurrency = conc;
@@ -847,6 +854,12 @@ int search_inference_run(const ac_config *c, const model_base_config *base, FILE
     return search_inference_run_with(c, base, NULL, out, json, e);
 }
 
+/* a serving report's inter-token latency: trtllm-bench reports TPOT instead */
+static double itl_or_tpot(double itl_ms, double tpot_ms)
+{
+    return isfinite(itl_ms) ? itl_ms : tpot_ms;
+}
+
 /* a serving job's measured figures and the model's prediction of the same configuration */
 static int serving_row(const ac_config *c, const model_base_config *base, const search_infer_settings *s, const char *dir,
                        results_infer_row *r, char *why, size_t wl)
@@ -878,24 +891,21 @@ static int serving_row(const ac_config *c, const model_base_config *base, const 
     }
     r->latency_ms = m.mean_e2el_ms;
     r->ttft_ms = m.mean_ttft_ms;
-    r->itl_ms = isfinite(m.mean_itl_ms) ? m.mean_itl_ms : m.mean_tpot_ms; /* trtllm reports TPOT */
+    r->itl_ms = itl_or_tpot(m.mean_itl_ms, m.mean_tpot_ms);
     r->requests_per_s = m.request_throughput;
     if (s->percentile > 0) {
-        /* the limits' percentile as the engine reports it (the jobs ask vLLM for 50, 90 and 99;
-         * trtllm-bench prints those too); another percentile leaves the limits on the means */
+        /* the limits' percentile as the engine reports it: the jobs ask vLLM for 50, 90 and 99,
+         * trtllm-bench prints those too, and serving_settings refuses any other */
         r->percentile = s->percentile;
         int q = s->percentile;
         double ttft[3] = { m.median_ttft_ms, m.p90_ttft_ms, m.p99_ttft_ms },
-               itl[3] = { isfinite(m.median_itl_ms) ? m.median_itl_ms : m.median_tpot_ms,
-                          isfinite(m.p90_itl_ms) ? m.p90_itl_ms : m.p90_tpot_ms,
-                          isfinite(m.p99_itl_ms) ? m.p99_itl_ms : m.p99_tpot_ms },
+               itl[3] = { itl_or_tpot(m.median_itl_ms, m.median_tpot_ms), itl_or_tpot(m.p90_itl_ms, m.p90_tpot_ms),
+                          itl_or_tpot(m.p99_itl_ms, m.p99_tpot_ms) },
                e2e[3] = { m.median_e2el_ms, m.p90_e2el_ms, m.p99_e2el_ms };
-        int k = q == 50 ? 0 : q == 90 ? 1 : q == 99 ? 2 : -1;
-        if (k >= 0) {
-            r->ttft_p_ms = ttft[k];
-            r->itl_p_ms = itl[k];
-            r->latency_p_ms = e2e[k];
-        }
+        int k = q == 50 ? 0 : q == 90 ? 1 : 2;
+        r->ttft_p_ms = ttft[k];
+        r->itl_p_ms = itl[k];
+        r->latency_p_ms = e2e[k];
     }
     if (!isfinite(r->latency_ms) && isfinite(m.request_throughput) && m.request_throughput > 0 && r->concurrency > 0)
         r->latency_ms = 1e3 * r->concurrency / m.request_throughput; /* Little's law when the report has no e2e */
