@@ -166,7 +166,7 @@ void cli_estimate_json(json_writer *w, const est_input *in, const est_result *r)
     json_bool(w, "grad_reduce_in_fp32", in->grad_bytes != 2.0);
     json_bool(w, "fp8_param_gather", in->fp8_param_gather);
     json_int(w, "offload_act_layers", in->offload_act_layers);
-    json_str(w, "recompute", in->recompute == RECOMPUTE_FULL ? "full" : in->recompute == RECOMPUTE_SELECTIVE ? "selective" : "none");
+    json_str(w, "recompute", est_recompute_name(in->recompute));
     char modules[80];
     est_recompute_text(in, modules, sizeof modules);
     json_str(w, "recompute_modules", modules);
@@ -324,11 +324,10 @@ int cmd_estimate(int argc, char **argv)
     }
     in.grad_bytes = grad_fp32 ? 4.0 : 2.0;
     const char *rcmp = cli_flag_value(&o, "--recompute");
-    if (rcmp) {
-        if (!strcmp(rcmp, "none")) in.recompute = RECOMPUTE_NONE;
-        else if (!strcmp(rcmp, "selective")) in.recompute = RECOMPUTE_SELECTIVE;
-        else if (!strcmp(rcmp, "full")) in.recompute = RECOMPUTE_FULL;
-        else { ac_err_at(&e, AC_E_INPUT, "command line", 0, 0, "--recompute", "expects none, selective or full, got '%s'", rcmp); rc = cli_fail(&e); goto out; }
+    if (rcmp && est_recompute_parse(rcmp, &in.recompute)) {
+        ac_err_at(&e, AC_E_INPUT, "command line", 0, 0, "--recompute", "expects none, selective or full, got '%s'", rcmp);
+        rc = cli_fail(&e);
+        goto out;
     }
     if (in.recompute_layers > 0 && in.recompute != RECOMPUTE_FULL) {
         ac_err_at(&e, AC_E_INPUT, "command line", 0, 0, "--recompute-layers",

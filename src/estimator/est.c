@@ -57,6 +57,20 @@ const char *est_precision_name(est_precision p)
     return "?";
 }
 
+static const char *const RECOMPUTE_NAMES[] = {[RECOMPUTE_NONE] = "none", [RECOMPUTE_SELECTIVE] = "selective", [RECOMPUTE_FULL] = "full"};
+
+const char *est_recompute_name(est_recompute r)
+{
+    return r >= RECOMPUTE_NONE && r <= RECOMPUTE_FULL ? RECOMPUTE_NAMES[r] : "?";
+}
+
+int est_recompute_parse(const char *text, est_recompute *out)
+{
+    for (int r = RECOMPUTE_NONE; r <= RECOMPUTE_FULL; r++)
+        if (!strcmp(text, RECOMPUTE_NAMES[r])) { *out = (est_recompute)r; return 0; }
+    return -1;
+}
+
 int est_precision_parse(const char *text, est_precision *out)
 {
     char low[64];

@@ -34,6 +34,10 @@ typedef enum { EST_PP_EVEN = 0, EST_PP_REMAINDER_LAST, EST_PP_EMBEDDING_LOSS } e
  * (src/validate/spelling.c) */
 const char *est_precision_name(est_precision p);
 int est_precision_parse(const char *text, est_precision *out);
+/* "none", "selective", "full" (NeMo's activations_checkpoint_granularity, with none for off);
+ * est_recompute_parse: 0 with *out set, or -1 leaving it for any other text */
+const char *est_recompute_name(est_recompute r);
+int est_recompute_parse(const char *text, est_recompute *out);
 
 /* the efficiency constants (data/calibration.csv) */
 typedef struct {

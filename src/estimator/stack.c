@@ -44,10 +44,10 @@ static int stack_value(est_stack *s, int k, const char *v, const char *file, int
     }
     if (k == K_ELEM && !*v) return 0; /* the calibration's */
     if (k == K_DEFREC) {
-        static const char *const NAMES[] = {"none", "selective", "full"};
-        for (int i = 0; i < 3; i++)
-            if (!strcmp(v, NAMES[i])) { s->default_recompute = i; return 0; }
-        return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "default_recompute", "none, selective or full, not '%s'", v);
+        est_recompute r;
+        if (est_recompute_parse(v, &r)) return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "default_recompute", "none, selective or full, not '%s'", v);
+        s->default_recompute = (int)r;
+        return 0;
     }
     x = strtod(v, &end);
     if (!*v || *end || x < 0) return ac_err_at(e, AC_E_INTERNAL, file, line, 0, KEYS[k], "not a non-negative number: '%s'", v);

@@ -68,7 +68,8 @@ typedef struct est_stack {
     double cp_dkv_bytes;               /* bytes per dK/dV element the backward ring moves (0: 2) */
     bool cp_exposed;                   /* the exchange does not overlap the attention compute */
     int default_recompute;             /* the est_recompute a run that states none runs (optional;
-                                        * RECOMPUTE_NONE): MaxText's remat_policy default, say */
+                                        * RECOMPUTE_NONE): MaxText's remat_policy default, say; an int
+                                        * because est.h, which defines the enum, includes this header */
     bool pp_scatter_gather;            /* without sequence parallelism a pipeline send leaves as 1/t
                                         * pieces from the t TP ranks and is all-gathered over NVLink
                                         * on arrival (optional; 0: the whole tensor from each rank) */
