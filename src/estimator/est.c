@@ -1086,7 +1086,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
      * hides under compute, the GEMMs run on sm_count - nccl_ctas SMs: the hidden time costs
      * nccl_ctas / sm_count of itself in compute (calibration.csv nccl_ctas) */
     double hidden_dp = (t_dp - dp_exp > 0 ? t_dp - dp_exp : 0.0) + (t_fsdp_all - t_fsdp);
-    if (c->nccl_ctas > 0 && in->gpu->sm_count > 0) r->t_dp_exposed += hidden_dp * c->nccl_ctas / in->gpu->sm_count;
+    if (c->nccl_ctas > 0) r->t_dp_exposed += hidden_dp * c->nccl_ctas / dev.sms;
 
     /* ---- optimizer step (optimizer_step_s) ---- */
     /* the distributed optimizer shards dense states over DP·CP and expert states over the

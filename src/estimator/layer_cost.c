@@ -603,10 +603,13 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
      * lora_bwd_bytes per element of the adapted matrices' input + output widths a token passes,
      * lora_token_targets in units of 2h): their dropout, rank-r GEMM inputs and outputs, scaling
      * and the add into the frozen layer's output; the rank-r FLOPs themselves are left out */
-    double lora_tok = in->lora_token_targets > 0 ? in->lora_token_targets : in->lora_targets;
-    double lora_w = in->lora_rank > 0 && in->stack ? lora_tok * 2.0 * in->shape.hidden / in->tp * T / dev->hbm : 0.0;
-    double t_lora_fwd = lora_w * (in->stack ? in->stack->lora_fwd_bytes : 0.0);
-    double t_lora_bwd = lora_w * (in->stack ? in->stack->lora_bwd_bytes : 0.0);
+    double t_lora_fwd = 0.0, t_lora_bwd = 0.0;
+    if (in->lora_rank > 0 && in->stack) {
+        double lora_tok = in->lora_token_targets > 0 ? in->lora_token_targets : in->lora_targets;
+        double lora_w = lora_tok * 2.0 * in->shape.hidden / in->tp * T / dev->hbm;
+        t_lora_fwd = lora_w * in->stack->lora_fwd_bytes;
+        t_lora_bwd = lora_w * in->stack->lora_bwd_bytes;
+    }
 
     /* FP8/FP4 quantization (est_cast_elems): est_stack_fp8_cast_bytes per cast element at HBM speed */
     double t_cast_fwd = 0.0, t_cast_bwd = 0.0;

@@ -90,22 +90,16 @@ static int stack_value(est_stack *s, int k, const char *v, const char *file, int
         break;
     case K_CPEXP: s->cp_exposed = x != 0; break;
     case K_PPSG: s->pp_scatter_gather = x != 0; break;
-    case K_MASKED:
-        if (x <= 0 || x > 1) return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "masked_attn_eff_ratio", "a fraction in (0, 1], not %g", x);
-        s->masked_attn_eff_ratio = x;
-        break;
     case K_DROP:
         if (x != 0 && x != 1) return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "dropout_masks", "0 or 1, not %g", x);
         s->no_dropout = x == 0;
         break;
+    case K_FA2:
+    case K_MASKED:
     case K_AFWD:
     case K_ABWD:
         if (x <= 0 || x > 1) return ac_err_at(e, AC_E_INTERNAL, file, line, 0, KEYS[k], "a fraction in (0, 1], not %g", x);
-        *(k == K_AFWD ? &s->attn_fwd_rel : &s->attn_bwd_rel) = x;
-        break;
-    case K_FA2:
-        if (x <= 0 || x > 1) return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "fa2_sm90_eff", "a fraction in (0, 1], not %g", x);
-        s->fa2_sm90_eff = x;
+        *(k == K_FA2 ? &s->fa2_sm90_eff : k == K_MASKED ? &s->masked_attn_eff_ratio : k == K_AFWD ? &s->attn_fwd_rel : &s->attn_bwd_rel) = x;
         break;
     }
     return 0;
