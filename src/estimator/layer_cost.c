@@ -571,20 +571,22 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
      * below the forward (attn_bwd_ratio) */
     double t_attn, t_attn_bwd;
     if (in->flash_attention) {
-        double attn_flops = attn_core_flops(in, dev, T, seq_kv, causal, cross, cross_seq);
         /* FlashAttention-2's kernels (the stack's flash2) on Hopper and Blackwell reach their
          * measured fraction of peak, not the fused vendor kernels' */
         double ae = c->attn_eff;
         if (in->stack && in->stack->flash2 && in->gpu->sm_arch >= 90 && in->stack->fa2_sm90_eff < ae) ae = in->stack->fa2_sm90_eff;
-        /* a stack whose kernel is slower than FlashAttention-2 by a published ratio (Triton
-         * FlashAttention: FA2 is 1.3-1.5x faster forward, ~2x backward, Dao 2023 §4.1) */
-        double rel_f = in->stack && in->stack->attn_fwd_rel > 0 ? in->stack->attn_fwd_rel : 1.0;
-        double rel_b = in->stack && in->stack->attn_bwd_rel > 0 ? in->stack->attn_bwd_rel : 1.0;
-        t_attn = attn_flops / (dev->peak16 * est_attn_fwd_eff(ae, in->gpu, at->qk_dim + at->v_dim) * rel_f);
-        /* the backward at attn_bwd_ratio of the forward's fraction of peak (calibration.csv) */
-        t_attn_bwd = 2.5 * attn_flops / (dev->peak16 * ae * c->attn_bwd_ratio * rel_b);
-        if (in->attn_explicit_mask && in->stack && in->stack->masked_attn_eff_ratio > 0 && !cross)
+        if (in->attn_explicit_mask && in->stack && in->stack->masked_attn_eff_ratio > 0 && !cross) {
             masked_sdpa_s(in, dev, T, seq_kv, ae, &t_attn, &t_attn_bwd);
+        } else {
+            double attn_flops = attn_core_flops(in, dev, T, seq_kv, causal, cross, cross_seq);
+            /* a stack whose kernel is slower than FlashAttention-2 by a published ratio (Triton
+             * FlashAttention: FA2 is 1.3-1.5x faster forward, ~2x backward, Dao 2023 §4.1) */
+            double rel_f = in->stack && in->stack->attn_fwd_rel > 0 ? in->stack->attn_fwd_rel : 1.0;
+            double rel_b = in->stack && in->stack->attn_bwd_rel > 0 ? in->stack->attn_bwd_rel : 1.0;
+            t_attn = attn_flops / (dev->peak16 * est_attn_fwd_eff(ae, in->gpu, at->qk_dim + at->v_dim) * rel_f);
+            /* the backward at attn_bwd_ratio of the forward's fraction of peak (calibration.csv) */
+            t_attn_bwd = 2.5 * attn_flops / (dev->peak16 * ae * c->attn_bwd_ratio * rel_b);
+        }
     } else {
         unfused_attn_s(in, dev, seq_q / in->cp, seq_kv, cross, cross_seq, &t_attn, &t_attn_bwd);
     }
