@@ -122,6 +122,8 @@ static bool matches_whole(const char *text, const char *pat)
 const gpu_spec *gpu_match(const char *text)
 {
     if (!text || gpu_catalog_load(NULL)) return NULL;
+    const gpu_spec *named = gpu_find(text); /* a catalog name or alias as written (llm-foundry's a100_40gb) */
+    if (named) return named;
     const gpu_spec *best = NULL;
     size_t best_len = 0;
     for (size_t i = 0; i < catalog_n; i++) {

@@ -49,7 +49,8 @@ size_t gpu_count(void);
 const gpu_spec *gpu_at(size_t i);
 /* by name or alias, case-insensitive, '-' and '_' equal; NULL when unknown */
 const gpu_spec *gpu_find(const char *name);
-/* the row whose match pattern is the longest substring of text; NULL when none */
+/* the row text names (gpu_find), else the one whose match pattern is the longest substring of
+ * text; NULL when none */
 const gpu_spec *gpu_match(const char *text);
 /* the catalog's A100 of that memory size (the original's gpu_memory_gb 40/80) */
 const gpu_spec *gpu_default_for_memory(int gpu_memory_gb);

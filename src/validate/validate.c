@@ -375,9 +375,7 @@ static int row_input(const csv_table *t, const csv_row *row, est_input *in, char
     if (!have[N_MBS]) return SKIP("micro batch size missing");
     double tp = val[N_TP], pp = val[N_PP], ngpu = val[N_GPUS], mbs = val[N_MBS], gbs = val[N_GBS];
     if (tp < 1 || pp < 1 || ngpu < 1 || gbs < 1 || mbs < 1) return SKIP("parallel sizes and batch sizes must be at least 1");
-    /* a catalog name or alias as written (llm-foundry's a100_40gb), else the longest match text */
-    const gpu_spec *gpu = gpu_find(csv_get(row, c.gpu_type));
-    if (!gpu) gpu = gpu_match(csv_get(row, c.gpu_type));
+    const gpu_spec *gpu = gpu_match(csv_get(row, c.gpu_type));
     if (!gpu) return SKIP("GPU type not in the catalog");
     est_precision prec = PREC_BF16;
     bool block_scaled = false;
