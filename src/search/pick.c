@@ -82,6 +82,9 @@ static double mem_frac_of(const struct search_train_result *r, const est_result 
 
 static double mem_frac(const pick_ctx *x, const est_result *res) { return mem_frac_of(x->r, res); }
 
+/* within the memory advice (SEARCH_MEM_WARN_FRAC of usable memory) */
+static bool under_mem(const pick_ctx *x, const est_result *res) { return mem_frac(x, res) <= SEARCH_MEM_WARN_FRAC; }
+
 /* a score within the tie band below the best */
 static bool in_band(double s, double best, double band) { return s >= best - band * fabs(best); }
 
@@ -90,11 +93,12 @@ static void consider(pick_ctx *x, const search_candidate *k, const est_result *r
 {
     search_pick *p = x->p;
     double s = search_train_score(x->c, res);
+    bool k_under = under_mem(x, res);
     if (k->in_original && (!p->original.found || s > x->orig_score)) {
         entry_set(&p->original, k, res);
         x->orig_score = s;
     }
-    if (mem_frac(x, res) <= SEARCH_MEM_WARN_FRAC && (!p->under_mem.found || s > x->under_score)) {
+    if (k_under && (!p->under_mem.found || s > x->under_score)) {
         entry_set(&p->under_mem, k, res);
         x->under_score = s;
     }
@@ -102,7 +106,7 @@ static void consider(pick_ctx *x, const search_candidate *k, const est_result *r
     int gpn = x->c->train.gpus_per_node;
     if (p->pick.found) {
         /* a tie under the memory advice beats one over it; then the conventional order */
-        bool k_under = mem_frac(x, res) <= SEARCH_MEM_WARN_FRAC, p_under = mem_frac(x, &p->pick.est) <= SEARCH_MEM_WARN_FRAC;
+        bool p_under = under_mem(x, &p->pick.est);
         int cmp = k_under != p_under ? (k_under ? -1 : 1) : search_conventional_cmp(k, &p->pick.cand, gpn, NULL);
         double ps = search_train_score(x->c, &p->pick.est);
         if (cmp > 0 || (cmp == 0 && s <= ps)) goto count;
@@ -246,11 +250,10 @@ int search_pick_predicted(const ac_config *c, struct search_train_result *r, con
         if (p->n_ties == 0) p->n_ties = grid_ties;
     }
     search_conventional_cmp(&p->pick.cand, &p->fastest.cand, c->train.gpus_per_node, &p->why);
-    if (mem_frac(&x, &p->pick.est) <= SEARCH_MEM_WARN_FRAC && mem_frac(&x, &p->fastest.est) > SEARCH_MEM_WARN_FRAC)
-        p->why = PICK_WHY_UNDER_MEM;
-    if (search_train_score(c, &p->pick.est) >= x.best) p->why = PICK_WHY_FASTEST;
     p->mem_frac = mem_frac(&x, &p->pick.est);
     p->mem_warn = p->mem_frac > SEARCH_MEM_WARN_FRAC;
+    if (p->mem_frac <= SEARCH_MEM_WARN_FRAC && !under_mem(&x, &p->fastest.est)) p->why = PICK_WHY_UNDER_MEM;
+    if (search_train_score(c, &p->pick.est) >= x.best) p->why = PICK_WHY_FASTEST;
     if (!p->mem_warn) p->under_mem.found = false;
     budget_nodes(&x);
     name_of(c, r, &p->pick);
