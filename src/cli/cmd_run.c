@@ -88,12 +88,13 @@ static int fill_job(const ac_config *c, const search_scored *s, exec_job *j, ac_
     return 0;
 }
 
-/* The first launched candidate's job script rendered and dropped: a template, partition
- * or path the executor would refuse fails here, before any result file is written. */
 /* The stacks a launched job runs: the jobs are NeMo's training scripts, so a search ranked on
  * another stack (train_settings.framework) would predict that stack and measure NeMo */
 static const char *const NEMO_STACKS[] = {"megatron-core", "nemo-megatron-2022"};
 
+/* The first launched candidate's job script rendered and dropped: a template, partition
+ * or path the executor would refuse fails here, before any result file is written; and a
+ * search ranked on a stack NeMo does not run is not launched at all. */
 static int check_launch(const ac_config *c, const model_base_config *b, const search_train_result *r, ac_err *e)
 {
     if (!cfg_runs_real_jobs(c)) return 0;
