@@ -65,8 +65,6 @@ void cost_measure_name(const cost_request *rq, const cost_option *o, size_t k, c
              kn->checkpointing ? "_ckpt" : "");
 }
 
-/* the template with each {placeholder} replaced by its shell-quoted value (the rendezvous ones
- * by their shell variables, RUNTIME_VARS) */
 /* the index of the placeholder name[0..len) in a {name, value} table of n, or n */
 static size_t placeholder_index(const char *const (*table)[2], size_t n, const char *name, size_t len)
 {
@@ -75,6 +73,8 @@ static size_t placeholder_index(const char *const (*table)[2], size_t n, const c
     return i;
 }
 
+/* the template with each {placeholder} replaced by its shell-quoted value (the rendezvous ones
+ * by their shell variables, RUNTIME_VARS) */
 static int render(const char *tmpl, const char *const (*vars)[2], size_t nv, strbuf *out, ac_err *e)
 {
     size_t nr = sizeof RUNTIME_VARS / sizeof *RUNTIME_VARS;
@@ -121,7 +121,8 @@ int cost_measure_write(const cost_request *rq, const cost_option *o, const char 
     snprintf(nums[0], sizeof nums[0], "%d", max_steps);
     snprintf(nums[1], sizeof nums[1], "%d", o->k.num_gpus);
     snprintf(nums[2], sizeof nums[2], "%d", o->nodes);
-    snprintf(nums[3], sizeof nums[3], "%d", o->nodes ? o->k.num_gpus / o->nodes : o->k.num_gpus);
+    int per_node = o->nodes > 0 ? o->k.num_gpus / o->nodes : o->k.num_gpus;
+    snprintf(nums[3], sizeof nums[3], "%d", per_node);
     snprintf(nums[4], sizeof nums[4], "%d", o->k.mbs);
     snprintf(nums[5], sizeof nums[5], "%d", o->grad_accum);
     snprintf(nums[6], sizeof nums[6], "%d", rq->context);
@@ -132,7 +133,6 @@ int cost_measure_write(const cost_request *rq, const cost_option *o, const char 
                                    {"gradient_checkpointing", o->k.checkpointing ? "true" : "false"}};
     /* launch.sh: one node's trainer command; NODE_RANK, MASTER_ADDR and MASTER_PORT come from run.sh */
     sb_printf(&launch, "#!/bin/bash\n# one node's launcher (autoconfig cost --measure): NODE_RANK, MASTER_ADDR, MASTER_PORT from run.sh\n");
-    int per_node = o->nodes > 0 ? o->k.num_gpus / o->nodes : o->k.num_gpus;
     launch_cpu_threads(&launch, per_node > 0 ? per_node : 1);
     if (render(command_template, vars, sizeof vars / sizeof *vars, &launch, e)) goto out;
     sb_add(&launch, "\n");
