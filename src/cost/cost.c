@@ -70,7 +70,6 @@ static const struct {
     {"up_proj|up|w3", DIM_H, DIM_F, true},
     {"down_proj|down|w2", DIM_F, DIM_H, true},
 };
-#define LORA_N COST_LORA_MODULES
 _Static_assert(sizeof LORA_MODULES / sizeof *LORA_MODULES == (size_t)COST_LORA_MODULES, "LORA_MODULES holds cost.h's modules, in its order");
 
 static double lora_width(lora_dim d, const model_shape *s)
@@ -88,7 +87,7 @@ static double lora_width(lora_dim d, const model_shape *s)
 
 static int lora_module_find(const char *name)
 {
-    for (int i = 0; i < LORA_N; i++) {
+    for (int i = 0; i < COST_LORA_MODULES; i++) {
         char buf[64];
         snprintf(buf, sizeof buf, "%s", LORA_MODULES[i].names);
         for (char *save = NULL, *t = strtok_r(buf, "|", &save); t; t = strtok_r(NULL, "|", &save))
@@ -102,14 +101,14 @@ static int lora_module_find(const char *name)
 int cost_lora_modules(const char *list, bool use[COST_LORA_MODULES], ac_err *e)
 {
     char buf[256];
-    for (int i = 0; i < LORA_N; i++) use[i] = false;
+    for (int i = 0; i < COST_LORA_MODULES; i++) use[i] = false;
     if (!list || !*list) return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, "lora_target_modules", "is empty");
     if (strlen(list) >= sizeof buf)
         return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, "lora_target_modules", "longer than %zu characters", sizeof buf - 1);
     snprintf(buf, sizeof buf, "%s", list);
     for (char *save = NULL, *t = strtok_r(buf, ", []", &save); t; t = strtok_r(NULL, ", []", &save)) {
         if (!strcmp(t, "all-linear") || !strcmp(t, "all_linear") || !strcmp(t, "all")) {
-            for (int i = 0; i < LORA_N; i++) use[i] = true;
+            for (int i = 0; i < COST_LORA_MODULES; i++) use[i] = true;
             continue;
         }
         int i = lora_module_find(t);
@@ -124,12 +123,12 @@ int cost_lora_modules(const char *list, bool use[COST_LORA_MODULES], ac_err *e)
 
 /* Σ (in + out) / 2h over the adapted modules; an MoE model's MLP modules count once per expert
  * (every expert holds adapters) or, per_token, once per expert a token is routed to (top-k) */
-static double lora_sum(const bool use[LORA_N], const model_shape *s, bool per_token)
+static double lora_sum(const bool use[COST_LORA_MODULES], const model_shape *s, bool per_token)
 {
     double sum = 0.0;
-    for (int i = 0; i < LORA_N; i++) {
+    for (int i = 0; i < COST_LORA_MODULES; i++) {
         if (!use[i]) continue;
-        if (LORA_MODULES[i].mlp && !s->gated_mlp && !strcmp(LORA_MODULES[i].names, "gate_proj|gate|w1")) continue;
+        if (i == COST_LORA_GATE && !s->gated_mlp) continue; /* a plain MLP has no gate */
         double copies = LORA_MODULES[i].mlp && shape_is_moe(s) ? (per_token ? shape_moe_topk(s) : s->num_experts) : 1.0;
         sum += copies * (lora_width(LORA_MODULES[i].in, s) + lora_width(LORA_MODULES[i].out, s)) / (2.0 * s->hidden);
     }
@@ -138,7 +137,7 @@ static double lora_sum(const bool use[LORA_N], const model_shape *s, bool per_to
 
 int cost_lora_targets(const char *list, const model_shape *s, int *out, ac_err *e)
 {
-    bool use[LORA_N];
+    bool use[COST_LORA_MODULES];
     if (cost_lora_modules(list, use, e)) return -1;
     double sum = lora_sum(use, s, false);
     if (sum <= 0) return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, "lora_target_modules", "selects no linear layer of this model");
@@ -148,7 +147,7 @@ int cost_lora_targets(const char *list, const model_shape *s, int *out, ac_err *
 
 double cost_lora_token_targets(const char *list, const model_shape *s)
 {
-    bool use[LORA_N];
+    bool use[COST_LORA_MODULES];
     ac_err e;
     return cost_lora_modules(list, use, &e) ? 0.0 : lora_sum(use, s, true);
 }
@@ -301,8 +300,10 @@ int cost_stack_check(const est_stack *st, const char *key, ac_err *e)
 const est_stack *cost_stack_of(const cost_request *rq)
 {
     if (rq->stack) return rq->stack;
-    const est_stack *st = est_stack_find("hf-deepspeed");
-    return st ? st : est_stack_default();
+    /* found once: every evaluation's label asks (cost_shard_name); the table never moves */
+    static const est_stack *hf;
+    if (!hf) hf = est_stack_find("hf-deepspeed");
+    return hf ? hf : est_stack_default();
 }
 
 int cost_evaluate(const cost_request *rq, const cost_knobs *k, cost_option *o, ac_err *e)
