@@ -131,12 +131,10 @@ void results_ft_start_ids(strbuf *b, int batch_size, int input_len)
     }
 }
 
+/* writes b (freed) as dir/name (fs_write_text_in) */
 static int write_buf(const char *dir, const char *name, strbuf *b, ac_err *e)
 {
-    char path[4096];
-    int rc = -1;
-    if (!sb_str(b)) ac_err_set(e, AC_E_NOMEM, "out of memory building %s", name);
-    else if (fs_join(path, sizeof path, dir, name, e) == 0) rc = fs_write_atomic(path, b->s ? b->s : "", b->len, e);
+    int rc = sb_str(b) ? fs_write_text_in(dir, name, sb_str(b), e) : ac_err_set(e, AC_E_NOMEM, "out of memory building %s", name);
     sb_free(b);
     return rc;
 }
