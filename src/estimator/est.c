@@ -281,6 +281,12 @@ int est_check(const est_input *in, char *why, size_t why_len)
         if (L % in->pp == 0 && (L / in->pp) % in->vp)
             return WHY("virtual pipeline %d does not divide %d layers per pipeline stage", in->vp, L / in->pp);
     }
+    if (s->hyb_mamba > 0) {
+        if (in->cp > 1) return WHY("context parallelism of Mamba-2 blocks is not modelled (CP %d)", in->cp);
+        if (s->mamba_heads % in->tp || s->mamba_groups % in->tp)
+            return WHY("TP %d does not divide the %d Mamba heads and %d groups (Megatron-Core MambaMixer splits both)",
+                       in->tp, s->mamba_heads, s->mamba_groups);
+    }
     if (in->cp > 1 && s->seq_length % (2LL * in->cp))
         return WHY("CP %d: sequence length %d is not a multiple of 2×CP (load-balanced causal split)", in->cp, s->seq_length);
     if (in->ep > 1 && !shape_is_moe(s)) return WHY("EP %d needs a mixture-of-experts model", in->ep);
@@ -372,11 +378,14 @@ static param_counts count_params(const model_shape *s)
     double h = s->hidden, d = shape_head_dim(s), a = s->heads, g = shape_query_groups(s);
     layer_attn at;
     layer_attn_of(s, &at);
-    p.attn = at.weights;
+    layer_mamba mb;
+    layer_mamba_of(s, &mb);
     double L = s->num_layers, moe = layer_moe_count(s), experts = layer_expert_weights(s);
+    /* a hybrid stack's average block: its share of attention and Mamba-2 mixers, one norm */
+    p.attn = shape_is_hybrid(s) ? (layer_attn_count(s) * at.weights + s->hyb_mamba * (mb.params - h)) / L : at.weights;
     p.mlp_expert = moe / L * experts; /* routed experts: sharded by EP */
     p.mlp_dense = (layer_stack_mlp_weights(s, NULL) - moe * experts) / L; /* dense MLPs, shared experts, routers */
-    p.norms = 2.0 * h;
+    p.norms = shape_is_hybrid(s) ? h : 2.0 * h;
     if (s->arch == ARCH_ENCODER_DECODER) p.cross_attn = h * (a * d) * 2.0 + 2.0 * h * g * d + h;
     p.embedding = (double)s->vocab * h;
     p.output_layer = s->untied_embeddings ? (double)s->vocab * h : 0.0;
@@ -527,12 +536,15 @@ double est_model_flops(const model_shape *s, double B)
      * per GEMM weight it passes (Kaplan et al. 2020 §2.1), attention 6·s²·a·(d_qk + d_v)
      * per sequence and layer (full square, as Megatron counts it), output layer 6·s·h·V;
      * for MHA with a 4h GELU MLP the original's GPT formula (24Bsh² + 4Bs²h)·3L + 6BshV.
-     * Multi-token prediction modules add their projection, layer and output layer. */
+     * Multi-token prediction modules add their projection, layer and output layer.  A
+     * hybrid stack counts attention on its attention blocks only, and its Mamba-2 blocks'
+     * SSD scan three times its forward (layer_mamba_scan_flops). */
     layer_attn at;
     layer_attn_of(s, &at);
     double attn = 6.0 * B * sq * sq * s->heads * (at.qk_dim + at.v_dim);
     double logits = 6.0 * B * sq * h * V;
-    double flops = 6.0 * B * sq * layer_stack_active_gemm_weights(s) + L * attn + logits;
+    double flops = 6.0 * B * sq * layer_stack_active_gemm_weights(s) + layer_attn_count(s) * attn + logits;
+    if (s->hyb_mamba > 0) flops += 3.0 * B * sq * s->hyb_mamba * layer_mamba_scan_flops(s);
     if (s->mtp_layers > 0) {
         double mlp_active = layer_mlp_gemm_active(s, layer_moe_count(s) > 0);
         flops += s->mtp_layers * (6.0 * B * sq * (at.weights + mlp_active + 2.0 * h * h) + attn + logits);
@@ -566,6 +578,33 @@ void est_device_of(const est_input *in, const est_cal *c, est_device *dev)
     layer_attn_of(&in->shape, &dev->at);
 }
 
+/* The average block of a hybrid stack (shape_is_hybrid): each kind weighed by its share of
+ * the blocks.  The layer model prices attention and MLP together, so an attention block is
+ * a layer whose MLP is empty and an MLP block what a full layer adds to it (dense or
+ * experts); a Mamba-2 block is layer_cost_mamba.  Every block, whatever its kind, runs one
+ * TP collective pair each way (a layer two).  *mtp: Nemotron 3's MTP module is an attention
+ * and an expert block ("*E"), one full expert layer. */
+static void hybrid_block(const est_input *in, const est_device *dev, layer_cost *avg, layer_cost *mtp)
+{
+    const model_shape *s = &in->shape;
+    double sq = s->seq_length, L = s->num_layers;
+    est_input bare = *in;
+    bare.shape.ffn_hidden = 0, bare.shape.num_experts = 0, bare.shape.moe_shared_ffn = 0;
+    layer_cost attn, dense, expert, mamba;
+    layer_cost_compute(&bare, dev, sq, sq, true, false, 0, false, &attn);
+    layer_cost_compute(in, dev, sq, sq, true, false, 0, false, &dense);
+    memset(&expert, 0, sizeof expert);
+    if (s->hyb_moe > 0) layer_cost_compute(in, dev, sq, sq, true, false, 0, true, &expert);
+    layer_cost_mamba(in, dev, in->mbs * sq / in->cp, &mamba);
+    if (s->mtp_layers > 0) *mtp = s->hyb_moe > 0 ? expert : dense;
+    memset(avg, 0, sizeof *avg);
+    layer_cost_add(avg, &attn, (s->hyb_attn - s->hyb_mlp - s->hyb_moe) / L);
+    layer_cost_add(avg, &dense, s->hyb_mlp / L);
+    layer_cost_add(avg, &expert, s->hyb_moe / L);
+    layer_cost_add(avg, &mamba, s->hyb_mamba / L);
+    avg->tp_comm = 0.5 * attn.tp_comm;
+}
+
 /* The average layer of a stage: T5 has encoder and decoder layers of different sequence
  * lengths (equal split of both stacks), MoE models may lead with dense layers; the mix
  * weighs each kind by its share.  *mtp gets one multi-token prediction layer (zero
@@ -593,6 +632,10 @@ static void average_layer(const est_input *in, const est_device *dev, layer_cost
         return;
     }
     bool causal = s->arch == ARCH_DECODER;
+    if (shape_is_hybrid(s)) {
+        hybrid_block(in, dev, lay, mtp);
+        return;
+    }
     layer_cost_compute(in, dev, sq, sq, causal, false, 0, moe, lay);
     if (s->mtp_layers > 0) *mtp = *lay; /* an MTP module's layer is one of the model's own (before the dense mix) */
     int dense = moe ? s->num_layers - layer_moe_count(s) : 0;

@@ -651,6 +651,64 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
     }
 }
 
+/* One Mamba-2 mixer block (layer_mamba; Megatron-Core MambaMixer over mamba_ssm's kernels)
+ * for T tokens on one GPU.  TP splits heads, groups and d_inner like attention heads: in_proj
+ * column-parallel, out_proj row-parallel, one collective pair each way as an attention block.
+ * Non-GEMM work is HBM traffic at 2 B per element (fp32 where the kernels keep it):
+ * - the block's norm and residual: half a layer's elementwise_units of 2h;
+ * - causal_conv1d + SiLU over xBC: read and write forward, read input and gradient and
+ *   write the gradient backward;
+ * - the SSD scan (mamba_ssm ssd_combined, chunk Q = 128): the forward's chunk-state and
+ *   chunk-scan kernels each read x and B or C (2·d_inner + 4·G·N), write y (d_inner), and
+ *   the fp32 chunk states (heads·P·N/Q per token) are written, read and written by the
+ *   state passing and read by the scan (4 passes), the fp32 C·Bᵀ blocks (G·Q) written and
+ *   read; the backward recomputes those and reads dy twice, writes dx, dB, dC and dz, and
+ *   passes the states' gradients the same 4 times;
+ * - the z-gated RMSNorm: reads y and z and writes its output; backward reads y, z and the
+ *   gradient and writes dy and dz.
+ * The SSD's tensor-core FLOPs (layer_mamba_scan_flops) run at attention's bf16 rate when
+ * they, not the traffic, bound the scan.  Activations kept: the block's norm input and
+ * in_proj input, in_proj's output, the conv output, y and the gated norm's output (the
+ * out_proj input). */
+void layer_cost_mamba(const est_input *in, const est_device *dev, double T, layer_cost *lc)
+{
+    const model_shape *s = &in->shape;
+    const est_cal *c = dev->cal;
+    layer_mamba mb;
+    layer_mamba_of(s, &mb);
+    double t = in->tp, h = s->hidden, spd = layer_sp_div(in);
+    double inner = mb.inner / t, xbc = mb.xbc / t, proj = mb.in_proj / t;
+    double GN = (double)s->mamba_groups * s->mamba_state / t, states = inner * s->mamba_state / LAYER_MAMBA_CHUNK;
+    double cb = s->mamba_groups / t * LAYER_MAMBA_CHUNK;
+    memset(lc, 0, sizeof *lc);
+
+    double gemm = layer_gemm_s(dev, T, h, proj, 1.0) + layer_gemm_s(dev, T, inner, h, 1.0);
+    double units = est_stack_elementwise_units(in);
+    if (units <= 0) units = c->elementwise_units;
+    double norm_f = 0.5 * units * 2.0 * h / spd;
+    double conv_f = 2.0 * 2.0 * xbc, conv_b = 3.0 * 2.0 * xbc;
+    double ssd_f = 2.0 * (2.0 * inner + 4.0 * GN + inner) + 4.0 * (4.0 * states + 2.0 * cb);
+    double ssd_b = ssd_f + 2.0 * (2.0 * inner + inner + 2.0 * GN + inner) + 4.0 * 4.0 * states;
+    double gnorm_f = 3.0 * 2.0 * inner, gnorm_b = 5.0 * 2.0 * inner;
+    double scan_flops = T * layer_mamba_scan_flops(s) / t;
+    double ssd_math = scan_flops / (dev->peak16 * c->attn_eff);
+    double t_ssd_f = fmax(T * ssd_f / dev->hbm, ssd_math);
+    double t_ssd_b = fmax(T * ssd_b / dev->hbm, 2.0 * ssd_math);
+    double t_cast_f = 0.0, t_cast_b = 0.0;
+    if (dev->elem_bytes < 2.0) { /* Transformer Engine quantizes each GEMM input (cast_elems) */
+        double cast_b = est_stack_fp8_cast_bytes(in);
+        t_cast_f = cast_b * T * (h / spd + inner) / dev->hbm;
+        t_cast_b = cast_b * T * (proj + h / spd) / dev->hbm;
+    }
+    lc->fwd = gemm + t_ssd_f + T * (norm_f + conv_f + gnorm_f) / dev->hbm + t_cast_f;
+    lc->bwd = 2.0 * gemm + t_ssd_b + T * (2.0 * norm_f + conv_b + gnorm_b) / dev->hbm + t_cast_b;
+    lc->tp_comm = 0.5 * tp_comm_s(in, c, T, false);
+    double gin = dev->elem_bytes < 2.0 ? 1.0 : 2.0;
+    lc->act_full = T * ((2.0 * h + gin * h) / spd + 2.0 * proj + 2.0 * xbc + 2.0 * inner + gin * inner);
+    lc->act_ckpt = 2.0 * h / spd * T;
+    lc->module_recomp = in->recompute_layernorm ? 4.0 * h * T / spd / dev->hbm : 0.0;
+}
+
 /* the average of two kinds of layer, a share w_x of the first: times add up, the larger
  * activation sets the memory a stage must hold */
 void layer_cost_mix(const layer_cost *x, const layer_cost *y, double w_x, layer_cost *out)
@@ -671,4 +729,23 @@ void layer_cost_mix(const layer_cost *x, const layer_cost *y, double w_x, layer_
     out->act_ckpt = fmax(x->act_ckpt, y->act_ckpt);
     out->sac_recomp = w_x * x->sac_recomp + w_y * y->sac_recomp;
     out->act_sac = fmax(x->act_sac, y->act_sac);
+}
+
+void layer_cost_add(layer_cost *out, const layer_cost *x, double w)
+{
+    out->fwd += w * x->fwd;
+    out->bwd += w * x->bwd;
+    out->attn_core_fwd += w * x->attn_core_fwd;
+    out->attn_core_bwd += w * x->attn_core_bwd;
+    out->mla_up_fwd += w * x->mla_up_fwd;
+    out->module_recomp += w * x->module_recomp;
+    out->tp_comm += w * x->tp_comm;
+    out->cp_fwd += w * x->cp_fwd;
+    out->cp_bwd += w * x->cp_bwd;
+    out->ep_comm += w * x->ep_comm;
+    out->host_moe += w * x->host_moe;
+    out->act_full += w * x->act_full;
+    out->act_ckpt += w * x->act_ckpt;
+    out->sac_recomp += w * x->sac_recomp;
+    out->act_sac += w * x->act_sac;
 }

@@ -73,6 +73,12 @@ static inline double layer_sp_div(const est_input *in) { return in->sequence_par
 void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q, double seq_kv, bool causal,
                         bool cross, double cross_seq, bool moe_layer, layer_cost *out);
 
+/* One Mamba-2 mixer block of a hybrid stack over T tokens (layer_cost.c) */
+void layer_cost_mamba(const est_input *in, const est_device *dev, double T, layer_cost *out);
+
+/* out += w · x, field by field (activations too: a weighted mean of the blocks a stage holds) */
+void layer_cost_add(layer_cost *out, const layer_cost *x, double w);
+
 /* the average of two kinds of layer, a share w_x of the first */
 void layer_cost_mix(const layer_cost *x, const layer_cost *y, double w_x, layer_cost *out);
 

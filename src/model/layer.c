@@ -1,6 +1,8 @@
 /* layer.c — widths and weights inside one transformer layer (layer.h) */
 #include "model/layer.h"
 
+#include <string.h>
+
 bool layer_is_mla(const model_shape *s) { return s->kv_lora_rank > 0; }
 
 void layer_attn_of(const model_shape *s, layer_attn *out)
@@ -46,9 +48,53 @@ void layer_attn_of(const model_shape *s, layer_attn *out)
     out->cache_v = kvr;
 }
 
+void layer_mamba_of(const model_shape *s, layer_mamba *out)
+{
+    *out = (layer_mamba){0};
+    if (s->hyb_mamba <= 0) return;
+    double h = s->hidden, H = s->mamba_heads, GN = (double)s->mamba_groups * s->mamba_state;
+    out->inner = H * s->mamba_head_dim;
+    out->xbc = out->inner + 2.0 * GN;
+    out->in_proj = out->inner + out->xbc + H;
+    out->weights = h * out->in_proj + out->inner * h;
+    /* conv taps and bias per channel, A_log, D and dt_bias per head, the gated norm over
+     * d_inner and the block's own norm over h */
+    out->params = out->weights + out->xbc * (LAYER_MAMBA_CONV + 1.0) + 3.0 * H + out->inner + h;
+}
+
+double layer_mamba_scan_flops(const model_shape *s)
+{
+    double Q = LAYER_MAMBA_CHUNK, N = s->mamba_state, P = s->mamba_head_dim;
+    return s->mamba_groups * 2.0 * Q * N + s->mamba_heads * (2.0 * Q * P + 4.0 * N * P);
+}
+
+int layer_hybrid_pattern(model_shape *s, const char *pattern)
+{
+    int n[4] = {0};
+    static const char KINDS[] = "M*-E";
+    size_t len = 0;
+    for (const char *c = pattern; c && *c; c++, len++) {
+        const char *k = strchr(KINDS, *c);
+        if (!k) return -1;
+        n[k - KINDS]++;
+    }
+    if (len == 0 || len > 100000) return -1;
+    s->hyb_mamba = n[0], s->hyb_attn = n[1], s->hyb_mlp = n[2], s->hyb_moe = n[3];
+    s->num_layers = (int)len;
+    return 0;
+}
+
+int layer_attn_count(const model_shape *s) { return shape_is_hybrid(s) ? s->hyb_attn : s->num_layers; }
+
+int layer_dense_mlp_count(const model_shape *s)
+{
+    return shape_is_hybrid(s) ? s->hyb_mlp : s->num_layers - layer_moe_count(s);
+}
+
 int layer_moe_count(const model_shape *s)
 {
     if (s->num_experts <= 1) return 0;
+    if (shape_is_hybrid(s)) return s->hyb_moe;
     int dense = s->moe_dense_layers > 0 ? s->moe_dense_layers : 0;
     return dense < s->num_layers ? s->num_layers - dense : 0;
 }
@@ -84,7 +130,7 @@ double layer_mlp_gemm_active(const model_shape *s, bool moe_layer)
 
 double layer_stack_mlp_weights(const model_shape *s, double *active)
 {
-    double moe = layer_moe_count(s), dense = s->num_layers - moe;
+    double moe = layer_moe_count(s), dense = layer_dense_mlp_count(s);
     double dense_act, moe_act = 0.0;
     double total = dense * layer_mlp_weights(s, false, &dense_act);
     if (moe > 0) total += moe * layer_mlp_weights(s, true, &moe_act);
@@ -96,7 +142,9 @@ double layer_stack_active_gemm_weights(const model_shape *s)
 {
     layer_attn at;
     layer_attn_of(s, &at);
+    layer_mamba mb;
+    layer_mamba_of(s, &mb);
     int moe = layer_moe_count(s);
-    return s->num_layers * at.weights + (s->num_layers - moe) * layer_mlp_gemm_active(s, false) +
-           moe * layer_mlp_gemm_active(s, true);
+    return layer_attn_count(s) * at.weights + s->hyb_mamba * mb.weights +
+           layer_dense_mlp_count(s) * layer_mlp_gemm_active(s, false) + moe * layer_mlp_gemm_active(s, true);
 }

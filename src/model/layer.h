@@ -23,6 +23,42 @@ typedef struct {
     double cache, cache_qk, cache_v;
 } layer_attn;
 
+/* One Mamba-2 mixer block (Dao & Gu 2024 §7.1 "parallel" Mamba-2 block; Megatron-Core
+ * MambaMixer): in_proj h → [z, x, B, C, dt], a depthwise causal conv over [x, B, C], the
+ * SSD scan, a z-gated RMSNorm and out_proj d_inner → h. */
+typedef struct {
+    double inner;    /* d_inner = heads · head_dim: the x (and z) width */
+    double xbc;      /* channels the conv runs over: x + B + C = d_inner + 2·groups·state */
+    double in_proj;  /* in_proj's output width: z + xBC + dt = 2·d_inner + 2·groups·state + heads */
+    double weights;  /* GEMM weights of the block: in_proj + out_proj */
+    double params;   /* every parameter of the block: GEMMs, conv (4 taps + bias), A, D, dt bias, norms */
+} layer_mamba;
+
+/* the Mamba-2 sizes of a hybrid shape (all 0 without Mamba blocks) */
+void layer_mamba_of(const model_shape *s, layer_mamba *out);
+
+/* the Mamba-2 conv's taps (Megatron-Core MambaMixer d_conv, mamba_ssm default) and the SSD
+ * chunk length (MambaMixer chunk_size) */
+#define LAYER_MAMBA_CONV 4.0
+#define LAYER_MAMBA_CHUNK 128.0
+
+/* Forward FLOPs of the SSD scan per token of one block (Dao & Gu 2024 §6, chunked "state
+ * space dual" algorithm over chunks of Q tokens): C·Bᵀ within each chunk (2·Q·N per group),
+ * its product with x (2·Q·P per head), the chunk states (2·N·P per head) and their
+ * contribution to the outputs (2·N·P per head) */
+double layer_mamba_scan_flops(const model_shape *s);
+
+/* Reads a hybrid layer pattern as Megatron-Core writes it (hybrid_override_pattern: 'M'
+ * Mamba-2, '*' attention, '-' dense MLP, 'E' expert MLP, one character per block) into the
+ * shape's block counts and num_layers; -1 (shape untouched) on any other character or an
+ * empty pattern */
+int layer_hybrid_pattern(model_shape *s, const char *pattern);
+
+/* blocks of each kind: attention (every layer without a hybrid pattern), Mamba-2,
+ * dense MLP and expert MLP */
+int layer_attn_count(const model_shape *s);
+int layer_dense_mlp_count(const model_shape *s);
+
 bool layer_is_mla(const model_shape *s);
 void layer_attn_of(const model_shape *s, layer_attn *out);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model/family.h"
+#include "model/layer.h"
 #include "util/csv.h"
 #include "util/text.h"
 
@@ -30,7 +31,8 @@ static void normalise(const char *in, char *out, size_t len);
 static const char *const NUM_COLS[] = {"layers", "hidden", "heads", "kv_heads", "head_dim", "vocab", "ffn", "gated",
                                        "tied", "learned_pos", "experts", "topk", "moe_ffn", "shared_ffn",
                                        "dense_layers", "q_lora", "kv_lora", "qk_rope", "v_head", "mtp",
-                                       "router_groups", "group_topk", "attn_chunk", "chunk_layers"};
+                                       "router_groups", "group_topk", "attn_chunk", "chunk_layers", "mamba_heads",
+                                       "mamba_head_dim", "mamba_state", "mamba_groups"};
 enum { N_NUM = sizeof NUM_COLS / sizeof *NUM_COLS };
 
 static int row_of(const csv_table *t, const csv_row *r, named_model *m, ac_err *e)
@@ -54,6 +56,18 @@ static int row_of(const csv_table *t, const csv_row *r, named_model *m, ac_err *
     s->q_lora_rank = (int)v[15], s->kv_lora_rank = (int)v[16], s->qk_rope_dim = (int)v[17], s->v_head_dim = (int)v[18];
     s->mtp_layers = (int)v[19], s->moe_router_groups = (int)v[20], s->moe_group_topk = (int)v[21];
     s->attn_chunk = (int)v[22], s->attn_chunk_layers = (int)v[23];
+    s->mamba_heads = (int)v[24], s->mamba_head_dim = (int)v[25], s->mamba_state = (int)v[26], s->mamba_groups = (int)v[27];
+    const char *pattern = csv_get(r, csv_col(t, "hybrid"));
+    if (*pattern) {
+        if (layer_hybrid_pattern(s, pattern) || s->num_layers != (int)v[0])
+            return ac_err_at(e, AC_E_INTERNAL, t->file, r->line, 0, "hybrid",
+                             "not a hybrid pattern of %ld blocks ('M', '*', '-', 'E'): '%s'", v[0], pattern);
+        if (s->hyb_mamba > 0 && (s->mamba_heads < 1 || s->mamba_head_dim < 1 || s->mamba_state < 1 ||
+                                 s->mamba_groups < 1 || s->mamba_heads % s->mamba_groups))
+            return ac_err_at(e, AC_E_INTERNAL, t->file, r->line, 0, "mamba_heads", "incomplete Mamba-2 sizes");
+        if ((s->hyb_moe > 0) != (s->num_experts > 1))
+            return ac_err_at(e, AC_E_INTERNAL, t->file, r->line, 0, "hybrid", "expert blocks ('E') need experts and only they");
+    }
     if (s->num_layers < 1 || s->hidden < 1 || s->heads < 1 || s->query_groups < 1 || s->heads % s->query_groups ||
         s->kv_channels < 1 || s->vocab < 1 || s->ffn_hidden < 1 || s->attn_chunk_layers > s->num_layers || (s->num_experts > 1 && (s->moe_topk < 1 || s->moe_ffn_hidden < 1)))
         return ac_err_at(e, AC_E_INTERNAL, t->file, r->line, 0, csv_get(r, csv_col(t, "name")), "incomplete architecture row");
@@ -79,7 +93,7 @@ int model_named_load(ac_err *e)
     if (named_loaded) return 0;
     csv_table t;
     if (csv_parse(ac_data_models, strlen(ac_data_models), "data/models.csv", &t, e)) return -1;
-    static const char *const text_cols[] = {"name", "aliases", "source"};
+    static const char *const text_cols[] = {"name", "aliases", "hybrid", "source"};
     if (csv_require_cols(&t, text_cols, sizeof text_cols / sizeof *text_cols, AC_E_INTERNAL, NULL, e) ||
         csv_require_cols(&t, NUM_COLS, N_NUM, AC_E_INTERNAL, NULL, e)) {
         csv_free(&t);

@@ -55,6 +55,15 @@ typedef struct {
      * activation_func_clamp_value and add_bias_linear): the routed experts' linear layers
      * carry biases, and the gated activation clamps both halves of the FC1 output first */
     bool moe_expert_bias, moe_glu_clamp;
+    /* hybrid Mamba-Transformer stacks (Megatron-Core MambaModel's hybrid_override_pattern:
+     * Nemotron-H, Nemotron 3): each of the num_layers blocks is one residual sub-layer with
+     * its own norm, hyb_mamba of them Mamba-2 mixers ('M'), hyb_attn self-attention ('*'),
+     * hyb_mlp dense MLPs ('-') and hyb_moe expert MLPs ('E'); all 0: every layer is the
+     * usual attention + MLP pair */
+    int hyb_mamba, hyb_attn, hyb_mlp, hyb_moe;
+    /* Mamba-2 mixer sizes (Dao & Gu 2024 §7; Megatron-Core MambaMixer): heads × head_dim
+     * inner channels, state size N, and the groups that share B and C (like GQA's KV heads) */
+    int mamba_heads, mamba_head_dim, mamba_state, mamba_groups;
 } model_shape;
 
 /* Derived sizes every stage reads the same way. */
@@ -68,6 +77,10 @@ static inline double shape_head_dim(const model_shape *s)
 static inline bool shape_is_moe(const model_shape *s) { return s->num_experts > 1; }
 /* experts each token is routed to (k of top-k; 1 when unset) */
 static inline double shape_moe_topk(const model_shape *s) { return s->moe_topk > 0 ? s->moe_topk : 1; }
+static inline bool shape_is_hybrid(const model_shape *s)
+{
+    return s->hyb_mamba + s->hyb_attn + s->hyb_mlp + s->hyb_moe > 0;
+}
 /* transformer layers of the whole model (both stacks for T5) */
 static inline int shape_total_layers(const model_shape *s)
 {
