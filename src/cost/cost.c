@@ -660,6 +660,11 @@ int cost_search(const cost_request *rq, cost_result *out, ac_err *e)
     out->best_cost = out->best_time = out->best_constrained = -1;
     for (int i = 0; i < COST_MAX_POOLS; i++) out->best_per_pool[i] = -1;
     if (rq->n_pools < 1) return ac_err_set(e, AC_E_INPUT, "no GPU types to search");
+    /* the files it writes (Hugging Face Trainer, torchtune) and its LoRA targets know
+     * attention and MLP layers only */
+    if (shape_is_hybrid(&rq->model.shape))
+        return ac_err_set(e, AC_E_INPUT, "%s: fine-tuning of hybrid Mamba-Transformer models is not modelled (use "
+                                         "autoconfig estimate for a Megatron-Core pre-training run)", rq->model.name);
     if (rq->context < 1 || rq->gbs < 1 || !(rq->tokens_b > 0))
         return ac_err_set(e, AC_E_INPUT, "context, global batch and tokens must be positive");
     size_t cap = 0;

@@ -12,11 +12,13 @@
 #include <string.h>
 
 #include "cost/cost.h"
+#include "model/layer.h"
 #include "util/fsutil.h"
 
 enum {
     F_HIDDEN, F_LAYERS, F_HEADS, F_KV, F_FFN, F_VOCAB, F_MAXPOS, F_EXPERTS, F_TOPK, F_MOE_FFN, F_HEAD_DIM,
-    F_Q_LORA, F_KV_LORA, F_QK_NOPE, F_QK_ROPE, F_V_HEAD, F_SHARED, F_SHARED_FFN, F_DENSE_FIRST, F_GROUPS, F_GROUP_TOPK, F_N
+    F_Q_LORA, F_KV_LORA, F_QK_NOPE, F_QK_ROPE, F_V_HEAD, F_SHARED, F_SHARED_FFN, F_DENSE_FIRST, F_GROUPS, F_GROUP_TOPK,
+    F_MAMBA_HEADS, F_MAMBA_HEAD_DIM, F_MAMBA_STATE, F_MAMBA_GROUPS, F_N
 };
 
 static const struct {
@@ -42,11 +44,16 @@ static const struct {
     [F_QK_ROPE] = {"qk_rope_head_dim", false, 0, 65536},
     [F_V_HEAD] = {"v_head_dim", false, 1, 65536},
     [F_SHARED] = {"n_shared_experts|num_shared_experts", false, 0, 65536},
-    [F_SHARED_FFN] = {"shared_expert_intermediate_size", false, 0, 1 << 22},
+    [F_SHARED_FFN] = {"shared_expert_intermediate_size|moe_shared_expert_intermediate_size", false, 0, 1 << 22},
     [F_DENSE_FIRST] = {"first_k_dense_replace", false, 0, 100000},
     /* group-limited routing (DeepSeek-V3 §2.1.2): experts in n_group groups, a token's in topk_group */
     [F_GROUPS] = {"n_group", false, 1, 65536},
     [F_GROUP_TOPK] = {"topk_group", false, 1, 65536},
+    /* hybrid Mamba-2 blocks (NemotronHConfig: hybrid_override_pattern, read in read_hybrid) */
+    [F_MAMBA_HEADS] = {"mamba_num_heads", false, 1, 65536},
+    [F_MAMBA_HEAD_DIM] = {"mamba_head_dim", false, 1, 65536},
+    [F_MAMBA_STATE] = {"ssm_state_size", false, 1, 65536},
+    [F_MAMBA_GROUPS] = {"n_groups|mamba_n_groups", false, 1, 65536},
 };
 
 /* what config.json leaves implicit, by model_type (HF transformers defaults; expert_bias:
@@ -63,7 +70,35 @@ static const struct {
     {"qwen", true, false, false},     {"qwen2", true, false, false},     {"mpt", false, true, false},    {"qwen2_moe", true, false, false}, {"phi3", true, false, false},
     {"deepseek_v2", true, false, false}, {"deepseek_v3", true, false, false}, {"kimi_k2", true, false, false},
     {"gpt_oss", true, false, false, true},
+    {"nemotron_h", false, false, false}, /* squared-ReLU MLPs and experts (NemotronHConfig mlp_hidden_act relu2) */
 };
+
+/* A hybrid Mamba-Transformer (NemotronHConfig): "hybrid_override_pattern" gives each block's
+ * kind, one character per layer ('M' Mamba-2, '*' attention, '-' MLP, 'E' experts), and the
+ * Mamba-2 sizes come from their own keys; 0 when the file has no pattern */
+static int read_hybrid(const cJSON *root, const char *file, const long *v, const bool *have, model_shape *s, ac_err *e)
+{
+    const cJSON *pat = cJSON_GetObjectItemCaseSensitive(root, "hybrid_override_pattern");
+    if (!pat) return 0;
+    int layers = s->num_layers;
+    if (!cJSON_IsString(pat) || !pat->valuestring || layer_hybrid_pattern(s, pat->valuestring) || s->num_layers != layers)
+        return ac_err_at(e, AC_E_INPUT, file, 0, 0, "hybrid_override_pattern",
+                         "expects one of 'M', '*', '-', 'E' for each of the %d layers", layers);
+    if ((s->hyb_moe > 0) != shape_is_moe(s))
+        return ac_err_at(e, AC_E_INPUT, file, 0, 0, "hybrid_override_pattern",
+                         "expert blocks ('E') need n_routed_experts > 1, and experts need 'E' blocks");
+    if (s->hyb_mamba == 0) return 0;
+    static const int need[] = {F_MAMBA_HEADS, F_MAMBA_HEAD_DIM, F_MAMBA_STATE, F_MAMBA_GROUPS};
+    for (size_t i = 0; i < sizeof need / sizeof *need; i++)
+        if (!have[need[i]])
+            return ac_err_at(e, AC_E_INPUT, file, 0, 0, HF_FIELDS[need[i]].keys, "missing: Mamba-2 blocks ('M') need it");
+    s->mamba_heads = (int)v[F_MAMBA_HEADS], s->mamba_head_dim = (int)v[F_MAMBA_HEAD_DIM];
+    s->mamba_state = (int)v[F_MAMBA_STATE], s->mamba_groups = (int)v[F_MAMBA_GROUPS];
+    if (s->mamba_heads % s->mamba_groups)
+        return ac_err_at(e, AC_E_INPUT, file, 0, 0, "n_groups", "%d groups do not divide the %d Mamba heads",
+                         s->mamba_groups, s->mamba_heads);
+    return 0;
+}
 
 /* Sliding-window attention: "sliding_window" keys per query (off when "use_sliding_window"
  * is false, as Qwen2 configs ship it), on the layers "layer_types" marks
@@ -203,6 +238,7 @@ static int build_shape(const cJSON *root, const char *file, cost_model *m, ac_er
         s->query_groups = s->heads; /* every head gets its own keys from the latent */
     }
     read_window(root, s);
+    if (read_hybrid(root, file, v, have, s, e)) return -1;
     /* num_nextn_predict_layers (DeepSeek-V3's MTP module) is left out: Hugging Face
      * transformers does not load or train it, so fine-tuning from this file does not either */
     m->max_context = s->seq_length;

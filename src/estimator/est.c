@@ -283,6 +283,8 @@ int est_check(const est_input *in, char *why, size_t why_len)
     }
     if (s->hyb_mamba > 0) {
         if (in->cp > 1) return WHY("context parallelism of Mamba-2 blocks is not modelled (CP %d)", in->cp);
+        if (in->vp > 1) /* Megatron-Bridge MambaModelProvider.provide asserts it */
+            return WHY("virtual pipeline %d: Megatron-Core's MambaModel does not run interleaved pipelines", in->vp);
         if (s->mamba_heads % in->tp || s->mamba_groups % in->tp)
             return WHY("TP %d does not divide the %d Mamba heads and %d groups (Megatron-Core MambaMixer splits both)",
                        in->tp, s->mamba_heads, s->mamba_groups);

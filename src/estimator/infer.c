@@ -105,6 +105,10 @@ int est_infer_check(const est_infer_input *in, char *why, size_t len)
     if (!in->gpu) { snprintf(why, len, "no GPU"); return -1; }
     if (s->arch != ARCH_DECODER) { snprintf(why, len, "only decoder models (GPT-3, Llama, Mixtral) are modelled for inference"); return -1; }
     if (s->num_layers < 1 || s->hidden < 1 || s->heads < 1 || s->vocab < 1) { snprintf(why, len, "model shape incomplete"); return -1; }
+    if (shape_is_hybrid(s)) {
+        snprintf(why, len, "hybrid Mamba-Transformer models (Mamba-2 state caches) are not modelled for inference");
+        return -1;
+    }
     if (in->tp < 1 || in->pp < 1 || in->bs < 1 || in->input_len < 1 || in->output_len < 1) {
         snprintf(why, len, "tp, pp, batch size and lengths must be >= 1");
         return -1;

@@ -437,7 +437,9 @@ static double act_bytes_per_token(const est_input *in, const est_device *dev, do
     const layer_attn *at = &dev->at;
     double t = in->tp, spd = layer_sp_div(in), mats_in = fc1_mats(s);
     double h = s->hidden, a = s->heads, g = shape_query_groups(s), d = shape_head_dim(s);
-    double mask = s->gated_mlp ? 0.0 : 1.0; /* GPT-3/BERT/T5 templates use dropout; Llama/Mixtral do not */
+    /* GPT-3/BERT/T5 templates use dropout; Llama/Mixtral do not, nor hybrid Mamba stacks
+     * (Megatron-Bridge MambaModelProvider: hidden_dropout and attention_dropout 0.0) */
+    double mask = s->gated_mlp || shape_is_hybrid(s) ? 0.0 : 1.0;
     if (in->stack && in->stack->no_dropout) mask = 0.0; /* the stack's configs: p = 0, no mask kept */
     double gin = dev->elem_bytes < 2.0 ? 1.0 : 2.0;
     double per_tok = 0.0;
@@ -668,8 +670,10 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
  *   gradient and writes dy and dz.
  * The SSD's tensor-core FLOPs (layer_mamba_scan_flops) run at attention's bf16 rate when
  * they, not the traffic, bound the scan.  Activations kept: the block's norm input and
- * in_proj input, in_proj's output, the conv output, y and the gated norm's output (the
- * out_proj input). */
+ * in_proj input, in_proj's output and y (MambaMixer's default use_mem_eff_path runs
+ * mamba_ssm's mamba_split_conv1d_scan_combined, which saves zxbcdt and the scan output and
+ * recomputes the conv in the backward: one more conv forward there) and the gated norm's
+ * output (the out_proj input). */
 void layer_cost_mamba(const est_input *in, const est_device *dev, double T, layer_cost *lc)
 {
     const model_shape *s = &in->shape;
@@ -701,10 +705,10 @@ void layer_cost_mamba(const est_input *in, const est_device *dev, double T, laye
         t_cast_b = cast_b * T * (proj + h / spd) / dev->hbm;
     }
     lc->fwd = gemm + t_ssd_f + T * (norm_f + conv_f + gnorm_f) / dev->hbm + t_cast_f;
-    lc->bwd = 2.0 * gemm + t_ssd_b + T * (2.0 * norm_f + conv_b + gnorm_b) / dev->hbm + t_cast_b;
+    lc->bwd = 2.0 * gemm + t_ssd_b + T * (2.0 * norm_f + conv_f + conv_b + gnorm_b) / dev->hbm + t_cast_b;
     lc->tp_comm = 0.5 * tp_comm_s(in, c, T, false);
     double gin = dev->elem_bytes < 2.0 ? 1.0 : 2.0;
-    lc->act_full = T * ((2.0 * h + gin * h) / spd + 2.0 * proj + 2.0 * xbc + 2.0 * inner + gin * inner);
+    lc->act_full = T * ((2.0 * h + gin * h) / spd + 2.0 * proj + 2.0 * inner + gin * inner);
     lc->act_ckpt = 2.0 * h / spd * T;
     lc->module_recomp = in->recompute_layernorm ? 4.0 * h * T / spd / dev->hbm : 0.0;
 }

@@ -455,6 +455,45 @@ static void test_window_mask(void)
     }
 }
 
+/* A Nemotron-H config.json (NemotronHConfig): the hybrid pattern and the Mamba-2 sizes are
+ * read; a pattern that does not match num_hidden_layers or uses other symbols is refused
+ * naming the key; the fine-tuning cost search refuses hybrids (its files and LoRA targets
+ * know attention and MLP layers only) */
+static void test_hf_config_hybrid(void)
+{
+    static const char HF_NH[] =
+        "{\"model_type\": \"nemotron_h\", \"hidden_size\": 4096, \"num_hidden_layers\": 7, \"num_attention_heads\": 32,"
+        " \"num_key_value_heads\": 8, \"head_dim\": 128, \"intermediate_size\": 21504, \"vocab_size\": 131072,"
+        " \"max_position_embeddings\": 8192, \"hybrid_override_pattern\": \"M-M*-M-\", \"mamba_num_heads\": 128,"
+        " \"mamba_head_dim\": 64, \"ssm_state_size\": 128, \"n_groups\": 8}";
+    cost_model m;
+    ac_err e;
+    CHECK_INT(cost_hf_config_parse(HF_NH, strlen(HF_NH), "nh.json", &m, &e), 0);
+    CHECK(shape_is_hybrid(&m.shape));
+    CHECK_INT(m.shape.hyb_mamba, 3);
+    CHECK_INT(m.shape.hyb_attn, 1);
+    CHECK_INT(m.shape.hyb_mlp, 3);
+    CHECK_INT(m.shape.mamba_groups, 8);
+    CHECK(!m.shape.gated_mlp && m.shape.untied_embeddings);
+    char bad[sizeof HF_NH];
+    snprintf(bad, sizeof bad, "%s", HF_NH);
+    memcpy(strstr(bad, "M-M*-M-"), "M-M*-MX", 7);
+    CHECK_INT(cost_hf_config_parse(bad, strlen(bad), "nh.json", &m, &e), -1);
+    CHECK_STR(e.key, "hybrid_override_pattern");
+    snprintf(bad, sizeof bad, "%s", HF_NH);
+    memcpy(strstr(bad, "\"n_groups\""), "\"x_groups\"", 10);
+    CHECK_INT(cost_hf_config_parse(bad, strlen(bad), "nh.json", &m, &e), -1);
+    CHECK_CONTAINS(e.msg, "Mamba-2 blocks");
+    CHECK_INT(cost_hf_config_parse(HF_NH, strlen(HF_NH), "nh.json", &m, &e), 0);
+    cost_request rq;
+    cost_request_init(&rq, &m);
+    CHECK_INT(cost_pool_parse("h100", 8, NULL, &rq.pools[0], &e), 0);
+    rq.n_pools = 1;
+    cost_result res;
+    CHECK_INT(cost_search(&rq, &res, &e), -1);
+    CHECK_CONTAINS(e.msg, "hybrid Mamba-Transformer");
+}
+
 static void test_hf_config(void)
 {
     cost_model m;
@@ -993,5 +1032,6 @@ int main(void)
     RUN(test_ties_go_to_the_faster);
     RUN(test_stack_it_configures);
     RUN(test_trainer_log);
+    RUN(test_hf_config_hybrid);
     CHECK_DONE();
 }

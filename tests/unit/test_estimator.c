@@ -16,6 +16,7 @@
 #include "validate/tally.h"
 #include "validate/validate.h"
 #include "model/layer.h"
+#include "model/named.h"
 
 static model_shape gpt(int L, int h, int a, int seq, int V)
 {
@@ -1027,6 +1028,87 @@ static void test_attention_speedup(void)
  * SMs x per-SM rate (B300: 2250e12 / (148 x 8192) = 1855.8 MHz, against 2032 MHz; A100:
  * 312e12 / (108 x 2048) = 1410.6 MHz, its boost clock, no catalog clock: 1); the MFU keeps
  * the datasheet peak, so a B300 run predicts 2032 / 1855.8 faster at the same MFU reference */
+/* Hybrid Mamba-Transformer stacks (Nemotron-H, Nemotron 3): published sizes, the rules
+ * Megatron-Core's MambaMixer imposes, and a Mamba-2 block priced from its kernels */
+static model_shape named_at(const char *name, int seq)
+{
+    model_shape s;
+    CHECK_INT(model_named_shape(name, &s, NULL), 0);
+    s.seq_length = seq;
+    return s;
+}
+
+static void test_hybrid_mamba(void)
+{
+    /* parameters: Nemotron-H 8B "8B", Nemotron 3 Nano "31.6B total" (model cards) */
+    model_shape h8 = named_at("Nemotron-H 8B", 8192), nano = named_at("Nemotron 3 Nano 30B-A3B", 8192);
+    est_input in = base_input(&h8, "h100", 64);
+    in.mbs = 1, in.gbs = 64, in.precision = PREC_FP8, in.zero_stage = 1;
+    est_result r;
+    CHECK_INT(est_evaluate(&in, &r), 0);
+    CHECK(r.params_b > 7.9 && r.params_b < 8.3);
+    est_input nin = base_input(&nano, "gb200", 8);
+    nin.ep = 8, nin.mbs = 2, nin.gbs = 512, nin.precision = PREC_FP8;
+    est_result nr;
+    CHECK_INT(est_evaluate(&nin, &nr), 0);
+    CHECK(nr.params_b > 31.0 && nr.params_b < 32.2);
+    CHECK(nr.fits);
+
+    /* MambaMixer splits heads and B/C groups over TP; its context parallelism is not modelled */
+    char why[256];
+    est_input grouped = in;
+    grouped.shape.mamba_groups = 4, grouped.tp = 8;
+    CHECK_INT(est_check(&grouped, why, sizeof why), -1);
+    CHECK_CONTAINS(why, "Mamba heads and 4 groups");
+    grouped.shape.mamba_groups = 8;
+    CHECK_INT(est_check(&grouped, why, sizeof why), 0);
+    grouped.tp = 1, grouped.pp = 2, grouped.vp = 2, grouped.num_gpus = 128;
+    CHECK_INT(est_check(&grouped, why, sizeof why), -1);
+    CHECK_CONTAINS(why, "interleaved");
+    grouped.pp = 1, grouped.vp = 1, grouped.num_gpus = 64, grouped.cp = 2;
+    CHECK_INT(est_check(&grouped, why, sizeof why), -1);
+    CHECK_CONTAINS(why, "context parallelism of Mamba-2");
+
+    /* model FLOPs: attention only on the 4 attention blocks, so the 8B hybrid counts far
+     * less attention than a 52-layer transformer of its widths; its SSD scan adds 3 × the
+     * forward's per token */
+    model_shape all_attn = h8;
+    all_attn.hyb_mamba = all_attn.hyb_attn = all_attn.hyb_mlp = all_attn.hyb_moe = 0;
+    double B = 1, sq = 8192;
+    double att_layer = 6.0 * B * sq * sq * 32 * 256;
+    double scan = 3.0 * B * sq * 24 * layer_mamba_scan_flops(&h8);
+    double gemm = 6.0 * B * sq * layer_stack_active_gemm_weights(&h8), logits = 6.0 * B * sq * 4096 * 131072.0;
+    CHECK_NEAR(est_model_flops(&h8, B), gemm + 4 * att_layer + scan + logits, 1e-9);
+    CHECK(est_model_flops(&all_attn, B) > est_model_flops(&h8, B));
+
+    /* one Mamba-2 block of the 8B, TP 1, bf16 on H100, MBS 1 × 8192 tokens: the forward is
+     * in_proj and out_proj at the GEMM rate plus the conv, SSD and gated-norm traffic; the
+     * backward runs both GEMMs twice and more traffic; it keeps its activations at
+     * (2h + 2h) + 2·18560 + 2·8192 + 2·8192 bytes per token (the conv output is recomputed) */
+    in.precision = PREC_BF16;
+    est_cal cal;
+    CHECK_INT(est_cal_default(&cal, NULL), 0);
+    est_device dev;
+    est_device_of(&in, &cal, &dev);
+    layer_cost mb;
+    double T = 8192;
+    layer_cost_mamba(&in, &dev, T, &mb);
+    double gemms = layer_gemm_s(&dev, T, 4096, 18560, 1.0) + layer_gemm_s(&dev, T, 8192, 4096, 1.0);
+    CHECK(mb.fwd > gemms && mb.fwd < 1.6 * gemms);
+    CHECK(mb.bwd > 2.0 * gemms && mb.bwd > mb.fwd);
+    CHECK_NEAR(mb.act_full, T * (4.0 * 4096 + 2.0 * 18560 + 4.0 * 8192), 1e-9);
+    CHECK_NEAR(mb.tp_comm, 0.0, 0);
+
+    /* the hybrid runs faster per token than the same widths with attention everywhere
+     * (attention blocks are few, and a Mamba block is cheaper than attention + MLP) */
+    est_input ain = in;
+    ain.shape = all_attn;
+    est_result ar;
+    CHECK_INT(est_evaluate(&in, &r), 0);
+    CHECK_INT(est_evaluate(&ain, &ar), 0);
+    CHECK(r.step_time < ar.step_time);
+}
+
 static void test_gemm_clock(void)
 {
     CHECK(gpu_catalog_load(NULL) == 0);
@@ -1450,6 +1532,7 @@ int main(void)
     RUN(test_moe_tensor_parallel_tokens);
     RUN(test_attention_speedup);
     RUN(test_gemm_clock);
+    RUN(test_hybrid_mamba);
     RUN(test_torch_compile);
     RUN(test_pytorch_context_parallel);
     RUN(test_pipeline_scatter_gather);

@@ -306,6 +306,13 @@ static void test_model_moe_parts(void)
     x.tp = 2; x.ep = 2;
     CHECK_INT(est_infer_check(&x, why, sizeof why), -1);
     CHECK_CONTAINS(why, "no experts");
+    /* a hybrid Mamba-Transformer caches Mamba-2 states, not only K and V: not modelled */
+    dense.hyb_mamba = 40, dense.hyb_attn = 40, dense.mamba_heads = 128, dense.mamba_head_dim = 64;
+    dense.mamba_state = 128, dense.mamba_groups = 8;
+    est_infer_input_init(&x, &dense, gpu_find("h100"));
+    x.tp = 2;
+    CHECK_INT(est_infer_check(&x, why, sizeof why), -1);
+    CHECK_CONTAINS(why, "hybrid Mamba-Transformer");
     /* FP4 weights: the GEMMs run at the FP4 peak, attention at fp8 (fp8 KV cache): a long prompt's prefill
      * gains less than its GEMMs */
     model_shape d8 = llama70b(8);

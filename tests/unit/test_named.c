@@ -85,10 +85,66 @@ static void test_catalog_names(void)
     CHECK_INT(s.hidden, 6656);
 }
 
+/* hybrid Mamba-Transformers (Megatron-Bridge nemotron_h_provider.py): the pattern's blocks
+ * and the Mamba-2 sizes; parameter counts against the published sizes */
+static void test_hybrid_names(void)
+{
+    model_shape s;
+    CHECK_INT(model_named_shape("NemotronH 56B", &s, NULL), 0);
+    CHECK(shape_is_hybrid(&s));
+    CHECK_INT(s.num_layers, 118);
+    CHECK_INT(s.hyb_mamba, 54);
+    CHECK_INT(s.hyb_attn, 10);
+    CHECK_INT(s.hyb_mlp, 54);
+    CHECK_INT(s.hyb_moe, 0);
+    CHECK_INT(s.mamba_heads, 256);
+    CHECK_INT(s.mamba_state, 256);
+    CHECK_INT(layer_attn_count(&s), 10);
+    CHECK_INT(model_named_shape("Nemotron_3_Nano", &s, NULL), 0);
+    CHECK_INT(s.hyb_moe, 23);
+    CHECK_INT(layer_moe_count(&s), 23);
+    CHECK_INT(layer_dense_mlp_count(&s), 0);
+    CHECK_INT(s.query_groups, 2);
+    /* Nemotron-H 8B: in_proj 4096 → z 8192 + x 8192 + B, C 2·8·128 + dt 128 = 18560 wide,
+     * out_proj 8192 → 4096 */
+    CHECK_INT(model_named_shape("Nemotron-H-8B-Base-8K", &s, NULL), 0);
+    layer_mamba mb;
+    layer_mamba_of(&s, &mb);
+    CHECK_NEAR(mb.inner, 8192, 1e-9);
+    CHECK_NEAR(mb.xbc, 10240, 1e-9);
+    CHECK_NEAR(mb.in_proj, 18560, 1e-9);
+    CHECK_NEAR(mb.weights, 4096.0 * 18560 + 8192.0 * 4096, 1e-3);
+    /* a transformer has no Mamba blocks, and every layer is an attention layer */
+    CHECK_INT(model_named_shape("Llama 3.1 8B", &s, NULL), 0);
+    CHECK(!shape_is_hybrid(&s));
+    layer_mamba_of(&s, &mb);
+    CHECK_NEAR(mb.weights, 0, 0);
+    CHECK_INT(layer_attn_count(&s), 32);
+}
+
+static void test_hybrid_pattern(void)
+{
+    model_shape s = {0};
+    s.num_layers = 7;
+    CHECK_INT(layer_hybrid_pattern(&s, "M*-EM-E"), 0);
+    CHECK_INT(s.num_layers, 7);
+    CHECK_INT(s.hyb_mamba, 2);
+    CHECK_INT(s.hyb_attn, 1);
+    CHECK_INT(s.hyb_mlp, 2);
+    CHECK_INT(s.hyb_moe, 2);
+    /* Megatron-Core's symbols only; a bad pattern leaves the shape as it was */
+    CHECK_INT(layer_hybrid_pattern(&s, "M*X"), -1);
+    CHECK_INT(layer_hybrid_pattern(&s, ""), -1);
+    CHECK_INT(s.num_layers, 7);
+    CHECK_INT(s.hyb_mamba, 2);
+}
+
 int main(void)
 {
     RUN(test_presets_by_published_name);
     RUN(test_served_moe);
     RUN(test_catalog_names);
+    RUN(test_hybrid_names);
+    RUN(test_hybrid_pattern);
     CHECK_DONE();
 }
