@@ -18,7 +18,7 @@
 enum {
     F_HIDDEN, F_LAYERS, F_HEADS, F_KV, F_FFN, F_VOCAB, F_MAXPOS, F_EXPERTS, F_TOPK, F_MOE_FFN, F_HEAD_DIM,
     F_Q_LORA, F_KV_LORA, F_QK_NOPE, F_QK_ROPE, F_V_HEAD, F_SHARED, F_SHARED_FFN, F_DENSE_FIRST, F_GROUPS, F_GROUP_TOPK,
-    F_MAMBA_HEADS, F_MAMBA_HEAD_DIM, F_MAMBA_STATE, F_MAMBA_GROUPS, F_N
+    F_MAMBA_HEADS, F_MAMBA_HEAD_DIM, F_MAMBA_STATE, F_MAMBA_GROUPS, F_MOE_LATENT, F_N
 };
 
 static const struct {
@@ -54,6 +54,8 @@ static const struct {
     [F_MAMBA_HEAD_DIM] = {"mamba_head_dim", false, 1, 65536},
     [F_MAMBA_STATE] = {"ssm_state_size", false, 1, 65536},
     [F_MAMBA_GROUPS] = {"n_groups|mamba_n_groups", false, 1, 65536},
+    /* LatentMoE (Nemotron 3 Super): the experts' latent width */
+    [F_MOE_LATENT] = {"moe_latent_size", false, 1, 1 << 20},
 };
 
 /* what config.json leaves implicit, by model_type (HF transformers defaults; expert_bias:
@@ -207,6 +209,7 @@ static int build_shape(const cJSON *root, const char *file, cost_model *m, ac_er
                              v[F_SHARED], s->moe_ffn_hidden, HF_FIELDS[F_SHARED_FFN].hi);
         s->moe_shared_ffn = (int)shared;
         s->moe_dense_layers = (int)v[F_DENSE_FIRST];
+        s->moe_latent = have[F_MOE_LATENT] ? (int)v[F_MOE_LATENT] : 0;
         s->moe_expert_bias = expert_bias;
         /* "swiglu_limit": the gated activation clamps its inputs (GPT-OSS) */
         const cJSON *limit = cJSON_GetObjectItemCaseSensitive(root, "swiglu_limit");

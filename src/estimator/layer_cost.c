@@ -168,9 +168,11 @@ static double cast_elems(const est_input *in, const layer_attn *at, double T, bo
                            : T * ((h + at->ctx) / t + at->q_latent + at->kv_latent);
     double mlp;
     if (moe_layer) {
-        /* est_moe_tokens routed token copies per GPU, each h wide in and F/etp wide inside */
-        double F = s->moe_ffn_hidden, et = in->etp, Tm = est_moe_tokens(in, T);
-        mlp = backward ? Tm * (mats_in * F / et + h) : Tm * (h + F / et);
+        /* est_moe_tokens routed token copies per GPU, each h (LatentMoE: latent) wide in and
+         * F/etp wide inside; LatentMoE's projections cast their inputs on the T/t tokens */
+        double F = s->moe_ffn_hidden, et = in->etp, Tm = est_moe_tokens(in, T), w = shape_expert_width(s);
+        mlp = backward ? Tm * (mats_in * F / et + w) : Tm * (w + F / et);
+        if (s->moe_latent > 0) mlp += T / t * (h + s->moe_latent);
         double Fs = s->moe_shared_ffn; /* shared experts: a dense MLP every token passes */
         if (Fs > 0) mlp += backward ? T * (mats_in * Fs + h) / t : T * (h + Fs) / t;
     } else {
@@ -243,7 +245,7 @@ static double expert_epilogue_bytes(const est_input *in, bool backward)
 {
     const model_shape *s = &in->shape;
     if (in->fused_expert_mlp) return 0.0;
-    double F = (double)s->moe_ffn_hidden / in->etp, h = s->hidden, mats = fc1_mats(s);
+    double F = (double)s->moe_ffn_hidden / in->etp, h = shape_expert_width(s), mats = fc1_mats(s);
     double elems = clamp_elems(in, backward);
     if (s->moe_expert_bias) elems += backward ? mats * F + h : 2.0 * (mats * F + h);
     return 2.0 * elems;
@@ -304,14 +306,16 @@ static double moe_mlp_fwd_s(const est_input *in, const est_device *dev, double T
     const est_cal *c = dev->cal;
     double t = in->tp, h = s->hidden, mats_in = fc1_mats(s);
     double etp = in->etp, ep = in->ep, E = s->num_experts, k = shape_moe_topk(s);
-    double F = s->moe_ffn_hidden;
+    double F = s->moe_ffn_hidden, w = shape_expert_width(s);
     double local_experts = E / ep;
     double T_in = T / t; /* sequence-parallel share entering the layer */
     double m_e = est_moe_tokens(in, T) / local_experts;
     double f = moe_wait(in, c) * local_experts *
-                   (layer_gemm_s(dev, m_e, h, mats_in * F / etp, c->moe_gemm_eff) + layer_gemm_s(dev, m_e, F / etp, h, c->moe_gemm_eff)) +
+                   (layer_gemm_s(dev, m_e, w, mats_in * F / etp, c->moe_gemm_eff) + layer_gemm_s(dev, m_e, F / etp, w, c->moe_gemm_eff)) +
                layer_gemm_s(dev, T_in, h, E, 1.0) + /* router */
-               c->moe_permute_units * 2.0 * T_in * k * h / dev->hbm;
+               c->moe_permute_units * 2.0 * T_in * k * w / dev->hbm;
+    if (s->moe_latent > 0) /* LatentMoE: h → latent before the dispatch, latent → h after the combine */
+        f += layer_gemm_s(dev, T_in, h, s->moe_latent, 1.0) + layer_gemm_s(dev, T_in, s->moe_latent, h, 1.0);
     double Fs = s->moe_shared_ffn;
     if (Fs > 0) f += layer_gemm_s(dev, T, h, mats_in * Fs / t, 1.0) + layer_gemm_s(dev, T, Fs / t, h, 1.0);
     return f;
@@ -326,7 +330,7 @@ static double moe_ep_comm_s(const est_input *in, const est_device *dev, double T
     const model_shape *s = &in->shape;
     if (in->ep <= 1) return 0.0;
     double k = shape_moe_topk(s);
-    return 4.0 * moe_wait(in, dev->cal) * coll_dispatch_s(in, T / in->tp, k, s->hidden * 2.0, in->ep, in->etp, dev->cal);
+    return 4.0 * moe_wait(in, dev->cal) * coll_dispatch_s(in, T / in->tp, k, shape_expert_width(s) * 2.0, in->ep, in->etp, dev->cal);
 }
 
 /* Forward GEMMs of T5's cross-attention: Q from the decoder's T tokens, K and V from the
@@ -456,7 +460,8 @@ static double act_bytes_per_token(const est_input *in, const est_device *dev, do
     if (moe_layer) {
         /* dispatched tokens (FC1 input, h wide), FC1 output and activation output (FC2 input) */
         double F = s->moe_ffn_hidden, per_T = est_moe_tokens(in, 1.0), Fs = s->moe_shared_ffn;
-        per_tok += per_T * (gin * h + (2.0 * mats_in * F + (in->recompute_moe_act ? 0.0 : gin * F)) / in->etp);
+        per_tok += per_T * (gin * shape_expert_width(s) + (2.0 * mats_in * F + (in->recompute_moe_act ? 0.0 : gin * F)) / in->etp);
+        if (s->moe_latent > 0) per_tok += gin * s->moe_latent / t; /* the combined latent entering latent → h */
         per_tok += (2.0 * mats_in * Fs + gin * Fs) / t; /* shared experts (their input is the MLP input above) */
     } else {
         per_tok += (2.0 * mats_in * s->ffn_hidden + gin * s->ffn_hidden) / t;

@@ -103,7 +103,7 @@ double layer_expert_weights(const model_shape *s)
 {
     if (s->num_experts <= 1) return 0.0;
     double fe = s->moe_ffn_hidden > 0 ? s->moe_ffn_hidden : s->ffn_hidden;
-    return s->num_experts * (s->gated_mlp ? 3.0 : 2.0) * s->hidden * fe;
+    return s->num_experts * (s->gated_mlp ? 3.0 : 2.0) * shape_expert_width(s) * fe;
 }
 
 double layer_mlp_weights(const model_shape *s, bool moe_layer, double *active)
@@ -116,8 +116,9 @@ double layer_mlp_weights(const model_shape *s, bool moe_layer, double *active)
     }
     double k = shape_moe_topk(s), fe = s->moe_ffn_hidden > 0 ? s->moe_ffn_hidden : s->ffn_hidden;
     double shared = mats * h * s->moe_shared_ffn, router = h * s->num_experts;
-    if (active) *active = k * mats * h * fe + shared + router;
-    return layer_expert_weights(s) + shared + router;
+    double latent = 2.0 * h * s->moe_latent; /* LatentMoE's h → latent and latent → h projections */
+    if (active) *active = k * mats * shape_expert_width(s) * fe + shared + router + latent;
+    return layer_expert_weights(s) + shared + router + latent;
 }
 
 double layer_mlp_gemm_active(const model_shape *s, bool moe_layer)

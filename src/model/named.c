@@ -32,7 +32,7 @@ static const char *const NUM_COLS[] = {"layers", "hidden", "heads", "kv_heads", 
                                        "tied", "learned_pos", "experts", "topk", "moe_ffn", "shared_ffn",
                                        "dense_layers", "q_lora", "kv_lora", "qk_rope", "v_head", "mtp",
                                        "router_groups", "group_topk", "attn_chunk", "chunk_layers", "mamba_heads",
-                                       "mamba_head_dim", "mamba_state", "mamba_groups"};
+                                       "mamba_head_dim", "mamba_state", "mamba_groups", "moe_latent"};
 enum { N_NUM = sizeof NUM_COLS / sizeof *NUM_COLS };
 
 static int row_of(const csv_table *t, const csv_row *r, named_model *m, ac_err *e)
@@ -57,6 +57,7 @@ static int row_of(const csv_table *t, const csv_row *r, named_model *m, ac_err *
     s->mtp_layers = (int)v[19], s->moe_router_groups = (int)v[20], s->moe_group_topk = (int)v[21];
     s->attn_chunk = (int)v[22], s->attn_chunk_layers = (int)v[23];
     s->mamba_heads = (int)v[24], s->mamba_head_dim = (int)v[25], s->mamba_state = (int)v[26], s->mamba_groups = (int)v[27];
+    s->moe_latent = (int)v[28];
     const char *pattern = csv_get(r, csv_col(t, "hybrid"));
     if (*pattern) {
         if (layer_hybrid_pattern(s, pattern) || s->num_layers != (int)v[0])

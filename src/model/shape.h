@@ -64,6 +64,11 @@ typedef struct {
     /* Mamba-2 mixer sizes (Dao & Gu 2024 §7; Megatron-Core MambaMixer): heads × head_dim
      * inner channels, state size N, and the groups that share B and C (like GQA's KV heads) */
     int mamba_heads, mamba_head_dim, mamba_state, mamba_groups;
+    /* LatentMoE (Nemotron 3 Super; Megatron-Core moe_latent_size): the routed experts work in
+     * a moe_latent-wide space: each token is projected h → latent before the dispatch and
+     * latent → h after the combine, so expert GEMMs and the all-to-all are latent wide; the
+     * router and the shared experts stay at h (0 = experts at h) */
+    int moe_latent;
 } model_shape;
 
 /* Derived sizes every stage reads the same way. */
@@ -75,6 +80,8 @@ static inline double shape_head_dim(const model_shape *s)
     return s->kv_channels > 0 ? s->kv_channels : (double)s->hidden / (s->heads > 0 ? s->heads : 1);
 }
 static inline bool shape_is_moe(const model_shape *s) { return s->num_experts > 1; }
+/* the width of a token as the routed experts and the all-to-all see it: h, or LatentMoE's latent */
+static inline double shape_expert_width(const model_shape *s) { return s->moe_latent > 0 ? s->moe_latent : s->hidden; }
 /* experts each token is routed to (k of top-k; 1 when unset) */
 static inline double shape_moe_topk(const model_shape *s) { return s->moe_topk > 0 ? s->moe_topk : 1; }
 static inline bool shape_is_hybrid(const model_shape *s)

@@ -450,6 +450,7 @@ static int row_input(const csv_table *t, const csv_row *row, est_input *in, char
             s.moe_router_groups = named.moe_router_groups;
             s.moe_group_topk = named.moe_group_topk;
         }
+        if (by_name) s.moe_latent = named.moe_latent;
         if (s.moe_dense_layers >= s.num_layers) return SKIP("no layer left for the experts");
         for (size_t i = 0; i < sizeof EXPERT_FAMILIES / sizeof *EXPERT_FAMILIES; i++)
             if (contains_ci(fam, EXPERT_FAMILIES[i].family)) {
@@ -474,6 +475,7 @@ static int row_input(const csv_table *t, const csv_row *row, est_input *in, char
         s.hyb_mamba = named.hyb_mamba, s.hyb_attn = named.hyb_attn, s.hyb_mlp = named.hyb_mlp, s.hyb_moe = named.hyb_moe;
         s.mamba_heads = named.mamba_heads, s.mamba_head_dim = named.mamba_head_dim;
         s.mamba_state = named.mamba_state, s.mamba_groups = named.mamba_groups;
+        s.mtp_layers = named.mtp_layers;
     }
     if (mla >= 0) {
         s.q_lora_rank = MLA_FAMILIES[mla].q_lora;

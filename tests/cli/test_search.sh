@@ -116,7 +116,10 @@ if [ -f "$V" ]; then
     echo "$last" | grep -Eq '^rows [0-9]+ skipped [0-9]+ median_abs_err [0-9.]+% p90_abs_err [0-9.]+%$' \
         && pass validate_line || fail validate_line "$last"
     med=$(echo "$last" | sed 's/.*median_abs_err \([0-9.]*\)%.*/\1/')
-    awk -v m="$med" 'BEGIN { exit !(m <= 8.9) }' && pass validate_median || fail validate_median "median $med% > 8.9% (was 8.5% with Blackwell's GEMMs at the parts' own SM clocks over their 148 enabled SMs)"
+    # 9.3% once the 50 Nemotron 3 rows are read (hybrid Mamba-2 blocks: Nano's 20 median 9.4%,
+    # Super's 30 median 31.6%, predicted too fast on NVL72 and too slow on B300 at EP 8); the rows
+    # predicted before keep 8.9% (validate_rows_before_hybrid below)
+    awk -v m="$med" 'BEGIN { exit !(m <= 9.7) }' && pass validate_median || fail validate_median "median $med% > 9.7% (was 9.3% with the Nemotron 3 rows read)"
     p90=$(echo "$last" | sed 's/.*p90_abs_err \([0-9.]*\)%.*/\1/')
     # p90 is a regression guard (target 25%): 35.5% before the release-bound recipes (CUDA
     # graphs and all-to-all overlap of the 26.06+ MoE runs), 31.9% with them; 37.9% once the
@@ -143,18 +146,40 @@ if [ -f "$V" ]; then
     # (B200 +5.9 %, B300 +9.5 %, GB200 and GB300 +2 %), the tuned VP also searched where PP divides
     # the layers only with the first and last stage one layer fewer (Qwen3-235B's 94 on 8 stages),
     # and the VP closest to fitting taken when none is predicted to fit.
-    awk -v m="$p90" 'BEGIN { exit !(m <= 26.9) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 26.9% (was 26.4% with Blackwell's SM clocks and the VP searched over uneven stages)"
+    # 30.5% once the 50 hybrid Nemotron 3 rows are read (Super's 30: p90 51%); the 572 rows
+    # predicted before keep their 26.9% guard (validate_rows_before_hybrid).
+    awk -v m="$p90" 'BEGIN { exit !(m <= 30.9) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 30.9% (was 30.5% with the Nemotron 3 rows read)"
     p90_pub=$(echo "$out" | sed -n 's/^without those rows ([0-9]* with a published layout): median_abs_err [0-9.]*% p90_abs_err \([0-9.]*\)%$/\1/p')
-    awk -v m="${p90_pub:-999}" 'BEGIN { exit !(m <= 25.6) }' && pass validate_p90_published_layouts \
-        || fail validate_p90_published_layouts "p90 of the rows with a published layout ${p90_pub:-?}% > 25.6% (was 25.1% with Blackwell's SM clocks)"
+    awk -v m="${p90_pub:-999}" 'BEGIN { exit !(m <= 30.2) }' && pass validate_p90_published_layouts \
+        || fail validate_p90_published_layouts "p90 of the rows with a published layout ${p90_pub:-?}% > 30.2% (was 29.8% with the Nemotron 3 rows read; 25.1% before)"
     p90_old=$(python3 -c '
 import csv, sys
 e = sorted(abs(float(r["error_pct"])) for r in csv.DictReader(open(sys.argv[1]))
-           if r["error_pct"] and "DeepSeek" not in r["model"])
+           if r["error_pct"] and "DeepSeek" not in r["model"] and "Nemotron_3" not in r["model"])
 x = 0.9 * (len(e) - 1); i = int(x)
 print("%.1f" % (e[i] + (x - i) * (e[min(i + 1, len(e) - 1)] - e[i])))' "$T/val.csv")
     awk -v m="$p90_old" 'BEGIN { exit !(m <= 29.1) }' && pass validate_p90_without_mla \
-        || fail validate_p90_without_mla "p90 without the DeepSeek-V3 rows $p90_old% > 29.1% (was 28.6% with Blackwell's SM clocks)"
+        || fail validate_p90_without_mla "p90 without the DeepSeek-V3 and Nemotron 3 rows $p90_old% > 29.1% (was 28.6% with Blackwell's SM clocks)"
+    # the rows predicted before the hybrid stacks were read keep their guards; the hybrid rows
+    # are all read, the Nano's within 12 % (median) and every Nano run predicted to fit
+    old_rows=$(python3 -c '
+import csv, sys
+e = sorted(abs(float(r["error_pct"])) for r in csv.DictReader(open(sys.argv[1]))
+           if r["error_pct"] and "Nemotron_3" not in r["model"])
+def q(p):
+    x = p * (len(e) - 1); i = int(x)
+    return e[i] + (x - i) * (e[min(i + 1, len(e) - 1)] - e[i])
+print("%d %.1f %.1f" % (len(e), q(0.5), q(0.9)))' "$T/val.csv")
+    echo "$old_rows" | awk '{ exit !($1 >= 572 && $2 <= 8.9 && $3 <= 26.9) }' && pass validate_rows_before_hybrid \
+        || fail validate_rows_before_hybrid "rows, median, p90 without the Nemotron 3 rows: $old_rows (want >= 572, <= 8.9, <= 26.9)"
+    hyb=$(python3 -c '
+import csv, sys
+r = [r for r in csv.DictReader(open(sys.argv[1])) if r["model"].startswith("Nemotron_3_") and r["error_pct"]]
+nano = sorted(abs(float(x["error_pct"])) for x in r if "Nano" in x["model"])
+print(len([x for x in r if "Super" in x["model"]]), len(nano), sum(x["fits"] == "true" for x in r if "Nano" in x["model"]),
+      "%.1f" % nano[len(nano) // 2] if nano else "-")' "$T/val.csv")
+    echo "$hyb" | awk '{ exit !($1 == 30 && $2 == 20 && $3 == 20 && $4 <= 12) }' && pass validate_hybrid_rows \
+        || fail validate_hybrid_rows "Super read, Nano read, Nano fitting, Nano median: $hyb (want 30 20 20 <= 12)"
     # the DeepSeek-V3 rows: every one predicted (sizes from MLA_FAMILIES), all fit in memory
     # with the recipe's MLA up-projection recompute
     ds=$(python3 -c '
