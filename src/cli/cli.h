@@ -48,8 +48,11 @@ int cli_fail(const ac_err *e);
 /* stage helpers used by several commands */
 int cli_size_stage(const ac_config *c, model_size_report *rep, double *size_b, ac_err *e);
 /* the size stage and the base config, or, with train_settings.hf_config (--hf-config FILE on
- * run, estimate, infer), the base config of that Hugging Face config.json's architecture */
-int cli_model_stage(const ac_config *c, model_size_report *rep, double *size_b, model_base_config *b, ac_err *e);
+ * run, estimate, infer), the base config of that Hugging Face config.json's architecture; a
+ * hybrid Mamba-Transformer config is refused unless hybrid_ok (estimate predicts it; run writes
+ * NeMo GPT/Llama launcher configs and infer serves transformers, neither of which describes it) */
+int cli_model_stage(const ac_config *c, bool hybrid_ok, model_size_report *rep, double *size_b, model_base_config *b,
+                    ac_err *e);
 void cli_print_size(FILE *out, const ac_config *c, const model_size_report *rec, const model_size_report *days);
 
 /* an estimate's fields into an open JSON object (estimate, run's summary.json) */

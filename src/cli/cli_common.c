@@ -170,7 +170,8 @@ static void hf_run_name(const char *id, char *out, size_t len)
     out[k] = '\0';
 }
 
-int cli_model_stage(const ac_config *c, model_size_report *rep, double *size_b, model_base_config *b, ac_err *e)
+int cli_model_stage(const ac_config *c, bool hybrid_ok, model_size_report *rep, double *size_b, model_base_config *b,
+                    ac_err *e)
 {
     if (!c->train.hf_config[0])
         return cli_size_stage(c, rep, size_b, e) || model_base_config_build(c, *size_b, b, e) ? -1 : 0;
@@ -182,6 +183,10 @@ int cli_model_stage(const ac_config *c, model_size_report *rep, double *size_b, 
         return ac_err_at(e, AC_E_INPUT, "command line", 0, 0, "search_config",
                          "--hf-config describes a decoder model: use search_config=llama/<preset> for a dense model or "
                          "mixtral/<preset> for a mixture of experts, not %s", c->family);
+    if (shape_is_hybrid(&m.shape) && !hybrid_ok)
+        return ac_err_at(e, AC_E_INPUT, c->train.hf_config, 0, 0, "hybrid_override_pattern",
+                         "a hybrid Mamba-Transformer: `autoconfig estimate --hf-config` predicts its training; this "
+                         "command writes transformer (NeMo GPT/Llama, serving) configs that cannot describe it");
     bool moe = m.shape.num_experts > 1;
     if (moe != (f->id == FAM_MIXTRAL))
         return ac_err_at(e, AC_E_INPUT, c->train.hf_config, 0, 0, "num_local_experts",

@@ -286,7 +286,7 @@ int cmd_estimate(int argc, char **argv)
     est_input in;
     est_result r;
     int gbs_max = 1 << 24;
-    if (cli_model_stage(&c, &rep, &size_b, &b, &e) ||
+    if (cli_model_stage(&c, true, &rep, &size_b, &b, &e) ||
         candidate_est_base(&c, &b, &in, &e)) {
         rc = cli_fail(&e);
         goto out;

@@ -366,7 +366,7 @@ int cmd_run(int argc, char **argv)
     bool all_failed = false;           /* launched runs, none measured: exit status 1 after the report */
     /* every stage's input is checked (and the training grid scored) before the first
      * file is written: a bad setting leaves no half-done results behind */
-    if (cli_model_stage(&c, &rep, &size_b, &b, &e) != 0) goto fail;
+    if (cli_model_stage(&c, false, &rep, &size_b, &b, &e) != 0) goto fail;
     if (rep.recommended && !o.json) cli_print_size(stdout, &c, &rep, NULL);
     if (c.run_training_hp_search && search_train_run(&c, &b, &train, &e) != 0) goto fail;
     if (c.run_training_hp_search && check_launch(&c, &b, &train, &e) != 0) goto fail;

@@ -188,6 +188,28 @@ out=$("$AC" infer --hf-config "$T/hf.json" search_config=llama/llama3_8b search_
 [ $st -eq 0 ] && pass hf_config_infer || fail hf_config_infer "exit $st: $(echo "$out" | tail -2)"
 out=$("$AC" run --hf-config "$T/hf.json" search_config=mixtral/mixtral_8x7b run_inference_hp_search=False "search_config.train_settings.logs=$T/hfm" 2>&1); st=$?
 [ $st -eq 2 ] && case "$out" in *"no routed experts: use search_config=llama"*) true ;; *) false ;; esac && pass hf_config_family_check || fail hf_config_family_check "exit $st: $out"
+# a hybrid Mamba-Transformer (Nemotron-H's config.json): estimate predicts it, with Megatron-Core's
+# rules; run and infer, which write transformer configs, refuse it before writing anything
+cat > "$T/nh.json" <<'JSON'
+{"model_type": "nemotron_h", "hidden_size": 4096, "num_hidden_layers": 52, "num_attention_heads": 32,
+ "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 21504, "vocab_size": 131072, "max_position_embeddings": 8192,
+ "hybrid_override_pattern": "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-", "mamba_num_heads": 128,
+ "mamba_head_dim": 64, "ssm_state_size": 128, "n_groups": 8}
+JSON
+out=$("$AC" estimate --hf-config "$T/nh.json" search_config=llama/llama3_8b search_config.train_settings.gpu=h100 \
+    search_config.train_settings.num_nodes=8 --tp 1 --mbs 1 --json 2>&1); st=$?
+[ $st -eq 0 ] && case "$out" in *'"params_b":8.1'*) true ;; *) false ;; esac && pass hf_config_hybrid_estimate \
+    || fail hf_config_hybrid_estimate "exit $st: $(echo "$out" | head -c 300)"
+out=$("$AC" estimate --hf-config "$T/nh.json" search_config=llama/llama3_8b search_config.train_settings.gpu=h100 \
+    search_config.train_settings.num_nodes=8 --pp 2 --vp 2 2>&1); st=$?
+[ $st -eq 2 ] && case "$out" in *"MambaModel does not run interleaved pipelines"*) true ;; *) false ;; esac \
+    && pass hf_config_hybrid_vp || fail hf_config_hybrid_vp "exit $st: $out"
+for cmd in run infer; do
+    out=$("$AC" $cmd --hf-config "$T/nh.json" search_config=llama/llama3_8b run_inference_hp_search=False \
+        "search_config.train_settings.logs=$T/nh_$cmd" 2>&1); st=$?
+    [ $st -eq 2 ] && [ ! -e "$T/nh_$cmd" ] && case "$out" in *"hybrid Mamba-Transformer"*) true ;; *) false ;; esac \
+        && pass hf_config_hybrid_$cmd || fail hf_config_hybrid_$cmd "exit $st: $out"
+done
 
 # --- the fastest above 98 % of GPU memory (it fits: the whole GPU is the limit) loses to a tie under
 # the original's 98 % advice, and says so (a cluster calibration that adds a large CUDA context)

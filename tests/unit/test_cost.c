@@ -484,6 +484,19 @@ static void test_hf_config_hybrid(void)
     memcpy(strstr(bad, "\"n_groups\""), "\"x_groups\"", 10);
     CHECK_INT(cost_hf_config_parse(bad, strlen(bad), "nh.json", &m, &e), -1);
     CHECK_CONTAINS(e.msg, "Mamba-2 blocks");
+    /* Nemotron 3 Super's spelling: expert blocks, a shared expert and LatentMoE's latent width */
+    static const char HF_SUPER[] =
+        "{\"model_type\": \"nemotron_h\", \"hidden_size\": 4096, \"num_hidden_layers\": 4, \"num_attention_heads\": 32,"
+        " \"num_key_value_heads\": 2, \"head_dim\": 128, \"intermediate_size\": 2688, \"vocab_size\": 131072,"
+        " \"max_position_embeddings\": 8192, \"hybrid_override_pattern\": \"ME*E\", \"mamba_num_heads\": 128,"
+        " \"mamba_head_dim\": 64, \"ssm_state_size\": 128, \"n_groups\": 8, \"n_routed_experts\": 512,"
+        " \"num_experts_per_tok\": 22, \"moe_intermediate_size\": 2688, \"moe_shared_expert_intermediate_size\": 5376,"
+        " \"moe_latent_size\": 1024}";
+    CHECK_INT(cost_hf_config_parse(HF_SUPER, strlen(HF_SUPER), "super.json", &m, &e), 0);
+    CHECK_INT(m.shape.hyb_moe, 2);
+    CHECK_INT(m.shape.moe_latent, 1024);
+    CHECK_INT(m.shape.moe_shared_ffn, 5376);
+    CHECK_INT(m.shape.moe_topk, 22);
     CHECK_INT(cost_hf_config_parse(HF_NH, strlen(HF_NH), "nh.json", &m, &e), 0);
     cost_request rq;
     cost_request_init(&rq, &m);

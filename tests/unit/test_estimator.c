@@ -1099,6 +1099,36 @@ static void test_hybrid_mamba(void)
     CHECK_NEAR(mb.act_full, T * (4.0 * 4096 + 2.0 * 18560 + 4.0 * 8192), 1e-9);
     CHECK_NEAR(mb.tp_comm, 0.0, 0);
 
+    /* LatentMoE (Nemotron 3 Super): 512 experts of 2 · 1024 · 2688 at the latent width, plus the
+     * 2 · 4096 · 1024 projections, the 4096-wide shared expert 2 · 4096 · 5376 and the router
+     * 4096 · 512 in each of its 40 expert blocks; 120 B without its 2 MTP layers (model card
+     * "120B-A12B") */
+    model_shape sup = named_at("Nemotron 3 Super", 8192);
+    CHECK_INT(sup.moe_latent, 1024);
+    CHECK_NEAR(layer_expert_weights(&sup), 512.0 * 2 * 1024 * 2688, 1e-12);
+    double act;
+    CHECK_NEAR(layer_mlp_weights(&sup, true, &act),
+               512.0 * 2 * 1024 * 2688 + 2.0 * 4096 * 1024 + 2.0 * 4096 * 5376 + 4096.0 * 512, 1e-12);
+    CHECK_NEAR(act, 22.0 * 2 * 1024 * 2688 + 2.0 * 4096 * 1024 + 2.0 * 4096 * 5376 + 4096.0 * 512, 1e-12);
+    est_input sin = base_input(&sup, "gb300", 64);
+    sin.ep = 64, sin.gbs = 512, sin.precision = PREC_FP8, sin.zero_stage = 1;
+    est_result sr;
+    CHECK_INT(est_evaluate(&sin, &sr), 0);
+    model_shape no_mtp = sup;
+    no_mtp.mtp_layers = 0;
+    est_input nm = sin;
+    nm.shape = no_mtp;
+    est_result nr2;
+    CHECK_INT(est_evaluate(&nm, &nr2), 0);
+    CHECK(nr2.params_b > 119.0 && nr2.params_b < 122.0);
+    CHECK(sr.params_b > nr2.params_b + 5.0);
+    /* the all-to-all carries latent-wide tokens: a quarter of what the same experts at h move */
+    est_input wide = sin;
+    wide.shape.moe_latent = 0;
+    est_result wr;
+    CHECK_INT(est_evaluate(&wide, &wr), 0);
+    CHECK_NEAR(sr.t_ep_comm, 0.25 * wr.t_ep_comm, 0.02);
+
     /* the hybrid runs faster per token than the same widths with attention everywhere
      * (attention blocks are few, and a Mamba block is cheaper than attention + MLP) */
     est_input ain = in;
