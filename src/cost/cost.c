@@ -662,9 +662,11 @@ int cost_search(const cost_request *rq, cost_result *out, ac_err *e)
     if (rq->n_pools < 1) return ac_err_set(e, AC_E_INPUT, "no GPU types to search");
     /* the files it writes (Hugging Face Trainer, torchtune) and its LoRA targets know
      * attention and MLP layers only */
-    if (shape_is_hybrid(&rq->model.shape))
-        return ac_err_set(e, AC_E_INPUT, "%s: fine-tuning of hybrid Mamba-Transformer models is not modelled (use "
-                                         "autoconfig estimate for a Megatron-Core pre-training run)", rq->model.name);
+    if (shape_is_hybrid(&rq->model.shape) || rq->model.shape.moe_latent > 0)
+        return ac_err_at(e, AC_E_INPUT, rq->model.name, 0, 0,
+                         shape_is_hybrid(&rq->model.shape) ? "hybrid_override_pattern" : "moe_latent_size",
+                         "a hybrid Mamba-Transformer or LatentMoE model: the cost stage's files and LoRA targets "
+                         "describe transformers (autoconfig estimate --hf-config predicts a Megatron-Core run of it)");
     if (rq->context < 1 || rq->gbs < 1 || !(rq->tokens_b > 0))
         return ac_err_set(e, AC_E_INPUT, "context, global batch and tokens must be positive");
     size_t cap = 0;

@@ -36,7 +36,7 @@ static const struct {
     [F_EXPERTS] = {"num_local_experts|num_experts|n_routed_experts", false, 1, 65536},
     [F_TOPK] = {"num_experts_per_tok|moe_topk", false, 1, 65536},
     [F_MOE_FFN] = {"moe_intermediate_size", false, 1, 1 << 22},
-    [F_HEAD_DIM] = {"head_dim", false, 1, 65536},
+    [F_HEAD_DIM] = {"head_dim|attention_head_dim", false, 1, 65536},
     /* multi-head latent attention and DeepSeekMoE (DeepSeek-V2/V3 and Kimi-K2 configs) */
     [F_Q_LORA] = {"q_lora_rank", false, 1, 1 << 20},
     [F_KV_LORA] = {"kv_lora_rank", false, 1, 1 << 20},
@@ -81,25 +81,24 @@ static const struct {
 static int read_hybrid(const cJSON *root, const char *file, const long *v, const bool *have, model_shape *s, ac_err *e)
 {
     const cJSON *pat = cJSON_GetObjectItemCaseSensitive(root, "hybrid_override_pattern");
+    /* the list spelling (Nemotron 3.5: "layers_block_type": ["mamba", "moe", ...]) is not read:
+     * refused rather than taken for a transformer */
+    if (!pat && cJSON_GetObjectItemCaseSensitive(root, "layers_block_type"))
+        return ac_err_at(e, AC_E_INPUT, file, 0, 0, "layers_block_type",
+                         "a hybrid stack given as a list of block types is not read: give hybrid_override_pattern");
     if (!pat) return 0;
     int layers = s->num_layers;
     if (!cJSON_IsString(pat) || !pat->valuestring || layer_hybrid_pattern(s, pat->valuestring) || s->num_layers != layers)
         return ac_err_at(e, AC_E_INPUT, file, 0, 0, "hybrid_override_pattern",
                          "expects one of 'M', '*', '-', 'E' for each of the %d layers", layers);
-    if ((s->hyb_moe > 0) != shape_is_moe(s))
-        return ac_err_at(e, AC_E_INPUT, file, 0, 0, "hybrid_override_pattern",
-                         "expert blocks ('E') need n_routed_experts > 1, and experts need 'E' blocks");
-    if (s->hyb_mamba == 0) return 0;
-    static const int need[] = {F_MAMBA_HEADS, F_MAMBA_HEAD_DIM, F_MAMBA_STATE, F_MAMBA_GROUPS};
-    for (size_t i = 0; i < sizeof need / sizeof *need; i++)
-        if (!have[need[i]])
-            return ac_err_at(e, AC_E_INPUT, file, 0, 0, HF_FIELDS[need[i]].keys, "missing: Mamba-2 blocks ('M') need it");
-    s->mamba_heads = (int)v[F_MAMBA_HEADS], s->mamba_head_dim = (int)v[F_MAMBA_HEAD_DIM];
-    s->mamba_state = (int)v[F_MAMBA_STATE], s->mamba_groups = (int)v[F_MAMBA_GROUPS];
-    if (s->mamba_heads % s->mamba_groups)
-        return ac_err_at(e, AC_E_INPUT, file, 0, 0, "n_groups", "%d groups do not divide the %d Mamba heads",
-                         s->mamba_groups, s->mamba_heads);
-    return 0;
+    if (s->hyb_mamba > 0) {
+        s->mamba_heads = have[F_MAMBA_HEADS] ? (int)v[F_MAMBA_HEADS] : 0;
+        s->mamba_head_dim = have[F_MAMBA_HEAD_DIM] ? (int)v[F_MAMBA_HEAD_DIM] : 0;
+        s->mamba_state = have[F_MAMBA_STATE] ? (int)v[F_MAMBA_STATE] : 0;
+        s->mamba_groups = have[F_MAMBA_GROUPS] ? (int)v[F_MAMBA_GROUPS] : 0;
+    }
+    const char *key, *why = layer_hybrid_check(s, &key);
+    return why ? ac_err_at(e, AC_E_INPUT, file, 0, 0, key, "%s", why) : 0;
 }
 
 /* Sliding-window attention: "sliding_window" keys per query (off when "use_sliding_window"

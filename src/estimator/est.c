@@ -281,10 +281,20 @@ int est_check(const est_input *in, char *why, size_t why_len)
         if (L % in->pp == 0 && (L / in->pp) % in->vp)
             return WHY("virtual pipeline %d does not divide %d layers per pipeline stage", in->vp, L / in->pp);
     }
-    if (s->hyb_mamba > 0) {
-        if (in->cp > 1) return WHY("context parallelism of Mamba-2 blocks is not modelled (CP %d)", in->cp);
+    if (shape_is_hybrid(s)) {
+        const char *key, *bad = layer_hybrid_check(s, &key);
+        if (bad) return WHY("hybrid stack (%s): %s", key, bad);
+        if (s->hyb_mamba + s->hyb_attn + s->hyb_mlp + s->hyb_moe != s->num_layers)
+            return WHY("hybrid stack: %d blocks in its pattern, %d layers", s->hyb_mamba + s->hyb_attn + s->hyb_mlp + s->hyb_moe,
+                       s->num_layers);
+        /* MambaModel is Megatron-Core's; no other stack of data/stacks.csv runs it */
+        if (in->stack && strcmp(in->stack->name, "megatron-core"))
+            return WHY("hybrid Mamba-Transformer stacks run on Megatron-Core's MambaModel, not %s", in->stack->name);
         if (in->vp > 1) /* Megatron-Bridge MambaModelProvider.provide asserts it */
             return WHY("virtual pipeline %d: Megatron-Core's MambaModel does not run interleaved pipelines", in->vp);
+    }
+    if (s->hyb_mamba > 0) {
+        if (in->cp > 1) return WHY("context parallelism of Mamba-2 blocks is not modelled (CP %d)", in->cp);
         if (s->mamba_heads % in->tp || s->mamba_groups % in->tp)
             return WHY("TP %d does not divide the %d Mamba heads and %d groups (Megatron-Core MambaMixer splits both)",
                        in->tp, s->mamba_heads, s->mamba_groups);
@@ -363,6 +373,7 @@ bool est_a2a_overlap_allowed(const est_input *in)
 
 typedef struct {
     double attn, mlp_dense, mlp_expert, norms; /* per layer: the average layer of the stack */
+    double replicated;                          /* per layer: weights every TP rank holds whole */
     double cross_attn;                         /* per T5 decoder layer */
     double embedding, output_layer, position;
     double mtp, mtp_experts;                   /* multi-token prediction modules (last stage), their routed experts */
@@ -386,7 +397,10 @@ static param_counts count_params(const model_shape *s)
     /* a hybrid stack's average block: its share of attention and Mamba-2 mixers, one norm */
     p.attn = shape_is_hybrid(s) ? (layer_attn_count(s) * at.weights + s->hyb_mamba * (mb.params - h)) / L : at.weights;
     p.mlp_expert = moe / L * experts; /* routed experts: sharded by EP */
-    p.mlp_dense = (layer_stack_mlp_weights(s, NULL) - moe * experts) / L; /* dense MLPs, shared experts, routers */
+    /* LatentMoE's h → latent and latent → h projections: replicated over TP (priced so in
+     * moe_mlp_fwd_s), kept apart from the TP-split dense weights */
+    p.replicated = moe * 2.0 * h * s->moe_latent / L;
+    p.mlp_dense = (layer_stack_mlp_weights(s, NULL) - moe * experts) / L - p.replicated; /* dense MLPs, shared experts, routers */
     p.norms = shape_is_hybrid(s) ? h : 2.0 * h;
     if (s->arch == ARCH_ENCODER_DECODER) p.cross_attn = h * (a * d) * 2.0 + 2.0 * h * g * d + h;
     p.embedding = (double)s->vocab * h;
@@ -402,7 +416,7 @@ static param_counts count_params(const model_shape *s)
 /* every parameter of the model, from its counts (count_params) */
 static double params_total(const model_shape *s, const param_counts *p)
 {
-    double per_layer = p->attn + p->mlp_dense + p->mlp_expert + p->norms;
+    double per_layer = p->attn + p->mlp_dense + p->mlp_expert + p->norms + p->replicated;
     double n = per_layer * shape_total_layers(s) + p->embedding + p->output_layer + p->position + p->mtp;
     if (s->arch == ARCH_ENCODER_DECODER) n += p->cross_attn * s->num_layers;
     return n;
@@ -582,29 +596,41 @@ void est_device_of(const est_input *in, const est_cal *c, est_device *dev)
 
 /* The average block of a hybrid stack (shape_is_hybrid): each kind weighed by its share of
  * the blocks.  The layer model prices attention and MLP together, so an attention block is
- * a layer whose MLP is empty and an MLP block what a full layer adds to it (dense or
+ * a layer whose MLP is empty less the MLP sub-layer's entry (its norm, residual, inputs and
+ * casts: layer_cost_mlp_entry), and an MLP block what a full layer adds to that (dense or
  * experts); a Mamba-2 block is layer_cost_mamba.  Every block, whatever its kind, runs one
- * TP collective pair each way (a layer two).  *mtp: Nemotron 3's MTP module is an attention
- * and an expert block ("*E"), one full expert layer. */
+ * TP collective pair each way (a layer two) and under full recompute keeps its input; the
+ * largest block sets the transient of a recomputed backward.  *mtp: Nemotron 3's MTP module
+ * is an attention and an expert block ("*E"), one full expert layer. */
 static void hybrid_block(const est_input *in, const est_device *dev, layer_cost *avg, layer_cost *mtp)
 {
     const model_shape *s = &in->shape;
-    double sq = s->seq_length, L = s->num_layers;
+    double sq = s->seq_length, L = s->num_layers, T = in->mbs * sq / in->cp;
     est_input bare = *in;
     bare.shape.ffn_hidden = 0, bare.shape.num_experts = 0, bare.shape.moe_shared_ffn = 0;
-    layer_cost attn, dense, expert, mamba;
+    layer_cost attn, entry, dense, expert, mamba;
     layer_cost_compute(&bare, dev, sq, sq, true, false, 0, false, &attn);
+    layer_cost_mlp_entry(in, dev, T, &entry);
+    layer_cost_add(&attn, &entry, -1.0);
     layer_cost_compute(in, dev, sq, sq, true, false, 0, false, &dense);
     memset(&expert, 0, sizeof expert);
     if (s->hyb_moe > 0) layer_cost_compute(in, dev, sq, sq, true, false, 0, true, &expert);
-    layer_cost_mamba(in, dev, in->mbs * sq / in->cp, &mamba);
+    layer_cost_mamba(in, dev, T, &mamba);
     if (s->mtp_layers > 0) *mtp = s->hyb_moe > 0 ? expert : dense;
     memset(avg, 0, sizeof *avg);
     layer_cost_add(avg, &attn, (s->hyb_attn - s->hyb_mlp - s->hyb_moe) / L);
     layer_cost_add(avg, &dense, s->hyb_mlp / L);
     layer_cost_add(avg, &expert, s->hyb_moe / L);
     layer_cost_add(avg, &mamba, s->hyb_mamba / L);
-    avg->tp_comm = 0.5 * attn.tp_comm;
+    avg->tp_comm = mamba.tp_comm;
+    avg->act_ckpt = mamba.act_ckpt;
+    /* the blocks' own activations: attention alone, an MLP or expert block (a layer less the
+     * attention block), a Mamba-2 block */
+    double peak = s->hyb_attn > 0 ? attn.act_full : 0.0;
+    if (s->hyb_mlp > 0) peak = fmax(peak, dense.act_full - attn.act_full);
+    if (s->hyb_moe > 0) peak = fmax(peak, expert.act_full - attn.act_full);
+    if (s->hyb_mamba > 0) peak = fmax(peak, mamba.act_full);
+    avg->act_peak = peak;
 }
 
 /* The average layer of a stage: T5 has encoder and decoder layers of different sequence
@@ -874,7 +900,8 @@ int est_evaluate(const est_input *in_arg, est_result *r)
         host_exposed -= t_layer + ep_exposed;
         if (host_exposed < 0) host_exposed = 0;
     }
-    double layer_host_s = in->cuda_graphs ? 0.0 : c->layer_overhead_us * 1e-6;
+    /* a hybrid stack's block is one residual sub-layer, half a transformer layer's ops */
+    double layer_host_s = in->cuda_graphs ? 0.0 : c->layer_overhead_us * 1e-6 * (shape_is_hybrid(s) ? 0.5 : 1.0);
     double mb_layers = Ls * (t_layer + t_recomp_layer + tp_exposed + cp_exposed + ep_exposed + host_exposed + layer_host_s);
     /* activation offload: each offloaded layer's activations cross the host link once after
      * its forward and once before its backward, double-buffered behind the neighbouring
@@ -944,7 +971,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     param_counts pc = count_params(s);
     double layer_dense = pc.attn + pc.mlp_dense + pc.norms + (s->arch == ARCH_ENCODER_DECODER ? 0.5 * pc.cross_attn : 0.0);
     double expert_share = shape_is_moe(s) ? 1.0 / (in->ep * in->etp) : 0.0;
-    double layer_gpu = layer_dense / t + pc.mlp_expert * expert_share, layer_experts_gpu = pc.mlp_expert * expert_share;
+    double layer_gpu = layer_dense / t + pc.replicated + pc.mlp_expert * expert_share, layer_experts_gpu = pc.mlp_expert * expert_share;
     stage_params first_st = stage_params_of(Ls_first, layer_gpu, layer_experts_gpu, (pc.embedding + pc.position) / t);
     /* the last stage holds the output layer, or a copy of the tied embedding when p > 1 */
     stage_params last_st = stage_params_of(Ls_last, layer_gpu, layer_experts_gpu,
@@ -1057,7 +1084,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
             logits *= 1.0 + s->mtp_layers;
         }
         /* during backward of a recomputed layer its full activations exist once */
-        if (in->recompute == RECOMPUTE_FULL) acts += lay.act_full - lay.act_ckpt;
+        if (in->recompute == RECOMPUTE_FULL) acts += lay.act_peak - lay.act_ckpt;
         else if (op_sac) acts += lay.act_full - lay.act_sac;
         int groups_nontrivial = (t > 1) + (p > 1) + (dp > 1) + (in->cp > 1) + (in->ep > 1);
         double comm = groups_nontrivial * 0.25 * GIB; /* NCCL buffers: ~channels × 2 × 4 MiB per communicator */

@@ -109,6 +109,10 @@ int est_infer_check(const est_infer_input *in, char *why, size_t len)
         snprintf(why, len, "hybrid Mamba-Transformer models (Mamba-2 state caches) are not modelled for inference");
         return -1;
     }
+    if (s->moe_latent > 0) {
+        snprintf(why, len, "LatentMoE experts (moe_latent_size) are not modelled for inference");
+        return -1;
+    }
     if (in->tp < 1 || in->pp < 1 || in->bs < 1 || in->input_len < 1 || in->output_len < 1) {
         snprintf(why, len, "tp, pp, batch size and lengths must be >= 1");
         return -1;

@@ -645,6 +645,7 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
 
     /* activation bytes per layer per micro-batch; full recompute keeps only the layer input */
     lc->act_full = act_bytes_per_token(in, dev, seq_q, seq_kv, cross, cross_seq, moe_layer) * T;
+    lc->act_peak = lc->act_full;
     lc->act_ckpt = 2.0 * in->shape.hidden / layer_sp_div(in) * T;
     if (in->stack && in->stack->selective_op_sac) {
         double share, kept;
@@ -665,20 +666,21 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
  * - the block's norm and residual: half a layer's elementwise_units of 2h;
  * - causal_conv1d + SiLU over xBC: read and write forward, read input and gradient and
  *   write the gradient backward;
- * - the SSD scan (mamba_ssm ssd_combined, chunk Q = 128): the forward's chunk-state and
- *   chunk-scan kernels each read x and B or C (2·d_inner + 4·G·N), write y (d_inner), and
- *   the fp32 chunk states (heads·P·N/Q per token) are written, read and written by the
- *   state passing and read by the scan (4 passes), the fp32 C·Bᵀ blocks (G·Q) written and
- *   read; the backward recomputes those and reads dy twice, writes dx, dB, dC and dz, and
- *   passes the states' gradients the same 4 times;
- * - the z-gated RMSNorm: reads y and z and writes its output; backward reads y, z and the
- *   gradient and writes dy and dz.
+ * - the SSD scan (mamba_ssm ssd_combined, chunk Q = 128), gated by z inside the kernel
+ *   (MambaMixer passes no rmsnorm_weight to mamba_split_conv1d_scan_combined): the forward's
+ *   chunk-state and chunk-scan kernels each read x and B or C (2·d_inner + 4·G·N), read z
+ *   and write y (2·d_inner), and the fp32 chunk states (heads·P·N/Q per token) are written,
+ *   read and written by the state passing and read by the scan (4 passes), the fp32 C·Bᵀ
+ *   blocks (G·Q) written and read; the backward recomputes those and reads dy twice,
+ *   writes dx, dB, dC and dz, and passes the states' gradients the same 4 times;
+ * - MambaMixer's RMSNorm over y, separate from the scan: reads y and writes its output;
+ *   backward reads y and the gradient and writes dy.
  * The SSD's tensor-core FLOPs (layer_mamba_scan_flops) run at attention's bf16 rate when
  * they, not the traffic, bound the scan.  Activations kept: the block's norm input and
- * in_proj input, in_proj's output and y (MambaMixer's default use_mem_eff_path runs
- * mamba_ssm's mamba_split_conv1d_scan_combined, which saves zxbcdt and the scan output and
- * recomputes the conv in the backward: one more conv forward there) and the gated norm's
- * output (the out_proj input). */
+ * in_proj input (the latter recomputed under recompute_layernorm), in_proj's output and the
+ * scan's output (mamba_split_conv1d_scan_combined saves zxbcdt and out_x and recomputes the
+ * conv in the backward: one more conv forward there), the norm's input y and its output
+ * (the out_proj input). */
 void layer_cost_mamba(const est_input *in, const est_device *dev, double T, layer_cost *lc)
 {
     const model_shape *s = &in->shape;
@@ -696,9 +698,9 @@ void layer_cost_mamba(const est_input *in, const est_device *dev, double T, laye
     if (units <= 0) units = c->elementwise_units;
     double norm_f = 0.5 * units * 2.0 * h / spd;
     double conv_f = 2.0 * 2.0 * xbc, conv_b = 3.0 * 2.0 * xbc;
-    double ssd_f = 2.0 * (2.0 * inner + 4.0 * GN + inner) + 4.0 * (4.0 * states + 2.0 * cb);
+    double ssd_f = 2.0 * (2.0 * inner + 4.0 * GN + 2.0 * inner) + 4.0 * (4.0 * states + 2.0 * cb);
     double ssd_b = ssd_f + 2.0 * (2.0 * inner + inner + 2.0 * GN + inner) + 4.0 * 4.0 * states;
-    double gnorm_f = 3.0 * 2.0 * inner, gnorm_b = 5.0 * 2.0 * inner;
+    double gnorm_f = 2.0 * 2.0 * inner, gnorm_b = 3.0 * 2.0 * inner;
     double scan_flops = T * layer_mamba_scan_flops(s) / t;
     double ssd_math = scan_flops / (dev->peak16 * c->attn_eff);
     double t_ssd_f = fmax(T * ssd_f / dev->hbm, ssd_math);
@@ -713,8 +715,30 @@ void layer_cost_mamba(const est_input *in, const est_device *dev, double T, laye
     lc->bwd = 2.0 * gemm + t_ssd_b + T * (2.0 * norm_f + conv_f + conv_b + gnorm_b) / dev->hbm + t_cast_b;
     lc->tp_comm = 0.5 * tp_comm_s(in, c, T, false);
     double gin = dev->elem_bytes < 2.0 ? 1.0 : 2.0;
-    lc->act_full = T * ((2.0 * h + gin * h) / spd + 2.0 * proj + 2.0 * inner + gin * inner);
+    double norm_out = in->recompute_layernorm ? 0.0 : gin * h / spd;
+    lc->act_full = T * (2.0 * h / spd + norm_out + 2.0 * proj + 2.0 * inner + 2.0 * inner + gin * inner);
+    lc->act_peak = lc->act_full;
     lc->act_ckpt = 2.0 * h / spd * T;
+    lc->module_recomp = in->recompute_layernorm ? 4.0 * h * T / spd / dev->hbm : 0.0;
+}
+
+void layer_cost_mlp_entry(const est_input *in, const est_device *dev, double T, layer_cost *lc)
+{
+    const model_shape *s = &in->shape;
+    double h = s->hidden, spd = layer_sp_div(in), t = in->tp;
+    memset(lc, 0, sizeof *lc);
+    /* half the layer's elementwise_units: one norm, one residual, one dropout */
+    double units = est_stack_elementwise_units(in);
+    if (units <= 0) units = dev->cal->elementwise_units;
+    double elem = 0.5 * units * 2.0 * h / spd * T / dev->hbm;
+    double cast = dev->elem_bytes < 2.0 ? est_stack_fp8_cast_bytes(in) * T * h / t / dev->hbm : 0.0;
+    lc->fwd = elem + cast;
+    lc->bwd = 2.0 * elem + cast;
+    /* act_bytes_per_token's MLP entry: norm input, FC1 input (the norm's output, recomputed
+     * under recompute_layernorm) and the dropout mask */
+    double gin = dev->elem_bytes < 2.0 ? 1.0 : 2.0;
+    double mask = s->gated_mlp || shape_is_hybrid(s) || (in->stack && in->stack->no_dropout) ? 0.0 : 1.0;
+    lc->act_full = T * (2.0 * h + (in->recompute_layernorm ? 0.0 : gin * h) + mask * h) / spd;
     lc->module_recomp = in->recompute_layernorm ? 4.0 * h * T / spd / dev->hbm : 0.0;
 }
 
@@ -735,6 +759,7 @@ void layer_cost_mix(const layer_cost *x, const layer_cost *y, double w_x, layer_
     out->ep_comm = w_x * x->ep_comm + w_y * y->ep_comm;
     out->host_moe = w_x * x->host_moe + w_y * y->host_moe;
     out->act_full = fmax(x->act_full, y->act_full);
+    out->act_peak = fmax(x->act_peak, y->act_peak);
     out->act_ckpt = fmax(x->act_ckpt, y->act_ckpt);
     out->sac_recomp = w_x * x->sac_recomp + w_y * y->sac_recomp;
     out->act_sac = fmax(x->act_sac, y->act_sac);

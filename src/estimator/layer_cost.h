@@ -43,6 +43,9 @@ typedef struct {
     double cp_fwd, cp_bwd;            /* the CP ring exchange's forward and backward seconds, before overlap */
     double host_moe;                  /* host time of the expert block, fwd+bwd (moe_host_s) */
     double act_full, act_ckpt;        /* activation bytes kept per layer per micro-batch */
+    double act_peak;                  /* the largest one layer's act_full (a mix's or a hybrid's
+                                       * average is not): what exists at once while a
+                                       * recomputed layer runs its backward */
     double sac_recomp, act_sac;       /* op-level selective checkpointing (stack selective_op_sac):
                                        * forward seconds it repeats, bytes it keeps (layer_sac) */
 } layer_cost;
@@ -76,7 +79,14 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
 /* One Mamba-2 mixer block of a hybrid stack over T tokens (layer_cost.c) */
 void layer_cost_mamba(const est_input *in, const est_device *dev, double T, layer_cost *out);
 
-/* out += w · x, field by field (activations too: a weighted mean of the blocks a stage holds) */
+/* What an MLP sub-layer's entry costs whatever its width: its norm, residual and dropout
+ * traffic, the norm and FC1 inputs it keeps, and the FP8 casts of the FC1 input and the
+ * FC2 output gradient.  layer_cost_compute on a shape with an empty MLP still counts it;
+ * a hybrid stack's attention block is that layer without it (est.c) */
+void layer_cost_mlp_entry(const est_input *in, const est_device *dev, double T, layer_cost *out);
+
+/* out += w · x, field by field (activations too: a weighted mean of the blocks a stage holds;
+ * act_peak is left to the caller) */
 void layer_cost_add(layer_cost *out, const layer_cost *x, double w);
 
 /* the average of two kinds of layer, a share w_x of the first */

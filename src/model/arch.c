@@ -123,12 +123,18 @@ static double params_bert(const model_shape *s)
 static double params_llama(const model_shape *shape)
 {
     model_shape swiglu = *shape; /* these families are SwiGLU whatever the shape says */
-    swiglu.gated_mlp = true;
+    swiglu.gated_mlp = swiglu.gated_mlp || !shape_is_hybrid(shape); /* a hybrid's config.json says what it runs */
     const model_shape *s = &swiglu;
     double L = s->num_layers, h = s->hidden, V = s->vocab;
     layer_attn at;
     layer_attn_of(s, &at);
-    return L * (at.weights + 2.0 * h) + layer_stack_mlp_weights(s, NULL) + (s->untied_embeddings ? 2.0 : 1.0) * V * h + h;
+    layer_mamba mb;
+    layer_mamba_of(s, &mb);
+    /* a hybrid stack's blocks: attention on its attention blocks, Mamba-2 mixers (mb.params
+     * holds the block's own norm), one norm per block */
+    double mixers = shape_is_hybrid(s) ? layer_attn_count(s) * at.weights + s->hyb_mamba * (mb.params - h) + L * h
+                                       : L * (at.weights + 2.0 * h);
+    return mixers + layer_stack_mlp_weights(s, NULL) + (s->untied_embeddings ? 2.0 : 1.0) * V * h + h;
 }
 
 double model_param_count_b(family_id fam, const model_shape *s)

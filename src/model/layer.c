@@ -1,6 +1,7 @@
 /* layer.c — widths and weights inside one transformer layer (layer.h) */
 #include "model/layer.h"
 
+#include <stddef.h>
 #include <string.h>
 
 bool layer_is_mla(const model_shape *s) { return s->kv_lora_rank > 0; }
@@ -82,6 +83,27 @@ int layer_hybrid_pattern(model_shape *s, const char *pattern)
     s->hyb_mamba = n[0], s->hyb_attn = n[1], s->hyb_mlp = n[2], s->hyb_moe = n[3];
     s->num_layers = (int)len;
     return 0;
+}
+
+const char *layer_hybrid_check(const model_shape *s, const char **key)
+{
+    *key = "hybrid_override_pattern";
+    if ((s->hyb_moe > 0) != (s->num_experts > 1)) return "expert blocks ('E') need experts, and experts need 'E' blocks";
+    if (s->hyb_mamba == 0) return NULL;
+    static const struct {
+        size_t off;
+        const char *key;
+    } SIZES[] = {{offsetof(model_shape, mamba_heads), "mamba_num_heads"},
+                 {offsetof(model_shape, mamba_head_dim), "mamba_head_dim"},
+                 {offsetof(model_shape, mamba_state), "ssm_state_size"},
+                 {offsetof(model_shape, mamba_groups), "n_groups"}};
+    for (size_t i = 0; i < sizeof SIZES / sizeof *SIZES; i++)
+        if (*(const int *)((const char *)s + SIZES[i].off) < 1) {
+            *key = SIZES[i].key;
+            return "missing or not positive: Mamba-2 blocks ('M') need it";
+        }
+    *key = "n_groups";
+    return s->mamba_heads % s->mamba_groups ? "the B/C groups do not divide the Mamba heads" : NULL;
 }
 
 int layer_attn_count(const model_shape *s) { return shape_is_hybrid(s) ? s->hyb_attn : s->num_layers; }

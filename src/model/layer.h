@@ -54,6 +54,12 @@ double layer_mamba_scan_flops(const model_shape *s);
  * empty pattern */
 int layer_hybrid_pattern(model_shape *s, const char *pattern);
 
+/* What is wrong with a hybrid shape's blocks and Mamba-2 sizes, or NULL when they hold
+ * together: expert blocks ('E') exactly when the shape has experts, and with Mamba-2 blocks
+ * their four sizes positive and the groups dividing the heads (Megatron-Core MambaMixer).
+ * *key gets the config.json key the problem is about. */
+const char *layer_hybrid_check(const model_shape *s, const char **key);
+
 /* blocks of each kind: attention (every layer without a hybrid pattern), Mamba-2,
  * dense MLP and expert MLP */
 int layer_attn_count(const model_shape *s);

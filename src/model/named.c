@@ -63,11 +63,8 @@ static int row_of(const csv_table *t, const csv_row *r, named_model *m, ac_err *
         if (layer_hybrid_pattern(s, pattern) || s->num_layers != (int)v[0])
             return ac_err_at(e, AC_E_INTERNAL, t->file, r->line, 0, "hybrid",
                              "not a hybrid pattern of %ld blocks ('M', '*', '-', 'E'): '%s'", v[0], pattern);
-        if (s->hyb_mamba > 0 && (s->mamba_heads < 1 || s->mamba_head_dim < 1 || s->mamba_state < 1 ||
-                                 s->mamba_groups < 1 || s->mamba_heads % s->mamba_groups))
-            return ac_err_at(e, AC_E_INTERNAL, t->file, r->line, 0, "mamba_heads", "incomplete Mamba-2 sizes");
-        if ((s->hyb_moe > 0) != (s->num_experts > 1))
-            return ac_err_at(e, AC_E_INTERNAL, t->file, r->line, 0, "hybrid", "expert blocks ('E') need experts and only they");
+        const char *key, *why = layer_hybrid_check(s, &key);
+        if (why) return ac_err_at(e, AC_E_INTERNAL, t->file, r->line, 0, "hybrid", "%s (%s)", why, key);
     }
     if (s->num_layers < 1 || s->hidden < 1 || s->heads < 1 || s->query_groups < 1 || s->heads % s->query_groups ||
         s->kv_channels < 1 || s->vocab < 1 || s->ffn_hidden < 1 || s->attn_chunk_layers > s->num_layers || (s->num_experts > 1 && (s->moe_topk < 1 || s->moe_ffn_hidden < 1)))

@@ -470,12 +470,14 @@ static int row_input(const csv_table *t, const csv_row *row, est_input *in, char
         s.query_groups = s.heads;
         s.mtp_layers = contains_ci(csv_get(row, c.model), "w/o MTP") ? 0 : named.mtp_layers;
     }
-    if (by_name && shape_is_hybrid(&named) && s.num_layers == named.num_layers) {
+    if (by_name && shape_is_hybrid(&named) && s.num_layers != named.num_layers)
+        return SKIP("hybrid architecture: %d layers published, its pattern has %d blocks", s.num_layers, named.num_layers);
+    if (by_name && shape_is_hybrid(&named)) {
         /* a hybrid Mamba-Transformer's blocks and Mamba-2 sizes from the named architecture */
         s.hyb_mamba = named.hyb_mamba, s.hyb_attn = named.hyb_attn, s.hyb_mlp = named.hyb_mlp, s.hyb_moe = named.hyb_moe;
         s.mamba_heads = named.mamba_heads, s.mamba_head_dim = named.mamba_head_dim;
         s.mamba_state = named.mamba_state, s.mamba_groups = named.mamba_groups;
-        s.mtp_layers = named.mtp_layers;
+        s.mtp_layers = contains_ci(csv_get(row, c.model), "w/o MTP") ? 0 : named.mtp_layers;
     }
     if (mla >= 0) {
         s.q_lora_rank = MLA_FAMILIES[mla].q_lora;

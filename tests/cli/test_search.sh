@@ -116,10 +116,10 @@ if [ -f "$V" ]; then
     echo "$last" | grep -Eq '^rows [0-9]+ skipped [0-9]+ median_abs_err [0-9.]+% p90_abs_err [0-9.]+%$' \
         && pass validate_line || fail validate_line "$last"
     med=$(echo "$last" | sed 's/.*median_abs_err \([0-9.]*\)%.*/\1/')
-    # 9.3% once the 50 Nemotron 3 rows are read (hybrid Mamba-2 blocks: Nano's 20 median 9.4%,
-    # Super's 30 median 31.6%, predicted too fast on NVL72 and too slow on B300 at EP 8); the rows
+    # 9.1% once the 50 Nemotron 3 rows are read (hybrid Mamba-2 blocks: Nano's 20 median 8.0%,
+    # Super's 30 median 31.1%, predicted too fast on NVL72 and too slow on B300 at EP 8); the rows
     # predicted before keep 8.9% (validate_rows_before_hybrid below)
-    awk -v m="$med" 'BEGIN { exit !(m <= 9.7) }' && pass validate_median || fail validate_median "median $med% > 9.7% (was 9.3% with the Nemotron 3 rows read)"
+    awk -v m="$med" 'BEGIN { exit !(m <= 9.5) }' && pass validate_median || fail validate_median "median $med% > 9.5% (was 9.1% with the Nemotron 3 rows read)"
     p90=$(echo "$last" | sed 's/.*p90_abs_err \([0-9.]*\)%.*/\1/')
     # p90 is a regression guard (target 25%): 35.5% before the release-bound recipes (CUDA
     # graphs and all-to-all overlap of the 26.06+ MoE runs), 31.9% with them; 37.9% once the
@@ -161,7 +161,8 @@ print("%.1f" % (e[i] + (x - i) * (e[min(i + 1, len(e) - 1)] - e[i])))' "$T/val.c
     awk -v m="$p90_old" 'BEGIN { exit !(m <= 29.1) }' && pass validate_p90_without_mla \
         || fail validate_p90_without_mla "p90 without the DeepSeek-V3 and Nemotron 3 rows $p90_old% > 29.1% (was 28.6% with Blackwell's SM clocks)"
     # the rows predicted before the hybrid stacks were read keep their guards; the hybrid rows
-    # are all read, the Nano's within 12 % (median) and every Nano run predicted to fit
+    # are all read: the Nano's 20 within 9 % (median 8.0 %) and every one predicted to fit,
+    # Super's 30 no worse than when they were first read (median 31.1 %, p90 50.1 %; 28 fit)
     old_rows=$(python3 -c '
 import csv, sys
 e = sorted(abs(float(r["error_pct"])) for r in csv.DictReader(open(sys.argv[1]))
@@ -175,11 +176,17 @@ print("%d %.1f %.1f" % (len(e), q(0.5), q(0.9)))' "$T/val.csv")
     hyb=$(python3 -c '
 import csv, sys
 r = [r for r in csv.DictReader(open(sys.argv[1])) if r["model"].startswith("Nemotron_3_") and r["error_pct"]]
-nano = sorted(abs(float(x["error_pct"])) for x in r if "Nano" in x["model"])
-print(len([x for x in r if "Super" in x["model"]]), len(nano), sum(x["fits"] == "true" for x in r if "Nano" in x["model"]),
-      "%.1f" % nano[len(nano) // 2] if nano else "-")' "$T/val.csv")
-    echo "$hyb" | awk '{ exit !($1 == 30 && $2 == 20 && $3 == 20 && $4 <= 12) }' && pass validate_hybrid_rows \
-        || fail validate_hybrid_rows "Super read, Nano read, Nano fitting, Nano median: $hyb (want 30 20 20 <= 12)"
+def q(e, p):
+    if not e: return 999.0
+    e = sorted(e); x = p * (len(e) - 1); i = int(x)
+    return e[i] + (x - i) * (e[min(i + 1, len(e) - 1)] - e[i])
+for kind in ("Nano", "Super"):
+    k = [x for x in r if kind in x["model"]]
+    e = [abs(float(x["error_pct"])) for x in k]
+    print(len(k), sum(x["fits"] == "true" for x in k), "%.1f %.1f" % (q(e, 0.5), q(e, 0.9)), end=" ")' "$T/val.csv")
+    echo "$hyb" | awk '{ exit !($1 == 20 && $2 == 20 && $3 <= 9.0 && $5 == 30 && $6 >= 28 && $7 <= 31.6 && $8 <= 50.6) }' \
+        && pass validate_hybrid_rows \
+        || fail validate_hybrid_rows "Nano read, fitting, median, p90; Super the same: $hyb (want 20 20 <=9.0 _ 30 >=28 <=31.6 <=50.6)"
     # the DeepSeek-V3 rows: every one predicted (sizes from MLA_FAMILIES), all fit in memory
     # with the recipe's MLA up-projection recompute
     ds=$(python3 -c '
@@ -193,7 +200,7 @@ print(len(r), sum(x["fits"] == "true" for x in r))' "$T/val.csv")
         echo "$out" | grep -q "^micro batch not published: MBS of [1-9][0-9]* row(s): the fastest" \
         && pass validate_layout_assumed || fail validate_layout_assumed "$(echo "$out" | grep -i 'not published')"
     fit=$(echo "$out" | sed -n 's/^memory: \([0-9]*\) of \([0-9]*\) published runs.*/\1/p')
-    [ "${fit:-0}" -ge 530 ] && pass validate_memory_fit || fail validate_memory_fit "only ${fit:-?} published runs predicted to fit (was 530 of 537)"
+    [ "${fit:-0}" -ge 611 ] && pass validate_memory_fit || fail validate_memory_fit "only ${fit:-?} published runs predicted to fit (was 613 of 622)"
     # the per-source median target (10%) holds for every source but S6 (MoE release spread)
     bad=$(echo "$out" | awk '$1 ~ /^S(4|5|7|10)$/ && $4+0 > 10.0 {print $1 " " $4}')
     seen=$(echo "$out" | awk '$1 ~ /^S(4|5|7|10)$/ && $4 ~ /%$/' | wc -l)

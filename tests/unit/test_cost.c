@@ -484,6 +484,7 @@ static void test_hf_config_hybrid(void)
     memcpy(strstr(bad, "\"n_groups\""), "\"x_groups\"", 10);
     CHECK_INT(cost_hf_config_parse(bad, strlen(bad), "nh.json", &m, &e), -1);
     CHECK_CONTAINS(e.msg, "Mamba-2 blocks");
+    CHECK_STR(e.key, "n_groups");
     /* Nemotron 3 Super's spelling: expert blocks, a shared expert and LatentMoE's latent width */
     static const char HF_SUPER[] =
         "{\"model_type\": \"nemotron_h\", \"hidden_size\": 4096, \"num_hidden_layers\": 4, \"num_attention_heads\": 32,"
@@ -505,6 +506,7 @@ static void test_hf_config_hybrid(void)
     cost_result res;
     CHECK_INT(cost_search(&rq, &res, &e), -1);
     CHECK_CONTAINS(e.msg, "hybrid Mamba-Transformer");
+    CHECK_STR(e.key, "hybrid_override_pattern");
 }
 
 static void test_hf_config(void)

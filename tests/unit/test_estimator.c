@@ -1084,7 +1084,8 @@ static void test_hybrid_mamba(void)
     /* one Mamba-2 block of the 8B, TP 1, bf16 on H100, MBS 1 × 8192 tokens: the forward is
      * in_proj and out_proj at the GEMM rate plus the conv, SSD and gated-norm traffic; the
      * backward runs both GEMMs twice and more traffic; it keeps its activations at
-     * (2h + 2h) + 2·18560 + 2·8192 + 2·8192 bytes per token (the conv output is recomputed) */
+     * (2h + 2h) + 2·18560 + 2·8192 (scan output) + 2·8192 (norm input) + 2·8192 (out_proj
+     * input) bytes per token (the conv output is recomputed) */
     in.precision = PREC_BF16;
     est_cal cal;
     CHECK_INT(est_cal_default(&cal, NULL), 0);
@@ -1096,7 +1097,7 @@ static void test_hybrid_mamba(void)
     double gemms = layer_gemm_s(&dev, T, 4096, 18560, 1.0) + layer_gemm_s(&dev, T, 8192, 4096, 1.0);
     CHECK(mb.fwd > gemms && mb.fwd < 1.6 * gemms);
     CHECK(mb.bwd > 2.0 * gemms && mb.bwd > mb.fwd);
-    CHECK_NEAR(mb.act_full, T * (4.0 * 4096 + 2.0 * 18560 + 4.0 * 8192), 1e-9);
+    CHECK_NEAR(mb.act_full, T * (4.0 * 4096 + 2.0 * 18560 + 6.0 * 8192), 1e-9);
     CHECK_NEAR(mb.tp_comm, 0.0, 0);
 
     /* LatentMoE (Nemotron 3 Super): 512 experts of 2 · 1024 · 2688 at the latent width, plus the
@@ -1128,6 +1129,55 @@ static void test_hybrid_mamba(void)
     est_result wr;
     CHECK_INT(est_evaluate(&wide, &wr), 0);
     CHECK_NEAR(sr.t_ep_comm, 0.25 * wr.t_ep_comm, 0.02);
+
+    /* the average block, pinned: a stack of "*-" pairs is exactly the transformer of half as
+     * many layers (each pair one attention + MLP layer: time, memory, parameters) */
+    model_shape pairs = gpt(4, 2048, 16, 4096, 32000);
+    pairs.gated_mlp = true; /* no dropout masks either way (hybrid stacks train without dropout) */
+    model_shape tf = pairs;
+    CHECK_INT(layer_hybrid_pattern(&pairs, "*-*-*-*-"), 0);
+    est_input pin = base_input(&pairs, "h100", 8), tin = base_input(&tf, "h100", 8);
+    pin.gbs = tin.gbs = 64;
+    est_result pr, tr;
+    CHECK_INT(est_evaluate(&pin, &pr), 0);
+    CHECK_INT(est_evaluate(&tin, &tr), 0);
+    CHECK_NEAR(pr.step_time, tr.step_time, 1e-9);
+    CHECK_NEAR(pr.mem_total, tr.mem_total, 1e-9);
+    CHECK_NEAR(pr.params_b, tr.params_b, 1e-9);
+    /* and one attention block traded for a Mamba-2 block ("*E*E" → "*EME", expert MLPs on
+     * the other blocks) changes the forward by exactly a Mamba block less an attention
+     * block (a layer with an empty MLP, less that MLP's entry), per micro-batch */
+    model_shape a = h8, b;
+    a.num_experts = 8, a.moe_topk = 2, a.moe_ffn_hidden = 2048;
+    CHECK_INT(layer_hybrid_pattern(&a, "*E*E"), 0);
+    b = a;
+    CHECK_INT(layer_hybrid_pattern(&b, "*EME"), 0);
+    est_input ain2 = base_input(&a, "h100", 8), bin2 = base_input(&b, "h100", 8);
+    ain2.gbs = bin2.gbs = 16;
+    est_result ar2, br2;
+    CHECK_INT(est_evaluate(&ain2, &ar2), 0);
+    CHECK_INT(est_evaluate(&bin2, &br2), 0);
+    est_device d2;
+    est_device_of(&bin2, &cal, &d2);
+    layer_cost mamba_blk, attn_blk;
+    layer_cost_mamba(&bin2, &d2, 8192, &mamba_blk);
+    est_input bare = bin2;
+    bare.shape.ffn_hidden = 0, bare.shape.num_experts = 0, bare.shape.moe_shared_ffn = 0;
+    layer_cost_compute(&bare, &d2, 8192, 8192, true, false, 0, false, &attn_blk);
+    layer_cost entry;
+    layer_cost_mlp_entry(&bin2, &d2, 8192, &entry);
+    CHECK(entry.fwd > 0 && entry.act_full > 0);
+    CHECK_NEAR(br2.t_compute_fwd - ar2.t_compute_fwd, br2.num_microbatches * (mamba_blk.fwd - (attn_blk.fwd - entry.fwd)), 1e-6);
+    /* under TP every block, Mamba included, runs one collective pair each way: half a layer's */
+    est_input tp2 = bin2;
+    tp2.tp = 2, tp2.sequence_parallel = true;
+    est_device d3;
+    est_device_of(&tp2, &cal, &d3);
+    layer_cost m2, l2;
+    layer_cost_mamba(&tp2, &d3, 8192, &m2);
+    layer_cost_compute(&tp2, &d3, 8192, 8192, true, false, 0, false, &l2);
+    CHECK(m2.tp_comm > 0);
+    CHECK_NEAR(m2.tp_comm, 0.5 * l2.tp_comm, 1e-12);
 
     /* the hybrid runs faster per token than the same widths with attention everywhere
      * (attention blocks are few, and a Mamba block is cheaper than attention + MLP) */
