@@ -498,6 +498,12 @@ static void test_hf_config_hybrid(void)
     CHECK_INT(m.shape.moe_latent, 1024);
     CHECK_INT(m.shape.moe_shared_ffn, 5376);
     CHECK_INT(m.shape.moe_topk, 22);
+    /* the list spelling of the blocks is refused, not read as a transformer */
+    static const char HF_LIST[] =
+        "{\"model_type\": \"nemotron_h\", \"hidden_size\": 4096, \"num_hidden_layers\": 2, \"num_attention_heads\": 32,"
+        " \"vocab_size\": 131072, \"max_position_embeddings\": 8192, \"layers_block_type\": [\"mamba\", \"attention\"]}";
+    CHECK_INT(cost_hf_config_parse(HF_LIST, strlen(HF_LIST), "list.json", &m, &e), -1);
+    CHECK_STR(e.key, "layers_block_type");
     CHECK_INT(cost_hf_config_parse(HF_NH, strlen(HF_NH), "nh.json", &m, &e), 0);
     cost_request rq;
     cost_request_init(&rq, &m);

@@ -10,6 +10,7 @@
 #include "estimator/est.h"
 #include "estimator/gpu.h"
 #include "estimator/layer_cost.h"
+#include "estimator/stack.h"
 #include "validate/recipe.h"
 #include "util/csv.h"
 #include "validate/footnote.h"
@@ -1065,6 +1066,17 @@ static void test_hybrid_mamba(void)
     grouped.tp = 1, grouped.pp = 2, grouped.vp = 2, grouped.num_gpus = 128;
     CHECK_INT(est_check(&grouped, why, sizeof why), -1);
     CHECK_CONTAINS(why, "interleaved");
+    /* a row that overrides the experts of a pattern with expert blocks, and a stack that does
+     * not run MambaModel, are refused, not priced */
+    est_input broken = nin;
+    broken.shape.num_experts = 0;
+    CHECK_INT(est_check(&broken, why, sizeof why), -1);
+    CHECK_CONTAINS(why, "expert blocks ('E') need experts");
+    est_input fsdp = in;
+    fsdp.stack = est_stack_find("pytorch-fsdp");
+    CHECK(fsdp.stack != NULL);
+    CHECK_INT(est_check(&fsdp, why, sizeof why), -1);
+    CHECK_CONTAINS(why, "Megatron-Core's MambaModel, not pytorch-fsdp");
     grouped.pp = 1, grouped.vp = 1, grouped.num_gpus = 64, grouped.cp = 2;
     CHECK_INT(est_check(&grouped, why, sizeof why), -1);
     CHECK_CONTAINS(why, "context parallelism of Mamba-2");

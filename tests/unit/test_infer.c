@@ -313,6 +313,13 @@ static void test_model_moe_parts(void)
     x.tp = 2;
     CHECK_INT(est_infer_check(&x, why, sizeof why), -1);
     CHECK_CONTAINS(why, "hybrid Mamba-Transformer");
+    /* LatentMoE experts (a config.json's moe_latent_size) are not priced for serving either */
+    model_shape latent = llama70b(8);
+    latent.num_experts = 8, latent.moe_topk = 2, latent.moe_ffn_hidden = 4096, latent.moe_latent = 1024;
+    est_infer_input_init(&x, &latent, gpu_find("h100"));
+    x.tp = 2;
+    CHECK_INT(est_infer_check(&x, why, sizeof why), -1);
+    CHECK_CONTAINS(why, "LatentMoE");
     /* FP4 weights: the GEMMs run at the FP4 peak, attention at fp8 (fp8 KV cache): a long prompt's prefill
      * gains less than its GEMMs */
     model_shape d8 = llama70b(8);
