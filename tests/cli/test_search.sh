@@ -233,11 +233,12 @@ fi
 # the project's own published rows, not in ../shared (validation/train_published.csv: torchtitan
 # on A100 and on the 500 W H100, llm-foundry, Megatron-LM 2021): at least four in five read, and the
 # accuracy we hold on them (6.5 % / 18.2 % before the 16 torchtitan H100 rows, 6.8 % / 18.7 % with them,
-# 6.7 % / 18.1 % with Korthikanti 2022's eight, 6.8 % / 19.6 % with MT-NLG's three)
+# 6.7 % / 18.1 % with Korthikanti 2022's eight, 6.8 % / 19.6 % with MT-NLG's three, 7.0 % / 19.4 %
+# with dgxc-benchmarking's seven Nemotron-H 56B step times)
 own=$("$AC" validate --csv "$REPO/validation/train_published.csv" 2>&1 | tail -1)
 echo "$own" | awk '{ split($0, a, " "); rows = a[2]; skipped = a[4]; med = a[6]; p90 = a[8]; sub("%", "", med); sub("%", "", p90);
-    exit !(rows > 0 && skipped * 5 <= rows && med + 0 <= 7.0 && p90 + 0 <= 20.0) }' \
-    && pass validate_own_published || fail validate_own_published "$own (want >= 4/5 read, median <= 7.0%, p90 <= 20.0%; was 6.8%, 19.6%)"
+    exit !(rows > 0 && skipped * 5 <= rows && med + 0 <= 7.3 && p90 + 0 <= 20.0) }' \
+    && pass validate_own_published || fail validate_own_published "$own (want >= 4/5 read, median <= 7.3%, p90 <= 20.0%; was 7.0%, 19.4%)"
 # torchtitan's H100 tables (FSDP2 eager, torch.compile, float8; CP; 2D-4D): every row read (its
 # "float8" precision, its compile switch, its 500 W HBM2e part); median 13.3 % (29 % over the first
 # twelve when the part was read as the 700 W H100 SXM), 9.7 % with PyTorch's context parallel as it
@@ -251,13 +252,18 @@ echo "$ko22" | awk '{ exit !($1 == 8 && $2 == 0 && $3 <= 5.0) }' && pass validat
 tt25=$("$AC" validate --csv "$REPO/validation/train_published.csv" 2>&1 | awk '$1 == "TT25" {sub("%", "", $4); print $2, $3, $4}')
 echo "$tt25" | awk '{ exit !($1 == 16 && $2 == 0 && $3 <= 10.5) }' && pass validate_tt25 \
     || fail validate_tt25 "TT25 rows, skipped, median: ${tt25:-?} (want 16 0 <= 10.5%; was 9.7%)"
+# dgxc-benchmarking's Nemotron-H 56B on 32-2048 H100 (a hybrid Mamba-2 stack, held out when the
+# Mamba-2 block was written): all 7 read and fit, median 17.2 % (predicted too fast)
+dx25=$("$AC" validate --csv "$REPO/validation/train_published.csv" 2>&1 | awk '$1 == "DX25" {sub("%", "", $4); print $2, $3, $4}')
+echo "$dx25" | awk '{ exit !($1 == 7 && $2 == 0 && $3 <= 18.0) }' && pass validate_dx25 \
+    || fail validate_dx25 "DX25 rows, skipped, median: ${dx25:-?} (want 7 0 <= 18.0%; was 17.2%)"
 # Narayanan et al. 2021 (Megatron-LM of 2021, --DDP-impl local: gradients all-reduced after the
 # backward): p90 18.2 % while read as overlapped, 14.6 % as the code ran
 na21=$("$AC" validate --csv "$REPO/validation/train_published.csv" 2>&1 | awk '$1 == "NA21" {sub("%", "", $5); print $5}')
 awk -v m="${na21:-999}" 'BEGIN { exit !(m <= 15.1) }' && pass validate_na21_p90 || fail validate_na21_p90 "NA21 p90 ${na21:-?}% > 15.1% (was 14.6%)"
 fit=$("$AC" validate --csv "$REPO/validation/train_published.csv" 2>&1 | sed -n 's/^memory: \([0-9]*\) of \([0-9]*\) published runs.*/\1 \2/p')
-echo "$fit" | awk '{ exit !($2 > 0 && $1 >= 233) }' && pass validate_own_published_fit \
-    || fail validate_own_published_fit "runs predicted to fit: $fit (want >= 233 of 240: MPT's dropout-free blocks keep no masks; the whole GPU is the limit)"
+echo "$fit" | awk '{ exit !($2 > 0 && $1 >= 240) }' && pass validate_own_published_fit \
+    || fail validate_own_published_fit "runs predicted to fit: $fit (want >= 240 of 247: MPT's dropout-free blocks keep no masks; the whole GPU is the limit; the 7 Nemotron-H runs fit)"
 # a table that publishes PP > 1 without VP: the fastest legal VP is assumed and said so;
 # a published VP is kept as is
 cat > "$T/vp.csv" <<'CSV'
