@@ -1039,6 +1039,15 @@ static model_shape named_at(const char *name, int seq)
     return s;
 }
 
+/* two shapes on the same 8 H100 at one global batch, both evaluated */
+static void evaluate_both(const model_shape *x, const model_shape *y, int gbs, est_result *rx, est_result *ry)
+{
+    est_input ix = base_input(x, "h100", 8), iy = base_input(y, "h100", 8);
+    ix.gbs = iy.gbs = gbs;
+    CHECK_INT(est_evaluate(&ix, rx), 0);
+    CHECK_INT(est_evaluate(&iy, ry), 0);
+}
+
 static void test_hybrid_mamba(void)
 {
     /* parameters: Nemotron-H 8B "8B", Nemotron 3 Nano "31.6B total" (model cards) */
@@ -1148,11 +1157,8 @@ static void test_hybrid_mamba(void)
     pairs.gated_mlp = true; /* no dropout masks either way (hybrid stacks train without dropout) */
     model_shape tf = pairs;
     CHECK_INT(layer_hybrid_pattern(&pairs, "*-*-*-*-"), 0);
-    est_input pin = base_input(&pairs, "h100", 8), tin = base_input(&tf, "h100", 8);
-    pin.gbs = tin.gbs = 64;
     est_result pr, tr;
-    CHECK_INT(est_evaluate(&pin, &pr), 0);
-    CHECK_INT(est_evaluate(&tin, &tr), 0);
+    evaluate_both(&pairs, &tf, 64, &pr, &tr);
     CHECK_NEAR(pr.step_time, tr.step_time, 1e-9);
     CHECK_NEAR(pr.mem_total, tr.mem_total, 1e-9);
     CHECK_NEAR(pr.params_b, tr.params_b, 1e-9);
@@ -1164,11 +1170,10 @@ static void test_hybrid_mamba(void)
     CHECK_INT(layer_hybrid_pattern(&a, "*E*E"), 0);
     b = a;
     CHECK_INT(layer_hybrid_pattern(&b, "*EME"), 0);
-    est_input ain2 = base_input(&a, "h100", 8), bin2 = base_input(&b, "h100", 8);
-    ain2.gbs = bin2.gbs = 16;
     est_result ar2, br2;
-    CHECK_INT(est_evaluate(&ain2, &ar2), 0);
-    CHECK_INT(est_evaluate(&bin2, &br2), 0);
+    evaluate_both(&a, &b, 16, &ar2, &br2);
+    est_input bin2 = base_input(&b, "h100", 8);
+    bin2.gbs = 16;
     est_device d2;
     est_device_of(&bin2, &cal, &d2);
     layer_cost mamba_blk, attn_blk;
