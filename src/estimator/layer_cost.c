@@ -360,6 +360,24 @@ static double attn_core_flops(const est_input *in, const est_device *dev, double
     return flops;
 }
 
+/* elementwise_units of one layer: the stack's model code (data/stacks.csv elementwise_units:
+ * eager HF/torchtitan code runs norms, RoPE and activations as several torch ops;
+ * compiled_elementwise_units under torch.compile), else the fused kernels' */
+static double layer_elementwise_units(const est_input *in, const est_cal *c)
+{
+    double units = est_stack_elementwise_units(in);
+    return units > 0 ? units : c->elementwise_units;
+}
+
+/* bytes per element of h a dropout mask keeps: GPT-3/BERT/T5 templates use dropout;
+ * Llama/Mixtral do not, nor hybrid Mamba stacks (Megatron-Bridge MambaModelProvider:
+ * hidden_dropout and attention_dropout 0.0), nor a stack whose configs set p = 0 */
+static double dropout_mask_bytes(const est_input *in)
+{
+    const model_shape *s = &in->shape;
+    return s->gated_mlp || shape_is_hybrid(s) || (in->stack && in->stack->no_dropout) ? 0.0 : 1.0;
+}
+
 /* Bytes the non-GEMM ops of one layer move over HBM in the forward: elementwise_units ×
  * 2h per token (norms, dropout, residual, RoPE, casts), and the MLP activation reading its
  * input and writing its output (gated: 2F in, F out).  The activation stays for a fused
@@ -368,12 +386,7 @@ static double attn_core_flops(const est_input *in, const est_device *dev, double
 static double elementwise_bytes(const est_input *in, const est_cal *c, double T, bool moe_layer)
 {
     const model_shape *s = &in->shape;
-    /* the stack's model code (data/stacks.csv elementwise_units: eager HF/torchtitan code
-     * runs norms, RoPE and activations as several torch ops; compiled_elementwise_units under
-     * torch.compile), else the fused kernels' */
-    double units = est_stack_elementwise_units(in);
-    if (units <= 0) units = c->elementwise_units;
-    double bytes = units * 2.0 * T * s->hidden / layer_sp_div(in);
+    double bytes = layer_elementwise_units(in, c) * 2.0 * T * s->hidden / layer_sp_div(in);
     double F_act = moe_layer ? s->moe_ffn_hidden * shape_moe_topk(s) + s->moe_shared_ffn : s->ffn_hidden;
     bytes += 2.0 * 2.0 * T * F_act * (s->gated_mlp ? 1.5 : 1.0) / in->tp;
     return bytes;
@@ -441,10 +454,7 @@ static double act_bytes_per_token(const est_input *in, const est_device *dev, do
     const layer_attn *at = &dev->at;
     double t = in->tp, spd = layer_sp_div(in), mats_in = fc1_mats(s);
     double h = s->hidden, a = s->heads, g = shape_query_groups(s), d = shape_head_dim(s);
-    /* GPT-3/BERT/T5 templates use dropout; Llama/Mixtral do not, nor hybrid Mamba stacks
-     * (Megatron-Bridge MambaModelProvider: hidden_dropout and attention_dropout 0.0) */
-    double mask = s->gated_mlp || shape_is_hybrid(s) ? 0.0 : 1.0;
-    if (in->stack && in->stack->no_dropout) mask = 0.0; /* the stack's configs: p = 0, no mask kept */
+    double mask = dropout_mask_bytes(in);
     double gin = dev->elem_bytes < 2.0 ? 1.0 : 2.0;
     double per_tok = 0.0;
     per_tok += (2 * h + gin * h + mask * h) / spd;          /* norm input, QKV input, attention dropout mask */
@@ -694,9 +704,7 @@ void layer_cost_mamba(const est_input *in, const est_device *dev, double T, laye
     memset(lc, 0, sizeof *lc);
 
     double gemm = layer_gemm_s(dev, T, h, proj, 1.0) + layer_gemm_s(dev, T, inner, h, 1.0);
-    double units = est_stack_elementwise_units(in);
-    if (units <= 0) units = c->elementwise_units;
-    double norm_f = 0.5 * units * 2.0 * h / spd;
+    double norm_f = 0.5 * layer_elementwise_units(in, c) * 2.0 * h / spd;
     double conv_f = 2.0 * 2.0 * xbc, conv_b = 3.0 * 2.0 * xbc;
     double ssd_f = 2.0 * (2.0 * inner + 4.0 * GN + 2.0 * inner) + 4.0 * (4.0 * states + 2.0 * cb);
     double ssd_b = ssd_f + 2.0 * (2.0 * inner + inner + 2.0 * GN + inner) + 4.0 * 4.0 * states;
@@ -728,17 +736,14 @@ void layer_cost_mlp_entry(const est_input *in, const est_device *dev, double T, 
     double h = s->hidden, spd = layer_sp_div(in), t = in->tp;
     memset(lc, 0, sizeof *lc);
     /* half the layer's elementwise_units: one norm, one residual, one dropout */
-    double units = est_stack_elementwise_units(in);
-    if (units <= 0) units = dev->cal->elementwise_units;
-    double elem = 0.5 * units * 2.0 * h / spd * T / dev->hbm;
+    double elem = 0.5 * layer_elementwise_units(in, dev->cal) * 2.0 * h / spd * T / dev->hbm;
     double cast = dev->elem_bytes < 2.0 ? est_stack_fp8_cast_bytes(in) * T * h / t / dev->hbm : 0.0;
     lc->fwd = elem + cast;
     lc->bwd = 2.0 * elem + cast;
     /* act_bytes_per_token's MLP entry: norm input, FC1 input (the norm's output, recomputed
      * under recompute_layernorm) and the dropout mask */
     double gin = dev->elem_bytes < 2.0 ? 1.0 : 2.0;
-    double mask = s->gated_mlp || shape_is_hybrid(s) || (in->stack && in->stack->no_dropout) ? 0.0 : 1.0;
-    lc->act_full = T * (2.0 * h + (in->recompute_layernorm ? 0.0 : gin * h) + mask * h) / spd;
+    lc->act_full = T * (2.0 * h + (in->recompute_layernorm ? 0.0 : gin * h) + dropout_mask_bytes(in) * h) / spd;
     lc->module_recomp = in->recompute_layernorm ? 4.0 * h * T / spd / dev->hbm : 0.0;
 }
 
