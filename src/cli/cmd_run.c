@@ -8,6 +8,7 @@
 
 
 #include "cli/cli.h"
+#include "estimator/stack.h"
 #include "exec/exec.h"
 #include "results/candidate_cfg.h"
 #include "search/candidate_est.h"
@@ -38,10 +39,12 @@ static void print_search(FILE *out, const ac_config *c, const search_train_resul
 {
     search_counts k;
     search_train_counts(c, r, &k);
-    fprintf(out, "Training HP search (%s mode, cluster_type %s, %d x %d %s): %zu candidates (%zu in the original's grid), "
+    /* the stack the predictions are for, by its catalog name (an alias such as maxtext named as jax-xla) */
+    const est_stack *st = c->train.framework[0] ? est_stack_find(c->train.framework) : est_stack_default();
+    fprintf(out, "Training HP search (%s mode, cluster_type %s, %d x %d %s, stack %s): %zu candidates (%zu in the original's grid), "
             "%zu valid, %zu predicted to fit, %zu predicted out of memory; ",
             c->train.search_mode, c->cluster_type, c->train.num_nodes, c->train.gpus_per_node, r->base.gpu->name,
-            k.candidates, r->grid.n_original, k.valid, k.predicted_fit, k.predicted_oom);
+            st ? st->name : c->train.framework, k.candidates, r->grid.n_original, k.valid, k.predicted_fit, k.predicted_oom);
     if (cfg_runs_real_jobs(c)) fprintf(out, "%zu launched (limit_search_runs %d)\n", k.launched, c->train.limit_search_runs);
     else fprintf(out, "0 launched (cluster_type sim: the top %zu are ranked by prediction)\n", k.ranked);
     /* the band that admitted them: the memory band of their GPU and stack (every candidate shares it) */
