@@ -10,6 +10,7 @@
 
 #include "cost/cost.h"
 #include "model/arch.h"
+#include "model/named.h"
 #include "results/report.h"
 #include "util/fsutil.h"
 
@@ -153,6 +154,15 @@ int cli_start(int argc, char **argv, const char *const *known, const char *help,
     if (cli_load_config(o, c, e) != 0) { cli_opts_free(o); return CLI_FAILED; }
     const char *hf = cli_flag_value(o, "--hf-config"); /* only where the command lists it */
     if (hf && *hf) snprintf(c->train.hf_config, sizeof c->train.hf_config, "%s", hf);
+    const char *name = cli_flag_value(o, "--model");
+    if (name && *name) {
+        if (hf && *hf) {
+            ac_err_at(e, AC_E_INPUT, "command line", 0, 0, "--model", "give --model or --hf-config, not both");
+            cli_opts_free(o);
+            return CLI_FAILED;
+        }
+        snprintf(c->train.named_arch, sizeof c->train.named_arch, "%s", name);
+    }
     return CLI_GO;
 }
 
@@ -170,34 +180,51 @@ static void hf_run_name(const char *id, char *out, size_t len)
     out[k] = '\0';
 }
 
+/* --model NAME: the architecture data/models.csv (or a preset) publishes under that name, as
+ * a config.json would give it; its context is the run's sequence length */
+static int named_model(const ac_config *c, cost_model *m, ac_err *e)
+{
+    memset(m, 0, sizeof *m);
+    if (model_named_load(e)) return -1;
+    if (model_named_shape(c->train.named_arch, &m->shape, NULL))
+        return ac_err_at(e, AC_E_INPUT, "command line", 0, 0, "--model",
+                         "no published architecture named '%s' (data/models.csv and the presets; give --hf-config FILE)",
+                         c->train.named_arch);
+    m->shape.seq_length = c->train.seq_length;
+    m->max_context = c->train.seq_length;
+    snprintf(m->name, sizeof m->name, "%.*s", (int)sizeof m->name - 1, c->train.named_arch);
+    return 0;
+}
+
 int cli_model_stage(const ac_config *c, bool hybrid_ok, model_size_report *rep, double *size_b, model_base_config *b,
                     ac_err *e)
 {
-    if (!c->train.hf_config[0])
+    if (!c->train.hf_config[0] && !c->train.named_arch[0])
         return cli_size_stage(c, rep, size_b, e) || model_base_config_build(c, *size_b, b, e) ? -1 : 0;
     memset(rep, 0, sizeof *rep);
     cost_model m;
-    if (cost_hf_config_load(c->train.hf_config, &m, e)) return -1;
+    if (c->train.named_arch[0] ? named_model(c, &m, e) : cost_hf_config_load(c->train.hf_config, &m, e)) return -1;
+    /* where the errors below point: the config.json, or the --model flag */
+    const char *src = c->train.named_arch[0] ? "--model" : c->train.hf_config;
     const model_family *f = model_family_find(c->family);
     if (!f || f->arch != ARCH_DECODER)
         return ac_err_at(e, AC_E_INPUT, "command line", 0, 0, "search_config",
-                         "--hf-config describes a decoder model: use search_config=llama/<preset> for a dense model or "
-                         "mixtral/<preset> for a mixture of experts, not %s", c->family);
+                         "%s describes a decoder model: use search_config=llama/<preset> for a dense model or "
+                         "mixtral/<preset> for a mixture of experts, not %s", src, c->family);
     if (shape_is_hybrid(&m.shape) && !hybrid_ok)
-        return ac_err_at(e, AC_E_INPUT, c->train.hf_config, 0, 0, "hybrid_override_pattern",
-                         "a hybrid Mamba-Transformer: `autoconfig estimate --hf-config` predicts its training; this "
+        return ac_err_at(e, AC_E_INPUT, src, 0, 0, "hybrid_override_pattern",
+                         "a hybrid Mamba-Transformer: `autoconfig estimate` predicts its training; this "
                          "command writes transformer (NeMo GPT/Llama, serving) configs that cannot describe it");
     bool moe = m.shape.num_experts > 1;
     if (moe != (f->id == FAM_MIXTRAL))
-        return ac_err_at(e, AC_E_INPUT, c->train.hf_config, 0, 0, "num_local_experts",
-                         "%s has %s: use search_config=%s/<preset>", c->train.hf_config,
-                         moe ? "routed experts" : "no routed experts", moe ? "mixtral" : "llama");
+        return ac_err_at(e, AC_E_INPUT, src, 0, 0, "num_local_experts", "%s has %s: use search_config=%s/<preset>",
+                         c->train.named_arch[0] ? c->train.named_arch : src, moe ? "routed experts" : "no routed experts",
+                         moe ? "mixtral" : "llama");
     if (c->train.seq_length > m.max_context)
         return ac_err_at(e, AC_E_INPUT, "command line", 0, 0, "search_config.train_settings.seq_length",
-                         "%d exceeds the %d positions of %s (max_position_embeddings)", c->train.seq_length, m.max_context,
-                         c->train.hf_config);
+                         "%d exceeds the %d positions of %s (max_position_embeddings)", c->train.seq_length, m.max_context, src);
     /* the size the heuristics and file names use: whole billions from 10 B, else one decimal */
-    double params = model_param_count_b(f->id, &m.shape);
+    double params = model_param_count_shape_b(&m.shape);
     *size_b = params >= 10.0 ? round(params) : round(params * 10.0) / 10.0;
     char name[64];
     hf_run_name(m.name, name, sizeof name);

@@ -16,7 +16,8 @@
 #include "util/text.h"
 
 static const char ESTIMATE_HELP[] =
-    "usage: autoconfig estimate [--json] [--conf DIR] [--hf-config FILE] [--tp N] [--pp N] [--vp N] [--cp N] [--ep N]\n"
+    "usage: autoconfig estimate [--json] [--conf DIR] [--hf-config FILE | --model NAME] [--tp N] [--pp N] [--vp N]\n"
+    "                           [--cp N] [--ep N]\n"
     "                           [--mbs N] [--gbs N] [--recompute none|selective|full] [--recompute-layers N]\n"
     "                           [--sp true|false] [--zero 0-3] [--precision bf16|fp8|fp8-cs|mxfp8]\n"
     "                           [--a2a-overlap true|false] [--cuda-graphs true|false] [--tp-overlap true|false]\n"
@@ -30,6 +31,10 @@ static const char ESTIMATE_HELP[] =
     "(search_config=..., search_config.train_settings.num_nodes=..., .gpu=h100);\n"
     "flags pick the parallel layout (defaults: the base config's TP/PP/GBS, MBS 1,\n"
     "sequence parallel when TP > 1, distributed optimizer). Every number is predicted.\n"
+    "--hf-config FILE takes the architecture of a Hugging Face config.json, --model NAME one\n"
+    "published by name (data/models.csv: GPT-3, OPT, BLOOM, Falcon, MPT, Qwen, Nemotron-4,\n"
+    "Nemotron-H and Nemotron 3 hybrids, DeepSeek-V3, Kimi K2, Llama 4, ...), under a llama\n"
+    "(dense) or mixtral (experts) search_config.\n"
     "--tp-overlap hides part of the TP collectives behind GEMMs (model.ub_tp_comm_overlap;\n"
     "default: as the base config says, NeMo's default off).\n"
     "--a2a-overlap hides MoE all-to-all behind another micro-batch's compute (Megatron-Core\n"
@@ -272,7 +277,7 @@ int cmd_estimate(int argc, char **argv)
 {
     cli_opts o;
     ac_err e;
-    static const char *const known[] = {"--hf-config=", "--tp=", "--pp=", "--vp=", "--cp=", "--ep=", "--mbs=", "--gbs=", "--recompute=",
+    static const char *const known[] = {"--hf-config=", "--model=", "--tp=", "--pp=", "--vp=", "--cp=", "--ep=", "--mbs=", "--gbs=", "--recompute=",
                                         "--recompute-layers=", "--sp=", "--zero=", "--precision=", "--a2a-overlap=",
                                         "--cuda-graphs=", "--tp-overlap=", "--offload-act-layers=", "--grad-reduce-in-fp32=",
                                         "--fp8-param-gather=", "--recompute-modules=", "--pp-layout=", "--framework=", "--compile=", NULL};

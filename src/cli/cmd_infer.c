@@ -8,7 +8,7 @@
 #include "search/infer_search.h"
 
 static const char INFER_HELP[] =
-    "usage: autoconfig infer [--json] [--summarize] [--conf DIR] [--hf-config FILE] [overrides...]\n"
+    "usage: autoconfig infer [--json] [--summarize] [--conf DIR] [--hf-config FILE | --model NAME] [overrides...]\n"
     "\n"
     "Sweeps tensor parallel x pipeline parallel x batch size for serving the model\n"
     "(search_config.inference_settings) and ranks configurations by throughput per GPU\n"
@@ -29,7 +29,7 @@ int cmd_infer(int argc, char **argv)
 {
     cli_opts o;
     ac_err e;
-    static const char *const known[] = { "--summarize", "--hf-config=", NULL };
+    static const char *const known[] = { "--summarize", "--hf-config=", "--model=", NULL };
     ac_config c;
     int started = cli_start(argc, argv, known, INFER_HELP, &o, &c, &e);
     if (started != CLI_GO) return started == CLI_HELPED ? 0 : cli_fail(&e);

@@ -21,7 +21,7 @@
 #include "util/json.h"
 
 static const char RUN_HELP[] =
-    "usage: autoconfig run [--json] [--conf DIR] [--hf-config FILE] [--retry-failed] [overrides...]\n"
+    "usage: autoconfig run [--json] [--conf DIR] [--hf-config FILE | --model NAME] [--retry-failed] [overrides...]\n"
     "\n"
     "Runs every stage on conf/config.yaml, as the original's main.py: model size\n"
     "(recommended when model_size_in_b is null), base config, then the training HP\n"
@@ -353,7 +353,7 @@ int cmd_run(int argc, char **argv)
 {
     cli_opts o;
     ac_err e;
-    static const char *const known[] = { "--hf-config=", "--retry-failed", NULL };
+    static const char *const known[] = { "--hf-config=", "--model=", "--retry-failed", NULL };
     ac_config c;
     int started = cli_start(argc, argv, known, RUN_HELP, &o, &c, &e);
     if (started != CLI_GO) return started == CLI_HELPED ? 0 : cli_fail(&e);

@@ -52,6 +52,7 @@ typedef struct {
     int seq_length;
     char custom_config[CFG_PATH_MAX]; /* "" when null */
     char hf_config[CFG_PATH_MAX];     /* Hugging Face config.json of the model, "" = the preset's architecture */
+    char named_arch[CFG_NAME_MAX];    /* --model: a published architecture by name (data/models.csv), "" = none */
     char logs[CFG_PATH_MAX];
     cfg_int_list tensor_parallel_sizes;
     cfg_int_list pipeline_parallel_sizes;

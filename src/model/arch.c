@@ -117,14 +117,13 @@ static double params_bert(const model_shape *s)
     return L * (F + h * (4 * h + 3 * A + 2 * F + 6)) + h * (V + sq + h + 5);
 }
 
-/* Llama/Mixtral (ours, counted from the layer definitions, model/layer.h): per layer
- * attention h·(a + 2g)·d + a·d·h, FFN 3·h·F (SwiGLU) per expert, router h·E, two
- * RMSNorms h each; plus input and (untied) output embeddings V·h and a final norm h. */
-static double params_llama(const model_shape *shape)
+/* A decoder counted from its layer definitions (model/layer.h): per layer attention
+ * h·(a + 2g)·d + a·d·h, FFN 3·h·F (gated) or 2·h·F per expert, router h·E, two norms h each
+ * (a hybrid stack: attention on its attention blocks, Mamba-2 mixers, one norm per block);
+ * plus input and (untied) output embeddings V·h and a final norm h.  Llama/Mixtral presets
+ * are SwiGLU whatever the shape says (params_llama). */
+static double params_decoder(const model_shape *s)
 {
-    model_shape swiglu = *shape; /* these families are SwiGLU whatever the shape says */
-    swiglu.gated_mlp = swiglu.gated_mlp || !shape_is_hybrid(shape); /* a hybrid's config.json says what it runs */
-    const model_shape *s = &swiglu;
     double L = s->num_layers, h = s->hidden, V = s->vocab;
     layer_attn at;
     layer_attn_of(s, &at);
@@ -136,6 +135,15 @@ static double params_llama(const model_shape *shape)
                                        : L * (at.weights + 2.0 * h);
     return mixers + layer_stack_mlp_weights(s, NULL) + (s->untied_embeddings ? 2.0 : 1.0) * V * h + h;
 }
+
+static double params_llama(const model_shape *shape)
+{
+    model_shape swiglu = *shape; /* these families are SwiGLU whatever the shape says */
+    swiglu.gated_mlp = true;
+    return params_decoder(&swiglu);
+}
+
+double model_param_count_shape_b(const model_shape *s) { return params_decoder(s) / 1e9; }
 
 double model_param_count_b(family_id fam, const model_shape *s)
 {

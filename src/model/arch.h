@@ -19,6 +19,9 @@ typedef struct {
 /* Parameters in billions for the given shape (§3.4 for the original's
  * families; our own counts for llama/mixtral). */
 double model_param_count_b(family_id fam, const model_shape *s);
+/* parameters of a decoder from its shape alone, as a config.json or a published name gives it
+ * (its own MLP gating, hybrid blocks, experts, tied or untied embeddings), billions */
+double model_param_count_shape_b(const model_shape *s);
 
 /* hidden/heads/ffn/kv/lr for size_b (§3.3) and the layer count found by the
  * §3.5 search; vocab and seq come from the caller. */

@@ -176,6 +176,14 @@ static int write_shape(node *t, const model_base_config *b, const ac_config *c, 
     if (id == FAM_MIXTRAL &&
         (set(t, "model.num_moe_experts", node_int(s->num_experts), e) || set(t, "model.moe_router_topk", node_int(s->moe_topk), e)))
         return -1;
+    /* an architecture of a config.json or a published name keeps what the Llama/Mixtral template
+     * assumes only where it says so: a plain GELU MLP (Falcon, MPT, GPT-NeoX), tied embeddings,
+     * learned absolute positions */
+    if (b->arch_given &&
+        ((!s->gated_mlp && set(t, "model.activation", node_str("gelu"), e)) ||
+         set(t, "model.share_embeddings_and_output_weights", node_bool(!s->untied_embeddings), e) ||
+         (s->learned_pos_emb && set(t, "model.position_embedding_type", node_str("learned_absolute"), e))))
+        return -1;
     if (pa && pa->tokenizer_library &&
         (set(t, "model.tokenizer.library", node_str(pa->tokenizer_library), e) ||
          set(t, "model.tokenizer.type", node_str(pa->tokenizer_type), e)))
@@ -197,6 +205,7 @@ static int choose_architecture(const ac_config *c, model_base_config *b, const m
     const ac_config *cc = c;
     family_id id = b->family->id;
     if (arch) {
+        b->arch_given = true;
         b->shape = *arch;
         b->shape.seq_length = cc->train.seq_length; /* the training's sequence, not the model's longest */
         b->lr = b->size_b >= 60.0 ? 1.5e-4 : 3.0e-4;  /* the presets' learning rates by size */
@@ -292,8 +301,13 @@ static int build(const ac_config *c, double size_b, const model_shape *arch, con
         if (model_gbs_tp_pp(b->family->id, size_b, c->train.seq_length, c->train.gpu_memory_gb, &b->gbs, &b->tp, &b->pp, e) != 0)
             return -1;
         if (b->preset && b->preset->gbs > 0) b->gbs = b->preset->gbs;
+        /* the size table's PP is for its own layer counts; an architecture from a config.json or
+         * a published name (Nemotron-H 56B: 118 blocks) takes the largest PP up to it that
+         * divides its layers */
+        int L = shape_total_layers(&b->shape);
+        while (arch && b->pp > 1 && L % b->pp) b->pp--;
     }
-    b->param_b = model_param_count_b(b->family->id, &b->shape);
+    b->param_b = b->arch_given ? model_param_count_shape_b(&b->shape) : model_param_count_b(b->family->id, &b->shape);
 
     char time_limit[32], max_time[32];
     model_time_limit_text(c->train.max_training_days, time_limit, sizeof time_limit);

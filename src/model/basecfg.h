@@ -27,6 +27,7 @@ typedef struct {
     int gbs, tp, pp;
     double param_b;         /* parameters of the generated architecture */
     bool from_custom;       /* custom_config was used (shape read from it) */
+    bool arch_given;        /* the shape came from a config.json or a published name, not a preset */
     const model_preset_arch *preset; /* the built-in architecture (model_name), NULL when sized */
     node *cfg;              /* the NeMo config (owned) */
     char path[CFG_PATH_MAX + 64]; /* where it was written ("" until written) */

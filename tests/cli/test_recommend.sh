@@ -204,6 +204,28 @@ out=$("$AC" estimate --hf-config "$T/nh.json" search_config=llama/llama3_8b sear
     search_config.train_settings.num_nodes=8 --pp 2 --vp 2 2>&1); st=$?
 [ $st -eq 2 ] && case "$out" in *"MambaModel does not run interleaved pipelines"*) true ;; *) false ;; esac \
     && pass hf_config_hybrid_vp || fail hf_config_hybrid_vp "exit $st: $out"
+# a published architecture by name (data/models.csv): the same prediction without a config.json;
+# the size table's PP 4 for 56 B does not divide Nemotron-H 56B's 118 blocks, so PP 2 is taken
+out=$("$AC" estimate --model "Nemotron-H 56B" search_config=llama/llama3_8b search_config.train_settings.gpu=h100 \
+    search_config.train_settings.num_nodes=32 --tp 8 --mbs 1 --json 2>&1); st=$?
+[ $st -eq 0 ] && case "$out" in *'"params_b":56.3'*) true ;; *) false ;; esac && case "$out" in *'"pp":2'*) true ;; *) false ;; esac \
+    && pass model_name_estimate || fail model_name_estimate "exit $st: $(echo "$out" | head -c 300)"
+out=$("$AC" estimate --model "Nope-7B" search_config=llama/llama3_8b 2>&1); st=$?
+[ $st -eq 2 ] && case "$out" in *"--model: no published architecture named 'Nope-7B'"*) true ;; *) false ;; esac \
+    && pass model_name_unknown || fail model_name_unknown "exit $st: $out"
+out=$("$AC" estimate --model "Qwen3-30B-A3B" search_config=llama/llama3_8b 2>&1); st=$?
+[ $st -eq 2 ] && case "$out" in *"Qwen3-30B-A3B has routed experts: use search_config=mixtral"*) true ;; *) false ;; esac \
+    && pass model_name_family || fail model_name_family "exit $st: $out"
+out=$("$AC" estimate --model "Falcon-40B" --hf-config "$T/nh.json" search_config=llama/llama3_8b 2>&1); st=$?
+[ $st -eq 2 ] && case "$out" in *"give --model or --hf-config, not both"*) true ;; *) false ;; esac \
+    && pass model_name_and_hf || fail model_name_and_hf "exit $st: $out"
+# run on a published plain-GELU architecture: its size from its own shape (41.3 B, not the
+# 57 B a SwiGLU count gives), and the NeMo config says GELU and tied embeddings as it runs
+out=$("$AC" run --model "Falcon-40B" search_config=llama/llama3_8b search_config.train_settings.gpu=h100 \
+    run_inference_hp_search=False "search_config.train_settings.logs=$T/falcon" 2>&1); st=$?
+[ $st -eq 0 ] && grep -q "activation: 'gelu'" "$T/falcon"/base_cfg_41b.yaml && grep -q "share_embeddings_and_output_weights: true" "$T/falcon"/base_cfg_41b.yaml \
+    && case "$out" in *"Optimal config: falcon_40b_"*) true ;; *) false ;; esac && pass model_name_run_gelu \
+    || fail model_name_run_gelu "exit $st: $(echo "$out" | tail -2); $(ls "$T/falcon" 2>&1 | head -3)"
 for cmd in run infer; do
     out=$("$AC" $cmd --hf-config "$T/nh.json" search_config=llama/llama3_8b run_inference_hp_search=False \
         "search_config.train_settings.logs=$T/nh_$cmd" 2>&1); st=$?
