@@ -78,6 +78,7 @@ int cmd_size(int argc, char **argv);
 int cmd_base(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_keys(int argc, char **argv);
+int cmd_models(int argc, char **argv);
 int cmd_estimate(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_infer(int argc, char **argv);

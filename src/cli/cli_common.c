@@ -151,18 +151,16 @@ int cli_start(int argc, char **argv, const char *const *known, const char *help,
 {
     if (cli_parse(argc, argv, o, e) || cli_check_flags(o, known, e)) { cli_opts_free(o); return CLI_FAILED; }
     if (o->help) { fputs(help, stdout); cli_opts_free(o); return CLI_HELPED; }
-    if (cli_load_config(o, c, e) != 0) { cli_opts_free(o); return CLI_FAILED; }
-    const char *hf = cli_flag_value(o, "--hf-config"); /* only where the command lists it */
-    if (hf && *hf) snprintf(c->train.hf_config, sizeof c->train.hf_config, "%s", hf);
+    const char *hf = cli_flag_value(o, "--hf-config"); /* only where the command lists them */
     const char *name = cli_flag_value(o, "--model");
-    if (name && *name) {
-        if (hf && *hf) {
-            ac_err_at(e, AC_E_INPUT, "command line", 0, 0, "--model", "give --model or --hf-config, not both");
-            cli_opts_free(o);
-            return CLI_FAILED;
-        }
-        snprintf(c->train.named_arch, sizeof c->train.named_arch, "%s", name);
+    if (hf && *hf && name && *name) {
+        ac_err_at(e, AC_E_INPUT, "command line", 0, 0, "--model", "give --model or --hf-config, not both");
+        cli_opts_free(o);
+        return CLI_FAILED;
     }
+    if (cli_load_config(o, c, e) != 0) { cli_opts_free(o); return CLI_FAILED; }
+    if (hf && *hf) snprintf(c->train.hf_config, sizeof c->train.hf_config, "%s", hf);
+    if (name && *name) snprintf(c->train.named_arch, sizeof c->train.named_arch, "%s", name);
     return CLI_GO;
 }
 

@@ -26,6 +26,7 @@ static const command COMMANDS[] = {
     { "emulate-job", cmd_emulate_job, "an emulated training job for machines without GPUs (writes real event files)" },
     { "emulate-serve", cmd_emulate_serve, "emulated vLLM / trtllm-bench for machines without GPUs (the engines' flags and output formats)" },
     { "keys", cmd_keys, "list every configuration key (type, default, meaning)" },
+    { "models", cmd_models, "list the architectures published by name (--model NAME, validate)" },
 };
 
 static void usage(FILE *out)

@@ -16,6 +16,7 @@ extern const char ac_data_models[]; /* build/gen/data_models.c: data/models.csv 
 
 /* one row of data/models.csv */
 typedef struct {
+    char name[64];      /* as data/models.csv spells it */
     char keys[256];     /* the name and its aliases, normalised, '|'-separated */
     model_shape shape;  /* seq_length 0: a run setting, not the architecture's */
     char source[256];
@@ -83,6 +84,7 @@ static int row_of(const csv_table *t, const csv_row *r, named_model *m, ac_err *
         o += (size_t)w;
     }
     snprintf(m->source, sizeof m->source, "%s", csv_get(r, csv_col(t, "source")));
+    snprintf(m->name, sizeof m->name, "%.*s", (int)sizeof m->name - 1, csv_get(r, csv_col(t, "name")));
     return 0;
 }
 
@@ -204,4 +206,15 @@ int model_named_shape(const char *name, model_shape *s, const char **source)
     char clean[256];
     cleaned(name, clean, sizeof clean);
     return strcmp(clean, name) ? lookup(clean, s, source) : -1;
+}
+
+size_t model_named_count(void) { return named_loaded ? named_n : 0; }
+
+int model_named_at(size_t i, const char **name, model_shape *s, const char **source)
+{
+    if (!named_loaded || i >= named_n) return -1;
+    if (name) *name = named[i].name;
+    if (s) *s = named[i].shape;
+    if (source) *source = named[i].source;
+    return 0;
 }

@@ -25,4 +25,9 @@ int model_named_load(ac_err *e);
  * -1 when unknown */
 int model_named_shape(const char *name, model_shape *s, const char **source);
 
+/* the rows of data/models.csv (after model_named_load): their count, and row i's name,
+ * architecture and source; -1 past the end */
+size_t model_named_count(void);
+int model_named_at(size_t i, const char **name, model_shape *s, const char **source);
+
 #endif
