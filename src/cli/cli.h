@@ -47,11 +47,16 @@ int cli_fail(const ac_err *e);
 
 /* stage helpers used by several commands */
 int cli_size_stage(const ac_config *c, model_size_report *rep, double *size_b, ac_err *e);
+/* what a command does with an architecture given by --hf-config FILE or --model NAME */
+typedef enum {
+    CLI_MODEL_PREDICT, /* estimate: predicts any architecture the estimator models */
+    CLI_MODEL_SERVE,   /* infer: serves a transformer (no Mamba-2 blocks) */
+    CLI_MODEL_TRAIN,   /* run: writes NeMo Llama/Mixtral configs, which must describe it whole */
+} cli_model_use;
 /* the size stage and the base config, or, with train_settings.hf_config (--hf-config FILE on
- * run, estimate, infer), the base config of that Hugging Face config.json's architecture; a
- * hybrid Mamba-Transformer config is refused unless hybrid_ok (estimate predicts it; run writes
- * NeMo GPT/Llama launcher configs and infer serves transformers, neither of which describes it) */
-int cli_model_stage(const ac_config *c, bool hybrid_ok, model_size_report *rep, double *size_b, model_base_config *b,
+ * run, estimate, infer) or train_settings.named_arch (--model NAME), the base config of that
+ * architecture; refused where the command's output cannot describe it (use) */
+int cli_model_stage(const ac_config *c, cli_model_use use, model_size_report *rep, double *size_b, model_base_config *b,
                     ac_err *e);
 void cli_print_size(FILE *out, const ac_config *c, const model_size_report *rec, const model_size_report *days);
 

@@ -13,6 +13,7 @@
 #include "model/named.h"
 #include "results/report.h"
 #include "util/fsutil.h"
+#include "util/text.h"
 
 /* "--name" is a flag; anything else after a flag ("4", "-2", "a,b") can be its value */
 static bool is_flag(const char *a)
@@ -153,14 +154,33 @@ int cli_start(int argc, char **argv, const char *const *known, const char *help,
     if (o->help) { fputs(help, stdout); cli_opts_free(o); return CLI_HELPED; }
     const char *hf = cli_flag_value(o, "--hf-config"); /* only where the command lists them */
     const char *name = cli_flag_value(o, "--model");
-    if (hf && *hf && name && *name) {
+    if (name && !*name) {
+        ac_err_at(e, AC_E_INPUT, "command line", 0, 0, "--model", "needs a name (`autoconfig models` lists them)");
+        cli_opts_free(o);
+        return CLI_FAILED;
+    }
+    if (hf && *hf && name) {
         ac_err_at(e, AC_E_INPUT, "command line", 0, 0, "--model", "give --model or --hf-config, not both");
         cli_opts_free(o);
         return CLI_FAILED;
     }
     if (cli_load_config(o, c, e) != 0) { cli_opts_free(o); return CLI_FAILED; }
+    if (name && c->train.hf_config[0] && !(hf && *hf)) { /* the key of the same name in the config */
+        ac_err_at(e, AC_E_INPUT, "command line", 0, 0, "--model",
+                  "give --model or search_config.train_settings.hf_config, not both");
+        cfg_free(c);
+        cli_opts_free(o);
+        return CLI_FAILED;
+    }
+    if (name && strlen(name) >= sizeof c->train.named_arch) {
+        ac_err_at(e, AC_E_INPUT, "command line", 0, 0, "--model", "a name of at most %zu characters",
+                  sizeof c->train.named_arch - 1);
+        cfg_free(c);
+        cli_opts_free(o);
+        return CLI_FAILED;
+    }
     if (hf && *hf) snprintf(c->train.hf_config, sizeof c->train.hf_config, "%s", hf);
-    if (name && *name) snprintf(c->train.named_arch, sizeof c->train.named_arch, "%s", name);
+    if (name) snprintf(c->train.named_arch, sizeof c->train.named_arch, "%s", name);
     return CLI_GO;
 }
 
@@ -184,17 +204,31 @@ static int named_model(const ac_config *c, cost_model *m, ac_err *e)
 {
     memset(m, 0, sizeof *m);
     if (model_named_load(e)) return -1;
-    if (model_named_shape(c->train.named_arch, &m->shape, NULL))
+    if (model_named_shape(c->train.named_arch, &m->shape, NULL)) {
+        /* the nearest listed name, when it is a few edits away */
+        char typed[CFG_NAME_MAX];
+        size_t n = 0, best_d = (size_t)-1;
+        for (const char *p = c->train.named_arch; *p && n + 1 < sizeof typed; p++)
+            typed[n++] = *p == '-' || *p == ' ' || *p == '.' ? '_' : (char)tolower((unsigned char)*p);
+        typed[n] = '\0';
+        const char *best = NULL, *row;
+        for (size_t i = 0; model_named_at(i, &row, NULL, NULL) == 0; i++) {
+            size_t d = text_edit_distance(typed, row);
+            if (d < best_d) best_d = d, best = row;
+        }
+        bool near = best && best_d <= (n < 9 ? 2 : n / 4);
         return ac_err_at(e, AC_E_INPUT, "command line", 0, 0, "--model",
-                         "no published architecture named '%s' (data/models.csv and the presets; give --hf-config FILE)",
-                         c->train.named_arch);
+                         "no published architecture named '%s'%s%s%s (`autoconfig models` lists them; or give "
+                         "--hf-config FILE)", c->train.named_arch, near ? " (did you mean " : "", near ? best : "",
+                         near ? "?)" : "");
+    }
     m->shape.seq_length = c->train.seq_length;
     m->max_context = c->train.seq_length;
     snprintf(m->name, sizeof m->name, "%.*s", (int)sizeof m->name - 1, c->train.named_arch);
     return 0;
 }
 
-int cli_model_stage(const ac_config *c, bool hybrid_ok, model_size_report *rep, double *size_b, model_base_config *b,
+int cli_model_stage(const ac_config *c, cli_model_use use, model_size_report *rep, double *size_b, model_base_config *b,
                     ac_err *e)
 {
     if (!c->train.hf_config[0] && !c->train.named_arch[0])
@@ -205,15 +239,23 @@ int cli_model_stage(const ac_config *c, bool hybrid_ok, model_size_report *rep, 
     /* where the errors below point: the config.json, or the --model flag */
     const char *src = c->train.named_arch[0] ? "--model" : c->train.hf_config;
     const model_family *f = model_family_find(c->family);
-    if (!f || f->arch != ARCH_DECODER)
+    bool moe = m.shape.num_experts > 1;
+    /* only the Llama and Mixtral templates carry the keys an architecture sets (MLP width and
+     * gating, query groups, experts); GPT-3's keeps 4h and multi-head attention.  Serving and
+     * estimates take the architecture itself: any decoder family's defaults do */
+    if (!f || f->arch != ARCH_DECODER || (use == CLI_MODEL_TRAIN && f->id != FAM_LLAMA && f->id != FAM_MIXTRAL))
         return ac_err_at(e, AC_E_INPUT, "command line", 0, 0, "search_config",
-                         "%s describes a decoder model: use search_config=llama/<preset> for a dense model or "
-                         "mixtral/<preset> for a mixture of experts, not %s", src, c->family);
-    if (shape_is_hybrid(&m.shape) && !hybrid_ok)
+                         "%s gives its own architecture, which the %s configs cannot describe: add "
+                         "search_config=%s", src, c->family, moe ? "mixtral/mixtral_8x7b" : "llama/llama3_8b");
+    if (shape_is_hybrid(&m.shape) && use != CLI_MODEL_PREDICT)
         return ac_err_at(e, AC_E_INPUT, src, 0, 0, "hybrid_override_pattern",
                          "a hybrid Mamba-Transformer: `autoconfig estimate` predicts its training; this "
                          "command writes transformer (NeMo GPT/Llama, serving) configs that cannot describe it");
-    bool moe = m.shape.num_experts > 1;
+    const char *key, *unwritable = use == CLI_MODEL_TRAIN ? model_base_config_unwritable(&m.shape, &key) : NULL;
+    if (unwritable)
+        return ac_err_at(e, AC_E_INPUT, src, 0, 0, key,
+                         "%s: the NeMo training config has no key for it, so the job would train another model "
+                         "(`autoconfig estimate` predicts it)", unwritable);
     if (moe != (f->id == FAM_MIXTRAL))
         return ac_err_at(e, AC_E_INPUT, src, 0, 0, "num_local_experts", "%s has %s: use search_config=%s/<preset>",
                          c->train.named_arch[0] ? c->train.named_arch : src, moe ? "routed experts" : "no routed experts",

@@ -33,8 +33,9 @@ static const char ESTIMATE_HELP[] =
     "sequence parallel when TP > 1, distributed optimizer). Every number is predicted.\n"
     "--hf-config FILE takes the architecture of a Hugging Face config.json, --model NAME one\n"
     "published by name (data/models.csv: GPT-3, OPT, BLOOM, Falcon, MPT, Qwen, Nemotron-4,\n"
-    "Nemotron-H and Nemotron 3 hybrids, DeepSeek-V3, Kimi K2, Llama 4, ...), under a llama\n"
-    "(dense) or mixtral (experts) search_config.\n"
+    "Nemotron-H and Nemotron 3 hybrids, DeepSeek-V3, Kimi K2, Llama 4, ...; `autoconfig\n"
+    "models` lists them), under a decoder search_config (llama, mixtral, gpt3); the default\n"
+    "TP and PP shrink to divide its heads, KV heads, layers and GPUs.\n"
     "--tp-overlap hides part of the TP collectives behind GEMMs (model.ub_tp_comm_overlap;\n"
     "default: as the base config says, NeMo's default off).\n"
     "--a2a-overlap hides MoE all-to-all behind another micro-batch's compute (Megatron-Core\n"
@@ -291,7 +292,7 @@ int cmd_estimate(int argc, char **argv)
     est_input in;
     est_result r;
     int gbs_max = 1 << 24;
-    if (cli_model_stage(&c, true, &rep, &size_b, &b, &e) ||
+    if (cli_model_stage(&c, CLI_MODEL_PREDICT, &rep, &size_b, &b, &e) ||
         candidate_est_base(&c, &b, &in, &e)) {
         rc = cli_fail(&e);
         goto out;
@@ -386,7 +387,11 @@ int cmd_estimate(int argc, char **argv)
         json_obj_close(&w);
         json_end(&w);
     } else {
-        fprintf(stdout, "%s (%.2fB parameters, %d layers, hidden %d, seq %d)\n", b.run_name, r.params_b,
+        /* what the GPUs hold: multi-token prediction modules too, which published sizes
+         * (DeepSeek-V3 671 B, `autoconfig models`) leave out */
+        char mtp[48] = "";
+        if (b.shape.mtp_layers > 0) snprintf(mtp, sizeof mtp, " with %d MTP layer%s", b.shape.mtp_layers, b.shape.mtp_layers > 1 ? "s" : "");
+        fprintf(stdout, "%s (%.2fB parameters%s, %d layers, hidden %d, seq %d)\n", b.run_name, r.params_b, mtp,
                 b.shape.num_layers, b.shape.hidden, b.shape.seq_length);
         if (cal_loaded) fprintf(stdout, "Estimator calibrated for this cluster by %s (autoconfig calibrate)\n", cal_path);
         print_breakdown(stdout, &in, &r);

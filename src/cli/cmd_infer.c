@@ -37,7 +37,7 @@ int cmd_infer(int argc, char **argv)
     model_base_config b = { 0 };
     double size_b;
     int rc = 0;
-    if (cli_model_stage(&c, false, &rep, &size_b, &b, &e)) rc = cli_fail(&e);
+    if (cli_model_stage(&c, CLI_MODEL_SERVE, &rep, &size_b, &b, &e)) rc = cli_fail(&e);
     else if (cli_flag_present(&o, "--summarize") ? search_inference_summarize(&c, &b, stdout, o.json, &e)
                                                  : search_inference_run(&c, &b, stdout, o.json, &e))
         rc = cli_fail(&e);

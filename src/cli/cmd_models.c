@@ -14,7 +14,8 @@ static const char MODELS_HELP[] =
     "usage: autoconfig models [--json]\n"
     "\n"
     "Lists the architectures `--model NAME` (estimate, run, infer) and `validate` know by\n"
-    "their published name (data/models.csv): parameters, layers, width, heads and KV heads,\n"
+    "their published name (data/models.csv): parameters (as published: without multi-token\n"
+    "prediction layers, which `estimate` counts), layers, width, heads and KV heads,\n"
     "MLP, experts, hybrid Mamba-2 blocks, and where the numbers come from. Names match\n"
     "ignoring case, blanks, dots, dashes and underscores; the built-in presets (llama3_8b,\n"
     "mixtral_8x7b, ...) are listed at the end.\n";
@@ -52,7 +53,7 @@ int cmd_models(int argc, char **argv)
         json_obj_open(&w, NULL);
         json_arr_open(&w, "models");
     } else {
-        printf("%-24s %9s %6s %6s %9s %-16s %-22s %-20s\n", "name", "params B", "layers", "hidden", "heads/kv",
+        printf("%-24s %9s %6s %6s %9s %-16s %-24s %-20s\n", "name", "params B", "layers", "hidden", "heads/kv",
                "MLP", "experts", "hybrid blocks");
     }
     for (size_t i = 0; i < model_named_count(); i++) {
@@ -73,20 +74,29 @@ int cmd_models(int argc, char **argv)
             json_int(&w, "heads", s.heads);
             json_int(&w, "kv_heads", shape_query_groups(&s));
             json_bool(&w, "gated_mlp", s.gated_mlp);
+            json_int(&w, "mlp_width", shape_is_moe(&s) ? s.moe_ffn_hidden : s.ffn_hidden);
             json_int(&w, "experts", shape_is_moe(&s) ? s.num_experts : 0);
+            json_int(&w, "experts_per_token", shape_is_moe(&s) ? s.moe_topk : 0);
+            json_int(&w, "expert_latent", s.moe_latent);
             json_bool(&w, "hybrid", shape_is_hybrid(&s));
             json_int(&w, "mamba_blocks", s.hyb_mamba);
+            json_int(&w, "attention_blocks", s.hyb_attn);
+            json_int(&w, "mlp_blocks", s.hyb_mlp);
+            json_int(&w, "expert_blocks", s.hyb_moe);
             json_str(&w, "source", source);
             json_obj_close(&w);
         } else {
             char heads[24];
             snprintf(heads, sizeof heads, "%d/%d", s.heads, shape_query_groups(&s));
-            printf("%-24s %9.2f %6d %6d %9s %-16s %-22s %-20s\n", name, params, s.num_layers, s.hidden, heads, mlp, exp, hyb);
+            printf("%-24s %9.2f %6d %6d %9s %-16s %-24s %-20s\n", name, params, s.num_layers, s.hidden, heads, mlp, exp, hyb);
         }
     }
     if (json) {
         json_arr_close(&w);
-        json_str(&w, "presets", presets);
+        json_arr_open(&w, "presets");
+        for (char *save = NULL, *p = strtok_r(presets, ", ", &save); p; p = strtok_r(NULL, ", ", &save))
+            json_str(&w, NULL, p);
+        json_arr_close(&w);
         json_obj_close(&w);
         json_end(&w);
     } else {

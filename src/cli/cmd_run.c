@@ -33,6 +33,10 @@ static const char RUN_HELP[] =
     "stage that ran (training, inference, cost) and the report's path.\n"
     "A logs dir has one owner: a second run on it stops with an error.  Runs measured\n"
     "before under the same settings are reused; --retry-failed launches failed ones again.\n"
+    "--hf-config FILE (a Hugging Face config.json) or --model NAME (`autoconfig models`)\n"
+    "trains that architecture under search_config=llama/<preset> (dense) or mixtral/<preset>\n"
+    "(experts); what the NeMo config has no key for (MLA, shared experts, MTP, sliding\n"
+    "windows, Mamba-2 blocks, ...) is refused, as the job would train another model.\n"
     "example: autoconfig run search_config=gpt3/20b search_config.train_settings.num_nodes=32\n";
 
 static void print_search(FILE *out, const ac_config *c, const search_train_result *r)
@@ -369,7 +373,7 @@ int cmd_run(int argc, char **argv)
     bool all_failed = false;           /* launched runs, none measured: exit status 1 after the report */
     /* every stage's input is checked (and the training grid scored) before the first
      * file is written: a bad setting leaves no half-done results behind */
-    if (cli_model_stage(&c, false, &rep, &size_b, &b, &e) != 0) goto fail;
+    if (cli_model_stage(&c, CLI_MODEL_TRAIN, &rep, &size_b, &b, &e) != 0) goto fail;
     if (rep.recommended && !o.json) cli_print_size(stdout, &c, &rep, NULL);
     if (c.run_training_hp_search && search_train_run(&c, &b, &train, &e) != 0) goto fail;
     if (c.run_training_hp_search && check_launch(&c, &b, &train, &e) != 0) goto fail;

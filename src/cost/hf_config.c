@@ -78,7 +78,8 @@ static const struct {
 /* A hybrid Mamba-Transformer (NemotronHConfig): "hybrid_override_pattern" gives each block's
  * kind, one character per layer ('M' Mamba-2, '*' attention, '-' MLP, 'E' experts), and the
  * Mamba-2 sizes come from their own keys; 0 when the file has no pattern */
-static int read_hybrid(const cJSON *root, const char *file, const long *v, const bool *have, model_shape *s, ac_err *e)
+static int read_hybrid(const cJSON *root, const char *file, const char *type, const long *v, const bool *have,
+                       model_shape *s, ac_err *e)
 {
     const cJSON *pat = cJSON_GetObjectItemCaseSensitive(root, "hybrid_override_pattern");
     /* the list spelling (Nemotron 3.5: "layers_block_type": ["mamba", "moe", ...]) is not read:
@@ -86,6 +87,11 @@ static int read_hybrid(const cJSON *root, const char *file, const long *v, const
     if (!pat && cJSON_GetObjectItemCaseSensitive(root, "layers_block_type"))
         return ac_err_at(e, AC_E_INPUT, file, 0, 0, "layers_block_type",
                          "a hybrid stack given as a list of block types is not read: give hybrid_override_pattern");
+    /* NemotronHConfig's own default pattern is one model's (8B): a file of that type without
+     * the key would be read as a plain transformer, so it is refused */
+    if (!pat && !strcmp(type, "nemotron_h"))
+        return ac_err_at(e, AC_E_INPUT, file, 0, 0, "hybrid_override_pattern",
+                         "missing: a nemotron_h config.json gives each block's kind in hybrid_override_pattern");
     if (!pat) return 0;
     int layers = s->num_layers;
     if (!cJSON_IsString(pat) || !pat->valuestring || layer_hybrid_pattern(s, pat->valuestring) || s->num_layers != layers)
@@ -240,7 +246,7 @@ static int build_shape(const cJSON *root, const char *file, cost_model *m, ac_er
         s->query_groups = s->heads; /* every head gets its own keys from the latent */
     }
     read_window(root, s);
-    if (read_hybrid(root, file, v, have, s, e)) return -1;
+    if (read_hybrid(root, file, type, v, have, s, e)) return -1;
     /* num_nextn_predict_layers (DeepSeek-V3's MTP module) is left out: Hugging Face
      * transformers does not load or train it, so fine-tuning from this file does not either */
     m->max_context = s->seq_length;

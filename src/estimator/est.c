@@ -292,6 +292,11 @@ int est_check(const est_input *in, char *why, size_t why_len)
             return WHY("hybrid Mamba-Transformer stacks run on Megatron-Core's MambaModel, not %s", in->stack->name);
         if (in->vp > 1) /* Megatron-Bridge MambaModelProvider.provide asserts it */
             return WHY("virtual pipeline %d: Megatron-Core's MambaModel does not run interleaved pipelines", in->vp);
+        /* MambaStack gives each pipeline rank num_layers // PP consecutive blocks
+         * (_select_layers_for_pipeline_parallel): no uneven split, no embedding/loss share */
+        if (L % in->pp || in->pp_layout != EST_PP_EVEN)
+            return WHY("PP %d with %s stages: Megatron-Core's MambaStack splits its %d blocks evenly, %d per stage",
+                       in->pp, L % in->pp ? "uneven" : est_pp_layout_name(in->pp_layout), L, L / in->pp);
     }
     if (s->hyb_mamba > 0) {
         if (in->cp > 1) return WHY("context parallelism of Mamba-2 blocks is not modelled (CP %d)", in->cp);

@@ -313,8 +313,11 @@ int model_gbs_tp_pp(family_id fam, double size_b, int seq, int gpu_memory_gb, in
 {
     const model_family *mf = model_family_get(fam);
     if (fam == FAM_LLAMA || fam == FAM_MIXTRAL) {
-        for (size_t i = 0; i < sizeof LLAMA_MP / sizeof LLAMA_MP[0]; i++) {
-            if (size_b <= LLAMA_MP[i].max_size) {
+        size_t rows = sizeof LLAMA_MP / sizeof LLAMA_MP[0];
+        for (size_t i = 0; i < rows; i++) {
+            /* past the last row (DeepSeek-V3, Kimi K2) its layout is the starting point; the
+             * command line's --tp/--pp/--ep and the search say the rest */
+            if (size_b <= LLAMA_MP[i].max_size || i + 1 == rows) {
                 int g = (int)(4194304 / seq);
                 *gbs = g < 16 ? 16 : g;
                 *tp = LLAMA_MP[i].tp;
@@ -323,7 +326,6 @@ int model_gbs_tp_pp(family_id fam, double size_b, int seq, int gpu_memory_gb, in
                 return 0;
             }
         }
-        return ac_err_set(e, AC_E_INPUT, "%s: no batch/parallel defaults above 600 B", mf->name);
     }
     family_id key = fam == FAM_MT5 ? FAM_T5 : fam;
     int mem = gpu_memory_gb <= 48 ? 40 : 80; /* smaller GPUs use the 40 GB table */

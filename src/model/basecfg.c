@@ -177,10 +177,13 @@ static int write_shape(node *t, const model_base_config *b, const ac_config *c, 
         (set(t, "model.num_moe_experts", node_int(s->num_experts), e) || set(t, "model.moe_router_topk", node_int(s->moe_topk), e)))
         return -1;
     /* an architecture of a config.json or a published name keeps what the Llama/Mixtral template
-     * assumes only where it says so: a plain GELU MLP (Falcon, MPT, GPT-NeoX), tied embeddings,
-     * learned absolute positions */
+     * assumes only where it says so: a plain GELU MLP (Falcon, MPT, GPT-NeoX), its head dimension,
+     * tied embeddings, learned absolute positions */
     if (b->arch_given &&
         ((!s->gated_mlp && set(t, "model.activation", node_str("gelu"), e)) ||
+         /* a head dimension of its own (Qwen3: 128 at hidden 2048 / 32 heads); null is h/heads */
+         (s->kv_channels > 0 && (long long)s->kv_channels * s->heads != s->hidden &&
+          set(t, "model.kv_channels", node_int(s->kv_channels), e)) ||
          set(t, "model.share_embeddings_and_output_weights", node_bool(!s->untied_embeddings), e) ||
          (s->learned_pos_emb && set(t, "model.position_embedding_type", node_str("learned_absolute"), e))))
         return -1;
@@ -237,6 +240,32 @@ static int build(const ac_config *c, double size_b, const model_shape *arch, con
 int model_base_config_build(const ac_config *c, double size_b, model_base_config *b, ac_err *e)
 {
     return build(c, size_b, NULL, NULL, b, e);
+}
+
+/* what the written keys cover (write_architecture): layers, widths, heads, query groups, head
+ * dimension, gating, tied embeddings, positions, experts and top-k.  The launcher's and NeMo
+ * v2.0.0's GPT templates have no key for the rest, so a job would train another model */
+const char *model_base_config_unwritable(const model_shape *s, const char **key)
+{
+    static const struct { const char *key, *what; } FEATURES[] = {
+        {"hybrid_override_pattern", "Mamba-2 blocks"},
+        {"kv_lora_rank", "multi-head latent attention"},
+        {"moe_latent_size", "latent experts (LatentMoE)"},
+        {"n_shared_experts", "shared experts"},
+        {"first_k_dense_replace", "dense leading layers before the experts"},
+        {"num_nextn_predict_layers", "multi-token prediction layers"},
+        {"n_group", "group-limited expert routing"},
+        {"sliding_window", "sliding-window attention"},
+        {"attention_chunk_size", "chunked attention"},
+        {"swiglu_limit", "expert biases and clamped activations"},
+    };
+    bool has[] = {shape_is_hybrid(s), s->kv_lora_rank > 0, s->moe_latent > 0, s->moe_shared_ffn > 0,
+                  s->moe_dense_layers > 0, s->mtp_layers > 0, s->moe_router_groups > 1, s->swa_window > 0,
+                  s->attn_chunk > 0, s->moe_expert_bias || s->moe_glu_clamp};
+    _Static_assert(sizeof has / sizeof has[0] == sizeof FEATURES / sizeof FEATURES[0], "one test per feature");
+    for (size_t i = 0; i < sizeof has / sizeof has[0]; i++)
+        if (has[i]) { *key = FEATURES[i].key; return FEATURES[i].what; }
+    return NULL;
 }
 
 int model_base_config_build_arch(const ac_config *c, double size_b, const model_shape *arch, const char *name,
@@ -301,11 +330,20 @@ static int build(const ac_config *c, double size_b, const model_shape *arch, con
         if (model_gbs_tp_pp(b->family->id, size_b, c->train.seq_length, c->train.gpu_memory_gb, &b->gbs, &b->tp, &b->pp, e) != 0)
             return -1;
         if (b->preset && b->preset->gbs > 0) b->gbs = b->preset->gbs;
-        /* the size table's PP is for its own layer counts; an architecture from a config.json or
-         * a published name (Nemotron-H 56B: 118 blocks) takes the largest PP up to it that
-         * divides its layers */
-        int L = shape_total_layers(&b->shape);
-        while (arch && b->pp > 1 && L % b->pp) b->pp--;
+        /* the size table's TP and PP are for its own shapes; an architecture from a config.json
+         * or a published name takes the largest TP up to it that divides its heads, KV heads and
+         * Mamba heads and groups (Qwen3-30B-A3B: 4 KV heads; Falcon-7B: 71 heads), then the
+         * largest PP up to it that divides its layers (Nemotron-H 56B: 118 blocks) and, with TP,
+         * the GPUs (BLOOM's 70 layers: PP 7 on 128 GPUs would not) */
+        if (arch) {
+            const model_shape *s = &b->shape;
+            int L = shape_total_layers(s), gpus = c->train.num_nodes * c->train.gpus_per_node;
+            while (b->tp > 1 && (s->heads % b->tp || shape_query_groups(s) % b->tp ||
+                                 (s->mamba_heads > 0 && s->mamba_heads % b->tp) ||
+                                 (s->mamba_groups > 0 && s->mamba_groups % b->tp)))
+                b->tp--;
+            while (b->pp > 1 && (L % b->pp || (gpus > 0 && gpus % (b->tp * b->pp)))) b->pp--;
+        }
     }
     b->param_b = b->arch_given ? model_param_count_shape_b(&b->shape) : model_param_count_b(b->family->id, &b->shape);
 

@@ -233,6 +233,38 @@ out=$("$AC" run --model "Falcon-40B" search_config=llama/llama3_8b search_config
 [ $st -eq 0 ] && grep -q "activation: 'gelu'" "$T/falcon"/base_cfg_41b.yaml && grep -q "share_embeddings_and_output_weights: true" "$T/falcon"/base_cfg_41b.yaml \
     && case "$out" in *"Optimal config: falcon_40b_"*) true ;; *) false ;; esac && pass model_name_run_gelu \
     || fail model_name_run_gelu "exit $st: $(echo "$out" | tail -2); $(ls "$T/falcon" 2>&1 | head -3)"
+# run writes NeMo configs: under GPT-3's template (the default search_config) an architecture's
+# gating and query groups would be lost, and MLA has no key at all: refused, nothing written
+out=$("$AC" run --model llama3_8b run_inference_hp_search=False "search_config.train_settings.logs=$T/m_gpt3" 2>&1); st=$?
+[ $st -eq 2 ] && [ ! -e "$T/m_gpt3" ] && case "$out" in *"gpt3 configs cannot describe"*"search_config=llama/llama3_8b"*) true ;; *) false ;; esac \
+    && pass model_name_run_gpt3 || fail model_name_run_gpt3 "exit $st: $out"
+out=$("$AC" run --model deepseek_v3 search_config=mixtral/mixtral_8x7b run_inference_hp_search=False \
+    "search_config.train_settings.logs=$T/m_mla" 2>&1); st=$?
+[ $st -eq 2 ] && [ ! -e "$T/m_mla" ] && case "$out" in *"kv_lora_rank: multi-head latent attention"*) true ;; *) false ;; esac \
+    && pass model_name_run_mla || fail model_name_run_mla "exit $st: $out"
+# ... which estimate predicts, past the size table's 600 B, at the layout given
+out=$("$AC" estimate --model deepseek_v3 search_config=mixtral/mixtral_8x7b search_config.train_settings.gpu=h100 \
+    search_config.train_settings.num_nodes=128 --tp 1 --pp 16 --ep 64 --gbs 8192 --pp-layout remainder_last --json 2>&1); st=$?
+[ $st -eq 0 ] && case "$out" in *'"ep":64'*) true ;; *) false ;; esac && pass model_name_estimate_671b \
+    || fail model_name_estimate_671b "exit $st: $(echo "$out" | head -c 300)"
+# the size table's TP 8 for 30 B does not divide Qwen3-30B-A3B's 4 KV heads: TP 4; its head
+# dimension (128, not 2048/32) is written, so the job trains the model that was predicted
+out=$("$AC" run --model qwen3_30b_a3b search_config=mixtral/mixtral_8x7b search_config.train_settings.gpu=h100 \
+    run_inference_hp_search=False "search_config.train_settings.logs=$T/qwen3" 2>&1); st=$?
+[ $st -eq 0 ] && grep -q "kv_channels: 128" "$T/qwen3"/base_cfg_31b.yaml && grep -q "tensor_model_parallel_size: 4" "$T/qwen3"/base_cfg_31b.yaml \
+    && pass model_name_run_head_dim || fail model_name_run_head_dim "exit $st: $(echo "$out" | tail -2); $(ls "$T/qwen3" 2>&1 | head -3)"
+out=$("$AC" estimate --model nemotron_h_8 search_config=llama/llama3_8b 2>&1); st=$?
+[ $st -eq 2 ] && case "$out" in *"did you mean nemotron_h_8b?"*) true ;; *) false ;; esac \
+    && pass model_name_suggest || fail model_name_suggest "exit $st: $out"
+out=$("$AC" estimate --model "" 2>&1); st=$?
+[ $st -eq 2 ] && case "$out" in *"--model: needs a name"*) true ;; *) false ;; esac && pass model_name_empty \
+    || fail model_name_empty "exit $st: $out"
+# a nemotron_h config.json without its block pattern is not read as a plain transformer
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); del d["hybrid_override_pattern"]; json.dump(d, open(sys.argv[2], "w"))' \
+    "$T/nh.json" "$T/nh_nopattern.json"
+out=$("$AC" estimate --hf-config "$T/nh_nopattern.json" search_config=llama/llama3_8b 2>&1); st=$?
+[ $st -eq 2 ] && case "$out" in *"hybrid_override_pattern: missing"*) true ;; *) false ;; esac \
+    && pass hf_config_hybrid_no_pattern || fail hf_config_hybrid_no_pattern "exit $st: $out"
 for cmd in run infer; do
     out=$("$AC" $cmd --hf-config "$T/nh.json" search_config=llama/llama3_8b run_inference_hp_search=False \
         "search_config.train_settings.logs=$T/nh_$cmd" 2>&1); st=$?

@@ -1086,6 +1086,14 @@ static void test_hybrid_mamba(void)
     CHECK(fsdp.stack != NULL);
     CHECK_INT(est_check(&fsdp, why, sizeof why), -1);
     CHECK_CONTAINS(why, "Megatron-Core's MambaModel, not pytorch-fsdp");
+    /* MambaStack gives each stage L // PP blocks: an uneven or embedding/loss split is not run */
+    grouped.vp = 1, grouped.pp = 8, grouped.allow_uneven_pp = true;
+    CHECK_INT(est_check(&grouped, why, sizeof why), -1);
+    CHECK_CONTAINS(why, "splits its 52 blocks evenly");
+    grouped.pp = 2, grouped.allow_uneven_pp = false, grouped.pp_layout = EST_PP_EMBEDDING_LOSS;
+    CHECK_INT(est_check(&grouped, why, sizeof why), -1);
+    grouped.pp_layout = EST_PP_EVEN;
+    CHECK_INT(est_check(&grouped, why, sizeof why), 0);
     grouped.pp = 1, grouped.vp = 1, grouped.num_gpus = 64, grouped.cp = 2;
     CHECK_INT(est_check(&grouped, why, sizeof why), -1);
     CHECK_CONTAINS(why, "context parallelism of Mamba-2");
