@@ -77,7 +77,12 @@ static int flag_num(const cli_opts *o, const char *name, double lo, double hi, b
 static int cost_model_of(const ac_config *c, const model_base_config *b, const char *hf, cost_model *m, ac_err *e)
 {
     memset(m, 0, sizeof *m);
-    if (hf && *hf) return cost_hf_config_load(hf, m, e);
+    if (hf && *hf) {
+        if (cost_hf_config_load(hf, m, e)) return -1;
+        /* cost_search refuses these too; here the error can name the file */
+        const char *key, *why = cost_model_unsupported(&m->shape, &key);
+        return why ? ac_err_at(e, AC_E_INPUT, hf, 0, 0, key, "%s", why) : 0;
+    }
     if (!b) return ac_err_set(e, AC_E_INTERNAL, "cost stage without a model");
     m->shape = b->shape;
     snprintf(m->name, sizeof m->name, "%s", b->run_name);

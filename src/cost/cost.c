@@ -654,19 +654,24 @@ static void explain_choice(const cost_request *rq, cost_result *r)
     }
 }
 
+/* the files it writes (Hugging Face Trainer, torchtune) and its LoRA targets know attention
+ * and MLP layers only */
+const char *cost_model_unsupported(const model_shape *s, const char **key)
+{
+    if (!shape_is_hybrid(s) && s->moe_latent <= 0) return NULL;
+    *key = shape_is_hybrid(s) ? "hybrid_override_pattern" : "moe_latent_size";
+    return "a hybrid Mamba-Transformer or LatentMoE model: the cost stage's files and LoRA targets "
+           "describe transformers (autoconfig estimate --hf-config predicts a Megatron-Core run of it)";
+}
+
 int cost_search(const cost_request *rq, cost_result *out, ac_err *e)
 {
     memset(out, 0, sizeof *out);
     out->best_cost = out->best_time = out->best_constrained = -1;
     for (int i = 0; i < COST_MAX_POOLS; i++) out->best_per_pool[i] = -1;
     if (rq->n_pools < 1) return ac_err_set(e, AC_E_INPUT, "no GPU types to search");
-    /* the files it writes (Hugging Face Trainer, torchtune) and its LoRA targets know
-     * attention and MLP layers only */
-    if (shape_is_hybrid(&rq->model.shape) || rq->model.shape.moe_latent > 0)
-        return ac_err_at(e, AC_E_INPUT, rq->model.name, 0, 0,
-                         shape_is_hybrid(&rq->model.shape) ? "hybrid_override_pattern" : "moe_latent_size",
-                         "a hybrid Mamba-Transformer or LatentMoE model: the cost stage's files and LoRA targets "
-                         "describe transformers (autoconfig estimate --hf-config predicts a Megatron-Core run of it)");
+    const char *key, *why = cost_model_unsupported(&rq->model.shape, &key);
+    if (why) return ac_err_at(e, AC_E_INPUT, rq->model.name, 0, 0, key, "%s", why);
     if (rq->context < 1 || rq->gbs < 1 || !(rq->tokens_b > 0))
         return ac_err_set(e, AC_E_INPUT, "context, global batch and tokens must be positive");
     size_t cap = 0;

@@ -201,6 +201,9 @@ void cost_band_text(const cost_request *rq, const cost_option *o, char *buf, siz
  * or "none" */
 const char *cost_band_of(const cost_request *rq, const cost_option *o, double *rel, char *buf, size_t len);
 
+/* why the cost stage cannot write files for an architecture, with its config.json key in *key;
+ * NULL when it can */
+const char *cost_model_unsupported(const model_shape *s, const char **key);
 int cost_search(const cost_request *rq, cost_result *out, ac_err *e);
 void cost_result_free(cost_result *r);
 

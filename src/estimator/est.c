@@ -933,8 +933,10 @@ int est_evaluate(const est_input *in_arg, est_result *r)
         double proj = layer_gemm_s(&dev, T, 2.0 * s->hidden, s->hidden / t, 1.0);
         mtp_fwd = mtp * (mtp_layer.fwd + proj + t_logits / logit_passes);
         mtp_bwd = mtp * (mtp_layer.bwd + 2.0 * proj + (logit_passes - 1.0) * t_logits / logit_passes);
+        /* a module's layer is a whole one (attention and MLP) in a hybrid stack too (Nemotron 3
+         * Super's "*E"), so it pays a transformer layer's host time, not a block's */
         mtp_comm = mtp * ((1.0 - tp_hidden) * mtp_layer.tp_comm + mtp_layer.ep_comm +
-                          (in->cuda_graphs ? 0.0 : mtp_layer.host_moe + layer_host_s));
+                          (in->cuda_graphs ? 0.0 : mtp_layer.host_moe + c->layer_overhead_us * 1e-6));
     }
     double t_head = t_logits + mtp_fwd + mtp_bwd + mtp_comm; /* what the last stage adds */
     /* per micro-batch: the first stage, the middle ones (p > 2) and the last */

@@ -179,8 +179,8 @@ static const struct {
  * FSDP and the Triton FlashAttention of its 2023 tables, llm-foundry-2023;
  * Hugging Face Trainer, TRL and axolotl with DeepSpeed or FSDP: the DeepSpeed stack unless
  * the cell names FSDP, which is checked first; NeMo and Megatron, which also run on
- * Lightning or with DeepSpeed, before all of them, Megatron-DeepSpeed first: Megatron-LM's model code on
- * DeepSpeed's pipeline engine; MaxText, Paxml and the other JAX programs next, XLA's stack, before the
+ * Lightning or with DeepSpeed, before all of them, Megatron-DeepSpeed and GPT-NeoX first: Megatron-LM's
+ * model code on DeepSpeed's pipeline engine; OLMo's own trainer on FSDP; MaxText, Paxml and the other JAX programs next, XLA's stack, before the
  * PyTorch trainers a JAX cell may also name), then the cell itself as a stack name or alias; anything else is
  * taken as Megatron-Core.  NeMo Megatron 22.xx-23.xx (NeMo 1.x with apex, the launcher
  * READMEs) is the 2022 stack. */
@@ -189,6 +189,11 @@ static const struct {
 } FRAMEWORK_STACKS[] = {
     {"NeMo Megatron", "nemo-megatron-2022"}, {"NeMo-Megatron", "nemo-megatron-2022"}, {"bignlp", "nemo-megatron-2022"},
     {"Megatron-DeepSpeed", "megatron-deepspeed"}, {"Megatron DeepSpeed", "megatron-deepspeed"},
+    /* EleutherAI GPT-NeoX: "based on NVIDIA's Megatron Language Model ... augmented with techniques
+     * from DeepSpeed" (its README; Black et al. 2022 §3: Megatron TP, DeepSpeed PP and ZeRO-1) */
+    {"GPT-NeoX", "megatron-deepspeed"},      {"GPT NeoX", "megatron-deepspeed"},
+    /* AI2 OLMo: "the ZeRO optimizer strategy via PyTorch's FSDP" (Groeneveld et al. 2024 §3.1) */
+    {"OLMo", "pytorch-fsdp"},
     {"NeMo", "megatron-core"},               {"Megatron", "megatron-core"},
     {"MaxText", "jax-xla"},                  {"Paxml", "jax-xla"},                    {"Praxis", "jax-xla"},
     {"Levanter", "jax-xla"},                 {"T5X", "jax-xla"},                      {"JAX", "jax-xla"},

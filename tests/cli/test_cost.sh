@@ -62,6 +62,16 @@ out=$("$AC" cost $common --hf-config "$T/mixtral.json" search_config.cost_settin
 [ $rc -eq 0 ] && case "$out" in *"46.7"*"B parameters"*"context 8192"*) true ;; *) false ;; esac \
     && pass hf_config_mixtral || fail hf_config_mixtral "exit $rc: $(echo "$out" | head -3)"
 
+# a hybrid Mamba-Transformer config.json: refused at the file's path and key, nothing written
+cat > "$T/nh.json" <<'JSON'
+{"model_type": "nemotron_h", "hidden_size": 4096, "num_hidden_layers": 4, "num_attention_heads": 32,
+ "num_key_value_heads": 8, "intermediate_size": 21504, "vocab_size": 131072, "max_position_embeddings": 8192,
+ "hybrid_override_pattern": "M-*-", "mamba_num_heads": 128, "mamba_head_dim": 64, "ssm_state_size": 128, "n_groups": 8}
+JSON
+out=$("$AC" cost search_config=llama/llama2_7b $L=$T/nh --hf-config "$T/nh.json" --gpus a100_80gb 2>&1); rc=$?
+[ $rc -eq 2 ] && [ ! -e "$T/nh/cost" ] && case "$out" in *"$T/nh.json: hybrid_override_pattern: a hybrid Mamba-Transformer"*) true ;; *) false ;; esac \
+    && pass hf_config_hybrid_refused || fail hf_config_hybrid_refused "exit $rc: $out"
+
 # 70B on A10G only: infeasible with few GPUs, and says by how much
 out=$("$AC" cost search_config=llama/llama2_70b $L=$T/l70 --gpus a10g:1.0:4 2>&1); rc=$?
 [ $rc -eq 1 ] && case "$out" in *"needs"*"GiB"*"has"*"GiB"*) true ;; *) false ;; esac \

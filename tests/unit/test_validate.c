@@ -328,6 +328,8 @@ static void test_framework_stacks(void)
         {"NVIDIA JAX-Toolbox (Levanter)", "jax-xla"},
         {"Megatron-DeepSpeed (2021)", "megatron-deepspeed"},
         {"Megatron DeepSpeed / BLOOM", "megatron-deepspeed"},
+        {"GPT-NeoX (Megatron + DeepSpeed)", "megatron-deepspeed"},
+        {"OLMo (PyTorch)", "pytorch-fsdp"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const est_stack *st = validate_stack_of(cases[i].cell);
