@@ -224,7 +224,9 @@ static int named_model(const ac_config *c, cost_model *m, ac_err *e)
     }
     m->shape.seq_length = c->train.seq_length;
     m->max_context = c->train.seq_length;
-    snprintf(m->name, sizeof m->name, "%.*s", (int)sizeof m->name - 1, c->train.named_arch);
+    /* files and runs carry the listed name, whatever the spelling typed */
+    const char *canon = model_named_canonical(c->train.named_arch);
+    snprintf(m->name, sizeof m->name, "%.*s", (int)sizeof m->name - 1, canon ? canon : c->train.named_arch);
     return 0;
 }
 

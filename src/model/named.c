@@ -136,7 +136,7 @@ static void strip_suffixes(char *k)
     }
 }
 
-static int from_preset(const char *key, model_shape *s, const char **source)
+static int from_preset(const char *key, model_shape *s, const char **source, const char **canon)
 {
     char names[1024];
     model_preset_arch_names(names, sizeof names);
@@ -149,6 +149,7 @@ static int from_preset(const char *key, model_shape *s, const char **source)
         if (!pa) return -1;
         model_preset_shape(pa, pa->vocab, pa->seq, s);
         if (source) *source = pa->source;
+        if (canon) *canon = pa->name;
         return 0;
     }
     return -1;
@@ -182,30 +183,43 @@ static void cleaned(const char *in, char *out, size_t len)
     }
 }
 
-static int lookup(const char *name, model_shape *s, const char **source)
+static int lookup(const char *name, model_shape *s, const char **source, const char **canon)
 {
     char key[128];
     normalise(name, key, sizeof key);
     strip_suffixes(key);
     if (!key[0]) return -1;
-    if (from_preset(key, s, source) == 0) return 0;
+    if (from_preset(key, s, source, canon) == 0) return 0;
     for (size_t i = 0; i < named_n; i++) {
         if (!text_list_has(named[i].keys, key)) continue;
         *s = named[i].shape;
         if (source) *source = named[i].source;
+        if (canon) *canon = named[i].name;
         return 0;
     }
     return -1;
 }
 
-int model_named_shape(const char *name, model_shape *s, const char **source)
+static int find_named(const char *name, model_shape *s, const char **source, const char **canon)
 {
     ac_err e;
     if (!name || model_named_load(&e)) return -1;
-    if (lookup(name, s, source) == 0) return 0;
+    if (lookup(name, s, source, canon) == 0) return 0;
     char clean[256];
     cleaned(name, clean, sizeof clean);
-    return strcmp(clean, name) ? lookup(clean, s, source) : -1;
+    return strcmp(clean, name) ? lookup(clean, s, source, canon) : -1;
+}
+
+int model_named_shape(const char *name, model_shape *s, const char **source)
+{
+    return find_named(name, s, source, NULL);
+}
+
+const char *model_named_canonical(const char *name)
+{
+    model_shape s;
+    const char *canon = NULL;
+    return find_named(name, &s, NULL, &canon) == 0 ? canon : NULL;
 }
 
 size_t model_named_count(void) { return named_loaded ? named_n : 0; }

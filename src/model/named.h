@@ -25,6 +25,10 @@ int model_named_load(ac_err *e);
  * -1 when unknown */
 int model_named_shape(const char *name, model_shape *s, const char **source);
 
+/* the listed name (data/models.csv row or preset) a name matches, as `autoconfig models`
+ * prints it ("Nemotron-H 8B" → nemotron_h_8b); NULL when unknown */
+const char *model_named_canonical(const char *name);
+
 /* the rows of data/models.csv (after model_named_load): their count, and row i's name,
  * architecture and source; -1 past the end */
 size_t model_named_count(void);

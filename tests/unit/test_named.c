@@ -20,6 +20,10 @@ static void test_presets_by_published_name(void)
     CHECK_INT(s.hidden, 8192);
     CHECK_INT(model_named_shape("Mixtral 8x7B", &s, NULL), 0);
     CHECK_INT(s.num_experts, 8);
+    /* the listed name of a spelling, preset or data/models.csv row */
+    CHECK_STR(model_named_canonical("Llama-3.3-70B-Instruct"), "llama3_3_70b");
+    CHECK_STR(model_named_canonical("Nemotron-H 56B"), "nemotron_h_56b");
+    CHECK(model_named_canonical("Nope-7B") == NULL);
 }
 
 static void test_served_moe(void)
