@@ -379,10 +379,10 @@ int cmd_run(int argc, char **argv)
     if (c.run_training_hp_search && check_launch(&c, &b, &train, &e) != 0) goto fail;
     if (c.run_inference_hp_search && search_inference_check(&c, &b, &e) != 0) goto fail;
     if (c.run_cost_search && cli_cost_check(&c, &b, &e) != 0) goto fail;
-    if (c.run_training_hp_search && cfg_runs_real_jobs(&c)) { /* before this run writes into the logs dir */
-        if (dirlock_acquire(c.train.logs, "logs dir", &e) != 0) goto fail;
-        locked = true;
-    }
+    /* before this run writes into the logs dir, simulated or not: a sim run's files would
+     * replace those of a search running there */
+    if (dirlock_acquire(c.train.logs, "logs dir", &e) != 0) goto fail;
+    locked = true;
     if (model_base_config_write(&b, c.train.logs, &e) != 0) goto fail;
     if (!o.json)
         printf("Base config: %s (%.3f B parameters: %d layers, hidden %d, %d heads; GBS %d)\n", b.path, b.param_b,

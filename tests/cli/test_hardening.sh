@@ -95,6 +95,17 @@ starts=$(wc -l <"$T/starts2.log" 2>/dev/null || echo 0)
 out=$("$AC" run cluster_type=local run_inference_hp_search=false "$S.logs=$L2" "$S.limit_search_runs=8" 2>&1); rc=$?
 [ $rc -eq 0 ] && [ "$(wc -l <"$T/starts2.log")" -eq 8 ] && pass d2_lock_released || fail d2_lock_released "exit $rc: $out"
 
+# a simulated run on the dir of a running search would replace its candidate files: refused too
+L2s="$T/two_sim"
+"$AC" run cluster_type=local run_inference_hp_search=false "$S.logs=$L2s" "$S.limit_search_runs=4" >"$T/first_sim.out" 2>&1 &
+first=$!
+sleep 0.05
+second=$("$AC" run run_inference_hp_search=false "$S.logs=$L2s" "$S.num_nodes=4" 2>&1); rc2=$?
+wait $first; rc1=$?
+[ $rc2 -eq 2 ] && [ $rc1 -eq 0 ] && case "$second" in *"is in use by another autoconfig"*) true ;; *) false ;; esac &&
+    grep -q "4 measured, 0 failed" "$T/first_sim.out" && pass d2_sim_run_refused_on_live_dir ||
+    fail d2_sim_run_refused_on_live_dir "exit $rc2/$rc1: $second $(tail -2 "$T/first_sim.out")"
+
 # 3. the ledger was keyed by run name: a rerun with seq_length=4096 or gpu=h100 reported the old measurements
 L3="$T/three"
 export AUTOCONFIG_JOB_TEMPLATE="echo {name} >> $T/starts3.log; {autoconfig} emulate-job {config} --gpu {gpu} --results-dir {results_dir} --sleep 0"
