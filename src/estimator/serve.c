@@ -171,13 +171,31 @@ static void state_at(const serve_ctx *c, double X, double b, steady *st)
     st->e2e = st->ttft + (c->O - 1.0) * st->itl;
 }
 
+/* the decoding sequences at arrival rate X: b = X·(O − 1)·ITL (Little on the decode phase), at
+ * most the n clients; damped fixed point, st left at the last state.  Returns X·e2e − n, which
+ * Little's law makes 0 for a closed loop of n clients and which grows with X (a higher rate only
+ * lengthens ITL, the prompt queue and the decode step) */
+static double closed_excess(const serve_ctx *c, double n, double X, double *b, steady *st)
+{
+    for (int i = 0; i < 40; i++) {
+        state_at(c, X, *b, st);
+        double bn = fmin(n, X * (c->O - 1.0) * st->itl);
+        if (fabs(bn - *b) <= 1e-9 * n) break;
+        *b = 0.5 * *b + 0.5 * bn;
+    }
+    return X * st->e2e - n;
+}
+
 /* closed loop with n clients, all of which fit the running batch: X = n / e2e (Little), decoding
- * sequences b = X·(O − 1)·ITL (Little on the decode phase); damped fixed point */
+ * sequences b = X·(O − 1)·ITL (Little on the decode phase); damped fixed point.  Long prompts can
+ * keep it from settling (prompt work near the whole iteration time): then X is bisected on
+ * [0, n / e2e(0)], where X·e2e(X) − n changes sign, so the state always obeys Little's law */
 static void solve_closed(const serve_ctx *c, double n, steady *st)
 {
     double b = n, X = 0;
     state_at(c, 0, b, st);
     X = n / st->e2e;
+    double hi = X;
     for (int i = 0; i < SERVE_ITERS; i++) {
         state_at(c, X, b, st);
         double Xn = n / st->e2e, bn = fmin(n, Xn * (c->O - 1.0) * st->itl);
@@ -185,6 +203,17 @@ static void solve_closed(const serve_ctx *c, double n, steady *st)
         b = 0.5 * b + 0.5 * bn;
     }
     state_at(c, X, b, st);
+    if (!(fabs(X * st->e2e / n - 1.0) <= 1e-3)) {
+        double lo = 0.0, bb = b;
+        for (int i = 0; i < 60 && hi - lo > 1e-9 * hi; i++) {
+            double mid = 0.5 * (lo + hi);
+            bb = b;
+            if (closed_excess(c, n, mid, &bb, st) > 0) hi = mid;
+            else lo = mid;
+        }
+        b = bb;
+        closed_excess(c, n, hi, &b, st);
+    }
     st->saturated = false; /* a closed loop never is: the clients wait */
 }
 
