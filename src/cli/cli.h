@@ -72,7 +72,8 @@ int cli_refresh_report(const ac_config *c, char *path, size_t path_len, ac_err *
 int cli_cost_check(const ac_config *c, const model_base_config *b, ac_err *e);
 /* the cost stage (cmd_cost.c): request from cost_settings and the flags of o, search,
  * <logs>/cost/ files, printed tables, HTML report refreshed; o is NULL inside `run`, which
- * writes the report once at its end.  -1 also when nothing fits */
+ * writes the report once at its end.  -1 on an error (nothing printed), 1 when the search ran,
+ * printed and wrote its results but nothing fits or meets the limits (e says why) */
 int cli_cost_stage(const ac_config *c, const model_base_config *b, const cli_opts *o, bool json, ac_err *e);
 
 /* An emulator's perturbation (emulate-job, emulate-serve): the flag's value, else the

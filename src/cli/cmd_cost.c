@@ -430,7 +430,7 @@ int cli_cost_stage(const ac_config *c, const model_base_config *b, const cli_opt
             ac_err_set(e, AC_E_EXEC, "nothing fits on any GPU type given; nearest: %s: %s", near->label, near->why);
         else
             ac_err_set(e, AC_E_EXEC, "no setup could be formed (the global batch %d must be divisible by the data-parallel size)", rq.gbs);
-        rc = -1;
+        rc = 1; /* printed and written: the search's result, not a failure to run it */
     }
     cost_result_free(&r);
     return rc;

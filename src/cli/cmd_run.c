@@ -410,9 +410,13 @@ int cmd_run(int argc, char **argv)
         if (inference_stage(&c, &b, o.json, &e) != 0) goto fail;
         pending = false;
     }
+    bool cost_none = false; /* the cost search ran and found nothing: reported after the report */
+    ac_err cost_e;
     if (c.run_cost_search) {
         if (o.json) { fputs(",\"cost\":", stdout); pending = true; }
-        if (cli_cost_stage(&c, &b, NULL, o.json, &e) != 0) goto fail;
+        int crc = cli_cost_stage(&c, &b, NULL, o.json, &cost_e);
+        if (crc < 0) { e = cost_e; goto fail; }
+        cost_none = crc > 0;
         pending = false;
     }
     /* the report needs the training summary; without a training search there is none */
@@ -420,6 +424,7 @@ int cmd_run(int argc, char **argv)
     snprintf(sum, sizeof sum, "%s/final_result/summary.json", c.train.logs);
     if (fs_exists(sum) && write_report(&c, o.json, &e) != 0) goto fail;
     if (o.json) { fputs("}\n", stdout); opened = false; }
+    if (cost_none) rc = cli_fail(&cost_e);
     if (all_failed) {
         ac_err_set(&e, AC_E_EXEC, "every launched training run failed (reasons in %s/final_result/failed_jobs_%dnodes.csv); "
                    "fix the cause and run again with --retry-failed", c.train.logs, c.train.num_nodes);

@@ -72,6 +72,13 @@ out=$("$AC" cost search_config=llama/llama2_7b $L=$T/nh --hf-config "$T/nh.json"
 [ $rc -eq 2 ] && [ ! -e "$T/nh/cost" ] && case "$out" in *"$T/nh.json: hybrid_override_pattern: a hybrid Mamba-Transformer"*) true ;; *) false ;; esac \
     && pass hf_config_hybrid_refused || fail hf_config_hybrid_refused "exit $rc: $out"
 
+# inside run, a cost search that finds nothing is a result: --json stays one object, the report
+# is written, and the run exits 1 with the reason on stderr
+out=$("$AC" run --json search_config=llama/llama3_1_405b $L=$T/r405 run_cost_search=true 2>"$T/r405.err"); rc=$?
+[ $rc -eq 1 ] && echo "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert "cost" in d and "report" in d' &&
+    [ -f "$T/r405/final_result/report.html" ] && grep -q "nothing fits on any GPU type given" "$T/r405.err" &&
+    pass run_json_cost_none || fail run_json_cost_none "exit $rc: $(echo "$out" | tail -c 200) $(cat "$T/r405.err")"
+
 # 70B on A10G only: infeasible with few GPUs, and says by how much
 out=$("$AC" cost search_config=llama/llama2_70b $L=$T/l70 --gpus a10g:1.0:4 2>&1); rc=$?
 [ $rc -eq 1 ] && case "$out" in *"needs"*"GiB"*"has"*"GiB"*) true ;; *) false ;; esac \
