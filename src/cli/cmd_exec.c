@@ -387,6 +387,8 @@ int cmd_launch(int argc, char **argv)
                "training job on cluster_type=bcm (Slurm) or local, waits for all of them with a\n"
                "progress line, and prints each measured step time. Resumable: run it again after an\n"
                "interruption and finished or running jobs are not submitted again (ledger in <logs>).\n"
+               "`autoconfig run` with the same settings and cluster_type ranks these measurements in\n"
+               "<logs>/final_result and the report without launching them again.\n"
                "--no-wait (Slurm): submit and return; a summary job that depends on every training\n"
                "job (afterany) runs this same command when they have all ended and writes the\n"
                "summary to <logs>/summary-<id>.out.\n"

@@ -1,6 +1,6 @@
 /* cmd_report.c — `autoconfig report LOGS_DIR`: (re)writes the HTML report of a
- * search from its result files, so a finished or an interrupted search can be
- * looked at without running anything again. */
+ * search from its result files, so a search can be looked at without running
+ * anything again (one stopped before its training summary is finished by `run`). */
 #include <stdio.h>
 #include <string.h>
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "results/ledger.h"
 #include "results/svg.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
@@ -1131,8 +1132,17 @@ int report_write_stale(const char *logs_dir, const char *infer_dir, bool include
         fs_join(ipath, sizeof ipath, infer_dir, "inference/final_summary/summary.json", e) ||
         fs_join(cpath, sizeof cpath, logs_dir, "cost/summary.json", e))
         return -1;
-    if (!fs_exists(spath))
+    if (!fs_exists(spath)) {
+        /* a search stopped before its summary still has its runs in the ledger */
+        char lpath[sizeof dir + 32];
+        if (fs_join(lpath, sizeof lpath, logs_dir, LEDGER_FILE, e)) return -1;
+        if (fs_exists(lpath))
+            return ac_err_set(e, AC_E_INPUT,
+                              "%s: no such file: the search stopped before its summary; run the same `autoconfig run` "
+                              "again to finish it (measured runs are reused, nothing is launched twice; `autoconfig "
+                              "status` lists them meanwhile)", spath);
         return ac_err_set(e, AC_E_INPUT, "%s: no such file (has the training search run with logs=%s?)", spath, logs_dir);
+    }
     size_t slen, ilen, clen;
     char *s = fs_read_file(spath, &slen, e);
     if (!s) return -1;

@@ -30,6 +30,9 @@ expect no_dir_arg 2 "missing LOGS_DIR" -- report
 expect missing_dir 2 "$T/nope: no such directory" -- report "$T/nope"
 mkdir -p "$T/empty"
 expect no_summary 2 "final_result/summary.json: no such file" -- report "$T/empty"
+# a search stopped before its summary (its ledger is there): says how to finish it
+mkdir -p "$T/stopped" && : > "$T/stopped/ledger.sqlite"
+expect stopped_search 2 "the search stopped before its summary; run the same \`autoconfig run\` again" -- report "$T/stopped"
 mkdir -p "$T/broken/final_result" && printf '{"runs": [' > "$T/broken/final_result/summary.json"
 expect broken_summary 2 "summary.json: not a JSON object" -- report "$T/broken"
 expect unknown_option 2 "unknown option '--pdf'" -- report "$T/full" --pdf
