@@ -28,7 +28,7 @@ typedef struct {
 /* parses argv[1..]; options it does not know are left in flags */
 int cli_parse(int argc, char **argv, cli_opts *o, ac_err *e);
 void cli_opts_free(cli_opts *o);
-/* value of --name VALUE / --name=VALUE among the flags, or NULL */
+/* value of --name VALUE / --name=VALUE among the flags (the last one given), or NULL */
 const char *cli_flag_value(const cli_opts *o, const char *name);
 bool cli_flag_present(const cli_opts *o, const char *name);
 /* rejects flags not in the NULL-terminated list */

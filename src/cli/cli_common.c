@@ -67,15 +67,17 @@ void cli_opts_free(cli_opts *o)
     free(o->flags);
 }
 
+/* the last value given, as the last key=value override wins: `--tp 4 --tp 2` is TP 2 */
 const char *cli_flag_value(const cli_opts *o, const char *name)
 {
     size_t n = strlen(name);
+    const char *v = NULL;
     for (int i = 0; i < o->n_flags; i++) {
         const char *f = o->flags[i];
-        if (!strncmp(f, name, n) && f[n] == '=') return f + n + 1;
-        if (!strcmp(f, name) && i + 1 < o->n_flags && !is_flag(o->flags[i + 1])) return o->flags[i + 1];
+        if (!strncmp(f, name, n) && f[n] == '=') v = f + n + 1;
+        else if (!strcmp(f, name) && i + 1 < o->n_flags && !is_flag(o->flags[i + 1])) v = o->flags[i + 1];
     }
-    return NULL;
+    return v;
 }
 
 bool cli_flag_present(const cli_opts *o, const char *name)

@@ -363,6 +363,15 @@ int cmd_estimate(int argc, char **argv)
     }
     if (prec) in.fp8_block_scaled = in.precision == PREC_FP8 && text_find_ci(prec, "mx"); /* MXFP8: row- and column-wise copies */
     if (prec) in.fp8_current_scaling = in.precision == PREC_FP8 && !in.fp8_block_scaled && text_find_ci(prec, "cs"); /* fp8-cs */
+    /* MX block scaling is a Blackwell tensor-core format (OCP MX, sm_100+): Hopper runs FP8 with
+     * tensor-wise scales, as `run` says when it refuses MXFP8 there */
+    if (in.fp8_block_scaled && in.gpu && in.gpu->sm_arch < 100) {
+        ac_err_at(&e, AC_E_INPUT, "command line", 0, 0, "--precision",
+                  "%s: MXFP8 needs Blackwell's MX tensor cores; %s runs fp8 (delayed scaling) or fp8-cs", prec,
+                  in.gpu->name);
+        rc = cli_fail(&e);
+        goto out;
+    }
     /* the cluster's fitted constants (autoconfig calibrate), as the search uses them */
     est_cal cal;
     bool cal_loaded = false;

@@ -729,23 +729,51 @@ static double row_flops_per_seq(const model_shape *shape, spell_flops conv)
     return f;
 }
 
-static int row_measured(const columns *c, const csv_row *row, const est_input *in, measured *m)
+/* a published figure of column col: 1 with *v when the cell holds a number in (0, hi], 0 when it
+ * is blank (or 0, tables' "not measured"), -1 with the reason when it cannot be a measurement */
+static int figure(const csv_row *row, int col, const char *name, double hi, double *v, char *why, size_t why_len)
+{
+    if (!num(row, col, v) || *v == 0) return 0;
+    if (!(*v > 0 && *v <= hi)) {
+        snprintf(why, why_len, "%s %s is not a measurement (expected a number in (0, %g])", name, csv_get(row, col), hi);
+        return -1;
+    }
+    return 1;
+}
+
+/* the row's measurement: the first published of step time, tokens/s per GPU, tokens/s, TFLOP/s
+ * per GPU, MFU; a cell no run could have produced (negative, infinite, an MFU over 100 %) skips
+ * the row with the reason rather than falling through to the next column */
+static int row_measured(const columns *c, const csv_row *row, const est_input *in, measured *m, char *why, size_t why_len)
 {
     double v;
-    if (num(row, c->step, &v) && v > 0) { *m = (measured){true, v, "step_time_s"}; return 0; }
-    if (num(row, c->tok_gpu, &v) && v > 0) { *m = (measured){false, v, "tokens_per_s_per_gpu"}; return 0; }
-    if (num(row, c->tok, &v) && v > 0 && in->num_gpus > 0) { *m = (measured){false, v / in->num_gpus, "tokens_per_s"}; return 0; }
+    int k;
+    if ((k = figure(row, c->step, "step_time_s", 1e7, &v, why, why_len))) {
+        if (k > 0) *m = (measured){true, v, "step_time_s"};
+        return k > 0 ? 0 : -1;
+    }
+    if ((k = figure(row, c->tok_gpu, "tokens_per_s_per_gpu", 1e9, &v, why, why_len))) {
+        if (k > 0) *m = (measured){false, v, "tokens_per_s_per_gpu"};
+        return k > 0 ? 0 : -1;
+    }
+    if ((k = figure(row, c->tok, "tokens_per_s", 1e15, &v, why, why_len)) && in->num_gpus > 0) {
+        if (k > 0) *m = (measured){false, v / in->num_gpus, "tokens_per_s"};
+        return k > 0 ? 0 : -1;
+    }
     double tflops = 0;
     const char *what = "tflops_per_gpu";
-    if (num(row, c->tflops, &v) && v > 0) tflops = v;
+    if ((k = figure(row, c->tflops, "tflops_per_gpu", 1e6, &v, why, why_len)) < 0) return -1;
+    if (k > 0) tflops = v;
     /* MFU alone: model FLOP/s over the dense peak of the row's precision */
-    else if (num(row, c->mfu, &v) && v > 0) { tflops = v / 100.0 * est_peak_tflops(in->gpu, in->precision); what = "mfu_pct"; }
+    else if ((k = figure(row, c->mfu, "mfu_pct", 100.0, &v, why, why_len)) < 0) return -1;
+    else if (k > 0) { tflops = v / 100.0 * est_peak_tflops(in->gpu, in->precision); what = "mfu_pct"; }
     if (tflops > 0) {
         double tok = tflops * 1e12 / (row_flops_per_seq(&in->shape, spell_flops_formula(csv_get(row, c->flops_formula))) /
                                       in->shape.seq_length);
         *m = (measured){false, tok, what};
         return 0;
     }
+    snprintf(why, why_len, "no published step time, tokens/s or TFLOP/s");
     return -1;
 }
 
@@ -840,7 +868,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
                 assume_tuned_vp(&in, (assume & HALF_BLOCKS) != 0);
                 vp_assumed_here = true;
             }
-            if (row_measured(&c, row, &in, &m)) { snprintf(why, sizeof why, "no published step time, tokens/s or TFLOP/s"); ok = 0; }
+            if (row_measured(&c, row, &in, &m, why, sizeof why)) ok = 0;
         }
         if (ok && est_evaluate(&in, &r)) { snprintf(why, sizeof why, "%s", r.why); ok = 0; }
         row_assumed = what != 0 || vp_assumed_here;

@@ -38,6 +38,13 @@ expect flag_negative_value 2 "--tp: expects an integer in [1, 1024], got '-2'" -
 expect switch_with_value 2 "option '--infer' takes no value, got 'x'" -- validate --infer x --csv y
 # a file that is not an input (an endless device) is refused, not read into memory
 expect huge_input_refused 2 "larger than 256 MiB" -- validate --csv /dev/zero
+# a measured cell no run could produce is the row's skip reason, not a fall-through to the next column
+printf 'id,num_layers,hidden_size,num_attention_heads,vocab_size,seq_length,gpu_type,num_gpus,tp,pp,mbs,gbs,tokens_per_s_per_gpu,tflops_per_gpu,mfu_pct\n%s\n%s\n%s\n' \
+    'neg,24,4096,32,51200,2048,H100 SXM,8,1,1,1,64,-5,400,' 'mfu,24,4096,32,51200,2048,H100 SXM,8,1,1,1,64,,,150' \
+    'ok,24,4096,32,51200,2048,H100 SXM,8,1,1,1,64,,400,' > "$T/bad_measured.csv"
+out=$("$AC" validate --csv "$T/bad_measured.csv" 2>&1); rc=$?
+[ $rc -eq 0 ] && case "$out" in *"tokens_per_s_per_gpu -5 is not a measurement"*"mfu_pct 150 is not a measurement"*"rows 1 skipped 2"*) true ;; *) false ;; esac &&
+    pass validate_impossible_measurement || fail validate_impossible_measurement "exit $rc: $out"
 expect size_text 0 "You can train a 3.23B parameter model in 5 days using 128 GPUs" -- size
 expect size_optimal 0 "Second opinion (compute-optimal" -- size
 expect size_json 0 '"recommended_size_b":3.23' -- size --json

@@ -23,6 +23,11 @@ a=$(step --framework megatron-core); b=$(step --framework nemo-megatron-2022)
 awk -v a="$a" -v b="$b" 'BEGIN { exit !(b > a * 1.05) }' && pass framework_2022_slower || fail framework_2022_slower "mcore $a s, 2022 $b s"
 expect framework_printed 0 "stack       nemo-megatron-2022" -- estimate $G5 --framework nemo-megatron-2022
 expect framework_alias 0 "stack       hf-deepspeed" -- estimate $G5 --framework deepspeed --tp 1 --zero 2
+# MX block scaling is Blackwell's: refused on Hopper with what it runs instead, predicted on B200
+expect mxfp8_hopper 2 "MXFP8 needs Blackwell's MX tensor cores; h100_sxm runs fp8" -- estimate --precision mxfp8 search_config.train_settings.gpu=h100
+expect mxfp8_blackwell 0 "Throughput:" -- estimate --precision mxfp8 search_config.train_settings.gpu=b200
+# a flag given twice: the last wins, as key=value overrides do
+expect flag_last_wins 0 "layout      TP 2 " -- estimate --tp 4 --tp 2
 expect framework_config_key 0 "stack       pytorch-fsdp" -- estimate $G5 search_config.train_settings.framework=fsdp --tp 1
 expect framework_unknown 2 "did you mean 'hf-deepspeed'" -- estimate $G5 --framework deepspeeed
 # a JAX run rematerialises unless it says otherwise (MaxText remat_policy 'full'); a flag still wins
