@@ -201,7 +201,7 @@ static void hf_run_name(const char *id, char *out, size_t len)
 }
 
 /* --model NAME: the architecture data/models.csv (or a preset) publishes under that name, as
- * a config.json would give it; its context is the run's sequence length */
+ * a config.json would give it, trained at the run's sequence length */
 static int named_model(const ac_config *c, cost_model *m, ac_err *e)
 {
     memset(m, 0, sizeof *m);
@@ -225,7 +225,7 @@ static int named_model(const ac_config *c, cost_model *m, ac_err *e)
                          near ? "?)" : "");
     }
     m->shape.seq_length = c->train.seq_length;
-    m->max_context = c->train.seq_length;
+    m->max_context = 0; /* data/models.csv gives no context length: not checked */
     /* files and runs carry the listed name, whatever the spelling typed */
     const char *canon = model_named_canonical(c->train.named_arch);
     snprintf(m->name, sizeof m->name, "%.*s", (int)sizeof m->name - 1, canon ? canon : c->train.named_arch);
@@ -264,7 +264,12 @@ int cli_model_stage(const ac_config *c, cli_model_use use, model_size_report *re
         return ac_err_at(e, AC_E_INPUT, src, 0, 0, "num_local_experts", "%s has %s: use search_config=%s/<preset>",
                          c->train.named_arch[0] ? c->train.named_arch : src, moe ? "routed experts" : "no routed experts",
                          moe ? "mixtral" : "llama");
-    if (c->train.seq_length > m.max_context)
+    /* a served request holds its prompt and its output (vLLM's --max-model-len); training, its sequence */
+    if (use == CLI_MODEL_SERVE && m.max_context > 0 && c->infer.input_len + c->infer.output_len > m.max_context)
+        return ac_err_at(e, AC_E_INPUT, src, 0, 0, "max_position_embeddings",
+                         "%d positions: the benchmark's input_len %d + output_len %d do not fit (inference_settings.benchmark)",
+                         m.max_context, c->infer.input_len, c->infer.output_len);
+    if (use != CLI_MODEL_SERVE && m.max_context > 0 && c->train.seq_length > m.max_context)
         return ac_err_at(e, AC_E_INPUT, "command line", 0, 0, "search_config.train_settings.seq_length",
                          "%d exceeds the %d positions of %s (max_position_embeddings)", c->train.seq_length, m.max_context, src);
     /* the size the heuristics and file names use: whole billions from 10 B, else one decimal */

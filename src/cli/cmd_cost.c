@@ -86,9 +86,17 @@ static int cost_model_of(const ac_config *c, const model_base_config *b, const c
     if (!b) return ac_err_set(e, AC_E_INTERNAL, "cost stage without a model");
     m->shape = b->shape;
     snprintf(m->name, sizeof m->name, "%s", b->run_name);
-    /* a built-in architecture's context is its release's; otherwise the config's */
-    const model_preset_arch *pa = c->train.model_name[0] ? model_preset_arch_find(c->train.model_name) : NULL;
-    m->max_context = pa ? pa->max_context : b->shape.seq_length;
+    /* a built-in architecture's context is its release's; an architecture `run` took from
+     * --model has none published (0: not checked), one from --hf-config the file's; otherwise the
+     * config's */
+    bool arch_given = c->train.named_arch[0] || c->train.hf_config[0];
+    const model_preset_arch *pa = c->train.model_name[0] && !arch_given ? model_preset_arch_find(c->train.model_name) : NULL;
+    m->max_context = pa ? pa->max_context : arch_given ? 0 : b->shape.seq_length;
+    if (c->train.hf_config[0]) {
+        cost_model file;
+        if (cost_hf_config_load(c->train.hf_config, &file, e)) return -1;
+        m->max_context = file.max_context;
+    }
     return 0;
 }
 
@@ -135,11 +143,12 @@ static int build_request(const ac_config *c, const model_base_config *b, const c
     snprintf(rq->lora_modules, sizeof rq->lora_modules, "%s", mods ? mods : cs->lora_target_modules);
     if (rq->task == COST_LORA && cost_lora_targets(rq->lora_modules, &rq->model.shape, &rq->lora_targets, e)) return -1;
 
-    /* context: the setting, else the config's sequence length within what the model supports */
+    /* context: the setting, else the config's sequence length (train_settings.seq_length, as the
+     * key documents and `run` takes it) within what the model supports */
     int ctx = cs->context_length > 0 ? cs->context_length : 0;
     if (!ctx) {
-        ctx = c->train.seq_length > 0 && !(hf && *hf) ? c->train.seq_length : m.max_context;
-        if (ctx > m.max_context && rq->task != COST_PRETRAIN) ctx = m.max_context;
+        ctx = c->train.seq_length > 0 ? c->train.seq_length : m.max_context;
+        if (m.max_context > 0 && ctx > m.max_context && rq->task != COST_PRETRAIN) ctx = m.max_context;
     }
     x = ctx;
     if (flag_num(o, "--context", 1, 1 << 24, true, &x, e)) return -1;

@@ -62,6 +62,11 @@ out=$("$AC" cost $common --hf-config "$T/mixtral.json" search_config.cost_settin
 [ $rc -eq 0 ] && case "$out" in *"46.7"*"B parameters"*"context 8192"*) true ;; *) false ;; esac \
     && pass hf_config_mixtral || fail hf_config_mixtral "exit $rc: $(echo "$out" | head -3)"
 
+# with a config.json the default context is still train_settings.seq_length (as the key says and
+# run takes it), not the file's max_position_embeddings
+out=$("$AC" cost search_config=llama/llama2_7b $L=$T/ctx --hf-config "$T/mixtral.json" --gpus a100_80gb --task lora 2>&1); rc=$?
+case "$out" in *"context 4096,"*) true ;; *) false ;; esac && pass hf_config_context_default || fail hf_config_context_default "exit $rc: $(echo "$out" | head -2)"
+
 # a hybrid Mamba-Transformer config.json: refused at the file's path and key, nothing written
 cat > "$T/nh.json" <<'JSON'
 {"model_type": "nemotron_h", "hidden_size": 4096, "num_hidden_layers": 4, "num_attention_heads": 32,

@@ -259,6 +259,16 @@ out=$("$AC" estimate --model nemotron_h_8 search_config=llama/llama3_8b 2>&1); s
 out=$("$AC" estimate --model "" 2>&1); st=$?
 [ $st -eq 2 ] && case "$out" in *"--model: needs a name"*) true ;; *) false ;; esac && pass model_name_empty \
     || fail model_name_empty "exit $st: $out"
+# serving checks the requests' positions, not the training sequence: a 4096-position config.json
+# serves the default 1024 + 256, and a 4000-token prompt with 256 out is refused at the file
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["max_position_embeddings"]=4096; json.dump(d, open(sys.argv[2], "w"))' \
+    "$T/hf.json" "$T/llama4k.json"
+out=$("$AC" infer --hf-config "$T/llama4k.json" search_config=llama/llama3_8b "search_config.train_settings.logs=$T/srv4k" 2>&1); st=$?
+[ $st -eq 0 ] && pass hf_config_serve_positions || fail hf_config_serve_positions "exit $st: $(echo "$out" | tail -2)"
+out=$("$AC" infer --hf-config "$T/llama4k.json" search_config=llama/llama3_8b "search_config.train_settings.logs=$T/srv4k2" \
+    search_config.inference_settings.benchmark.input_len=4000 2>&1); st=$?
+[ $st -eq 2 ] && [ ! -e "$T/srv4k2" ] && case "$out" in *"llama4k.json: max_position_embeddings: 4096 positions: the benchmark's input_len 4000 + output_len 256"*) true ;; *) false ;; esac \
+    && pass hf_config_serve_too_long || fail hf_config_serve_too_long "exit $st: $out"
 # a nemotron_h config.json without its block pattern is not read as a plain transformer
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); del d["hybrid_override_pattern"]; json.dump(d, open(sys.argv[2], "w"))' \
     "$T/nh.json" "$T/nh_nopattern.json"
