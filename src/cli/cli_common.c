@@ -261,7 +261,7 @@ int cli_model_stage(const ac_config *c, cli_model_use use, model_size_report *re
                          "%s: the NeMo training config has no key for it, so the job would train another model "
                          "(`autoconfig estimate` predicts it)", unwritable);
     if (moe != (f->id == FAM_MIXTRAL))
-        return ac_err_at(e, AC_E_INPUT, src, 0, 0, "num_local_experts", "%s has %s: use search_config=%s/<preset>",
+        return ac_err_at(e, AC_E_INPUT, src, 0, 0, NULL, "%s has %s: use search_config=%s/<preset>",
                          c->train.named_arch[0] ? c->train.named_arch : src, moe ? "routed experts" : "no routed experts",
                          moe ? "mixtral" : "llama");
     /* a served request holds its prompt and its output (vLLM's --max-model-len); training, its sequence */

@@ -8,6 +8,7 @@
  * builds (data/torchtune_models.csv).  The keys are the ones the recipes read
  * (tests/fixtures/torchtune/schema.csv, with its source).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,7 +93,8 @@ int cost_torchtune_yaml(const cost_request *rq, const cost_option *o, char **out
     if (found < 0) return -1;
     if (!found) return ac_err_set(e, AC_E_INPUT, "torchtune builds no model named '%s' (data/torchtune_models.csv)", rq->model.name);
     bool lora = rq->task == COST_LORA, dist = o->k.num_gpus > 1;
-    long steps = o->gbs > 0 && rq->context > 0 ? (long)(rq->tokens_b * 1e9 / ((double)o->gbs * rq->context)) : 0;
+    /* the optimizer steps the summary and train_args.json give (a last partial batch included) */
+    long steps = (long)ceil(o->optimizer_steps);
     if (steps < 1) steps = 1;
     int per_node = o->nodes > 0 ? o->k.num_gpus / o->nodes : o->k.num_gpus;
     strbuf b;
