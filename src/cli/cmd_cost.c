@@ -136,6 +136,10 @@ static int build_request(const ac_config *c, const model_base_config *b, const c
         return ac_err_at(e, AC_E_INPUT, task ? "command line" : NULL, 0, 0, task ? "--task" : "search_config.cost_settings.task",
                          "unknown task '%s' (pretrain, full, lora)", task ? task : cs->task);
     double x;
+    /* adapter settings on a full fine-tune or pre-training would be ignored: say so */
+    if (o && rq->task != COST_LORA && (cli_flag_present(o, "--lora-rank") || cli_flag_present(o, "--lora-modules")))
+        return ac_err_at(e, AC_E_INPUT, "command line", 0, 0, cli_flag_present(o, "--lora-rank") ? "--lora-rank" : "--lora-modules",
+                         "applies to --task lora (the task is %s)", rq->task == COST_FULL ? "full" : "pretrain");
     x = cs->lora_rank;
     if (flag_num(o, "--lora-rank", 1, 65536, true, &x, e)) return -1;
     rq->lora_rank = (int)x;

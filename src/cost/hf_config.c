@@ -175,6 +175,8 @@ static int build_shape(const cJSON *root, const char *file, cost_model *m, ac_er
         }
     const cJSON *tie = cJSON_GetObjectItemCaseSensitive(root, "tie_word_embeddings");
     if (cJSON_IsBool(tie)) tied = cJSON_IsTrue(tie);
+    else if (tie && !cJSON_IsNull(tie)) /* "yes" is no JSON boolean: transformers would not read it as one either */
+        return ac_err_at(e, AC_E_INPUT, file, 0, 0, "tie_word_embeddings", "expects true or false");
 
     model_shape *s = &m->shape;
     memset(s, 0, sizeof *s);

@@ -67,6 +67,11 @@ out=$("$AC" cost $common --hf-config "$T/mixtral.json" search_config.cost_settin
 out=$("$AC" cost search_config=llama/llama2_7b $L=$T/ctx --hf-config "$T/mixtral.json" --gpus a100_80gb --task lora 2>&1); rc=$?
 case "$out" in *"context 4096,"*) true ;; *) false ;; esac && pass hf_config_context_default || fail hf_config_context_default "exit $rc: $(echo "$out" | head -2)"
 
+# adapter flags on a full fine-tune would be ignored: refused with the task named
+out=$("$AC" cost $common --task full --lora-rank 8 --gpus a100_80gb 2>&1); rc=$?
+[ $rc -eq 2 ] && case "$out" in *"--lora-rank: applies to --task lora (the task is full)"*) true ;; *) false ;; esac \
+    && pass lora_flag_without_lora || fail lora_flag_without_lora "exit $rc: $out"
+
 # a hybrid Mamba-Transformer config.json: refused at the file's path and key, nothing written
 cat > "$T/nh.json" <<'JSON'
 {"model_type": "nemotron_h", "hidden_size": 4096, "num_hidden_layers": 4, "num_attention_heads": 32,

@@ -504,6 +504,12 @@ static void test_hf_config_hybrid(void)
         " \"vocab_size\": 131072, \"max_position_embeddings\": 8192, \"layers_block_type\": [\"mamba\", \"attention\"]}";
     CHECK_INT(cost_hf_config_parse(HF_LIST, strlen(HF_LIST), "list.json", &m, &e), -1);
     CHECK_STR(e.key, "layers_block_type");
+    /* a boolean written as text is refused at its key, not taken as the type's default */
+    static const char HF_TIE[] =
+        "{\"model_type\": \"llama\", \"hidden_size\": 4096, \"num_hidden_layers\": 2, \"num_attention_heads\": 32,"
+        " \"vocab_size\": 32000, \"intermediate_size\": 11008, \"max_position_embeddings\": 4096, \"tie_word_embeddings\": \"yes\"}";
+    CHECK_INT(cost_hf_config_parse(HF_TIE, strlen(HF_TIE), "tie.json", &m, &e), -1);
+    CHECK_STR(e.key, "tie_word_embeddings");
     CHECK_INT(cost_hf_config_parse(HF_NH, strlen(HF_NH), "nh.json", &m, &e), 0);
     cost_request rq;
     cost_request_init(&rq, &m);
