@@ -36,11 +36,12 @@ int cmd_infer(int argc, char **argv)
     model_size_report rep;
     model_base_config b = { 0 };
     double size_b;
-    int rc = 0;
+    int rc = 0, searched = 0;
+    ac_err none; /* nothing usable: the search's result, said after the report */
     if (cli_model_stage(&c, CLI_MODEL_SERVE, &rep, &size_b, &b, &e)) rc = cli_fail(&e);
-    else if (cli_flag_present(&o, "--summarize") ? search_inference_summarize(&c, &b, stdout, o.json, &e)
-                                                 : search_inference_run(&c, &b, stdout, o.json, &e))
-        rc = cli_fail(&e);
+    else if ((searched = cli_flag_present(&o, "--summarize") ? search_inference_summarize(&c, &b, stdout, o.json, &none)
+                                                             : search_inference_run(&c, &b, stdout, o.json, &none)) < 0)
+        rc = cli_fail(&none);
     /* refresh the report when the training search of this folder has one */
     char path[4096];
     if (!rc) {
@@ -48,6 +49,7 @@ int cmd_infer(int argc, char **argv)
         if (written < 0) rc = cli_fail(&e);
         else if (written && !o.json) printf("Report: %s\n", path);
     }
+    if (!rc && searched > 0) rc = cli_fail(&none);
     model_base_config_free(&b);
     cfg_free(&c);
     cli_opts_free(&o);

@@ -261,7 +261,8 @@ static int collect_infer_job(void *ctx, const ac_config *c, const char *script, 
 }
 
 /* On a real cluster: the sweep's benchmark jobs run through the executor (ledger, resume,
- * cancel, progress) and their logs are summarised, as the original's parallel inference search */
+ * cancel, progress) and their logs are summarised, as the original's parallel inference search.
+ * -1 on an error, 1 when the table is out but nothing is usable (search_inference_run) */
 static int inference_stage(const ac_config *c, const model_base_config *b, bool json, ac_err *e)
 {
     if (!cfg_runs_real_jobs(c)) return search_inference_run(c, b, stdout, json, e);
@@ -398,6 +399,8 @@ int cmd_run(int argc, char **argv)
         if (training_stage(&c, &b, &train, o.json, &all_failed, &e) != 0) goto fail;
         pending = false;
     }
+    bool infer_none = false; /* the inference search ran and nothing was usable: said after the report */
+    ac_err infer_e;
     if (c.run_inference_hp_search && b.shape.arch != ARCH_DECODER) {
         /* as the original: the inference search serves decoder models only; t5/mt5/bert
          * runs keep their training results instead of failing at the last stage */
@@ -407,7 +410,9 @@ int cmd_run(int argc, char **argv)
     } else if (c.run_inference_hp_search) {
         if (o.json) { fputs(",\"inference\":", stdout); pending = true; }
         else printf("\nInference HP search\n");
-        if (inference_stage(&c, &b, o.json, &e) != 0) goto fail;
+        int irc = inference_stage(&c, &b, o.json, &infer_e);
+        if (irc < 0) { e = infer_e; goto fail; }
+        infer_none = irc > 0;
         pending = false;
     }
     bool cost_none = false; /* the cost search ran and found nothing: reported after the report */
@@ -424,6 +429,7 @@ int cmd_run(int argc, char **argv)
     snprintf(sum, sizeof sum, "%s/final_result/summary.json", c.train.logs);
     if (fs_exists(sum) && write_report(&c, o.json, &e) != 0) goto fail;
     if (o.json) { fputs("}\n", stdout); opened = false; }
+    if (infer_none) rc = cli_fail(&infer_e);
     if (cost_none) rc = cli_fail(&cost_e);
     if (all_failed) {
         ac_err_set(&e, AC_E_EXEC, "every launched training run failed (reasons in %s/final_result/failed_jobs_%dnodes.csv); "

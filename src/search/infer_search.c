@@ -676,6 +676,17 @@ static int check_ep(const search_infer_settings *s, const search_infer_grid *g, 
                      "ranks); add 1 or a divisor of both", sh->num_experts);
 }
 
+/* after the table is out: 1 with e set when no configuration fits and meets every limit (the
+ * table says which came closest), for the caller's exit status; 0 otherwise */
+static int none_usable(const results_infer_row *rows, size_t n, ac_err *e)
+{
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].status == RES_INFER_OK) return 0;
+    if (!n) return 0;
+    ac_err_set(e, AC_E_EXEC, "no inference configuration fits and meets every limit (the closest is printed above)");
+    return 1;
+}
+
 int search_inference_run_with(const ac_config *c, const model_base_config *base, const search_infer_hooks *h, FILE *out,
                               bool json, ac_err *e)
 {
@@ -804,6 +815,7 @@ int search_inference_run_with(const ac_config *c, const model_base_config *base,
         rc = results_infer_sort(rows, n, e);
         if (!rc) rc = results_infer_write_summary_limits(s.results_dir, rows, n, &lim, base->run_name, s.gpu_name, e);
         if (!rc) emit(c, rows, n, NULL, out, json, &s, g.n_rejected, &g);
+        if (!rc) rc = none_usable(rows, n, e);
     } else if (!rc && h && h->submit) {
         /* the caller runs the jobs and prints their measured summary */
     } else if (!rc) {
@@ -974,6 +986,7 @@ int search_inference_summarize(const ac_config *c, const model_base_config *base
     int rc = results_infer_sort(rows, n, e);
     if (!rc) rc = results_infer_write_summary(s.results_dir, rows, n, c->infer.max_latency_ms, base->run_name, s.gpu_name, e);
     if (!rc) emit(c, rows, n, NULL, out, json, &s, 0, NULL);
+    if (!rc) rc = none_usable(rows, n, e);
     free(rows);
     return rc;
 }

@@ -136,7 +136,8 @@ typedef struct {
 
 int search_infer_settings_resolve(const ac_config *c, const model_base_config *base, search_infer_settings *s, ac_err *e);
 
-/* the stage with the default hooks */
+/* the stage with the default hooks; -1 on an error (e), 1 when it ran and printed its table but no
+ * configuration fits and meets every limit (e says so; its results are written) */
 int search_inference_run(const ac_config *c, const model_base_config *base, FILE *out, bool json, ac_err *e);
 /* the stage's settings, sweep and job names checked, nothing written: `run` calls it
  * before its first file so a bad inference setting leaves no half-done results */
@@ -146,7 +147,8 @@ int search_inference_run_with(const ac_config *c, const model_base_config *base,
                               FILE *out, bool json, ac_err *e);
 
 /* measured path, after the jobs: reads inference_sweep_configs.csv and every
- * configuration's log, writes final_output.csv / over_latency_limit.csv, prints */
+ * configuration's log, writes final_output.csv / over_latency_limit.csv, prints; returns as
+ * search_inference_run */
 int search_inference_summarize(const ac_config *c, const model_base_config *base, FILE *out, bool json, ac_err *e);
 
 /* the folder name of one configuration: <name>_tp{tp}_pp{pp}_bs{bs}[_in{in}_out{out}] */

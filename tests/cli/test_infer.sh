@@ -34,8 +34,9 @@ case "$out" in *'"source":"predicted"'*'"tables":[{"input_len":60,"output_len":2
 out=$("$AC" infer $common "$K.run.tensor_parallel_sizes=[7]" 2>&1); rc=$?
 [ $rc -eq 2 ] && case "$out" in *"no valid inference configuration"*) true ;; *) false ;; esac && pass no_valid_config || fail no_valid_config "exit $rc: $out"
 
+# nothing usable is the search's answer, printed with the closest; the exit status says it (1)
 out=$("$AC" infer $common "search_config.inference_settings.max_latency_ms=1" 2>&1); rc=$?
-[ $rc -eq 0 ] && case "$out" in *"No configuration meets the limits: the closest is TP "*"which misses latency "*"> max_latency_ms 1;"*) true ;; *) false ;; esac &&
+[ $rc -eq 1 ] && case "$out" in *"No configuration meets the limits: the closest is TP "*"which misses latency "*"> max_latency_ms 1;"*"no inference configuration fits and meets every limit"*) true ;; *) false ;; esac &&
     pass latency_limit_unmet_explained || fail latency_limit_unmet_explained "exit $rc: $out"
 
 # serving engines (issue 27): in-flight batching, loads, TTFT/ITL limits, goodput
@@ -53,7 +54,7 @@ head -1 "$SCSV" | grep -q 'Tokens per second per instance,.*,Concurrency,Precisi
 kb=$(awk -F, '$1==1 && $12==16 && $13=="bf16" {print $18}' "$SCSV"); kf=$(awk -F, '$1==1 && $12==16 && $13=="fp8" {print $18}' "$SCSV")
 [ -n "$kb" ] && [ -n "$kf" ] && [ "$kf" -gt "$kb" ] && pass serve_fp8_kv_capacity || fail serve_fp8_kv_capacity "bf16 $kb fp8 $kf"
 out=$("$AC" infer $SV "$K.benchmark.concurrency=[64]" "$K.max_ttft_ms=0.5" 2>&1); rc=$?
-[ $rc -eq 0 ] && case "$out" in *"No configuration meets the limits: the closest is TP "*"concurrency 64"*"misses TTFT "*"> max_ttft_ms 0.5"*) true ;; *) false ;; esac \
+[ $rc -eq 1 ] && case "$out" in *"No configuration meets the limits: the closest is TP "*"concurrency 64"*"misses TTFT "*"> max_ttft_ms 0.5"*) true ;; *) false ;; esac \
     && pass serve_ttft_limit_unmet || fail serve_ttft_limit_unmet "exit $rc: $out"
 out=$("$AC" infer $SV search_config.train_settings.gpu=a100_80gb "$K.benchmark.concurrency=[8]" "$K.run.precisions=[fp8]" 2>&1)
 case "$out" in *"failed:"*"has no fp8 tensor cores"*) pass serve_fp8_needs_fp8_gpu ;; *) fail serve_fp8_needs_fp8_gpu "$out" ;; esac
@@ -84,7 +85,7 @@ MCSV="$T/moe/inference/final_summary/final_output.csv"
 out=$("$AC" infer search_config=mixtral/mixtral_8x7b search_config.train_settings.logs=$T/logs search_config.train_settings.gpu=h100_sxm \
       $K.run.results_dir=$T/moe2 $K.run.engine=vllm "$K.run.tensor_parallel_sizes=[2]" "$K.run.pipeline_parallel_sizes=[1]" \
       "$K.run.expert_parallel_sizes=[1,2]" "$K.benchmark.request_rates=[100000]" "$K.benchmark.batch_sizes=[256]" 2>&1); rc=$?
-[ $rc -eq 0 ] && case "$out" in *"tp 2 pp 1 bs 256 rate 100000/s: saturated"*"tp 2 pp 1 ep 2 bs 256 rate 100000/s: saturated"*) true ;; *) false ;; esac \
+[ $rc -eq 1 ] && case "$out" in *"tp 2 pp 1 bs 256 rate 100000/s: saturated"*"tp 2 pp 1 ep 2 bs 256 rate 100000/s: saturated"*) true ;; *) false ;; esac \
     && pass serve_failed_rows_told_apart || fail serve_failed_rows_told_apart "exit $rc: $out"
 out=$("$AC" infer search_config=mixtral/mixtral_8x7b search_config.train_settings.logs=$T/logs $K.run.results_dir=$T/moe3 $K.run.engine=vllm \
       "$K.run.tensor_parallel_sizes=[2,4]" "$K.run.pipeline_parallel_sizes=[1]" "$K.run.expert_parallel_sizes=[3]" "$K.benchmark.concurrency=[8]" 2>&1); rc=$?
@@ -92,12 +93,12 @@ out=$("$AC" infer search_config=mixtral/mixtral_8x7b search_config.train_setting
     && pass serve_bad_ep || fail serve_bad_ep "exit $rc: $out"
 out=$("$AC" infer search_config=llama/llama3_70b search_config.train_settings.logs=$T/logs $K.run.results_dir=$T/big \
       $K.run.engine=trtllm "$K.run.tensor_parallel_sizes=[1]" "$K.run.pipeline_parallel_sizes=[1]" "$K.benchmark.concurrency=[8]" 2>&1); rc=$?
-[ $rc -eq 0 ] && case "$out" in *"does not fit even on the largest TP x PP searched (TP 1 x PP 1 = 1 GPUs)"*"GiB short"*) true ;; *) false ;; esac \
+[ $rc -eq 1 ] && case "$out" in *"does not fit even on the largest TP x PP searched (TP 1 x PP 1 = 1 GPUs)"*"GiB short"*) true ;; *) false ;; esac \
     && pass serve_no_fit_by_how_much || fail serve_no_fit_by_how_much "exit $rc: $out"
 # the original's engine too: GPT-3 175B on TP <= 2 says which TP x PP and how many GiB per GPU it lacks
 out=$("$AC" infer search_config=gpt3/175b search_config.train_settings.logs=$T/logs $K.run.results_dir=$T/ft175 \
       "$K.run.tensor_parallel_sizes=[1,2]" "$K.run.pipeline_parallel_sizes=[1]" "$K.benchmark.batch_sizes=[1,8]" 2>&1); rc=$?
-[ $rc -eq 0 ] && case "$out" in *"does not fit even on the largest TP x PP searched (TP 2 x PP 1 = 2 GPUs)"*"GiB per GPU needed"*"GiB short"*) true ;; *) false ;; esac \
+[ $rc -eq 1 ] && case "$out" in *"does not fit even on the largest TP x PP searched (TP 2 x PP 1 = 2 GPUs)"*"GiB per GPU needed"*"GiB short"*) true ;; *) false ;; esac \
     && pass static_no_fit_by_how_much || fail static_no_fit_by_how_much "exit $rc: $out"
 out=$("$AC" infer $common "$K.benchmark.concurrency=[8]" 2>&1); rc=$?
 [ $rc -eq 2 ] && case "$out" in *"static batches"*) true ;; *) false ;; esac && pass static_engine_refuses_concurrency || fail static_engine_refuses_concurrency "exit $rc: $out"
