@@ -25,6 +25,10 @@ grep -q "global_batch_size: 2080" "$L/final_result/optimal_config_5b_20nodes.yam
 out=$("$AC" run search_config=gpt3/5b search_config.train_settings.num_nodes=20 run_inference_hp_search=False \
     search_config.train_settings.search_mode=exhaustive "search_config.train_settings.logs=$T/gbsx" 2>&1); st=$?
 [ $st -eq 0 ] && case "$out" in *"searched GBS 2080"*) true ;; *) false ;; esac && pass gbs_exhaustive || fail gbs_exhaustive "exit $st: $out"
+# a move past 4x the tokens per step is another training run: refused, nothing written
+out=$("$AC" run search_config.train_settings.num_nodes=100000 run_inference_hp_search=False "search_config.train_settings.logs=$T/gbsbig" 2>&1); st=$?
+[ $st -eq 2 ] && [ ! -e "$T/gbsbig" ] && case "$out" in *"GBS 2048 has no split on 800000 GPUs"*"390.6x the tokens per step"*) true ;; *) false ;; esac \
+    && pass gbs_far_refused || fail gbs_far_refused "exit $st: $out"
 # an explicit list pins the batch: no adjustment, the original's error
 out=$("$AC" run search_config=gpt3/5b search_config.train_settings.num_nodes=20 run_inference_hp_search=False \
     "search_config.train_settings.global_batch_sizes=[2048]" "search_config.train_settings.logs=$T/gbsp" 2>&1); st=$?
