@@ -218,6 +218,12 @@ static int named_model(const ac_config *c, cost_model *m, ac_err *e)
             size_t d = text_edit_distance(typed, row);
             if (d < best_d) best_d = d, best = row;
         }
+        char presets[1024], best_preset[64] = ""; /* and the built-in presets (llama3_8b, ...) */
+        model_preset_arch_names(presets, sizeof presets);
+        for (char *save = NULL, *p = strtok_r(presets, ", ", &save); p; p = strtok_r(NULL, ", ", &save)) {
+            size_t d = text_edit_distance(typed, p);
+            if (d < best_d) best_d = d, snprintf(best_preset, sizeof best_preset, "%s", p), best = best_preset;
+        }
         bool near = best && best_d <= (n < 9 ? 2 : n / 4);
         return ac_err_at(e, AC_E_INPUT, "command line", 0, 0, "--model",
                          "no published architecture named '%s'%s%s%s (`autoconfig models` lists them; or give "
@@ -255,7 +261,7 @@ int cli_model_stage(const ac_config *c, cli_model_use use, model_size_report *re
         return ac_err_at(e, AC_E_INPUT, src, 0, 0, "hybrid_override_pattern",
                          "a hybrid Mamba-Transformer: `autoconfig estimate` predicts its training; this "
                          "command writes transformer (NeMo GPT/Llama, serving) configs that cannot describe it");
-    const char *key, *unwritable = use == CLI_MODEL_TRAIN ? model_base_config_unwritable(&m.shape, &key) : NULL;
+    const char *key, *unwritable = use == CLI_MODEL_TRAIN ? model_base_config_unwritable(&m.shape, c->train.seq_length, &key) : NULL;
     if (unwritable)
         return ac_err_at(e, AC_E_INPUT, src, 0, 0, key,
                          "%s: the NeMo training config has no key for it, so the job would train another model "

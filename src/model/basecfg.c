@@ -242,10 +242,11 @@ int model_base_config_build(const ac_config *c, double size_b, model_base_config
     return build(c, size_b, NULL, NULL, b, e);
 }
 
-/* what the written keys cover (write_architecture): layers, widths, heads, query groups, head
- * dimension, gating, tied embeddings, positions, experts and top-k.  The launcher's and NeMo
- * v2.0.0's GPT templates have no key for the rest, so a job would train another model */
-const char *model_base_config_unwritable(const model_shape *s, const char **key)
+/* what the written keys cover (write_shape): layers, widths, heads, query groups, head dimension,
+ * gating, tied embeddings, positions, experts and top-k.  The launcher's and NeMo v2.0.0's GPT
+ * templates have no key for the rest, so a job would train another model.  A sliding or chunked
+ * window at least as long as the training sequence changes nothing (Mistral 7B's 4096 at 4096) */
+const char *model_base_config_unwritable(const model_shape *s, int seq_length, const char **key)
 {
     static const struct { const char *key, *what; } FEATURES[] = {
         {"hybrid_override_pattern", "Mamba-2 blocks"},
@@ -260,8 +261,9 @@ const char *model_base_config_unwritable(const model_shape *s, const char **key)
         {"swiglu_limit", "expert biases and clamped activations"},
     };
     bool has[] = {shape_is_hybrid(s), s->kv_lora_rank > 0, s->moe_latent > 0, s->moe_shared_ffn > 0,
-                  s->moe_dense_layers > 0, s->mtp_layers > 0, s->moe_router_groups > 1, s->swa_window > 0,
-                  s->attn_chunk > 0, s->moe_expert_bias || s->moe_glu_clamp};
+                  s->moe_dense_layers > 0, s->mtp_layers > 0, s->moe_router_groups > 1,
+                  s->swa_window > 0 && s->swa_window < seq_length, s->attn_chunk > 0 && s->attn_chunk < seq_length,
+                  s->moe_expert_bias || s->moe_glu_clamp};
     _Static_assert(sizeof has / sizeof has[0] == sizeof FEATURES / sizeof FEATURES[0], "one test per feature");
     for (size_t i = 0; i < sizeof has / sizeof has[0]; i++)
         if (has[i]) { *key = FEATURES[i].key; return FEATURES[i].what; }
@@ -331,8 +333,8 @@ static int build(const ac_config *c, double size_b, const model_shape *arch, con
             return -1;
         if (b->preset && b->preset->gbs > 0) b->gbs = b->preset->gbs;
         /* the size table's TP and PP are for its own shapes; an architecture from a config.json
-         * or a published name takes the largest TP up to it that divides its heads, KV heads and
-         * Mamba heads and groups (Qwen3-30B-A3B: 4 KV heads; Falcon-7B: 71 heads), then the
+         * or a published name takes the largest power-of-two TP up to it that divides its heads, KV
+         * heads and Mamba heads and groups (Qwen3-30B-A3B: 4 KV heads; Falcon-7B: 71 heads), then the
          * largest PP up to it that divides its layers (Nemotron-H 56B: 118 blocks) and, with TP,
          * the GPUs (BLOOM's 70 layers: PP 7 on 128 GPUs would not) */
         if (arch) {
@@ -341,7 +343,7 @@ static int build(const ac_config *c, double size_b, const model_shape *arch, con
             while (b->tp > 1 && (s->heads % b->tp || shape_query_groups(s) % b->tp ||
                                  (s->mamba_heads > 0 && s->mamba_heads % b->tp) ||
                                  (s->mamba_groups > 0 && s->mamba_groups % b->tp)))
-                b->tp--;
+                b->tp /= 2; /* the table's TPs are powers of two, as a node's GPUs are */
             while (b->pp > 1 && (L % b->pp || (gpus > 0 && gpus % (b->tp * b->pp)))) b->pp--;
         }
     }

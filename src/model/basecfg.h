@@ -38,9 +38,10 @@ int model_base_config_build(const ac_config *c, double size_b, model_base_config
  * widths, heads, vocabulary and experts over the family template; name names the runs */
 int model_base_config_build_arch(const ac_config *c, double size_b, const model_shape *arch, const char *name,
                                  model_base_config *out, ac_err *e);
-/* why the NeMo Llama/Mixtral training config cannot describe an architecture (a feature its
- * template has no key for), with that feature's config.json key in *key; NULL when it can */
-const char *model_base_config_unwritable(const model_shape *s, const char **key);
+/* why the NeMo Llama/Mixtral training config cannot describe an architecture trained at
+ * seq_length (a feature its template has no key for), with that feature's config.json key in
+ * *key; NULL when it can */
+const char *model_base_config_unwritable(const model_shape *s, int seq_length, const char **key);
 /* writes <logs>/base_cfg_<size>b.yaml atomically (creating logs) */
 int model_base_config_write(model_base_config *b, const char *logs_dir, ac_err *e);
 void model_base_config_free(model_base_config *b);

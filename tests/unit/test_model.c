@@ -375,6 +375,23 @@ static void test_round_trip(void)
     if (system("rm -rf /tmp/ac_test_roundtrip") != 0) CHECK(0);
 }
 
+/* what the NeMo training config cannot say: MLA, a window shorter than the training sequence;
+ * a window as long as it is full attention there */
+static void test_unwritable(void)
+{
+    model_shape s = {0};
+    s.arch = ARCH_DECODER, s.num_layers = 32, s.hidden = 4096, s.heads = 32, s.query_groups = 8;
+    const char *key = NULL;
+    CHECK(model_base_config_unwritable(&s, 4096, &key) == NULL);
+    s.swa_window = 4096;
+    CHECK(model_base_config_unwritable(&s, 4096, &key) == NULL);
+    CHECK_STR(model_base_config_unwritable(&s, 8192, &key), "sliding-window attention");
+    CHECK_STR(key, "sliding_window");
+    s.swa_window = 0, s.kv_lora_rank = 512;
+    CHECK_STR(model_base_config_unwritable(&s, 4096, &key), "multi-head latent attention");
+    CHECK_STR(key, "kv_lora_rank");
+}
+
 int main(void)
 {
     RUN(test_param_counts);
@@ -385,5 +402,6 @@ int main(void)
     RUN(test_time_texts);
     RUN(test_base_configs);
     RUN(test_round_trip);
+    RUN(test_unwritable);
     CHECK_DONE();
 }
