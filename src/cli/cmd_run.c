@@ -432,8 +432,18 @@ int cmd_run(int argc, char **argv)
     if (infer_none) rc = cli_fail(&infer_e);
     if (cost_none) rc = cli_fail(&cost_e);
     if (all_failed) {
-        ac_err_set(&e, AC_E_EXEC, "every launched training run failed (reasons in %s/final_result/failed_jobs_%dnodes.csv); "
-                   "fix the cause and run again with --retry-failed", c.train.logs, c.train.num_nodes);
+        size_t failed = 0, cancelled = 0;
+        for (size_t i = 0; i < train.n; i++) {
+            if (!train.items[i].launched || !train.items[i].failed) continue;
+            failed++;
+            cancelled += strstr(train.items[i].reason, EXEC_CANCELLED_REASON) != NULL; /* "run failed (job ..): <reason>" */
+        }
+        if (failed && cancelled == failed) /* nothing to fix: the user stopped it */
+            ac_err_set(&e, AC_E_EXEC, "the search was cancelled (autoconfig cancel) before a run finished; the same "
+                       "command with --retry-failed launches its %zu runs again", failed);
+        else
+            ac_err_set(&e, AC_E_EXEC, "every launched training run failed (reasons in %s/final_result/failed_jobs_%dnodes.csv); "
+                       "fix the cause and run again with --retry-failed", c.train.logs, c.train.num_nodes);
         rc = cli_fail(&e);
     }
     goto done;

@@ -845,7 +845,7 @@ int exec_cancel_all(const char *logs_dir, int *n_cancelled, ac_err *e)
         ledger_row before = *r;
         r->state = LEDGER_FAILED;
         r->finished_at = now_s();
-        snprintf(r->reason, sizeof r->reason, "cancelled by autoconfig cancel");
+        snprintf(r->reason, sizeof r->reason, "%s", EXEC_CANCELLED_REASON);
         if ((rc = ledger_advance(l, r, &applied, e)) < 0) break;
         if (!applied) continue;
         if (b && r->job_id[0] && (rc = b->cancel(&x, r, run_dir, e)) < 0) {

@@ -44,6 +44,9 @@
 #include "estimator/est.h"
 #include "util/err.h"
 
+/* the failure reason `autoconfig cancel` leaves on the runs it stops */
+#define EXEC_CANCELLED_REASON "cancelled by autoconfig cancel"
+
 typedef struct {
     char name[256];         /* run name: the directory under training_logs */
     char config_path[1024]; /* the candidate's NeMo config (yaml) */

@@ -119,6 +119,7 @@ if kill -0 $BG 2>/dev/null; then kill $BG; fi
 wait $BG; rc=$?
 n=$(cat "$CL"/training_logs/*/starts 2>/dev/null | wc -l)
 [ "$n" = 1 ] && [ "$(grep -c 'cancelled by autoconfig cancel' "$T/cancel.out")" = 3 ] && grep -q 'cancelled 3' "$T/cancel.msg" &&
+    grep -q 'the search was cancelled (autoconfig cancel) before a run finished; the same command with --retry-failed launches its 3 runs again' "$T/cancel.out" &&
     pass cancel_stops_running_search || fail cancel_stops_running_search "exit $rc, $n starts: $(cat "$T/cancel.msg" "$T/cancel.out")"
 
 # --- calibrate: an emulated cluster 1.3x slower than the estimator (3 % noise) ---
