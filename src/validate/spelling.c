@@ -218,6 +218,36 @@ static bool negated_before(const char *s, const char *at)
     return false;
 }
 
+/* a negation right after a phrase: "torch.compile: off", "torch.compile not stated", "(disabled)" */
+static bool negated_after(const char *after)
+{
+    while (*after == ' ' || *after == ':' || *after == '=' || *after == '(') after++;
+    static const char *const neg[] = {"not ", "not-", "no ", "no)", "false", "off", "disabled", "unused", "none"};
+    for (size_t i = 0; i < sizeof neg / sizeof *neg; i++)
+        if (!strncmp(after, neg[i], strlen(neg[i]))) return true;
+    return !strcmp(after, "no") || !strcmp(after, "not");
+}
+
+int spell_named(const char *cell, const char *const *phrases)
+{
+    size_t len = strlen(cell) + 1; /* a notes cell of any length, read whole */
+    char *s = malloc(len);
+    if (!s) return 0;
+    norm(cell, s, len);
+    int named = 0;
+    for (; *phrases && named >= 0; phrases++) {
+        char p[64];
+        norm(*phrases, p, sizeof p);
+        if (!*p) continue;
+        for (const char *at = strstr(s, p); at; at = strstr(at + 1, p)) {
+            if (negated_before(s, at) || negated_after(at + strlen(p))) { named = -1; break; }
+            named = 1;
+        }
+    }
+    free(s);
+    return named;
+}
+
 int spell_recompute(const char *cell, const char *notes, est_recompute *out)
 {
     char s[256];

@@ -28,6 +28,11 @@ int spell_precision(const char *cell, est_precision *out, bool *block_scaled);
  * scaling)", "FP8-CS", Megatron's --fp8-recipe tensorwise); delayed scaling otherwise */
 bool spell_fp8_current_scaling(const char *cell);
 
+/* Whether a cell names one of the phrases (NULL-terminated; case, '_' and '-' alike): 1 when
+ * it does, -1 when an occurrence is negated before or after it ("no torch.compile", "without
+ * torch_compile", "torch.compile: off", "torch.compile not stated"), 0 when none occurs */
+int spell_named(const char *cell, const char *const *phrases);
+
 /* A yes/no cell by its first word (y, yes, true, t, 1, on, enabled / n, no, false, f, 0,
  * off, disabled, none): 1 with *out set, 0 when blank or unrecognised. */
 int spell_bool(const char *cell, bool *out);

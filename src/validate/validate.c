@@ -257,15 +257,6 @@ static const est_stack *row_stack(const columns *c, const csv_row *row)
 
 /* how tables say a run's blocks were compiled, and that they were not */
 static const char *const COMPILE_WORDS[] = {"torch.compile", "torch_compile", NULL};
-static const char *const NO_COMPILE_WORDS[] = {"without torch.compile", "no torch.compile", NULL};
-
-/* the cell contains one of the NULL-terminated words (case ignored) */
-static bool names_any(const char *cell, const char *const *words)
-{
-    for (; *words; words++)
-        if (contains_ci(cell, *words)) return true;
-    return false;
-}
 
 /* what a row leaves unpublished that its caller assumes as tuned (assume_tuned_layout) */
 enum { ASSUME_MBS = 1, ASSUME_LAYOUT = 2, HALF_BLOCKS = 4 /* "selective layer": half a stage's blocks recompute */ };
@@ -514,8 +505,8 @@ static int row_input(const csv_table *t, const csv_row *row, est_input *in, char
     /* compiled blocks: the row's torch_compile cell, else its framework or notes naming
      * torch.compile (torchtitan's tables write "FSDP + torch.compile") and neither denying it */
     const char *fw = csv_get(row, c.framework);
-    bool compiled = (names_any(fw, COMPILE_WORDS) || names_any(notes, COMPILE_WORDS)) && !names_any(fw, NO_COMPILE_WORDS) &&
-                    !names_any(notes, NO_COMPILE_WORDS);
+    int in_fw = spell_named(fw, COMPILE_WORDS), in_notes = spell_named(notes, COMPILE_WORDS);
+    bool compiled = (in_fw > 0 || in_notes > 0) && in_fw >= 0 && in_notes >= 0; /* a denial anywhere wins */
     in->torch_compile = switch_cell(csv_get(row, c.compile), compiled);
     in->allow_uneven_pp = true; /* published layouts use Megatron-Core's uneven first/last stages */
     if (in->vp < 1) in->vp = 1;

@@ -338,6 +338,21 @@ static void test_framework_stacks(void)
     }
 }
 
+/* a phrase named, denied (before or after it) or absent */
+static void test_named_phrases(void)
+{
+    static const char *const W[] = {"torch.compile", "torch_compile", NULL};
+    CHECK_INT(spell_named("FSDP2 + torch.compile", W), 1);
+    CHECK_INT(spell_named("TORCH_COMPILE=1", W), 1);
+    CHECK_INT(spell_named("no torch.compile", W), -1);
+    CHECK_INT(spell_named("without torch_compile", W), -1);
+    CHECK_INT(spell_named("torch.compile not stated", W), -1);
+    CHECK_INT(spell_named("torch.compile: off", W), -1);
+    CHECK_INT(spell_named("compiled with torch.compile, not FSDP1", W), 1);
+    CHECK_INT(spell_named("eager", W), 0);
+    CHECK_INT(spell_named("", W), 0);
+}
+
 /* torch.compile as tables write it: the framework cell or the notes name it, or a torch_compile
  * column says so; GPUs by their own spelling (the 96 GB HBM2e H100 at 500 W of torchtitan's tables) */
 static void test_compile_and_gpu_spellings(void)
@@ -378,5 +393,6 @@ int main(void)
     RUN(test_rows_as_tables_write_them);
     RUN(test_framework_stacks);
     RUN(test_compile_and_gpu_spellings);
+    RUN(test_named_phrases);
     CHECK_DONE();
 }
