@@ -6,12 +6,15 @@
 #define GB 1e9
 
 /* GPUs that talk over NVLink (or PCIe) without the NIC: the NVLink domain when it
- * spans more than a node (NVL72 racks of 4-GPU trays), else the node. */
+ * spans more than a node (NVL72 racks of 4-GPU trays), else the node.  A node domain
+ * (HGX boards) is the node the job runs on: a 4-GPU H200 board links 4, not the
+ * catalog's 8. */
 static int local_unit(const est_input *in)
 {
     const gpu_spec *g = in->gpu;
     int domain = g->nvlink_domain > 1 ? g->nvlink_domain : 1;
     int node = in->gpus_per_node > 0 ? in->gpus_per_node : g->gpus_per_node;
+    if (domain <= g->gpus_per_node) domain = node; /* the board's NVLink, not a rack's */
     return domain > node ? domain : (node > 0 ? node : 1);
 }
 

@@ -26,6 +26,7 @@ typedef struct {
     int dec_seq, lora_rank, overlap_grad_sync;            /* optional: T5 decoder length, LoRA rank, DP overlap */
     int framework, grad_fp32, fp8_gather;      /* the recipe (data/recipes.csv), or the row's own switches */
     int release, source;                       /* the container release a recipe row may start from */
+    int gpus_per_node;                         /* optional: a node unlike the catalog's (4-GPU H200 boards) */
 } columns;
 
 static columns find_columns(const csv_table *t)
@@ -48,6 +49,7 @@ static columns find_columns(const csv_table *t)
     c.tflops = csv_col(t, "tflops_per_gpu"); c.mfu = csv_col(t, "mfu_pct"); c.flops_formula = csv_col(t, "flops_formula");
     c.task = csv_col(t, "task");
     c.framework = csv_col(t, "framework");
+    c.gpus_per_node = csv_col(t, "gpus_per_node");
     c.grad_fp32 = csv_col(t, "grad_reduce_in_fp32"); c.fp8_gather = csv_col(t, "fp8_param_gather");
     c.a2a_overlap = csv_col(t, "moe_a2a_overlap"); c.cuda_graphs = csv_col(t, "cuda_graphs");
     c.act_offload = csv_col(t, "cpu_offloading_num_layers"); c.fused_mlp = csv_col(t, "fused_expert_mlp");
@@ -494,6 +496,9 @@ static int row_input(const csv_table *t, const csv_row *row, est_input *in, char
     in->ep = num_or(row, c.ep, 1);
     in->etp = num_or(row, c.etp, 1);
     in->num_gpus = (int)ngpu;
+    /* the row's own node size, where it states one: NVLink reaches only that far */
+    double gpn;
+    if (num(row, c.gpus_per_node, &gpn) && gpn >= 1 && gpn <= 72 && gpn == floor(gpn)) in->gpus_per_node = (int)gpn;
     in->mbs = (int)mbs;
     in->gbs = (int)gbs;
     in->precision = prec;

@@ -237,8 +237,14 @@ fi
 # with dgxc-benchmarking's seven Nemotron-H 56B step times)
 own=$("$AC" validate --csv "$REPO/validation/train_published.csv" 2>&1 | tail -1)
 echo "$own" | awk '{ split($0, a, " "); rows = a[2]; skipped = a[4]; med = a[6]; p90 = a[8]; sub("%", "", med); sub("%", "", p90);
-    exit !(rows > 0 && skipped * 5 <= rows && med + 0 <= 7.3 && p90 + 0 <= 20.0) }' \
-    && pass validate_own_published || fail validate_own_published "$own (want >= 4/5 read, median <= 7.3%, p90 <= 20.0%; was 7.0%, 19.4%)"
+    exit !(rows > 0 && skipped * 5 <= rows && med + 0 <= 7.5 && p90 + 0 <= 20.5) }' \
+    && pass validate_own_published || fail validate_own_published "$own (want >= 4/5 read, median <= 7.5%, p90 <= 20.5%; was 7.3%, 20.2% with KF26, FM24 and BS22 read; 7.0%, 19.4% on the 274 rows before them)"
+# KempnerForge's H200 runs on 4-GPU boards (FSDP2 + TP): read with the node they state
+# (gpus_per_node 4: NVLink reaches 4 GPUs, FSDP and DP cross InfiniBand beyond) median 11.0 %,
+# signed +7 %; with the catalog's 8-GPU HGX node 19.1 %, +23 %
+kf26=$("$AC" validate --csv "$REPO/validation/train_published.csv" 2>&1 | awk '$1 == "KF26" {sub("%", "", $4); print $2, $3, $4}')
+echo "$kf26" | awk '{ exit !($1 == 26 && $2 == 0 && $3 <= 11.5) }' && pass validate_kf26_node_size \
+    || fail validate_kf26_node_size "KF26 rows, skipped, median: $kf26 (want 26 0 <= 11.5)"
 # torchtitan's H100 tables (FSDP2 eager, torch.compile, float8; CP; 2D-4D): every row read (its
 # "float8" precision, its compile switch, its 500 W HBM2e part); median 13.3 % (29 % over the first
 # twelve when the part was read as the 700 W H100 SXM), 9.7 % with PyTorch's context parallel as it
@@ -262,8 +268,8 @@ echo "$dx25" | awk '{ exit !($1 == 7 && $2 == 0 && $3 <= 18.0) }' && pass valida
 na21=$("$AC" validate --csv "$REPO/validation/train_published.csv" 2>&1 | awk '$1 == "NA21" {sub("%", "", $5); print $5}')
 awk -v m="${na21:-999}" 'BEGIN { exit !(m <= 15.1) }' && pass validate_na21_p90 || fail validate_na21_p90 "NA21 p90 ${na21:-?}% > 15.1% (was 14.6%)"
 fit=$("$AC" validate --csv "$REPO/validation/train_published.csv" 2>&1 | sed -n 's/^memory: \([0-9]*\) of \([0-9]*\) published runs.*/\1 \2/p')
-echo "$fit" | awk '{ exit !($2 > 0 && $1 >= 240) }' && pass validate_own_published_fit \
-    || fail validate_own_published_fit "runs predicted to fit: $fit (want >= 240 of 247: MPT's dropout-free blocks keep no masks; the whole GPU is the limit; the 7 Nemotron-H runs fit)"
+echo "$fit" | awk '{ exit !($2 > 0 && $1 >= 299) }' && pass validate_own_published_fit \
+    || fail validate_own_published_fit "runs predicted to fit: $fit (want >= 299 of 308: MPT's dropout-free blocks keep no masks; the whole GPU is the limit; the 7 Nemotron-H runs fit)"
 # a table that publishes PP > 1 without VP: the fastest legal VP is assumed and said so;
 # a published VP is kept as is
 cat > "$T/vp.csv" <<'CSV'

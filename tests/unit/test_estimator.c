@@ -1618,6 +1618,27 @@ static void test_skip_tally(void)
     CHECK(t.n == SKIP_REASONS_MAX);
 }
 
+/* a node smaller than the catalog's (4-GPU H200 boards): NVLink reaches the board, so data-
+ * parallel traffic over 8 GPUs crosses the NIC; an NVL72 rack keeps its domain */
+static void test_board_node_size(void)
+{
+    model_shape s = llama70b();
+    est_input in = base_input(&s, "h200", 8);
+    in.tp = 1, in.zero_stage = 3, in.mbs = 1, in.gbs = 8, in.recompute = RECOMPUTE_FULL;
+    est_result eight, four;
+    CHECK_INT(est_evaluate(&in, &eight), 0);
+    in.gpus_per_node = 4;
+    CHECK_INT(est_evaluate(&in, &four), 0);
+    CHECK(four.t_dp_comm > 2.0 * eight.t_dp_comm);
+    est_input rack = base_input(&s, "gb200", 8);
+    rack.tp = 1, rack.zero_stage = 3, rack.mbs = 1, rack.gbs = 8, rack.recompute = RECOMPUTE_FULL;
+    est_result r4, r72;
+    CHECK_INT(est_evaluate(&rack, &r72), 0);
+    rack.gpus_per_node = 2; /* fewer GPUs per host than a tray: the NVLink domain is still the rack */
+    CHECK_INT(est_evaluate(&rack, &r4), 0);
+    CHECK_NEAR(r4.t_dp_comm, r72.t_dp_comm, 1e-12);
+}
+
 int main(void)
 {
     RUN(test_flops_worked_values);
@@ -1656,5 +1677,6 @@ int main(void)
     RUN(test_calibration_file);
     RUN(test_quantile);
     RUN(test_skip_tally);
+    RUN(test_board_node_size);
     CHECK_DONE();
 }
