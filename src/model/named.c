@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "model/family.h"
 #include "model/layer.h"
@@ -155,8 +156,8 @@ static int from_preset(const char *key, model_shape *s, const char **source, con
     return -1;
 }
 
-/* the name without parenthesised remarks and repeated words: "Grok-1 314B (MoE) 314B" →
- * "Grok-1 314B" */
+/* the name without parenthesised remarks, "w/o X" / "w/ X" / "without X" remarks and repeated
+ * words: "Grok-1 314B (MoE) 314B" → "Grok-1 314B", "DeepSeek V3 w/o MTP" → "DeepSeek V3" */
 static void cleaned(const char *in, char *out, size_t len)
 {
     char words[256] = "";
@@ -171,7 +172,10 @@ static void cleaned(const char *in, char *out, size_t len)
     out[0] = '\0';
     size_t n = 0;
     char *save = NULL;
+    bool skip_next = false;
     for (char *tok = strtok_r(words, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+        if (skip_next) { skip_next = false; continue; }
+        if (!strcasecmp(tok, "w/o") || !strcasecmp(tok, "w/") || !strcasecmp(tok, "without")) { skip_next = true; continue; }
         char padded[260];
         snprintf(padded, sizeof padded, " %s ", tok);
         char have[260];
