@@ -623,7 +623,9 @@ static int assume_tuned_layout(est_input *in, unsigned assume, double ga)
     for (int tp = assume & ASSUME_LAYOUT ? 1 : in->tp; tp <= tp_max; tp *= 2) {
         if (in->shape.heads % tp) continue;
         for (int pp = assume & ASSUME_LAYOUT ? 1 : in->pp; pp <= (assume & ASSUME_LAYOUT ? 16 : in->pp); pp++) {
-            if (L % pp) continue;
+            /* an assumed PP divides the layers; a published one is as it ran (uneven stages: Llama 3
+             * 405B's 126 layers on 16, Dubey et al. 2024 §3.3.2) */
+            if (L % pp && (assume & ASSUME_LAYOUT)) continue;
             est_input c = *in;
             c.tp = tp, c.pp = pp, c.vp = 1;
             c.sequence_parallel = tp > 1 && c.stack->sequence_parallel;
