@@ -207,6 +207,14 @@ static const struct {
     {"axolotl", "hf-deepspeed"},             {"PEFT", "hf-deepspeed"},
 };
 
+/* the framework cell names a stack of data/stacks.csv (a phrase above or a stack's name or alias) */
+static bool framework_named(const char *framework)
+{
+    for (size_t i = 0; i < sizeof FRAMEWORK_STACKS / sizeof *FRAMEWORK_STACKS; i++)
+        if (contains_ci(framework, FRAMEWORK_STACKS[i].phrase)) return true;
+    return est_stack_find(framework) != NULL;
+}
+
 const est_stack *validate_stack_of(const char *framework)
 {
     for (size_t i = 0; i < sizeof FRAMEWORK_STACKS / sizeof *FRAMEWORK_STACKS; i++)
@@ -836,6 +844,8 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
     memset(empty_after, ',', na); empty_after[na] = '\0';
     int rc = 0, vp_assumed = 0, predicted_fit = 0, bf16_grads = 0, fp8_weights = 0, offloaded = 0, graphed = 0, a2a_hidden = 0,
         module_recompute = 0, fused_mlp = 0, shape_by_name = 0, layout_assumed = 0, mbs_assumed = 0;
+    int unnamed_stack = 0;      /* rows whose framework cell names no stack: read on the default one */
+    char unnamed_first[64] = "";
     for (size_t i = 0; i < t.n; i++) {
         const csv_row *row = &t.rows[i];
         err_group *s = err_group_get(&src, &nsrc, csv_get(row, c.source_id));
@@ -893,6 +903,10 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
         if (r.fits) predicted_fit++;
         double published_hidden;
         shape_by_name += !num(row, c.hidden, &published_hidden);
+        const char *fw_cell = csv_get(row, c.framework);
+        if (*fw_cell && !spell_blank(fw_cell) && !framework_named(fw_cell)) {
+            if (!unnamed_stack++) snprintf(unnamed_first, sizeof unnamed_first, "%s", fw_cell);
+        }
         bf16_grads += in.grad_bytes == 2.0;
         fp8_weights += in.fp8_param_gather;
         offloaded += in.offload_act_layers > 0;
@@ -973,6 +987,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
                 json_int(&w, "a2a_overlap_rows", a2a_hidden);
                 json_int(&w, "module_recompute_rows", module_recompute);
                 json_int(&w, "shape_from_name_rows", shape_by_name);
+                json_int(&w, "unknown_framework_rows", unnamed_stack);
                 json_obj_close(&w);
                 json_end(&w);
             } else {
@@ -994,6 +1009,9 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
                                  "MoE all-to-all with compute, %d run a fused grouped expert MLP (their release's recipe "
                                  "or their own columns)\n",
                             graphed, a2a_hidden, fused_mlp);
+                if (unnamed_stack)
+                    fprintf(out, "framework: %d row(s) name a training stack not in data/stacks.csv (first: '%s'): read "
+                                 "on %s, the default\n", unnamed_stack, unnamed_first, est_stack_default()->name);
                 if (shape_by_name)
                     fprintf(out, "architecture: %d row(s) publish no shape; their model name gives it (data/models.csv "
                                  "and the presets; published cells such as a proxy's layer count kept)\n",

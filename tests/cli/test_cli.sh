@@ -45,6 +45,12 @@ printf 'id,num_layers,hidden_size,num_attention_heads,vocab_size,seq_length,gpu_
 out=$("$AC" validate --csv "$T/bad_measured.csv" 2>&1); rc=$?
 [ $rc -eq 0 ] && case "$out" in *"tokens_per_s_per_gpu -5 is not a measurement"*"mfu_pct 150 is not a measurement"*"rows 1 skipped 2"*) true ;; *) false ;; esac &&
     pass validate_impossible_measurement || fail validate_impossible_measurement "exit $rc: $out"
+# a framework cell naming no modelled stack is read on the default one, and said so
+printf 'id,framework,num_layers,hidden_size,num_attention_heads,vocab_size,seq_length,gpu_type,num_gpus,tp,pp,mbs,gbs,tflops_per_gpu\n%s\n%s\n' \
+    'a,Colossal-AI (Gemini),24,4096,32,51200,2048,H100 SXM,8,1,1,1,64,400' 'b,torchtitan,24,4096,32,51200,2048,H100 SXM,8,1,1,1,64,400' > "$T/fw.csv"
+out=$("$AC" validate --csv "$T/fw.csv" 2>&1); rc=$?
+[ $rc -eq 0 ] && case "$out" in *"framework: 1 row(s) name a training stack not in data/stacks.csv (first: 'Colossal-AI (Gemini)'): read on megatron-core"*) true ;; *) false ;; esac &&
+    pass validate_unknown_framework_said || fail validate_unknown_framework_said "exit $rc: $out"
 expect size_text 0 "You can train a 3.23B parameter model in 5 days using 128 GPUs" -- size
 expect size_optimal 0 "Second opinion (compute-optimal" -- size
 expect size_json 0 '"recommended_size_b":3.23' -- size --json
