@@ -363,7 +363,7 @@ int cmd_run(int argc, char **argv)
     int started = cli_start(argc, argv, known, RUN_HELP, &o, &c, &e);
     if (started != CLI_GO) return started == CLI_HELPED ? 0 : cli_fail(&e);
     if (cli_flag_present(&o, "--retry-failed")) c.train.retry_failed = true;
-    bool locked = false; /* the logs dir, while real jobs are run from it */
+    bool locked = false; /* the logs dir, held while this run writes into it (any cluster_type) */
     model_size_report rep;
     model_base_config b = { 0 };
     double size_b;

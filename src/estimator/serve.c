@@ -173,11 +173,10 @@ static void state_at(const serve_ctx *c, double X, double b, steady *st)
 
 /* the decoding sequences at arrival rate X: b = X·(O − 1)·ITL (Little on the decode phase), at
  * most the n clients; damped fixed point, st left at the last state.  Returns X·e2e − n, which
- * Little's law makes 0 for a closed loop of n clients and which grows with X (a higher rate only
- * lengthens ITL, the prompt queue and the decode step) */
+ * Little's law makes 0 for a closed loop of n clients */
 static double closed_excess(const serve_ctx *c, double n, double X, double *b, steady *st)
 {
-    for (int i = 0; i < 40; i++) {
+    for (int i = 0; i < SERVE_ITERS; i++) {
         state_at(c, X, *b, st);
         double bn = fmin(n, X * (c->O - 1.0) * st->itl);
         if (fabs(bn - *b) <= 1e-9 * n) break;
@@ -187,9 +186,11 @@ static double closed_excess(const serve_ctx *c, double n, double X, double *b, s
 }
 
 /* closed loop with n clients, all of which fit the running batch: X = n / e2e (Little), decoding
- * sequences b = X·(O − 1)·ITL (Little on the decode phase); damped fixed point.  Long prompts can
- * keep it from settling (prompt work near the whole iteration time): then X is bisected on
- * [0, n / e2e(0)], where X·e2e(X) − n changes sign, so the state always obeys Little's law */
+ * sequences b = X·(O − 1)·ITL (Little on the decode phase); damped fixed point.  Where it does not
+ * settle (prompt work near the whole iteration, the share clipped at SERVE_RHO_MAX) X is bisected
+ * on [0, n / e2e(0)], on whose ends X·e2e − n is negative and not, and the state kept is the one
+ * nearest n = X·e2e of all those tried, the fixed point's included: never further from Little's law
+ * than the fixed point alone (the clip makes X·e2e(X) jump, so an exact root need not exist) */
 static void solve_closed(const serve_ctx *c, double n, steady *st)
 {
     double b = n, X = 0;
@@ -203,16 +204,18 @@ static void solve_closed(const serve_ctx *c, double n, steady *st)
         b = 0.5 * b + 0.5 * bn;
     }
     state_at(c, X, b, st);
-    if (!(fabs(X * st->e2e / n - 1.0) <= 1e-3)) {
-        double lo = 0.0, bb = b;
-        for (int i = 0; i < 60 && hi - lo > 1e-9 * hi; i++) {
-            double mid = 0.5 * (lo + hi);
-            bb = b;
-            if (closed_excess(c, n, mid, &bb, st) > 0) hi = mid;
+    double best_err = fabs(X * st->e2e / n - 1.0);
+    if (!(best_err <= 1e-3)) {
+        steady best = *st, t;
+        double lo = 0.0;
+        for (int i = 0; i < 60 && hi - lo > 1e-9 * hi && !(best_err <= 1e-4); i++) {
+            double mid = 0.5 * (lo + hi), bb = b;
+            double ex = closed_excess(c, n, mid, &bb, &t), err = fabs(ex) / n;
+            if (err < best_err) best_err = err, best = t;
+            if (ex > 0) hi = mid;
             else lo = mid;
         }
-        b = bb;
-        closed_excess(c, n, hi, &b, st);
+        *st = best;
     }
     st->saturated = false; /* a closed loop never is: the clients wait */
 }

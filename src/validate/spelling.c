@@ -218,14 +218,23 @@ static bool negated_before(const char *s, const char *at)
     return false;
 }
 
-/* a negation right after a phrase: "torch.compile: off", "torch.compile not stated", "(disabled)" */
+/* a negation right after a phrase: "torch.compile: off", "torch.compile not stated",
+ * "torch.compile (disabled)"; a word, not a prefix ("offloading" is not "off"), and a bracket
+ * only when it holds that word alone ("(no activation checkpointing)" speaks of something else) */
 static bool negated_after(const char *after)
 {
-    while (*after == ' ' || *after == ':' || *after == '=' || *after == '(') after++;
-    static const char *const neg[] = {"not ", "not-", "no ", "no)", "false", "off", "disabled", "unused", "none"};
-    for (size_t i = 0; i < sizeof neg / sizeof *neg; i++)
-        if (!strncmp(after, neg[i], strlen(neg[i]))) return true;
-    return !strcmp(after, "no") || !strcmp(after, "not");
+    while (*after == ' ' || *after == ':' || *after == '=') after++;
+    bool bracket = *after == '(';
+    if (bracket) after++;
+    static const char *const neg[] = {"not", "no", "false", "off", "disabled", "unused", "none"};
+    for (size_t i = 0; i < sizeof neg / sizeof *neg; i++) {
+        size_t l = strlen(neg[i]);
+        if (strncmp(after, neg[i], l)) continue;
+        char next = after[l];
+        if (bracket ? next == ')' : !(isalnum((unsigned char)next) || next == '-' || next == '_')) return true;
+        if (!bracket && next == '-' && !strcmp(neg[i], "not")) return true; /* "not-stated" */
+    }
+    return false;
 }
 
 int spell_named(const char *cell, const char *const *phrases)

@@ -349,6 +349,10 @@ static void test_named_phrases(void)
     CHECK_INT(spell_named("torch.compile not stated", W), -1);
     CHECK_INT(spell_named("torch.compile: off", W), -1);
     CHECK_INT(spell_named("compiled with torch.compile, not FSDP1", W), 1);
+    CHECK_INT(spell_named("torch.compile (disabled)", W), -1);
+    CHECK_INT(spell_named("FSDP2 + torch.compile (no activation checkpointing)", W), 1);
+    CHECK_INT(spell_named("torch.compile offloading the optimizer", W), 1);
+    CHECK_INT(spell_named("torch.compile not-stated", W), -1);
     CHECK_INT(spell_named("eager", W), 0);
     CHECK_INT(spell_named("", W), 0);
 }
