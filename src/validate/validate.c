@@ -181,10 +181,11 @@ static const struct {
  * FSDP and the Triton FlashAttention of its 2023 tables, llm-foundry-2023;
  * Hugging Face Trainer, TRL and axolotl with DeepSpeed or FSDP: the DeepSpeed stack unless
  * the cell names FSDP, which is checked first; NeMo and Megatron, which also run on
- * Lightning or with DeepSpeed, before all of them, Megatron-DeepSpeed and GPT-NeoX first: Megatron-LM's
- * model code on DeepSpeed's pipeline engine; OLMo's own trainer on FSDP; MaxText, Paxml and the other JAX programs next, XLA's stack, before the
- * PyTorch trainers a JAX cell may also name), then the cell itself as a stack name or alias; anything else is
- * taken as Megatron-Core.  NeMo Megatron 22.xx-23.xx (NeMo 1.x with apex, the launcher
+ * Lightning or with DeepSpeed, before all of them, Megatron-DeepSpeed and GPT-NeoX first:
+ * Megatron-LM's model code on DeepSpeed's pipeline engine; OLMo's own trainer on FSDP; MaxText,
+ * Paxml and the other JAX programs next, XLA's stack, before the PyTorch trainers a JAX cell may
+ * also name), then the cell itself as a stack name or alias; anything else is taken as
+ * Megatron-Core (and counted: framework_named).  NeMo Megatron 22.xx-23.xx (NeMo 1.x with apex, the launcher
  * READMEs) is the 2022 stack. */
 static const struct {
     const char *phrase, *stack;
