@@ -87,9 +87,14 @@ static void print_breakdown(FILE *out, const est_input *in, const est_result *r)
 {
     double G = EST_GIB;
     fprintf(out, "Predicted (analytical estimator, no measurement)\n");
-    fprintf(out, "  layout      TP %d  PP %d  VP %d  CP %d  EP %d  DP %d  on %d x %s  MBS %d  GBS %d  (%d micro-batches)\n",
+    /* a node other than the catalog's changes what NVLink reaches (HGX-style boards; an NVL72
+     * rack's domain is the rack whatever the host count): say so */
+    char per_node[32] = "";
+    if (in->gpus_per_node > 0 && in->gpus_per_node != in->gpu->gpus_per_node && in->gpu->nvlink_domain <= in->gpu->gpus_per_node)
+        snprintf(per_node, sizeof per_node, " (%d per node)", in->gpus_per_node);
+    fprintf(out, "  layout      TP %d  PP %d  VP %d  CP %d  EP %d  DP %d  on %d x %s%s  MBS %d  GBS %d  (%d micro-batches)\n",
             in->tp, in->pp, in->vp, in->cp, in->ep, in->num_gpus / (in->tp * in->pp * in->cp), in->num_gpus,
-            in->gpu->name, in->mbs, in->gbs, r->num_microbatches);
+            in->gpu->name, per_node, in->mbs, in->gbs, r->num_microbatches);
     if (in->pp > 1) {
         double first, largest, last;
         est_stage_layers(in, &first, &largest, &last);

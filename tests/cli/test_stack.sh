@@ -26,6 +26,13 @@ expect framework_alias 0 "stack       hf-deepspeed" -- estimate $G5 --framework 
 # MX block scaling is Blackwell's: refused on Hopper with what it runs instead, predicted on B200
 expect mxfp8_hopper 2 "MXFP8 needs Blackwell's MX tensor cores; h100_sxm runs fp8" -- estimate --precision mxfp8 search_config.train_settings.gpu=h100
 expect mxfp8_blackwell 0 "Throughput:" -- estimate --precision mxfp8 search_config.train_settings.gpu=b200
+# 4-GPU boards (gpus_per_node 4 on H200): NVLink reaches the board, data-parallel traffic the NIC
+expect node_size_shown 0 "on 128 x h200 (4 per node)" -- estimate search_config.train_settings.gpu=h200 search_config.train_settings.gpus_per_node=4 search_config.train_settings.num_nodes=32
+dp() { "$AC" estimate search_config=llama/llama3_70b search_config.train_settings.gpu=h200 "search_config.train_settings.gpus_per_node=$1" \
+      "search_config.train_settings.num_nodes=$((64 / $1))" --tp 4 --pp 1 --zero 3 --recompute full --gbs 64 --json |
+      python3 -c 'import json,sys; print(json.load(sys.stdin)["time_s"]["dp_comm"])'; }
+a=$(dp 8); b=$(dp 4)
+awk -v a="$a" -v b="$b" 'BEGIN { exit !(b > 1.9 * a) }' && pass node_size_dp_traffic || fail node_size_dp_traffic "8 per node $a s, 4 per node $b s"
 # a flag given twice: the last wins, as key=value overrides do
 expect flag_last_wins 0 "layout      TP 2 " -- estimate --tp 4 --tp 2
 expect framework_config_key 0 "stack       pytorch-fsdp" -- estimate $G5 search_config.train_settings.framework=fsdp --tp 1
