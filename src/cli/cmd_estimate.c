@@ -107,8 +107,10 @@ static void print_breakdown(FILE *out, const est_input *in, const est_result *r)
     if (in->recompute == RECOMPUTE_FULL || !modules[0]) snprintf(label, sizeof label, "%s", modules[0] ? modules : "none");
     else snprintf(label, sizeof label, "selective (%s)", modules);
     fprintf(out, "  stack       %s\n", in->stack ? in->stack->name : "megatron-core");
+    /* FP8's scaling, as --precision named it */
+    const char *prec = in->fp8_block_scaled ? "mxfp8" : in->fp8_current_scaling ? "fp8-cs" : est_precision_name(in->precision);
     fprintf(out, "  switches    sequence parallel %s, recompute %s, ZeRO stage %d, %s\n",
-            in->sequence_parallel ? "on" : "off", label, in->zero_stage, est_precision_name(in->precision));
+            in->sequence_parallel ? "on" : "off", label, in->zero_stage, prec);
     if (in->torch_compile) fprintf(out, "              torch.compile on\n");
     if (in->moe_a2a_overlap || in->cuda_graphs || in->offload_act_layers)
         fprintf(out, "              MoE all-to-all overlap %s, CUDA graphs %s, activation offload %d layers\n",

@@ -25,7 +25,7 @@ expect framework_printed 0 "stack       nemo-megatron-2022" -- estimate $G5 --fr
 expect framework_alias 0 "stack       hf-deepspeed" -- estimate $G5 --framework deepspeed --tp 1 --zero 2
 # MX block scaling is Blackwell's: refused on Hopper with what it runs instead, predicted on B200
 expect mxfp8_hopper 2 "MXFP8 needs Blackwell's MX tensor cores; h100_sxm runs fp8" -- estimate --precision mxfp8 search_config.train_settings.gpu=h100
-expect mxfp8_blackwell 0 "Throughput:" -- estimate --precision mxfp8 search_config.train_settings.gpu=b200
+expect mxfp8_blackwell 0 "ZeRO stage 1, mxfp8" -- estimate --precision mxfp8 search_config.train_settings.gpu=b200
 # 4-GPU boards (gpus_per_node 4 on H200): NVLink reaches the board, data-parallel traffic the NIC
 expect node_size_shown 0 "on 128 x h200 (4 per node)" -- estimate search_config.train_settings.gpu=h200 search_config.train_settings.gpus_per_node=4 search_config.train_settings.num_nodes=32
 dp() { "$AC" estimate search_config=llama/llama3_70b search_config.train_settings.gpu=h200 "search_config.train_settings.gpus_per_node=$1" \
