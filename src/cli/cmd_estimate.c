@@ -36,6 +36,8 @@ static const char ESTIMATE_HELP[] =
     "Nemotron-H and Nemotron 3 hybrids, DeepSeek-V3, Kimi K2, Llama 4, ...; `autoconfig\n"
     "models` lists them), under a decoder search_config (llama, mixtral, gpt3); the default\n"
     "TP and PP shrink to divide its heads, KV heads, layers and GPUs.\n"
+    "search_config.train_settings.gpus_per_node other than the GPU's board (4-GPU H200\n"
+    "nodes) is where NVLink ends: the layout line says \"(N per node)\".\n"
     "--tp-overlap hides part of the TP collectives behind GEMMs (model.ub_tp_comm_overlap;\n"
     "default: as the base config says, NeMo's default off).\n"
     "--a2a-overlap hides MoE all-to-all behind another micro-batch's compute (Megatron-Core\n"

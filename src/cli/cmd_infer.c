@@ -22,7 +22,8 @@ static const char INFER_HELP[] =
     "benchmark.concurrency, and the summary puts the model's prediction beside each\n"
     "measured TTFT, ITL, latency and throughput (docs/serving.md).\n"
     "Output: <results_dir>/inference/final_summary/final_output.csv (one block per\n"
-    "(input_len, output_len) pair) and over_latency_limit.csv.\n"
+    "(input_len, output_len) pair) and over_latency_limit.csv.  Exit status 1 when no\n"
+    "configuration fits and meets every limit (the table names the closest; results written).\n"
     "example: autoconfig infer search_config=gpt3/20b search_config.inference_settings.max_latency_ms=500\n";
 
 int cmd_infer(int argc, char **argv)

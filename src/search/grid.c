@@ -842,8 +842,9 @@ int search_gbs_nearest(const search_inputs *in, search_gbs_choice *out, ac_err *
      * were set for the batch asked): past 4x, or below a quarter, the user picks */
     if (pick > 4LL * in->base_gbs || 4 * pick < in->base_gbs) {
         rc = ac_err_at(e, AC_E_INPUT, NULL, 0, 0, "search_config.train_settings.global_batch_sizes",
-                       "GBS %d has no split on %lld GPUs; the nearest that has (%lld, a multiple of data-parallel size "
-                       "%lld) is %.1fx the tokens per step: give global_batch_sizes=[...] or fewer GPUs",
+                       "GBS %d has no split on %lld GPUs; the nearest every layout of the grid splits (%lld, a multiple "
+                       "of its largest data-parallel size %lld) is %.1fx the tokens per step: give "
+                       "global_batch_sizes=[...] (some layouts split smaller batches) or fewer GPUs",
                        in->base_gbs, (long long)c->n_gpu, pick, max_dp, (double)pick / in->base_gbs);
         goto out;
     }
