@@ -753,31 +753,32 @@ static int figure(const csv_row *row, int col, const char *name, double hi, doub
  * the row with the reason rather than falling through to the next column */
 static int row_measured(const columns *c, const csv_row *row, const est_input *in, measured *m, char *why, size_t why_len)
 {
-    double v;
-    int k;
-    if ((k = figure(row, c->step, "step_time_s", 1e7, &v, why, why_len))) {
-        if (k > 0) *m = (measured){true, v, "step_time_s"};
-        return k > 0 ? 0 : -1;
-    }
-    if ((k = figure(row, c->tok_gpu, "tokens_per_s_per_gpu", 1e9, &v, why, why_len))) {
-        if (k > 0) *m = (measured){false, v, "tokens_per_s_per_gpu"};
-        return k > 0 ? 0 : -1;
-    }
-    if ((k = figure(row, c->tok, "tokens_per_s", 1e15, &v, why, why_len)) && in->num_gpus > 0) {
-        if (k > 0) *m = (measured){false, v / in->num_gpus, "tokens_per_s"};
-        return k > 0 ? 0 : -1;
-    }
-    double tflops = 0;
-    const char *what = "tflops_per_gpu";
-    if ((k = figure(row, c->tflops, "tflops_per_gpu", 1e6, &v, why, why_len)) < 0) return -1;
-    if (k > 0) tflops = v;
-    /* MFU alone: model FLOP/s over the dense peak of the row's precision */
-    else if ((k = figure(row, c->mfu, "mfu_pct", 100.0, &v, why, why_len)) < 0) return -1;
-    else if (k > 0) { tflops = v / 100.0 * est_peak_tflops(in->gpu, in->precision); what = "mfu_pct"; }
-    if (tflops > 0) {
-        double tok = tflops * 1e12 / (row_flops_per_seq(&in->shape, spell_flops_formula(csv_get(row, c->flops_formula))) /
-                                      in->shape.seq_length);
-        *m = (measured){false, tok, what};
+    enum { STEP, TOK_GPU, TOK, TFLOPS, MFU, N_FIGURES };
+    const struct {
+        int col;
+        const char *name;
+        double hi; /* the largest value a run could publish */
+    } FIGURES[N_FIGURES] = {
+        [STEP] = {c->step, "step_time_s", 1e7},      [TOK_GPU] = {c->tok_gpu, "tokens_per_s_per_gpu", 1e9},
+        [TOK] = {c->tok, "tokens_per_s", 1e15},      [TFLOPS] = {c->tflops, "tflops_per_gpu", 1e6},
+        [MFU] = {c->mfu, "mfu_pct", 100.0},
+    };
+    for (int i = 0; i < N_FIGURES; i++) {
+        double v;
+        int k = figure(row, FIGURES[i].col, FIGURES[i].name, FIGURES[i].hi, &v, why, why_len);
+        if (k < 0) return -1;
+        if (k == 0 || (i == TOK && in->num_gpus <= 0)) continue;
+        double tok = v; /* tokens/s per GPU */
+        if (i == TOK) tok = v / in->num_gpus;
+        if (i == TFLOPS || i == MFU) {
+            /* MFU: model FLOP/s over the dense peak of the row's precision; FLOP/s to tokens/s
+             * with the row's own FLOP count */
+            double tflops = i == MFU ? v / 100.0 * est_peak_tflops(in->gpu, in->precision) : v;
+            if (!(tflops > 0)) break;
+            tok = tflops * 1e12 / (row_flops_per_seq(&in->shape, spell_flops_formula(csv_get(row, c->flops_formula))) /
+                                   in->shape.seq_length);
+        }
+        *m = (measured){i == STEP, tok, FIGURES[i].name};
         return 0;
     }
     snprintf(why, why_len, "no published step time, tokens/s or TFLOP/s");
