@@ -402,8 +402,9 @@ int cmd_run(int argc, char **argv)
         if (training_stage(&c, &b, &train, o.json, &all_failed, &e) != 0) goto fail;
         pending = false;
     }
-    bool infer_none = false; /* the inference search ran and nothing was usable: said after the report */
-    ac_err infer_e;
+    /* stages that ran and found nothing usable (inference, cost): each said after the report */
+    ac_err none[2], stage_e;
+    size_t n_none = 0;
     if (c.run_inference_hp_search && b.shape.arch != ARCH_DECODER) {
         /* as the original: the inference search serves decoder models only; t5/mt5/bert
          * runs keep their training results instead of failing at the last stage */
@@ -413,18 +414,16 @@ int cmd_run(int argc, char **argv)
     } else if (c.run_inference_hp_search) {
         if (o.json) { fputs(",\"inference\":", stdout); pending = true; }
         else printf("\nInference HP search\n");
-        int irc = inference_stage(&c, &b, o.json, &infer_e);
-        if (irc < 0) { e = infer_e; goto fail; }
-        infer_none = irc > 0;
+        int irc = inference_stage(&c, &b, o.json, &stage_e);
+        if (irc < 0) { e = stage_e; goto fail; }
+        if (irc > 0) none[n_none++] = stage_e;
         pending = false;
     }
-    bool cost_none = false; /* the cost search ran and found nothing: reported after the report */
-    ac_err cost_e;
     if (c.run_cost_search) {
         if (o.json) { fputs(",\"cost\":", stdout); pending = true; }
-        int crc = cli_cost_stage(&c, &b, NULL, o.json, &cost_e);
-        if (crc < 0) { e = cost_e; goto fail; }
-        cost_none = crc > 0;
+        int crc = cli_cost_stage(&c, &b, NULL, o.json, &stage_e);
+        if (crc < 0) { e = stage_e; goto fail; }
+        if (crc > 0) none[n_none++] = stage_e;
         pending = false;
     }
     /* the report needs the training summary; without a training search there is none */
@@ -432,8 +431,7 @@ int cmd_run(int argc, char **argv)
     snprintf(sum, sizeof sum, "%s/final_result/summary.json", c.train.logs);
     if (fs_exists(sum) && write_report(&c, o.json, &e) != 0) goto fail;
     if (o.json) { fputs("}\n", stdout); opened = false; }
-    if (infer_none) rc = cli_fail(&infer_e);
-    if (cost_none) rc = cli_fail(&cost_e);
+    for (size_t i = 0; i < n_none; i++) rc = cli_fail(&none[i]);
     if (all_failed) {
         size_t failed = 0, cancelled = 0;
         for (size_t i = 0; i < train.n; i++) {
