@@ -168,6 +168,7 @@ void cost_request_init(cost_request *rq, const cost_model *m)
     rq->cpu_mem_node_gb = 768.0;
     rq->precision = PREC_BF16;
     rq->overlap_comm = true;
+    rq->pin_memory = true;
 }
 
 /* ---------- model FLOPs and parameters ---------- */
@@ -345,6 +346,7 @@ int cost_evaluate(const cost_request *rq, const cost_knobs *k, cost_option *o, a
     /* ds_config.json sets zero_optimization.overlap_comm true with ZeRO >= 1 (cost_deepspeed_json);
      * unset, the stack's default (DeepSpeed: ZeRO-3 only) */
     in.dp_overlap_on = k->zero >= 1 && rq->overlap_comm;
+    in.offload_pageable = !rq->pin_memory;
     /* Transformers' SDPA path hands a model with a sliding window on every layer (Mistral's
      * sliding_window) an explicit 4-D mask once the sequence reaches the window: only
      * key_value_length < sliding_window keeps is_causal (AttentionMaskConverter._ignore_causal_mask_sdpa,

@@ -105,6 +105,10 @@ typedef struct {
      * backward at every stage), or false to leave it unset, DeepSpeed's own default (true only for
      * ZeRO-3: DeepSpeedZeroConfig.overlap_comm_valid) — for predicting published runs as configured */
     bool overlap_comm;
+    /* ds_config.json's offload_optimizer/offload_param pin_memory: true (the default: page-locked
+     * host buffers), or false to leave it unset, DeepSpeed's own default (false until PR #8207:
+     * its offload copies are pageable, est_input.offload_pageable) — for published runs as configured */
+    bool pin_memory;
     /* the model passes SDPA an explicit 4-D attention mask (est_input.attn_explicit_mask): false for
      * the written setups (packed sequences, no padding: Transformers 4.40+ calls SDPA with
      * is_causal); set for published runs whose Transformers release always passed it */

@@ -69,12 +69,12 @@ int cost_deepspeed_json(const cost_request *rq, const cost_option *o, char **out
     if (o->k.offload_optimizer) {
         cJSON *off = cJSON_AddObjectToObject(z, "offload_optimizer");
         cJSON_AddStringToObject(off, "device", "cpu");
-        cJSON_AddBoolToObject(off, "pin_memory", true);
+        if (rq->pin_memory) cJSON_AddBoolToObject(off, "pin_memory", true);
     }
     if (o->k.offload_params) {
         cJSON *off = cJSON_AddObjectToObject(z, "offload_param");
         cJSON_AddStringToObject(off, "device", "cpu");
-        cJSON_AddBoolToObject(off, "pin_memory", true);
+        if (rq->pin_memory) cJSON_AddBoolToObject(off, "pin_memory", true);
     }
     if (o->k.zero == 3) {
         cJSON_AddNumberToObject(z, "stage3_prefetch_bucket_size", DS_BUCKET);

@@ -13,7 +13,7 @@ extern const char ac_data_finetune_published[]; /* build/gen/data_finetune_publi
 static const char *const COLS[] = {"source", "what", "model", "layers", "hidden", "ffn", "heads", "kv_heads", "vocab",
                                    "gated", "untied", "task", "lora_rank", "lora_modules", "gpu", "gpus", "context",
                                    "mbs", "gbs", "zero", "offload_opt", "offload_params", "ckpt", "stack",
-                                   "overlap_comm", "attn_mask", "tok_s_gpu", "mfu"};
+                                   "overlap_comm", "pin_memory", "attn_mask", "tok_s_gpu", "mfu"};
 
 static void predict_row(const csv_table *t, const csv_row *r, cost_published_row *out)
 {
@@ -54,11 +54,15 @@ static void predict_row(const csv_table *t, const csv_row *r, cost_published_row
     rq.tokens_b = 1.0;
     rq.gbs = (int)NUM("gbs");
     rq.stack = est_stack_find(out->stack);
-    /* an unstated overlap_comm is DeepSpeed's own default (true for ZeRO-3 only); anything but
-     * those words is a malformed row, not a silent true */
-    const char *oc = COL("overlap_comm"), *am = COL("attn_mask");
+    /* an unstated overlap_comm or pin_memory is DeepSpeed's own default (overlap_comm true for ZeRO-3
+     * only, pin_memory false); anything but those words is a malformed row, not a silent true */
+    const char *oc = COL("overlap_comm"), *pm = COL("pin_memory"), *am = COL("attn_mask");
     if (strcmp(oc, "default") && strcmp(oc, "true")) {
         snprintf(out->why, sizeof out->why, "%s:%d: overlap_comm '%s' is not true or default", t->file, r->line, oc);
+        return;
+    }
+    if (strcmp(pm, "default") && strcmp(pm, "true")) {
+        snprintf(out->why, sizeof out->why, "%s:%d: pin_memory '%s' is not true or default", t->file, r->line, pm);
         return;
     }
     if (strcmp(am, "explicit") && strcmp(am, "causal")) {
@@ -73,6 +77,7 @@ static void predict_row(const csv_table *t, const csv_row *r, cost_published_row
         return;
     }
     rq.overlap_comm = !strcmp(oc, "true");
+    rq.pin_memory = !strcmp(pm, "true");
     /* explicit: the run's Transformers passed SDPA a 4-D mask (the memory-efficient kernel) */
     rq.attn_explicit_mask = !strcmp(am, "explicit");
     if (rq.task == COST_LORA) {

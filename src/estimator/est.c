@@ -142,6 +142,7 @@ static const struct {
     {"nccl_ctas", offsetof(est_cal, nccl_ctas), 0, 64},
     {"infer_memory_limit_frac", offsetof(est_cal, infer_memory_limit_frac), 0.01, 1},
     {"compute_scale", offsetof(est_cal, compute_scale), 0.1, 3.0},
+    {"pageable_copy_share", offsetof(est_cal, pageable_copy_share), 0.01, 1},
 };
 enum { CAL_N = sizeof CAL_KEYS / sizeof *CAL_KEYS };
 
@@ -764,10 +765,11 @@ static double checkpoint_share(const est_input *in, double layers_chunk, double 
  * first chunk's, final at the very end, always shows.  Parameter gathers mirror it under
  * the next step's forward (chunk_queue_s). */
 static double dp_exposed_s(const est_input *in, const est_cal *c, const layer_cost *lay, double t_rs, double t_ag,
-                           double rs_rounds, int m, double Ls)
+                           double rs_rounds, int m, double Ls, double t_embed_rs)
 {
     int p = in->pp, v = in->vp;
     double t_dp = t_rs + t_ag, exposed, tail = c->dp_tail * t_dp;
+    if (t_embed_rs > tail) tail = t_embed_rs;
     /* reduced after the backward: DeepSpeed overlap_comm off, NeMo 1.x after the pipeline */
     /* (DeepSpeed: overlap_comm defaults to true only for ZeRO-3, the stack's dp_overlap 3; a
      * config that sets it, dp_overlap_on, overlaps at any stage).  NeMo 1.x (dp_overlap 2)
@@ -802,30 +804,47 @@ static double dp_exposed_s(const est_input *in, const est_cal *c, const layer_co
  * one-GPU setup), 1.4e9 parameters/s, the order Ren et al. 2021 (ZeRO-Offload) report */
 #define CPU_ADAM_HOST_PARAMS_S 1.4e9
 
+/* The rate DeepSpeed's offload copies reach: the host link, or the pageable share of it when
+ * its offload buffers are not page-locked (zero_optimization.offload_optimizer / offload_param
+ * .pin_memory false, its default until PR #8207): the gradient partitions, their host accumulator
+ * and the offloaded parameters are pinned only under pin_memory (stage_1_and_2.py
+ * cpu_offload_pin_memory; stage3.py grad_partitions_flat_buffer; partitioned_param_swapper), while
+ * the fp32 master copied back after the step is pinned either way (PR #5301) */
+static double offload_link(const est_input *in, const est_device *dev, const est_cal *c)
+{
+    return in->offload_pageable ? dev->host * c->pageable_copy_share : dev->host;
+}
+
 /* Adam over the P_upd parameters one GPU updates: it reads grad, master, m, v and writes
  * master, m, v and the bf16 copy, 30 B per parameter at HBM speed.  With the optimizer
  * offloaded, CPU Adam runs on the host, whose cores and memory the node's `ranks` processes
  * share, each updating its own shard at the same time (so a host updates ranks x P_upd
  * parameters at CPU_ADAM_HOST_PARAMS_S), and the shard crosses the host link (catalog host_gbps)
  * twice: the fp32 gradients to the host (DeepSpeed ZeRO-2 async_inplace_copy_grad_to_fp32_buffer_from_gpu
- * and ZeRO-3 partition_grads copy grad.float(): 4 B) and the updated fp32 master back to the
- * 16-bit GPU copy (copy_ across devices moves the source dtype, then casts: 4 B) */
-static double optimizer_step_s(const est_input *in, const est_device *dev, double P_upd, double ranks)
+ * and ZeRO-3 partition_grads copy grad.float(): 4 B, at offload_link) and the updated fp32
+ * master back to the 16-bit GPU copy (copy_ across devices moves the source dtype, then casts: 4 B) */
+static double optimizer_step_s(const est_input *in, const est_device *dev, const est_cal *c, double P_upd, double ranks)
 {
-    if (in->offload_optimizer) return P_upd * 8.0 / dev->host + ranks * P_upd / CPU_ADAM_HOST_PARAMS_S;
+    if (in->offload_optimizer)
+        return P_upd * 4.0 / offload_link(in, dev, c) + P_upd * 4.0 / dev->host + ranks * P_upd / CPU_ADAM_HOST_PARAMS_S;
     return P_upd * 30.0 / dev->hbm;
 }
 
-/* DeepSpeed ZeRO-2 with the optimizer offloaded and m > 1 micro-batches (the stack's
- * offload_grad_accum_via_gpu): the rank's gradient partition accumulates in host memory through
- * the GPU (stage_1_and_2.py async_accumulate_grad_in_cpu_via_gpu): after every micro-batch but
- * the first the accumulated 16-bit partition is copied host to GPU and added, and after every
- * micro-batch but the last it is copied back, 2 x gbytes per partition parameter per micro-batch
- * in between, on the critical path (copy_grads_in_partition runs in the gradient reduction) */
-static double offload_grad_accum_s(const est_input *in, const est_device *dev, double P_part, int m, double gbytes)
+/* DeepSpeed with the optimizer offloaded keeps the rank's gradient partition in host memory
+ * between micro-batches and adds on the GPU (the stack's offload_grad_accum_via_gpu), each copy
+ * on the critical path of the gradient reduction.  ZeRO-2 (stage_1_and_2.py
+ * async_accumulate_grad_in_cpu_via_gpu, with m > 1): after every micro-batch but the first the
+ * accumulated 16-bit partition is copied host to GPU and added, and after every one but the last
+ * copied back: 2 (m - 1) copies.  ZeRO-3 (stage3.py partition_grads): the first micro-batch
+ * copies its partition to the host and back to the GPU ("ensure grad buffer is a CUDA buffer"),
+ * every later one copies the host buffer in and the sum out: 2 m copies.  Each moves gbytes per
+ * partition parameter at offload_link */
+static double offload_grad_accum_s(const est_input *in, const est_device *dev, const est_cal *c, double P_part, int m,
+                                   double gbytes)
 {
-    if (!in->offload_optimizer || in->zero_stage != 2 || m < 2 || !in->stack || !in->stack->offload_grad_accum_via_gpu) return 0.0;
-    return 2.0 * (m - 1) * P_part * gbytes / dev->host;
+    if (!in->offload_optimizer || in->zero_stage < 2 || !in->stack || !in->stack->offload_grad_accum_via_gpu) return 0.0;
+    double copies = in->zero_stage >= 3 ? 2.0 * m : 2.0 * (m - 1);
+    return copies * P_part * gbytes / offload_link(in, dev, c);
 }
 
 int est_evaluate(const est_input *in_arg, est_result *r)
@@ -1150,7 +1169,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
         double per_mb = gathers * coll_gather_s(param_bytes(gathered->total, gathered->layers, layer_gather_bytes, wbytes), dpc, bw_dp, c);
         /* ZeRO-Infinity parameter offload: each rank's shard also crosses PCIe for both
          * passes (Rajbhandari et al. 2021, ZeRO-Infinity §5) */
-        if (in->offload_params) per_mb += 2.0 * gathered->total * wbytes / dpc / dev.host;
+        if (in->offload_params) per_mb += 2.0 * gathered->total * wbytes / dpc / offload_link(in, &dev, c);
         /* prefetch issues the next layer's gather under this layer's compute; without it
          * every gather waits on the critical path */
         double hidden = in->stack && !in->stack->fsdp_prefetch ? 0.0 : mb_layers;
@@ -1158,7 +1177,20 @@ int est_evaluate(const est_input *in_arg, est_result *r)
         t_fsdp_all = m * per_mb;
     }
     r->t_dp_comm = t_dp;
-    double dp_exp = dp_exposed_s(in, c, &lay, t_rs, t_ag, rs_rounds, m, Ls);
+    /* The input embedding's gradient is final only when the backward ends (it is the first
+     * layer; tied to the output layer, it also collects that layer's, earlier), so its reduction
+     * has no compute left to hide under: buckets fill in backward order (Megatron-Core DDP's
+     * param-and-grad buffer, NeMo 1.x's main-grad chunks laid from the buffer's end, DeepSpeed's
+     * ipg buckets, FSDP's root unit reduced after the backward), and the embedding's bucket is
+     * the last.  Where it outweighs the dp_tail share (a large vocabulary on a small model:
+     * 17 % of mT5 3B's gradients at TP 2, 21 % of BERT-base's) the last reduction is it.  It
+     * sits on the first stage, which finishes the step's backward last. */
+    double P_embed_grad = in->lora_rank > 0 || (p > 1 && busiest.total != first_st.total) ? 0.0 : (pc.embedding + pc.position) / t;
+    double t_embed_rs = 0.0;
+    if (P_embed_grad > 0.0)
+        t_embed_rs = in->zero_stage >= 1 ? (bucket_allreduce ? coll_allreduce_s : coll_gather_s)(P_embed_grad * gbytes, dpc, bw_dp, c)
+                                         : coll_allreduce_s(P_embed_grad * gbytes, dpc, bw_dp, c);
+    double dp_exp = dp_exposed_s(in, c, &lay, t_rs, t_ag, rs_rounds, m, Ls, t_embed_rs);
     r->t_dp_exposed = dp_exp + t_fsdp;
     /* NCCL runs each channel of a collective as one CTA resident on an SM for the whole
      * kernel (NCCL docs: NCCL_MIN_CTAS / NCCL_MAX_CTAS), so while a data-parallel collective
@@ -1175,7 +1207,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
                  : in->zero_stage >= 1 ? P_dense_grad / dpc + P_exp_grad / edp
                                        : P_dense_grad + P_exp_grad;
     double ranks_on_node = node < N ? node : N; /* the processes sharing one host's CPU */
-    r->t_optimizer = optimizer_step_s(in, &dev, P_upd, ranks_on_node) + offload_grad_accum_s(in, &dev, P_upd, m, gbytes);
+    r->t_optimizer = optimizer_step_s(in, &dev, c, P_upd, ranks_on_node) + offload_grad_accum_s(in, &dev, c, P_upd, m, gbytes);
     /* weight-gradient accumulation outside the GEMM (the stack's grad_accum_bytes: NeMo 1.x
      * adds each micro-batch's bf16 gradient into the fp32 main gradient in a pass of its own),
      * on every micro-batch of the stage with the most parameters */

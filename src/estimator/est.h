@@ -48,6 +48,7 @@ typedef struct {
     double nccl_ctas;      /* SMs a data-parallel NCCL collective holds while it overlaps compute */
     double infer_memory_limit_frac; /* the inference engines' share of GPU memory (infer.c) */
     double compute_scale; /* sustained tensor-core rate vs the catalog; fitted per cluster by `autoconfig calibrate` */
+    double pageable_copy_share; /* host copies from/to pageable memory: their share of the pinned rate */
 } est_cal;
 
 /* the compiled-in defaults; -1 only if the data file is malformed */
@@ -74,6 +75,7 @@ typedef struct est_input {
     int act_per_pipe;   /* layers per pipeline stage recomputed in those micro-batches */
     int zero_stage;     /* 0 plain DDP, 1 distributed optimizer, 2 + grads, 3 FSDP / + params */
     bool offload_optimizer, offload_params;
+    bool offload_pageable; /* DeepSpeed offload buffers not page-locked (offload_*.pin_memory false) */
     int lora_rank;      /* 0 = full training */
     int lora_targets;   /* linear layers per transformer layer with adapters (4 = q,k,v,o) */
     /* the adapted widths one token passes, in the same units (MoE: its top-k experts' MLP

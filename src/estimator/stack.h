@@ -58,7 +58,7 @@ typedef struct est_stack {
                                    * efficient kernel: its fraction of peak over FlashAttention-2's */
     bool zero12_grad_allreduce;   /* ZeRO-1/2 reduce gradient buckets with all-reduce, not reduce-scatter
                                    * (DeepSpeed use_multi_rank_bucket_allreduce) */
-    bool offload_grad_accum_via_gpu; /* ZeRO-2 + optimizer offload accumulates each micro-batch's gradient
+    bool offload_grad_accum_via_gpu; /* ZeRO-2/3 + optimizer offload accumulate each micro-batch's gradient
                                       * partition in host memory through the GPU (a copy each way) */
     double compiled_elementwise_units; /* the same under torch.compile (optional; 0: as eager) */
     double compiled_fp8_cast_bytes;    /* FP8 quantization bytes under torch.compile (optional; 0: as eager) */

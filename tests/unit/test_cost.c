@@ -977,6 +977,22 @@ static void test_stack_it_configures(void)
     CHECK_INT(est_evaluate(&in, &on), 0);
     CHECK(on.t_dp_exposed < off.t_dp_exposed);
     CHECK_NEAR(off.t_dp_exposed, off.t_dp_comm, 1e-9); /* DeepSpeed's ZeRO-2 default: after the backward */
+    /* the written offload pins its host buffers, as the prediction assumes; a request for DeepSpeed's
+     * own default (a published run that does not state it) leaves pin_memory out and is slower by
+     * its pageable gradient copies (est_input.offload_pageable) */
+    cost_knobs k3 = {0, 8, 1, 1, 1, 2, true, false, true};
+    CHECK_INT(cost_evaluate(&rq, &k3, &o, &e), 0);
+    CHECK_INT(cost_deepspeed_json(&rq, &o, &ds, &e), 0);
+    CHECK_CONTAINS(ds, "\"pin_memory\":\ttrue");
+    free(ds);
+    cost_option paged;
+    rq.pin_memory = false;
+    CHECK_INT(cost_evaluate(&rq, &k3, &paged, &e), 0);
+    CHECK(paged.est.t_optimizer > 1.5 * o.est.t_optimizer && paged.est.step_time > o.est.step_time);
+    CHECK_INT(cost_deepspeed_json(&rq, &paged, &ds, &e), 0);
+    CHECK(strstr(ds, "pin_memory") == NULL);
+    free(ds);
+    rq.pin_memory = true;
 }
 
 /* data/finetune_published.csv is compiled in and read lazily by the band: every row must load and
