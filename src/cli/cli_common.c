@@ -214,7 +214,7 @@ static int named_model(const ac_config *c, cost_model *m, ac_err *e)
             typed[n++] = *p == '-' || *p == ' ' || *p == '.' ? '_' : (char)tolower((unsigned char)*p);
         typed[n] = '\0';
         const char *best = NULL, *row;
-        for (size_t i = 0; model_named_at(i, &row, NULL, NULL) == 0; i++) {
+        for (size_t i = 0; model_named_at(i, &row, NULL, NULL, NULL) == 0; i++) {
             size_t d = text_edit_distance(typed, row);
             if (d < best_d) best_d = d, best = row;
         }

@@ -209,11 +209,18 @@ out=$("$AC" estimate --hf-config "$T/nh.json" search_config=llama/llama3_8b sear
 [ $st -eq 2 ] && case "$out" in *"MambaModel does not run interleaved pipelines"*) true ;; *) false ;; esac \
     && pass hf_config_hybrid_vp || fail hf_config_hybrid_vp "exit $st: $out"
 # the names --model knows, with their sizes (Nemotron-H 56B: 54 Mamba-2, 10 attention, 54 MLP blocks)
+# and positions (its -Base-8K release: 8192)
 out=$("$AC" models 2>&1); st=$?
-[ $st -eq 0 ] && echo "$out" | grep -Eq '^nemotron_h_56b +56\.32 +118 +8192 +64/8 +plain 32768 +- +M 54 \* 10 - 54 E 0' \
+[ $st -eq 0 ] && echo "$out" | grep -Eq '^nemotron_h_56b +56\.32 +118 +8192 +64/8 +8192 +plain 32768 +- +M 54 \* 10 - 54 E 0' \
     && echo "$out" | grep -q '^presets .*llama3_8b' && pass models_list || fail models_list "exit $st: $(echo "$out" | head -3)"
 n=$("$AC" models --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(m["hybrid"] for m in d["models"]), len(d["models"]) > 40)')
 [ "$n" = "7 True" ] && pass models_json || fail models_json "hybrid rows, more than 40 rows: $n"
+# each row's context (max_position_embeddings; 0 = none published, not checked); none unsourced but
+# Nemotron 3 Super's, and the text column says - for it
+n=$("$AC" models --json | python3 -c 'import json,sys; m={r["name"]: r["context"] for r in json.load(sys.stdin)["models"]}
+print(m["falcon_40b"], m["mistral_7b"], m["deepseek_v3"], m["llama4_scout"], sorted(k for k, v in m.items() if v == 0))')
+[ "$n" = "2048 32768 163840 10485760 ['nemotron_3_super']" ] && echo "$out" | grep -Eq '^nemotron_3_super +[0-9.]+ +88 +4096 +32/2 +- +plain' \
+    && pass models_json_context || fail models_json_context "$n"
 "$AC" models --bogus >/dev/null 2>&1; [ $? -eq 2 ] && pass models_bad_flag || fail models_bad_flag "exit $?"
 # a published architecture by name (data/models.csv): the same prediction without a config.json;
 # the size table's PP 4 for 56 B does not divide Nemotron-H 56B's 118 blocks, so PP 2 is taken
