@@ -55,7 +55,9 @@ typedef enum {
 } cli_model_use;
 /* the size stage and the base config, or, with train_settings.hf_config (--hf-config FILE on
  * run, estimate, infer) or train_settings.named_arch (--model NAME), the base config of that
- * architecture; refused where the command's output cannot describe it (use) */
+ * architecture; refused where the command's output cannot describe it (use), and where the
+ * training sequence (train, predict) or the served prompt + output (serve) exceeds the positions
+ * its release supports (the file's max_position_embeddings, the name's data/models.csv context) */
 int cli_model_stage(const ac_config *c, cli_model_use use, model_size_report *rep, double *size_b, model_base_config *b,
                     ac_err *e);
 void cli_print_size(FILE *out, const ac_config *c, const model_size_report *rec, const model_size_report *days);

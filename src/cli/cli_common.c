@@ -214,7 +214,7 @@ static int named_model(const ac_config *c, cost_model *m, ac_err *e)
             typed[n++] = *p == '-' || *p == ' ' || *p == '.' ? '_' : (char)tolower((unsigned char)*p);
         typed[n] = '\0';
         const char *best = NULL, *row;
-        for (size_t i = 0; model_named_at(i, &row, NULL, NULL) == 0; i++) {
+        for (size_t i = 0; model_named_at(i, &row, NULL, NULL, NULL) == 0; i++) {
             size_t d = text_edit_distance(typed, row);
             if (d < best_d) best_d = d, best = row;
         }
@@ -231,7 +231,9 @@ static int named_model(const ac_config *c, cost_model *m, ac_err *e)
                          near ? "?)" : "");
     }
     m->shape.seq_length = c->train.seq_length;
-    m->max_context = 0; /* data/models.csv gives no context length: not checked */
+    /* the positions the release supports (data/models.csv context, the preset's); 0: none
+     * published, not checked */
+    m->max_context = model_named_context(c->train.named_arch);
     /* files and runs carry the listed name, whatever the spelling typed */
     const char *canon = model_named_canonical(c->train.named_arch);
     snprintf(m->name, sizeof m->name, "%.*s", (int)sizeof m->name - 1, canon ? canon : c->train.named_arch);
@@ -270,14 +272,17 @@ int cli_model_stage(const ac_config *c, cli_model_use use, model_size_report *re
         return ac_err_at(e, AC_E_INPUT, src, 0, 0, NULL, "%s has %s: use search_config=%s/<preset>",
                          c->train.named_arch[0] ? c->train.named_arch : src, moe ? "routed experts" : "no routed experts",
                          moe ? "mixtral" : "llama");
-    /* a served request holds its prompt and its output (vLLM's --max-model-len); training, its sequence */
+    /* a served request holds its prompt and its output (vLLM's --max-model-len); training, its sequence.
+     * The model is the file, or the listed name --model resolved to */
+    char who[CFG_PATH_MAX + 16];
+    snprintf(who, sizeof who, "%s%s", c->train.named_arch[0] ? "--model " : "", c->train.named_arch[0] ? m.name : src);
     if (use == CLI_MODEL_SERVE && m.max_context > 0 && c->infer.input_len + c->infer.output_len > m.max_context)
-        return ac_err_at(e, AC_E_INPUT, src, 0, 0, "max_position_embeddings",
+        return ac_err_at(e, AC_E_INPUT, who, 0, 0, "max_position_embeddings",
                          "%d positions: the benchmark's input_len %d + output_len %d do not fit (inference_settings.benchmark)",
                          m.max_context, c->infer.input_len, c->infer.output_len);
     if (use != CLI_MODEL_SERVE && m.max_context > 0 && c->train.seq_length > m.max_context)
         return ac_err_at(e, AC_E_INPUT, "command line", 0, 0, "search_config.train_settings.seq_length",
-                         "%d exceeds the %d positions of %s (max_position_embeddings)", c->train.seq_length, m.max_context, src);
+                         "%d exceeds the %d positions of %s (max_position_embeddings)", c->train.seq_length, m.max_context, who);
     /* the size the heuristics and file names use: whole billions from 10 B, else one decimal */
     double params = model_param_count_shape_b(&m.shape);
     *size_b = params >= 10.0 ? round(params) : round(params * 10.0) / 10.0;

@@ -12,6 +12,7 @@
 #include "exec/backend.h"
 #include "exec/exec.h"
 #include "model/family.h"
+#include "model/named.h"
 #include "search/candidate_est.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
@@ -87,11 +88,14 @@ static int cost_model_of(const ac_config *c, const model_base_config *b, const c
     m->shape = b->shape;
     snprintf(m->name, sizeof m->name, "%s", b->run_name);
     /* a built-in architecture's context is its release's; an architecture `run` took from
-     * --model has none published (0: not checked), one from --hf-config the file's; otherwise the
-     * config's */
+     * --model the one published for that name (data/models.csv context; 0: none, not checked),
+     * one from --hf-config the file's; otherwise the config's */
     bool arch_given = c->train.named_arch[0] || c->train.hf_config[0];
     const model_preset_arch *pa = c->train.model_name[0] && !arch_given ? model_preset_arch_find(c->train.model_name) : NULL;
-    m->max_context = pa ? pa->max_context : arch_given ? 0 : b->shape.seq_length;
+    m->max_context = pa                       ? pa->max_context
+                     : c->train.named_arch[0] ? model_named_context(c->train.named_arch)
+                     : arch_given             ? 0 /* the file's, below */
+                                              : b->shape.seq_length;
     if (c->train.hf_config[0]) {
         cost_model file;
         if (cost_hf_config_load(c->train.hf_config, &file, e)) return -1;

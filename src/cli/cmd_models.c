@@ -15,8 +15,10 @@ static const char MODELS_HELP[] =
     "\n"
     "Lists the architectures `--model NAME` (estimate, run, infer) and `validate` know by\n"
     "their published name (data/models.csv): parameters (as published: without multi-token\n"
-    "prediction layers, which `estimate` counts), layers, width, heads and KV heads,\n"
-    "MLP, experts, hybrid Mamba-2 blocks, and where the numbers come from. Names match\n"
+    "prediction layers, which `estimate` counts), layers, width, heads and KV heads, the\n"
+    "positions the release supports (context: max_position_embeddings, which run, infer and\n"
+    "estimate hold a sequence or a request to; - when none is published), MLP, experts,\n"
+    "hybrid Mamba-2 blocks, and where the numbers come from. Names match\n"
     "ignoring case, blanks, dots, dashes and underscores; the built-in presets (llama3_8b,\n"
     "mixtral_8x7b, ...) are listed at the end.\n";
 
@@ -53,13 +55,14 @@ int cmd_models(int argc, char **argv)
         json_obj_open(&w, NULL);
         json_arr_open(&w, "models");
     } else {
-        printf("%-24s %9s %6s %6s %9s %-16s %-24s %-20s\n", "name", "params B", "layers", "hidden", "heads/kv",
-               "MLP", "experts", "hybrid blocks");
+        printf("%-24s %9s %6s %6s %9s %8s %-16s %-24s %-20s\n", "name", "params B", "layers", "hidden", "heads/kv",
+               "context", "MLP", "experts", "hybrid blocks");
     }
     for (size_t i = 0; i < model_named_count(); i++) {
         const char *name, *source;
         model_shape s;
-        if (model_named_at(i, &name, &s, &source)) break;
+        int context;
+        if (model_named_at(i, &name, &s, &context, &source)) break;
         double params = model_param_count_shape_b(&s);
         char exp[48], hyb[48], mlp[32];
         experts_text(&s, exp, sizeof exp);
@@ -73,6 +76,7 @@ int cmd_models(int argc, char **argv)
             json_int(&w, "hidden", s.hidden);
             json_int(&w, "heads", s.heads);
             json_int(&w, "kv_heads", shape_query_groups(&s));
+            json_int(&w, "context", context); /* 0: none published, not checked */
             json_bool(&w, "gated_mlp", s.gated_mlp);
             json_int(&w, "mlp_width", shape_is_moe(&s) ? s.moe_ffn_hidden : s.ffn_hidden);
             json_int(&w, "experts", shape_is_moe(&s) ? s.num_experts : 0);
@@ -86,9 +90,11 @@ int cmd_models(int argc, char **argv)
             json_str(&w, "source", source);
             json_obj_close(&w);
         } else {
-            char heads[24];
+            char heads[24], ctx[16] = "-";
             snprintf(heads, sizeof heads, "%d/%d", s.heads, shape_query_groups(&s));
-            printf("%-24s %9.2f %6d %6d %9s %-16s %-24s %-20s\n", name, params, s.num_layers, s.hidden, heads, mlp, exp, hyb);
+            if (context > 0) snprintf(ctx, sizeof ctx, "%d", context);
+            printf("%-24s %9.2f %6d %6d %9s %8s %-16s %-24s %-20s\n", name, params, s.num_layers, s.hidden, heads, ctx, mlp,
+                   exp, hyb);
         }
     }
     if (json) {

@@ -20,7 +20,8 @@ typedef struct {
     char name[64];      /* as data/models.csv spells it */
     char keys[256];     /* the name and its aliases, normalised, '|'-separated */
     model_shape shape;  /* seq_length 0: a run setting, not the architecture's */
-    char source[256];
+    int context;        /* the positions the release supports (max_position_embeddings); 0 = unpublished */
+    char source[512];
 } named_model;
 
 enum { NAMED_MAX = 128 };
@@ -34,7 +35,7 @@ static const char *const NUM_COLS[] = {"layers", "hidden", "heads", "kv_heads", 
                                        "tied", "learned_pos", "experts", "topk", "moe_ffn", "shared_ffn",
                                        "dense_layers", "q_lora", "kv_lora", "qk_rope", "v_head", "mtp",
                                        "router_groups", "group_topk", "attn_chunk", "chunk_layers", "mamba_heads",
-                                       "mamba_head_dim", "mamba_state", "mamba_groups", "moe_latent"};
+                                       "mamba_head_dim", "mamba_state", "mamba_groups", "moe_latent", "context"};
 enum { N_NUM = sizeof NUM_COLS / sizeof *NUM_COLS };
 
 static int row_of(const csv_table *t, const csv_row *r, named_model *m, ac_err *e)
@@ -60,6 +61,7 @@ static int row_of(const csv_table *t, const csv_row *r, named_model *m, ac_err *
     s->attn_chunk = (int)v[22], s->attn_chunk_layers = (int)v[23];
     s->mamba_heads = (int)v[24], s->mamba_head_dim = (int)v[25], s->mamba_state = (int)v[26], s->mamba_groups = (int)v[27];
     s->moe_latent = (int)v[28];
+    m->context = (int)v[29];
     const char *pattern = csv_get(r, csv_col(t, "hybrid"));
     if (*pattern) {
         if (layer_hybrid_pattern(s, pattern) || s->num_layers != (int)v[0])
@@ -89,27 +91,44 @@ static int row_of(const csv_table *t, const csv_row *r, named_model *m, ac_err *
     return 0;
 }
 
-int model_named_load(ac_err *e)
+/* a models table in data/models.csv's form into rows[] (NAMED_MAX of them) and *n; -1 at the
+ * first malformed row, *n untouched */
+static int parse_rows(const char *text, size_t len, const char *file, named_model *rows, size_t *n, ac_err *e)
 {
-    if (named_loaded) return 0;
     csv_table t;
-    if (csv_parse(ac_data_models, strlen(ac_data_models), "data/models.csv", &t, e)) return -1;
+    if (csv_parse(text, len, file, &t, e)) return -1;
     static const char *const text_cols[] = {"name", "aliases", "hybrid", "source"};
     if (csv_require_cols(&t, text_cols, sizeof text_cols / sizeof *text_cols, AC_E_INTERNAL, NULL, e) ||
         csv_require_cols(&t, NUM_COLS, N_NUM, AC_E_INTERNAL, NULL, e)) {
         csv_free(&t);
         return -1;
     }
-    size_t n = 0;
     for (size_t i = 0; i < t.n; i++) {
-        if (n == NAMED_MAX) { csv_free(&t); return ac_err_set(e, AC_E_INTERNAL, "data/models.csv: more than %d rows", NAMED_MAX); }
-        if (row_of(&t, &t.rows[i], &named[n], e)) { csv_free(&t); return -1; }
-        n++;
+        if (i == NAMED_MAX) { csv_free(&t); return ac_err_set(e, AC_E_INTERNAL, "%s: more than %d rows", file, NAMED_MAX); }
+        if (row_of(&t, &t.rows[i], &rows[i], e)) { csv_free(&t); return -1; }
     }
+    *n = t.n;
     csv_free(&t);
-    named_n = n;
+    return 0;
+}
+
+int model_named_load(ac_err *e)
+{
+    if (named_loaded) return 0;
+    if (parse_rows(ac_data_models, strlen(ac_data_models), "data/models.csv", named, &named_n, e)) return -1;
     named_loaded = true;
     return 0;
+}
+
+int model_named_check_text(const char *text, size_t len, const char *file, size_t *rows, ac_err *e)
+{
+    named_model *tmp = malloc(NAMED_MAX * sizeof *tmp);
+    if (!tmp) return ac_err_set(e, AC_E_INTERNAL, "out of memory");
+    size_t n = 0;
+    int rc = parse_rows(text, len, file, tmp, &n, e);
+    free(tmp);
+    if (rc == 0 && rows) *rows = n;
+    return rc;
 }
 
 /* words a published name may carry that do not change the architecture */
@@ -137,7 +156,14 @@ static void strip_suffixes(char *k)
     }
 }
 
-static int from_preset(const char *key, model_shape *s, const char **source, const char **canon)
+/* what a name resolves to: a preset or a data/models.csv row */
+typedef struct {
+    model_shape shape;
+    const char *source, *canon;
+    int context; /* max_position_embeddings; 0 = unpublished */
+} named_hit;
+
+static int from_preset(const char *key, named_hit *h)
 {
     char names[1024];
     model_preset_arch_names(names, sizeof names);
@@ -148,9 +174,10 @@ static int from_preset(const char *key, model_shape *s, const char **source, con
         if (strcmp(k, key)) continue;
         const model_preset_arch *pa = model_preset_arch_find(tok);
         if (!pa) return -1;
-        model_preset_shape(pa, pa->vocab, pa->seq, s);
-        if (source) *source = pa->source;
-        if (canon) *canon = pa->name;
+        model_preset_shape(pa, pa->vocab, pa->seq, &h->shape);
+        h->source = pa->source;
+        h->canon = pa->name;
+        h->context = pa->max_context;
         return 0;
     }
     return -1;
@@ -187,52 +214,63 @@ static void cleaned(const char *in, char *out, size_t len)
     }
 }
 
-static int lookup(const char *name, model_shape *s, const char **source, const char **canon)
+static int lookup(const char *name, named_hit *h)
 {
     char key[128];
     normalise(name, key, sizeof key);
     strip_suffixes(key);
     if (!key[0]) return -1;
-    if (from_preset(key, s, source, canon) == 0) return 0;
+    if (from_preset(key, h) == 0) return 0;
     for (size_t i = 0; i < named_n; i++) {
         if (!text_list_has(named[i].keys, key)) continue;
-        *s = named[i].shape;
-        if (source) *source = named[i].source;
-        if (canon) *canon = named[i].name;
+        h->shape = named[i].shape;
+        h->source = named[i].source;
+        h->canon = named[i].name;
+        h->context = named[i].context;
         return 0;
     }
     return -1;
 }
 
-static int find_named(const char *name, model_shape *s, const char **source, const char **canon)
+static int find_named(const char *name, named_hit *h)
 {
     ac_err e;
     if (!name || model_named_load(&e)) return -1;
-    if (lookup(name, s, source, canon) == 0) return 0;
+    if (lookup(name, h) == 0) return 0;
     char clean[256];
     cleaned(name, clean, sizeof clean);
-    return strcmp(clean, name) ? lookup(clean, s, source, canon) : -1;
+    return strcmp(clean, name) ? lookup(clean, h) : -1;
 }
 
 int model_named_shape(const char *name, model_shape *s, const char **source)
 {
-    return find_named(name, s, source, NULL);
+    named_hit h;
+    if (find_named(name, &h)) return -1;
+    *s = h.shape;
+    if (source) *source = h.source;
+    return 0;
 }
 
 const char *model_named_canonical(const char *name)
 {
-    model_shape s;
-    const char *canon = NULL;
-    return find_named(name, &s, NULL, &canon) == 0 ? canon : NULL;
+    named_hit h;
+    return find_named(name, &h) == 0 ? h.canon : NULL;
+}
+
+int model_named_context(const char *name)
+{
+    named_hit h;
+    return find_named(name, &h) == 0 ? h.context : 0;
 }
 
 size_t model_named_count(void) { return named_loaded ? named_n : 0; }
 
-int model_named_at(size_t i, const char **name, model_shape *s, const char **source)
+int model_named_at(size_t i, const char **name, model_shape *s, int *context, const char **source)
 {
     if (!named_loaded || i >= named_n) return -1;
     if (name) *name = named[i].name;
     if (s) *s = named[i].shape;
+    if (context) *context = named[i].context;
     if (source) *source = named[i].source;
     return 0;
 }

@@ -5,7 +5,7 @@
  * built-in presets (family.h: llama3_1_8b, mixtral_8x7b, ...), then the
  * architectures of data/models.csv (GPT-3, OPT, BLOOM, LLaMA, MPT, Falcon, Qwen,
  * Nemotron-4, Grok-1, DeepSeek-V3, Kimi K2, ...), each row from the model's published
- * config.json or paper.  Names match ignoring case, blanks, dots, dashes and
+ * config.json or paper, with the positions its release supports (context).  Names match ignoring case, blanks, dots, dashes and
  * underscores ("Llama-3.1-8B-Instruct" → llama3_1_8b; suffixes such as Instruct,
  * FP8 are dropped); a name that does not match is tried again without its
  * parenthesised remarks and repeated words ("Grok-1 314B (MoE) 314B").
@@ -21,6 +21,11 @@
 /* loads data/models.csv once (model_named_shape does it on first use); -1 on a malformed row */
 int model_named_load(ac_err *e);
 
+/* parses and checks a models table in data/models.csv's form as model_named_load does, without
+ * loading it (a copy being edited, tests): 0 and its row count, or -1 at the first malformed
+ * cell with file, line and column */
+int model_named_check_text(const char *text, size_t len, const char *file, size_t *rows, ac_err *e);
+
 /* 0 and *s (decoder, vocab set, seq_length 0) and *source (where the numbers come from), or
  * -1 when unknown */
 int model_named_shape(const char *name, model_shape *s, const char **source);
@@ -29,9 +34,13 @@ int model_named_shape(const char *name, model_shape *s, const char **source);
  * prints it ("Nemotron-H 8B" → nemotron_h_8b); NULL when unknown */
 const char *model_named_canonical(const char *name);
 
+/* the positions a name's release supports (max_position_embeddings: the data/models.csv row's
+ * context, the preset's max_context); 0 when none is published or the name is unknown */
+int model_named_context(const char *name);
+
 /* the rows of data/models.csv (after model_named_load): their count, and row i's name,
- * architecture and source; -1 past the end */
+ * architecture, context (0 = unpublished) and source; -1 past the end */
 size_t model_named_count(void);
-int model_named_at(size_t i, const char **name, model_shape *s, const char **source);
+int model_named_at(size_t i, const char **name, model_shape *s, int *context, const char **source);
 
 #endif

@@ -209,11 +209,18 @@ out=$("$AC" estimate --hf-config "$T/nh.json" search_config=llama/llama3_8b sear
 [ $st -eq 2 ] && case "$out" in *"MambaModel does not run interleaved pipelines"*) true ;; *) false ;; esac \
     && pass hf_config_hybrid_vp || fail hf_config_hybrid_vp "exit $st: $out"
 # the names --model knows, with their sizes (Nemotron-H 56B: 54 Mamba-2, 10 attention, 54 MLP blocks)
+# and positions (its -Base-8K release: 8192)
 out=$("$AC" models 2>&1); st=$?
-[ $st -eq 0 ] && echo "$out" | grep -Eq '^nemotron_h_56b +56\.32 +118 +8192 +64/8 +plain 32768 +- +M 54 \* 10 - 54 E 0' \
+[ $st -eq 0 ] && echo "$out" | grep -Eq '^nemotron_h_56b +56\.32 +118 +8192 +64/8 +8192 +plain 32768 +- +M 54 \* 10 - 54 E 0' \
     && echo "$out" | grep -q '^presets .*llama3_8b' && pass models_list || fail models_list "exit $st: $(echo "$out" | head -3)"
 n=$("$AC" models --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(m["hybrid"] for m in d["models"]), len(d["models"]) > 40)')
 [ "$n" = "7 True" ] && pass models_json || fail models_json "hybrid rows, more than 40 rows: $n"
+# each row's context (max_position_embeddings; 0 = none published, not checked); none unsourced but
+# Nemotron 3 Super's, and the text column says - for it
+n=$("$AC" models --json | python3 -c 'import json,sys; m={r["name"]: r["context"] for r in json.load(sys.stdin)["models"]}
+print(m["falcon_40b"], m["mistral_7b"], m["deepseek_v3"], m["llama4_scout"], sorted(k for k, v in m.items() if v == 0))')
+[ "$n" = "2048 32768 163840 10485760 ['nemotron_3_super']" ] && echo "$out" | grep -Eq '^nemotron_3_super +[0-9.]+ +88 +4096 +32/2 +- +plain' \
+    && pass models_json_context || fail models_json_context "$n"
 "$AC" models --bogus >/dev/null 2>&1; [ $? -eq 2 ] && pass models_bad_flag || fail models_bad_flag "exit $?"
 # a published architecture by name (data/models.csv): the same prediction without a config.json;
 # the size table's PP 4 for 56 B does not divide Nemotron-H 56B's 118 blocks, so PP 2 is taken
@@ -233,7 +240,7 @@ out=$("$AC" estimate --model "Falcon-40B" --hf-config "$T/nh.json" search_config
 # run on a published plain-GELU architecture: its size from its own shape (41.3 B, not the
 # 57 B a SwiGLU count gives), and the NeMo config says GELU and tied embeddings as it runs
 out=$("$AC" run --model "Falcon-40B" search_config=llama/llama3_8b search_config.train_settings.gpu=h100 \
-    run_inference_hp_search=False "search_config.train_settings.logs=$T/falcon" 2>&1); st=$?
+    search_config.train_settings.seq_length=2048 run_inference_hp_search=False "search_config.train_settings.logs=$T/falcon" 2>&1); st=$?
 [ $st -eq 0 ] && grep -q "activation: 'gelu'" "$T/falcon"/base_cfg_41b.yaml && grep -q "share_embeddings_and_output_weights: true" "$T/falcon"/base_cfg_41b.yaml \
     && case "$out" in *"Optimal config: falcon_40b_"*) true ;; *) false ;; esac && pass model_name_run_gelu \
     || fail model_name_run_gelu "exit $st: $(echo "$out" | tail -2); $(ls "$T/falcon" 2>&1 | head -3)"
@@ -263,6 +270,33 @@ out=$("$AC" estimate --model nemotron_h_8 search_config=llama/llama3_8b 2>&1); s
 out=$("$AC" estimate --model "" 2>&1); st=$?
 [ $st -eq 2 ] && case "$out" in *"--model: needs a name"*) true ;; *) false ;; esac && pass model_name_empty \
     || fail model_name_empty "exit $st: $out"
+# a named model trains and serves within its release's positions: Llama 2 7B's 4096 cannot take the
+# llama3_8b config's 8192-token sequence (refused, nothing written); at 4096 it runs
+out=$("$AC" run --model llama2_7b search_config=llama/llama3_8b run_inference_hp_search=False \
+    "search_config.train_settings.logs=$T/ctx8k" 2>&1); st=$?
+[ $st -eq 2 ] && [ ! -e "$T/ctx8k" ] && case "$out" in *"seq_length: 8192 exceeds the 4096 positions of --model llama2_7b (max_position_embeddings)"*) true ;; *) false ;; esac \
+    && pass model_context_run_refused || fail model_context_run_refused "exit $st: $out"
+out=$("$AC" run --model llama2_7b search_config=llama/llama3_8b search_config.train_settings.seq_length=4096 \
+    run_inference_hp_search=False "search_config.train_settings.logs=$T/ctx4k" 2>&1); st=$?
+[ $st -eq 0 ] && grep -q "seq_length: 4096" "$T/ctx4k"/base_cfg_*.yaml && pass model_context_run_fits \
+    || fail model_context_run_fits "exit $st: $(echo "$out" | tail -2)"
+# ... a data/models.csv row the same way (Falcon-40B: 2048), estimate included
+out=$("$AC" estimate --model "Falcon-40B" search_config=llama/llama3_8b search_config.train_settings.gpu=h100 2>&1); st=$?
+[ $st -eq 2 ] && case "$out" in *"8192 exceeds the 2048 positions of --model falcon_40b"*) true ;; *) false ;; esac \
+    && pass model_context_estimate_refused || fail model_context_estimate_refused "exit $st: $out"
+# serving holds the prompt and the output: 2000 + 256 do not fit Falcon-40B's 2048, the default 1024 + 256 do
+out=$("$AC" infer --model "Falcon-40B" search_config=llama/llama3_8b search_config.inference_settings.benchmark.input_len=2000 \
+    "search_config.train_settings.logs=$T/ctxsrv" 2>&1); st=$?
+[ $st -eq 2 ] && [ ! -e "$T/ctxsrv" ] && case "$out" in *"--model falcon_40b: max_position_embeddings: 2048 positions: the benchmark's input_len 2000 + output_len 256 do not fit"*) true ;; *) false ;; esac \
+    && pass model_context_serve_refused || fail model_context_serve_refused "exit $st: $out"
+out=$("$AC" infer --model "Falcon-40B" search_config=llama/llama3_8b "search_config.train_settings.logs=$T/ctxsrv2" 2>&1); st=$?
+[ $st -eq 0 ] && pass model_context_serve_fits || fail model_context_serve_fits "exit $st: $(echo "$out" | tail -2)"
+# run's cost stage fine-tunes within them too (it took no context from --model before: 0, not checked)
+out=$("$AC" run --model "Falcon-40B" search_config=llama/llama3_8b search_config.train_settings.seq_length=2048 \
+    run_inference_hp_search=False run_cost_search=True search_config.cost_settings.task=lora \
+    search_config.cost_settings.context_length=4096 "search_config.train_settings.logs=$T/ctxcost" 2>&1); st=$?
+[ $st -eq 2 ] && [ ! -e "$T/ctxcost" ] && case "$out" in *"4096 tokens exceed the 2048 the model supports (falcon_40b; max_position_embeddings)"*) true ;; *) false ;; esac \
+    && pass model_context_cost_refused || fail model_context_cost_refused "exit $st: $out"
 # serving checks the requests' positions, not the training sequence: a 4096-position config.json
 # serves the default 1024 + 256, and a 4000-token prompt with 256 out is refused at the file
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["max_position_embeddings"]=4096; json.dump(d, open(sys.argv[2], "w"))' \

@@ -2,6 +2,7 @@
  * the presets under their published spellings, and served MoE layouts (Qwen3,
  * Llama 4) from their config.json; unknown names stay unknown. */
 #include <stdio.h>
+#include <string.h>
 
 #include "check.h"
 #include "model/layer.h"
@@ -128,6 +129,64 @@ static void test_hybrid_names(void)
     CHECK_INT(layer_attn_count(&s), 32);
 }
 
+/* the positions a release supports (max_position_embeddings), which run, infer and estimate
+ * hold --model to: a preset's, a data/models.csv row's, 0 where none is published */
+static void test_context(void)
+{
+    ac_err e;
+    CHECK_INT(model_named_load(&e), 0);
+    CHECK_INT(model_named_context("Llama 2 7B"), 4096);       /* preset: meta-llama/Llama-2-7b-hf */
+    CHECK_INT(model_named_context("Llama 3.1 8B"), 131072);   /* preset: rope-scaled release */
+    CHECK_INT(model_named_context("Falcon-40B"), 2048);       /* row: the Falcon series' 2048 */
+    CHECK_INT(model_named_context("GPT-3 6.7B"), 2048);       /* row: Brown 2020 n_ctx */
+    CHECK_INT(model_named_context("Mistral 7B"), 32768);      /* positions, not the 4096 sliding window */
+    CHECK_INT(model_named_context("Llama-4-Scout-17B-16E-Instruct"), 10485760);
+    CHECK_INT(model_named_context("nemotron_3_super"), 0);    /* none published: not checked */
+    CHECK_INT(model_named_context("Nope-7B"), 0);
+    /* every row carries the column; the rows' values are what the lookups give */
+    int ctx = -1;
+    const char *name;
+    size_t i = 0;
+    for (; model_named_at(i, &name, NULL, &ctx, NULL) == 0; i++) {
+        CHECK(ctx >= 0);
+        CHECK_INT(model_named_context(name), ctx);
+    }
+    CHECK_INT(i, model_named_count());
+}
+
+/* a malformed context cell is refused like the other counts: the file, the row's line, the column */
+#define MODELS_HEADER                                                                                              \
+    "name,aliases,layers,hidden,heads,kv_heads,head_dim,vocab,ffn,gated,tied,learned_pos,experts,topk,moe_ffn,"   \
+    "shared_ffn,dense_layers,q_lora,kv_lora,qk_rope,v_head,mtp,router_groups,group_topk,attn_chunk,chunk_layers," \
+    "hybrid,mamba_heads,mamba_head_dim,mamba_state,mamba_groups,moe_latent,context,source\n"
+#define MODELS_ROW(ctx) "tiny,,2,64,4,4,16,100,256,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,,0,0,0,0,0," ctx ",a source\n"
+
+static void test_context_cell(void)
+{
+    ac_err e;
+    size_t rows = 0;
+    static const char good[] = "# a comment\n" MODELS_HEADER MODELS_ROW("4096") MODELS_ROW("0");
+    CHECK_INT(model_named_check_text(good, strlen(good), "t.csv", &rows, &e), 0);
+    CHECK_INT(rows, 2);
+    static const char *const bad[] = {"4k", "-1", "", "200000000"};
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        char text[1024];
+        snprintf(text, sizeof text, "%s%s" MODELS_ROW("%s"), "# the header below\n", MODELS_HEADER, bad[k]);
+        memset(&e, 0, sizeof e);
+        CHECK_INT(model_named_check_text(text, strlen(text), "t.csv", NULL, &e), -1);
+        CHECK_STR(e.file, "t.csv");
+        CHECK_INT(e.line, 3);
+        CHECK_STR(e.key, "context");
+        CHECK_CONTAINS(e.msg, "not a count");
+    }
+    /* a table without the column is refused at its header */
+    static const char missing[] = "name,aliases,layers,source\ntiny,,2,a source\n";
+    CHECK_INT(model_named_check_text(missing, strlen(missing), "t.csv", NULL, &e), -1);
+    CHECK_INT(e.line, 1);
+    /* the compiled-in table itself passes, and the loaded one is left as it was */
+    CHECK_INT(model_named_context("Falcon-40B"), 2048);
+}
+
 static void test_hybrid_pattern(void)
 {
     model_shape s = {0};
@@ -152,5 +211,7 @@ int main(void)
     RUN(test_catalog_names);
     RUN(test_hybrid_names);
     RUN(test_hybrid_pattern);
+    RUN(test_context);
+    RUN(test_context_cell);
     CHECK_DONE();
 }
