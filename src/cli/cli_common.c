@@ -282,7 +282,9 @@ int cli_model_stage(const ac_config *c, cli_model_use use, model_size_report *re
                          m.max_context, c->infer.input_len, c->infer.output_len);
     if (use != CLI_MODEL_SERVE && m.max_context > 0 && c->train.seq_length > m.max_context)
         return ac_err_at(e, AC_E_INPUT, "command line", 0, 0, "search_config.train_settings.seq_length",
-                         "%d exceeds the %d positions of %s (max_position_embeddings)", c->train.seq_length, m.max_context, who);
+                         "%d exceeds the %d positions of %s (max_position_embeddings): train at most %d "
+                         "(search_config.train_settings.seq_length=%d)",
+                         c->train.seq_length, m.max_context, who, m.max_context, m.max_context);
     /* the size the heuristics and file names use: whole billions from 10 B, else one decimal */
     double params = model_param_count_shape_b(&m.shape);
     *size_b = params >= 10.0 ? round(params) : round(params * 10.0) / 10.0;
