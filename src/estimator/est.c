@@ -596,7 +596,12 @@ void est_device_of(const est_input *in, const est_cal *c, est_device *dev)
     dev->peak *= c->compute_scale * g->clock_scale;
     dev->peak16 *= c->compute_scale * g->clock_scale;
     dev->hbm = g->hbm_gbps * GB * 0.85;
-    dev->host = g->host_gbps * GB;
+    /* the GPUs of one host uplink that copy at once: the job's ranks on the node, at most the
+     * GPUs the link carries (data/gpus.csv host_link_gpus) */
+    int node = in->gpus_per_node > 0 ? in->gpus_per_node : g->gpus_per_node;
+    int on_node = in->num_gpus > 0 && in->num_gpus < node ? in->num_gpus : node;
+    int sharing = on_node < g->host_link_gpus ? on_node : g->host_link_gpus;
+    dev->host = g->host_gbps * GB * g->host_link_gpus / (sharing > 0 ? sharing : 1);
     layer_attn_of(&in->shape, &dev->at);
 }
 
@@ -764,26 +769,29 @@ static double checkpoint_share(const est_input *in, double layers_chunk, double 
  * chunk-backwards); their reductions queue on the network one after another, and the
  * first chunk's, final at the very end, always shows.  Parameter gathers mirror it under
  * the next step's forward (chunk_queue_s). */
+/* Is the gradient reduction left until after the backward instead of overlapping it?  DeepSpeed
+ * overlap_comm off (it defaults to true only for ZeRO-3, the stack's dp_overlap 3; a config that
+ * sets it, dp_overlap_on, overlaps at any stage), NeMo 1.x after the pipeline.  NeMo 1.x (dp_overlap
+ * 2) without the distributed optimizer all-reduces asynchronously only with PP 1 and no sequence
+ * parallelism: megatron_base_model.py configure_optimizers "if using pipeline parallel or sequence
+ * parallel ... then we disable it", and training_step then calls allreduce_main_grads() after the
+ * pipeline (the sequence-parallel norms' gradients must first be all-reduced over the TP group) */
+static bool dp_reduced_after_backward(const est_input *in)
+{
+    bool nemo1_after = in->zero_stage == 0 && (in->pp > 1 || (in->sequence_parallel && in->tp > 1));
+    return in->dp_overlap_off ||
+           (!in->dp_overlap_on && in->stack &&
+            (in->stack->dp_overlap == 0 || (in->stack->dp_overlap == 2 && nemo1_after) ||
+             (in->stack->dp_overlap == 3 && in->zero_stage < 3)));
+}
+
 static double dp_exposed_s(const est_input *in, const est_cal *c, const layer_cost *lay, double t_rs, double t_ag,
                            double rs_rounds, int m, double Ls, double t_embed_rs)
 {
     int p = in->pp, v = in->vp;
     double t_dp = t_rs + t_ag, exposed, tail = c->dp_tail * t_dp;
     if (t_embed_rs > tail) tail = t_embed_rs;
-    /* reduced after the backward: DeepSpeed overlap_comm off, NeMo 1.x after the pipeline */
-    /* (DeepSpeed: overlap_comm defaults to true only for ZeRO-3, the stack's dp_overlap 3; a
-     * config that sets it, dp_overlap_on, overlaps at any stage).  NeMo 1.x (dp_overlap 2)
-     * without the distributed optimizer all-reduces asynchronously only with PP 1 and no
-     * sequence parallelism: megatron_base_model.py configure_optimizers "if using pipeline
-     * parallel or sequence parallel ... then we disable it", and training_step then calls
-     * allreduce_main_grads() after the pipeline (the sequence-parallel norms' gradients must
-     * first be all-reduced over the TP group) */
-    bool nemo1_after = in->zero_stage == 0 && (in->pp > 1 || (in->sequence_parallel && in->tp > 1));
-    if (in->dp_overlap_off ||
-        (!in->dp_overlap_on && in->stack &&
-         (in->stack->dp_overlap == 0 || (in->stack->dp_overlap == 2 && nemo1_after) ||
-          (in->stack->dp_overlap == 3 && in->zero_stage < 3))))
-        return t_dp;
+    if (dp_reduced_after_backward(in)) return t_dp;
     if (v > 1 && rs_rounds == 1) {
         double layers_chunk = Ls / v;
         double rounds = fmin((double)p, (double)m);
@@ -808,8 +816,7 @@ static double dp_exposed_s(const est_input *in, const est_cal *c, const layer_co
  * its offload buffers are not page-locked (zero_optimization.offload_optimizer / offload_param
  * .pin_memory false, its default until PR #8207): the gradient partitions, their host accumulator
  * and the offloaded parameters are pinned only under pin_memory (stage_1_and_2.py
- * cpu_offload_pin_memory; stage3.py grad_partitions_flat_buffer; partitioned_param_swapper), while
- * the fp32 master copied back after the step is pinned either way (PR #5301) */
+ * cpu_offload_pin_memory; stage3.py grad_partitions_flat_buffer; partition_parameters.py) */
 static double offload_link(const est_input *in, const est_device *dev, const est_cal *c)
 {
     return in->offload_pageable ? dev->host * c->pageable_copy_share : dev->host;
@@ -819,32 +826,44 @@ static double offload_link(const est_input *in, const est_device *dev, const est
  * master, m, v and the bf16 copy, 30 B per parameter at HBM speed.  With the optimizer
  * offloaded, CPU Adam runs on the host, whose cores and memory the node's `ranks` processes
  * share, each updating its own shard at the same time (so a host updates ranks x P_upd
- * parameters at CPU_ADAM_HOST_PARAMS_S), and the shard crosses the host link (catalog host_gbps)
- * twice: the fp32 gradients to the host (DeepSpeed ZeRO-2 async_inplace_copy_grad_to_fp32_buffer_from_gpu
- * and ZeRO-3 partition_grads copy grad.float(): 4 B, at offload_link) and the updated fp32
- * master back to the 16-bit GPU copy (copy_ across devices moves the source dtype, then casts: 4 B) */
+ * parameters at CPU_ADAM_HOST_PARAMS_S), and the shard crosses the host link (catalog host_gbps):
+ * the fp32 gradients to the host (DeepSpeed ZeRO-2 async_inplace_copy_grad_to_fp32_buffer_from_gpu
+ * and ZeRO-3 partition_grads copy grad.float(): 4 B, at offload_link) and the updated fp32 master
+ * back to the 16-bit GPU copy (copy_ across devices moves the source dtype, then casts: 4 B).
+ * ZeRO-1/2 pin that master either way (PR #5301); ZeRO-3 never does (stage3.py builds
+ * fp32_partitioned_groups_flat unpinned) and copies it into the 16-bit partition with a dtype
+ * change, which PyTorch casts on the host before the copy (aten/src/ATen/native/cuda/Copy.cu
+ * copy_kernel_cuda): 2 B, pageable; with the parameters offloaded too that partition is in host
+ * memory already: no PCIe copy back */
 static double optimizer_step_s(const est_input *in, const est_device *dev, const est_cal *c, double P_upd, double ranks)
 {
-    if (in->offload_optimizer)
-        return P_upd * 4.0 / offload_link(in, dev, c) + P_upd * 4.0 / dev->host + ranks * P_upd / CPU_ADAM_HOST_PARAMS_S;
-    return P_upd * 30.0 / dev->hbm;
+    if (!in->offload_optimizer) return P_upd * 30.0 / dev->hbm;
+    double back = in->zero_stage < 3 ? P_upd * 4.0 / dev->host
+                : in->offload_params ? 0.0
+                                     : P_upd * 2.0 / (dev->host * c->pageable_copy_share);
+    return P_upd * 4.0 / offload_link(in, dev, c) + back + ranks * P_upd / CPU_ADAM_HOST_PARAMS_S;
 }
 
 /* DeepSpeed with the optimizer offloaded keeps the rank's gradient partition in host memory
- * between micro-batches and adds on the GPU (the stack's offload_grad_accum_via_gpu), each copy
- * on the critical path of the gradient reduction.  ZeRO-2 (stage_1_and_2.py
- * async_accumulate_grad_in_cpu_via_gpu, with m > 1): after every micro-batch but the first the
- * accumulated 16-bit partition is copied host to GPU and added, and after every one but the last
- * copied back: 2 (m - 1) copies.  ZeRO-3 (stage3.py partition_grads): the first micro-batch
- * copies its partition to the host and back to the GPU ("ensure grad buffer is a CUDA buffer"),
- * every later one copies the host buffer in and the sum out: 2 m copies.  Each moves gbytes per
- * partition parameter at offload_link */
-static double offload_grad_accum_s(const est_input *in, const est_device *dev, const est_cal *c, double P_part, int m,
-                                   double gbytes)
+ * between micro-batches and adds on the GPU (the stack's offload_grad_accum_via_gpu).  ZeRO-2
+ * (stage_1_and_2.py async_accumulate_grad_in_cpu_via_gpu, with m > 1): after every micro-batch but
+ * the first the accumulated 16-bit partition is copied host to GPU and added, and after every one
+ * but the last copied back: 2 (m - 1) copies.  ZeRO-3 (stage3.py partition_grads): the first
+ * micro-batch copies its partition to the host and back to the GPU ("ensure grad buffer is a CUDA
+ * buffer"), every later one copies the host buffer in and the sum out: 2 m copies.  Each moves
+ * gbytes per partition parameter at offload_link.  They run in the gradient reduction: where it
+ * overlaps the backward (overlap_comm) and the buffers are pinned, they are non_blocking copies on
+ * the reduction stream, hidden under each micro-batch's backward (`bwd_mb`) as far as it lasts;
+ * pageable copies block the issuing thread (CUDA runtime API, API synchronization behavior), and
+ * without overlap they wait for the backward.  Returns the exposed part of a step's copies */
+static double offload_grad_copies_s(const est_input *in, const est_device *dev, const est_cal *c, double P_part, int m,
+                                    double gbytes, double bwd_mb)
 {
     if (!in->offload_optimizer || in->zero_stage < 2 || !in->stack || !in->stack->offload_grad_accum_via_gpu) return 0.0;
     double copies = in->zero_stage >= 3 ? 2.0 * m : 2.0 * (m - 1);
-    return copies * P_part * gbytes / offload_link(in, dev, c);
+    double t = copies * P_part * gbytes / offload_link(in, dev, c);
+    if (in->offload_pageable || dp_reduced_after_backward(in) || m < 1) return t;
+    return m * fmax(0.0, t / m - bwd_mb);
 }
 
 int est_evaluate(const est_input *in_arg, est_result *r)
@@ -1185,10 +1204,12 @@ int est_evaluate(const est_input *in_arg, est_result *r)
      * the last.  Where it outweighs the dp_tail share (a large vocabulary on a small model:
      * 17 % of mT5 3B's gradients at TP 2, 21 % of BERT-base's) the last reduction is it.  It
      * sits on the first stage, which finishes the step's backward last. */
-    double P_embed_grad = in->lora_rank > 0 || (p > 1 && busiest.total != first_st.total) ? 0.0 : (pc.embedding + pc.position) / t;
+    double P_embed_grad = in->lora_rank > 0 ? 0.0 : (pc.embedding + pc.position) / t;
     double t_embed_rs = 0.0;
+    /* with partitioned gradients every backward ends on its reduction (DeepSpeed's epilogue
+     * synchronizes the reduction stream, FSDP's final callback waits): rs_rounds of them */
     if (P_embed_grad > 0.0)
-        t_embed_rs = in->zero_stage >= 1 ? (bucket_allreduce ? coll_allreduce_s : coll_gather_s)(P_embed_grad * gbytes, dpc, bw_dp, c)
+        t_embed_rs = in->zero_stage >= 1 ? rs_rounds * (bucket_allreduce ? coll_allreduce_s : coll_gather_s)(P_embed_grad * gbytes, dpc, bw_dp, c)
                                          : coll_allreduce_s(P_embed_grad * gbytes, dpc, bw_dp, c);
     double dp_exp = dp_exposed_s(in, c, &lay, t_rs, t_ag, rs_rounds, m, Ls, t_embed_rs);
     r->t_dp_exposed = dp_exp + t_fsdp;
@@ -1207,7 +1228,9 @@ int est_evaluate(const est_input *in_arg, est_result *r)
                  : in->zero_stage >= 1 ? P_dense_grad / dpc + P_exp_grad / edp
                                        : P_dense_grad + P_exp_grad;
     double ranks_on_node = node < N ? node : N; /* the processes sharing one host's CPU */
-    r->t_optimizer = optimizer_step_s(in, &dev, c, P_upd, ranks_on_node) + offload_grad_accum_s(in, &dev, c, P_upd, m, gbytes);
+    r->t_optimizer = optimizer_step_s(in, &dev, c, P_upd, ranks_on_node);
+    /* the offloaded gradient partition's copies belong to the backward's reduction */
+    r->t_dp_exposed += offload_grad_copies_s(in, &dev, c, P_upd, m, gbytes, Ls * lay.bwd);
     /* weight-gradient accumulation outside the GEMM (the stack's grad_accum_bytes: NeMo 1.x
      * adds each micro-batch's bf16 gradient into the fp32 main gradient in a pass of its own),
      * on every micro-batch of the stage with the most parameters */

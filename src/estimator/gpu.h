@@ -27,7 +27,9 @@ typedef struct {
     double price_per_hour; /* USD per GPU-hour, default */
     double gemm_eff, fp8_gemm_eff;
     double attn_speedup; /* attention kernels' speed relative to attn_eff of the bf16 peak */
-    double host_gbps;    /* GPU <-> host memory per direction (PCIe or NVLink-C2C): CPU offload */
+    double host_gbps;    /* GPU <-> host memory per direction (PCIe or NVLink-C2C): CPU offload; each
+                          * GPU's share when all host_link_gpus of one uplink copy at once */
+    int host_link_gpus;  /* GPUs sharing one host uplink (2 on HGX/DGX boards and Grace superchips) */
     int sm_count;          /* streaming multiprocessors: GEMM tiles per wave (layer_gemm_eff) */
     int sm_arch;           /* compute capability × 10 (80 A100, 90 H100, 100 Blackwell) */
     int fp8_weight_copies; /* 1-byte copies an FP8 weight needs: 2 (with its transpose) on Hopper/Ada, 1 on Blackwell */

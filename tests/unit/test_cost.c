@@ -130,7 +130,9 @@ static void test_offload_moves_states_to_the_host(void)
     /* (the peak pipeline stage holds the embedding or the output layer, not both: 2 % of Ψ) */
     CHECK_NEAR(z3p.mem_weights, 2.0 * (P / 32.0) * 2.0, 0.03);
     CHECK_NEAR(z3p.cpu_mem_per_gpu - z3.cpu_mem_per_gpu, 2.0 * P / Nd, 0.03);
-    CHECK(z3p.step_time >= z3.step_time);
+    /* and trades ZeRO-3's pageable copy back of the updated master (its 16-bit partition is in host
+     * memory now) for two fetches of the shard per micro-batch */
+    CHECK(z3p.t_optimizer < z3.t_optimizer && z3p.t_dp_exposed >= z3.t_dp_exposed);
 }
 
 static void test_lora_against_full(void)
@@ -822,8 +824,9 @@ static void test_ties_go_to_the_faster(void)
     CHECK_CONTAINS(r.chosen_why, "budget");
     cost_result_free(&r);
     /* Llama-2-70B full with 2048 GB of host memory, offloaded: the host's CPU Adam, which one node's
-     * ranks share, bounds every GPU count alike, so fewer GPUs cost less per token; of those tied
-     * with the cheapest the faster wins (more than one GPU, sooner than the single GPU) */
+     * ranks share, bounds every GPU count alike, so fewer GPUs cost less per token, and a single
+     * rank has its board pair's PCIe uplink to itself (host_link_gpus): one GPU is the cheapest,
+     * ahead of two by more than the tie band */
     model_shape b = llama70b();
     cost_request r70 = request(&b, COST_FULL);
     r70.tokens_b = 1.0;
@@ -832,12 +835,12 @@ static void test_ties_go_to_the_faster(void)
     r70.stack = rq.stack;
     CHECK_INT(cost_search(&r70, &r, &e), 0);
     c = cost_chosen(&r, &r70);
-    CHECK(c >= 0 && r.opt[c].k.num_gpus > 1);
-    double one_gpu_hours = 0;
+    CHECK(c >= 0 && r.opt[c].k.num_gpus == 1 && c == r.best_cost);
+    double two_gpu_usd = 0;
     for (size_t i = 0; i < r.n; i++)
-        if (r.opt[i].feasible && r.opt[i].k.num_gpus == 1) one_gpu_hours = r.opt[i].hours;
-    CHECK(one_gpu_hours > 0 && r.opt[c].hours < one_gpu_hours);
-    CHECK(r.opt[c].usd_per_mtok <= r.opt[r.best_cost].usd_per_mtok * (1.0 + cost_tie_band(&r.opt[c])) + 1e-12);
+        if (r.opt[i].feasible && r.opt[i].k.num_gpus == 2 && (two_gpu_usd == 0 || r.opt[i].usd_per_mtok < two_gpu_usd))
+            two_gpu_usd = r.opt[i].usd_per_mtok;
+    CHECK(two_gpu_usd > r.opt[c].usd_per_mtok * (1.0 + cost_tie_band(&r.opt[c])));
     cost_result_free(&r);
     /* within one GPU count, a setup priced the same that offloads less wins: single-GPU LoRA of
      * 7B no longer leans on ZeRO-3 parameter offload to fit micro batch 4 */
@@ -988,7 +991,7 @@ static void test_stack_it_configures(void)
     cost_option paged;
     rq.pin_memory = false;
     CHECK_INT(cost_evaluate(&rq, &k3, &paged, &e), 0);
-    CHECK(paged.est.t_optimizer > 1.5 * o.est.t_optimizer && paged.est.step_time > o.est.step_time);
+    CHECK(paged.est.t_optimizer > o.est.t_optimizer && paged.est.step_time > o.est.step_time);
     CHECK_INT(cost_deepspeed_json(&rq, &paged, &ds, &e), 0);
     CHECK(strstr(ds, "pin_memory") == NULL);
     free(ds);

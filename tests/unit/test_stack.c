@@ -532,10 +532,10 @@ static void test_zero12_allreduce(void)
 
 /* ZeRO-2 with the optimizer offloaded: the boundary moves 4 B of fp32 gradient out and 4 B of
  * fp32 master back per partition parameter at the host link's 12.5 GB/s (an A100 pair's Gen4
- * x16 uplink), and the host's CPU Adam
- * (1.4e9 parameters/s) updates the 8 ranks' partitions at once;
- * with m micro-batches the accumulated 2-byte partition also crosses the link 2(m − 1) times
- * (async_accumulate_grad_in_cpu_via_gpu): m = 4 adds 6 x 2 B per partition parameter */
+ * x16 uplink, 8 ranks on the board), and the host's CPU Adam (1.4e9 parameters/s) updates the 8
+ * ranks' partitions at once; with m micro-batches the accumulated 2-byte partition also crosses the
+ * link 2(m − 1) times (async_accumulate_grad_in_cpu_via_gpu), in the gradient reduction: exposed,
+ * as ZeRO-2's reduction waits for the backward (overlap_comm off, DeepSpeed's default) */
 static void test_offload_grad_accum(void)
 {
     model_shape s = small_gpt();
@@ -554,30 +554,52 @@ static void test_offload_grad_accum(void)
     CHECK(one.num_microbatches == 1 && four.num_microbatches == 4);
     double host = 12.5e9, P = one.t_optimizer / (8.0 / host + 8.0 / 1.4e9);
     CHECK(P > 0);
-    CHECK_NEAR(four.t_optimizer - one.t_optimizer, 6.0 * 2.0 * P / host, 1e-12);
+    CHECK_NEAR(four.t_optimizer, one.t_optimizer, 1e-15);
+    double copies = 6.0 * 2.0 * P / host;
+    CHECK_NEAR(four.t_dp_exposed - four.t_dp_comm, copies, 1e-9 * copies); /* the reduction itself after the backward */
     /* pageable buffers (pin_memory false): the gradient copies at 0.22 of the link, the fp32
-     * master's copy back (pinned by DeepSpeed either way) at the link */
+     * master's copy back (ZeRO-2 pins it either way, PR #5301) at the link */
     in.offload_pageable = true;
     est_result paged;
     CHECK(est_evaluate(&in, &paged) == 0);
-    CHECK_NEAR(paged.t_optimizer, P * (4.0 / (0.22 * host) + 4.0 / host + 8.0 / 1.4e9) + 6.0 * 2.0 * P / (0.22 * host),
-               1e-9 * paged.t_optimizer);
-    in.offload_pageable = false;
+    CHECK_NEAR(paged.t_optimizer, P * (4.0 / (0.22 * host) + 4.0 / host + 8.0 / 1.4e9), 1e-9 * paged.t_optimizer);
+    CHECK_NEAR(paged.t_dp_exposed - paged.t_dp_comm, copies / 0.22, 1e-9 * copies);
     /* ZeRO-3 copies every micro-batch's partition to the host and back (the first one too:
-     * stage3.py keeps the buffer on the GPU for what follows): 2 m copies */
+     * stage3.py keeps the buffer on the GPU for what follows): 2 m copies, pageable here; its fp32
+     * master is never pinned, so the copy back is pageable too */
     in.zero_stage = 3;
-    CHECK(est_evaluate(&in, &four) == 0);
-    in.gbs = 8;
-    CHECK(est_evaluate(&in, &one) == 0);
-    CHECK_NEAR(four.t_optimizer - one.t_optimizer, (8.0 - 2.0) * 2.0 * P / host, 1e-12);
+    est_result z3;
+    CHECK(est_evaluate(&in, &z3) == 0);
+    CHECK_NEAR(z3.t_optimizer, P * (4.0 / (0.22 * host) + 2.0 / (0.22 * host) + 8.0 / 1.4e9), 1e-9 * z3.t_optimizer);
+    /* pinned, under ZeRO-3's overlapped reduction: non_blocking copies hidden by the backward */
+    in.offload_pageable = false;
+    est_result hidden;
+    CHECK(est_evaluate(&in, &hidden) == 0);
+    CHECK(8.0 * 2.0 * P / host < hidden.t_compute_bwd);
+    double z3_copies = 8.0 * 2.0 * P / host; /* m = 4: 2m copies */
+    CHECK(z3.t_dp_exposed - hidden.t_dp_exposed > z3_copies / 0.22 - z3_copies);
+    CHECK(z3.t_dp_exposed - hidden.t_dp_exposed <= z3_copies / 0.22 + 1e-12);
+    /* with the parameters offloaded too, the updated 16-bit partition is already in host memory */
+    in.offload_params = true;
+    est_result both;
+    CHECK(est_evaluate(&in, &both) == 0);
+    CHECK_NEAR(both.t_optimizer, P * (4.0 / host + 8.0 / 1.4e9), 1e-9 * both.t_optimizer);
+    in.offload_params = false;
     /* one host's CPU: two nodes of 8 halve each rank's partition but not the host's rate, so the
      * CPU part halves with the shard (16 ranks, 8 per node) */
+    in.zero_stage = 2;
     est_result two;
     in.num_gpus = 16;
     in.gbs = 16;
     CHECK(est_evaluate(&in, &two) == 0);
     double P2 = P * 8.0 / 16.0; /* the same parameters over twice the ranks */
-    CHECK_NEAR(two.t_optimizer, P2 * 8.0 / host + 8.0 * P2 / 1.4e9 + 2.0 * P2 * 2.0 / host, 1e-3 * two.t_optimizer);
+    CHECK_NEAR(two.t_optimizer, P2 * 8.0 / host + 8.0 * P2 / 1.4e9, 1e-3 * two.t_optimizer);
+    /* one rank alone on the board has its pair's uplink to itself (host_link_gpus 2): twice the rate */
+    in.num_gpus = 1;
+    in.gbs = 1;
+    est_result alone;
+    CHECK(est_evaluate(&in, &alone) == 0);
+    CHECK_NEAR(alone.t_optimizer, 8.0 * P * (8.0 / (2.0 * host) + 1.0 / 1.4e9), 1e-3 * alone.t_optimizer);
 }
 
 /* PEFT / torchtune LoRA adapters outside the frozen GEMMs: 9.5 B forward and 11.5 B backward per
