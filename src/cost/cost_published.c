@@ -180,7 +180,10 @@ bool cost_published_band(const est_stack *st, const gpu_spec *g, bool offload, d
         }
         if (k < 3) continue;
         *band = cost_published_quantile(abs_err, k, 0.8);
-        *median_err = cost_published_quantile(signed_err, k, 0.5);
+        /* the middle of an even count is the mean of its two middle rows: a nearest-rank median
+         * would take the sign of one side where the rows split (offload: three too fast, three too slow) */
+        cost_published_quantile(signed_err, k, 0.5); /* sorts */
+        *median_err = k % 2 ? signed_err[k / 2] : 0.5 * (signed_err[k / 2 - 1] + signed_err[k / 2]);
         *rows = (int)k;
         *on_gpu = pass == 0;
         return true;
