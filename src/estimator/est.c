@@ -769,6 +769,17 @@ static double checkpoint_share(const est_input *in, double layers_chunk, double 
  * chunk-backwards); their reductions queue on the network one after another, and the
  * first chunk's, final at the very end, always shows.  Parameter gathers mirror it under
  * the next step's forward (chunk_queue_s). */
+/* FSDP under pipeline parallelism that keeps a stage's parameters gathered and its gradients
+ * accumulated unsharded across micro-batches (the stack's pp_fsdp, PP > 1): the gather and the
+ * reduce-scatter rounds of a step.  pp_fsdp 1 (torch.distributed.pipelining): one; pp_fsdp 2:
+ * one per group of PP contiguous micro-batches a chunk runs (the depth-first interleaved
+ * schedule's N = PP, Narayanan et al. 2021 §2.2; Llama 3 Herd of Models §3.3.2); 0 otherwise */
+static double fsdp_rounds(const est_input *in, int m)
+{
+    if (in->zero_stage < 3 || in->pp <= 1 || !in->stack || !in->stack->pp_fsdp) return 0.0;
+    return in->stack->pp_fsdp == 1 ? 1.0 : ceil((double)m / in->pp);
+}
+
 /* Is the gradient reduction left until after the backward instead of overlapping it?  DeepSpeed
  * overlap_comm off (it defaults to true only for ZeRO-3, the stack's dp_overlap 3; a config that
  * sets it, dp_overlap_on, overlaps at any stage), NeMo 1.x after the pipeline.  NeMo 1.x (dp_overlap
@@ -792,6 +803,15 @@ static double dp_exposed_s(const est_input *in, const est_cal *c, const layer_co
     double t_dp = t_rs + t_ag, exposed, tail = c->dp_tail * t_dp;
     if (t_embed_rs > tail) tail = t_embed_rs;
     if (dp_reduced_after_backward(in)) return t_dp;
+    /* gathered and reduced in rounds (fsdp_rounds): the first gather waits under the first
+     * forward, the last reduction comes after the last backward (the pipeline stage calls the
+     * post-backward itself), the rounds between hide under the step's compute */
+    double fsdp_r = fsdp_rounds(in, m);
+    if (fsdp_r > 0) {
+        double rs_last = t_rs / rs_rounds, ag_first = t_ag / fsdp_r;
+        return rs_last + fmax(0.0, ag_first - Ls * lay->fwd) +
+               fmax(0.0, (t_rs - rs_last) + (t_ag - ag_first) - m * Ls * (lay->fwd + lay->bwd));
+    }
     if (v > 1 && rs_rounds == 1) {
         double layers_chunk = Ls / v;
         double rounds = fmin((double)p, (double)m);
@@ -1094,7 +1114,13 @@ int est_evaluate(const est_input *in_arg, est_result *r)
              * after forward every layer stays gathered until its backward */
             if (in->zero_stage >= 3)
                 weights = param_bytes(P, P_layers, layer_gather_bytes, wbytes) / shard_d +
-                          (in->stack && !in->stack->fsdp_reshard ? weight_bytes : 2.0 * weight_bytes / (Ls_st > 0 ? Ls_st : 1));
+                          ((in->stack && !in->stack->fsdp_reshard) || fsdp_rounds(in, m) > 0
+                               ? weight_bytes
+                               : 2.0 * weight_bytes / (Ls_st > 0 ? Ls_st : 1));
+            /* kept across micro-batches, the unsharded gradients accumulate in the reduction's
+             * dtype until a round reduces them (FSDP2's unsharded_accumulated_grad in reduce_dtype;
+             * Llama 3's "FP32 gradient accumulation ... over multiple micro-batches") */
+            if (fsdp_rounds(in, m) > 0) grads += P * gbytes;
         }
         if (in->offload_optimizer) {
             cpu += opt;
@@ -1162,7 +1188,8 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     /* partitioned gradients (ZeRO-2/3, FSDP) cannot accumulate a full gradient, so the
      * reduce-scatter runs after every micro-batch's backward, not once per step
      * (Rajbhandari et al. 2020 §5.2; DeepSpeed stage-2 reduces in each backward pass) */
-    double rs_rounds = in->zero_stage >= 2 ? (double)m : 1.0;
+    double rounds = fsdp_rounds(in, m);
+    double rs_rounds = in->zero_stage < 2 ? 1.0 : rounds > 0 ? rounds : (double)m;
     /* DeepSpeed ZeRO-1/2 (the stack's zero12_grad_allreduce): each gradient bucket is all-reduced
      * and every rank keeps its slice (stage_1_and_2.py allreduce_and_scatter with the default
      * use_multi_rank_bucket_allreduce), twice a reduce-scatter's traffic */
@@ -1176,9 +1203,10 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     } else {
         t_rs = coll_allreduce_s(P_dense_grad * gbytes, dpc, bw_dp, c) + coll_allreduce_s(P_exp_grad * gbytes, edp, bw_edp, c);
     }
+    if (rounds > 0) t_ag *= rounds; /* gathered once a round: t_ag's gather, rounds times */
     double t_dp = t_rs + t_ag;
     double t_fsdp = 0.0, t_fsdp_all = 0.0;
-    if (in->zero_stage >= 3) {
+    if (in->zero_stage >= 3 && rounds == 0) {
         /* FSDP gathers every layer's weights for forward and again for backward, per
          * micro-batch; prefetching hides it behind compute when compute is longer.
          * Under LoRA the gathered weights are the frozen base ones. */

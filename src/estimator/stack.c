@@ -17,7 +17,7 @@ static size_t stacks_n;
 
 /* the parameters a stack row may set; those before K_LOGIT every stack states, the later ones
  * are optional (their default is stated where they are used) */
-enum { K_ALIASES, K_ATTENTION, K_SM_FWD, K_SM_BWD, K_ELEM, K_GRAD, K_ZERO, K_DP_OVERLAP, K_PREFETCH, K_RESHARD, K_SP, K_VP, K_GACC, K_CAST, K_FA2, K_TPO, K_LOGIT, K_SAC, K_AFWD, K_ABWD, K_DROP, K_MASKED, K_ZAR, K_OFFACC, K_LORA_F, K_LORA_B, K_CELEM, K_CCAST, K_DYN, K_CPHEADS, K_CPDKV, K_CPEXP, K_PPSG, K_DEFREC, K_N };
+enum { K_ALIASES, K_ATTENTION, K_SM_FWD, K_SM_BWD, K_ELEM, K_GRAD, K_ZERO, K_DP_OVERLAP, K_PREFETCH, K_RESHARD, K_SP, K_VP, K_GACC, K_CAST, K_FA2, K_TPO, K_LOGIT, K_SAC, K_AFWD, K_ABWD, K_DROP, K_MASKED, K_ZAR, K_OFFACC, K_LORA_F, K_LORA_B, K_CELEM, K_CCAST, K_DYN, K_CPHEADS, K_CPDKV, K_CPEXP, K_PPSG, K_DEFREC, K_PPFSDP, K_N };
 static const unsigned long long REQUIRED_KEYS = (1ull << K_LOGIT) - 1;
 _Static_assert(K_N <= 64, "a stack's seen keys are one 64-bit mask");
 static const char *const KEYS[K_N] = {"aliases", "attention", "softmax_fwd_bytes", "softmax_bwd_bytes", "elementwise_units",
@@ -28,7 +28,7 @@ static const char *const KEYS[K_N] = {"aliases", "attention", "softmax_fwd_bytes
                                       "masked_attn_eff_ratio", "zero12_grad_allreduce", "offload_grad_accum_via_gpu",
                                       "lora_fwd_bytes", "lora_bwd_bytes", "compiled_elementwise_units",
                                       "compiled_fp8_cast_bytes", "fp8_dynamic_scaling", "cp_kv_all_heads", "cp_dkv_bytes",
-                                      "cp_exposed", "pp_scatter_gather", "default_recompute"};
+                                      "cp_exposed", "pp_scatter_gather", "default_recompute", "pp_fsdp"};
 
 static int stack_value(est_stack *s, int k, const char *v, const char *file, int line, ac_err *e)
 {
@@ -90,6 +90,10 @@ static int stack_value(est_stack *s, int k, const char *v, const char *file, int
         break;
     case K_CPEXP: s->cp_exposed = x != 0; break;
     case K_PPSG: s->pp_scatter_gather = x != 0; break;
+    case K_PPFSDP:
+        if (x > 2) return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "pp_fsdp", "0, 1 or 2, not %g", x);
+        s->pp_fsdp = (int)x;
+        break;
     case K_DROP:
         if (x != 0 && x != 1) return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "dropout_masks", "0 or 1, not %g", x);
         s->no_dropout = x == 0;
@@ -127,6 +131,24 @@ int est_stack_load(ac_err *e)
             memset(&tmp[n], 0, sizeof tmp[n]);
             snprintf(tmp[n].name, sizeof tmp[n].name, "%s", name);
             n++;
+        }
+        /* like: this stack starts as a copy of an earlier one (its first row), the rows that
+         * follow say where it differs */
+        if (!strcmp(key, "like")) {
+            size_t b = 0;
+            while (b < n && (b == j || strcmp(tmp[b].name, csv_get(r, vc)))) b++;
+            if (b == n || seen[j]) {
+                rc = ac_err_at(e, AC_E_INTERNAL, t.file, r->line, 0, "like",
+                               "must be a stack's first row and name a stack above it, not '%s'", csv_get(r, vc));
+                break;
+            }
+            if (!*csv_get(r, src)) { rc = ac_err_at(e, AC_E_INTERNAL, t.file, r->line, 0, key, "every parameter needs its source"); break; }
+            est_stack base = tmp[b];
+            snprintf(base.name, sizeof base.name, "%s", tmp[j].name);
+            base.aliases[0] = '\0';
+            tmp[j] = base;
+            seen[j] = seen[b] & ~(1ull << K_ALIASES);
+            continue;
         }
         int k = 0;
         while (k < K_N && strcmp(KEYS[k], key)) k++;

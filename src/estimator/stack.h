@@ -43,6 +43,9 @@ typedef struct est_stack {
                                  * (DeepSpeed's overlap_comm default) */
     bool fsdp_prefetch;         /* ZeRO-3/FSDP gathers issued ahead, hidden behind compute */
     bool fsdp_reshard;          /* parameters freed after forward: gathered twice per micro-batch */
+    int pp_fsdp;                /* with PP > 1, how often FSDP gathers a stage's parameters and reduces its
+                                 * gradients: 0 every micro-batch, 1 once a step (torch.distributed.pipelining),
+                                 * 2 once per group of PP contiguous micro-batches (depth-first interleaving) */
     bool sequence_parallel;     /* the stack can split norms and dropout over TP ranks */
     bool interleaved_pipeline;  /* the stack has the interleaved (virtual) pipeline schedule */
     double grad_accum_bytes;    /* HBM bytes per trainable parameter per micro-batch outside the wgrad GEMM */

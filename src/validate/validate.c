@@ -197,6 +197,9 @@ static const struct {
     {"GPT-NeoX", "megatron-deepspeed"},      {"GPT NeoX", "megatron-deepspeed"},
     /* AI2 OLMo: "the ZeRO optimizer strategy via PyTorch's FSDP" (Groeneveld et al. 2024 §3.1) */
     {"OLMo", "pytorch-fsdp"},
+    /* Meta's Llama 3 stack: FSDP without resharding after forward, gradients sharded, interleaved PP
+     * (Llama 3 Herd of Models §3.3.2): its own row, before the FSDP match */
+    {"Meta Llama 3", "meta-llama3"},
     {"NeMo", "megatron-core"},               {"Megatron", "megatron-core"},
     {"MaxText", "jax-xla"},                  {"Paxml", "jax-xla"},                    {"Praxis", "jax-xla"},
     {"Levanter", "jax-xla"},                 {"T5X", "jax-xla"},                      {"JAX", "jax-xla"},

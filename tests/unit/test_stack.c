@@ -38,6 +38,55 @@ static void test_stacks_load(void)
     CHECK(ds && !strcmp(ds->name, "hf-deepspeed") && ds->grad_bytes == 2.0 && ds->dp_overlap == 3);
     CHECK(est_stack_find("no-such-stack") == NULL);
     CHECK(est_stack_suggest("deepspeeed") && !strcmp(est_stack_suggest("deepspeeed"), "hf-deepspeed"));
+    /* a stack `like` another starts as its copy: Meta's Llama 3 stack is PyTorch FSDP's but for what
+     * its paper states (no reshard after forward, gradients reduced every micro-batch, interleaved
+     * pipeline, K/V gathered at the KV heads) */
+    const est_stack *meta = est_stack_find("Meta Llama 3 training stack");
+    CHECK(meta && !strcmp(meta->name, "meta-llama3"));
+    CHECK(meta->zero_stage == fsdp->zero_stage && meta->grad_bytes == fsdp->grad_bytes &&
+          meta->elementwise_units == fsdp->elementwise_units && meta->flash2 == fsdp->flash2);
+    CHECK(!meta->fsdp_reshard && meta->pp_fsdp == 0 && meta->interleaved_pipeline && !meta->cp_kv_all_heads);
+    CHECK(fsdp->pp_fsdp == 1 && fsdp->cp_kv_all_heads && strcmp(meta->aliases, fsdp->aliases));
+}
+
+/* FSDP2 under torch.distributed.pipelining (pytorch-fsdp, pp_fsdp 1): a stage's parameters are
+ * gathered once a step and its gradients reduce-scattered once, after the last micro-batch, where
+ * FSDP without pipelining does both every micro-batch; the unsharded gradients (fp32, the reduce
+ * dtype) and the gathered parameters stay in memory the whole step */
+static void test_fsdp_under_pipeline(void)
+{
+    CHECK(gpu_catalog_load(NULL) == 0);
+    model_shape s = small_gpt();
+    s.num_layers = 8;
+    est_input in;
+    est_input_init(&in, &s, gpu_find("h100_sxm"));
+    est_stack_apply(&in, est_stack_find("pytorch-fsdp"));
+    in.num_gpus = 16;
+    in.pp = 2;
+    in.mbs = 1;
+    in.gbs = 32; /* DP 8, 4 micro-batches */
+    est_result once;
+    CHECK(est_evaluate(&in, &once) == 0);
+    CHECK(once.num_microbatches == 4);
+    est_stack per_mb = *in.stack; /* the same stack gathering and reducing every micro-batch */
+    per_mb.pp_fsdp = 0;
+    in.stack = &per_mb;
+    est_result every;
+    CHECK(est_evaluate(&in, &every) == 0);
+    /* t_dp_comm: one gather and, per micro-batch or once, the reduce-scatter: 4 against 1 here,
+     * 2 against 1 with 2 micro-batches, so the differences are 3 and 1 reduce-scatters */
+    CHECK(once.mem_grads > every.mem_grads && once.mem_weights > every.mem_weights);
+    in.gbs = 16;
+    est_result every2, once2;
+    CHECK(est_evaluate(&in, &every2) == 0);
+    in.stack = est_stack_find("pytorch-fsdp");
+    CHECK(est_evaluate(&in, &once2) == 0);
+    CHECK_NEAR(once2.t_dp_comm, once.t_dp_comm, 1e-15);
+    double rs = every2.t_dp_comm - once2.t_dp_comm;
+    CHECK(rs > 0);
+    CHECK_NEAR(every.t_dp_comm - once.t_dp_comm, 3.0 * rs, 1e-12);
+    /* and the per-micro-batch gathers of FSDP without the pipeline's keep are gone */
+    CHECK(once.t_dp_exposed < every.t_dp_exposed);
 }
 
 /* tile and wave quantization and the K fill, by hand (128×128 tiles, K0 = 128) */
@@ -770,6 +819,7 @@ int main(void)
     RUN(test_dp_reduce_window);
     RUN(test_nccl_sm_share);
     RUN(test_embedding_reduced_last);
+    RUN(test_fsdp_under_pipeline);
     RUN(test_dropout_masks);
     RUN(test_p2p_bandwidth);
     RUN(test_cp_exchange_windows);

@@ -330,6 +330,7 @@ static void test_framework_stacks(void)
         {"Megatron DeepSpeed / BLOOM", "megatron-deepspeed"},
         {"GPT-NeoX (Megatron + DeepSpeed)", "megatron-deepspeed"},
         {"OLMo (PyTorch)", "pytorch-fsdp"},
+        {"Meta Llama 3 training stack (PyTorch FSDP + TP/CP/PP)", "meta-llama3"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const est_stack *st = validate_stack_of(cases[i].cell);
