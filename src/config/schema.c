@@ -87,7 +87,7 @@ const schema_entry SCHEMA[] = {
     { TS "override_search_num_nodes", ST_IGNORED, NONE, NULL, NB, NULL, 0, "Vestigial key of the original t5/mt5 unknown_size presets; never read" },
     { TS "model_name", ST_STR, S(train.model_name), "null", NB, NULL, SF_NULLABLE, "extension: built-in architecture (llama2_7b, llama3_70b, mixtral_8x7b, ...)" },
     { TS "gpu", ST_STR, S(train.gpu), "null", NB, NULL, SF_NULLABLE, "extension: GPU type from data/gpus.csv (null = A100 with gpu_memory_gb)" },
-    { TS "framework", ST_STR, S(train.framework), "null", NB, NULL, SF_NULLABLE, "extension: training stack from data/stacks.csv, null = megatron-core (cost: Megatron-Core for TP/PP runs, hf-deepspeed otherwise) (megatron-core, nemo-megatron-2022, megatron-deepspeed, pytorch-fsdp, hf-deepspeed, llm-foundry-2023, jax-xla; aliases such as deepspeed, fsdp, torchtitan, maxtext)" },
+    { TS "framework", ST_STR, S(train.framework), "null", NB, NULL, SF_NULLABLE, "extension: training stack from data/stacks.csv, null = megatron-core (cost: Megatron-Core for TP/PP runs, hf-deepspeed otherwise) (megatron-core, nemo-megatron-2022, megatron-deepspeed, pytorch-fsdp, hf-deepspeed, llm-foundry-2023, jax-xla, meta-llama3; aliases such as deepspeed, fsdp, torchtitan, maxtext)" },
     { TS "context_parallel_sizes", ST_INT_LIST, S(train.context_parallel_sizes), "[1]", 1, 1024, NULL, SF_NULLABLE, "extension: CP values to search, or auto" },
     { TS "expert_parallel_sizes", ST_INT_LIST, S(train.expert_parallel_sizes), "[1]", 1, 1024, NULL, SF_NULLABLE, "extension: EP values to search, or auto" },
     { TS "virtual_pipeline_sizes", ST_INT_LIST, S(train.virtual_pipeline_sizes), "auto", 1, 1024, NULL, SF_NULLABLE, "extension: VP values, or auto (the original's rule)" },

@@ -770,14 +770,17 @@ static double checkpoint_share(const est_input *in, double layers_chunk, double 
  * first chunk's, final at the very end, always shows.  Parameter gathers mirror it under
  * the next step's forward (chunk_queue_s). */
 /* FSDP under pipeline parallelism that keeps a stage's parameters gathered and its gradients
- * accumulated unsharded across micro-batches (the stack's pp_fsdp, PP > 1): the gather and the
- * reduce-scatter rounds of a step.  pp_fsdp 1 (torch.distributed.pipelining): one; pp_fsdp 2:
- * one per group of PP contiguous micro-batches a chunk runs (the depth-first interleaved
- * schedule's N = PP, Narayanan et al. 2021 §2.2; Llama 3 Herd of Models §3.3.2); 0 otherwise */
-static double fsdp_rounds(const est_input *in, int m)
+ * accumulated unsharded across micro-batches (the stack's pp_fsdp, PP > 1; torch.distributed
+ * .pipelining turns gradient sync off for every micro-batch's backward whatever the sharding, so
+ * ZeRO-2's SHARD_GRAD_OP too): the gather and reduce-scatter rounds of a step, 1, or 0 where
+ * FSDP runs every micro-batch's (no pipeline, the stack's way, LoRA's frozen base and CPU offload,
+ * which keep their own paths) */
+static double fsdp_rounds(const est_input *in)
 {
-    if (in->zero_stage < 3 || in->pp <= 1 || !in->stack || !in->stack->pp_fsdp) return 0.0;
-    return in->stack->pp_fsdp == 1 ? 1.0 : ceil((double)m / in->pp);
+    if (in->zero_stage < 2 || in->pp <= 1 || !in->stack || !in->stack->pp_fsdp || in->lora_rank > 0 ||
+        in->offload_optimizer || in->offload_params)
+        return 0.0;
+    return 1.0;
 }
 
 /* Is the gradient reduction left until after the backward instead of overlapping it?  DeepSpeed
@@ -803,10 +806,10 @@ static double dp_exposed_s(const est_input *in, const est_cal *c, const layer_co
     double t_dp = t_rs + t_ag, exposed, tail = c->dp_tail * t_dp;
     if (t_embed_rs > tail) tail = t_embed_rs;
     if (dp_reduced_after_backward(in)) return t_dp;
-    /* gathered and reduced in rounds (fsdp_rounds): the first gather waits under the first
-     * forward, the last reduction comes after the last backward (the pipeline stage calls the
-     * post-backward itself), the rounds between hide under the step's compute */
-    double fsdp_r = fsdp_rounds(in, m);
+    /* gathered and reduced once a step (fsdp_rounds): the gather waits under the first forward,
+     * the reduction comes after the last backward (the pipeline stage calls the post-backward
+     * itself); the rounds between, were there more, would hide under the step's compute */
+    double fsdp_r = fsdp_rounds(in);
     if (fsdp_r > 0) {
         double rs_last = t_rs / rs_rounds, ag_first = t_ag / fsdp_r;
         return rs_last + fmax(0.0, ag_first - Ls * lay->fwd) +
@@ -1114,13 +1117,13 @@ int est_evaluate(const est_input *in_arg, est_result *r)
              * after forward every layer stays gathered until its backward */
             if (in->zero_stage >= 3)
                 weights = param_bytes(P, P_layers, layer_gather_bytes, wbytes) / shard_d +
-                          ((in->stack && !in->stack->fsdp_reshard) || fsdp_rounds(in, m) > 0
+                          ((in->stack && !in->stack->fsdp_reshard) || fsdp_rounds(in) > 0
                                ? weight_bytes
                                : 2.0 * weight_bytes / (Ls_st > 0 ? Ls_st : 1));
             /* kept across micro-batches, the unsharded gradients accumulate in the reduction's
-             * dtype until a round reduces them (FSDP2's unsharded_accumulated_grad in reduce_dtype;
-             * Llama 3's "FP32 gradient accumulation ... over multiple micro-batches") */
-            if (fsdp_rounds(in, m) > 0) grads += P * gbytes;
+             * dtype until the round reduces them (FSDP2's to_accumulated_grad_if_needed casts to
+             * reduce_dtype) */
+            if (fsdp_rounds(in) > 0) grads += P * gbytes;
         }
         if (in->offload_optimizer) {
             cpu += opt;
@@ -1188,7 +1191,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     /* partitioned gradients (ZeRO-2/3, FSDP) cannot accumulate a full gradient, so the
      * reduce-scatter runs after every micro-batch's backward, not once per step
      * (Rajbhandari et al. 2020 §5.2; DeepSpeed stage-2 reduces in each backward pass) */
-    double rounds = fsdp_rounds(in, m);
+    double rounds = fsdp_rounds(in);
     double rs_rounds = in->zero_stage < 2 ? 1.0 : rounds > 0 ? rounds : (double)m;
     /* DeepSpeed ZeRO-1/2 (the stack's zero12_grad_allreduce): each gradient bucket is all-reduced
      * and every rank keeps its slice (stage_1_and_2.py allreduce_and_scatter with the default

@@ -91,8 +91,8 @@ static int stack_value(est_stack *s, int k, const char *v, const char *file, int
     case K_CPEXP: s->cp_exposed = x != 0; break;
     case K_PPSG: s->pp_scatter_gather = x != 0; break;
     case K_PPFSDP:
-        if (x > 2) return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "pp_fsdp", "0, 1 or 2, not %g", x);
-        s->pp_fsdp = (int)x;
+        if (x != 0 && x != 1) return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "pp_fsdp", "0 or 1, not %g", x);
+        s->pp_fsdp = x != 0;
         break;
     case K_DROP:
         if (x != 0 && x != 1) return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "dropout_masks", "0 or 1, not %g", x);
@@ -109,15 +109,15 @@ static int stack_value(est_stack *s, int k, const char *v, const char *file, int
     return 0;
 }
 
-int est_stack_load(ac_err *e)
+/* a stacks table in data/stacks.csv's form into tmp[] (STACK_MAX) and *n_out; -1 at the first
+ * malformed row */
+static int parse_stacks(const char *text, size_t len, const char *file, est_stack *tmp, size_t *n_out, ac_err *e)
 {
-    if (stacks_n) return 0;
     csv_table t;
-    if (csv_parse(ac_data_stacks, strlen(ac_data_stacks), "data/stacks.csv", &t, e)) return -1;
+    if (csv_parse(text, len, file, &t, e)) return -1;
     static const char *const cols[] = {"stack", "key", "value", "source"};
     if (csv_require_cols(&t, cols, 4, AC_E_INTERNAL, NULL, e)) { csv_free(&t); return -1; }
     int sc = csv_col(&t, "stack"), kc = csv_col(&t, "key"), vc = csv_col(&t, "value"), src = csv_col(&t, "source");
-    est_stack tmp[STACK_MAX];
     unsigned long long seen[STACK_MAX] = {0};
     size_t n = 0;
     int rc = 0;
@@ -162,10 +162,30 @@ int est_stack_load(ac_err *e)
     csv_free(&t);
     if (rc) return -1;
     if (!n || strcmp(tmp[0].name, "megatron-core"))
-        return ac_err_at(e, AC_E_INTERNAL, "data/stacks.csv", 0, 0, NULL, "the first stack must be megatron-core");
+        return ac_err_at(e, AC_E_INTERNAL, file, 0, 0, NULL, "the first stack must be megatron-core");
+    *n_out = n;
+    return 0;
+}
+
+int est_stack_load(ac_err *e)
+{
+    if (stacks_n) return 0;
+    static est_stack tmp[STACK_MAX];
+    size_t n = 0;
+    if (parse_stacks(ac_data_stacks, strlen(ac_data_stacks), "data/stacks.csv", tmp, &n, e)) return -1;
     memcpy(stacks, tmp, n * sizeof *tmp);
     stacks_n = n;
     return 0;
+}
+
+int est_stack_check_text(const char *text, size_t len, const char *file, ac_err *e)
+{
+    est_stack *tmp = malloc(STACK_MAX * sizeof *tmp);
+    if (!tmp) return ac_err_set(e, AC_E_INTERNAL, "out of memory");
+    size_t n = 0;
+    int rc = parse_stacks(text, len, file, tmp, &n, e);
+    free(tmp);
+    return rc;
 }
 
 const est_stack *est_stack_default(void) { return est_stack_load(NULL) ? NULL : &stacks[0]; }

@@ -43,9 +43,8 @@ typedef struct est_stack {
                                  * (DeepSpeed's overlap_comm default) */
     bool fsdp_prefetch;         /* ZeRO-3/FSDP gathers issued ahead, hidden behind compute */
     bool fsdp_reshard;          /* parameters freed after forward: gathered twice per micro-batch */
-    int pp_fsdp;                /* with PP > 1, how often FSDP gathers a stage's parameters and reduces its
-                                 * gradients: 0 every micro-batch, 1 once a step (torch.distributed.pipelining),
-                                 * 2 once per group of PP contiguous micro-batches (depth-first interleaving) */
+    bool pp_fsdp;               /* with PP > 1, FSDP gathers a stage's parameters and reduces its gradients
+                                 * once a step, not every micro-batch (torch.distributed.pipelining) */
     bool sequence_parallel;     /* the stack can split norms and dropout over TP ranks */
     bool interleaved_pipeline;  /* the stack has the interleaved (virtual) pipeline schedule */
     double grad_accum_bytes;    /* HBM bytes per trainable parameter per micro-batch outside the wgrad GEMM */
@@ -94,6 +93,9 @@ double est_stack_fp8_cast_bytes(const struct est_input *in);
 
 /* Loads data/stacks.csv (compiled in) once; -1 only when the file is malformed. */
 int est_stack_load(ac_err *e);
+/* parses and checks a stacks table in data/stacks.csv's form as est_stack_load does, without
+ * loading it (a copy being edited, tests): 0, or -1 with file, line and key */
+int est_stack_check_text(const char *text, size_t len, const char *file, ac_err *e);
 /* a stack by name or alias (case-insensitive, '-' = '_'), or NULL */
 const est_stack *est_stack_find(const char *name);
 /* megatron-core: the stack the estimator models when none is named */

@@ -87,6 +87,35 @@ static void test_fsdp_under_pipeline(void)
     CHECK_NEAR(every.t_dp_comm - once.t_dp_comm, 3.0 * rs, 1e-12);
     /* and the per-micro-batch gathers of FSDP without the pipeline's keep are gone */
     CHECK(once.t_dp_exposed < every.t_dp_exposed);
+    /* SHARD_GRAD_OP (ZeRO-2) under the pipeline syncs once too (the stage turns gradient sync off
+     * whatever the sharding): the same reduce-scatter count at 2 and 4 micro-batches */
+    in.zero_stage = 2;
+    est_result z2_two, z2_four;
+    CHECK(est_evaluate(&in, &z2_two) == 0);
+    in.gbs = 32;
+    CHECK(est_evaluate(&in, &z2_four) == 0);
+    CHECK_NEAR(z2_four.t_dp_comm, z2_two.t_dp_comm, 1e-15);
+    /* CPU offload keeps FSDP's own per-micro-batch path (its PCIe copies are priced there) */
+    in.zero_stage = 3;
+    in.offload_optimizer = true;
+    est_result off_two, off_four;
+    CHECK(est_evaluate(&in, &off_four) == 0);
+    in.gbs = 16;
+    CHECK(est_evaluate(&in, &off_two) == 0);
+    CHECK(off_four.t_dp_comm > off_two.t_dp_comm);
+}
+
+/* a `like` row must start its stack and name one above it */
+static void test_stack_like_rows(void)
+{
+    CHECK(est_stack_load(NULL) == 0);
+    ac_err e;
+    const char *first = "stack,key,value,source\nmegatron-core,aliases,mc,x\nb,aliases,b,x\nb,like,megatron-core,x\n";
+    CHECK(est_stack_check_text(first, strlen(first), "t.csv", &e) == -1);
+    CHECK_CONTAINS(e.msg, "first row");
+    const char *unknown = "stack,key,value,source\nmegatron-core,aliases,mc,x\nb,like,nope,x\n";
+    CHECK(est_stack_check_text(unknown, strlen(unknown), "t.csv", &e) == -1);
+    CHECK_CONTAINS(e.msg, "'nope'");
 }
 
 /* tile and wave quantization and the K fill, by hand (128×128 tiles, K0 = 128) */
@@ -820,6 +849,7 @@ int main(void)
     RUN(test_nccl_sm_share);
     RUN(test_embedding_reduced_last);
     RUN(test_fsdp_under_pipeline);
+    RUN(test_stack_like_rows);
     RUN(test_dropout_masks);
     RUN(test_p2p_bandwidth);
     RUN(test_cp_exchange_windows);
