@@ -36,6 +36,8 @@ typedef struct {
     double memory_limit_gb;   /* 0 → the GPU's memory */
     bool cuda_graphs;         /* decode launched as CUDA graphs (TensorRT-LLM): smaller kernel floor */
     bool custom_allreduce;    /* one-shot all-reduce kernel (TensorRT-LLM, vLLM), else NCCL's ring (FasterTransformer) */
+    bool kv_per_query_head;   /* decode attention loads a KV head's cache once per query head of its group
+                               * (TensorRT-LLM before 0.7: masked MHA without MQA/GQA sharing) */
     /* host (CPU) work of an in-flight engine per iteration: host_per_seq_s for every sequence of the
      * iteration on one executor process (scheduling, input preparation, sampler update); attn_dp
      * executors share the batch (attention data parallelism: each rank schedules its own requests),

@@ -162,10 +162,11 @@ after=$(cat "$T"/lr/inference/*/starts | wc -l)
     pass run_benchmarks_resume || fail run_benchmarks_resume "starts $before then $after"
 # the project's own published serving rows, not in ../shared (validation/infer_published.csv:
 # TensorRT-LLM's performance.md tables and two v0.5 blog tables, NVIDIA NIM's Llama 3.3 70B sweep): at least nine in ten
-# read, the final line in validate's standard format, and no worse than the figures of when they
-# were added (median 19.6 %, p90 90.5 %) plus two points
+# read, the final line in validate's standard format, and no worse than today's figures plus half a
+# point (median 19.6 %, p90 90.5 % when they were added; 8.3 %, 40.4 % before TensorRT-LLM's releases
+# before 0.7 read a GQA group's KV cache once per query head)
 own=$("$AC" validate --infer --csv "$REPO/validation/infer_published.csv" 2>&1 | tail -1)
 echo "$own" | grep -Eq '^rows [0-9]+ skipped [0-9]+ median_abs_err [0-9.]+% p90_abs_err [0-9.]+%$' &&
 echo "$own" | awk '{ rows = $2; skipped = $4; med = $6; p90 = $8; sub("%", "", med); sub("%", "", p90);
-    exit !(rows >= 40 && skipped * 10 <= rows && med + 0 <= 10.3 && p90 + 0 <= 51.7) }' \
-    && pass validate_own_infer_published || fail validate_own_infer_published "$own (want >= 40 rows, >= 9/10 read, median <= 10.3%, p90 <= 51.7%; was 68 rows, 0 skipped, 9.6%, 49.9%: a closed loop's prompt sees the other n - 1 clients only)"
+    exit !(rows >= 40 && skipped * 10 <= rows && med + 0 <= 8.5 && p90 + 0 <= 25.4) }' \
+    && pass validate_own_infer_published || fail validate_own_infer_published "$own (want >= 40 rows, >= 9/10 read, median <= 8.5%, p90 <= 25.4%; was 68 rows, 0 skipped, 8.0%, 24.9%)"

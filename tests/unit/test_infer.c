@@ -234,6 +234,27 @@ static void test_model_gqa_fp8(void)
     CHECK(b.fits);
 }
 
+/* TensorRT-LLM before 0.7 (kv_per_query_head): each query head's block loads its KV head's cache,
+ * so a GQA model's decode reads the cache heads / kv_heads times, as many bytes as MHA's; an MHA
+ * model does not change */
+static void test_kv_per_query_head(void)
+{
+    model_shape mha = llama70b(64), gqa = llama70b(8);
+    for (int k = 0; k < 2; k++) {
+        const model_shape *s = k ? &gqa : &mha;
+        est_infer_input x;
+        est_infer_input_init(&x, s, gpu_find("h100"));
+        x.tp = 4; x.bs = 256; x.input_len = 128; x.output_len = 2048; x.precision = PREC_FP8;
+        est_infer_result shared, each;
+        char why[256];
+        CHECK_INT(est_infer_evaluate(&x, &shared, why, sizeof why), 0);
+        x.kv_per_query_head = true;
+        CHECK_INT(est_infer_evaluate(&x, &each, why, sizeof why), 0);
+        if (k == 0) CHECK_NEAR(each.latency_s, shared.latency_s, 1e-12);
+        else CHECK(each.latency_s > 1.3 * shared.latency_s && each.mem_kv == shared.mem_kv);
+    }
+}
+
 static void test_model_moe(void)
 {
     model_shape s = llama70b(8);
@@ -378,6 +399,7 @@ int main(void)
     RUN(test_summary_logs);
     RUN(test_latency_filter_and_sort);
     RUN(test_model_batch_direction);
+    RUN(test_kv_per_query_head);
     RUN(test_model_tp_direction);
     RUN(test_ft_sampling);
     RUN(test_ft_context_chunks);
