@@ -324,11 +324,10 @@ static pass_time layer_mix_s(const dev_ctx *d, double dec_seqs, double dec_ctx, 
          * 2022 §2); MLA scores and sums over the latent's widths (DeepSeek-V2 §2.1.2) */
         double keys = decode_keys(s, dec_ctx);
         double kv = dec_seqs * keys * d->kv_elems_gpu * d->kvbytes;
-        /* TensorRT-LLM's masked MHA before 0.7 runs one thread block per query head, each loading
-         * its KV head's cache (decoderMaskedMultiheadAttentionTemplate.h: hi_kv = hi / qhead_per_kv):
-         * a group's query heads read it once each.  0.7 added "MMHA optimization for MQA and GQA" and
-         * the XQA kernel ("reducing data loading", XQA-kernel blog; CHANGELOG 0.7.0/0.7.1).  What L2
-         * catches of the repeated reads is not modelled */
+        /* TensorRT-LLM's masked MHA before 0.7 runs a thread block per query head and sequence, each
+         * loading its KV head's cache: a group's query heads read it once each.  0.7 brought "MMHA
+         * optimization for MQA and GQA" and the XQA kernel (CHANGELOG 0.7.0/0.7.1; the XQA-kernel
+         * blog: "reducing data loading").  What L2 catches of the repeated reads is not modelled */
         if (d->in->kv_per_query_head && g > 0) kv *= (double)s->heads / g;
         t.compute += roofline_at_s(d, d->attn_peak, 2.0 * dec_seqs * keys * a_gpu * (at->cache_qk + at->cache_v), kv, d->cal.attn_eff);
     }
