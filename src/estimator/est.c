@@ -758,17 +758,6 @@ static double checkpoint_share(const est_input *in, double layers_chunk, double 
     return inflight_mb > 0 ? (n1 * share_k + (inflight_mb - n1) * share_rest) / inflight_mb : share_k;
 }
 
-/* The part of a step's DP traffic (t_rs of gradient reduction, t_ag of parameter
- * all-gather, rs_rounds reductions a step) that compute does not hide, never below the
- * dp_tail share (the last bucket after the final backward).  Megatron-Core overlaps the
- * reduction with the last micro-batch's backward and the gathers with the first one's
- * forward, each in its own window (overlap_grad_reduce / overlap_param_gather);
- * partitioned gradients reduce after every backward, each hiding behind its own.  Interleaved: every model chunk is
- * its own DDP instance.  Backward runs all chunks for p micro-batches at a time, so in
- * the last round chunk j's gradients are final j·u before the end (u = p
- * chunk-backwards); their reductions queue on the network one after another, and the
- * first chunk's, final at the very end, always shows.  Parameter gathers mirror it under
- * the next step's forward (chunk_queue_s). */
 /* FSDP under pipeline parallelism that keeps a stage's parameters gathered and its gradients
  * accumulated unsharded across micro-batches (the stack's pp_fsdp, PP > 1; torch.distributed
  * .pipelining turns gradient sync off for every micro-batch's backward whatever the sharding, so
@@ -799,6 +788,18 @@ static bool dp_reduced_after_backward(const est_input *in)
              (in->stack->dp_overlap == 3 && in->zero_stage < 3)));
 }
 
+/* The part of a step's DP traffic (t_rs of gradient reduction, t_ag of parameter
+ * all-gather, rs_rounds reductions a step) that compute does not hide, never below the
+ * dp_tail share (the last bucket after the final backward) nor t_embed_rs (the input
+ * embedding's reductions, whose gradient is final last).  Megatron-Core overlaps the
+ * reduction with the last micro-batch's backward and the gathers with the first one's
+ * forward, each in its own window (overlap_grad_reduce / overlap_param_gather);
+ * partitioned gradients reduce after every backward, each hiding behind its own.  Interleaved: every model chunk is
+ * its own DDP instance.  Backward runs all chunks for p micro-batches at a time, so in
+ * the last round chunk j's gradients are final j·u before the end (u = p
+ * chunk-backwards); their reductions queue on the network one after another, and the
+ * first chunk's, final at the very end, always shows.  Parameter gathers mirror it under
+ * the next step's forward (chunk_queue_s). */
 static double dp_exposed_s(const est_input *in, const est_cal *c, const layer_cost *lay, double t_rs, double t_ag,
                            double rs_rounds, int m, double Ls, double t_embed_rs)
 {
