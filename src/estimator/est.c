@@ -275,7 +275,9 @@ int est_check(const est_input *in, char *why, size_t why_len)
     if (s->heads % in->tp) return WHY("TP %d does not divide %d attention heads", in->tp, s->heads);
     if (shape_query_groups(s) % in->tp) return WHY("TP %d does not divide %d query groups (KV heads)", in->tp, shape_query_groups(s));
     int L = shape_total_layers(s);
-    if (L % in->pp && !in->allow_uneven_pp) return WHY("PP %d does not divide %d layers", in->pp, L);
+    if (L % in->pp && !in->allow_uneven_pp)
+        return WHY("PP %d does not divide %d layers (an uneven split needs a pipeline layout: embedding_loss or "
+                   "remainder_last, --pp-layout)", in->pp, L);
     if (in->pp > L) return WHY("PP %d exceeds the %d layers", in->pp, L);
     if (in->vp > 1) {
         if (in->pp < 2) return WHY("virtual pipeline %d needs PP > 1", in->vp);
