@@ -27,6 +27,15 @@ static model_shape small_gpt(void)
     return s;
 }
 
+/* a small model's input on a catalog GPU (the catalog loaded) */
+static est_input input_on(const model_shape *s, const char *gpu)
+{
+    CHECK(gpu_catalog_load(NULL) == 0);
+    est_input in;
+    est_input_init(&in, s, gpu_find(gpu));
+    return in;
+}
+
 static void test_stacks_load(void)
 {
     CHECK(est_stack_load(NULL) == 0);
@@ -55,11 +64,9 @@ static void test_stacks_load(void)
  * dtype) and the gathered parameters stay in memory the whole step */
 static void test_fsdp_under_pipeline(void)
 {
-    CHECK(gpu_catalog_load(NULL) == 0);
     model_shape s = small_gpt();
     s.num_layers = 8;
-    est_input in;
-    est_input_init(&in, &s, gpu_find("h100_sxm"));
+    est_input in = input_on(&s, "h100_sxm");
     est_stack_apply(&in, est_stack_find("pytorch-fsdp"));
     in.num_gpus = 16;
     in.pp = 2;
@@ -138,10 +145,8 @@ static void test_gemm_shape_efficiency(void)
  * 5as/h of the 34 + 5as/h per sbh), gone with FlashAttention or selective recompute */
 static void test_attention_memory(void)
 {
-    CHECK(gpu_catalog_load(NULL) == 0);
     model_shape s = small_gpt();
-    est_input in;
-    est_input_init(&in, &s, gpu_find("a100_80gb"));
+    est_input in = input_on(&s, "a100_80gb");
     in.num_gpus = 1;
     in.mbs = 2;
     in.gbs = 2; /* one micro-batch: the stage holds its 4 layers once */
@@ -421,10 +426,8 @@ static void test_fp8_gemm_fill(void)
  * forward, 2.5× that backward */
 static void test_attention_backward_ratio(void)
 {
-    CHECK(gpu_catalog_load(NULL) == 0);
     model_shape s = small_gpt();
-    est_input in;
-    est_input_init(&in, &s, gpu_find("a100_80gb"));
+    est_input in = input_on(&s, "a100_80gb");
     in.num_gpus = 1;
     est_cal c;
     CHECK(est_cal_default(&c, NULL) == 0);
@@ -447,10 +450,8 @@ static void test_attention_backward_ratio(void)
  * when the backward and the forward together would cover it */
 static void test_dp_reduce_window(void)
 {
-    CHECK(gpu_catalog_load(NULL) == 0);
     model_shape s = small_gpt();
-    est_input in;
-    est_input_init(&in, &s, gpu_find("a100_80gb"));
+    est_input in = input_on(&s, "a100_80gb");
     est_stack_apply(&in, est_stack_default());
     in.zero_stage = 0;
     in.num_gpus = 16; /* two nodes: the all-reduce crosses the network */
@@ -472,10 +473,8 @@ static void test_dp_reduce_window(void)
  * inside a node NVLink's 450 */
 static void test_p2p_bandwidth(void)
 {
-    CHECK(gpu_catalog_load(NULL) == 0);
     model_shape s = small_gpt();
-    est_input in;
-    est_input_init(&in, &s, gpu_find("h100_sxm"));
+    est_input in = input_on(&s, "h100_sxm");
     in.gpus_per_node = 8;
     CHECK_NEAR(coll_p2p_bw(&in, 4, 2), 450e9, 1e-3);  /* 8 ranks' span: one node */
     CHECK_NEAR(coll_p2p_bw(&in, 4, 4), 50e9, 1e-3);   /* ranks 0, 4, 8, 12: two nodes */
@@ -491,11 +490,9 @@ static void test_p2p_bandwidth(void)
  * 2.5x that backward at 0.55 x 0.86 */
 static void test_cp_exchange_windows(void)
 {
-    CHECK(gpu_catalog_load(NULL) == 0);
     model_shape s = small_gpt();
     s.seq_length = 8192;
-    est_input in;
-    est_input_init(&in, &s, gpu_find("h100_sxm"));
+    est_input in = input_on(&s, "h100_sxm");
     in.tp = 8;
     in.cp = 2;
     in.num_gpus = 16;
@@ -515,11 +512,9 @@ static void test_cp_exchange_windows(void)
  * A100, MBS 2, one micro-batch: 2048 tokens x 32000 logits x 28 B more at 85 % of 2039 GB/s */
 static void test_logit_bytes(void)
 {
-    CHECK(gpu_catalog_load(NULL) == 0);
     CHECK(est_stack_default()->logit_bytes == 24.0 && est_stack_find("nemo-megatron-2022")->logit_bytes == 52.0);
     model_shape s = small_gpt();
-    est_input in;
-    est_input_init(&in, &s, gpu_find("a100_80gb"));
+    est_input in = input_on(&s, "a100_80gb");
     in.num_gpus = 1;
     in.mbs = 2;
     in.gbs = 2;
@@ -547,13 +542,11 @@ static void test_logit_bytes(void)
  * the causal FlashAttention-2 kernel's 576 keys per query (512 + the diagonal block's 64). */
 static void test_masked_sdpa(void)
 {
-    CHECK(gpu_catalog_load(NULL) == 0);
     const est_stack *ds = est_stack_find("hf-deepspeed");
     CHECK(ds->masked_attn_eff_ratio == 0.5 && est_stack_find("pytorch-fsdp")->masked_attn_eff_ratio == 0.5);
     CHECK(est_stack_default()->masked_attn_eff_ratio == 0.0);
     model_shape s = small_gpt();
-    est_input in;
-    est_input_init(&in, &s, gpu_find("a100_80gb"));
+    est_input in = input_on(&s, "a100_80gb");
     est_stack_apply(&in, ds);
     in.num_gpus = 1;
     in.zero_stage = 0;
@@ -749,11 +742,9 @@ static void test_attention_kernel_ratio(void)
  * but the 10 % tail, and the hidden 0.9 of the all-reduce costs 24/108 of itself */
 static void test_nccl_sm_share(void)
 {
-    CHECK(gpu_catalog_load(NULL) == 0);
     model_shape s = small_gpt();
     s.num_layers = 32; /* the embedding 7.5 % of the gradients: the dp_tail share is the tail */
-    est_input in;
-    est_input_init(&in, &s, gpu_find("a100_80gb"));
+    est_input in = input_on(&s, "a100_80gb");
     est_stack_apply(&in, est_stack_default());
     in.zero_stage = 0;
     in.num_gpus = 8;
