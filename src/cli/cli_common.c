@@ -278,8 +278,10 @@ int cli_model_stage(const ac_config *c, cli_model_use use, model_size_report *re
     snprintf(who, sizeof who, "%s%s", c->train.named_arch[0] ? "--model " : "", c->train.named_arch[0] ? m.name : src);
     if (use == CLI_MODEL_SERVE && m.max_context > 0 && c->infer.input_len + c->infer.output_len > m.max_context)
         return ac_err_at(e, AC_E_INPUT, who, 0, 0, "max_position_embeddings",
-                         "%d positions: the benchmark's input_len %d + output_len %d do not fit (inference_settings.benchmark)",
-                         m.max_context, c->infer.input_len, c->infer.output_len);
+                         "%d positions%s: the benchmark's input_len %d + output_len %d do not fit; together at most %d "
+                         "(inference_settings.benchmark)",
+                         m.max_context, c->train.named_arch[0] ? " (data/models.csv context)" : "", c->infer.input_len,
+                         c->infer.output_len, m.max_context);
     if (use != CLI_MODEL_SERVE && m.max_context > 0 && c->train.seq_length > m.max_context)
         return ac_err_at(e, AC_E_INPUT, "command line", 0, 0, "search_config.train_settings.seq_length",
                          "%d exceeds the %d positions of %s (max_position_embeddings): train at most %d "

@@ -403,7 +403,7 @@ int cmd_run(int argc, char **argv)
         pending = false;
     }
     /* stages that ran and found nothing usable (inference, cost): each said after the report */
-    ac_err none[2], stage_e;
+    ac_err none[2], stage_e; /* one per stage below: inference, cost */
     size_t n_none = 0;
     if (c.run_inference_hp_search && b.shape.arch != ARCH_DECODER) {
         /* as the original: the inference search serves decoder models only; t5/mt5/bert

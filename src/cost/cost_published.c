@@ -182,7 +182,7 @@ bool cost_published_band(const est_stack *st, const gpu_spec *g, bool offload, d
         *band = cost_published_quantile(abs_err, k, 0.8);
         /* the middle of an even count is the mean of its two middle rows: a nearest-rank median
          * would take the sign of one side where the rows split (offload: three too fast, three too slow) */
-        cost_published_quantile(signed_err, k, 0.5); /* sorts */
+        qsort(signed_err, k, sizeof *signed_err, cmp_double);
         *median_err = k % 2 ? signed_err[k / 2] : 0.5 * (signed_err[k / 2 - 1] + signed_err[k / 2]);
         *rows = (int)k;
         *on_gpu = pass == 0;

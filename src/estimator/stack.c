@@ -137,9 +137,10 @@ static int parse_stacks(const char *text, size_t len, const char *file, est_stac
         if (!strcmp(key, "like")) {
             size_t b = 0;
             while (b < n && (b == j || strcmp(tmp[b].name, csv_get(r, vc)))) b++;
-            if (b == n || seen[j]) {
+            /* the base complete above it (each stack's rows together), this stack's first row */
+            if (b == n || seen[j] || (seen[b] & REQUIRED_KEYS) != REQUIRED_KEYS) {
                 rc = ac_err_at(e, AC_E_INTERNAL, t.file, r->line, 0, "like",
-                               "must be a stack's first row and name a stack above it, not '%s'", csv_get(r, vc));
+                               "must be a stack's first row and name a complete stack above it, not '%s'", csv_get(r, vc));
                 break;
             }
             if (!*csv_get(r, src)) { rc = ac_err_at(e, AC_E_INTERNAL, t.file, r->line, 0, key, "every parameter needs its source"); break; }

@@ -86,7 +86,10 @@ static int row_of(const csv_table *t, const csv_row *r, named_model *m, ac_err *
         if (w < 0 || (size_t)w >= sizeof m->keys - o) break;
         o += (size_t)w;
     }
-    snprintf(m->source, sizeof m->source, "%s", csv_get(r, csv_col(t, "source")));
+    const char *source = csv_get(r, csv_col(t, "source"));
+    if (strlen(source) >= sizeof m->source)
+        return ac_err_at(e, AC_E_INTERNAL, t->file, r->line, 0, "source", "longer than %zu characters", sizeof m->source - 1);
+    snprintf(m->source, sizeof m->source, "%s", source);
     snprintf(m->name, sizeof m->name, "%.*s", (int)sizeof m->name - 1, csv_get(r, csv_col(t, "name")));
     return 0;
 }

@@ -243,15 +243,16 @@ static void serve_tally_print(FILE *out, const serve_tally *t, double *tmp)
     }
 }
 
-/* Does a TensorRT-LLM engine cell name a release before 0.7 ("v0.5.0", "0.6.1"), whose masked MHA
- * loads a GQA/MQA KV head once per query head (est_infer_input.kv_per_query_head)?  A cell without
- * a version is read as a later release */
-static bool trtllm_before_07(const char *eng)
+bool infer_engine_before_xqa(const char *eng)
 {
-    for (const char *p = strstr(eng, "0."); p; p = strstr(p + 1, "0."))
-        if ((p == eng || !isdigit((unsigned char)p[-1])) && (p[2] == '5' || p[2] == '6') && !isdigit((unsigned char)p[3]))
-            return true;
-    return false;
+    /* the version that follows the engine's name, "v0.6.1" or "0.5": the first number after it */
+    const char *p = eng ? strstr(eng, "TensorRT-LLM") : NULL;
+    if (!p) return false;
+    for (p += strlen("TensorRT-LLM"); *p && !isdigit((unsigned char)*p); p++)
+        if (*p == ',' || *p == ';') return false; /* the version, if any, comes first */
+    int major, minor;
+    if (sscanf(p, "%d.%d", &major, &minor) != 2) return false;
+    return major == 0 && minor < 7;
 }
 
 /* One CSV row as a model input.  0, or -1 with why (the skip reason). */
@@ -320,7 +321,7 @@ static int row_case_of(const columns *c, const csv_row *r, row_case *rc, char *w
     if (rc->replicas < 1) rc->replicas = 1;
     rc->in.cuda_graphs = rc->kind == ENG_TRTLLM;
     rc->in.custom_allreduce = rc->kind == ENG_TRTLLM;
-    rc->in.kv_per_query_head = rc->kind == ENG_TRTLLM && trtllm_before_07(csv_get(r, c->engine));
+    rc->in.kv_per_query_head = rc->kind == ENG_TRTLLM && infer_engine_before_xqa(csv_get(r, c->engine));
     if (rc->kind == ENG_TRTLLM) {
         const serve_engine *te = serve_engine_find("trtllm");
         rc->in.host_per_seq_s = te->host_per_seq_s;

@@ -27,4 +27,10 @@ int infer_validate_csv(const char *csv_path, const char *out_csv, char **rows_cs
 int infer_validate_table(const csv_table *t, const char *csv_path, const char *out_csv, char **rows_csv, FILE *out,
                          bool json, ac_err *e);
 
+/* Does an engine cell name a TensorRT-LLM release before 0.7 ("TensorRT-LLM (v0.6.1, ...)": the
+ * first number after the name, before any ',' or ';')?  Its masked MHA loads a GQA/MQA KV head once
+ * per query head (est_infer_input.kv_per_query_head); 0.7 brought MMHA's MQA/GQA optimization and
+ * XQA (CHANGELOG 0.7.0/0.7.1).  A cell that names no version is read as a later release */
+bool infer_engine_before_xqa(const char *engine_cell);
+
 #endif

@@ -8,6 +8,8 @@
 #include "model/layer.h"
 #include "model/named.h"
 
+extern const char ac_data_models[]; /* build/gen/data_models.c: data/models.csv compiled in */
+
 static void test_presets_by_published_name(void)
 {
     model_shape s;
@@ -184,6 +186,9 @@ static void test_context_cell(void)
     CHECK_INT(model_named_check_text(missing, strlen(missing), "t.csv", NULL, &e), -1);
     CHECK_INT(e.line, 1);
     /* the compiled-in table itself passes, and the loaded one is left as it was */
+    size_t table_rows = 0;
+    CHECK_INT(model_named_check_text(ac_data_models, strlen(ac_data_models), "data/models.csv", &table_rows, &e), 0);
+    CHECK_INT((int)table_rows, (int)model_named_count());
     CHECK_INT(model_named_context("Falcon-40B"), 2048);
 }
 

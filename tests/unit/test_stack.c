@@ -112,7 +112,8 @@ static void test_fsdp_under_pipeline(void)
     CHECK(off_four.t_dp_comm > off_two.t_dp_comm);
 }
 
-/* a `like` row must start its stack and name one above it */
+/* a `like` row must start its stack and name a complete one above it: the error names the file,
+ * the line and the key */
 static void test_stack_like_rows(void)
 {
     CHECK(est_stack_load(NULL) == 0);
@@ -120,9 +121,18 @@ static void test_stack_like_rows(void)
     const char *first = "stack,key,value,source\nmegatron-core,aliases,mc,x\nb,aliases,b,x\nb,like,megatron-core,x\n";
     CHECK(est_stack_check_text(first, strlen(first), "t.csv", &e) == -1);
     CHECK_CONTAINS(e.msg, "first row");
+    CHECK_INT(e.line, 4);
+    CHECK_STR(e.key, "like");
     const char *unknown = "stack,key,value,source\nmegatron-core,aliases,mc,x\nb,like,nope,x\n";
     CHECK(est_stack_check_text(unknown, strlen(unknown), "t.csv", &e) == -1);
     CHECK_CONTAINS(e.msg, "'nope'");
+    const char *self = "stack,key,value,source\nmegatron-core,aliases,mc,x\nb,like,b,x\n";
+    CHECK(est_stack_check_text(self, strlen(self), "t.csv", &e) == -1);
+    CHECK_INT(e.line, 3);
+    /* a base that is not complete yet (its rows below the like) */
+    const char *early = "stack,key,value,source\nmegatron-core,aliases,mc,x\nb,like,megatron-core,x\n";
+    CHECK(est_stack_check_text(early, strlen(early), "t.csv", &e) == -1);
+    CHECK_CONTAINS(e.msg, "complete stack above it");
 }
 
 /* tile and wave quantization and the K fill, by hand (128×128 tiles, K0 = 128) */

@@ -6,6 +6,7 @@
 #include "estimator/est.h"
 #include "estimator/gpu.h"
 #include "util/csv.h"
+#include "validate/infer_validate.h"
 #include "validate/recipe.h"
 #include "validate/spelling.h"
 #include "validate/validate.h"
@@ -387,9 +388,38 @@ static void test_compile_and_gpu_spellings(void)
     csv_free(&t);
 }
 
+/* TensorRT-LLM releases before 0.7 (GQA decode without KV sharing) by the version after the
+ * engine's name, not any "0.5" or "0.6" in the cell */
+static void test_trtllm_release(void)
+{
+    static const struct {
+        const char *cell;
+        bool before;
+    } cases[] = {
+        {"TensorRT-LLM (v0.5.0, TensorRT 9.1.0.4; static batch)", true},
+        {"TensorRT-LLM (v0.6.1, gptSessionBenchmark: one static batch of identical requests)", true},
+        {"TensorRT-LLM (v0.5, gptSessionBenchmark with one output token)", true},
+        {"TensorRT-LLM 0.6", true},
+        {"TensorRT-LLM (v0.7.1, batch 0.5 s)", false},
+        {"TensorRT-LLM (v0.10.0, TensorRT 10.0.6)", false},
+        {"TensorRT-LLM (v0.12, CUDA 12.0.5)", false},
+        {"TensorRT-LLM (NVIDIA NIM 1.0.6 container)", false},
+        {"TensorRT-LLM (PyTorch backend, trtllm-bench throughput, 0.5 s warm-up)", false},
+        {"TensorRT-LLM 1.0.5", false},
+        {"vLLM 0.5.4", false},
+        {"", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        bool got = infer_engine_before_xqa(cases[i].cell);
+        if (got != cases[i].before) printf("  '%s' -> %d\n", cases[i].cell, got);
+        CHECK(got == cases[i].before);
+    }
+}
+
 int main(void)
 {
     RUN(test_precision_spellings);
+    RUN(test_trtllm_release);
     RUN(test_bool_spellings);
     RUN(test_zero_spellings);
     RUN(test_recompute_spellings);
