@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "estimator/band.h"
 #include "estimator/est.h"
 #include "validate/infer_validate.h"
 #include "validate/validate.h"
@@ -143,12 +144,19 @@ static void print_breakdown(FILE *out, const est_input *in, const est_result *r)
     fprintf(out, "  optimizer step                           %8.3f\n", r->t_optimizer);
     fprintf(out, "  fixed overhead                           %8.3f\n", r->t_overhead);
     fprintf(out, "  step                                     %8.3f\n", r->step_time);
-    if (r->band_rows > 0)
-        fprintf(out, "  band      +-%.0f%% step, +-%.0f%% memory: %.3f-%.3f s (80%% of the %d validated runs behind "
-                     "%s on %s lie within; data/bands.csv)\n",
+    if (r->band_rows > 0) {
+        /* whose runs the band comes from: this stack on this GPU, on all GPUs, or every stack's */
+        const char *stack = in->stack ? in->stack->name : "megatron-core";
+        char whose[160];
+        est_band_source src = est_band_source_of(in->gpu, in->stack);
+        if (src == EST_BAND_OWN) snprintf(whose, sizeof whose, "of %s on %s", stack, in->gpu->name);
+        else if (src == EST_BAND_STACK) snprintf(whose, sizeof whose, "of %s on all GPUs (none on %s)", stack, in->gpu->name);
+        else snprintf(whose, sizeof whose, "of every stack (none of %s)", stack);
+        fprintf(out, "  band      +-%.0f%% step, +-%.0f%% memory: %.3f-%.3f s (80%% of the %d validated runs %s lie "
+                     "within; data/bands.csv)\n",
                 100.0 * r->band_time_rel, 100.0 * r->band_mem_rel, r->step_time * (1.0 - r->band_time_rel),
-                r->step_time * (1.0 + r->band_time_rel), r->band_rows, in->stack ? in->stack->name : "megatron-core",
-                in->gpu->name);
+                r->step_time * (1.0 + r->band_time_rel), r->band_rows, whose);
+    }
     fprintf(out, "Throughput: %.0f tokens/s (%.0f per GPU), %.2f samples/s, %.1f model TFLOP/s per GPU, MFU %.1f%%\n",
             r->tokens_per_s, r->tokens_per_s_per_gpu, r->samples_per_s, r->tflops_per_gpu, 100.0 * r->mfu);
     if (r->days_to_train > 0)
