@@ -576,6 +576,15 @@ double est_model_flops(const model_shape *s, double B)
     return flops;
 }
 
+/* the job's processes on one node, which share its host CPU and its uplinks: the node's GPUs
+ * (the config's node size, else the catalog's), fewer for a job smaller than a node */
+static int ranks_on_node(const est_input *in)
+{
+    int node = in->gpus_per_node > 0 ? in->gpus_per_node : in->gpu->gpus_per_node;
+    long long n = (long long)in->tp * in->pp * in->cp * derive_dp(in);
+    return n > 0 && n < node ? (int)n : node;
+}
+
 /* The GPU as the layer model sees it: the GEMM rate of the run's precision (NVFP4:
  * est_fp4_gemm_tflops) at its achievable fraction, bf16 for attention, HBM at the ~85 %
  * STREAM-like kernels reach, the host link, and a cluster's calibrated compute_scale
@@ -600,8 +609,7 @@ void est_device_of(const est_input *in, const est_cal *c, est_device *dev)
     dev->hbm = g->hbm_gbps * GB * 0.85;
     /* the GPUs of one host uplink that copy at once: the job's ranks on the node, at most the
      * GPUs the link carries (data/gpus.csv host_link_gpus) */
-    int node = in->gpus_per_node > 0 ? in->gpus_per_node : g->gpus_per_node;
-    int on_node = in->num_gpus > 0 && in->num_gpus < node ? in->num_gpus : node;
+    int on_node = ranks_on_node(in);
     int sharing = on_node < g->host_link_gpus ? on_node : g->host_link_gpus;
     dev->host = g->host_gbps * GB * g->host_link_gpus / (sharing > 0 ? sharing : 1);
     layer_attn_of(&in->shape, &dev->at);
@@ -763,15 +771,12 @@ static double checkpoint_share(const est_input *in, double layers_chunk, double 
 /* FSDP under pipeline parallelism that keeps a stage's parameters gathered and its gradients
  * accumulated unsharded across micro-batches (the stack's pp_fsdp, PP > 1; torch.distributed
  * .pipelining turns gradient sync off for every micro-batch's backward whatever the sharding, so
- * ZeRO-2's SHARD_GRAD_OP too): the gather and reduce-scatter rounds of a step, 1, or 0 where
- * FSDP runs every micro-batch's (no pipeline, the stack's way, LoRA's frozen base and CPU offload,
- * which keep their own paths) */
-static double fsdp_rounds(const est_input *in)
+ * ZeRO-2's SHARD_GRAD_OP too): one gather and one reduce-scatter a step, not one a micro-batch
+ * (not for LoRA's frozen base or CPU offload, which keep their own paths) */
+static bool fsdp_once(const est_input *in)
 {
-    if (in->zero_stage < 2 || in->pp <= 1 || !in->stack || !in->stack->pp_fsdp || in->lora_rank > 0 ||
-        in->offload_optimizer || in->offload_params)
-        return 0.0;
-    return 1.0;
+    return in->zero_stage >= 2 && in->pp > 1 && in->stack && in->stack->pp_fsdp && in->lora_rank <= 0 &&
+           !in->offload_optimizer && !in->offload_params;
 }
 
 /* Is the gradient reduction left until after the backward instead of overlapping it?  DeepSpeed
@@ -809,15 +814,10 @@ static double dp_exposed_s(const est_input *in, const est_cal *c, const layer_co
     double t_dp = t_rs + t_ag, exposed, tail = c->dp_tail * t_dp;
     if (t_embed_rs > tail) tail = t_embed_rs;
     if (dp_reduced_after_backward(in)) return t_dp;
-    /* gathered and reduced once a step (fsdp_rounds): the gather waits under the first forward,
+    /* gathered and reduced once a step (fsdp_once): the gather waits under the first forward,
      * the reduction comes after the last backward (the pipeline stage calls the post-backward
-     * itself); the rounds between, were there more, would hide under the step's compute */
-    double fsdp_r = fsdp_rounds(in);
-    if (fsdp_r > 0) {
-        double rs_last = t_rs / rs_rounds, ag_first = t_ag / fsdp_r;
-        return rs_last + fmax(0.0, ag_first - Ls * lay->fwd) +
-               fmax(0.0, (t_rs - rs_last) + (t_ag - ag_first) - m * Ls * (lay->fwd + lay->bwd));
-    }
+     * itself) */
+    if (fsdp_once(in)) return t_rs + fmax(0.0, t_ag - Ls * lay->fwd);
     if (v > 1 && rs_rounds == 1) {
         double layers_chunk = Ls / v;
         double rounds = fmin((double)p, (double)m);
@@ -1120,13 +1120,13 @@ int est_evaluate(const est_input *in_arg, est_result *r)
              * after forward every layer stays gathered until its backward */
             if (in->zero_stage >= 3)
                 weights = param_bytes(P, P_layers, layer_gather_bytes, wbytes) / shard_d +
-                          ((in->stack && !in->stack->fsdp_reshard) || fsdp_rounds(in) > 0
+                          ((in->stack && !in->stack->fsdp_reshard) || fsdp_once(in)
                                ? weight_bytes
                                : 2.0 * weight_bytes / (Ls_st > 0 ? Ls_st : 1));
             /* kept across micro-batches, the unsharded gradients accumulate in the reduction's
              * dtype until the round reduces them (FSDP2's to_accumulated_grad_if_needed casts to
              * reduce_dtype) */
-            if (fsdp_rounds(in) > 0) grads += P * gbytes;
+            if (fsdp_once(in)) grads += P * gbytes;
         }
         if (in->offload_optimizer) {
             cpu += opt;
@@ -1194,8 +1194,8 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     /* partitioned gradients (ZeRO-2/3, FSDP) cannot accumulate a full gradient, so the
      * reduce-scatter runs after every micro-batch's backward, not once per step
      * (Rajbhandari et al. 2020 §5.2; DeepSpeed stage-2 reduces in each backward pass) */
-    double rounds = fsdp_rounds(in);
-    double rs_rounds = in->zero_stage < 2 ? 1.0 : rounds > 0 ? rounds : (double)m;
+    bool once = fsdp_once(in);
+    double rs_rounds = in->zero_stage < 2 || once ? 1.0 : (double)m;
     /* DeepSpeed ZeRO-1/2 (the stack's zero12_grad_allreduce): each gradient bucket is all-reduced
      * and every rank keeps its slice (stage_1_and_2.py allreduce_and_scatter with the default
      * use_multi_rank_bucket_allreduce), twice a reduce-scatter's traffic */
@@ -1209,10 +1209,9 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     } else {
         t_rs = coll_allreduce_s(P_dense_grad * gbytes, dpc, bw_dp, c) + coll_allreduce_s(P_exp_grad * gbytes, edp, bw_edp, c);
     }
-    if (rounds > 0) t_ag *= rounds; /* gathered once a round: t_ag's gather, rounds times */
-    double t_dp = t_rs + t_ag;
+    double t_dp = t_rs + t_ag; /* (fsdp_once: t_ag is its one gather a step) */
     double t_fsdp = 0.0, t_fsdp_all = 0.0;
-    if (in->zero_stage >= 3 && rounds == 0) {
+    if (in->zero_stage >= 3 && !once) {
         /* FSDP gathers every layer's weights for forward and again for backward, per
          * micro-batch; prefetching hides it behind compute when compute is longer.
          * Under LoRA the gathered weights are the frozen base ones. */
@@ -1261,8 +1260,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     double P_upd = in->lora_rank > 0 ? lora_params_gpu / (in->zero_stage >= 1 ? dpc : 1)
                  : in->zero_stage >= 1 ? P_dense_grad / dpc + P_exp_grad / edp
                                        : P_dense_grad + P_exp_grad;
-    double ranks_on_node = node < N ? node : N; /* the processes sharing one host's CPU */
-    r->t_optimizer = optimizer_step_s(in, &dev, c, P_upd, ranks_on_node);
+    r->t_optimizer = optimizer_step_s(in, &dev, c, P_upd, ranks_on_node(in));
     /* the offloaded gradient partition's copies belong to the backward's reduction */
     r->t_dp_exposed += offload_grad_copies_s(in, &dev, c, P_upd, m, gbytes, Ls * lay.bwd);
     /* weight-gradient accumulation outside the GEMM (the stack's grad_accum_bytes: NeMo 1.x
