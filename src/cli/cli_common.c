@@ -13,7 +13,6 @@
 #include "model/named.h"
 #include "results/report.h"
 #include "util/fsutil.h"
-#include "util/text.h"
 
 /* "--name" is a flag; anything else after a flag ("4", "-2", "a,b") can be its value */
 static bool is_flag(const char *a)
@@ -206,37 +205,21 @@ static int named_model(const ac_config *c, cost_model *m, ac_err *e)
 {
     memset(m, 0, sizeof *m);
     if (model_named_load(e)) return -1;
-    if (model_named_shape(c->train.named_arch, &m->shape, NULL)) {
-        /* the nearest listed name, when it is a few edits away */
-        char typed[CFG_NAME_MAX];
-        size_t n = 0, best_d = (size_t)-1;
-        for (const char *p = c->train.named_arch; *p && n + 1 < sizeof typed; p++)
-            typed[n++] = *p == '-' || *p == ' ' || *p == '.' ? '_' : (char)tolower((unsigned char)*p);
-        typed[n] = '\0';
-        const char *best = NULL, *row;
-        for (size_t i = 0; model_named_at(i, &row, NULL, NULL, NULL) == 0; i++) {
-            size_t d = text_edit_distance(typed, row);
-            if (d < best_d) best_d = d, best = row;
-        }
-        char presets[1024], best_preset[64] = ""; /* and the built-in presets (llama3_8b, ...) */
-        model_preset_arch_names(presets, sizeof presets);
-        for (char *save = NULL, *p = strtok_r(presets, ", ", &save); p; p = strtok_r(NULL, ", ", &save)) {
-            size_t d = text_edit_distance(typed, p);
-            if (d < best_d) best_d = d, snprintf(best_preset, sizeof best_preset, "%s", p), best = best_preset;
-        }
-        bool near = best && best_d <= (n < 9 ? 2 : n / 4);
+    model_named_hit h;
+    if (model_named_find(c->train.named_arch, &h)) {
+        const char *near = model_named_suggest(c->train.named_arch);
         return ac_err_at(e, AC_E_INPUT, "command line", 0, 0, "--model",
                          "no published architecture named '%s'%s%s%s (`autoconfig models` lists them; or give "
-                         "--hf-config FILE)", c->train.named_arch, near ? " (did you mean " : "", near ? best : "",
+                         "--hf-config FILE)", c->train.named_arch, near ? " (did you mean " : "", near ? near : "",
                          near ? "?)" : "");
     }
+    m->shape = h.shape;
     m->shape.seq_length = c->train.seq_length;
     /* the positions the release supports (data/models.csv context, the preset's); 0: none
      * published, not checked */
-    m->max_context = model_named_context(c->train.named_arch);
+    m->max_context = h.context;
     /* files and runs carry the listed name, whatever the spelling typed */
-    const char *canon = model_named_canonical(c->train.named_arch);
-    snprintf(m->name, sizeof m->name, "%.*s", (int)sizeof m->name - 1, canon ? canon : c->train.named_arch);
+    snprintf(m->name, sizeof m->name, "%.*s", (int)sizeof m->name - 1, h.canon);
     return 0;
 }
 

@@ -159,14 +159,7 @@ static void strip_suffixes(char *k)
     }
 }
 
-/* what a name resolves to: a preset or a data/models.csv row */
-typedef struct {
-    model_shape shape;
-    const char *source, *canon;
-    int context; /* max_position_embeddings; 0 = unpublished */
-} named_hit;
-
-static int from_preset(const char *key, named_hit *h)
+static int from_preset(const char *key, model_named_hit *h)
 {
     char names[1024];
     model_preset_arch_names(names, sizeof names);
@@ -217,7 +210,7 @@ static void cleaned(const char *in, char *out, size_t len)
     }
 }
 
-static int lookup(const char *name, named_hit *h)
+static int lookup(const char *name, model_named_hit *h)
 {
     char key[128];
     normalise(name, key, sizeof key);
@@ -235,7 +228,7 @@ static int lookup(const char *name, named_hit *h)
     return -1;
 }
 
-static int find_named(const char *name, named_hit *h)
+int model_named_find(const char *name, model_named_hit *h)
 {
     ac_err e;
     if (!name || model_named_load(&e)) return -1;
@@ -247,8 +240,8 @@ static int find_named(const char *name, named_hit *h)
 
 int model_named_shape(const char *name, model_shape *s, const char **source)
 {
-    named_hit h;
-    if (find_named(name, &h)) return -1;
+    model_named_hit h;
+    if (model_named_find(name, &h)) return -1;
     *s = h.shape;
     if (source) *source = h.source;
     return 0;
@@ -256,14 +249,38 @@ int model_named_shape(const char *name, model_shape *s, const char **source)
 
 const char *model_named_canonical(const char *name)
 {
-    named_hit h;
-    return find_named(name, &h) == 0 ? h.canon : NULL;
+    model_named_hit h;
+    return model_named_find(name, &h) == 0 ? h.canon : NULL;
 }
 
 int model_named_context(const char *name)
 {
-    named_hit h;
-    return find_named(name, &h) == 0 ? h.context : 0;
+    model_named_hit h;
+    return model_named_find(name, &h) == 0 ? h.context : 0;
+}
+
+const char *model_named_suggest(const char *name)
+{
+    ac_err e;
+    if (!name || model_named_load(&e)) return NULL;
+    char typed[128]; /* as the listed names are spelt: lower case, '_' for blanks, dots and dashes */
+    size_t n = 0, best_d = (size_t)-1;
+    for (const char *p = name; *p && n + 1 < sizeof typed; p++)
+        typed[n++] = *p == '-' || *p == ' ' || *p == '.' ? '_' : (char)tolower((unsigned char)*p);
+    typed[n] = '\0';
+    const char *best = NULL;
+    for (size_t i = 0; i < named_n; i++) {
+        size_t d = text_edit_distance(typed, named[i].name);
+        if (d < best_d) best_d = d, best = named[i].name;
+    }
+    char presets[1024]; /* and the built-in presets (llama3_8b, ...) */
+    model_preset_arch_names(presets, sizeof presets);
+    for (char *save = NULL, *p = strtok_r(presets, ", ", &save); p; p = strtok_r(NULL, ", ", &save)) {
+        size_t d = text_edit_distance(typed, p);
+        const model_preset_arch *pa = d < best_d ? model_preset_arch_find(p) : NULL;
+        if (pa) best_d = d, best = pa->name;
+    }
+    return best && best_d <= (n < 9 ? 2 : n / 4) ? best : NULL;
 }
 
 size_t model_named_count(void) { return named_loaded ? named_n : 0; }

@@ -26,6 +26,21 @@ int model_named_load(ac_err *e);
  * cell with file, line and column */
 int model_named_check_text(const char *text, size_t len, const char *file, size_t *rows, ac_err *e);
 
+/* what a name resolves to: a preset or a data/models.csv row */
+typedef struct {
+    model_shape shape;  /* decoder, vocab set, seq_length 0 */
+    const char *source; /* where the numbers come from */
+    const char *canon;  /* the listed name, as `autoconfig models` prints it */
+    int context;        /* max_position_embeddings; 0 = unpublished */
+} model_named_hit;
+
+/* 0 and *h, or -1 when the name is unknown (one lookup for all a caller needs of it) */
+int model_named_find(const char *name, model_named_hit *h);
+
+/* the listed name (data/models.csv row or preset) nearest an unknown one, when it is a few edits
+ * away ("nemotron_h_8" → nemotron_h_8b); NULL when none is */
+const char *model_named_suggest(const char *name);
+
 /* 0 and *s (decoder, vocab set, seq_length 0) and *source (where the numbers come from), or
  * -1 when unknown */
 int model_named_shape(const char *name, model_shape *s, const char **source);

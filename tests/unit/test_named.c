@@ -27,6 +27,10 @@ static void test_presets_by_published_name(void)
     CHECK_STR(model_named_canonical("Llama-3.3-70B-Instruct"), "llama3_3_70b");
     CHECK_STR(model_named_canonical("Nemotron-H 56B"), "nemotron_h_56b");
     CHECK(model_named_canonical("Nope-7B") == NULL);
+    /* an unknown name's nearest listed one, a row or a preset, when a few edits away */
+    CHECK_STR(model_named_suggest("Nemotron-H 8"), "nemotron_h_8b");
+    CHECK_STR(model_named_suggest("llama3_8"), "llama3_8b");
+    CHECK(model_named_suggest("zzzz-zzzz") == NULL);
     /* a remark written without parentheses ("w/o MTP", as NeMo Automodel's table names it) */
     CHECK_STR(model_named_canonical("DeepSeek V3 w/o MTP"), "deepseek_v3");
 }
