@@ -55,20 +55,20 @@ static void predict_row(const csv_table *t, const csv_row *r, cost_published_row
     rq.gbs = (int)NUM("gbs");
     rq.stack = est_stack_find(out->stack);
     /* an unstated overlap_comm or pin_memory is DeepSpeed's own default (overlap_comm true for ZeRO-3
-     * only, pin_memory false); anything but those words is a malformed row, not a silent true */
+     * only, pin_memory false); anything but the two words a column takes is a malformed row, not a
+     * silent true */
+    static const struct {
+        const char *col, *yes, *no;
+    } WORDS[] = {{"overlap_comm", "true", "default"}, {"pin_memory", "true", "default"}, {"attn_mask", "explicit", "causal"}};
+    for (size_t i = 0; i < sizeof WORDS / sizeof *WORDS; i++) {
+        const char *v = COL(WORDS[i].col);
+        if (strcmp(v, WORDS[i].yes) && strcmp(v, WORDS[i].no)) {
+            snprintf(out->why, sizeof out->why, "%s:%d: %s '%s' is not %s or %s", t->file, r->line, WORDS[i].col, v,
+                     WORDS[i].yes, WORDS[i].no);
+            return;
+        }
+    }
     const char *oc = COL("overlap_comm"), *pm = COL("pin_memory"), *am = COL("attn_mask");
-    if (strcmp(oc, "default") && strcmp(oc, "true")) {
-        snprintf(out->why, sizeof out->why, "%s:%d: overlap_comm '%s' is not true or default", t->file, r->line, oc);
-        return;
-    }
-    if (strcmp(pm, "default") && strcmp(pm, "true")) {
-        snprintf(out->why, sizeof out->why, "%s:%d: pin_memory '%s' is not true or default", t->file, r->line, pm);
-        return;
-    }
-    if (strcmp(am, "explicit") && strcmp(am, "causal")) {
-        snprintf(out->why, sizeof out->why, "%s:%d: attn_mask '%s' is not explicit or causal", t->file, r->line, am);
-        return;
-    }
     /* timing (optional): what the published time covers, "step" (empty) or "fwd_bwd" */
     const char *tm = COL("timing");
     bool fwd_bwd = !strcmp(tm, "fwd_bwd");

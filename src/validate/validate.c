@@ -211,19 +211,18 @@ static const struct {
     {"axolotl", "hf-deepspeed"},             {"PEFT", "hf-deepspeed"},
 };
 
-/* the framework cell names a stack of data/stacks.csv (a phrase above or a stack's name or alias) */
-static bool framework_named(const char *framework)
+/* the stack of data/stacks.csv a framework cell names (a phrase above, or a stack's name or
+ * alias), NULL when it names none */
+static const est_stack *stack_named(const char *framework)
 {
     for (size_t i = 0; i < sizeof FRAMEWORK_STACKS / sizeof *FRAMEWORK_STACKS; i++)
-        if (contains_ci(framework, FRAMEWORK_STACKS[i].phrase)) return true;
-    return est_stack_find(framework) != NULL;
+        if (contains_ci(framework, FRAMEWORK_STACKS[i].phrase)) return est_stack_find(FRAMEWORK_STACKS[i].stack);
+    return est_stack_find(framework);
 }
 
 const est_stack *validate_stack_of(const char *framework)
 {
-    for (size_t i = 0; i < sizeof FRAMEWORK_STACKS / sizeof *FRAMEWORK_STACKS; i++)
-        if (contains_ci(framework, FRAMEWORK_STACKS[i].phrase)) return est_stack_find(FRAMEWORK_STACKS[i].stack);
-    const est_stack *st = est_stack_find(framework);
+    const est_stack *st = stack_named(framework);
     return st ? st : est_stack_default();
 }
 
@@ -909,7 +908,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
         double published_hidden;
         shape_by_name += !num(row, c.hidden, &published_hidden);
         const char *fw_cell = csv_get(row, c.framework);
-        if (*fw_cell && !spell_blank(fw_cell) && !framework_named(fw_cell)) {
+        if (*fw_cell && !spell_blank(fw_cell) && !stack_named(fw_cell)) {
             if (!unnamed_stack++) snprintf(unnamed_first, sizeof unnamed_first, "%s", fw_cell);
         }
         bf16_grads += in.grad_bytes == 2.0;
