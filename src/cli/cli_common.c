@@ -275,7 +275,9 @@ int cli_model_stage(const ac_config *c, cli_model_use use, model_size_report *re
     *size_b = params >= 10.0 ? round(params) : round(params * 10.0) / 10.0;
     char name[64];
     hf_run_name(m.name, name, sizeof name);
-    return model_base_config_build_arch(c, *size_b, &m.shape, name, b, e);
+    if (model_base_config_build_arch(c, *size_b, &m.shape, name, b, e)) return -1;
+    b->max_context = m.max_context; /* what the cost stage holds its context to */
+    return 0;
 }
 
 int cli_refresh_report(const ac_config *c, char *path, size_t path_len, ac_err *e)

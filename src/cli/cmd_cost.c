@@ -12,7 +12,6 @@
 #include "exec/backend.h"
 #include "exec/exec.h"
 #include "model/family.h"
-#include "model/named.h"
 #include "search/candidate_est.h"
 #include "util/fsutil.h"
 #include "util/strbuf.h"
@@ -87,20 +86,11 @@ static int cost_model_of(const ac_config *c, const model_base_config *b, const c
     if (!b) return ac_err_set(e, AC_E_INTERNAL, "cost stage without a model");
     m->shape = b->shape;
     snprintf(m->name, sizeof m->name, "%s", b->run_name);
-    /* a built-in architecture's context is its release's; an architecture `run` took from
-     * --model the one published for that name (data/models.csv context; 0: none, not checked),
-     * one from --hf-config the file's; otherwise the config's */
-    bool arch_given = c->train.named_arch[0] || c->train.hf_config[0];
-    const model_preset_arch *pa = c->train.model_name[0] && !arch_given ? model_preset_arch_find(c->train.model_name) : NULL;
-    m->max_context = pa                       ? pa->max_context
-                     : c->train.named_arch[0] ? model_named_context(c->train.named_arch)
-                     : arch_given             ? 0 /* the file's, below */
-                                              : b->shape.seq_length;
-    if (c->train.hf_config[0]) {
-        cost_model file;
-        if (cost_hf_config_load(c->train.hf_config, &file, e)) return -1;
-        m->max_context = file.max_context;
-    }
+    /* an architecture `run` took from --model or --hf-config carries its release's context
+     * (cli_model_stage: the name's data/models.csv context, 0 when none is published; the file's);
+     * a built-in architecture's is its release's; otherwise the config's */
+    const model_preset_arch *pa = c->train.model_name[0] && !b->arch_given ? model_preset_arch_find(c->train.model_name) : NULL;
+    m->max_context = b->arch_given ? b->max_context : pa ? pa->max_context : b->shape.seq_length;
     return 0;
 }
 

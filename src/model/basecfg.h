@@ -28,6 +28,8 @@ typedef struct {
     double param_b;         /* parameters of the generated architecture */
     bool from_custom;       /* custom_config was used (shape read from it) */
     bool arch_given;        /* the shape came from a config.json or a published name, not a preset */
+    int max_context;        /* with arch_given: the positions its release supports (the file's
+                             * max_position_embeddings, the name's data/models.csv context); 0 = unpublished */
     const model_preset_arch *preset; /* the built-in architecture (model_name), NULL when sized */
     node *cfg;              /* the NeMo config (owned) */
     char path[CFG_PATH_MAX + 64]; /* where it was written ("" until written) */

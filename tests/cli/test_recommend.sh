@@ -284,6 +284,12 @@ out=$("$AC" run --model llama2_7b search_config=llama/llama3_8b search_config.tr
 out=$("$AC" estimate --model "Falcon-40B" search_config=llama/llama3_8b search_config.train_settings.gpu=h100 2>&1); st=$?
 [ $st -eq 2 ] && case "$out" in *"8192 exceeds the 2048 positions of --model falcon_40b"*) true ;; *) false ;; esac \
     && pass model_context_estimate_refused || fail model_context_estimate_refused "exit $st: $out"
+# run's cost stage holds a LoRA context to the same 2048 (the base config carries the name's context)
+out=$("$AC" run --model "Falcon-40B" search_config=llama/llama3_8b search_config.train_settings.seq_length=2048 \
+    run_training_hp_search=False run_inference_hp_search=False run_cost_search=True search_config.cost_settings.task=lora \
+    search_config.cost_settings.context_length=4096 "search_config.train_settings.logs=$T/ctxcost" 2>&1); st=$?
+[ $st -eq 2 ] && case "$out" in *"4096 tokens exceed the 2048 the model supports (falcon_40b"*) true ;; *) false ;; esac \
+    && pass model_context_cost_refused || fail model_context_cost_refused "exit $st: $out"
 # serving holds the prompt and the output: 2000 + 256 do not fit Falcon-40B's 2048, the default 1024 + 256 do
 out=$("$AC" infer --model "Falcon-40B" search_config=llama/llama3_8b search_config.inference_settings.benchmark.input_len=2000 \
     "search_config.train_settings.logs=$T/ctxsrv" 2>&1); st=$?
