@@ -45,6 +45,8 @@ typedef struct {
     double tp_overlap, dp_tail, cuda_context_gb, fragmentation, memory_limit_frac, step_overhead_s;
     double moe_imbalance, moe_permute_units, fp4_speedup, layer_overhead_us, moe_launch_us;
     double attn_bwd_ratio; /* attention backward's fraction of peak over the forward's (FlashAttention-2 §4.1) */
+    double attn_block_overhead;     /* key blocks' time a fused attention kernel spends per query block beyond its keys */
+    double attn_block_overhead_fa2; /* the same for FlashAttention-2-class kernels (sm80, or a flash2 stack) */
     double nccl_ctas;      /* SMs a data-parallel NCCL collective holds while it overlaps compute */
     double infer_memory_limit_frac; /* the inference engines' share of GPU memory (infer.c) */
     double compute_scale; /* sustained tensor-core rate vs the catalog; fitted per cluster by `autoconfig calibrate` */
@@ -264,9 +266,19 @@ void est_recompute_text(const est_input *in, char *buf, size_t n);
  * a layer with routed experts (MoE models may lead with dense layers) */
 double est_cast_elems(const est_input *in, double T, bool backward, bool moe_layer);
 /* fraction of the bf16 peak an (exp-bound) attention forward reaches on this GPU with
- * heads of head_dims = d_qk + d_v channels (≤ 0: the 256 of 128-wide heads) */
+ * heads of head_dims = d_qk + d_v channels (≤ 0: the 256 of 128-wide heads), at the
+ * reference key range attn_eff is quoted at (EST_ATTN_REF_SEQ causal tokens) */
 #define EST_ATTN_REF_HEAD_DIMS 256.0
-double est_attn_fwd_eff(double attn_eff, const gpu_spec *g, double head_dims);
+#define EST_ATTN_REF_SEQ 4096.0
+double est_attn_fwd_eff(double attn_eff, double block_overhead, const gpu_spec *g, double head_dims);
+/* time of a fused attention kernel whose query blocks compute `keys` keys each on average,
+ * relative to the same FLOPs at the reference key range: (kb + o)/kb over (kb_ref + o)/kb_ref
+ * with kb = keys/EST_ATTN_KEY_BLOCK and o = block_overhead (1 at the reference, > 1 for short
+ * key ranges such as sliding windows, < 1 for long sequences) */
+double est_attn_range_factor(double keys, double block_overhead);
+/* that overhead for the kernel a stack runs on this GPU: FlashAttention-2-class kernels (every
+ * sm80 kernel, and a flash2 stack's everywhere) or Hopper/Blackwell's warp-specialized ones */
+double est_attn_block_overhead(const est_cal *c, const gpu_spec *g, bool flash2);
 /* Routed token copies one GPU's experts process for T tokens per GPU of the sequence. */
 double est_moe_tokens(const est_input *in, double T);
 

@@ -137,18 +137,42 @@ double est_fp4_gemm_tflops(const gpu_spec *g, double fp4_speedup)
     return fp8 / ((1.0 - f) + f / r);
 }
 
-/* Fraction of the bf16 peak an exp-bound attention forward reaches: attn_eff, times
- * attn_speedup on GPUs whose softmax exponentials run faster than their MMA peak implies
- * (Blackwell Ultra doubles the SFU rate; data/gpus.csv); no kernel exceeds 95 % of peak.
- * Each score costs one exponential and 2·(d_qk + d_v) MMA FLOPs, so at a fixed exponential
- * rate the FLOP rate falls with narrower heads: attn_eff holds for d_qk + d_v = 256 (head
- * dimension 128, the FlashAttention-3 reference: "512× more matmul FLOPs than exponential"
- * at 128, Shah et al. 2024 §3.1) and scales by (d_qk + d_v)/256 below it (64-wide heads:
- * half).  head_dims ≤ 0: the reference width. */
-double est_attn_fwd_eff(double attn_eff, const gpu_spec *g, double head_dims)
+/* Key blocks per query block at the reference key range attn_eff is quoted at */
+static double attn_ref_key_blocks(void)
+{
+    return est_attn_keys_computed(EST_ATTN_REF_SEQ, true, 0) / EST_ATTN_KEY_BLOCK;
+}
+
+/* Fraction of the bf16 peak an exp-bound attention forward reaches at the reference key range:
+ * attn_eff, times attn_speedup on GPUs whose softmax exponentials run faster than their MMA
+ * peak implies (Blackwell Ultra doubles the SFU rate; data/gpus.csv); no kernel's long-range
+ * rate exceeds 95 % of peak, so the cap at the reference range is 95 % less the per-query-block
+ * overhead (est_attn_range_factor).  Each score costs one exponential and 2·(d_qk + d_v) MMA
+ * FLOPs, so at a fixed exponential rate the FLOP rate falls with narrower heads: attn_eff holds
+ * for d_qk + d_v = 256 (head dimension 128, the FlashAttention-3 reference: "512× more matmul
+ * FLOPs than exponential" at 128, Shah et al. 2024 §3.1) and scales by (d_qk + d_v)/256 below it
+ * (64-wide heads: half).  head_dims ≤ 0: the reference width. */
+double est_attn_fwd_eff(double attn_eff, double block_overhead, const gpu_spec *g, double head_dims)
 {
     double width = head_dims > 0 ? fmin(1.0, head_dims / EST_ATTN_REF_HEAD_DIMS) : 1.0;
-    return fmin(0.95, attn_eff * g->attn_speedup * width);
+    double kb = attn_ref_key_blocks();
+    return fmin(0.95 * kb / (kb + block_overhead), attn_eff * g->attn_speedup * width);
+}
+
+/* A fused attention kernel walks each query block's key blocks in a pipeline whose start and
+ * end (loading Q, filling the TMA/MMA/softmax stages, the final rescale, writing O) cost about
+ * block_overhead key blocks' time whatever the range (calibration.csv attn_block_overhead, from
+ * NVIDIA's cuDNN SDPA benchmarks): a query block computing kb key blocks takes kb + o, so the
+ * time per FLOP is (kb + o)/kb, here relative to the reference range's */
+double est_attn_range_factor(double keys, double block_overhead)
+{
+    double kb = fmax(1.0, keys / EST_ATTN_KEY_BLOCK), ref = attn_ref_key_blocks();
+    return (kb + block_overhead) / kb / ((ref + block_overhead) / ref);
+}
+
+double est_attn_block_overhead(const est_cal *c, const gpu_spec *g, bool flash2)
+{
+    return flash2 || g->sm_arch < 90 ? c->attn_block_overhead_fa2 : c->attn_block_overhead;
 }
 
 /* Elements one GPU casts to FP8/FP4 per layer for T tokens.  Transformer Engine
@@ -360,6 +384,29 @@ static double attn_core_flops(const est_input *in, const est_device *dev, double
     return flops;
 }
 
+/* The attention kernels' time over the reference-range time of the same FLOPs
+ * (est_attn_range_factor), weighted by FLOPs: sliding-window layers, full ones, and T5's
+ * cross-attention over all encoder tokens each run their own key range */
+static double attn_core_range_factor(const est_input *in, const est_device *dev, double seq_kv, bool causal,
+                                     bool cross, double cross_seq)
+{
+    const model_shape *s = &in->shape;
+    double o = est_attn_block_overhead(dev->cal, in->gpu, in->stack && in->stack->flash2), w = dev->at.qk_dim + dev->at.v_dim, sum = 0.0, flops = 0.0;
+    double shares[2] = {s->swa_window > 0 ? s->swa_share : 0.0, s->swa_window > 0 ? 1.0 - s->swa_share : 1.0};
+    double windows[2] = {s->swa_window, 0};
+    for (int i = 0; i < 2; i++) {
+        double keys = est_attn_keys_computed(seq_kv, causal, windows[i]), f = shares[i] * keys * w;
+        sum += f * est_attn_range_factor(keys, o);
+        flops += f;
+    }
+    if (cross) {
+        double f = 2.0 * cross_seq * shape_head_dim(s);
+        sum += f * est_attn_range_factor(cross_seq, o);
+        flops += f;
+    }
+    return flops > 0 ? sum / flops : 1.0;
+}
+
 /* elementwise_units of one layer: the stack's model code (data/stacks.csv elementwise_units:
  * eager HF/torchtitan code runs norms, RoPE and activations as several torch ops;
  * compiled_elementwise_units under torch.compile), else the fused kernels' */
@@ -562,8 +609,11 @@ static void masked_sdpa_s(const est_input *in, const est_device *dev, double T, 
     double eff = ae * in->stack->masked_attn_eff_ratio;
     double mask_bytes = 2.0 * T * seq_kv * heads;
     double copy_bytes = 4.0 * T * (at->q + at->k + at->v) / in->tp;
-    *fwd = flops / (dev->peak16 * est_attn_fwd_eff(eff, in->gpu, at->qk_dim + at->v_dim)) + (mask_bytes + copy_bytes) / dev->hbm;
-    *bwd = 2.5 * flops / (dev->peak16 * eff * c->attn_bwd_ratio) + mask_bytes / dev->hbm;
+    /* xformers' kernel is FlashAttention-2-class; every key block is computed */
+    double o = c->attn_block_overhead_fa2, range = est_attn_range_factor(seq_kv, o);
+    *fwd = flops * range / (dev->peak16 * est_attn_fwd_eff(eff, o, in->gpu, at->qk_dim + at->v_dim)) +
+           (mask_bytes + copy_bytes) / dev->hbm;
+    *bwd = 2.5 * flops * range / (dev->peak16 * eff * c->attn_bwd_ratio) + mask_bytes / dev->hbm;
 }
 
 void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q, double seq_kv, bool causal,
@@ -596,13 +646,17 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
             masked_sdpa_s(in, dev, T, seq_kv, ae, &t_attn, &t_attn_bwd);
         } else {
             double attn_flops = attn_core_flops(in, dev, T, seq_kv, causal, cross, cross_seq);
+            double range = attn_core_range_factor(in, dev, seq_kv, causal, cross, cross_seq);
             /* a stack whose kernel is slower than FlashAttention-2 by a published ratio (Triton
              * FlashAttention: FA2 is 1.3-1.5x faster forward, ~2x backward, Dao 2023 §4.1) */
             double rel_f = in->stack && in->stack->attn_fwd_rel > 0 ? in->stack->attn_fwd_rel : 1.0;
             double rel_b = in->stack && in->stack->attn_bwd_rel > 0 ? in->stack->attn_bwd_rel : 1.0;
-            t_attn = attn_flops / (dev->peak16 * est_attn_fwd_eff(ae, in->gpu, at->qk_dim + at->v_dim) * rel_f);
-            /* the backward at attn_bwd_ratio of the forward's fraction of peak (calibration.csv) */
-            t_attn_bwd = 2.5 * attn_flops / (dev->peak16 * ae * c->attn_bwd_ratio * rel_b);
+            t_attn = attn_flops * range /
+                     (dev->peak16 * est_attn_fwd_eff(ae, est_attn_block_overhead(c, in->gpu, in->stack && in->stack->flash2), in->gpu,
+                                                     at->qk_dim + at->v_dim) * rel_f);
+            /* the backward at attn_bwd_ratio of the forward's fraction of peak (calibration.csv),
+             * its query blocks' pipelines started and drained as the forward's */
+            t_attn_bwd = 2.5 * attn_flops * range / (dev->peak16 * ae * c->attn_bwd_ratio * rel_b);
         }
     } else {
         unfused_attn_s(in, dev, seq_q / in->cp, seq_kv, cross, cross_seq, &t_attn, &t_attn_bwd);

@@ -953,12 +953,14 @@ static void test_attention_tiles_and_head_width(void)
     CHECK_NEAR(est_attn_keys_computed(300, true, 200), 214.0, 1e-9); /* never more than full causal */
     CHECK(gpu_catalog_load(NULL) == 0);
     const gpu_spec *h100 = gpu_find("h100"), *gb300 = gpu_find("gb300");
-    CHECK_NEAR(est_attn_fwd_eff(0.55, h100, 256), 0.55, 1e-12);
-    CHECK_NEAR(est_attn_fwd_eff(0.55, h100, 128), 0.275, 1e-12);
-    CHECK_NEAR(est_attn_fwd_eff(0.55, h100, 320), 0.55, 1e-12); /* MLA's 192 + 128: not faster */
-    CHECK_NEAR(est_attn_fwd_eff(0.55, h100, 0), 0.55, 1e-12);
-    CHECK_NEAR(est_attn_fwd_eff(0.55, gb300, 256), 0.95, 1e-12); /* 2 × 0.55, capped */
-    CHECK_NEAR(est_attn_fwd_eff(0.55, gb300, 128), 0.55, 1e-12);
+    CHECK_NEAR(est_attn_fwd_eff(0.55, 4, h100, 256), 0.55, 1e-12);
+    CHECK_NEAR(est_attn_fwd_eff(0.55, 4, h100, 128), 0.275, 1e-12);
+    CHECK_NEAR(est_attn_fwd_eff(0.55, 4, h100, 320), 0.55, 1e-12); /* MLA's 192 + 128: not faster */
+    CHECK_NEAR(est_attn_fwd_eff(0.55, 4, h100, 0), 0.55, 1e-12);
+    /* 2 × 0.55, capped where the long-range rate would pass 95 %: 0.95 · 16.5 / (16.5 + 4) */
+    CHECK_NEAR(est_attn_fwd_eff(0.55, 4, gb300, 256), 0.95 * 16.5 / 20.5, 1e-12);
+    CHECK_NEAR(est_attn_fwd_eff(0.55, 0, gb300, 256), 0.95, 1e-12);
+    CHECK_NEAR(est_attn_fwd_eff(0.55, 4, gb300, 128), 0.55, 1e-12);
     /* a model with 64-wide heads spends more time in attention than one with 128-wide
      * heads and the same attention FLOPs (same heads × head width) */
     model_shape narrow = gpt(24, 4096, 64, 4096, 50304), wide = gpt(24, 4096, 32, 4096, 50304);
@@ -967,6 +969,52 @@ static void test_attention_tiles_and_head_width(void)
     CHECK(est_evaluate(&a, &ra) == 0);
     CHECK(est_evaluate(&b, &rb) == 0);
     CHECK(ra.t_compute_fwd > rb.t_compute_fwd);
+}
+
+/* A fused attention kernel pays ~o key blocks' time per query block beyond the blocks it
+ * computes (calibration attn_block_overhead): relative to the 4096-token causal reference
+ * (16.5 blocks) a 128-key sliding window (2 blocks) takes (2 + 4)/2 over (16.5 + 4)/16.5 =
+ * 2.41x the time per FLOP, a 32768-token causal range (128.5 blocks) 0.83x.  On GB200, 64-wide
+ * heads with a 128-key window so run at 0.55 · 0.5 / 2.41 = 0.114 of peak (cuDNN's benchmark
+ * measures 0.13) and 128-wide causal ones at 2048 / 8192 tokens at 0.46 / 0.61 (0.47 / 0.67) */
+static void test_attention_range(void)
+{
+    est_cal c;
+    CHECK(est_cal_default(&c, NULL) == 0);
+    CHECK_NEAR(c.attn_block_overhead, 4.0, 1e-12);
+    CHECK_NEAR(c.attn_block_overhead_fa2, 2.0, 1e-12);
+    CHECK_NEAR(est_attn_range_factor(2112, 4), 1.0, 1e-12);
+    CHECK_NEAR(est_attn_range_factor(256, 4), 3.0 / (20.5 / 16.5), 1e-12);
+    CHECK_NEAR(est_attn_range_factor(16448, 4), (132.5 / 128.5) / (20.5 / 16.5), 1e-12);
+    CHECK_NEAR(est_attn_range_factor(2112, 0), 1.0, 1e-12); /* no overhead: FLOPs alone */
+    CHECK_NEAR(est_attn_range_factor(256, 0), 1.0, 1e-12);
+    CHECK(gpu_catalog_load(NULL) == 0);
+    const gpu_spec *gb200 = gpu_find("gb200"), *a100 = gpu_find("a100_80gb"), *h100 = gpu_find("h100");
+    CHECK_NEAR(est_attn_fwd_eff(0.55, 4, gb200, 128) / est_attn_range_factor(256, 4), 0.1139, 1e-4);
+    CHECK_NEAR(est_attn_fwd_eff(0.55, 4, gb200, 256) / est_attn_range_factor(1088, 4), 0.4647, 1e-4);
+    CHECK_NEAR(est_attn_fwd_eff(0.55, 4, gb200, 256) / est_attn_range_factor(4160, 4), 0.6084, 1e-4);
+    /* the kernel a stack runs: FlashAttention-2 class on sm80 and for flash2 stacks */
+    CHECK(est_attn_block_overhead(&c, a100, false) == 2.0);
+    CHECK(est_attn_block_overhead(&c, h100, true) == 2.0);
+    CHECK(est_attn_block_overhead(&c, h100, false) == 4.0);
+    /* GPT-OSS-style layers, half of them on 128-key windows, on H100: the full layers run at the
+     * reference range (no change), the windowed ones 2.41x their FLOP time.  Without the
+     * overhead the windowed model saves (2112 − 256)/256 of a window layer's attention time W
+     * against the full one, so W = (full − windowed)·256/1856 and the overhead adds 1.41·W */
+    model_shape full = gpt(24, 4096, 32, 4096, 50304), windowed = full;
+    windowed.swa_window = 128;
+    windowed.swa_share = 0.5;
+    est_cal none = c;
+    none.attn_block_overhead = 0.0;
+    est_input a = base_input(&full, "h100", 8), b = base_input(&windowed, "h100", 8);
+    est_result ra, ra0, rb, rb0;
+    CHECK(est_evaluate(&a, &ra) == 0 && est_evaluate(&b, &rb) == 0);
+    a.cal = b.cal = &none;
+    CHECK(est_evaluate(&a, &ra0) == 0 && est_evaluate(&b, &rb0) == 0);
+    CHECK_NEAR(ra.t_compute_fwd, ra0.t_compute_fwd, 1e-12);
+    double w = (ra0.t_compute_fwd - rb0.t_compute_fwd) * 256.0 / 1856.0;
+    CHECK(w > 0);
+    CHECK_NEAR(rb.t_compute_fwd - rb0.t_compute_fwd, (est_attn_range_factor(256, 4) - 1.0) * w, 1e-9);
 }
 
 /* GPT-OSS experts without a fused grouped MLP: the clamps of the gated activation and the
@@ -1642,6 +1690,7 @@ static void test_board_node_size(void)
 int main(void)
 {
     RUN(test_flops_worked_values);
+    RUN(test_attention_range);
     RUN(test_korthikanti_activation_memory);
     RUN(test_bytes_per_param);
     RUN(test_gradient_and_weight_precision);

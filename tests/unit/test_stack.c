@@ -433,7 +433,8 @@ static void test_fp8_gemm_fill(void)
 /* FlashAttention's backward at attn_bwd_ratio of the forward's fraction of peak: a small
  * GPT (4 layers, 8 heads of 128, seq 1024, causal: 512 + 64 keys a query, the diagonal
  * block whole) on an A100, one micro-batch: attention FLOPs 2·1024·576·8·256 a layer
- * forward, 2.5× that backward */
+ * forward, 2.5× that backward, timed with the kernel's per-query-block overhead for 4.5 key
+ * blocks (est_attn_range_factor) */
 static void test_attention_backward_ratio(void)
 {
     model_shape s = small_gpt();
@@ -451,7 +452,8 @@ static void test_attention_backward_ratio(void)
     in.cal = &half;
     CHECK(est_evaluate(&in, &r2) == 0);
     double flops = 2.0 * 1024 * 576 * 8 * 256;
-    CHECK_NEAR(r2.t_compute_bwd - r1.t_compute_bwd, 4 * 2.5 * flops / (312e12 * c.attn_eff) * (2.0 - 1.0), 1e-12);
+    double range = est_attn_range_factor(576, c.attn_block_overhead_fa2); /* A100: FlashAttention-2 class */
+    CHECK_NEAR(r2.t_compute_bwd - r1.t_compute_bwd, 4 * 2.5 * flops * range / (312e12 * c.attn_eff) * (2.0 - 1.0), 1e-12);
     CHECK_NEAR(r2.t_compute_fwd, r1.t_compute_fwd, 1e-15);
 }
 
@@ -497,7 +499,7 @@ static void test_p2p_bandwidth(void)
  * GPT at seq 8192, TP 8 x CP 2 on two H100 nodes: 4096 tokens and one 128-wide head per GPU;
  * K/V 4096 x 2 x 128 x 2 B = 2 MiB crosses one NIC (50 GB/s x 0.7) three times; attention
  * 2·4096·4160·256 FLOPs forward (causal, diagonal blocks whole) at 0.55 of 989 TFLOP/s,
- * 2.5x that backward at 0.55 x 0.86 */
+ * 2.5x that backward at 0.55 x 0.86, both times the range factor of 32.5 key blocks */
 static void test_cp_exchange_windows(void)
 {
     model_shape s = small_gpt();
@@ -511,7 +513,8 @@ static void test_cp_exchange_windows(void)
     CHECK(est_evaluate(&in, &r) == 0);
     double kv = 4096.0 * 2 * 128 * 2, comm = 3.0 * kv / (50e9 * 0.70);
     double flops = 2.0 * 4096 * (4096 + 64) * 256;
-    double t_f = flops / (989e12 * 0.55), t_b = 2.5 * flops / (989e12 * 0.55 * 0.86);
+    double range = est_attn_range_factor(4160, 4.0); /* 32.5 key blocks a query block */
+    double t_f = flops * range / (989e12 * 0.55), t_b = 2.5 * flops * range / (989e12 * 0.55 * 0.86);
     double exposed = fmax(0.0, comm / 3 - t_f) + fmax(0.0, 2 * comm / 3 - t_b);
     CHECK(exposed > 0);
     CHECK_NEAR(r.t_cp_comm, 4 * exposed, 1e-12);
@@ -567,8 +570,10 @@ static void test_masked_sdpa(void)
     double peak = 312e12, hbm = 0.85 * 2039e9, ae = 0.55, ratio = 0.86;
     double f_causal = 2.0 * 1024 * 576 * 8 * 256, f_masked = 2.0 * 1024 * 1024 * 8 * 256;
     double mask = 2.0 * 1024 * 1024 * 8, copies = 4.0 * 1024 * 3 * 1024;
-    double fwd = f_masked / (peak * ae * 0.5) + (mask + copies) / hbm - f_causal / (peak * ae);
-    double bwd = 2.5 * f_masked / (peak * ae * 0.5 * ratio) + mask / hbm - 2.5 * f_causal / (peak * ae * ratio);
+    /* both FlashAttention-2-class kernels: 8 and 4.5 key blocks a query block */
+    double rm = est_attn_range_factor(1024, 2.0), rc = est_attn_range_factor(576, 2.0);
+    double fwd = f_masked * rm / (peak * ae * 0.5) + (mask + copies) / hbm - f_causal * rc / (peak * ae);
+    double bwd = 2.5 * f_masked * rm / (peak * ae * 0.5 * ratio) + mask / hbm - 2.5 * f_causal * rc / (peak * ae * ratio);
     CHECK_NEAR(masked.t_compute_fwd - causal.t_compute_fwd, 4 * fwd, 1e-12);
     CHECK_NEAR(masked.t_compute_bwd - causal.t_compute_bwd, 4 * bwd, 1e-12);
     /* a stack without the mechanism (Megatron-Core runs its own causal kernels) is unchanged */
@@ -720,7 +725,8 @@ static void test_lora_adapter_bytes(void)
  * (llm-foundry-2023: Triton FlashAttention, FA2 1/0.71 faster forward and 2x backward,
  * Dao 2023 §4.1): the small GPT on an A100 (4 layers, attention FLOPs 2·1024·576·8·256 a
  * layer forward) adds 4·F/(312e12·e_fwd)·(1/0.71 − 1) forward and
- * 4·2.5·F/(312e12·0.55·0.86)·(1/0.5 − 1) backward, e_fwd the FA2 forward rate at 256 head dims */
+ * 4·2.5·F/(312e12·0.55·0.86)·(1/0.5 − 1) backward, e_fwd the FA2 forward rate at 256 head dims,
+ * both at FlashAttention-2's per-query-block overhead for 4.5 key blocks (est_attn_range_factor) */
 static void test_attention_kernel_ratio(void)
 {
     CHECK(gpu_catalog_load(NULL) == 0 && est_stack_load(NULL) == 0);
@@ -742,9 +748,10 @@ static void test_attention_kernel_ratio(void)
     in.stack = &fa2;
     CHECK(est_evaluate(&in, &r0) == 0);
     double flops = 2.0 * 1024 * 576 * 8 * 256;
-    double e_fwd = est_attn_fwd_eff(c.attn_eff, g, 256.0);
-    CHECK_NEAR(r.t_compute_fwd - r0.t_compute_fwd, 4 * flops / (312e12 * e_fwd) * (1.0 / 0.71 - 1.0), 1e-12);
-    CHECK_NEAR(r.t_compute_bwd - r0.t_compute_bwd, 4 * 2.5 * flops / (312e12 * c.attn_eff * 0.86) * (2.0 - 1.0), 1e-12);
+    double o = c.attn_block_overhead_fa2, range = est_attn_range_factor(576, o); /* 4.5 key blocks a query block */
+    double e_fwd = est_attn_fwd_eff(c.attn_eff, o, g, 256.0);
+    CHECK_NEAR(r.t_compute_fwd - r0.t_compute_fwd, 4 * flops * range / (312e12 * e_fwd) * (1.0 / 0.71 - 1.0), 1e-12);
+    CHECK_NEAR(r.t_compute_bwd - r0.t_compute_bwd, 4 * 2.5 * flops * range / (312e12 * c.attn_eff * 0.86) * (2.0 - 1.0), 1e-12);
 }
 
 /* While a data-parallel collective hides under compute its NCCL CTAs hold nccl_ctas SMs:
