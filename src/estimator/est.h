@@ -269,7 +269,7 @@ double est_cast_elems(const est_input *in, double T, bool backward, bool moe_lay
  * heads of head_dims = d_qk + d_v channels (≤ 0: the 256 of 128-wide heads), at the
  * reference key range attn_eff is quoted at (EST_ATTN_REF_SEQ causal tokens) */
 #define EST_ATTN_REF_HEAD_DIMS 256.0
-#define EST_ATTN_REF_SEQ 4096.0
+#define EST_ATTN_REF_SEQ 8192.0 /* calibration.csv attn_block_overhead */
 double est_attn_fwd_eff(double attn_eff, double block_overhead, const gpu_spec *g, double head_dims);
 /* time of a fused attention kernel whose query blocks compute `keys` keys each on average,
  * relative to the same FLOPs at the reference key range: (kb + o)/kb over (kb_ref + o)/kb_ref

@@ -143,9 +143,9 @@ static double attn_ref_key_blocks(void)
     return est_attn_keys_computed(EST_ATTN_REF_SEQ, true, 0) / EST_ATTN_KEY_BLOCK;
 }
 
-/* Fraction of the bf16 peak an exp-bound attention forward reaches at the reference key range:
- * attn_eff, times attn_speedup on GPUs whose softmax exponentials run faster than their MMA
- * peak implies (Blackwell Ultra doubles the SFU rate; data/gpus.csv); no kernel's long-range
+/* Fraction of the bf16 peak an exp-bound attention forward reaches at the reference key range
+ * (8192 causal tokens): attn_eff, times attn_speedup on GPUs whose softmax exponentials run
+ * faster than their MMA peak implies (Blackwell Ultra; data/gpus.csv); no kernel's long-range
  * rate exceeds 95 % of peak, so the cap at the reference range is 95 % less the per-query-block
  * overhead (est_attn_range_factor).  Each score costs one exponential and 2·(d_qk + d_v) MMA
  * FLOPs, so at a fixed exponential rate the FLOP rate falls with narrower heads: attn_eff holds
