@@ -262,20 +262,20 @@ static int parse_recompute_modules(const char *list, est_input *in, ac_err *e)
                              "expects a comma-separated list of core_attn, layernorm, moe_act, mla_up_proj, got '%s'", list);
         memcpy(word, p, n);
         word[n] = '\0';
-        size_t best = 0, best_d = 99;
-        for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-            size_t d = text_edit_distance(word, names[i]);
-            if (d < best_d) best_d = d, best = i;
-        }
-        if (best_d != 0) {
-            if (best_d <= 3)
+        size_t which = 0, count = sizeof names / sizeof *names;
+        while (which < count && strcmp(word, names[which])) which++;
+        if (which == count) {
+            text_nearest near;
+            text_nearest_init(&near, 3);
+            for (size_t i = 0; i < count; i++) text_nearest_offer(&near, word, names[i]);
+            if (near.best)
                 return ac_err_at(e, AC_E_INPUT, "command line", 0, 0, "--recompute-modules",
                                  "unknown module '%s' (did you mean %s?); known: core_attn, layernorm, moe_act, mla_up_proj",
-                                 word, names[best]);
+                                 word, near.best);
             return ac_err_at(e, AC_E_INPUT, "command line", 0, 0, "--recompute-modules",
                              "unknown module '%s'; known: core_attn, layernorm, moe_act, mla_up_proj", word);
         }
-        switch (best) {
+        switch (which) {
         case 0:
             if (in->recompute == RECOMPUTE_FULL)
                 return ac_err_at(e, AC_E_INPUT, "command line", 0, 0, "--recompute-modules",

@@ -185,8 +185,9 @@ const char *schema_suggest(const char *key)
     const char *dot = strrchr(key, '.');
     size_t plen = dot ? (size_t)(dot - key) : 0;
     const char *leaf = dot ? dot + 1 : key;
-    const char *best = NULL;
-    size_t best_d = 99;
+    size_t limit = strlen(leaf) / 3 + 1;
+    text_nearest near;
+    text_nearest_init(&near, limit < 2 ? 2 : limit);
     for (size_t i = 0; i < SCHEMA_LEN; i++) {
         const char *k = SCHEMA[i].key;
         const char *kdot = strrchr(k, '.');
@@ -196,11 +197,9 @@ const char *schema_suggest(const char *key)
         size_t d = text_edit_distance(leaf, kleaf);
         /* a prefix or suffix match also counts: "nodes" → "num_nodes" */
         if (d > 2 && (strstr(kleaf, leaf) || strstr(leaf, kleaf))) d = 2;
-        if (d < best_d) { best_d = d; best = kleaf; }
+        text_nearest_keep(&near, kleaf, d);
     }
-    size_t limit = strlen(leaf) / 3 + 1;
-    if (limit < 2) limit = 2;
-    return best_d <= limit ? best : NULL;
+    return near.best;
 }
 
 static int unknown_key(const node *at, int line, int col, const char *key, ac_err *e)

@@ -161,22 +161,13 @@ void gpu_names(char *buf, size_t len) { gpu_names_where(buf, len, NULL, NULL); }
 const char *gpu_suggest(const char *name)
 {
     if (!name || gpu_catalog_load(NULL)) return NULL;
-    const char *best = NULL;
-    size_t best_d = 99;
     /* aliases count too ("h100x" is one edit from the alias "h100", four from
      * "h100_sxm"); the suggestion is always the canonical name */
+    text_nearest near;
+    text_nearest_init(&near, 3);
     for (size_t i = 0; i < catalog_n; i++) {
-        size_t d = text_edit_distance_within(name, catalog[i].name, 3);
-        if (d < best_d) { best_d = d; best = catalog[i].name; }
-        const char *a = catalog[i].aliases;
-        while (*a) {
-            size_t n = strcspn(a, "|");
-            char alias[sizeof catalog[i].aliases];
-            snprintf(alias, sizeof alias, "%.*s", (int)n, a);
-            d = text_edit_distance_within(name, alias, 3);
-            if (n && d < best_d) { best_d = d; best = catalog[i].name; }
-            a += n + (a[n] == '|');
-        }
+        text_nearest_offer(&near, name, catalog[i].name);
+        text_nearest_offer_aliases(&near, name, catalog[i].aliases, catalog[i].name);
     }
-    return best_d <= 3 ? best : NULL;
+    return near.best;
 }

@@ -214,20 +214,13 @@ void est_stack_names(char *buf, size_t len)
 const char *est_stack_suggest(const char *name)
 {
     if (!name || est_stack_load(NULL)) return NULL;
-    const char *best = NULL;
-    size_t best_d = 99;
+    text_nearest near;
+    text_nearest_init(&near, 3);
     for (size_t i = 0; i < stacks_n; i++) {
-        size_t d = text_edit_distance(name, stacks[i].name);
-        if (d < best_d) { best_d = d; best = stacks[i].name; }
-        char buf[sizeof stacks[i].aliases];
-        snprintf(buf, sizeof buf, "%s", stacks[i].aliases);
-        char *save = NULL;
-        for (char *tok = strtok_r(buf, "|", &save); tok; tok = strtok_r(NULL, "|", &save)) {
-            d = text_edit_distance(name, tok);
-            if (d < best_d) { best_d = d; best = stacks[i].name; }
-        }
+        text_nearest_offer(&near, name, stacks[i].name);
+        text_nearest_offer_aliases(&near, name, stacks[i].aliases, stacks[i].name);
     }
-    return best_d <= 3 ? best : NULL;
+    return near.best;
 }
 
 void est_stack_apply(est_input *in, const est_stack *s)

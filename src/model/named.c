@@ -264,23 +264,20 @@ const char *model_named_suggest(const char *name)
     ac_err e;
     if (!name || model_named_load(&e)) return NULL;
     char typed[128]; /* as the listed names are spelt: lower case, '_' for blanks, dots and dashes */
-    size_t n = 0, best_d = (size_t)-1;
+    size_t n = 0;
     for (const char *p = name; *p && n + 1 < sizeof typed; p++)
         typed[n++] = *p == '-' || *p == ' ' || *p == '.' ? '_' : (char)tolower((unsigned char)*p);
     typed[n] = '\0';
-    const char *best = NULL;
-    for (size_t i = 0; i < named_n; i++) {
-        size_t d = text_edit_distance(typed, named[i].name);
-        if (d < best_d) best_d = d, best = named[i].name;
-    }
-    char presets[1024]; /* and the built-in presets (llama3_8b, ...) */
+    text_nearest near;
+    text_nearest_init(&near, n < 9 ? 2 : n / 4);
+    for (size_t i = 0; i < named_n; i++) text_nearest_offer(&near, typed, named[i].name);
+    char presets[1024]; /* and the built-in presets (llama3_8b, ...), as their own names, not this buffer */
     model_preset_arch_names(presets, sizeof presets);
     for (char *save = NULL, *p = strtok_r(presets, ", ", &save); p; p = strtok_r(NULL, ", ", &save)) {
-        size_t d = text_edit_distance(typed, p);
-        const model_preset_arch *pa = d < best_d ? model_preset_arch_find(p) : NULL;
-        if (pa) best_d = d, best = pa->name;
+        const model_preset_arch *pa = model_preset_arch_find(p);
+        if (pa) text_nearest_offer(&near, typed, pa->name);
     }
-    return best && best_d <= (n < 9 ? 2 : n / 4) ? best : NULL;
+    return near.best;
 }
 
 size_t model_named_count(void) { return named_loaded ? named_n : 0; }

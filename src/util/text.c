@@ -30,6 +30,45 @@ size_t text_edit_distance_within(const char *a, const char *b, size_t max)
     return prev[lb];
 }
 
+void text_nearest_init(text_nearest *near, size_t max)
+{
+    near->best = NULL;
+    near->distance = 0;
+    near->max = max;
+}
+
+void text_nearest_keep(text_nearest *near, const char *candidate, size_t distance)
+{
+    if (distance <= near->max && (!near->best || distance < near->distance)) {
+        near->best = candidate;
+        near->distance = distance;
+    }
+}
+
+/* the bound text_edit_distance_within needs: max, or 99 (where distances stop) above that */
+static size_t nearest_bound(const text_nearest *near) { return near->max < 99 ? near->max : 99; }
+
+void text_nearest_offer(text_nearest *near, const char *word, const char *candidate)
+{
+    text_nearest_keep(near, candidate, text_edit_distance_within(word, candidate, nearest_bound(near)));
+}
+
+void text_nearest_offer_aliases(text_nearest *near, const char *word, const char *bar_list, const char *name)
+{
+    while (*bar_list) {
+        size_t n = strcspn(bar_list, "|");
+        if (n) {
+            /* 64 bytes are enough: a longer alias is still longer than 63, so at distance 99 */
+            char alias[65];
+            size_t keep = n < sizeof alias - 1 ? n : sizeof alias - 1;
+            memcpy(alias, bar_list, keep);
+            alias[keep] = '\0';
+            text_nearest_keep(near, name, text_edit_distance_within(word, alias, nearest_bound(near)));
+        }
+        bar_list += n + (bar_list[n] == '|');
+    }
+}
+
 static int fold(int c)
 {
     c = tolower((unsigned char)c);

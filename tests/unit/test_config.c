@@ -316,9 +316,57 @@ static void test_text_find_ci(void)
     CHECK(text_find_ci("SX", "sxm") == NULL); /* a needle longer than the rest of hay */
 }
 
+/* the "did you mean" accumulator: the closest within max, the first on a tie, aliases as their owner */
+static void test_text_nearest(void)
+{
+    text_nearest near;
+    text_nearest_init(&near, 3);
+    CHECK(near.best == NULL);
+    const char *far = "pipeline", *two = "h200", *one = "h100", *tie = "h101";
+    text_nearest_offer(&near, "h10", far); /* beyond max: not kept */
+    CHECK(near.best == NULL);
+    text_nearest_offer(&near, "h10", two);
+    text_nearest_offer(&near, "h10", one);
+    text_nearest_offer(&near, "h10", tie); /* as near as "h100": the first offered stays */
+    CHECK(near.best == one);
+    CHECK(near.distance == 1);
+
+    text_nearest_init(&near, 1);
+    text_nearest_offer(&near, "abc", "xyz");
+    text_nearest_offer(&near, "abcdef", "abc"); /* 3 > 1 */
+    CHECK(near.best == NULL);
+    text_nearest_keep(&near, far, 1); /* a distance the caller worked out */
+    CHECK(near.best == far);
+    text_nearest_keep(&near, two, 2);
+    CHECK(near.best == far);
+
+    /* aliases: the owner is kept, never the alias; empty ones are skipped */
+    const char *owner = "hopper_sxm5", *other = "a100_80gb";
+    text_nearest_init(&near, 3);
+    text_nearest_offer(&near, "h100x", owner); /* too far */
+    CHECK(near.best == NULL);
+    text_nearest_offer_aliases(&near, "h100x", "||h100|h100sxm|", owner); /* "h100": 1 edit */
+    CHECK(near.best == owner);
+    CHECK(near.distance == 1);
+    text_nearest_offer_aliases(&near, "h100x", "a100|h100", other); /* "h100" again: a tie, the first stays */
+    CHECK(near.best == owner);
+    text_nearest_init(&near, 3);
+    text_nearest_offer_aliases(&near, "h100", "", owner);
+    text_nearest_offer_aliases(&near, "h100", "|", owner);
+    text_nearest_offer_aliases(&near, "a", "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb|zzzz", owner);
+    CHECK(near.best == NULL);
+    text_nearest_offer_aliases(&near, "h100", "a100|h100_pcie|h10", other); /* "a100" 1, then "h10" 1: the first */
+    CHECK(near.best == other);
+    CHECK(near.distance == 1);
+    text_nearest_offer_aliases(&near, "h100", "x|h100", owner); /* exact beats 1 */
+    CHECK(near.best == owner);
+    CHECK(near.distance == 0);
+}
+
 int main(void)
 {
     RUN(test_text_find_ci);
+    RUN(test_text_nearest);
     RUN(test_yaml_roundtrip);
     RUN(test_yaml_errors);
     RUN(test_override_values);
