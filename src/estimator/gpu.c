@@ -161,7 +161,7 @@ void gpu_names(char *buf, size_t len) { gpu_names_where(buf, len, NULL, NULL); }
 const char *gpu_suggest(const char *name)
 {
     if (!name || gpu_catalog_load(NULL)) return NULL;
-    /* aliases count too ("h100x" is one edit from the alias "h100", four from
+    /* aliases count too ("h100x" is one edit from the alias "h100", three from
      * "h100_sxm"); the suggestion is always the canonical name */
     text_nearest near;
     text_nearest_init(&near, 3);
