@@ -276,6 +276,9 @@ double est_attn_fwd_eff(double attn_eff, double block_overhead, const gpu_spec *
  * with kb = keys/EST_ATTN_KEY_BLOCK and o = block_overhead (1 at the reference, > 1 for short
  * key ranges such as sliding windows, < 1 for long sequences) */
 double est_attn_range_factor(double keys, double block_overhead);
+/* the same for a query block whose keys take `calls` kernel calls (a context-parallel ring's
+ * steps), each paying the overhead */
+double est_attn_calls_range_factor(double keys, double block_overhead, double calls);
 /* that overhead for the kernel a stack runs on this GPU: FlashAttention-2-class kernels (every
  * sm80 kernel, and a flash2 stack's everywhere) or Hopper/Blackwell's warp-specialized ones */
 double est_attn_block_overhead(const est_cal *c, const gpu_spec *g, bool flash2);

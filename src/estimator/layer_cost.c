@@ -162,12 +162,33 @@ double est_attn_fwd_eff(double attn_eff, double block_overhead, const gpu_spec *
 /* A fused attention kernel walks each query block's key blocks in a pipeline whose start and
  * end (loading Q, filling the TMA/MMA/softmax stages, the final rescale, writing O) cost about
  * block_overhead key blocks' time whatever the range (calibration.csv attn_block_overhead, from
- * NVIDIA's cuDNN SDPA benchmarks): a query block computing kb key blocks takes kb + o, so the
- * time per FLOP is (kb + o)/kb, here relative to the reference range's */
+ * NVIDIA's cuDNN SDPA benchmarks): a query block computing kb key blocks in `calls` kernel calls
+ * takes max(kb, 1) + calls·o (a range shorter than one block still computes a whole padded
+ * block), so the time per FLOP is that over kb, here relative to the reference range's (one
+ * call) */
+double est_attn_calls_range_factor(double keys, double block_overhead, double calls)
+{
+    double kb = keys > 0 ? keys / EST_ATTN_KEY_BLOCK : 1.0, ref = attn_ref_key_blocks();
+    return (fmax(kb, 1.0) + calls * block_overhead) / kb / ((ref + block_overhead) / ref);
+}
+
 double est_attn_range_factor(double keys, double block_overhead)
 {
-    double kb = fmax(1.0, keys / EST_ATTN_KEY_BLOCK), ref = attn_ref_key_blocks();
-    return (kb + block_overhead) / kb / ((ref + block_overhead) / ref);
+    return est_attn_calls_range_factor(keys, block_overhead, 1.0);
+}
+
+/* Kernel calls a query block's attention takes under context parallelism: a ring (Megatron-
+ * Core / Transformer Engine's p2p exchange, PyTorch's context_parallel whichever way it rotates
+ * K/V) calls the kernel once per step on the chunk that arrived; with the causal load balancing
+ * both use (each rank holds chunks i and 2cp−1−i) step 0 runs every local query block, and of
+ * the cp − 1 later steps half run all of them against half the chunk and half only the second
+ * query chunk against all of it: 1 + 0.75·(cp − 1) calls on average (TE AttnFuncWithCPAndKVP2P;
+ * torch.distributed.tensor.experimental._attention _templated_ring_attention).  A stack that
+ * all-gathers K/V and then attends once per query chunk (stacks.csv cp_single_call) takes one. */
+static double attn_calls_per_query_block(const est_input *in)
+{
+    if (in->cp <= 1 || (in->stack && in->stack->cp_single_call)) return 1.0;
+    return 1.0 + 0.75 * ((double)in->cp - 1.0);
 }
 
 double est_attn_block_overhead(const est_cal *c, const gpu_spec *g, bool flash2)
@@ -385,23 +406,25 @@ static double attn_core_flops(const est_input *in, const est_device *dev, double
 }
 
 /* The attention kernels' time over the reference-range time of the same FLOPs
- * (est_attn_range_factor), weighted by FLOPs: sliding-window layers, full ones, and T5's
- * cross-attention over all encoder tokens each run their own key range */
+ * (est_attn_calls_range_factor), weighted by FLOPs: sliding-window layers, full ones, and T5's
+ * cross-attention over all encoder tokens each run their own key range, in the kernel calls
+ * context parallelism splits them into */
 static double attn_core_range_factor(const est_input *in, const est_device *dev, double seq_kv, bool causal,
                                      bool cross, double cross_seq)
 {
     const model_shape *s = &in->shape;
     double o = est_attn_block_overhead(dev->cal, in->gpu, in->stack && in->stack->flash2), w = dev->at.qk_dim + dev->at.v_dim, sum = 0.0, flops = 0.0;
+    double calls = attn_calls_per_query_block(in);
     double shares[2] = {s->swa_window > 0 ? s->swa_share : 0.0, s->swa_window > 0 ? 1.0 - s->swa_share : 1.0};
     double windows[2] = {s->swa_window, 0};
     for (int i = 0; i < 2; i++) {
         double keys = est_attn_keys_computed(seq_kv, causal, windows[i]), f = shares[i] * keys * w;
-        sum += f * est_attn_range_factor(keys, o);
+        sum += f * est_attn_calls_range_factor(keys, o, calls);
         flops += f;
     }
     if (cross) {
         double f = 2.0 * cross_seq * shape_head_dim(s);
-        sum += f * est_attn_range_factor(cross_seq, o);
+        sum += f * est_attn_calls_range_factor(cross_seq, o, calls);
         flops += f;
     }
     return flops > 0 ? sum / flops : 1.0;

@@ -69,6 +69,7 @@ typedef struct est_stack {
     bool cp_kv_all_heads;              /* K/V exchanged after GQA's expansion to every query head */
     double cp_dkv_bytes;               /* bytes per dK/dV element the backward ring moves (0: 2) */
     bool cp_exposed;                   /* the exchange does not overlap the attention compute */
+    bool cp_single_call;               /* K/V all-gathered, then one attention call per query chunk */
     int default_recompute;             /* the est_recompute a run that states none runs (optional;
                                         * RECOMPUTE_NONE): MaxText's remat_policy default, say; an int
                                         * because est.h, which defines the enum, includes this header */

@@ -148,9 +148,10 @@ if [ -f "$V" ]; then
     # and the VP closest to fitting taken when none is predicted to fit.
     # 30.5% once the 50 hybrid Nemotron 3 rows are read (Super's 30: p90 51%); the 572 rows
     # predicted before keep their 26.9% guard (validate_rows_before_hybrid).
-    # 30.2% with attention kernels' per-query-block overhead (calibration attn_block_overhead,
-    # 8192-token reference) and Blackwell Ultra's measured attention gain.
-    awk -v m="$p90" 'BEGIN { exit !(m <= 30.6) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 30.6% (was 30.2% with the attention kernels' per-query-block overhead; 30.5% before)"
+    # 29.4% with attention kernels' per-query-block overhead (calibration attn_block_overhead,
+    # 8192-token reference, paid per ring step under context parallelism) and Blackwell Ultra's
+    # measured attention gain.
+    awk -v m="$p90" 'BEGIN { exit !(m <= 29.8) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 29.8% (was 29.4% with the attention kernels' per-query-block overhead; 30.5% before)"
     p90_pub=$(echo "$out" | sed -n 's/^without those rows ([0-9]* with a published layout): median_abs_err [0-9.]*% p90_abs_err \([0-9.]*\)%$/\1/p')
     awk -v m="${p90_pub:-999}" 'BEGIN { exit !(m <= 30.2) }' && pass validate_p90_published_layouts \
         || fail validate_p90_published_layouts "p90 of the rows with a published layout ${p90_pub:-?}% > 30.2% (was 29.8% with the Nemotron 3 rows read; 25.1% before)"
@@ -173,10 +174,10 @@ def q(p):
     x = p * (len(e) - 1); i = int(x)
     return e[i] + (x - i) * (e[min(i + 1, len(e) - 1)] - e[i])
 print("%d %.1f %.1f" % (len(e), q(0.5), q(0.9)))' "$T/val.csv")
-    # (8.6 / 26.2 -> 8.9 / 27.8 % with the attention kernels' per-query-block overhead: S9's
+    # (8.6 / 26.2 -> 8.9 / 27.2 % with the attention kernels' per-query-block overhead: S9's
     # long-context rows, already +35 % fast on H100, run further ahead)
-    echo "$old_rows" | awk '{ exit !($1 >= 572 && $2 <= 9.2 && $3 <= 28.2) }' && pass validate_rows_before_hybrid \
-        || fail validate_rows_before_hybrid "rows, median, p90 without the Nemotron 3 rows: $old_rows (want >= 572, <= 9.2, <= 28.2)"
+    echo "$old_rows" | awk '{ exit !($1 >= 572 && $2 <= 9.2 && $3 <= 27.6) }' && pass validate_rows_before_hybrid \
+        || fail validate_rows_before_hybrid "rows, median, p90 without the Nemotron 3 rows: $old_rows (want >= 572, <= 9.2, <= 27.6)"
     hyb=$(python3 -c '
 import csv, sys
 r = [r for r in csv.DictReader(open(sys.argv[1])) if r["model"].startswith("Nemotron_3_") and r["error_pct"]]
@@ -266,9 +267,9 @@ source_guard KF26 26 11.5 "was 11.0% with its 4-GPU nodes, 19.1% read as 8-GPU H
 # head, fp32 dK/dV, not overlapped); its 3D/4D rows (PP 8, 1F1B as Table 5 states) with FSDP2
 # under torch.distributed.pipelining: gathered once a step and reduced once (stacks.csv pp_fsdp),
 # +1..+11 % (they were -1..+9 % read with per-micro-batch gathers, median 9.7 %); its Interleaved 1F1B
-# row (Q017, two stages per rank assumed) +22 %.  12.8 % with FlashAttention-2's per-query-block
+# row (Q017, two stages per rank assumed) +22 %.  12.4 % with FlashAttention-2's per-query-block
 # overhead: its long-context rows (32k-262k tokens, already +6..+48 % fast) run further ahead
-source_guard TT25 17 13.2 "was 12.8% with the attention kernels' per-query-block overhead, 11.1% before"
+source_guard TT25 17 12.8 "was 12.4% with the attention kernels' per-query-block overhead, 11.1% before"
 # the TorchTitan paper's tables (1D-3D, 405B at FSDP 4 x TP 8 x PP 16 with 1F1B and interleaved), the
 # 405B 2D section of August 2024 and Trainy's H200 rows: all read
 source_guard TP25 9 5.0 "was 4.2%"

@@ -977,7 +977,7 @@ static void test_attention_tiles_and_head_width(void)
  * computes (calibration attn_block_overhead): relative to the 8192-token causal reference
  * (32.5 blocks) a 128-key sliding window (2 blocks) takes (2 + 4)/2 over (32.5 + 4)/32.5 =
  * 2.67x the time per FLOP, a 32768-token causal range (128.5 blocks) 0.92x, 4096 tokens (16.5)
- * 1.08x.  On GB200, 64-wide heads with a 128-key window so run at 0.55 · 0.5 / 2.67 = 0.103 of
+ * 1.11x; a range shorter than a block still computes one whole (64 keys: (1 + 4)/0.5).  On GB200, 64-wide heads with a 128-key window so run at 0.55 · 0.5 / 2.67 = 0.103 of
  * peak and 128-wide causal ones at 2048 / 4096 / 8192 tokens at 0.42 / 0.50 / 0.55: ~0.85 of
  * cuDNN's burst benchmark (0.13; 0.47 / 0.58 / 0.67), a sustained training clock's share */
 static void test_attention_range(void)
@@ -992,6 +992,8 @@ static void test_attention_range(void)
     CHECK_NEAR(est_attn_range_factor(2112, 4), (20.5 / 16.5) / (36.5 / 32.5), 1e-12);
     CHECK_NEAR(est_attn_range_factor(2112, 0), 1.0, 1e-12); /* no overhead: FLOPs alone */
     CHECK_NEAR(est_attn_range_factor(256, 0), 1.0, 1e-12);
+    CHECK_NEAR(est_attn_range_factor(64, 4), 10.0 / (36.5 / 32.5), 1e-12);
+    CHECK_NEAR(est_attn_calls_range_factor(4160, 4, 2.5), 42.5 / 36.5, 1e-12); /* a ring's steps */
     CHECK(gpu_catalog_load(NULL) == 0);
     const gpu_spec *gb200 = gpu_find("gb200"), *a100 = gpu_find("a100_80gb"), *h100 = gpu_find("h100");
     CHECK_NEAR(est_attn_fwd_eff(0.55, 4, gb200, 128) / est_attn_range_factor(256, 4), 0.55 * 0.5 * 2.0 / 6.0 * 36.5 / 32.5, 1e-12);

@@ -499,7 +499,8 @@ static void test_p2p_bandwidth(void)
  * GPT at seq 8192, TP 8 x CP 2 on two H100 nodes: 4096 tokens and one 128-wide head per GPU;
  * K/V 4096 x 2 x 128 x 2 B = 2 MiB crosses one NIC (50 GB/s x 0.7) three times; attention
  * 2·4096·4160·256 FLOPs forward (causal, diagonal blocks whole) at 0.55 of 989 TFLOP/s,
- * 2.5x that backward at 0.55 x 0.86, both times the range factor of 32.5 key blocks */
+ * 2.5x that backward at 0.55 x 0.86, both times the range factor of 32.5 key blocks in 1.75
+ * kernel calls (the ring's steps) */
 static void test_cp_exchange_windows(void)
 {
     model_shape s = small_gpt();
@@ -513,11 +514,102 @@ static void test_cp_exchange_windows(void)
     CHECK(est_evaluate(&in, &r) == 0);
     double kv = 4096.0 * 2 * 128 * 2, comm = 3.0 * kv / (50e9 * 0.70);
     double flops = 2.0 * 4096 * (4096 + 64) * 256;
-    double range = est_attn_range_factor(4160, 4.0); /* 32.5 key blocks a query block */
+    /* 32.5 key blocks a query block, over 1 + 0.75 ring steps' kernel calls */
+    double range = est_attn_calls_range_factor(4160, 4.0, 1.75);
     double t_f = flops * range / (989e12 * 0.55), t_b = 2.5 * flops * range / (989e12 * 0.55 * 0.86);
     double exposed = fmax(0.0, comm / 3 - t_f) + fmax(0.0, 2 * comm / 3 - t_b);
     CHECK(exposed > 0);
     CHECK_NEAR(r.t_cp_comm, 4 * exposed, 1e-12);
+}
+
+/* Kernel calls per query block under context parallelism: a ring calls the attention kernel
+ * once per step (1 + 0.75·(cp − 1) calls a query block with causal load balancing), each paying
+ * attn_block_overhead; a stack that all-gathers K/V and attends once (cp_single_call, Llama 3's
+ * §3.3.2) pays it once.  The small GPT at 8192 tokens on H100 with CP 4 (2048 query tokens a
+ * GPU, 2·2048·4160·8·256 FLOPs a layer forward): the ring's 3.25 calls take (32.5 + 3.25·4)/
+ * (32.5 + 4) of the single call's attention time, forward and backward */
+static void test_cp_kernel_calls(void)
+{
+    CHECK(est_stack_load(NULL) == 0);
+    CHECK(est_stack_find("meta-llama3")->cp_single_call && !est_stack_default()->cp_single_call);
+    CHECK(!est_stack_find("pytorch-fsdp")->cp_single_call);
+    model_shape s = small_gpt();
+    s.seq_length = 8192;
+    est_input in = input_on(&s, "h100_sxm");
+    in.cp = 4;
+    in.num_gpus = 4;
+    est_stack ring = *est_stack_default(), once = ring;
+    once.cp_single_call = true;
+    est_input a = in, b = in;
+    est_stack_apply(&a, &ring);
+    est_stack_apply(&b, &once);
+    est_result ra, rb;
+    CHECK(est_evaluate(&a, &ra) == 0 && est_evaluate(&b, &rb) == 0);
+    /* per GPU 2048 query tokens, each computing 4160 keys in total (the whole sequence's causal
+     * range with its diagonal blocks) */
+    double flops = 2.0 * 2048 * 4160 * 8 * 256;
+    double one = est_attn_calls_range_factor(4160, 4.0, 1.0), ring_f = est_attn_calls_range_factor(4160, 4.0, 3.25);
+    CHECK_NEAR(one, 1.0, 1e-12);
+    CHECK_NEAR(ring_f, (32.5 + 13.0) / 36.5, 1e-12);
+    double fwd = flops / (989e12 * 0.55), bwd = 2.5 * flops / (989e12 * 0.55 * 0.86);
+    CHECK_NEAR(ra.t_compute_fwd - rb.t_compute_fwd, 4 * fwd * (ring_f - one), 1e-12);
+    CHECK_NEAR(ra.t_compute_bwd - rb.t_compute_bwd, 4 * bwd * (ring_f - one), 1e-12);
+}
+
+/* A FlashAttention-2 stack on Hopper: FlashAttention-2's rate (fa2_sm90_eff 0.35) and its
+ * per-query-block overhead (attn_block_overhead_fa2, 2), both passes: the small GPT at 1024
+ * tokens (576 keys a query, 4.5 blocks) on H100, against the fused kernels' 0.55 and 4 */
+static void test_flash2_on_hopper(void)
+{
+    CHECK(est_stack_load(NULL) == 0);
+    model_shape s = small_gpt();
+    est_input in = input_on(&s, "h100_sxm");
+    in.num_gpus = 1;
+    est_cal c;
+    CHECK(est_cal_default(&c, NULL) == 0);
+    est_stack fused = *est_stack_default(), fa2 = fused;
+    fa2.flash2 = true;
+    est_input a = in, b = in;
+    est_stack_apply(&a, &fused);
+    est_stack_apply(&b, &fa2);
+    est_result ra, rb;
+    CHECK(est_evaluate(&a, &ra) == 0 && est_evaluate(&b, &rb) == 0);
+    double flops = 2.0 * 1024 * 576 * 8 * 256;
+    double r4 = est_attn_range_factor(576, c.attn_block_overhead), r2 = est_attn_range_factor(576, c.attn_block_overhead_fa2);
+    double fwd = flops * r2 / (989e12 * 0.35) - flops * r4 / (989e12 * 0.55);
+    double bwd = 2.5 * flops * r2 / (989e12 * 0.35 * 0.86) - 2.5 * flops * r4 / (989e12 * 0.55 * 0.86);
+    CHECK(fwd > 0 && bwd > 0);
+    CHECK_NEAR(rb.t_compute_fwd - ra.t_compute_fwd, 4 * fwd, 1e-12);
+    CHECK_NEAR(rb.t_compute_bwd - ra.t_compute_bwd, 4 * bwd, 1e-12);
+}
+
+/* T5's layers run three key ranges: the encoder's self-attention over all 2048 encoder tokens
+ * (16 key blocks), the decoder's causal self-attention over its 8192 (32.5 blocks, the
+ * reference: unchanged) and its cross-attention over the 2048 encoder tokens.  Against a
+ * calibration without the overhead, the encoder self-attention and the cross-attention take
+ * (16 + 4)/16 over (32.5 + 4)/32.5 of their time (4 encoder and 4 decoder layers, H100) */
+static void test_encoder_decoder_ranges(void)
+{
+    model_shape s = small_gpt();
+    s.arch = ARCH_ENCODER_DECODER;
+    s.seq_length = 2048;
+    s.dec_seq_length = 8192;
+    est_input in = input_on(&s, "h100_sxm");
+    in.num_gpus = 1;
+    est_cal c, none;
+    CHECK(est_cal_default(&c, NULL) == 0);
+    none = c;
+    none.attn_block_overhead = 0.0;
+    est_result r, r0;
+    CHECK(est_evaluate(&in, &r) == 0);
+    in.cal = &none;
+    CHECK(est_evaluate(&in, &r0) == 0);
+    double enc = 2.0 * 2048 * 2048 * 8 * 256, cross = 4.0 * 8192 * 2048 * 8 * 128;
+    double f = est_attn_range_factor(2048, 4.0) - 1.0;
+    CHECK_NEAR(f, 20.0 / 16.0 / (36.5 / 32.5) - 1.0, 1e-12);
+    double fwd = 4 * (enc + cross) / (989e12 * 0.55) * f;
+    CHECK_NEAR(r.t_compute_fwd - r0.t_compute_fwd, fwd, 1e-12);
+    CHECK_NEAR(r.t_compute_bwd - r0.t_compute_bwd, fwd * 2.5 / 0.86, 1e-12);
 }
 
 /* The loss's passes over the logits: NeMo 1.x's unfused fp32 vocab_parallel_cross_entropy
@@ -861,6 +953,9 @@ int main(void)
     RUN(test_dropout_masks);
     RUN(test_p2p_bandwidth);
     RUN(test_cp_exchange_windows);
+    RUN(test_cp_kernel_calls);
+    RUN(test_flash2_on_hopper);
+    RUN(test_encoder_decoder_ranges);
     RUN(test_logit_bytes);
     RUN(test_op_selective_checkpointing);
     RUN(test_masked_sdpa);
