@@ -26,7 +26,7 @@ typedef struct {
     int gpus_per_node;
     double price_per_hour; /* USD per GPU-hour, default */
     double gemm_eff, fp8_gemm_eff;
-    double attn_speedup; /* attention kernels' speed relative to attn_eff of the bf16 peak */
+    double attn_speedup; /* attention forward's rate relative to attn_eff of the bf16 peak (exponential units) */
     double host_gbps;    /* GPU <-> host memory per direction (PCIe or NVLink-C2C): CPU offload; each
                           * GPU's share when all host_link_gpus of one uplink copy at once */
     int host_link_gpus;  /* GPUs sharing one host uplink (2 on HGX/DGX boards and Grace superchips) */

@@ -316,7 +316,10 @@ static pass_time layer_mix_s(const dev_ctx *d, double dec_seqs, double dec_ctx, 
             t.compute += per_dim * at->qk_dim / (peak * rqk) + per_dim * at->v_dim / (peak * rav) +
                          (bytes + unfused_scores_bytes(pf_seqs, pf_ctx, a_gpu)) / d->hbm + 3.0 * d->floor_s;
         } else {
-            t.compute += roofline_at_s(d, d->attn_peak, fl, bytes, est_attn_fwd_eff(d->cal.attn_eff, est_attn_block_overhead(&d->cal, d->in->gpu, false), d->in->gpu, at->qk_dim + at->v_dim));
+            /* a fused kernel's query blocks each pay the per-block overhead (est_attn_range_factor) */
+            double o = est_attn_block_overhead(&d->cal, d->in->gpu, false);
+            t.compute += roofline_at_s(d, d->attn_peak, fl * est_attn_range_factor(pf_ctx, o), bytes,
+                                       est_attn_fwd_eff(d->cal.attn_eff, o, d->in->gpu, at->qk_dim + at->v_dim));
         }
     }
     if (dec_seqs > 0) {

@@ -787,6 +787,8 @@ void layer_cost_mamba(const est_input *in, const est_device *dev, double T, laye
     double ssd_b = ssd_f + 2.0 * (2.0 * inner + inner + 2.0 * GN + inner) + 4.0 * 4.0 * states;
     double gnorm_f = 2.0 * 2.0 * inner, gnorm_b = 3.0 * 2.0 * inner;
     double scan_flops = T * layer_mamba_scan_flops(s) / t;
+    /* the chunked scan's exponentials and small per-chunk GEMMs run at the fused-attention
+     * forward's reference rate (attn_eff: 8192 causal tokens' worth of key blocks per query block) */
     double ssd_math = scan_flops / (dev->peak16 * c->attn_eff);
     double t_ssd_f = fmax(T * ssd_f / dev->hbm, ssd_math);
     double t_ssd_b = fmax(T * ssd_b / dev->hbm, 2.0 * ssd_math);
