@@ -409,11 +409,11 @@ static double attn_core_flops(const est_input *in, const est_device *dev, double
  * (est_attn_calls_range_factor), weighted by FLOPs: sliding-window layers, full ones, and T5's
  * cross-attention over all encoder tokens each run their own key range, in the kernel calls
  * context parallelism splits them into */
-static double attn_core_range_factor(const est_input *in, const est_device *dev, double seq_kv, bool causal,
+static double attn_core_range_factor(const est_input *in, const est_device *dev, double o, double seq_kv, bool causal,
                                      bool cross, double cross_seq)
 {
     const model_shape *s = &in->shape;
-    double o = est_attn_block_overhead(dev->cal, in->gpu, in->stack && in->stack->flash2), w = dev->at.qk_dim + dev->at.v_dim, sum = 0.0, flops = 0.0;
+    double w = dev->at.qk_dim + dev->at.v_dim, sum = 0.0, flops = 0.0;
     double calls = attn_calls_per_query_block(in);
     double shares[2] = {s->swa_window > 0 ? s->swa_share : 0.0, s->swa_window > 0 ? 1.0 - s->swa_share : 1.0};
     double windows[2] = {s->swa_window, 0};
@@ -669,14 +669,13 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
             masked_sdpa_s(in, dev, T, seq_kv, ae, &t_attn, &t_attn_bwd);
         } else {
             double attn_flops = attn_core_flops(in, dev, T, seq_kv, causal, cross, cross_seq);
-            double range = attn_core_range_factor(in, dev, seq_kv, causal, cross, cross_seq);
+            double o = est_attn_block_overhead(c, in->gpu, in->stack && in->stack->flash2);
+            double range = attn_core_range_factor(in, dev, o, seq_kv, causal, cross, cross_seq);
             /* a stack whose kernel is slower than FlashAttention-2 by a published ratio (Triton
              * FlashAttention: FA2 is 1.3-1.5x faster forward, ~2x backward, Dao 2023 §4.1) */
             double rel_f = in->stack && in->stack->attn_fwd_rel > 0 ? in->stack->attn_fwd_rel : 1.0;
             double rel_b = in->stack && in->stack->attn_bwd_rel > 0 ? in->stack->attn_bwd_rel : 1.0;
-            t_attn = attn_flops * range /
-                     (dev->peak16 * est_attn_fwd_eff(ae, est_attn_block_overhead(c, in->gpu, in->stack && in->stack->flash2), in->gpu,
-                                                     at->qk_dim + at->v_dim) * rel_f);
+            t_attn = attn_flops * range / (dev->peak16 * est_attn_fwd_eff(ae, o, in->gpu, at->qk_dim + at->v_dim) * rel_f);
             /* the backward at attn_bwd_ratio of the forward's fraction of peak (calibration.csv),
              * its query blocks' pipelines started and drained as the forward's */
             t_attn_bwd = 2.5 * attn_flops * range / (dev->peak16 * ae * c->attn_bwd_ratio * rel_b);
