@@ -141,6 +141,7 @@ static const struct {
     {"attn_bwd_ratio", offsetof(est_cal, attn_bwd_ratio), 0.1, 1.0},
     {"attn_block_overhead", offsetof(est_cal, attn_block_overhead), 0, 64},
     {"attn_block_overhead_fa2", offsetof(est_cal, attn_block_overhead_fa2), 0, 64},
+    {"attn_exp_share", offsetof(est_cal, attn_exp_share), 0, 1},
     {"nccl_ctas", offsetof(est_cal, nccl_ctas), 0, 64},
     {"infer_memory_limit_frac", offsetof(est_cal, infer_memory_limit_frac), 0.01, 1},
     {"compute_scale", offsetof(est_cal, compute_scale), 0.1, 3.0},

@@ -47,6 +47,7 @@ typedef struct {
     double attn_bwd_ratio; /* attention backward's fraction of peak over the forward's (FlashAttention-2 §4.1) */
     double attn_block_overhead;     /* key blocks' time a fused attention kernel spends per query block beyond its keys */
     double attn_block_overhead_fa2; /* the same for FlashAttention-2-class kernels (sm80, or a flash2 stack) */
+    double attn_exp_share;          /* share of an attention forward the exponentials take on Hopper (128-wide heads) */
     double nccl_ctas;      /* SMs a data-parallel NCCL collective holds while it overlaps compute */
     double infer_memory_limit_frac; /* the inference engines' share of GPU memory (infer.c) */
     double compute_scale; /* sustained tensor-core rate vs the catalog; fitted per cluster by `autoconfig calibrate` */
@@ -265,12 +266,14 @@ void est_recompute_text(const est_input *in, char *buf, size_t n);
  * every output gradient backward; weights cached); 4 B of HBM traffic each.  moe_layer:
  * a layer with routed experts (MoE models may lead with dense layers) */
 double est_cast_elems(const est_input *in, double T, bool backward, bool moe_layer);
-/* fraction of the bf16 peak an (exp-bound) attention forward reaches on this GPU with
- * heads of head_dims = d_qk + d_v channels (≤ 0: the 256 of 128-wide heads), at the
- * reference key range attn_eff is quoted at (EST_ATTN_REF_SEQ causal tokens) */
+/* fraction of the bf16 peak an attention forward reaches on this GPU with heads of head_dims =
+ * d_qk + d_v channels (≤ 0: the 256 of 128-wide heads), at the reference key range attn_eff is
+ * quoted at (EST_ATTN_REF_SEQ causal tokens); exp_share_ref: the exponentials' share of it at
+ * Hopper's EST_ATTN_REF_MMA_PER_EXP MMA FLOPs per exponential (calibration attn_exp_share) */
 #define EST_ATTN_REF_HEAD_DIMS 256.0
+#define EST_ATTN_REF_MMA_PER_EXP 256.0
 #define EST_ATTN_REF_SEQ 8192.0 /* calibration.csv attn_block_overhead */
-double est_attn_fwd_eff(double attn_eff, double block_overhead, const gpu_spec *g, double head_dims);
+double est_attn_fwd_eff(double attn_eff, double exp_share_ref, double block_overhead, const gpu_spec *g, double head_dims);
 /* time of a fused attention kernel whose query blocks compute `keys` keys each on average,
  * relative to the same FLOPs at the reference key range: (kb + o)/kb over (kb_ref + o)/kb_ref
  * with kb = keys/EST_ATTN_KEY_BLOCK and o = block_overhead (1 at the reference, > 1 for short

@@ -38,7 +38,7 @@ int gpu_catalog_load(ac_err *e)
                                            "nvlink_gbps", "nvlink_domain", "scaleout_gbps", "gpus_per_node",
                                            "price_usd_per_gpu_hour", "gemm_eff", "fp8_gemm_eff", "attn_speedup", "host_gbps",
                                            "fp8_weight_copies", "sm_count", "sm_arch", "bf16_flops_per_sm_clock",
-                                           "gemm_clock_mhz", "host_link_gpus"};
+                                           "gemm_clock_mhz", "host_link_gpus", "sfu_ops_per_sm_clock"};
     if (csv_require_cols(&t, text_cols, sizeof text_cols / sizeof *text_cols, AC_E_INTERNAL, NULL, e) ||
         csv_require_cols(&t, num_cols, sizeof num_cols / sizeof *num_cols, AC_E_INTERNAL, NULL, e)) {
         csv_free(&t);
@@ -65,10 +65,11 @@ int gpu_catalog_load(ac_err *e)
         g.sm_arch = (int)v[16];
         double flops_per_clock = v[17], gemm_clock_mhz = v[18];
         g.host_link_gpus = (int)v[19];
+        double sfu_per_clock = v[20];
         if (!g.name[0] || g.bf16_tflops <= 0 || g.memory_gb <= 0 || g.hbm_gbps <= 0 || g.nvlink_domain < 1 ||
             g.gpus_per_node < 1 || g.gemm_eff <= 0 || g.gemm_eff > 1 || g.fp8_gemm_eff > 1 ||
             g.attn_speedup <= 0 || g.host_gbps <= 0 || g.host_link_gpus < 1 || g.fp8_weight_copies > 2 || g.sm_count < 1 || g.sm_arch < 50 ||
-            (g.fp8_tflops > 0) != (g.fp8_weight_copies > 0) || flops_per_clock <= 0) {
+            (g.fp8_tflops > 0) != (g.fp8_weight_copies > 0) || flops_per_clock <= 0 || sfu_per_clock <= 0) {
             ac_err_at(e, AC_E_INTERNAL, t.file, r->line, 0, g.name, "incomplete GPU row");
             csv_free(&t);
             return -1;
@@ -77,6 +78,7 @@ int gpu_catalog_load(ac_err *e)
          * 1830, B200 and B300 1856, GB200 and GB300 2021) */
         double datasheet_mhz = g.bf16_tflops * 1e6 / (g.sm_count * flops_per_clock);
         g.clock_scale = gemm_clock_mhz > 0 ? gemm_clock_mhz / datasheet_mhz : 1.0;
+        g.mma_per_exp = flops_per_clock / sfu_per_clock;
         g.gemm_ref16 = layer_gemm_shape_k(g.sm_count, 8192.0, 8192.0, 8192.0, layer_gemm_k_fill(2.0));
         g.gemm_ref8 = layer_gemm_shape_k(g.sm_count, 8192.0, 8192.0, 8192.0, layer_gemm_k_fill(1.0));
         catalog[n++] = g;

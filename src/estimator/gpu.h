@@ -41,6 +41,9 @@ typedef struct {
      * quoted at (bf16_tflops / (sm_count x bf16_flops_per_sm_clock)); 1 where the catalog
      * gives no gemm_clock_mhz */
     double clock_scale;
+    /* bf16 tensor-core FLOPs per exponential the special-function units retire, per SM and clock
+     * (bf16_flops_per_sm_clock / sfu_ops_per_sm_clock: Hopper 256, Blackwell 512) */
+    double mma_per_exp;
     char source[256];
 } gpu_spec;
 

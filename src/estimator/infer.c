@@ -319,7 +319,7 @@ static pass_time layer_mix_s(const dev_ctx *d, double dec_seqs, double dec_ctx, 
             /* a fused kernel's query blocks each pay the per-block overhead (est_attn_range_factor) */
             double o = est_attn_block_overhead(&d->cal, d->in->gpu, false);
             t.compute += roofline_at_s(d, d->attn_peak, fl * est_attn_range_factor(pf_ctx, o), bytes,
-                                       est_attn_fwd_eff(d->cal.attn_eff, o, d->in->gpu, at->qk_dim + at->v_dim));
+                                       est_attn_fwd_eff(d->cal.attn_eff, d->cal.attn_exp_share, o, d->in->gpu, at->qk_dim + at->v_dim));
         }
     }
     if (dec_seqs > 0) {

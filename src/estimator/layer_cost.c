@@ -143,18 +143,31 @@ static double attn_ref_key_blocks(void)
     return est_attn_keys_computed(EST_ATTN_REF_SEQ, true, 0) / EST_ATTN_KEY_BLOCK;
 }
 
-/* Fraction of the bf16 peak an exp-bound attention forward reaches at the reference key range
- * (8192 causal tokens): attn_eff, times attn_speedup on GPUs whose softmax exponentials run
- * faster than their MMA peak implies (Blackwell Ultra; data/gpus.csv); no kernel's long-range
- * rate exceeds 95 % of peak, so the cap at the reference range is 95 % less the per-query-block
- * overhead (est_attn_range_factor).  Each score costs one exponential and 2·(d_qk + d_v) MMA
- * FLOPs, so at a fixed exponential rate the FLOP rate falls with narrower heads: attn_eff holds
- * for d_qk + d_v = 256 (head dimension 128, the FlashAttention-3 reference: "512× more matmul
- * FLOPs than exponential" at 128, Shah et al. 2024 §3.1) and scales by (d_qk + d_v)/256 below it
- * (64-wide heads: half).  head_dims ≤ 0: the reference width. */
-double est_attn_fwd_eff(double attn_eff, double block_overhead, const gpu_spec *g, double head_dims)
+/* Share of an attention forward's time its softmax exponentials take at 128-wide heads on this
+ * GPU: each score costs one exponential on the special-function units and 2·(d_qk + d_v) MMA
+ * FLOPs, so with x_ref the share at Hopper's 256 MMA FLOPs per exponential (calibration.csv
+ * attn_exp_share, from cuDNN's H200 benchmarks) a GPU with ρ times Hopper's ratio spends
+ * x = x_ref·ρ / ((1 − x_ref) + x_ref·ρ) (Blackwell, ρ = 2: 0.40; Ampere, ρ = 0.5: 0.14) */
+static double attn_exp_share(double exp_share_ref, const gpu_spec *g)
 {
-    double width = head_dims > 0 ? fmin(1.0, head_dims / EST_ATTN_REF_HEAD_DIMS) : 1.0;
+    double rho = g->mma_per_exp > 0 ? g->mma_per_exp / EST_ATTN_REF_MMA_PER_EXP : 1.0;
+    return exp_share_ref * rho / ((1.0 - exp_share_ref) + exp_share_ref * rho);
+}
+
+/* Fraction of the bf16 peak an attention forward reaches at the reference key range (8192 causal
+ * tokens): attn_eff, times attn_speedup on GPUs whose softmax exponentials run faster than their
+ * MMA peak implies (Blackwell Ultra; data/gpus.csv); no kernel's long-range rate exceeds 95 % of
+ * peak, so the cap at the reference range is 95 % less the per-query-block overhead
+ * (est_attn_range_factor).  attn_eff holds for d_qk + d_v = 256 (128-wide heads); narrower heads
+ * do fewer MMA FLOPs per exponential, so of a score's time the MMA share (1 − x) shrinks with the
+ * width w = (d_qk + d_v)/256 and the exponential's x does not: the FLOP rate is w/((1 − x)·w + x)
+ * of the reference (x from attn_exp_share; 64-wide heads on GB200: 0.71 of it, cuDNN measures
+ * 0.67; on H200 0.80, measured 0.80).  Wider heads (MLA's 192 + 128) run no faster.  head_dims
+ * ≤ 0: the reference width. */
+double est_attn_fwd_eff(double attn_eff, double exp_share_ref, double block_overhead, const gpu_spec *g, double head_dims)
+{
+    double w = head_dims > 0 ? fmin(1.0, head_dims / EST_ATTN_REF_HEAD_DIMS) : 1.0;
+    double x = attn_exp_share(exp_share_ref, g), width = w / ((1.0 - x) * w + x);
     double kb = attn_ref_key_blocks();
     return fmin(0.95 * kb / (kb + block_overhead), attn_eff * g->attn_speedup * width);
 }
@@ -634,7 +647,7 @@ static void masked_sdpa_s(const est_input *in, const est_device *dev, double T, 
     double copy_bytes = 4.0 * T * (at->q + at->k + at->v) / in->tp;
     /* xformers' kernel is FlashAttention-2-class; every key block is computed */
     double o = c->attn_block_overhead_fa2, range = est_attn_range_factor(seq_kv, o);
-    *fwd = flops * range / (dev->peak16 * est_attn_fwd_eff(eff, o, in->gpu, at->qk_dim + at->v_dim)) +
+    *fwd = flops * range / (dev->peak16 * est_attn_fwd_eff(eff, c->attn_exp_share, o, in->gpu, at->qk_dim + at->v_dim)) +
            (mask_bytes + copy_bytes) / dev->hbm;
     *bwd = 2.5 * flops * range / (dev->peak16 * eff * c->attn_bwd_ratio) + mask_bytes / dev->hbm;
 }
@@ -675,7 +688,7 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
              * FlashAttention: FA2 is 1.3-1.5x faster forward, ~2x backward, Dao 2023 §4.1) */
             double rel_f = in->stack && in->stack->attn_fwd_rel > 0 ? in->stack->attn_fwd_rel : 1.0;
             double rel_b = in->stack && in->stack->attn_bwd_rel > 0 ? in->stack->attn_bwd_rel : 1.0;
-            t_attn = attn_flops * range / (dev->peak16 * est_attn_fwd_eff(ae, o, in->gpu, at->qk_dim + at->v_dim) * rel_f);
+            t_attn = attn_flops * range / (dev->peak16 * est_attn_fwd_eff(ae, c->attn_exp_share, o, in->gpu, at->qk_dim + at->v_dim) * rel_f);
             /* the backward at attn_bwd_ratio of the forward's fraction of peak (calibration.csv),
              * its query blocks' pipelines started and drained as the forward's */
             t_attn_bwd = 2.5 * attn_flops * range / (dev->peak16 * ae * c->attn_bwd_ratio * rel_b);

@@ -939,8 +939,11 @@ static void test_module_recompute(void)
 }
 
 /* FlashAttention computes whole 128-key blocks: a causal window of W keys costs W + 128
- * keys per query (the mean attended stays about W); full attention is unchanged.  The
- * exp-bound forward's FLOP rate scales with d_qk + d_v below 256 (64-wide heads: half) */
+ * keys per query (the mean attended stays about W); full attention is unchanged.  Narrower
+ * heads keep a score's exponential and shrink its MMAs: at width w = (d_qk + d_v)/256 the rate
+ * is w/((1 − x)·w + x) of the reference, x the exponentials' share at 128-wide heads: 0.25 on
+ * Hopper (256 MMA FLOPs per exponential), 0.4 on Blackwell (512), 1/7 on Ampere (128), 0.25 on
+ * Blackwell Ultra (its exponentials doubled) */
 static void test_attention_tiles_and_head_width(void)
 {
     CHECK_NEAR(est_attn_keys_computed(4096, true, 128), 256.0, 1e-9);
@@ -952,17 +955,27 @@ static void test_attention_tiles_and_head_width(void)
     CHECK_NEAR(est_attn_keys_computed(100, true, 0), 100.0, 1e-9);    /* one block: all of it */
     CHECK_NEAR(est_attn_keys_computed(300, true, 200), 214.0, 1e-9); /* never more than full causal */
     CHECK(gpu_catalog_load(NULL) == 0);
-    const gpu_spec *h100 = gpu_find("h100"), *gb300 = gpu_find("gb300");
-    CHECK_NEAR(est_attn_fwd_eff(0.55, 4, h100, 256), 0.55, 1e-12);
-    CHECK_NEAR(est_attn_fwd_eff(0.55, 4, h100, 128), 0.275, 1e-12);
-    CHECK_NEAR(est_attn_fwd_eff(0.55, 4, h100, 320), 0.55, 1e-12); /* MLA's 192 + 128: not faster */
-    CHECK_NEAR(est_attn_fwd_eff(0.55, 4, h100, 0), 0.55, 1e-12);
+    const gpu_spec *h100 = gpu_find("h100"), *gb300 = gpu_find("gb300"), *gb200 = gpu_find("gb200"), *a100 = gpu_find("a100");
+    CHECK_NEAR(h100->mma_per_exp, 256.0, 1e-12);
+    CHECK_NEAR(gb200->mma_per_exp, 512.0, 1e-12);
+    CHECK_NEAR(gb300->mma_per_exp, 256.0, 1e-12);
+    CHECK_NEAR(a100->mma_per_exp, 128.0, 1e-12);
+    CHECK_NEAR(est_attn_fwd_eff(0.55, 0.25, 4, h100, 256), 0.55, 1e-12);
+    CHECK_NEAR(est_attn_fwd_eff(0.55, 0.25, 4, h100, 128), 0.55 * 0.5 / (0.75 * 0.5 + 0.25), 1e-12); /* 0.80 */
+    CHECK_NEAR(est_attn_fwd_eff(0.55, 0.25, 4, gb200, 128), 0.55 * 0.5 / (0.6 * 0.5 + 0.4), 1e-12); /* 0.71 */
+    CHECK_NEAR(est_attn_fwd_eff(0.55, 0.25, 4, a100, 128), 0.55 * 0.5 / (6.0 / 7.0 * 0.5 + 1.0 / 7.0), 1e-12);
+    CHECK_NEAR(est_attn_fwd_eff(0.55, 1.0, 4, h100, 128), 0.275, 1e-12); /* wholly exp-bound: half */
+    CHECK_NEAR(est_attn_fwd_eff(0.55, 0.25, 4, h100, 320), 0.55, 1e-12); /* MLA's 192 + 128: not faster */
+    CHECK_NEAR(est_attn_fwd_eff(0.55, 0.25, 4, h100, 0), 0.55, 1e-12);
+    /* the same law says what halving Blackwell's exponential time buys at 128-wide heads:
+     * (0.6 + 0.4)/(0.6 + 0.2) = 1.25, the catalog's measured attn_speedup for Blackwell Ultra */
+    CHECK_NEAR(1.0 / (0.6 + 0.4 / 2.0), gb300->attn_speedup, 1e-12);
     /* 1.25 × 0.55 (Blackwell Ultra's measured forward gain); a rate that would pass 95 % at long
      * range is capped: 0.95 · 32.5 / (32.5 + 4) at the reference */
-    CHECK_NEAR(est_attn_fwd_eff(0.55, 4, gb300, 256), 0.6875, 1e-12);
-    CHECK_NEAR(est_attn_fwd_eff(0.80, 4, gb300, 256), 0.95 * 32.5 / 36.5, 1e-12);
-    CHECK_NEAR(est_attn_fwd_eff(0.80, 0, gb300, 256), 0.95, 1e-12);
-    CHECK_NEAR(est_attn_fwd_eff(0.55, 4, gb300, 128), 0.34375, 1e-12);
+    CHECK_NEAR(est_attn_fwd_eff(0.55, 0.25, 4, gb300, 256), 0.6875, 1e-12);
+    CHECK_NEAR(est_attn_fwd_eff(0.80, 0.25, 4, gb300, 256), 0.95 * 32.5 / 36.5, 1e-12);
+    CHECK_NEAR(est_attn_fwd_eff(0.80, 0.25, 0, gb300, 256), 0.95, 1e-12);
+    CHECK_NEAR(est_attn_fwd_eff(0.55, 0.25, 4, gb300, 128), 0.6875 * 0.8, 1e-12);
     /* a model with 64-wide heads spends more time in attention than one with 128-wide
      * heads and the same attention FLOPs (same heads × head width) */
     model_shape narrow = gpt(24, 4096, 64, 4096, 50304), wide = gpt(24, 4096, 32, 4096, 50304);
@@ -977,15 +990,17 @@ static void test_attention_tiles_and_head_width(void)
  * computes (calibration attn_block_overhead): relative to the 8192-token causal reference
  * (32.5 blocks) a 128-key sliding window (2 blocks) takes (2 + 4)/2 over (32.5 + 4)/32.5 =
  * 2.67x the time per FLOP, a 32768-token causal range (128.5 blocks) 0.92x, 4096 tokens (16.5)
- * 1.11x; a range shorter than a block still computes one whole (64 keys: (1 + 4)/0.5).  On GB200, 64-wide heads with a 128-key window so run at 0.55 · 0.5 / 2.67 = 0.103 of
- * peak and 128-wide causal ones at 2048 / 4096 / 8192 tokens at 0.42 / 0.50 / 0.55: ~0.85 of
- * cuDNN's burst benchmark (0.13; 0.47 / 0.58 / 0.67), a sustained training clock's share */
+ * 1.11x; a range shorter than a block still computes one whole (64 keys: (1 + 4)/0.5).  On
+ * GB200, 128-wide causal heads at 2048 / 4096 / 8192 tokens so run at 0.42 / 0.50 / 0.55 of peak,
+ * ~0.85 of cuDNN's burst benchmark (0.47 / 0.58 / 0.67), a sustained training clock's share, and
+ * 64-wide heads with a 128-key window at 0.55 · 0.71 / 2.67 = 0.147 (cuDNN 0.13) */
 static void test_attention_range(void)
 {
     est_cal c;
     CHECK(est_cal_default(&c, NULL) == 0);
     CHECK_NEAR(c.attn_block_overhead, 4.0, 1e-12);
     CHECK_NEAR(c.attn_block_overhead_fa2, 2.0, 1e-12);
+    CHECK_NEAR(c.attn_exp_share, 0.25, 1e-12);
     CHECK_NEAR(est_attn_range_factor(4160, 4), 1.0, 1e-12);
     CHECK_NEAR(est_attn_range_factor(256, 4), 3.0 / (36.5 / 32.5), 1e-12);
     CHECK_NEAR(est_attn_range_factor(16448, 4), (132.5 / 128.5) / (36.5 / 32.5), 1e-12);
@@ -996,10 +1011,11 @@ static void test_attention_range(void)
     CHECK_NEAR(est_attn_calls_range_factor(4160, 4, 2.5), 42.5 / 36.5, 1e-12); /* a ring's steps */
     CHECK(gpu_catalog_load(NULL) == 0);
     const gpu_spec *gb200 = gpu_find("gb200"), *a100 = gpu_find("a100_80gb"), *h100 = gpu_find("h100");
-    CHECK_NEAR(est_attn_fwd_eff(0.55, 4, gb200, 128) / est_attn_range_factor(256, 4), 0.55 * 0.5 * 2.0 / 6.0 * 36.5 / 32.5, 1e-12);
-    CHECK_NEAR(est_attn_fwd_eff(0.55, 4, gb200, 256) / est_attn_range_factor(1088, 4), 0.4203, 1e-3);
-    CHECK_NEAR(est_attn_fwd_eff(0.55, 4, gb200, 256) / est_attn_range_factor(2112, 4), 0.4967, 1e-3);
-    CHECK_NEAR(est_attn_fwd_eff(0.55, 4, gb200, 256) / est_attn_range_factor(4160, 4), 0.55, 1e-12);
+    CHECK_NEAR(est_attn_fwd_eff(0.55, 0.25, 4, gb200, 128) / est_attn_range_factor(256, 4),
+               0.55 * 0.5 / 0.7 * 2.0 / 6.0 * 36.5 / 32.5, 1e-12);
+    CHECK_NEAR(est_attn_fwd_eff(0.55, 0.25, 4, gb200, 256) / est_attn_range_factor(1088, 4), 0.4203, 1e-3);
+    CHECK_NEAR(est_attn_fwd_eff(0.55, 0.25, 4, gb200, 256) / est_attn_range_factor(2112, 4), 0.4967, 1e-3);
+    CHECK_NEAR(est_attn_fwd_eff(0.55, 0.25, 4, gb200, 256) / est_attn_range_factor(4160, 4), 0.55, 1e-12);
     /* the kernel a stack runs: FlashAttention-2 class on sm80 and for flash2 stacks */
     CHECK(est_attn_block_overhead(&c, a100, false) == 2.0);
     CHECK(est_attn_block_overhead(&c, h100, true) == 2.0);

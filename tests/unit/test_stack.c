@@ -841,7 +841,7 @@ static void test_attention_kernel_ratio(void)
     CHECK(est_evaluate(&in, &r0) == 0);
     double flops = 2.0 * 1024 * 576 * 8 * 256;
     double o = c.attn_block_overhead_fa2, range = est_attn_range_factor(576, o); /* 4.5 key blocks a query block */
-    double e_fwd = est_attn_fwd_eff(c.attn_eff, o, g, 256.0);
+    double e_fwd = est_attn_fwd_eff(c.attn_eff, c.attn_exp_share, o, g, 256.0);
     CHECK_NEAR(r.t_compute_fwd - r0.t_compute_fwd, 4 * flops * range / (312e12 * e_fwd) * (1.0 / 0.71 - 1.0), 1e-12);
     CHECK_NEAR(r.t_compute_bwd - r0.t_compute_bwd, 4 * 2.5 * flops * range / (312e12 * c.attn_eff * 0.86) * (2.0 - 1.0), 1e-12);
 }
