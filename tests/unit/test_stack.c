@@ -522,6 +522,15 @@ static void test_cp_exchange_windows(void)
     CHECK_NEAR(r.t_cp_comm, 4 * exposed, 1e-12);
 }
 
+/* the same input evaluated under two stacks */
+static void evaluate_under(const est_input *in, const est_stack *sa, const est_stack *sb, est_result *ra, est_result *rb)
+{
+    est_input a = *in, b = *in;
+    est_stack_apply(&a, sa);
+    est_stack_apply(&b, sb);
+    CHECK(est_evaluate(&a, ra) == 0 && est_evaluate(&b, rb) == 0);
+}
+
 /* Kernel calls per query block under context parallelism: a ring calls the attention kernel
  * once per step (1 + 0.75·(cp − 1) calls a query block with causal load balancing), each paying
  * attn_block_overhead; a stack that all-gathers K/V and attends once (cp_single_call, Llama 3's
@@ -540,11 +549,8 @@ static void test_cp_kernel_calls(void)
     in.num_gpus = 4;
     est_stack ring = *est_stack_default(), once = ring;
     once.cp_single_call = true;
-    est_input a = in, b = in;
-    est_stack_apply(&a, &ring);
-    est_stack_apply(&b, &once);
     est_result ra, rb;
-    CHECK(est_evaluate(&a, &ra) == 0 && est_evaluate(&b, &rb) == 0);
+    evaluate_under(&in, &ring, &once, &ra, &rb);
     /* per GPU 2048 query tokens, each computing 4160 keys in total (the whole sequence's causal
      * range with its diagonal blocks) */
     double flops = 2.0 * 2048 * 4160 * 8 * 256;
@@ -569,11 +575,8 @@ static void test_flash2_on_hopper(void)
     CHECK(est_cal_default(&c, NULL) == 0);
     est_stack fused = *est_stack_default(), fa2 = fused;
     fa2.flash2 = true;
-    est_input a = in, b = in;
-    est_stack_apply(&a, &fused);
-    est_stack_apply(&b, &fa2);
     est_result ra, rb;
-    CHECK(est_evaluate(&a, &ra) == 0 && est_evaluate(&b, &rb) == 0);
+    evaluate_under(&in, &fused, &fa2, &ra, &rb);
     double flops = 2.0 * 1024 * 576 * 8 * 256;
     double r4 = est_attn_range_factor(576, c.attn_block_overhead), r2 = est_attn_range_factor(576, c.attn_block_overhead_fa2);
     double fwd = flops * r2 / (989e12 * 0.35) - flops * r4 / (989e12 * 0.55);
