@@ -274,6 +274,9 @@ double est_cast_elems(const est_input *in, double T, bool backward, bool moe_lay
 #define EST_ATTN_REF_MMA_PER_EXP 256.0
 #define EST_ATTN_REF_SEQ 8192.0 /* calibration.csv attn_block_overhead */
 double est_attn_fwd_eff(double attn_eff, double exp_share_ref, double block_overhead, const gpu_spec *g, double head_dims);
+/* the backward's rate at head_dims relative to 128-wide heads (the same exponential law, its MMAs
+ * 2.5x the forward's) */
+double est_attn_bwd_width(double exp_share_ref, const gpu_spec *g, double head_dims);
 /* time of a fused attention kernel whose query blocks compute `keys` keys each on average,
  * relative to the same FLOPs at the reference key range: (kb + o)/kb over (kb_ref + o)/kb_ref
  * with kb = keys/EST_ATTN_KEY_BLOCK and o = block_overhead (1 at the reference, > 1 for short

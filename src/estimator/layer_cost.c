@@ -172,6 +172,18 @@ double est_attn_fwd_eff(double attn_eff, double exp_share_ref, double block_over
     return fmin(0.95 * kb / (kb + block_overhead), attn_eff * g->attn_speedup * width);
 }
 
+/* The same law for the backward: a score's one exponential (P recomputed) against 2.5x the
+ * forward's MMA FLOPs (FlashAttention's five backward GEMMs), so the exponentials' share at
+ * 128-wide heads is x_b = x / (2.5·(1 − x) + x) and narrower heads run at w/((1 − x_b)·w + x_b)
+ * of the 128-wide rate (Hopper: 0.89 at 64-wide heads, cuDNN's H200 measures 0.86; Blackwell 0.83,
+ * GB200 measures 0.89) */
+double est_attn_bwd_width(double exp_share_ref, const gpu_spec *g, double head_dims)
+{
+    double w = head_dims > 0 ? fmin(1.0, head_dims / EST_ATTN_REF_HEAD_DIMS) : 1.0;
+    double x = attn_exp_share(exp_share_ref, g), xb = x / (2.5 * (1.0 - x) + x);
+    return w / ((1.0 - xb) * w + xb);
+}
+
 /* A fused attention kernel walks each query block's key blocks in a pipeline whose start and
  * end (loading Q, filling the TMA/MMA/softmax stages, the final rescale, writing O) cost about
  * block_overhead key blocks' time whatever the range (calibration.csv attn_block_overhead, from
@@ -649,7 +661,9 @@ static void masked_sdpa_s(const est_input *in, const est_device *dev, double T, 
     double o = c->attn_block_overhead_fa2, range = est_attn_range_factor(seq_kv, o);
     *fwd = flops * range / (dev->peak16 * est_attn_fwd_eff(eff, c->attn_exp_share, o, in->gpu, at->qk_dim + at->v_dim)) +
            (mask_bytes + copy_bytes) / dev->hbm;
-    *bwd = 2.5 * flops * range / (dev->peak16 * eff * c->attn_bwd_ratio) + mask_bytes / dev->hbm;
+    *bwd = 2.5 * flops * range /
+               (dev->peak16 * eff * c->attn_bwd_ratio * est_attn_bwd_width(c->attn_exp_share, in->gpu, at->qk_dim + at->v_dim)) +
+           mask_bytes / dev->hbm;
 }
 
 void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q, double seq_kv, bool causal,
@@ -691,7 +705,8 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
             t_attn = attn_flops * range / (dev->peak16 * est_attn_fwd_eff(ae, c->attn_exp_share, o, in->gpu, at->qk_dim + at->v_dim) * rel_f);
             /* the backward at attn_bwd_ratio of the forward's fraction of peak (calibration.csv),
              * its query blocks' pipelines started and drained as the forward's */
-            t_attn_bwd = 2.5 * attn_flops * range / (dev->peak16 * ae * c->attn_bwd_ratio * rel_b);
+            double bw = est_attn_bwd_width(c->attn_exp_share, in->gpu, at->qk_dim + at->v_dim);
+            t_attn_bwd = 2.5 * attn_flops * range / (dev->peak16 * ae * c->attn_bwd_ratio * bw * rel_b);
         }
     } else {
         unfused_attn_s(in, dev, seq_q / in->cp, seq_kv, cross, cross_seq, &t_attn, &t_attn_bwd);

@@ -970,6 +970,13 @@ static void test_attention_tiles_and_head_width(void)
     /* the same law says what halving Blackwell's exponential time buys at 128-wide heads:
      * (0.6 + 0.4)/(0.6 + 0.2) = 1.25, the catalog's measured attn_speedup for Blackwell Ultra */
     CHECK_NEAR(1.0 / (0.6 + 0.4 / 2.0), gb300->attn_speedup, 1e-12);
+    /* the backward by the same law, its MMAs 2.5x the forward's: exponential share x/(2.5(1 − x) + x)
+     * (Hopper 0.118: 64-wide heads at 0.89 of the 128-wide rate, cuDNN's H200 0.86; Blackwell 0.83) */
+    CHECK_NEAR(est_attn_bwd_width(0.25, h100, 256), 1.0, 1e-12);
+    CHECK_NEAR(est_attn_bwd_width(0.25, h100, 128), 0.5 / ((1.0 - 0.25 / 2.125) * 0.5 + 0.25 / 2.125), 1e-12);
+    CHECK_NEAR(est_attn_bwd_width(0.25, gb200, 128), 0.5 / ((1.0 - 0.4 / 1.9) * 0.5 + 0.4 / 1.9), 1e-12);
+    CHECK_NEAR(est_attn_bwd_width(0.25, h100, 320), 1.0, 1e-12);
+    CHECK_NEAR(est_attn_bwd_width(0.0, h100, 128), 1.0, 1e-12); /* no exponential share: no penalty */
     /* 1.25 × 0.55 (Blackwell Ultra's measured forward gain); a rate that would pass 95 % at long
      * range is capped: 0.95 · 32.5 / (32.5 + 4) at the reference */
     CHECK_NEAR(est_attn_fwd_eff(0.55, 0.25, 4, gb300, 256), 0.6875, 1e-12);
