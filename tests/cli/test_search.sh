@@ -150,10 +150,9 @@ if [ -f "$V" ]; then
     # predicted before keep their 26.9% guard (validate_rows_before_hybrid).
     # 29.4% with attention kernels' per-query-block overhead (calibration attn_block_overhead,
     # 8192-token reference, paid per ring step under context parallelism) and Blackwell Ultra's
-    # measured attention gain; 30.5% once narrow heads keep their exponentials' share in the forward
-    # (calibration attn_exp_share: GPT-OSS's 64-wide heads faster, its rows at the p90), 29.8% with
-    # the same law in the backward.
-    awk -v m="$p90" 'BEGIN { exit !(m <= 30.2) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 30.2% (was 29.8% with narrow heads' exponential share forward and backward, 29.4% before it)"
+    # measured attention gain; 29.4% with narrow heads keeping their exponentials' share forward and
+    # backward (calibration attn_exp_share, cuDNN's H200/GB200/GB300 64- vs 128-wide heads).
+    awk -v m="$p90" 'BEGIN { exit !(m <= 29.8) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 29.8% (was 29.4% with narrow heads' exponential share, 29.4% before it too)"
     p90_pub=$(echo "$out" | sed -n 's/^without those rows ([0-9]* with a published layout): median_abs_err [0-9.]*% p90_abs_err \([0-9.]*\)%$/\1/p')
     awk -v m="${p90_pub:-999}" 'BEGIN { exit !(m <= 30.2) }' && pass validate_p90_published_layouts \
         || fail validate_p90_published_layouts "p90 of the rows with a published layout ${p90_pub:-?}% > 30.2% (was 29.8% with the Nemotron 3 rows read; 25.1% before)"
@@ -163,8 +162,8 @@ e = sorted(abs(float(r["error_pct"])) for r in csv.DictReader(open(sys.argv[1]))
            if r["error_pct"] and "DeepSeek" not in r["model"] and "Nemotron_3" not in r["model"])
 x = 0.9 * (len(e) - 1); i = int(x)
 print("%.1f" % (e[i] + (x - i) * (e[min(i + 1, len(e) - 1)] - e[i])))' "$T/val.csv")
-    awk -v m="$p90_old" 'BEGIN { exit !(m <= 28.8) }' && pass validate_p90_without_mla \
-        || fail validate_p90_without_mla "p90 without the DeepSeek-V3 and Nemotron 3 rows $p90_old% > 28.8% (was 28.4% with narrow heads' exponential share, 28.2% with the attention kernels' per-query-block overhead)"
+    awk -v m="$p90_old" 'BEGIN { exit !(m <= 28.3) }' && pass validate_p90_without_mla \
+        || fail validate_p90_without_mla "p90 without the DeepSeek-V3 and Nemotron 3 rows $p90_old% > 28.3% (was 27.9% with narrow heads' exponential share, 28.2% with the attention kernels' per-query-block overhead)"
     # the rows predicted before the hybrid stacks were read keep their guards; the hybrid rows
     # are all read: the Nano's 20 within 9 % (median 8.0 %) and every one predicted to fit,
     # Super's 30 no worse than when they were first read (median 31.1 %, p90 50.1 %; 28 fit)
@@ -177,10 +176,10 @@ def q(p):
     return e[i] + (x - i) * (e[min(i + 1, len(e) - 1)] - e[i])
 print("%d %.1f %.1f" % (len(e), q(0.5), q(0.9)))' "$T/val.csv")
     # (8.6 / 26.2 -> 8.9 / 27.2 % with the attention kernels' per-query-block overhead: S9's
-    # long-context rows, already +35 % fast on H100, run further ahead; 27.8 % with narrow heads'
+    # long-context rows, already +35 % fast on H100, run further ahead; 26.7 % with narrow heads'
     # exponential share, GPT-OSS's rows at the p90)
-    echo "$old_rows" | awk '{ exit !($1 >= 572 && $2 <= 9.2 && $3 <= 28.2) }' && pass validate_rows_before_hybrid \
-        || fail validate_rows_before_hybrid "rows, median, p90 without the Nemotron 3 rows: $old_rows (want >= 572, <= 9.2, <= 28.2)"
+    echo "$old_rows" | awk '{ exit !($1 >= 572 && $2 <= 9.2 && $3 <= 27.1) }' && pass validate_rows_before_hybrid \
+        || fail validate_rows_before_hybrid "rows, median, p90 without the Nemotron 3 rows: $old_rows (want >= 572, <= 9.2, <= 27.1)"
     hyb=$(python3 -c '
 import csv, sys
 r = [r for r in csv.DictReader(open(sys.argv[1])) if r["model"].startswith("Nemotron_3_") and r["error_pct"]]

@@ -941,9 +941,9 @@ static void test_module_recompute(void)
 /* FlashAttention computes whole 128-key blocks: a causal window of W keys costs W + 128
  * keys per query (the mean attended stays about W); full attention is unchanged.  Narrower
  * heads keep a score's exponential and shrink its MMAs: at width w = (d_qk + d_v)/256 the rate
- * is w/((1 − x)·w + x) of the reference, x the exponentials' share at 128-wide heads: 0.25 on
- * Hopper (256 MMA FLOPs per exponential), 0.4 on Blackwell (512), 1/7 on Ampere (128), 0.25 on
- * Blackwell Ultra (its exponentials doubled) */
+ * is w/((1 − x)·w + x) of the reference, x the exponentials' share at 128-wide heads: 0.30 on
+ * Hopper (256 MMA FLOPs per exponential), 0.6/1.3 on Blackwell and Blackwell Ultra (512),
+ * 0.15/0.85 on Ampere (128); the backward's share x/(2.5(1 − x) + x) */
 static void test_attention_tiles_and_head_width(void)
 {
     CHECK_NEAR(est_attn_keys_computed(4096, true, 128), 256.0, 1e-9);
@@ -958,39 +958,47 @@ static void test_attention_tiles_and_head_width(void)
     const gpu_spec *h100 = gpu_find("h100"), *gb300 = gpu_find("gb300"), *gb200 = gpu_find("gb200"), *a100 = gpu_find("a100");
     CHECK_NEAR(h100->mma_per_exp, 256.0, 1e-12);
     CHECK_NEAR(gb200->mma_per_exp, 512.0, 1e-12);
-    CHECK_NEAR(gb300->mma_per_exp, 256.0, 1e-12);
+    CHECK_NEAR(gb300->mma_per_exp, 512.0, 1e-12); /* Ultra's narrow heads measure as Blackwell's */
     CHECK_NEAR(a100->mma_per_exp, 128.0, 1e-12);
-    CHECK_NEAR(est_attn_fwd_eff(0.55, 0.25, 4, h100, 256), 0.55, 1e-12);
-    CHECK_NEAR(est_attn_fwd_eff(0.55, 0.25, 4, h100, 128), 0.55 * 0.5 / (0.75 * 0.5 + 0.25), 1e-12); /* 0.80 */
-    CHECK_NEAR(est_attn_fwd_eff(0.55, 0.25, 4, gb200, 128), 0.55 * 0.5 / (0.6 * 0.5 + 0.4), 1e-12); /* 0.71 */
-    CHECK_NEAR(est_attn_fwd_eff(0.55, 0.25, 4, a100, 128), 0.55 * 0.5 / (6.0 / 7.0 * 0.5 + 1.0 / 7.0), 1e-12);
+    double xb = 0.6 / 1.3; /* Blackwell: 0.30 at twice Hopper's MMA FLOPs per exponential */
+    CHECK_NEAR(est_attn_fwd_eff(0.55, 0.30, 4, h100, 256), 0.55, 1e-12);
+    CHECK_NEAR(est_attn_fwd_eff(0.55, 0.30, 4, h100, 128), 0.55 * 0.5 / (0.7 * 0.5 + 0.3), 1e-12); /* 0.77 */
+    CHECK_NEAR(est_attn_fwd_eff(0.55, 0.30, 4, gb200, 128), 0.55 * 0.5 / ((1.0 - xb) * 0.5 + xb), 1e-12); /* 0.68 */
+    CHECK_NEAR(est_attn_fwd_eff(0.55, 0.30, 4, a100, 128), 0.55 * 0.5 / (0.7 / 0.85 * 0.5 + 0.15 / 0.85), 1e-12);
     CHECK_NEAR(est_attn_fwd_eff(0.55, 1.0, 4, h100, 128), 0.275, 1e-12); /* wholly exp-bound: half */
-    CHECK_NEAR(est_attn_fwd_eff(0.55, 0.25, 4, h100, 320), 0.55, 1e-12); /* MLA's 192 + 128: not faster */
-    CHECK_NEAR(est_attn_fwd_eff(0.55, 0.25, 4, h100, 0), 0.55, 1e-12);
-    /* the same law says what halving Blackwell's exponential time buys at 128-wide heads:
-     * (0.6 + 0.4)/(0.6 + 0.2) = 1.25, the catalog's measured attn_speedup for Blackwell Ultra */
-    CHECK_NEAR(1.0 / (0.6 + 0.4 / 2.0), gb300->attn_speedup, 1e-12);
+    CHECK_NEAR(est_attn_fwd_eff(0.55, 0.30, 4, h100, 320), 0.55, 1e-12); /* MLA's 192 + 128: not faster */
+    CHECK_NEAR(est_attn_fwd_eff(0.55, 0.30, 4, h100, 0), 0.55, 1e-12);
     /* the backward by the same law, its MMAs 2.5x the forward's: exponential share x/(2.5(1 − x) + x)
-     * (Hopper 0.118: 64-wide heads at 0.89 of the 128-wide rate, cuDNN's H200 0.86; Blackwell 0.83) */
-    CHECK_NEAR(est_attn_bwd_width(0.25, h100, 256), 1.0, 1e-12);
-    CHECK_NEAR(est_attn_bwd_width(0.25, h100, 128), 0.5 / ((1.0 - 0.25 / 2.125) * 0.5 + 0.25 / 2.125), 1e-12);
-    CHECK_NEAR(est_attn_bwd_width(0.25, gb200, 128), 0.5 / ((1.0 - 0.4 / 1.9) * 0.5 + 0.4 / 1.9), 1e-12);
-    CHECK_NEAR(est_attn_bwd_width(0.25, h100, 320), 1.0, 1e-12);
+     * (Hopper 0.146: 64-wide heads at 0.87 of the 128-wide rate, cuDNN's H200 0.84-0.86; Blackwell
+     * 0.80, GB200 0.82-0.83) */
+    double hb = 0.3 / 2.05, bb = xb / (2.5 * (1.0 - xb) + xb);
+    CHECK_NEAR(est_attn_bwd_width(0.30, h100, 256), 1.0, 1e-12);
+    CHECK_NEAR(est_attn_bwd_width(0.30, h100, 128), 0.5 / ((1.0 - hb) * 0.5 + hb), 1e-12);
+    CHECK_NEAR(est_attn_bwd_width(0.30, gb200, 128), 0.5 / ((1.0 - bb) * 0.5 + bb), 1e-12);
+    CHECK_NEAR(est_attn_bwd_width(0.30, h100, 320), 1.0, 1e-12);
     CHECK_NEAR(est_attn_bwd_width(0.0, h100, 128), 1.0, 1e-12); /* no exponential share: no penalty */
     /* 1.25 × 0.55 (Blackwell Ultra's measured forward gain); a rate that would pass 95 % at long
      * range is capped: 0.95 · 32.5 / (32.5 + 4) at the reference */
-    CHECK_NEAR(est_attn_fwd_eff(0.55, 0.25, 4, gb300, 256), 0.6875, 1e-12);
-    CHECK_NEAR(est_attn_fwd_eff(0.80, 0.25, 4, gb300, 256), 0.95 * 32.5 / 36.5, 1e-12);
-    CHECK_NEAR(est_attn_fwd_eff(0.80, 0.25, 0, gb300, 256), 0.95, 1e-12);
-    CHECK_NEAR(est_attn_fwd_eff(0.55, 0.25, 4, gb300, 128), 0.6875 * 0.8, 1e-12);
-    /* a model with 64-wide heads spends more time in attention than one with 128-wide
-     * heads and the same attention FLOPs (same heads × head width) */
+    CHECK_NEAR(est_attn_fwd_eff(0.55, 0.30, 4, gb300, 256), 0.6875, 1e-12);
+    CHECK_NEAR(est_attn_fwd_eff(0.80, 0.30, 4, gb300, 256), 0.95 * 32.5 / 36.5, 1e-12);
+    CHECK_NEAR(est_attn_fwd_eff(0.80, 0.30, 0, gb300, 256), 0.95, 1e-12);
+    CHECK_NEAR(est_attn_fwd_eff(0.55, 0.30, 4, gb300, 128), 0.6875 * 0.5 / ((1.0 - xb) * 0.5 + xb), 1e-12);
+    /* 64 heads of 64 against 32 of 128: the same GEMMs and attention FLOPs (2 · 4096 tokens ·
+     * 2112 keys · 8192 per layer), so the whole difference is the attention at the narrow heads'
+     * rates, forward and backward, at the 4096-token range factor, over 24 layers on H100 */
+    est_cal c;
+    CHECK(est_cal_default(&c, NULL) == 0);
     model_shape narrow = gpt(24, 4096, 64, 4096, 50304), wide = gpt(24, 4096, 32, 4096, 50304);
     est_input a = base_input(&narrow, "h100", 8), b = base_input(&wide, "h100", 8);
     est_result ra, rb;
     CHECK(est_evaluate(&a, &ra) == 0);
     CHECK(est_evaluate(&b, &rb) == 0);
-    CHECK(ra.t_compute_fwd > rb.t_compute_fwd);
+    double flops = 2.0 * 4096 * 2112 * 8192, range = est_attn_range_factor(2112, c.attn_block_overhead);
+    double f128 = flops * range / (989e12 * c.attn_eff), b128 = 2.5 * f128 / c.attn_bwd_ratio;
+    double wf = est_attn_fwd_eff(c.attn_eff, c.attn_exp_share, c.attn_block_overhead, h100, 128) / c.attn_eff;
+    double wb = est_attn_bwd_width(c.attn_exp_share, h100, 128);
+    CHECK_NEAR(ra.t_compute_fwd - rb.t_compute_fwd, 24 * f128 * (1.0 / wf - 1.0), 1e-9);
+    CHECK_NEAR(ra.t_compute_bwd - rb.t_compute_bwd, 24 * b128 * (1.0 / wb - 1.0), 1e-9);
 }
 
 /* A fused attention kernel pays ~o key blocks' time per query block beyond the blocks it
@@ -1000,14 +1008,14 @@ static void test_attention_tiles_and_head_width(void)
  * 1.11x; a range shorter than a block still computes one whole (64 keys: (1 + 4)/0.5).  On
  * GB200, 128-wide causal heads at 2048 / 4096 / 8192 tokens so run at 0.42 / 0.50 / 0.55 of peak,
  * ~0.85 of cuDNN's burst benchmark (0.47 / 0.58 / 0.67), a sustained training clock's share, and
- * 64-wide heads with a 128-key window at 0.55 · 0.71 / 2.67 = 0.147 (cuDNN 0.13) */
+ * 64-wide heads with a 128-key window at 0.55 · 0.68 / 2.67 = 0.141 (cuDNN 0.13) */
 static void test_attention_range(void)
 {
     est_cal c;
     CHECK(est_cal_default(&c, NULL) == 0);
     CHECK_NEAR(c.attn_block_overhead, 4.0, 1e-12);
     CHECK_NEAR(c.attn_block_overhead_fa2, 2.0, 1e-12);
-    CHECK_NEAR(c.attn_exp_share, 0.25, 1e-12);
+    CHECK_NEAR(c.attn_exp_share, 0.30, 1e-12);
     CHECK_NEAR(est_attn_range_factor(4160, 4), 1.0, 1e-12);
     CHECK_NEAR(est_attn_range_factor(256, 4), 3.0 / (36.5 / 32.5), 1e-12);
     CHECK_NEAR(est_attn_range_factor(16448, 4), (132.5 / 128.5) / (36.5 / 32.5), 1e-12);
@@ -1018,11 +1026,12 @@ static void test_attention_range(void)
     CHECK_NEAR(est_attn_calls_range_factor(4160, 4, 2.5), 42.5 / 36.5, 1e-12); /* a ring's steps */
     CHECK(gpu_catalog_load(NULL) == 0);
     const gpu_spec *gb200 = gpu_find("gb200"), *a100 = gpu_find("a100_80gb"), *h100 = gpu_find("h100");
-    CHECK_NEAR(est_attn_fwd_eff(0.55, 0.25, 4, gb200, 128) / est_attn_range_factor(256, 4),
-               0.55 * 0.5 / 0.7 * 2.0 / 6.0 * 36.5 / 32.5, 1e-12);
-    CHECK_NEAR(est_attn_fwd_eff(0.55, 0.25, 4, gb200, 256) / est_attn_range_factor(1088, 4), 0.4203, 1e-3);
-    CHECK_NEAR(est_attn_fwd_eff(0.55, 0.25, 4, gb200, 256) / est_attn_range_factor(2112, 4), 0.4967, 1e-3);
-    CHECK_NEAR(est_attn_fwd_eff(0.55, 0.25, 4, gb200, 256) / est_attn_range_factor(4160, 4), 0.55, 1e-12);
+    double xb = 0.6 / 1.3; /* Blackwell's exponential share */
+    CHECK_NEAR(est_attn_fwd_eff(0.55, 0.30, 4, gb200, 128) / est_attn_range_factor(256, 4),
+               0.55 * 0.5 / ((1.0 - xb) * 0.5 + xb) * 2.0 / 6.0 * 36.5 / 32.5, 1e-12);
+    CHECK_NEAR(est_attn_fwd_eff(0.55, 0.30, 4, gb200, 256) / est_attn_range_factor(1088, 4), 0.4203, 1e-3);
+    CHECK_NEAR(est_attn_fwd_eff(0.55, 0.30, 4, gb200, 256) / est_attn_range_factor(2112, 4), 0.4967, 1e-3);
+    CHECK_NEAR(est_attn_fwd_eff(0.55, 0.30, 4, gb200, 256) / est_attn_range_factor(4160, 4), 0.55, 1e-12);
     /* the kernel a stack runs: FlashAttention-2 class on sm80 and for flash2 stacks */
     CHECK(est_attn_block_overhead(&c, a100, false) == 2.0);
     CHECK(est_attn_block_overhead(&c, h100, true) == 2.0);
