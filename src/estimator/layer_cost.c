@@ -147,7 +147,7 @@ static double attn_ref_key_blocks(void)
  * GPU: each score costs one exponential on the special-function units and 2·(d_qk + d_v) MMA
  * FLOPs, so with x_ref the share at Hopper's 256 MMA FLOPs per exponential (calibration.csv
  * attn_exp_share, from cuDNN's H200 benchmarks) a GPU with ρ times Hopper's ratio spends
- * x = x_ref·ρ / ((1 − x_ref) + x_ref·ρ) (Blackwell, ρ = 2: 0.40; Ampere, ρ = 0.5: 0.14) */
+ * x = x_ref·ρ / ((1 − x_ref) + x_ref·ρ) (Blackwell, ρ = 2: 0.46; Ampere, ρ = 0.5: 0.18) */
 static double attn_exp_share(double exp_share_ref, const gpu_spec *g)
 {
     double rho = g->mma_per_exp > 0 ? g->mma_per_exp / EST_ATTN_REF_MMA_PER_EXP : 1.0;
@@ -161,8 +161,8 @@ static double attn_exp_share(double exp_share_ref, const gpu_spec *g)
  * (est_attn_range_factor).  attn_eff holds for d_qk + d_v = 256 (128-wide heads); narrower heads
  * do fewer MMA FLOPs per exponential, so of a score's time the MMA share (1 − x) shrinks with the
  * width w = (d_qk + d_v)/256 and the exponential's x does not: the FLOP rate is w/((1 − x)·w + x)
- * of the reference (x from attn_exp_share; 64-wide heads on GB200: 0.71 of it, cuDNN measures
- * 0.67; on H200 0.80, measured 0.80).  Wider heads (MLA's 192 + 128) run no faster.  head_dims
+ * of the reference (x from attn_exp_share; 64-wide heads on H200: 0.77 of it, as cuDNN measures;
+ * on GB200 0.68, measured 0.62-0.64).  Wider heads (MLA's 192 + 128) run no faster.  head_dims
  * ≤ 0: the reference width. */
 double est_attn_fwd_eff(double attn_eff, double exp_share_ref, double block_overhead, const gpu_spec *g, double head_dims)
 {
@@ -175,8 +175,8 @@ double est_attn_fwd_eff(double attn_eff, double exp_share_ref, double block_over
 /* The same law for the backward: a score's one exponential (P recomputed) against 2.5x the
  * forward's MMA FLOPs (FlashAttention's five backward GEMMs), so the exponentials' share at
  * 128-wide heads is x_b = x / (2.5·(1 − x) + x) and narrower heads run at w/((1 − x_b)·w + x_b)
- * of the 128-wide rate (Hopper: 0.89 at 64-wide heads, cuDNN's H200 measures 0.86; Blackwell 0.83,
- * GB200 measures 0.89) */
+ * of the 128-wide rate (Hopper: 0.87 at 64-wide heads, cuDNN's H200 measures 0.84-0.86; Blackwell
+ * 0.80, GB200 measures 0.82-0.83) */
 double est_attn_bwd_width(double exp_share_ref, const gpu_spec *g, double head_dims)
 {
     double w = head_dims > 0 ? fmin(1.0, head_dims / EST_ATTN_REF_HEAD_DIMS) : 1.0;
