@@ -77,6 +77,11 @@ const model_preset_arch *model_preset_arch_find(const char *name)
     return NULL;
 }
 
+const model_preset_arch *model_preset_arch_at(size_t i)
+{
+    return i < sizeof PRESETS / sizeof PRESETS[0] ? &PRESETS[i] : NULL;
+}
+
 void model_preset_arch_names(char *buf, size_t len)
 {
     size_t o = 0;

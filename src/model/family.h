@@ -52,6 +52,8 @@ typedef struct {
 } model_preset_arch;
 
 const model_preset_arch *model_preset_arch_find(const char *name);
+/* the i-th built-in architecture (0, 1, ...), NULL past the last: to walk them all */
+const model_preset_arch *model_preset_arch_at(size_t i);
 /* the decoder shape of a built-in architecture (GQA, gated MLP, untied embeddings, experts),
  * with the vocabulary and sequence length the caller trains or serves it at */
 void model_preset_shape(const model_preset_arch *pa, int vocab, int seq, model_shape *s);

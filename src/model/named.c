@@ -161,15 +161,11 @@ static void strip_suffixes(char *k)
 
 static int from_preset(const char *key, model_named_hit *h)
 {
-    char names[1024];
-    model_preset_arch_names(names, sizeof names);
-    char *save = NULL;
-    for (char *tok = strtok_r(names, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+    const model_preset_arch *pa;
+    for (size_t i = 0; (pa = model_preset_arch_at(i)); i++) {
         char k[64];
-        normalise(tok, k, sizeof k);
+        normalise(pa->name, k, sizeof k);
         if (strcmp(k, key)) continue;
-        const model_preset_arch *pa = model_preset_arch_find(tok);
-        if (!pa) return -1;
         model_preset_shape(pa, pa->vocab, pa->seq, &h->shape);
         h->source = pa->source;
         h->canon = pa->name;
@@ -271,12 +267,8 @@ const char *model_named_suggest(const char *name)
     text_nearest near;
     text_nearest_init(&near, n < 9 ? 2 : n / 4);
     for (size_t i = 0; i < named_n; i++) text_nearest_offer(&near, typed, named[i].name);
-    char presets[1024]; /* and the built-in presets (llama3_8b, ...), as their own names, not this buffer */
-    model_preset_arch_names(presets, sizeof presets);
-    for (char *save = NULL, *p = strtok_r(presets, ", ", &save); p; p = strtok_r(NULL, ", ", &save)) {
-        const model_preset_arch *pa = model_preset_arch_find(p);
-        if (pa) text_nearest_offer(&near, typed, pa->name);
-    }
+    const model_preset_arch *pa; /* and the built-in presets (llama3_8b, ...) */
+    for (size_t i = 0; (pa = model_preset_arch_at(i)); i++) text_nearest_offer(&near, typed, pa->name);
     return near.best;
 }
 
