@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/csv.h"
+#include "validate/validate.h"
 
 extern const char ac_data_finetune_published[]; /* build/gen/data_finetune_published.c */
 
@@ -180,10 +181,10 @@ bool cost_published_band(const est_stack *st, const gpu_spec *g, bool offload, d
         }
         if (k < 3) continue;
         *band = cost_published_quantile(abs_err, k, 0.8);
-        /* the middle of an even count is the mean of its two middle rows: a nearest-rank median
-         * would take the sign of one side where the rows split (offload: three too fast, three too slow) */
-        qsort(signed_err, k, sizeof *signed_err, cmp_double);
-        *median_err = k % 2 ? signed_err[k / 2] : 0.5 * (signed_err[k / 2 - 1] + signed_err[k / 2]);
+        /* the interpolated median: an even count's is the mean of its two middle rows, where a
+         * nearest-rank median would take the sign of one side when the rows split (offload: three
+         * too fast, three too slow) */
+        *median_err = validate_quantile(signed_err, k, 0.5);
         *rows = (int)k;
         *on_gpu = pass == 0;
         return true;
