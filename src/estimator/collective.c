@@ -84,14 +84,96 @@ double coll_dispatch_s(const est_input *in, double T, double k, double token_byt
     return t_local > t_remote ? t_local : t_remote;
 }
 
-/* ring all-reduce of `bytes` over k ranks: 2(k−1)/k · bytes / busbw (NCCL's busbw definition) */
-double coll_allreduce_s(double bytes, int k, double bw, const est_cal *c)
+coll_group coll_group_of(const est_input *in, int size, int stride)
 {
-    return k > 1 ? 2.0 * (k - 1) / k * bytes / (bw * c->collective_eff) : 0.0;
+    coll_group g = {size, 1, coll_group_bw(in, size, stride), in->gpu->nvlink_domain <= 1};
+    int per_unit = ranks_per_unit(in, size, stride);
+    if (per_unit > 0) g.units = (size + per_unit - 1) / per_unit;
+    return g;
+}
+
+/* NCCL's own cost model of a collective (src/graph/tuning.cc, NCCL 2.18-2.19: the tables its
+ * tuner picks an algorithm and protocol from), in microseconds: a ring pays a base latency and
+ * one hop per step, (k−1) steps for an all-gather or reduce-scatter and 2(k−1) for an
+ * all-reduce, of which those that cross units pay the network's hop; an all-reduce across units
+ * may instead run the double binary tree, whose latency grows with log2 of the units.
+ * Protocols trade latency for bandwidth: LL (8-byte flag+data lines, a quarter of the bus rate
+ * across units or for an all-reduce, a third otherwise, and at most ll_max_gbps), LL128 (0.92 of
+ * it, 0.7 with one rank per unit) and Simple (the full rate, the longest latency). */
+enum { LL, LL128, SIMPLE, PROTOS };
+enum { HOP_NVLINK, HOP_PCI, HOP_NET };
+static const double ring_base_us[PROTOS] = {6.6, 14.0, 8.4};
+static const double ring_hop_us[3][PROTOS] = {{0.6, 1.9, 3.4}, {1.0, 2.5, 5.7}, {2.7, 4.0, 14.0}};
+static const double tree_base_us[PROTOS] = {6.8, 14.0, 0.0};
+static const double tree_hop_us[3][PROTOS] = {{0.6, 1.25, 28.0}, {1.0, 1.9, 28.0}, {5.0, 8.5, 28.0}};
+/* a step that crosses units also posts a network send from the proxy thread: 1 us on x86
+ * (getNetOverhead), three of them for Simple, and no intra-unit hop is faster than that */
+static const double net_overhead_us[PROTOS] = {1.0, 1.0, 3.0};
+/* LL's bus-rate cap (llMaxBws, Intel hosts across units; Ampere/Hopper inside one): one unit,
+ * two, more */
+static const double ll_max_gbps[3] = {87.7, 39.0, 20.4};
+
+/* NCCL's log2i: the floor of log2 of a positive count */
+static int log2_floor(int n)
+{
+    int l = 0;
+    while (n > 1) { n >>= 1; l++; }
+    return l;
+}
+
+/* the fastest ring protocol, and for an all-reduce across units the fastest tree, for one
+ * collective of `bytes` at bus bandwidth bw (bytes/s) */
+static double one_collective_s(bool allreduce, double bytes, const coll_group *g, double bw)
+{
+    int k = g->ranks, n = g->units;
+    int intra_hw = g->pcie ? HOP_PCI : HOP_NVLINK;
+    double steps = allreduce ? 2.0 * (k - 1) : k - 1.0;
+    double inter = n > 1 ? (allreduce ? 2.0 * n : n - 1.0) : 0.0;
+    if (inter > steps) inter = steps;
+    double bus_s = steps / k * bytes / bw; /* the ring's bandwidth term at the full bus rate */
+    double best = INFINITY;
+    for (int p = 0; p < PROTOS; p++) {
+        double intra = ring_hop_us[intra_hw][p];
+        if (n > 1 && intra < net_overhead_us[p]) intra = net_overhead_us[p];
+        double lat = ring_base_us[p] + (steps - inter) * intra + inter * ring_hop_us[HOP_NET][p];
+        double share = 1.0;
+        if (p == LL) {
+            share = n > 1 || allreduce ? 0.25 : 1.0 / 3.0;
+            double cap = ll_max_gbps[n >= 3 ? 2 : n - 1] * GB;
+            if (bw * share > cap) share = cap / bw;
+        } else if (p == LL128) {
+            share = (double)k / n < 2.0 ? 0.7 : 0.92;
+        }
+        best = fmin(best, lat * 1e-6 + bus_s / share);
+    }
+    if (!allreduce || n <= 1) return best;
+    /* the double binary tree: the buffer crosses each rank twice at 0.92 of the bus rate (half
+     * of it as algorithm bandwidth, tuning.cc's ratio .5) */
+    double ppn = (double)k / n, depth = log2_floor(n), tree_s = bytes / (0.5 * 0.92 * bw);
+    for (int p = 0; p < PROTOS; p++) {
+        double lat = tree_base_us[p] + 2.0 * ((ppn - 1.0) * tree_hop_us[intra_hw][p] + depth * tree_hop_us[HOP_NET][p]);
+        double share = p == LL ? 1.0 / 3.8 : p == LL128 ? 120.0 / 128.0 : 1.0;
+        best = fmin(best, lat * 1e-6 + tree_s / share);
+    }
+    return best;
+}
+
+static double collective_s(bool allreduce, double bytes, double calls, const coll_group *g, const est_cal *c)
+{
+    if (g->ranks <= 1 || bytes <= 0) return 0.0;
+    if (calls < 1.0) calls = 1.0;
+    return calls * one_collective_s(allreduce, bytes / calls, g, g->bw * c->collective_eff);
+}
+
+/* ring all-reduce of `bytes` over k ranks: 2(k−1)/k · bytes / busbw (NCCL's busbw definition)
+ * plus the latency above */
+double coll_allreduce_s(double bytes, double calls, const coll_group *g, const est_cal *c)
+{
+    return collective_s(true, bytes, calls, g, c);
 }
 
 /* all-gather or reduce-scatter of a `bytes` full buffer over k ranks: (k−1)/k · bytes / busbw */
-double coll_gather_s(double bytes, int k, double bw, const est_cal *c)
+double coll_gather_s(double bytes, double calls, const coll_group *g, const est_cal *c)
 {
-    return k > 1 ? (double)(k - 1) / k * bytes / (bw * c->collective_eff) : 0.0;
+    return collective_s(false, bytes, calls, g, c);
 }

@@ -8,6 +8,8 @@
 #ifndef AC_ESTIMATOR_COLLECTIVE_H
 #define AC_ESTIMATOR_COLLECTIVE_H
 
+#include <stdbool.h>
+
 #include "estimator/est.h"
 
 /* per-GPU bandwidth (bytes/s) of a group of `size` ranks spaced `stride` apart */
@@ -17,11 +19,25 @@ double coll_group_bw(const est_input *in, int size, int stride);
  * NIC's share across units */
 double coll_p2p_bw(const est_input *in, int size, int stride);
 
-/* ring all-reduce of `bytes` over k ranks at per-GPU bandwidth bw */
-double coll_allreduce_s(double bytes, int k, double bw, const est_cal *c);
+/* A parallel group as NCCL's tuning model sees it: its ranks, the NVLink domains ("nodes";
+ * an NVL72 rack is one, as NCCL's multi-node NVLink) they span, and the per-GPU bus
+ * bandwidth of coll_group_bw */
+typedef struct {
+    int ranks;
+    int units;
+    double bw;  /* bytes/s */
+    bool pcie;  /* the ranks of a unit talk over PCIe, not NVLink */
+} coll_group;
 
-/* all-gather or reduce-scatter of a `bytes` full buffer over k ranks */
-double coll_gather_s(double bytes, int k, double bw, const est_cal *c);
+coll_group coll_group_of(const est_input *in, int size, int stride);
+
+/* all-reduce of a `bytes` buffer over the group, issued as `calls` collectives of equal size
+ * (gradient buckets; 1 for an activation): each pays NCCL's latency for its algorithm and
+ * protocol, and the fastest of them is taken, as NCCL's tuner does */
+double coll_allreduce_s(double bytes, double calls, const coll_group *g, const est_cal *c);
+
+/* all-gather or reduce-scatter of a `bytes` full buffer, in `calls` collectives */
+double coll_gather_s(double bytes, double calls, const coll_group *g, const est_cal *c);
 
 /* MoE token dispatch (or combine) of one layer: T tokens of `token_bytes` to k experts
  * spread over the k_ep ranks of an EP group `stride` apart */

@@ -810,6 +810,20 @@ static bool dp_reduced_after_backward(const est_input *in)
  * chunk-backwards); their reductions queue on the network one after another, and the
  * first chunk's, final at the very end, always shows.  Parameter gathers mirror it under
  * the next step's forward (chunk_queue_s). */
+/* Collectives a data-parallel reduction (or a sharded optimizer's gather) of P parameters over
+ * dp ranks is issued as: the stack's gradient buckets, each at least dp_bucket_params and
+ * dp_bucket_params_per_rank x dp (Megatron-Core's default), or one per layer and one for the
+ * embedding's root unit (FSDP units, ZeRO-3's per-module gathers, XLA's per-layer scan).  Each
+ * pays a collective's latency (collective.c), what larger buckets at larger DP avoid. */
+static double dp_calls(const est_input *in, double P, double layers, int dp)
+{
+    if (P <= 0 || dp <= 1) return 1.0;
+    const est_stack *st = in->stack;
+    double bucket = st ? fmax(st->dp_bucket_params, st->dp_bucket_params_per_rank * dp) : 0.0;
+    if (in->zero_stage >= 3 || bucket <= 0) return layers + 1.0;
+    return fmax(1.0, ceil(P / bucket));
+}
+
 static double dp_exposed_s(const est_input *in, const est_cal *c, const layer_cost *lay, double t_rs, double t_ag,
                            double rs_rounds, int m, double Ls, double t_embed_rs)
 {
@@ -1035,7 +1049,10 @@ int est_evaluate(const est_input *in_arg, est_result *r)
          * sequence parallelism each of the t TP ranks sends its 1/t piece through its own NIC
          * and the receiving ranks all-gather the pieces over NVLink */
         if (in->stack && in->stack->pp_scatter_gather && !in->sequence_parallel && in->tp > 1)
-            t_send = msg / in->tp / (bw * c->p2p_eff) + coll_gather_s(msg, in->tp, coll_group_bw(in, in->tp, 1), c);
+        {
+            coll_group g_tp = coll_group_of(in, in->tp, 1);
+            t_send = msg / in->tp / (bw * c->p2p_eff) + coll_gather_s(msg, 1.0, &g_tp, c);
+        }
         r->t_pp_p2p = (double)m * v * 2.0 * t_send;
     }
     double t_pipe = m * t_mb + r->t_pp_bubble + r->t_pp_p2p;
@@ -1191,8 +1208,10 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     double P_grad = in->lora_rank > 0 ? lora_params_gpu : busiest.total;
     double P_dense_grad = in->lora_rank > 0 ? P_grad : P_grad - busiest.experts;
     double P_exp_grad = in->lora_rank > 0 ? 0.0 : busiest.experts;
-    double bw_dp = coll_group_bw(in, dpc, in->tp);
-    double bw_edp = coll_group_bw(in, edp, in->tp * in->cp * in->ep);
+    coll_group g_dp = coll_group_of(in, dpc, in->tp);
+    coll_group g_edp = coll_group_of(in, edp, in->tp * in->cp * in->ep);
+    /* collectives the reductions and gathers are issued as (dp_calls) */
+    double calls_dense = dp_calls(in, P_dense_grad, Ls, dpc), calls_exp = dp_calls(in, P_exp_grad, Ls, edp);
     double t_rs = 0.0, t_ag = 0.0; /* gradient reduction, and the parameter all-gather of ZeRO ≥ 1 */
     /* partitioned gradients (ZeRO-2/3, FSDP) cannot accumulate a full gradient, so the
      * reduce-scatter runs after every micro-batch's backward, not once per step
@@ -1204,13 +1223,13 @@ int est_evaluate(const est_input *in_arg, est_result *r)
      * use_multi_rank_bucket_allreduce), twice a reduce-scatter's traffic */
     bool bucket_allreduce = in->stack && in->stack->zero12_grad_allreduce && in->zero_stage >= 1 && in->zero_stage <= 2;
     if (in->zero_stage >= 1) {
-        double (*reduce)(double, int, double, const est_cal *) = bucket_allreduce ? coll_allreduce_s : coll_gather_s;
-        t_rs = rs_rounds * (reduce(P_dense_grad * gbytes, dpc, bw_dp, c) + reduce(P_exp_grad * gbytes, edp, bw_edp, c));
+        double (*reduce)(double, double, const coll_group *, const est_cal *) = bucket_allreduce ? coll_allreduce_s : coll_gather_s;
+        t_rs = rs_rounds * (reduce(P_dense_grad * gbytes, calls_dense, &g_dp, c) + reduce(P_exp_grad * gbytes, calls_exp, &g_edp, c));
         /* (under LoRA layer_gather_bytes is wbytes, so the layer split does not matter) */
-        t_ag = coll_gather_s(param_bytes(P_dense_grad, busiest.layers - busiest.experts, layer_gather_bytes, wbytes), dpc, bw_dp, c) +
-               coll_gather_s(P_exp_grad * layer_gather_bytes, edp, bw_edp, c);
+        t_ag = coll_gather_s(param_bytes(P_dense_grad, busiest.layers - busiest.experts, layer_gather_bytes, wbytes), calls_dense, &g_dp, c) +
+               coll_gather_s(P_exp_grad * layer_gather_bytes, calls_exp, &g_edp, c);
     } else {
-        t_rs = coll_allreduce_s(P_dense_grad * gbytes, dpc, bw_dp, c) + coll_allreduce_s(P_exp_grad * gbytes, edp, bw_edp, c);
+        t_rs = coll_allreduce_s(P_dense_grad * gbytes, calls_dense, &g_dp, c) + coll_allreduce_s(P_exp_grad * gbytes, calls_exp, &g_edp, c);
     }
     double t_dp = t_rs + t_ag; /* (fsdp_once: t_ag is its one gather a step) */
     double t_fsdp = 0.0, t_fsdp_all = 0.0;
@@ -1221,7 +1240,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
         const stage_params *gathered = in->lora_rank > 0 ? &first_st : &busiest;
         /* the stack's reshard_after_forward: a second gather for the backward, or none */
         double gathers = in->stack && !in->stack->fsdp_reshard ? 1.0 : 2.0;
-        double per_mb = gathers * coll_gather_s(param_bytes(gathered->total, gathered->layers, layer_gather_bytes, wbytes), dpc, bw_dp, c);
+        double per_mb = gathers * coll_gather_s(param_bytes(gathered->total, gathered->layers, layer_gather_bytes, wbytes), Ls + 1.0, &g_dp, c);
         /* ZeRO-Infinity parameter offload: each rank's shard also crosses PCIe for both
          * passes (Rajbhandari et al. 2021, ZeRO-Infinity §5) */
         if (in->offload_params) per_mb += 2.0 * gathered->total * wbytes / dpc / offload_link(in, &dev, c);
@@ -1245,8 +1264,8 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     /* with partitioned gradients every backward ends on its reduction (DeepSpeed's epilogue
      * synchronizes the reduction stream, FSDP's final callback waits): rs_rounds of them */
     if (P_embed_grad > 0.0)
-        t_embed_rs = in->zero_stage >= 1 ? rs_rounds * (bucket_allreduce ? coll_allreduce_s : coll_gather_s)(P_embed_grad * gbytes, dpc, bw_dp, c)
-                                         : coll_allreduce_s(P_embed_grad * gbytes, dpc, bw_dp, c);
+        t_embed_rs = in->zero_stage >= 1 ? rs_rounds * (bucket_allreduce ? coll_allreduce_s : coll_gather_s)(P_embed_grad * gbytes, 1.0, &g_dp, c)
+                                         : coll_allreduce_s(P_embed_grad * gbytes, 1.0, &g_dp, c);
     double dp_exp = dp_exposed_s(in, c, &lay, t_rs, t_ag, rs_rounds, m, Ls, t_embed_rs);
     r->t_dp_exposed = dp_exp + t_fsdp;
     /* NCCL runs each channel of a collective as one CTA resident on an SM for the whole

@@ -503,15 +503,17 @@ static double module_recompute_s(const est_input *in, const est_device *dev, dou
     return r;
 }
 
-/* TP collectives of one layer, forward and backward, before overlap: 2 per block each way
- * (all-reduce, or all-gather + reduce-scatter with SP: the same volume) of T·h·2 bytes
- * (Korthikanti et al. 2022 §4.2.2); T5's decoder has a third block, cross-attention */
+/* TP collectives of one layer, forward and backward, before overlap: one all-reduce per block
+ * each way, or with SP an all-gather and a reduce-scatter (the same volume, twice the calls),
+ * of T·h·2 bytes (Korthikanti et al. 2022 §4.2.2); T5's decoder has a third block,
+ * cross-attention */
 static double tp_comm_s(const est_input *in, const est_cal *c, double T, bool cross)
 {
     if (in->tp <= 1) return 0.0;
-    double blocks = cross ? 3.0 : 2.0;
-    double bw = coll_group_bw(in, in->tp, 1);
-    return 2.0 * blocks * coll_allreduce_s(T * in->shape.hidden * 2.0, in->tp, bw, c);
+    double blocks = cross ? 3.0 : 2.0, bytes = T * in->shape.hidden * 2.0;
+    coll_group g = coll_group_of(in, in->tp, 1);
+    double per_block = in->sequence_parallel ? 2.0 * coll_gather_s(bytes, 1.0, &g, c) : coll_allreduce_s(bytes, 1.0, &g, c);
+    return 2.0 * blocks * per_block;
 }
 
 /* CP ring exchange of one layer: K and V chunks pass the cp−1 other ranks in the forward

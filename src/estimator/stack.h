@@ -45,6 +45,10 @@ typedef struct est_stack {
     bool fsdp_reshard;          /* parameters freed after forward: gathered twice per micro-batch */
     bool pp_fsdp;               /* with PP > 1, FSDP gathers a stage's parameters and reduces its gradients
                                  * once a step, not every micro-batch (torch.distributed.pipelining) */
+    double dp_bucket_params;    /* parameters per gradient bucket the data-parallel reduction is issued in,
+                                 * at least dp_bucket_params_per_rank x DP (optional; 0: one collective per
+                                 * layer, as FSDP units) */
+    double dp_bucket_params_per_rank;
     bool sequence_parallel;     /* the stack can split norms and dropout over TP ranks */
     bool interleaved_pipeline;  /* the stack has the interleaved (virtual) pipeline schedule */
     double grad_accum_bytes;    /* HBM bytes per trainable parameter per micro-batch outside the wgrad GEMM */

@@ -152,7 +152,8 @@ if [ -f "$V" ]; then
     # 8192-token reference, paid per ring step under context parallelism) and Blackwell Ultra's
     # measured attention gain; 29.4% with narrow heads keeping their exponentials' share forward and
     # backward (calibration attn_exp_share, cuDNN's H200/GB200/GB300 64- vs 128-wide heads).
-    awk -v m="$p90" 'BEGIN { exit !(m <= 29.8) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 29.8% (was 29.4% with narrow heads' exponential share, 29.4% before it too)"
+    # 29.2% with each collective's latency from NCCL's cost model (collective.c).
+    awk -v m="$p90" 'BEGIN { exit !(m <= 29.6) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 29.6% (was 29.2% with NCCL's collective latency, 29.4% before it)"
     p90_pub=$(echo "$out" | sed -n 's/^without those rows ([0-9]* with a published layout): median_abs_err [0-9.]*% p90_abs_err \([0-9.]*\)%$/\1/p')
     awk -v m="${p90_pub:-999}" 'BEGIN { exit !(m <= 30.2) }' && pass validate_p90_published_layouts \
         || fail validate_p90_published_layouts "p90 of the rows with a published layout ${p90_pub:-?}% > 30.2% (was 29.8% with the Nemotron 3 rows read; 25.1% before)"
@@ -162,8 +163,8 @@ e = sorted(abs(float(r["error_pct"])) for r in csv.DictReader(open(sys.argv[1]))
            if r["error_pct"] and "DeepSeek" not in r["model"] and "Nemotron_3" not in r["model"])
 x = 0.9 * (len(e) - 1); i = int(x)
 print("%.1f" % (e[i] + (x - i) * (e[min(i + 1, len(e) - 1)] - e[i])))' "$T/val.csv")
-    awk -v m="$p90_old" 'BEGIN { exit !(m <= 28.3) }' && pass validate_p90_without_mla \
-        || fail validate_p90_without_mla "p90 without the DeepSeek-V3 and Nemotron 3 rows $p90_old% > 28.3% (was 27.9% with narrow heads' exponential share, 28.2% with the attention kernels' per-query-block overhead)"
+    awk -v m="$p90_old" 'BEGIN { exit !(m <= 28.2) }' && pass validate_p90_without_mla \
+        || fail validate_p90_without_mla "p90 without the DeepSeek-V3 and Nemotron 3 rows $p90_old% > 28.2% (was 27.8% with NCCL's collective latency, 27.9% with narrow heads' exponential share)"
     # the rows predicted before the hybrid stacks were read keep their guards; the hybrid rows
     # are all read: the Nano's 20 within 9 % (median 8.0 %) and every one predicted to fit,
     # Super's 30 no worse than when they were first read (median 31.1 %, p90 50.1 %; 28 fit)
@@ -177,9 +178,9 @@ def q(p):
 print("%d %.1f %.1f" % (len(e), q(0.5), q(0.9)))' "$T/val.csv")
     # (8.6 / 26.2 -> 8.9 / 27.2 % with the attention kernels' per-query-block overhead: S9's
     # long-context rows, already +35 % fast on H100, run further ahead; 26.7 % with narrow heads'
-    # exponential share, GPT-OSS's rows at the p90)
-    echo "$old_rows" | awk '{ exit !($1 >= 572 && $2 <= 9.2 && $3 <= 27.1) }' && pass validate_rows_before_hybrid \
-        || fail validate_rows_before_hybrid "rows, median, p90 without the Nemotron 3 rows: $old_rows (want >= 572, <= 9.2, <= 27.1)"
+    # exponential share, GPT-OSS's rows at the p90; 8.5 / 27.0 % with NCCL's collective latency)
+    echo "$old_rows" | awk '{ exit !($1 >= 572 && $2 <= 8.8 && $3 <= 27.3) }' && pass validate_rows_before_hybrid \
+        || fail validate_rows_before_hybrid "rows, median, p90 without the Nemotron 3 rows: $old_rows (want >= 572, <= 8.8, <= 27.3)"
     hyb=$(python3 -c '
 import csv, sys
 r = [r for r in csv.DictReader(open(sys.argv[1])) if r["model"].startswith("Nemotron_3_") and r["error_pct"]]
@@ -279,9 +280,9 @@ source_guard TA24 3 16.0 "was 15.0%"
 source_guard TY25 2 7.5 "was 6.4%"
 # MLPerf Training's Blackwell LLM pre-training (NVIDIA v4.1-v5.1: GPT-3 175B on B200, Llama 3.1 405B on
 # GB200/GB300, Llama 3.1 8B in GB200/GB300 pairs of one config): 405B within -13..+0 %, 8B at 8-72 GPUs
-# within -12..+10 %, its 512-GPU pair +58..+62 % (0.09 s steps over a DP x CP group of 256; collective
-# latency, not modelled, is a candidate). The median row sits at 9.0 %, the next one at 13-15 %.
-source_guard MB25 13 10.0 "was 9.0%"
+# within -13..+3 %, its 512-GPU pair +15..+19 % (0.09 s steps over a DP x CP group of 256: +58..+62 %
+# before collectives paid NCCL's latency). The median row sits at 9.5 %.
+source_guard MB25 13 10.0 "was 9.5%, 9.0% before NCCL's latency (p90 32.8 -> 15.8%)"
 # Korthikanti et al. 2022's iteration times (the eight calculon validates against): Megatron-LM of
 # 2022 by its framework cell, its pipeline sends scattered over the TP ranks without sequence
 # parallelism (10.2 % when the source's "MLSys 2023" dated the run)

@@ -82,8 +82,12 @@ static void test_zero_stages_as_the_paper(void)
     double P = psi();
     CHECK_NEAR(P, 6.74e9, 0.01); /* Llama-2-7B */
     est_result r[4];
+    /* one collective per layer at every stage, as ZeRO-3's, so that only the volume differs */
+    est_stack per_layer = *est_stack_default();
+    per_layer.dp_bucket_params = per_layer.dp_bucket_params_per_rank = 0;
     for (int z = 0; z < 4; z++) {
         est_input in = ds_input(z, Nd);
+        in.stack = &per_layer;
         CHECK_INT(est_evaluate(&in, &r[z]), 0);
     }
     /* stage 0: (2 + 2 + 12) Ψ per GPU */

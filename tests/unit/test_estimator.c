@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "estimator/collective.h"
 #include "estimator/est.h"
 #include "estimator/gpu.h"
 #include "estimator/layer_cost.h"
@@ -555,6 +556,51 @@ static void test_moe_dispatch_and_host(void)
     CHECK(est_evaluate(&in, &drop) == 0);
     CHECK(drop.t_moe_host < r8.t_moe_host);
     CHECK(drop.step_time < r8.step_time);
+}
+
+/* NCCL's latency model (collective.c, NCCL 2.19 tuning.cc tables), hand-computed on DGX H100
+ * (NVLink 450 GB/s and 50 GB/s of network per GPU, at collective_eff 0.8):
+ * - a 64 KiB all-reduce over the 8 GPUs of a node runs LL: 6.6 + 14 x 0.6 = 15 us, and
+ *   14/8 x 64 KiB at a quarter of the bus rate, capped at LL's 87.7 GB/s;
+ * - 1 GiB runs Simple: 8.4 + 14 x 3.4 = 56 us plus 14/8 x 1 GiB at 360 GB/s;
+ * - a 4 MiB all-gather over 64 nodes, one rank each, runs LL128: 14 + 63 x 4 = 266 us plus
+ *   63/64 x 4 MiB at 0.7 of 40 GB/s: four times its bandwidth-only 103 us;
+ * - a 256 MiB all-reduce over 16 nodes of 8 runs the tree (LL128: 99.5 us, against Simple's
+ *   2 x (7 x 28 + 4 x 28) = 616 us) at half of 0.92 of 320 GB/s, not the ring (1211 us) */
+static void test_collective_latency(void)
+{
+    est_cal c;
+    CHECK(est_cal_default(&c, NULL) == 0);
+    CHECK_NEAR(c.collective_eff, 0.8, 1e-12);
+    model_shape s = llama70b();
+    est_input in = base_input(&s, "h100", 1024);
+    coll_group node = coll_group_of(&in, 8, 1);
+    CHECK(node.ranks == 8 && node.units == 1 && !node.pcie);
+    CHECK_NEAR(coll_allreduce_s(65536.0, 1.0, &node, &c), 15.0e-6 + 1.75 * 65536.0 / 87.7e9, 1e-12);
+    double gib = 1024.0 * 1024 * 1024;
+    CHECK_NEAR(coll_allreduce_s(gib, 1.0, &node, &c), 56.0e-6 + 1.75 * gib / 360e9, 1e-12);
+    /* the same gigabyte in 16 buckets pays the latency 16 times */
+    CHECK_NEAR(coll_allreduce_s(gib, 16.0, &node, &c), 16 * 56.0e-6 + 1.75 * gib / 360e9, 1e-12);
+
+    coll_group spread = coll_group_of(&in, 64, 8);
+    CHECK(spread.units == 64);
+    double mib4 = 4.0 * 1024 * 1024;
+    double ag = coll_gather_s(mib4, 1.0, &spread, &c);
+    CHECK_NEAR(ag, 266.0e-6 + 63.0 / 64 * mib4 / (0.7 * 40e9), 1e-12);
+    CHECK(ag > 4.0 * 63.0 / 64 * mib4 / 40e9);
+
+    coll_group nodes16 = coll_group_of(&in, 128, 1);
+    CHECK(nodes16.units == 16);
+    double mib256 = 256.0 * 1024 * 1024;
+    double tree = 616.0e-6 + mib256 / (0.5 * 0.92 * 320e9);
+    double ring = (8.4 + 222 * 3.4 + 32 * 14.0) * 1e-6 + 2.0 * 127 / 128 * mib256 / 320e9;
+    CHECK(tree < ring);
+    /* and the tree's LL128, 14 + 2 x (7 x 1.25 + 4 x 8.5) us at 120/128 of its rate, beats both */
+    double tree128 = 99.5e-6 + mib256 / (0.5 * 0.92 * 320e9 * 120.0 / 128.0);
+    CHECK(tree128 < tree);
+    CHECK_NEAR(coll_allreduce_s(mib256, 1.0, &nodes16, &c), tree128, 1e-12);
+    coll_group alone = coll_group_of(&in, 1, 1);
+    CHECK(coll_allreduce_s(mib256, 1.0, &alone, &c) == 0.0);
 }
 
 /* Dropless routing waits for the busiest expert only where experts run on different GPUs at
@@ -1469,7 +1515,8 @@ static void test_pipeline_scatter_gather(void)
     CHECK(est_evaluate(&in, &r) == 0);
     double msg = 2048.0 * 12288.0 * 2.0;
     double nic = 25e9 * cal.p2p_eff, nvl = 300e9 * cal.collective_eff;
-    double send = msg / 8.0 / nic + 7.0 / 8.0 * msg / nvl;
+    /* the gather is one NCCL Simple ring in the node: 8.4 + 7 x 3.4 us of latency */
+    double send = msg / 8.0 / nic + 32.2e-6 + 7.0 / 8.0 * msg / nvl;
     CHECK_NEAR(r.t_pp_p2p, 64.0 * 2.0 * send, 1e-9);
     /* Megatron-Core sends the whole tensor from every rank */
     est_input mc = in;
@@ -1731,6 +1778,7 @@ static void test_board_node_size(void)
 int main(void)
 {
     RUN(test_flops_worked_values);
+    RUN(test_collective_latency);
     RUN(test_attention_range);
     RUN(test_korthikanti_activation_memory);
     RUN(test_bytes_per_param);
