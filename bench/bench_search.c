@@ -26,6 +26,7 @@
 #include "results/train_results.h"
 #include "search/candidate_est.h"
 #include "search/train_search.h"
+#include "util/stats.h"
 
 static double now(void)
 {
@@ -341,7 +342,7 @@ static double q_of(const double *v, size_t n, double q)
     double *c = malloc((n ? n : 1) * sizeof *c);
     if (!c) return NAN;
     memcpy(c, v, n * sizeof *c);
-    double x = validate_quantile(c, n, q);
+    double x = stats_quantile(c, n, q);
     free(c);
     return x;
 }

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "util/csv.h"
-#include "validate/validate.h"
+#include "util/stats.h"
 
 extern const char ac_data_finetune_published[]; /* build/gen/data_finetune_published.c */
 
@@ -184,7 +184,7 @@ bool cost_published_band(const est_stack *st, const gpu_spec *g, bool offload, d
         /* the interpolated median: an even count's is the mean of its two middle rows, where a
          * nearest-rank median would take the sign of one side when the rows split (offload: three
          * too fast, three too slow) */
-        *median_err = validate_quantile(signed_err, k, 0.5);
+        *median_err = stats_quantile(signed_err, k, 0.5);
         *rows = (int)k;
         *on_gpu = pass == 0;
         return true;

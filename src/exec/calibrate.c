@@ -17,6 +17,7 @@
 #include "search/candidate_est.h"
 #include "util/csv.h"
 #include "util/fsutil.h"
+#include "util/stats.h"
 #include "util/strbuf.h"
 
 /* search ranges: a cluster at a tenth to three times the catalog's rate; an
@@ -85,20 +86,13 @@ static double by_log_scale(fit_ctx *f, double log_scale, double unused)
     return val;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static double median_abs_err_pct(const calib_run *runs, size_t n, int after)
 {
     double *v = malloc(n * sizeof *v);
     if (!v) return NAN;
     for (size_t i = 0; i < n; i++)
         v[i] = 100.0 * fabs((after ? runs[i].after_s : runs[i].before_s) / runs[i].measured_s - 1.0);
-    qsort(v, n, sizeof *v, cmp_double);
-    double m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    double m = stats_quantile(v, n, 0.5);
     free(v);
     return m;
 }

@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "validate/validate.h"
 #include "results/report.h"
 #include "results/svg.h"
 #include "util/csv.h"
 #include "util/strbuf.h"
+#include "util/stats.h"
 
 enum { MAX_SOURCES = 24, MAX_MODELS = 60, MAX_BINS = 64, WORST_ROWS = 25 };
 static const double BIN_PCT = 5.0;
@@ -289,7 +289,7 @@ static int collect(page_data *d, ac_err *e)
         for (int i = 0; i < d->n; i++)
             if (d->pts[i].model == m) v[k++] = d->pts[i].err;
         d->model_n[m] = k;
-        d->model_median[m] = k ? validate_quantile(v, (size_t)k, 0.5) : 0.0;
+        d->model_median[m] = k ? stats_quantile(v, (size_t)k, 0.5) : 0.0;
     }
     free(v);
     return 0;
@@ -301,8 +301,8 @@ static int abs_err_quantiles(const page_data *d, double *med, double *p90)
     double *v = malloc((size_t)d->n * sizeof *v);
     if (!v) return -1;
     for (int i = 0; i < d->n; i++) v[i] = fabs(d->pts[i].err_row) / 100.0;
-    *med = validate_quantile(v, (size_t)d->n, 0.5);
-    *p90 = validate_quantile(v, (size_t)d->n, 0.9); /* v is sorted now; the quantile is the same */
+    *med = stats_quantile(v, (size_t)d->n, 0.5);
+    *p90 = stats_quantile(v, (size_t)d->n, 0.9); /* v is sorted now; the quantile is the same */
     free(v);
     return 0;
 }

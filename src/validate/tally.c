@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "validate/validate.h"
+#include "util/stats.h"
 
 err_group *err_group_get(err_group **list, size_t *n, const char *name)
 {
@@ -43,7 +43,7 @@ static double quantile_of(const double *v, size_t n, double q, double *tmp)
 {
     if (!n) return NAN;
     memcpy(tmp, v, n * sizeof *tmp);
-    return validate_quantile(tmp, n, q);
+    return stats_quantile(tmp, n, q);
 }
 
 void err_group_quantiles(const err_group *g, double *tmp, double *median, double *p90)

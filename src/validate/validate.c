@@ -16,6 +16,7 @@
 #include "util/json.h"
 #include "util/strbuf.h"
 #include "util/text.h"
+#include "util/stats.h"
 
 /* column lookups are by name: any CSV of the schema works */
 typedef struct {
@@ -695,21 +696,6 @@ static void assume_tuned_vp(est_input *in, bool halves)
     if (halves) half_blocks(in);
 }
 
-double validate_quantile(double *v, size_t n, double q)
-{
-    if (!n) return NAN;
-    for (size_t i = 1; i < n; i++) { /* insertion sort: n is a few hundred */
-        double x = v[i];
-        size_t j = i;
-        while (j && v[j - 1] > x) { v[j] = v[j - 1]; j--; }
-        v[j] = x;
-    }
-    double pos = q * (double)(n - 1);
-    size_t lo = (size_t)pos;
-    if (lo + 1 >= n) return v[n - 1];
-    double f = pos - (double)lo;
-    return v[lo] * (1 - f) + v[lo + 1] * f;
-}
 
 /* the measured quantity of a row: step time when published, else tokens/s per GPU
  * (directly, from aggregate tokens/s, or from TFLOP/s with the source's FLOP count) */
@@ -1103,7 +1089,7 @@ static int group_median_errs(const csv_table *t, int csrc, int cmod, int cg, int
             double x;
             if (num(rj, ce, &x)) v[n++] = x;
         }
-        double m = n < 2 ? NAN : validate_quantile(v, n, 0.5);
+        double m = n < 2 ? NAN : stats_quantile(v, n, 0.5);
         for (size_t q = 0; q < k; q++) med[members[q]] = m;
     }
     free(done);
@@ -1165,15 +1151,15 @@ int validate_bands_csv(const char *rows_csv, char **out, ac_err *e)
     sb_add(&b, "gpu,stack,rows,time_band_rel,mem_band_rel,rank_band_rel\n");
     for (size_t i = 0; i < n && !rc; i++) {
         band_group *g = &gs[i];
-        double tb = validate_quantile(g->err, g->n, VALIDATE_BAND_Q);
-        double mb = validate_quantile(g->over, g->n, 0.95);
+        double tb = stats_quantile(g->err, g->n, VALIDATE_BAND_Q);
+        double mb = stats_quantile(g->over, g->n, 0.95);
         if (mb < VALIDATE_BAND_MEM_FLOOR) mb = VALIDATE_BAND_MEM_FLOOR;
         /* the ranking band from the rows that share a group (others say nothing about order);
          * no such row: the step-time band, the cautious bound */
         size_t nr = 0;
         for (size_t k = 0; k < g->n; k++)
             if (isfinite(g->resid[k])) g->resid[nr++] = g->resid[k];
-        double rb = nr >= 2 ? validate_quantile(g->resid, nr, VALIDATE_BAND_Q) : tb;
+        double rb = nr >= 2 ? stats_quantile(g->resid, nr, VALIDATE_BAND_Q) : tb;
         sb_printf(&b, "%s,%s,%zu,%.3f,%.3f,%.3f\n", g->gpu, g->stack, g->n, tb, mb, rb);
     }
     for (size_t i = 0; i < n; i++) { free(gs[i].err); free(gs[i].over); free(gs[i].resid); }

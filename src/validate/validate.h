@@ -55,7 +55,5 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
 #define VALIDATE_BAND_MEM_FLOOR 0.05
 int validate_bands_csv(const char *rows_csv, char **out, ac_err *e);
 
-/* the p-quantile (0..1) of n values, sorting them in place (linear interpolation) */
-double validate_quantile(double *v, size_t n, double q);
 
 #endif

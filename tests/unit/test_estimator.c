@@ -19,6 +19,7 @@
 #include "validate/validate.h"
 #include "model/layer.h"
 #include "model/named.h"
+#include "util/stats.h"
 
 static model_shape gpt(int L, int h, int a, int seq, int V)
 {
@@ -1727,9 +1728,9 @@ static void test_calibration_file(void)
 static void test_quantile(void)
 {
     double v[] = {5, 1, 4, 2, 3};
-    CHECK_NEAR(validate_quantile(v, 5, 0.5), 3, 1e-12);
+    CHECK_NEAR(stats_quantile(v, 5, 0.5), 3, 1e-12);
     double w[] = {10, 0};
-    CHECK_NEAR(validate_quantile(w, 2, 0.9), 9, 1e-12);
+    CHECK_NEAR(stats_quantile(w, 2, 0.9), 9, 1e-12);
 }
 
 /* skipped rows count by reason, a long reason as one entry however often it recurs */
