@@ -22,6 +22,7 @@ static int local_unit(const est_input *in)
 static int ranks_per_unit(const est_input *in, int size, int stride)
 {
     int unit = local_unit(in);
+    if (stride < 1) stride = 1;
     int n = stride >= unit ? 1 : unit / stride;
     return n < size ? n : size;
 }
@@ -86,20 +87,29 @@ double coll_dispatch_s(const est_input *in, double T, double k, double token_byt
 
 coll_group coll_group_of(const est_input *in, int size, int stride)
 {
-    coll_group g = {size, 1, coll_group_bw(in, size, stride), in->gpu->nvlink_domain <= 1};
-    int per_unit = ranks_per_unit(in, size, stride);
-    if (per_unit > 0) g.units = (size + per_unit - 1) / per_unit;
-    return g;
+    const gpu_spec *g = in->gpu;
+    if (stride < 1) stride = 1;
+    if (size < 1) size = 1;
+    coll_group c = {size, 1, coll_group_bw(in, size, stride), g->nvlink_domain <= 1, g->sm_arch};
+    /* ranks i·stride from rank 0 of a unit-aligned block: units touched */
+    int unit = local_unit(in);
+    c.units = stride >= unit ? size : (int)(((long)(size - 1) * stride) / unit + 1);
+    /* a board whose NVLink joins fewer GPUs than the node (H100 NVL's bridged pairs): a ring
+     * over more of them crosses PCIe (NCCL's ring graph takes the worst link's type) */
+    int span = (ranks_per_unit(in, size, stride) - 1) * stride + 1;
+    if (g->nvlink_domain > 1 && g->nvlink_domain < g->gpus_per_node && span > g->nvlink_domain) c.pcie = true;
+    return c;
 }
 
-/* NCCL's own cost model of a collective (src/graph/tuning.cc, NCCL 2.18-2.19: the tables its
- * tuner picks an algorithm and protocol from), in microseconds: a ring pays a base latency and
- * one hop per step, (k−1) steps for an all-gather or reduce-scatter and 2(k−1) for an
- * all-reduce, of which those that cross units pay the network's hop; an all-reduce across units
- * may instead run the double binary tree, whose latency grows with log2 of the units.
- * Protocols trade latency for bandwidth: LL (8-byte flag+data lines, a quarter of the bus rate
- * across units or for an all-reduce, a third otherwise, and at most ll_max_gbps), LL128 (0.92 of
- * it, 0.7 with one rank per unit) and Simple (the full rate, the longest latency). */
+/* NCCL's own cost model of a collective (src/graph/tuning.cc of NCCL 2.18-2.19: the tables its
+ * tuner picks an algorithm and protocol from, and ncclTopoGetAlgoTime), latencies in
+ * microseconds.  A ring pays a base latency and one hop per step, k−1 steps for an all-gather
+ * or reduce-scatter and 2(k−1) for an all-reduce, of which n−1 (2n for an all-reduce) cross
+ * units at the network's hop; an all-reduce across units may instead run the double binary
+ * tree, whose latency grows with log2 of the units.  Protocols trade latency for bandwidth:
+ * LL (8-byte flag+data lines: a quarter of the bus rate across units or for an all-reduce, a
+ * third otherwise, at most llMaxBw), LL128 (0.92 of it, 0.7 with one rank per unit; NVLink
+ * only) and Simple (the full rate, the longest latency). */
 enum { LL, LL128, SIMPLE, PROTOS };
 enum { HOP_NVLINK, HOP_PCI, HOP_NET };
 static const double ring_base_us[PROTOS] = {6.6, 14.0, 8.4};
@@ -109,16 +119,26 @@ static const double tree_hop_us[3][PROTOS] = {{0.6, 1.25, 28.0}, {1.0, 1.9, 28.0
 /* a step that crosses units also posts a network send from the proxy thread: 1 us on x86
  * (getNetOverhead), three of them for Simple, and no intra-unit hop is faster than that */
 static const double net_overhead_us[PROTOS] = {1.0, 1.0, 3.0};
-/* LL's bus-rate cap (llMaxBws, Intel hosts across units; Ampere/Hopper inside one): one unit,
- * two, more */
-static const double ll_max_gbps[3] = {87.7, 39.0, 20.4};
+/* the tree's bandwidth for mid-sized buffers, by log2(bytes / 64) (treeCorrectionFactor) */
+static const double tree_correction[PROTOS][23] = {
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9}};
 
 /* NCCL's log2i: the floor of log2 of a positive count */
-static int log2_floor(int n)
+static int log2_floor(double n)
 {
     int l = 0;
-    while (n > 1) { n >>= 1; l++; }
+    while (n >= 2.0) { n /= 2.0; l++; }
     return l;
+}
+
+/* LL's bus-rate cap in bytes/s (llMaxBws): inside one unit by GPU generation (Volta 39,
+ * Ampere and later 87.7 GB/s), across units by host (Intel: 39 for two, 20.4 beyond) */
+static double ll_cap(const coll_group *g)
+{
+    if (g->units <= 1) return (g->sm_arch > 0 && g->sm_arch < 80 ? 39.0 : 87.7) * GB;
+    return (g->units == 2 ? 39.0 : 20.4) * GB;
 }
 
 /* the fastest ring protocol, and for an all-reduce across units the fastest tree, for one
@@ -127,33 +147,46 @@ static double one_collective_s(bool allreduce, double bytes, const coll_group *g
 {
     int k = g->ranks, n = g->units;
     int intra_hw = g->pcie ? HOP_PCI : HOP_NVLINK;
+    /* NCCL does not clamp: with one rank a unit an all-reduce's 2n network steps exceed its
+     * 2(k−1) and take two intra hops back */
     double steps = allreduce ? 2.0 * (k - 1) : k - 1.0;
     double inter = n > 1 ? (allreduce ? 2.0 * n : n - 1.0) : 0.0;
-    if (inter > steps) inter = steps;
     double bus_s = steps / k * bytes / bw; /* the ring's bandwidth term at the full bus rate */
     double best = INFINITY;
-    for (int p = 0; p < PROTOS; p++) {
-        double intra = ring_hop_us[intra_hw][p];
-        if (n > 1 && intra < net_overhead_us[p]) intra = net_overhead_us[p];
-        double lat = ring_base_us[p] + (steps - inter) * intra + inter * ring_hop_us[HOP_NET][p];
+    /* Simple first: a protocol whose bandwidth term alone exceeds the best so far cannot win */
+    for (int p = SIMPLE; p >= LL; p--) {
         double share = 1.0;
         if (p == LL) {
             share = n > 1 || allreduce ? 0.25 : 1.0 / 3.0;
-            double cap = ll_max_gbps[n >= 3 ? 2 : n - 1] * GB;
+            double cap = ll_cap(g);
             if (bw * share > cap) share = cap / bw;
         } else if (p == LL128) {
-            share = (double)k / n < 2.0 ? 0.7 : 0.92;
+            if (g->pcie) continue;
+            share = k / n < 2 ? 0.7 : 0.92;
         }
-        best = fmin(best, lat * 1e-6 + bus_s / share);
+        double t = bus_s / share;
+        if (t >= best) continue;
+        double intra = ring_hop_us[intra_hw][p];
+        if (n > 1 && intra < net_overhead_us[p]) intra = net_overhead_us[p];
+        double lat = ring_base_us[p] + (steps - inter) * intra + inter * ring_hop_us[HOP_NET][p];
+        if (p == SIMPLE && allreduce && n > 1 && bytes >= 2048.0 * k)
+            lat *= g->sm_arch > 0 && g->sm_arch < 80 ? 1.9 : 1.4; /* the ring's plateau (GetAlgoTime) */
+        if (lat * 1e-6 + t < best) best = lat * 1e-6 + t;
     }
-    if (!allreduce || n <= 1) return best;
+    if (!allreduce || n <= 1 || bytes / (0.5 * 0.92 * bw) >= best) return best;
     /* the double binary tree: the buffer crosses each rank twice at 0.92 of the bus rate (half
-     * of it as algorithm bandwidth, tuning.cc's ratio .5) */
-    double ppn = (double)k / n, depth = log2_floor(n), tree_s = bytes / (0.5 * 0.92 * bw);
+     * of it as algorithm bandwidth, tuning.cc's ratio .5), corrected for mid sizes */
+    int ppn = k / n, size_log = log2_floor(bytes / 64.0);
+    double depth = log2_floor(n);
     for (int p = 0; p < PROTOS; p++) {
-        double lat = tree_base_us[p] + 2.0 * ((ppn - 1.0) * tree_hop_us[intra_hw][p] + depth * tree_hop_us[HOP_NET][p]);
-        double share = p == LL ? 1.0 / 3.8 : p == LL128 ? 120.0 / 128.0 : 1.0;
-        best = fmin(best, lat * 1e-6 + tree_s / share);
+        if (p == LL128 && g->pcie) continue;
+        double lat = tree_base_us[p] + 2.0 * ((ppn - 1) * tree_hop_us[intra_hw][p] + depth * tree_hop_us[HOP_NET][p]);
+        double bus = 0.92 * bw;
+        if (p == LL) bus = bus / 3.8 < ll_cap(g) ? bus / 3.8 : ll_cap(g);
+        else if (p == LL128) bus *= 120.0 / 128.0;
+        if (size_log < 23) bus *= tree_correction[p][size_log];
+        double t = lat * 1e-6 + bytes / (0.5 * bus);
+        if (t < best) best = t;
     }
     return best;
 }
@@ -161,7 +194,7 @@ static double one_collective_s(bool allreduce, double bytes, const coll_group *g
 static double collective_s(bool allreduce, double bytes, double calls, const coll_group *g, const est_cal *c)
 {
     if (g->ranks <= 1 || bytes <= 0) return 0.0;
-    if (calls < 1.0) calls = 1.0;
+    if (!(calls >= 1.0)) calls = 1.0;
     return calls * one_collective_s(allreduce, bytes / calls, g, g->bw * c->collective_eff);
 }
 

@@ -25,8 +25,9 @@ double coll_p2p_bw(const est_input *in, int size, int stride);
 typedef struct {
     int ranks;
     int units;
-    double bw;  /* bytes/s */
-    bool pcie;  /* the ranks of a unit talk over PCIe, not NVLink */
+    double bw;   /* bytes/s */
+    bool pcie;   /* the ranks of a unit talk over PCIe, not NVLink */
+    int sm_arch; /* the GPU generation NCCL's tables key on */
 } coll_group;
 
 coll_group coll_group_of(const est_input *in, int size, int stride);

@@ -810,17 +810,28 @@ static bool dp_reduced_after_backward(const est_input *in)
  * chunk-backwards); their reductions queue on the network one after another, and the
  * first chunk's, final at the very end, always shows.  Parameter gathers mirror it under
  * the next step's forward (chunk_queue_s). */
-/* Collectives a data-parallel reduction (or a sharded optimizer's gather) of P parameters over
- * dp ranks is issued as: the stack's gradient buckets, each at least dp_bucket_params and
- * dp_bucket_params_per_rank x dp (Megatron-Core's default), or one per layer and one for the
- * embedding's root unit (FSDP units, ZeRO-3's per-module gathers, XLA's per-layer scan).  Each
- * pays a collective's latency (collective.c), what larger buckets at larger DP avoid. */
-static double dp_calls(const est_input *in, double P, double layers, int dp)
+/* Collectives a data-parallel reduction (gather false) or parameter gather (true) of P
+ * parameters on a stage of `layers` layers is issued as, each paying a collective's latency
+ * (collective.c), what larger buckets at larger DP avoid:
+ * - the stack's gradient buckets of at least dp_bucket_params and dp_bucket_params_per_rank x
+ *   the dense DP·CP size (Megatron-Core's default, which expert buffers share);
+ * - with dp_bucket_overlap_only, buckets only where the reduction overlaps the backward, on the
+ *   first pipeline stage and its first model chunk (Megatron-Core DDP: bucket_size None when
+ *   not overlap_grad_reduce, on pipeline ranks > 0 and for chunks after the first; NeMo 1.x:
+ *   one all-reduce per buffer without its asynchronous chunks); otherwise one per chunk;
+ * - one per layer and one for the embedding's root unit where the stack has no buckets (FSDP
+ *   units, XLA's per-layer scan), and for ZeRO-3's parameter gathers (per module). */
+static double dp_calls(const est_input *in, double P, double layers, int dpc, bool gather, bool first_stage)
 {
-    if (P <= 0 || dp <= 1) return 1.0;
+    if (P <= 0) return 1.0;
     const est_stack *st = in->stack;
-    double bucket = st ? fmax(st->dp_bucket_params, st->dp_bucket_params_per_rank * dp) : 0.0;
-    if (in->zero_stage >= 3 || bucket <= 0) return layers + 1.0;
+    double bucket = st ? fmax(st->dp_bucket_params, st->dp_bucket_params_per_rank * dpc) : 0.0;
+    if (bucket <= 0 || (gather && in->zero_stage >= 3)) return layers + 1.0;
+    if (st->dp_bucket_overlap_only) {
+        double v = in->vp > 1 ? in->vp : 1;
+        if (dp_reduced_after_backward(in) || (in->pp > 1 && !first_stage)) return v;
+        return ceil(P / v / bucket) + (v - 1.0);
+    }
     return fmax(1.0, ceil(P / bucket));
 }
 
@@ -1211,7 +1222,13 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     coll_group g_dp = coll_group_of(in, dpc, in->tp);
     coll_group g_edp = coll_group_of(in, edp, in->tp * in->cp * in->ep);
     /* collectives the reductions and gathers are issued as (dp_calls) */
-    double calls_dense = dp_calls(in, P_dense_grad, Ls, dpc), calls_exp = dp_calls(in, P_exp_grad, Ls, edp);
+    bool busiest_first = p == 1 || (first_st.total >= last_st.total && !(p > 2 && middle_st.total > first_st.total));
+    double rs_dense = dp_calls(in, P_dense_grad, Ls, dpc, false, busiest_first), rs_exp = dp_calls(in, P_exp_grad, Ls, dpc, false, busiest_first);
+    double ag_dense = rs_dense, ag_exp = rs_exp; /* the same buckets, but ZeRO-3 gathers per layer */
+    if (in->zero_stage >= 3) {
+        ag_dense = dp_calls(in, P_dense_grad, Ls, dpc, true, busiest_first);
+        ag_exp = dp_calls(in, P_exp_grad, Ls, dpc, true, busiest_first);
+    }
     double t_rs = 0.0, t_ag = 0.0; /* gradient reduction, and the parameter all-gather of ZeRO ≥ 1 */
     /* partitioned gradients (ZeRO-2/3, FSDP) cannot accumulate a full gradient, so the
      * reduce-scatter runs after every micro-batch's backward, not once per step
@@ -1224,12 +1241,12 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     bool bucket_allreduce = in->stack && in->stack->zero12_grad_allreduce && in->zero_stage >= 1 && in->zero_stage <= 2;
     if (in->zero_stage >= 1) {
         double (*reduce)(double, double, const coll_group *, const est_cal *) = bucket_allreduce ? coll_allreduce_s : coll_gather_s;
-        t_rs = rs_rounds * (reduce(P_dense_grad * gbytes, calls_dense, &g_dp, c) + reduce(P_exp_grad * gbytes, calls_exp, &g_edp, c));
+        t_rs = rs_rounds * (reduce(P_dense_grad * gbytes, rs_dense, &g_dp, c) + reduce(P_exp_grad * gbytes, rs_exp, &g_edp, c));
         /* (under LoRA layer_gather_bytes is wbytes, so the layer split does not matter) */
-        t_ag = coll_gather_s(param_bytes(P_dense_grad, busiest.layers - busiest.experts, layer_gather_bytes, wbytes), calls_dense, &g_dp, c) +
-               coll_gather_s(P_exp_grad * layer_gather_bytes, calls_exp, &g_edp, c);
+        t_ag = coll_gather_s(param_bytes(P_dense_grad, busiest.layers - busiest.experts, layer_gather_bytes, wbytes), ag_dense, &g_dp, c) +
+               coll_gather_s(P_exp_grad * layer_gather_bytes, ag_exp, &g_edp, c);
     } else {
-        t_rs = coll_allreduce_s(P_dense_grad * gbytes, calls_dense, &g_dp, c) + coll_allreduce_s(P_exp_grad * gbytes, calls_exp, &g_edp, c);
+        t_rs = coll_allreduce_s(P_dense_grad * gbytes, rs_dense, &g_dp, c) + coll_allreduce_s(P_exp_grad * gbytes, rs_exp, &g_edp, c);
     }
     double t_dp = t_rs + t_ag; /* (fsdp_once: t_ag is its one gather a step) */
     double t_fsdp = 0.0, t_fsdp_all = 0.0;

@@ -602,6 +602,55 @@ static void test_collective_latency(void)
     CHECK_NEAR(coll_allreduce_s(mib256, 1.0, &nodes16, &c), tree128, 1e-12);
     coll_group alone = coll_group_of(&in, 1, 1);
     CHECK(coll_allreduce_s(mib256, 1.0, &alone, &c) == 0.0);
+
+    /* one rank a node: NCCL counts 2n network steps against 2(k-1) ring steps and does not
+     * clamp, and a multi-node Simple ring pays its plateau (x 1.4 from Ampere on):
+     * 1.4 x (8.4 - 2 x 3.4 + 8 x 14) us plus 6/4 x 64 MiB at 40 GB/s beats LL128 and the tree */
+    coll_group four = coll_group_of(&in, 4, 8);
+    CHECK(four.units == 4);
+    double mib64 = 64.0 * 1024 * 1024;
+    CHECK_NEAR(coll_allreduce_s(mib64, 1.0, &four, &c), 1.4 * (8.4 - 6.8 + 112.0) * 1e-6 + 1.5 * mib64 / 40e9, 1e-12);
+
+    /* PCIe cards (L40S, 16 GB/s): PCI hops, no LL128 (NCCL enables it on NVLink only): a 256 KiB
+     * all-reduce over 8 runs Simple, 8.4 + 14 x 5.7 us plus 14/8 x 256 KiB at 12.8 GB/s (LL:
+     * 20.6 us at a quarter of the rate, 164 us) */
+    est_input pcie = base_input(&s, "l40s", 8);
+    coll_group cards = coll_group_of(&pcie, 8, 1);
+    CHECK(cards.pcie);
+    CHECK_NEAR(coll_allreduce_s(262144.0, 1.0, &cards, &c), 88.2e-6 + 1.75 * 262144.0 / 12.8e9, 1e-12);
+    /* H100 NVL's bridged pairs: a pair talks NVLink, a ring over the node crosses PCIe */
+    est_input nvl = base_input(&s, "h100_nvl", 8);
+    coll_group pair = coll_group_of(&nvl, 2, 1), nvl8 = coll_group_of(&nvl, 8, 1);
+    CHECK(!pair.pcie && nvl8.pcie);
+    /* an NVL72 rack is one unit; 9 ranks 16 apart from rack 0 reach into rack 1 only */
+    est_input rack = base_input(&s, "gb200", 144);
+    coll_group spaced = coll_group_of(&rack, 9, 16), whole = coll_group_of(&rack, 72, 1);
+    CHECK(spaced.units == 2 && whole.units == 1);
+}
+
+/* Gradient buckets (data/stacks.csv dp_bucket_params): Megatron-Core reduces and gathers a
+ * 4-layer GPT's 266 M parameters on 8 H100s in seven 40 M-parameter buckets while it overlaps
+ * the backward, and in one collective each when it does not (bucket_size None without
+ * overlap_grad_reduce); the difference is six latencies of the reduce-scatter and six of the
+ * all-gather, NCCL Simple's 8.4 + 7 x 3.4 us each */
+static void test_gradient_buckets(void)
+{
+    CHECK(est_stack_load(NULL) == 0);
+    model_shape s = gpt(4, 2048, 16, 2048, 32000);
+    est_input in = base_input(&s, "h100", 8);
+    est_stack_apply(&in, est_stack_default());
+    in.zero_stage = 1;
+    in.gbs = 8;
+    est_cal c;
+    CHECK(est_cal_default(&c, NULL) == 0);
+    in.cal = &c;
+    est_result on, off;
+    CHECK(est_evaluate(&in, &on) == 0);
+    double P = on.params_b * 1e9;
+    CHECK(ceil(P / 40e6) == 7);
+    in.dp_overlap_off = true;
+    CHECK(est_evaluate(&in, &off) == 0);
+    CHECK_NEAR(on.t_dp_comm - off.t_dp_comm, 2 * 6 * 32.2e-6, 1e-9);
 }
 
 /* Dropless routing waits for the busiest expert only where experts run on different GPUs at
@@ -1780,6 +1829,7 @@ int main(void)
 {
     RUN(test_flops_worked_values);
     RUN(test_collective_latency);
+    RUN(test_gradient_buckets);
     RUN(test_attention_range);
     RUN(test_korthikanti_activation_memory);
     RUN(test_bytes_per_param);
