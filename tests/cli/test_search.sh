@@ -152,8 +152,11 @@ if [ -f "$V" ]; then
     # 8192-token reference, paid per ring step under context parallelism) and Blackwell Ultra's
     # measured attention gain; 29.4% with narrow heads keeping their exponentials' share forward and
     # backward (calibration attn_exp_share, cuDNN's H200/GB200/GB300 64- vs 128-wide heads).
-    # 29.2% with each collective's latency from NCCL's cost model (collective.c).
-    awk -v m="$p90" 'BEGIN { exit !(m <= 29.6) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 29.6% (was 29.2% with NCCL's collective latency, 29.4% before it)"
+    # 29.2% with each collective's latency from NCCL's cost model (collective.c).  30.0% (median
+    # 9.3 -> 8.3%) with GB300's GEMMs at the 1.18x of GB200's that cuBLASLt measures on the two:
+    # most GB300 rows move toward their measurements (Llama 3.1 405B -17 -> -7%, Llama 3 70B
+    # -15 -> -5%), GPT-OSS and Nemotron 3 Super, too fast on GB200 as well, further ahead.
+    awk -v m="$p90" 'BEGIN { exit !(m <= 30.4) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 30.4% (was 30.0% with GB300's measured GEMM rate, 29.2% before it)"
     p90_pub=$(echo "$out" | sed -n 's/^without those rows ([0-9]* with a published layout): median_abs_err [0-9.]*% p90_abs_err \([0-9.]*\)%$/\1/p')
     awk -v m="${p90_pub:-999}" 'BEGIN { exit !(m <= 30.2) }' && pass validate_p90_published_layouts \
         || fail validate_p90_published_layouts "p90 of the rows with a published layout ${p90_pub:-?}% > 30.2% (was 29.8% with the Nemotron 3 rows read; 25.1% before)"
@@ -163,8 +166,8 @@ e = sorted(abs(float(r["error_pct"])) for r in csv.DictReader(open(sys.argv[1]))
            if r["error_pct"] and "DeepSeek" not in r["model"] and "Nemotron_3" not in r["model"])
 x = 0.9 * (len(e) - 1); i = int(x)
 print("%.1f" % (e[i] + (x - i) * (e[min(i + 1, len(e) - 1)] - e[i])))' "$T/val.csv")
-    awk -v m="$p90_old" 'BEGIN { exit !(m <= 28.2) }' && pass validate_p90_without_mla \
-        || fail validate_p90_without_mla "p90 without the DeepSeek-V3 and Nemotron 3 rows $p90_old% > 28.2% (was 27.8% with NCCL's collective latency, 27.9% with narrow heads' exponential share)"
+    awk -v m="$p90_old" 'BEGIN { exit !(m <= 28.8) }' && pass validate_p90_without_mla \
+        || fail validate_p90_without_mla "p90 without the DeepSeek-V3 and Nemotron 3 rows $p90_old% > 28.8% (was 28.4% with GB300's measured GEMM rate, 27.8% with NCCL's collective latency)"
     # the rows predicted before the hybrid stacks were read keep their guards; the hybrid rows
     # are all read: the Nano's 20 within 9 % (median 8.0 %) and every one predicted to fit,
     # Super's 30 no worse than when they were first read (median 31.1 %, p90 50.1 %; 28 fit)
@@ -178,9 +181,10 @@ def q(p):
 print("%d %.1f %.1f" % (len(e), q(0.5), q(0.9)))' "$T/val.csv")
     # (8.6 / 26.2 -> 8.9 / 27.2 % with the attention kernels' per-query-block overhead: S9's
     # long-context rows, already +35 % fast on H100, run further ahead; 26.7 % with narrow heads'
-    # exponential share, GPT-OSS's rows at the p90; 8.6 / 27.4 % with NCCL's collective latency)
-    echo "$old_rows" | awk '{ exit !($1 >= 572 && $2 <= 8.9 && $3 <= 27.7) }' && pass validate_rows_before_hybrid \
-        || fail validate_rows_before_hybrid "rows, median, p90 without the Nemotron 3 rows: $old_rows (want >= 572, <= 8.9, <= 27.7)"
+    # exponential share, GPT-OSS's rows at the p90; 8.6 / 27.4 % with NCCL's collective latency;
+    # 7.7 / 27.9 % with GB300's measured GEMM rate)
+    echo "$old_rows" | awk '{ exit !($1 >= 572 && $2 <= 8.0 && $3 <= 28.3) }' && pass validate_rows_before_hybrid \
+        || fail validate_rows_before_hybrid "rows, median, p90 without the Nemotron 3 rows: $old_rows (want >= 572, <= 8.0, <= 28.3)"
     hyb=$(python3 -c '
 import csv, sys
 r = [r for r in csv.DictReader(open(sys.argv[1])) if r["model"].startswith("Nemotron_3_") and r["error_pct"]]
@@ -192,9 +196,11 @@ for kind in ("Nano", "Super"):
     k = [x for x in r if kind in x["model"]]
     e = [abs(float(x["error_pct"])) for x in k]
     print(len(k), sum(x["fits"] == "true" for x in k), "%.1f %.1f" % (q(e, 0.5), q(e, 0.9)), end=" ")' "$T/val.csv")
-    echo "$hyb" | awk '{ exit !($1 == 20 && $2 == 20 && $3 <= 9.0 && $5 == 30 && $6 >= 28 && $7 <= 31.6 && $8 <= 50.6) }' \
+    # (Super 32.1 %, Nano 8.9 % since GB300's GEMMs run at their measured 1.18x of GB200's: their
+    # GB300 rows, too fast before, further ahead)
+    echo "$hyb" | awk '{ exit !($1 == 20 && $2 == 20 && $3 <= 9.3 && $5 == 30 && $6 >= 28 && $7 <= 32.5 && $8 <= 50.6) }' \
         && pass validate_hybrid_rows \
-        || fail validate_hybrid_rows "Nano read, fitting, median, p90; Super the same: $hyb (want 20 20 <=9.0 _ 30 >=28 <=31.6 <=50.6)"
+        || fail validate_hybrid_rows "Nano read, fitting, median, p90; Super the same: $hyb (want 20 20 <=9.3 _ 30 >=28 <=32.5 <=50.6)"
     # the DeepSeek-V3 rows: every one predicted (sizes from MLA_FAMILIES), all fit in memory
     # with the recipe's MLA up-projection recompute
     ds=$(python3 -c '
