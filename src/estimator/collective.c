@@ -90,15 +90,15 @@ coll_group coll_group_of(const est_input *in, int size, int stride)
     const gpu_spec *g = in->gpu;
     if (stride < 1) stride = 1;
     if (size < 1) size = 1;
-    coll_group c = {size, 1, coll_group_bw(in, size, stride), g->nvlink_domain <= 1, g->sm_arch};
+    coll_group grp = {size, 1, coll_group_bw(in, size, stride), g->nvlink_domain <= 1, g->sm_arch};
     /* ranks i·stride from rank 0 of a unit-aligned block: units touched */
     int unit = local_unit(in);
-    c.units = stride >= unit ? size : (int)(((long)(size - 1) * stride) / unit + 1);
+    grp.units = stride >= unit ? size : (int)(((long)(size - 1) * stride) / unit + 1);
     /* a board whose NVLink joins fewer GPUs than the node (H100 NVL's bridged pairs): a ring
      * over more of them crosses PCIe (NCCL's ring graph takes the worst link's type) */
     int span = (ranks_per_unit(in, size, stride) - 1) * stride + 1;
-    if (g->nvlink_domain > 1 && g->nvlink_domain < g->gpus_per_node && span > g->nvlink_domain) c.pcie = true;
-    return c;
+    if (g->nvlink_domain > 1 && g->nvlink_domain < g->gpus_per_node && span > g->nvlink_domain) grp.pcie = true;
+    return grp;
 }
 
 /* NCCL's own cost model of a collective (src/graph/tuning.cc of NCCL 2.18-2.19: the tables its

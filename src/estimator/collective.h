@@ -2,8 +2,9 @@
  * collectives cost.  Rank order is Megatron-Core's default tp-cp-ep-dp-pp
  * (parallel_state.py): a group of `size` ranks spaced `stride` apart stays inside one
  * NVLink domain (or node) when size·stride fits in it, else each GPU drives its own NIC.
- * Times are seconds for one collective at the calibrated share of link rate
- * (est_cal.collective_eff, data/calibration.csv).
+ * Times are seconds: the bandwidth term at the calibrated share of link rate
+ * (est_cal.collective_eff, data/calibration.csv) plus the latency NCCL's own cost model
+ * gives each call (collective.c).
  */
 #ifndef AC_ESTIMATOR_COLLECTIVE_H
 #define AC_ESTIMATOR_COLLECTIVE_H

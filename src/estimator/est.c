@@ -798,18 +798,6 @@ static bool dp_reduced_after_backward(const est_input *in)
              (in->stack->dp_overlap == 3 && in->zero_stage < 3)));
 }
 
-/* The part of a step's DP traffic (t_rs of gradient reduction, t_ag of parameter
- * all-gather, rs_rounds reductions a step) that compute does not hide, never below the
- * dp_tail share (the last bucket after the final backward) nor t_embed_rs (the input
- * embedding's reductions, whose gradient is final last).  Megatron-Core overlaps the
- * reduction with the last micro-batch's backward and the gathers with the first one's
- * forward, each in its own window (overlap_grad_reduce / overlap_param_gather);
- * partitioned gradients reduce after every backward, each hiding behind its own.  Interleaved: every model chunk is
- * its own DDP instance.  Backward runs all chunks for p micro-batches at a time, so in
- * the last round chunk j's gradients are final j·u before the end (u = p
- * chunk-backwards); their reductions queue on the network one after another, and the
- * first chunk's, final at the very end, always shows.  Parameter gathers mirror it under
- * the next step's forward (chunk_queue_s). */
 /* Collectives a data-parallel reduction (gather false) or parameter gather (true) of P
  * parameters on a stage of `layers` layers is issued as, each paying a collective's latency
  * (collective.c), what larger buckets at larger DP avoid:
@@ -835,6 +823,18 @@ static double dp_calls(const est_input *in, double P, double layers, int dpc, bo
     return fmax(1.0, ceil(P / bucket));
 }
 
+/* The part of a step's DP traffic (t_rs of gradient reduction, t_ag of parameter
+ * all-gather, rs_rounds reductions a step) that compute does not hide, never below the
+ * dp_tail share (the last bucket after the final backward) nor t_embed_rs (the input
+ * embedding's reductions, whose gradient is final last).  Megatron-Core overlaps the
+ * reduction with the last micro-batch's backward and the gathers with the first one's
+ * forward, each in its own window (overlap_grad_reduce / overlap_param_gather);
+ * partitioned gradients reduce after every backward, each hiding behind its own.  Interleaved: every model chunk is
+ * its own DDP instance.  Backward runs all chunks for p micro-batches at a time, so in
+ * the last round chunk j's gradients are final j·u before the end (u = p
+ * chunk-backwards); their reductions queue on the network one after another, and the
+ * first chunk's, final at the very end, always shows.  Parameter gathers mirror it under
+ * the next step's forward (chunk_queue_s). */
 static double dp_exposed_s(const est_input *in, const est_cal *c, const layer_cost *lay, double t_rs, double t_ag,
                            double rs_rounds, int m, double Ls, double t_embed_rs)
 {
@@ -1059,8 +1059,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
         /* Megatron-LM's scatter/gather optimisation (Narayanan et al. 2021 §4.1): without
          * sequence parallelism each of the t TP ranks sends its 1/t piece through its own NIC
          * and the receiving ranks all-gather the pieces over NVLink */
-        if (in->stack && in->stack->pp_scatter_gather && !in->sequence_parallel && in->tp > 1)
-        {
+        if (in->stack && in->stack->pp_scatter_gather && !in->sequence_parallel && in->tp > 1) {
             coll_group g_tp = coll_group_of(in, in->tp, 1);
             t_send = msg / in->tp / (bw * c->p2p_eff) + coll_gather_s(msg, 1.0, &g_tp, c);
         }
