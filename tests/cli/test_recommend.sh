@@ -88,6 +88,12 @@ echo "$out" | grep -Eq 'WARNING: [0-9.]+ predicted days exceed max_training_days
     && pass budget_warning || fail budget_warning "$out"
 grep -q '"over_budget":true' "$T/budget/final_result/summary.json" && grep -q '"nodes_for_budget":[0-9]' "$T/budget/final_result/summary.json" \
     && pass budget_in_summary || fail budget_in_summary "$(grep -o '"over_budget".\{60\}' "$T/budget/final_result/summary.json")"
+# at the preset's 6 days no node count up to 64 meets the budget at that layout and GBS: said, and null
+out=$("$AC" run search_config=llama/llama3_8b search_config.train_settings.gpu=h100 search_config.train_settings.num_nodes=1 \
+    run_inference_hp_search=False "search_config.train_settings.logs=$T/budget6" 2>&1)
+echo "$out" | grep -Eq 'WARNING: [0-9.]+ predicted days exceed max_training_days 6; no node count up to 64 at this layout and global batch meets it' \
+    && grep -q '"over_budget":true,"nodes_for_budget":null' "$T/budget6/final_result/summary.json" \
+    && pass budget_unreachable || fail budget_unreachable "$(echo "$out" | grep WARNING; grep -o '"over_budget".\{40\}' "$T/budget6/final_result/summary.json")"
 
 # --- the knobs experts tune: each written with NeMo v2.0.0's key and moving the estimate the right way.
 # One pinned layout (GPT-3 5B, TP 2, PP 1, MBS 1 on one H100 node): the grid's only candidate is runs[0].
