@@ -198,14 +198,16 @@ static double collective_s(bool allreduce, double bytes, double calls, const col
     return calls * one_collective_s(allreduce, bytes / calls, g, g->bw * c->collective_eff);
 }
 
-/* ring all-reduce of `bytes` over k ranks: 2(k−1)/k · bytes / busbw (NCCL's busbw definition)
- * plus the latency above */
+/* all-reduce of `bytes` over the group's k ranks in `calls` collectives: the ring moves
+ * 2(k−1)/k · bytes at the bus bandwidth (NCCL's busbw definition), the tree bytes at half of
+ * it; each call takes the fastest algorithm and protocol with its latency (one_collective_s) */
 double coll_allreduce_s(double bytes, double calls, const coll_group *g, const est_cal *c)
 {
     return collective_s(true, bytes, calls, g, c);
 }
 
-/* all-gather or reduce-scatter of a `bytes` full buffer over k ranks: (k−1)/k · bytes / busbw */
+/* all-gather or reduce-scatter of a `bytes` full buffer over the group's k ranks in `calls`
+ * collectives: (k−1)/k · bytes at the bus bandwidth, plus each call's ring latency */
 double coll_gather_s(double bytes, double calls, const coll_group *g, const est_cal *c)
 {
     return collective_s(false, bytes, calls, g, c);

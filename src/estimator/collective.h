@@ -3,8 +3,9 @@
  * (parallel_state.py): a group of `size` ranks spaced `stride` apart stays inside one
  * NVLink domain (or node) when size·stride fits in it, else each GPU drives its own NIC.
  * Times are seconds: the bandwidth term at the calibrated share of link rate
- * (est_cal.collective_eff, data/calibration.csv) plus the latency NCCL's own cost model
- * gives each call (collective.c).
+ * (est_cal.collective_eff, data/calibration.csv), plus for all-reduce, all-gather and
+ * reduce-scatter the latency NCCL's own cost model gives each call (collective.c); the
+ * point-to-point rates and the MoE dispatch are bandwidth only.
  */
 #ifndef AC_ESTIMATOR_COLLECTIVE_H
 #define AC_ESTIMATOR_COLLECTIVE_H

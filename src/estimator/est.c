@@ -803,10 +803,11 @@ static bool dp_reduced_after_backward(const est_input *in)
  * (collective.c), what larger buckets at larger DP avoid:
  * - the stack's gradient buckets of at least dp_bucket_params and dp_bucket_params_per_rank x
  *   the dense DP·CP size (Megatron-Core's default, which expert buffers share);
- * - with dp_bucket_overlap_only, buckets only where the reduction overlaps the backward, on the
- *   first pipeline stage and its first model chunk (Megatron-Core DDP: bucket_size None when
- *   not overlap_grad_reduce, on pipeline ranks > 0 and for chunks after the first; NeMo 1.x:
- *   one all-reduce per buffer without its asynchronous chunks); otherwise one per chunk;
+ * - with dp_bucket_overlap_only, buckets only where the reduction overlaps the backward, else one
+ *   collective per model chunk's buffer (Megatron-Core DDP: bucket_size None without
+ *   overlap_grad_reduce; NeMo 1.x: one all-reduce per buffer without its asynchronous chunks);
+ * - with dp_bucket_first_stage_only, buckets only on the first pipeline stage's first model
+ *   chunk (Megatron-Core DDP: none on pipeline ranks > 0 nor for chunks after the first);
  * - one per layer and one for the embedding's root unit where the stack has no buckets (FSDP
  *   units, XLA's per-layer scan), and for ZeRO-3's parameter gathers (per module). */
 static double dp_calls(const est_input *in, double P, double layers, int dpc, bool gather, bool first_stage)
@@ -815,9 +816,10 @@ static double dp_calls(const est_input *in, double P, double layers, int dpc, bo
     const est_stack *st = in->stack;
     double bucket = st ? fmax(st->dp_bucket_params, st->dp_bucket_params_per_rank * dpc) : 0.0;
     if (bucket <= 0 || (gather && in->zero_stage >= 3)) return layers + 1.0;
-    if (st->dp_bucket_overlap_only) {
-        double v = in->vp > 1 ? in->vp : 1;
-        if (dp_reduced_after_backward(in) || (in->pp > 1 && !first_stage)) return v;
+    double v = in->vp > 1 ? in->vp : 1; /* model chunks: a buffer each */
+    if (st->dp_bucket_overlap_only && dp_reduced_after_backward(in)) return v;
+    if (st->dp_bucket_first_stage_only) {
+        if (in->pp > 1 && !first_stage) return v;
         return ceil(P / v / bucket) + (v - 1.0);
     }
     return fmax(1.0, ceil(P / bucket));

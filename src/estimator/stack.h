@@ -49,8 +49,8 @@ typedef struct est_stack {
                                  * at least dp_bucket_params_per_rank x DP (optional; 0: one collective per
                                  * layer, as FSDP units) */
     double dp_bucket_params_per_rank;
-    bool dp_bucket_overlap_only; /* buckets only where the reduction overlaps the backward, on the first
-                                  * pipeline stage's first chunk (optional; 0) */
+    bool dp_bucket_overlap_only;     /* buckets only where the reduction overlaps the backward (optional; 0) */
+    bool dp_bucket_first_stage_only; /* buckets only on the first pipeline stage's first chunk (optional; 0) */
     bool sequence_parallel;     /* the stack can split norms and dropout over TP ranks */
     bool interleaved_pipeline;  /* the stack has the interleaved (virtual) pipeline schedule */
     double grad_accum_bytes;    /* HBM bytes per trainable parameter per micro-batch outside the wgrad GEMM */

@@ -696,7 +696,6 @@ static void assume_tuned_vp(est_input *in, bool halves)
     if (halves) half_blocks(in);
 }
 
-
 /* the measured quantity of a row: step time when published, else tokens/s per GPU
  * (directly, from aggregate tokens/s, or from TFLOP/s with the source's FLOP count) */
 typedef struct {

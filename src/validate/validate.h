@@ -55,5 +55,4 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
 #define VALIDATE_BAND_MEM_FLOOR 0.05
 int validate_bands_csv(const char *rows_csv, char **out, ac_err *e);
 
-
 #endif
