@@ -566,8 +566,9 @@ static void test_moe_dispatch_and_host(void)
  * - 1 GiB runs Simple: 8.4 + 14 x 3.4 = 56 us plus 14/8 x 1 GiB at 360 GB/s;
  * - a 4 MiB all-gather over 64 nodes, one rank each, runs LL128: 14 + 63 x 4 = 266 us plus
  *   63/64 x 4 MiB at 0.7 of 40 GB/s: four times its bandwidth-only 103 us;
- * - a 256 MiB all-reduce over 16 nodes of 8 runs the tree (LL128: 99.5 us, against Simple's
- *   2 x (7 x 28 + 4 x 28) = 616 us) at half of 0.92 of 320 GB/s, not the ring (1211 us) */
+ * - a 256 MiB all-reduce over 16 nodes of 8 runs the tree's LL128: 14 + 2 x (7 x 1.25 + 4 x 8.5)
+ *   = 99.5 us at half of 0.92 x 120/128 of 320 GB/s (NCCL's tree correction is 1.0 at that size),
+ *   not Simple's tree (616 us) nor a ring (its Simple latency 1.4 x 1211 us) */
 static void test_collective_latency(void)
 {
     est_cal c;
