@@ -18,27 +18,32 @@ static int local_unit(const est_input *in)
     return domain > node ? domain : (node > 0 ? node : 1);
 }
 
-/* ranks of a group of `size` ranks spaced `stride` apart that share one local unit */
-static int ranks_per_unit(const est_input *in, int size, int stride)
+/* ranks of a group of `size` ranks spaced `stride` apart that share one local unit of
+ * `unit` GPUs */
+static int ranks_per_unit(int unit, int size, int stride)
 {
-    int unit = local_unit(in);
     if (stride < 1) stride = 1;
     int n = stride >= unit ? 1 : unit / stride;
     return n < size ? n : size;
 }
 
-/* Per-GPU bandwidth (bytes/s) of a group of `size` ranks spaced `stride` apart.
- * Inside one NVLink domain (or PCIe box): the local link. Across units each GPU
- * drives its own NIC, so a ring's bus bandwidth is the group's ranks per unit ×
- * scale-out per GPU, capped by NVLink (nccl-tests behaviour on DGX-style nodes;
- * on NVL72 the unit is the 72-GPU rack, not the 4-GPU tray). */
-double coll_group_bw(const est_input *in, int size, int stride)
+/* Per-GPU bandwidth (bytes/s) of a group of `size` ranks spaced `stride` apart, per_unit of
+ * them in each local unit of `unit` GPUs.  Inside one NVLink domain (or PCIe box): the local
+ * link. Across units each GPU drives its own NIC, so a ring's bus bandwidth is the group's
+ * ranks per unit × scale-out per GPU, capped by NVLink (nccl-tests behaviour on DGX-style
+ * nodes; on NVL72 the unit is the 72-GPU rack, not the 4-GPU tray). */
+static double ring_bw(const gpu_spec *g, int unit, int size, int stride, int per_unit)
 {
-    const gpu_spec *g = in->gpu;
-    if ((long)size * stride <= local_unit(in)) return g->nvlink_gbps * GB;
-    double bw = ranks_per_unit(in, size, stride) * g->scaleout_gbps * GB;
+    if ((long)size * stride <= unit) return g->nvlink_gbps * GB;
+    double bw = per_unit * g->scaleout_gbps * GB;
     double cap = g->nvlink_gbps * GB;
     return bw < cap ? bw : cap;
+}
+
+double coll_group_bw(const est_input *in, int size, int stride)
+{
+    int unit = local_unit(in);
+    return ring_bw(in->gpu, unit, size, stride, ranks_per_unit(unit, size, stride));
 }
 
 /* Per-GPU bandwidth (bytes/s) of a point-to-point ring over `size` ranks spaced `stride`
@@ -67,7 +72,7 @@ double coll_dispatch_s(const est_input *in, double T, double k, double token_byt
 {
     if (k_ep <= 1) return 0.0;
     const gpu_spec *g = in->gpu;
-    int local = ranks_per_unit(in, k_ep, stride);
+    int local = ranks_per_unit(local_unit(in), k_ep, stride);
     double units = (double)k_ep / local;
     double copies_local = k * (local - 1) / k_ep;
     double copies_remote = units > 1 ? (units - 1.0) * (1.0 - pow(1.0 - 1.0 / units, k)) : 0.0;
@@ -90,13 +95,13 @@ coll_group coll_group_of(const est_input *in, int size, int stride)
     const gpu_spec *g = in->gpu;
     if (stride < 1) stride = 1;
     if (size < 1) size = 1;
-    coll_group grp = {size, 1, coll_group_bw(in, size, stride), g->nvlink_domain <= 1, g->sm_arch};
+    int unit = local_unit(in), per_unit = ranks_per_unit(unit, size, stride);
+    coll_group grp = {size, 1, ring_bw(g, unit, size, stride, per_unit), g->nvlink_domain <= 1, g->sm_arch};
     /* ranks i·stride from rank 0 of a unit-aligned block: units touched */
-    int unit = local_unit(in);
     grp.units = stride >= unit ? size : (int)(((long)(size - 1) * stride) / unit + 1);
     /* a board whose NVLink joins fewer GPUs than the node (H100 NVL's bridged pairs): a ring
      * over more of them crosses PCIe (NCCL's ring graph takes the worst link's type) */
-    int span = (ranks_per_unit(in, size, stride) - 1) * stride + 1;
+    int span = (per_unit - 1) * stride + 1;
     if (g->nvlink_domain > 1 && g->nvlink_domain < g->gpus_per_node && span > g->nvlink_domain) grp.pcie = true;
     return grp;
 }
@@ -182,7 +187,7 @@ static double one_collective_s(bool allreduce, double bytes, const coll_group *g
         if (p == LL128 && g->pcie) continue;
         double lat = tree_base_us[p] + 2.0 * ((ppn - 1) * tree_hop_us[intra_hw][p] + depth * tree_hop_us[HOP_NET][p]);
         double bus = 0.92 * bw;
-        if (p == LL) bus = bus / 3.8 < ll_cap(g) ? bus / 3.8 : ll_cap(g);
+        if (p == LL) bus = fmin(bus / 3.8, ll_cap(g));
         else if (p == LL128) bus *= 120.0 / 128.0;
         if (size_log < 23) bus *= tree_correction[p][size_log];
         double t = lat * 1e-6 + bytes / (0.5 * bus);

@@ -1215,15 +1215,18 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     /* ---- data parallel: fp32 gradient reduce-scatter (+ bf16 parameter all-gather with
      * the distributed optimizer) or all-reduce (Megatron DDP, grads in fp32 for bf16 training) ---- */
     /* the stage holding the most parameters (with PP 1: embedding and output layer) sets the pace */
+    bool busiest_first = p == 1 || first_st.total >= last_st.total; /* (with PP 1 both are stage 0) */
     stage_params busiest = first_st.total >= last_st.total ? first_st : last_st;
-    if (p > 2 && middle_st.total > busiest.total) busiest = middle_st; /* a middle stage of an uneven layout */
+    if (p > 2 && middle_st.total > busiest.total) { /* a middle stage of an uneven layout */
+        busiest = middle_st;
+        busiest_first = false;
+    }
     double P_grad = in->lora_rank > 0 ? lora_params_gpu : busiest.total;
     double P_dense_grad = in->lora_rank > 0 ? P_grad : P_grad - busiest.experts;
     double P_exp_grad = in->lora_rank > 0 ? 0.0 : busiest.experts;
     coll_group g_dp = coll_group_of(in, dpc, in->tp);
     coll_group g_edp = coll_group_of(in, edp, in->tp * in->cp * in->ep);
     /* collectives the reductions and gathers are issued as (dp_calls) */
-    bool busiest_first = p == 1 || (first_st.total >= last_st.total && !(p > 2 && middle_st.total > first_st.total));
     double rs_dense = dp_calls(in, P_dense_grad, Ls, dpc, false, busiest_first), rs_exp = dp_calls(in, P_exp_grad, Ls, dpc, false, busiest_first);
     double ag_dense = rs_dense, ag_exp = rs_exp; /* the same buckets, but ZeRO-3 gathers per layer */
     if (in->zero_stage >= 3) {
