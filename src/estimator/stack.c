@@ -17,7 +17,7 @@ static size_t stacks_n;
 
 /* the parameters a stack row may set; those before K_LOGIT every stack states, the later ones
  * are optional (their default is stated where they are used) */
-enum { K_ALIASES, K_ATTENTION, K_SM_FWD, K_SM_BWD, K_ELEM, K_GRAD, K_ZERO, K_DP_OVERLAP, K_PREFETCH, K_RESHARD, K_SP, K_VP, K_GACC, K_CAST, K_FA2, K_TPO, K_LOGIT, K_SAC, K_AFWD, K_ABWD, K_DROP, K_MASKED, K_ZAR, K_OFFACC, K_LORA_F, K_LORA_B, K_CELEM, K_CCAST, K_DYN, K_CPHEADS, K_CPDKV, K_CPEXP, K_CPONE, K_PPSG, K_DEFREC, K_PPFSDP, K_BUCKET, K_BUCKET_RANK, K_BUCKET_OVERLAP, K_BUCKET_FIRST, K_N };
+enum { K_ALIASES, K_ATTENTION, K_SM_FWD, K_SM_BWD, K_ELEM, K_GRAD, K_ZERO, K_DP_OVERLAP, K_PREFETCH, K_RESHARD, K_SP, K_VP, K_GACC, K_CAST, K_FA2, K_TPO, K_LOGIT, K_SAC, K_AFWD, K_ABWD, K_DROP, K_MASKED, K_ZAR, K_OFFACC, K_LORA_F, K_LORA_B, K_CELEM, K_CCAST, K_DYN, K_CPHEADS, K_CPDKV, K_CPEXP, K_CPONE, K_PPSG, K_DEFREC, K_PPFSDP, K_BUCKET, K_BUCKET_RANK, K_BUCKET_OVERLAP, K_BUCKET_FIRST, K_LAUNCHER, K_N };
 static const unsigned long long REQUIRED_KEYS = (1ull << K_LOGIT) - 1;
 _Static_assert(K_N <= 64, "a stack's seen keys are one 64-bit mask");
 static const char *const KEYS[K_N] = {"aliases", "attention", "softmax_fwd_bytes", "softmax_bwd_bytes", "elementwise_units",
@@ -30,7 +30,7 @@ static const char *const KEYS[K_N] = {"aliases", "attention", "softmax_fwd_bytes
                                       "compiled_fp8_cast_bytes", "fp8_dynamic_scaling", "cp_kv_all_heads", "cp_dkv_bytes",
                                       "cp_exposed", "cp_single_call", "pp_scatter_gather", "default_recompute", "pp_fsdp",
                                       "dp_bucket_params", "dp_bucket_params_per_rank", "dp_bucket_overlap_only",
-                                      "dp_bucket_first_stage_only"};
+                                      "dp_bucket_first_stage_only", "launcher_containers"};
 
 static int stack_value(est_stack *s, int k, const char *v, const char *file, int line, ac_err *e)
 {
@@ -45,6 +45,15 @@ static int stack_value(est_stack *s, int k, const char *v, const char *file, int
         return 0;
     }
     if (k == K_ELEM && !*v) return 0; /* the calibration's */
+    if (k == K_LAUNCHER) {
+        int y0, m0, y1, m1, used = 0;
+        if (sscanf(v, "%2d.%2d-%2d.%2d%n", &y0, &m0, &y1, &m1, &used) != 4 || v[used] || m0 < 1 || m0 > 12 || m1 < 1 || m1 > 12 ||
+            y0 * 100 + m0 > y1 * 100 + m1)
+            return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "launcher_containers", "a release range YY.MM-YY.MM, not '%s'", v);
+        s->launcher_from = y0 * 100 + m0;
+        s->launcher_to = y1 * 100 + m1;
+        return 0;
+    }
     if (k == K_DEFREC) {
         est_recompute r;
         if (est_recompute_parse(v, &r)) return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "default_recompute", "none, selective or full, not '%s'", v);
@@ -154,6 +163,7 @@ static int parse_stacks(const char *text, size_t len, const char *file, est_stac
             est_stack base = tmp[b];
             snprintf(base.name, sizeof base.name, "%s", tmp[j].name);
             base.aliases[0] = '\0';
+            base.launcher_from = base.launcher_to = 0; /* a release range names one stack */
             tmp[j] = base;
             seen[j] = seen[b] & ~(1ull << K_ALIASES);
             continue;
@@ -194,6 +204,14 @@ int est_stack_check_text(const char *text, size_t len, const char *file, ac_err 
     int rc = parse_stacks(text, len, file, tmp, &n, e);
     free(tmp);
     return rc;
+}
+
+const est_stack *est_stack_of_launcher_release(int yymm)
+{
+    if (yymm <= 0 || est_stack_load(NULL)) return NULL;
+    for (size_t i = 0; i < stacks_n; i++)
+        if (stacks[i].launcher_from && yymm >= stacks[i].launcher_from && yymm <= stacks[i].launcher_to) return &stacks[i];
+    return NULL;
 }
 
 const est_stack *est_stack_default(void) { return est_stack_load(NULL) ? NULL : &stacks[0]; }

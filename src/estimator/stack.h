@@ -85,6 +85,8 @@ typedef struct est_stack {
     bool fp8_dynamic_scaling;          /* its FP8 casts always take the amax of the tensor they cast, and
                                         * fp8_cast_bytes counts that read (optional; 0: delayed scaling,
                                         * current scaling adds its own amax pass) */
+    int launcher_from, launcher_to;    /* NeMo container releases (YYMM) whose NeMo-Framework-Launcher default
+                                        * configuration runs this stack (optional launcher_containers; 0: none) */
     double lora_fwd_bytes, lora_bwd_bytes; /* HBM bytes per token per element of an adapted matrix's input +
                                             * output width that the unfused LoRA path (dropout, adapters,
                                             * scaling, add) moves, forward and backward */
@@ -105,6 +107,9 @@ int est_stack_load(ac_err *e);
 int est_stack_check_text(const char *text, size_t len, const char *file, ac_err *e);
 /* a stack by name or alias (case-insensitive, '-' = '_'), or NULL */
 const est_stack *est_stack_find(const char *name);
+/* the stack NeMo-Framework-Launcher's default configuration runs with the NeMo container of release
+ * yymm (2403 for 24.03), where a stack states one (launcher_containers), else NULL */
+const est_stack *est_stack_of_launcher_release(int yymm);
 /* megatron-core: the stack the estimator models when none is named */
 const est_stack *est_stack_default(void);
 /* "megatron-core, nemo-megatron-2022, ..." for error messages and --help */

@@ -248,15 +248,35 @@ static int cell_year(const char *cell)
     return year;
 }
 
+/* The NeMo framework container release a cell names ("NeMo24.03.01.framework", "NeMo 24.07",
+ * "nemo:24.05") as YYMM, 0 when it names none; "NGC 24.04" beside an MLPerf submission is not one */
+static int nemo_container_release(const char *cell)
+{
+    for (const char *p = cell; (p = text_find_ci(p, "nemo")) != NULL; p += 4) {
+        const char *q = p + 4;
+        if (*q == ' ' || *q == ':') q++;
+        int yy, mm, used = 0;
+        if (sscanf(q, "%2d.%2d%n", &yy, &mm, &used) == 2 && used == 5 && isdigit((unsigned char)q[0]) && isdigit((unsigned char)q[3]) &&
+            !isdigit((unsigned char)q[5]) && yy >= 22 && yy <= 29 && mm >= 1 && mm <= 12)
+            return yy * 100 + mm;
+    }
+    return 0;
+}
+
 /* The stack of a row: its framework cell's (validate_stack_of), except that a Megatron-LM or NeMo
  * run the row dates before 2023 ran the code of that era, the 2022 stack: Megatron-LM added
  * FlashAttention (--use-flash-attn) and Transformer Engine in 2023, and NeMo Megatron 1.x of
- * 2022 shares its kernels (apex fused softmax, jit-fused bias-GeLU, no userbuffers) */
+ * 2022 shares its kernels (apex fused softmax, jit-fused bias-GeLU, no userbuffers); and a NeMo
+ * container release whose launcher configuration ran a stack of its own (launcher_containers in
+ * data/stacks.csv: NVIDIA's NeMo 1.x performance tables were launcher runs) ran that one */
 static const est_stack *row_stack(const columns *c, const csv_row *row)
 {
     const char *framework = csv_get(row, c->framework);
     const est_stack *st = validate_stack_of(framework);
     if (strcmp(st->name, "megatron-core")) return st;
+    const est_stack *launched = est_stack_of_launcher_release(nemo_container_release(framework));
+    if (!launched) launched = est_stack_of_launcher_release(nemo_container_release(csv_get(row, c->release)));
+    if (launched) return launched;
     /* the row's release dates the software; else its framework cell's own year ("Megatron-LM
      * (2022)"); else the newest year its source names (a source may also name a later
      * publication: "MLSys 2023" for a 2022 run, so it speaks last) */

@@ -133,6 +133,50 @@ static void test_stack_like_rows(void)
     const char *early = "stack,key,value,source\nmegatron-core,aliases,mc,x\nb,like,megatron-core,x\n";
     CHECK(est_stack_check_text(early, strlen(early), "t.csv", &e) == -1);
     CHECK_CONTAINS(e.msg, "complete stack above it");
+    /* a launcher release range is YY.MM-YY.MM, in order */
+    const char *bad_range = "stack,key,value,source\nmegatron-core,launcher_containers,24.05-24.01,x\n";
+    CHECK(est_stack_check_text(bad_range, strlen(bad_range), "t.csv", &e) == -1);
+    CHECK_STR(e.key, "launcher_containers");
+    CHECK_CONTAINS(e.msg, "'24.05-24.01'");
+    const char *bad_month = "stack,key,value,source\nmegatron-core,launcher_containers,24.01-24.13,x\n";
+    CHECK(est_stack_check_text(bad_month, strlen(bad_month), "t.csv", &e) == -1);
+}
+
+/* NeMo-Framework-Launcher's configuration of the 24.01-24.05 containers turned cuDNN's fused
+ * attention off (NVTE_FUSED_ATTN=0): those runs are the launcher stack, FlashAttention-2 on an H100
+ * (0.35 of the bf16 peak at 8192 tokens, Shah et al. 2024), whose attention takes longer than the
+ * Megatron-Core stack's cuDNN kernels; on an A100 both run FlashAttention-2's rate */
+static void test_launcher_release_stack(void)
+{
+    const est_stack *l = est_stack_of_launcher_release(2403);
+    CHECK(l && !strcmp(l->name, "nemo-launcher-2024") && l->flash2);
+    CHECK(est_stack_of_launcher_release(2401) == l && est_stack_of_launcher_release(2405) == l);
+    CHECK(est_stack_of_launcher_release(2311) == NULL && est_stack_of_launcher_release(2407) == NULL);
+    CHECK(est_stack_of_launcher_release(0) == NULL);
+    const est_stack *mc = est_stack_default();
+    /* the rest is Megatron-Core's */
+    CHECK(l->grad_bytes == mc->grad_bytes && l->zero_stage == mc->zero_stage && l->tp_comm_overlap == mc->tp_comm_overlap &&
+          l->dp_bucket_params == mc->dp_bucket_params && l->launcher_from == 2401 && mc->launcher_from == 0);
+    model_shape m = small_gpt();
+    m.seq_length = 32768;
+    est_input in = input_on(&m, "h100_sxm");
+    in.num_gpus = 8, in.mbs = 1, in.gbs = 8;
+    in.recompute = RECOMPUTE_FULL;
+    est_stack_apply(&in, mc);
+    est_result cudnn, fa2;
+    CHECK(est_evaluate(&in, &cudnn) == 0);
+    est_stack_apply(&in, l);
+    CHECK(est_evaluate(&in, &fa2) == 0);
+    /* at 32K tokens attention is most of the step: FA2's rate makes it markedly slower */
+    CHECK(fa2.step_time > 1.3 * cudnn.step_time);
+    in = input_on(&m, "a100_80gb");
+    in.num_gpus = 8, in.mbs = 1, in.gbs = 8;
+    in.recompute = RECOMPUTE_FULL;
+    est_stack_apply(&in, mc);
+    CHECK(est_evaluate(&in, &cudnn) == 0);
+    est_stack_apply(&in, l);
+    CHECK(est_evaluate(&in, &fa2) == 0);
+    CHECK_NEAR(fa2.step_time, cudnn.step_time, 1e-12 * cudnn.step_time);
 }
 
 /* tile and wave quantization and the K fill, by hand (128×128 tiles, K0 = 128) */
@@ -962,6 +1006,7 @@ int main(void)
     RUN(test_embedding_reduced_last);
     RUN(test_fsdp_under_pipeline);
     RUN(test_stack_like_rows);
+    RUN(test_launcher_release_stack);
     RUN(test_dropout_masks);
     RUN(test_p2p_bandwidth);
     RUN(test_cp_exchange_windows);

@@ -231,6 +231,21 @@ static void test_rows_as_tables_write_them(void)
     CHECK(validate_row_input(&t, &t.rows[1], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "megatron-core"));
     CHECK(validate_row_input(&t, &t.rows[2], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "megatron-core"));
     csv_free(&t);
+    /* a NeMo container release whose launcher configuration turned cuDNN attention off (24.01-24.05)
+     * ran the launcher stack; a later release, and MLPerf's "NGC 24.04" (its own scripts), did not */
+    static const char LAUNCHER_ROWS[] =
+        "id,framework,source,model_family,num_layers,hidden_size,num_attention_heads,vocab_size,seq_length,gpu_type,"
+        "num_gpus,tp,pp,mbs,gbs,tokens_per_s_per_gpu\n"
+        "a,NeMo (NeMo24.03.01.framework),NeMo long-sequence table,GPT-3,24,4096,32,51200,2048,H100 80GB,8,1,1,1,64,4000\n"
+        "b,NeMo 1.0 / Megatron-Core (NeMo 24.07),NeMo 24.07 summary,GPT-3,24,4096,32,51200,2048,H100 80GB,8,1,1,1,64,4000\n"
+        "c,\"NeMo (MLPerf Training v4.0, NGC 24.04, 2024)\",MLPerf,GPT-3,24,4096,32,51200,2048,H100 80GB,8,1,1,1,64,4000\n"
+        "d,nemo:24.05,table,GPT-3,24,4096,32,51200,2048,H100 80GB,8,1,1,1,64,4000\n";
+    parse_rows(LAUNCHER_ROWS, &t);
+    CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "nemo-launcher-2024"));
+    CHECK(validate_row_input(&t, &t.rows[1], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "megatron-core"));
+    CHECK(validate_row_input(&t, &t.rows[2], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "megatron-core"));
+    CHECK(validate_row_input(&t, &t.rows[3], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "nemo-launcher-2024"));
+    csv_free(&t);
     /* NeMo Megatron before 22.05 and Megatron-LM of 2021 all-reduce the gradients after the
      * backward (data/recipes.csv overlap_grad_sync 0: 22.05's release notes bring the
      * asynchronous all-reduce; Megatron-LM 2021 --DDP-impl local); 22.05 overlaps it */
