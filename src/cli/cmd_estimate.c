@@ -25,6 +25,7 @@ static const char ESTIMATE_HELP[] =
     "                           [--offload-act-layers N] [--grad-reduce-in-fp32 true|false]\n"
     "                           [--fp8-param-gather true|false] [--recompute-modules LIST]\n"
     "                           [--pp-layout even|remainder_last|embedding_loss] [--framework STACK]\n"
+    "                           [--remat-policy POLICY]\n"
     "                           [--compile true|false] [overrides...]\n"
     "\n"
     "Predicts memory per GPU and step time of ONE training candidate with the analytical\n"
@@ -58,7 +59,10 @@ static const char ESTIMATE_HELP[] =
     "--framework picks the training stack (data/stacks.csv; search_config.train_settings.framework):\n"
     "megatron-core (default), nemo-megatron-2022 (apex, no FlashAttention), megatron-deepspeed,\n"
     "pytorch-fsdp, hf-deepspeed, llm-foundry-2023, jax-xla (MaxText, Paxml: full remat unless --recompute),\n"
-    "meta-llama3 (Llama 3's own stack: pytorch-fsdp's kernels, FSDP without reshard, interleaved PP).\n"
+    "meta-llama3 (Llama 3's own stack: pytorch-fsdp's kernels, FSDP without reshard, interleaved PP),\n"
+    "nemo-launcher-2024 (NeMo-Framework-Launcher with the 24.01-24.05 containers: FlashAttention-2).\n"
+    "--remat-policy names a JAX remat policy (MaxText remat_policy: " EST_REMAT_POLICIES "):\n"
+    "full recompute that keeps the GEMM outputs the policy names; the backward re-runs the rest.\n"
     "--compile true runs the model's blocks under torch.compile (torchtitan training.compile):\n"
     "where the stack states it, Inductor's fused pointwise kernels replace eager code's passes\n"
     "(data/stacks.csv compiled_elementwise_units, compiled_fp8_cast_bytes).\n"
@@ -299,7 +303,8 @@ int cmd_estimate(int argc, char **argv)
     static const char *const known[] = {"--hf-config=", "--model=", "--tp=", "--pp=", "--vp=", "--cp=", "--ep=", "--mbs=", "--gbs=", "--recompute=",
                                         "--recompute-layers=", "--sp=", "--zero=", "--precision=", "--a2a-overlap=",
                                         "--cuda-graphs=", "--tp-overlap=", "--offload-act-layers=", "--grad-reduce-in-fp32=",
-                                        "--fp8-param-gather=", "--recompute-modules=", "--pp-layout=", "--framework=", "--compile=", NULL};
+                                        "--fp8-param-gather=", "--recompute-modules=", "--pp-layout=", "--framework=", "--compile=",
+                                        "--remat-policy=", NULL};
     ac_config c;
     int started = cli_start(argc, argv, known, ESTIMATE_HELP, &o, &c, &e);
     if (started != CLI_GO) return started == CLI_HELPED ? 0 : cli_fail(&e);
@@ -359,6 +364,20 @@ int cmd_estimate(int argc, char **argv)
         rc = cli_fail(&e);
         goto out;
     }
+    /* a JAX remat policy is full recompute keeping the GEMM outputs it names */
+    const char *remat = cli_flag_value(&o, "--remat-policy");
+    if (remat && est_remat_policy_parse(remat, &in.remat_saves)) {
+        ac_err_at(&e, AC_E_INPUT, "command line", 0, 0, "--remat-policy", "expects " EST_REMAT_POLICIES ", got '%s'", remat);
+        rc = cli_fail(&e);
+        goto out;
+    }
+    if (remat && rcmp && in.recompute != RECOMPUTE_FULL) {
+        ac_err_at(&e, AC_E_INPUT, "command line", 0, 0, "--remat-policy", "is a policy of full recompute, but --recompute %s was asked for",
+                  rcmp);
+        rc = cli_fail(&e);
+        goto out;
+    }
+    if (remat) in.recompute = RECOMPUTE_FULL;
     if (parse_recompute_modules(cli_flag_value(&o, "--recompute-modules"), &in, &e)) {
         rc = cli_fail(&e);
         goto out;

@@ -71,6 +71,28 @@ int est_recompute_parse(const char *text, est_recompute *out)
     return -1;
 }
 
+/* MaxText layers/models.py: each policy's jax.checkpoint_policies.save_only_these_names
+ * ("minimal", checkpoint_dots_with_no_batch_dims, keeps every projection and none of
+ * attention's batched dots) */
+static const struct {
+    const char *name;
+    unsigned saves;
+} REMAT_POLICIES[] = {
+    {"full", 0},
+    {"minimal", EST_SAVE_QKV | EST_SAVE_OUT | EST_SAVE_MLPWI | EST_SAVE_MLPWO},
+    {"save_qkv_proj", EST_SAVE_QKV},
+    {"save_out_proj", EST_SAVE_OUT},
+    {"save_dot_except_mlp", EST_SAVE_QKV | EST_SAVE_OUT},
+    {"save_dot_except_mlpwi", EST_SAVE_QKV | EST_SAVE_OUT | EST_SAVE_MLPWO},
+};
+
+int est_remat_policy_parse(const char *text, unsigned *saves)
+{
+    for (size_t i = 0; i < sizeof REMAT_POLICIES / sizeof *REMAT_POLICIES; i++)
+        if (!strcmp(text, REMAT_POLICIES[i].name)) { *saves = REMAT_POLICIES[i].saves; return 0; }
+    return -1;
+}
+
 int est_precision_parse(const char *text, est_precision *out)
 {
     char low[64];
@@ -442,7 +464,13 @@ void est_recompute_text(const est_input *in, char *buf, size_t n)
                  in->recompute_moe_act};
     buf[0] = '\0';
     if (in->recompute == RECOMPUTE_FULL) {
-        snprintf(buf, n, "full");
+        /* a JAX remat policy keeping named outputs: its name (or the saves' own mask) */
+        const char *policy = NULL;
+        for (size_t i = 0; i < sizeof REMAT_POLICIES / sizeof *REMAT_POLICIES && in->remat_saves; i++)
+            if (REMAT_POLICIES[i].saves == in->remat_saves) policy = REMAT_POLICIES[i].name;
+        if (policy) snprintf(buf, n, "full (%s)", policy);
+        else if (in->remat_saves) snprintf(buf, n, "full (saves 0x%x)", in->remat_saves);
+        else snprintf(buf, n, "full");
         return;
     }
     size_t len = 0;
@@ -966,11 +994,15 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     /* selective recompute on a stack whose "selective" is PyTorch's op-level checkpointing
      * (torchtitan): what layer_sac keeps, and its dropped matmuls and other ops again */
     bool op_sac = in->recompute == RECOMPUTE_SELECTIVE && in->stack && in->stack->selective_op_sac;
-    double act_per_layer = ckpt_share * lay.act_ckpt + (1.0 - ckpt_share) * (op_sac ? lay.act_sac : lay.act_full);
+    /* full recompute under a JAX remat policy keeps its named GEMM outputs (layer_remat_named;
+     * other layers than a plain decoder's price a whole recompute: their act_named is act_ckpt) */
+    bool named = in->recompute == RECOMPUTE_FULL && in->remat_saves;
+    double kept_ckpt = named ? lay.act_named : lay.act_ckpt;
+    double act_per_layer = ckpt_share * kept_ckpt + (1.0 - ckpt_share) * (op_sac ? lay.act_sac : lay.act_full);
 
     /* ---- time per micro-batch on a stage ---- */
     double t_layer = lay.fwd + lay.bwd;
-    double t_recomp_layer = ckpt_share * lay.fwd;
+    double t_recomp_layer = ckpt_share * (named ? lay.named_recomp : lay.fwd);
     if (in->recompute == RECOMPUTE_SELECTIVE && !in->flash_attention) t_recomp_layer = lay.attn_core_fwd;
     if (op_sac) t_recomp_layer = lay.sac_recomp;
     if (in->recompute_mla_up_proj) t_recomp_layer += (1.0 - ckpt_share) * lay.mla_up_fwd; /* layers not fully recomputed */
@@ -1193,7 +1225,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
             logits *= 1.0 + s->mtp_layers;
         }
         /* during backward of a recomputed layer its full activations exist once */
-        if (in->recompute == RECOMPUTE_FULL) acts += lay.act_peak - lay.act_ckpt;
+        if (in->recompute == RECOMPUTE_FULL) acts += fmax(0.0, lay.act_peak - kept_ckpt);
         else if (op_sac) acts += lay.act_full - lay.act_sac;
         int groups_nontrivial = (t > 1) + (p > 1) + (dp > 1) + (in->cp > 1) + (in->ep > 1);
         double comm = groups_nontrivial * 0.25 * GIB; /* NCCL buffers: ~channels × 2 × 4 MiB per communicator */

@@ -39,6 +39,15 @@ int est_precision_parse(const char *text, est_precision *out);
 const char *est_recompute_name(est_recompute r);
 int est_recompute_parse(const char *text, est_recompute *out);
 
+/* JAX remat policies (MaxText remat_policy): full recompute of a layer except the named
+ * GEMM outputs jax.checkpoint_policies.save_only_these_names keeps (MaxText layers/models.py):
+ * query/key/value projections, the attention output projection, the MLP's input projections
+ * (wi_0, wi_1) and its output projection (wo).  est_input.remat_saves, with RECOMPUTE_FULL. */
+enum { EST_SAVE_QKV = 1, EST_SAVE_OUT = 2, EST_SAVE_MLPWI = 4, EST_SAVE_MLPWO = 8 };
+#define EST_REMAT_POLICIES "full, minimal, save_qkv_proj, save_out_proj, save_dot_except_mlp, save_dot_except_mlpwi"
+/* a MaxText remat_policy name to the saves it keeps (full: none): 0, or -1 for any other text */
+int est_remat_policy_parse(const char *text, unsigned *saves);
+
 /* the efficiency constants (data/calibration.csv) */
 typedef struct {
     double collective_eff, p2p_eff, attn_eff, moe_gemm_eff, elementwise_units, min_kernel_us;
@@ -116,6 +125,10 @@ typedef struct est_input {
      * are dropped after the forward and recomputed from what stays (the norm inputs, the
      * FC1 output) before their backward: elementwise work for GEMM-input memory */
     bool recompute_layernorm, recompute_moe_act;
+    /* EST_SAVE_* flags under RECOMPUTE_FULL: a JAX remat policy that keeps these GEMM outputs
+     * and recomputes the rest of each decoder layer (est_remat_policy_parse; 0: nothing kept
+     * but the layer input, Megatron's full recompute) */
+    unsigned remat_saves;
     /* the routed experts' FC1, activation and FC2 run as one fused grouped kernel with the
      * activation's clamps and the biases in its epilogue (Megatron-Bridge 26.06 CuTeDSL fused
      * grouped MLP): no separate clamp or bias pass runs */

@@ -48,6 +48,8 @@ typedef struct {
                                        * recomputed layer runs its backward */
     double sac_recomp, act_sac;       /* op-level selective checkpointing (stack selective_op_sac):
                                        * forward seconds it repeats, bytes it keeps (layer_sac) */
+    double named_recomp, act_named;   /* full recompute under a JAX remat policy (est_input.remat_saves):
+                                       * forward seconds it repeats, bytes it keeps (layer_remat_named) */
 } layer_cost;
 
 /* the fraction of peak a GEMM of this shape reaches: the catalog's gemm_eff for large

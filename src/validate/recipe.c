@@ -51,6 +51,19 @@ static int layout_field(const csv_table *t, const csv_row *r, int *out, ac_err *
     return 0;
 }
 
+/* the remat_policy cell: a JAX remat policy's saves (est_remat_policy_parse), or -1 when empty */
+static int remat_field(const csv_table *t, const csv_row *r, int *out, ac_err *e)
+{
+    const char *s = csv_get(r, csv_col(t, "remat_policy"));
+    unsigned saves;
+    *out = -1;
+    if (!*s) return 0;
+    if (est_remat_policy_parse(s, &saves))
+        return ac_err_at(e, AC_E_INTERNAL, t->file, r->line, 0, "remat_policy", "expects " EST_REMAT_POLICIES ", got '%s'", s);
+    *out = (int)saves;
+    return 0;
+}
+
 /* a text cell (csv_copy_cell): a cell longer than the field is an error, as a cut matcher
  * would match more */
 static int text_field(const csv_table *t, const csv_row *r, const char *col, char *out, size_t n, ac_err *e)
@@ -66,7 +79,7 @@ int recipe_table_load(ac_err *e)
     static const char *const cols[] = {"framework", "model", "gpu", "precision", "tp", "pp", "fsdp", "grad_reduce_in_fp32",
                                        "fp8_param_gather", "cpu_offloading_num_layers", "since", "cuda_graphs",
                                        "moe_a2a_overlap", "recompute_mla_up_proj", "recompute_layernorm",
-                                       "recompute_moe_act", "fused_expert_mlp", "pp_layout", "overlap_grad_sync", "source"};
+                                       "recompute_moe_act", "fused_expert_mlp", "pp_layout", "overlap_grad_sync", "remat_policy", "source"};
     if (csv_require_cols(&t, cols, sizeof cols / sizeof *cols, AC_E_INTERNAL, NULL, e)) {
         csv_free(&t);
         return -1;
@@ -92,7 +105,7 @@ int recipe_table_load(ac_err *e)
              int_field(&t, r, "recompute_moe_act", 0, 1, &d.sets.recompute_moe_act, e) ||
              int_field(&t, r, "fused_expert_mlp", 0, 1, &d.sets.fused_expert_mlp, e) ||
              int_field(&t, r, "overlap_grad_sync", 0, 1, &d.sets.overlap_grad_sync, e) ||
-             layout_field(&t, r, &d.sets.pp_layout, e) ||
+             layout_field(&t, r, &d.sets.pp_layout, e) || remat_field(&t, r, &d.sets.remat_saves, e) ||
              text_field(&t, r, "since", d.since, sizeof d.since, e);
         if (!rc && (!d.framework[0] || !d.source[0]))
             rc = ac_err_at(e, AC_E_INTERNAL, t.file, r->line, 0, "framework", "a recipe row needs a framework and its source");
@@ -188,7 +201,7 @@ bool recipe_release_at_least(const char *a, const char *b)
 
 recipe_switches recipe_lookup(const recipe_query *q)
 {
-    recipe_switches s = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+    recipe_switches s = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
     if (!q || !q->framework || !*q->framework || recipe_table_load(NULL)) return s;
     for (size_t i = 0; i < table_n; i++) {
         const recipe_row *d = &table[i];
@@ -204,6 +217,7 @@ recipe_switches recipe_lookup(const recipe_query *q)
         if (s.fused_expert_mlp < 0) s.fused_expert_mlp = d->sets.fused_expert_mlp;
         if (s.pp_layout < 0) s.pp_layout = d->sets.pp_layout;
         if (s.overlap_grad_sync < 0) s.overlap_grad_sync = d->sets.overlap_grad_sync;
+        if (s.remat_saves < 0) s.remat_saves = d->sets.remat_saves;
     }
     return s;
 }

@@ -40,6 +40,7 @@ typedef struct {
     int fused_expert_mlp;          /* 1: experts' FC1, activation and FC2 in one fused grouped kernel */
     int pp_layout;                 /* an est_pp_layout: how layers split over pipeline stages */
     int overlap_grad_sync;         /* 0: gradients reduced after the backward (NeMo optim.overlap_grad_sync) */
+    int remat_saves;               /* a JAX remat policy's EST_SAVE_* flags (est_remat_policy_parse) */
 } recipe_switches;
 
 /* Loads the compiled-in table once.  -1 only when the data file is malformed. */

@@ -602,6 +602,9 @@ static int row_input(const csv_table *t, const csv_row *row, est_input *in, char
         half_blocks(in);
         if (assume) *assume |= HALF_BLOCKS; /* again once an assumed layout or VP is chosen */
     }
+    /* a recipe's JAX remat policy (MaxText remat_policy) is its full recompute keeping named GEMM
+     * outputs: it applies to a row that recomputes in full, its stated or its stack's default */
+    if (rs.remat_saves > 0 && in->recompute == RECOMPUTE_FULL && in->recompute_layers == 0) in->remat_saves = (unsigned)rs.remat_saves;
     /* a recipe's offload belongs to its recipe: not to a row that publishes recompute */
     if (!*csv_get(row, c.act_offload) && rs.cpu_offloading_num_layers > 0 && in->recompute == RECOMPUTE_NONE)
         in->offload_act_layers = rs.cpu_offloading_num_layers;

@@ -40,6 +40,15 @@ expect framework_unknown 2 "did you mean 'hf-deepspeed'" -- estimate $G5 --frame
 # a JAX run rematerialises unless it says otherwise (MaxText remat_policy 'full'); a flag still wins
 expect framework_jax_remat 0 "recompute full" -- estimate $G5 --framework maxtext --tp 1
 expect framework_jax_remat_flag 0 "recompute none" -- estimate $G5 --framework maxtext --tp 1 --recompute none
+# a JAX remat policy keeps named GEMM outputs: less recompute than full, more activations
+L70="search_config=llama/llama3_70b search_config.train_settings.gpu=h100 search_config.train_settings.num_nodes=16"
+rm_() { "$AC" estimate $L70 --framework maxtext --tp 1 --pp 1 --zero 3 --mbs 2 --gbs 256 "$@" --json |
+      python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["time_s"]["recompute"], d["memory_gib"]["activations"])'; }
+a=$(rm_); b=$(rm_ --remat-policy save_qkv_proj)
+echo "$a $b" | awk '{ exit !($3 < 0.9 * $1 && $3 > 0 && $4 > $2) }' && pass remat_policy_trades || fail remat_policy_trades "full: $a, save_qkv_proj: $b"
+expect remat_policy_shown 0 "recompute full (save_dot_except_mlp)" -- estimate $L70 --framework maxtext --tp 1 --zero 3 --remat-policy save_dot_except_mlp
+expect remat_policy_unknown 2 "--remat-policy: expects full, minimal, save_qkv_proj" -- estimate $G5 --remat-policy save_all
+expect remat_policy_not_full 2 "is a policy of full recompute, but --recompute selective" -- estimate $G5 --remat-policy minimal --recompute selective
 expect framework_config_unknown 2 "search_config.train_settings.framework" -- estimate $G5 search_config.train_settings.framework=colossalai
 # a search ranked on a stack NeMo's jobs do not run ranks (sim), but does not launch NeMo jobs
 expect run_framework_sim 0 "Optimal config" -- run $G5 search_config.train_settings.framework=fsdp base_results_dir=$T/r1

@@ -296,6 +296,57 @@ static void test_op_selective_checkpointing(void)
     CHECK(meg.t_recompute == 0.0);
 }
 
+/* MaxText's remat policies (full recompute keeping named GEMM outputs), by hand on the small GPT
+ * (h 1024, 8 heads of 128, MLP 4096, not gated; 1024 tokens): what each keeps per token at 2 B
+ * an element and which forward GEMMs the backward re-runs */
+static void test_remat_policies(void)
+{
+    model_shape s = small_gpt();
+    est_input in = input_on(&s, "h100_sxm");
+    est_stack_apply(&in, est_stack_find("jax-xla"));
+    in.num_gpus = 8, in.mbs = 1, in.gbs = 8, in.recompute = RECOMPUTE_FULL;
+    est_cal cal;
+    CHECK(est_cal_default(&cal, NULL) == 0);
+    est_device dev;
+    est_device_of(&in, &cal, &dev);
+    const double T = 1024, h = 1024, F = 4096;
+    double qkv = layer_gemm_s(&dev, T, h, 3 * h, 1.0), out = layer_gemm_s(&dev, T, h, h, 1.0);
+    double wi = layer_gemm_s(&dev, T, h, F, 1.0), wo = layer_gemm_s(&dev, T, F, h, 1.0);
+    static const struct {
+        const char *policy;
+        double kept_per_token; /* bytes */
+        int qkv, out, wi;      /* re-run (1) or kept (0) */
+    } P[] = {
+        {"full", 2 * h, 1, 1, 1},
+        {"save_qkv_proj", 2 * h + 2 * 3 * h, 0, 1, 1},
+        {"save_dot_except_mlp", 2 * h + 2 * 3 * h + 2 * h, 0, 0, 1},
+        {"save_dot_except_mlpwi", 2 * h + 2 * 3 * h + 2 * h + 2 * h, 0, 0, 1},
+        {"minimal", 2 * h + 2 * 3 * h + 2 * h + 2 * F + 2 * h, 0, 0, 0},
+    };
+    layer_cost full;
+    layer_cost_compute(&in, &dev, 1024, 1024, true, false, 0, false, &full);
+    for (size_t i = 0; i < sizeof P / sizeof *P; i++) {
+        CHECK(est_remat_policy_parse(P[i].policy, &in.remat_saves) == 0);
+        layer_cost lc;
+        layer_cost_compute(&in, &dev, 1024, 1024, true, false, 0, false, &lc);
+        CHECK_NEAR(lc.act_named, P[i].kept_per_token * T, 1.0);
+        if (!in.remat_saves) continue; /* full: Megatron's whole recompute, lc.fwd */
+        /* the rest of the forward again: attention core, elementwise passes, and the GEMMs not kept;
+         * never the MLP's output projection */
+        double again = full.fwd - qkv - out - wi - wo + P[i].qkv * qkv + P[i].out * out + P[i].wi * wi;
+        CHECK_NEAR(lc.named_recomp, again, 1e-12 * full.fwd);
+    }
+    CHECK(est_remat_policy_parse("save_everything", &in.remat_saves) == -1);
+    /* in a step: less recompute than full, more activation memory */
+    est_result r_full, r_qkv;
+    in.remat_saves = 0;
+    CHECK(est_evaluate(&in, &r_full) == 0);
+    CHECK(est_remat_policy_parse("save_qkv_proj", &in.remat_saves) == 0);
+    CHECK(est_evaluate(&in, &r_qkv) == 0);
+    CHECK(r_qkv.t_recompute < r_full.t_recompute && r_qkv.t_recompute > 0.0);
+    CHECK(r_qkv.mem_activations > r_full.mem_activations);
+}
+
 static void test_dp_overlap(void)
 {
     model_shape s = small_gpt();
@@ -1015,6 +1066,7 @@ int main(void)
     RUN(test_encoder_decoder_ranges);
     RUN(test_logit_bytes);
     RUN(test_op_selective_checkpointing);
+    RUN(test_remat_policies);
     RUN(test_masked_sdpa);
     RUN(test_zero12_allreduce);
     RUN(test_offload_grad_accum);

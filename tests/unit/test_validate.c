@@ -212,6 +212,8 @@ static void test_rows_as_tables_write_them(void)
     CHECK(in.tp == 1 && in.pp == 1 && in.zero_stage == 3 && !strcmp(in.stack->name, "jax-xla") && in.recompute == RECOMPUTE_FULL);
     CHECK(validate_row_input(&t, &t.rows[8], &in, why, sizeof why) == 0);
     CHECK(!strcmp(in.stack->name, "jax-xla") && in.recompute == RECOMPUTE_SELECTIVE);
+    /* a MaxText row whose model has no recipe keeps a plain full recompute */
+    CHECK(validate_row_input(&t, &t.rows[7], &in, why, sizeof why) == 0 && in.remat_saves == 0);
     /* a Megatron stack's blank recompute is none (NeMo's default), not the JAX one */
     CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0 && in.recompute == RECOMPUTE_NONE);
     csv_free(&t);
@@ -230,6 +232,25 @@ static void test_rows_as_tables_write_them(void)
     CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "nemo-megatron-2022"));
     CHECK(validate_row_input(&t, &t.rows[1], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "megatron-core"));
     CHECK(validate_row_input(&t, &t.rows[2], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "megatron-core"));
+    csv_free(&t);
+    /* the dgxc-benchmarking MaxText recipes' remat policies (data/recipes.csv): Llama 2 70B FP8
+     * keeps Q, K, V and the output projection, BF16 also the MLP's output projection, Llama 3 70B
+     * Q, K and V; a row that states selective recompute is not a full one and keeps none */
+    static const char REMAT_ROWS[] =
+        "id,framework,model,model_family,num_layers,hidden_size,num_attention_heads,vocab_size,seq_length,gpu_type,"
+        "num_gpus,fsdp,mbs,gbs,precision,act_recompute,step_time_s\n"
+        "a,MaxText/JAX,Llama 2 70B (MaxText),Llama,80,8192,64,32000,4096,H100 SXM,64,64,2,128,FP8,,7\n"
+        "b,MaxText/JAX,Llama 2 70B (MaxText),Llama,80,8192,64,32000,4096,H100 SXM,64,64,2,128,BF16,,7\n"
+        "c,MaxText 25.01,Llama 3 70B (MaxText),Llama,80,8192,64,128256,8192,H100 SXM,128,128,2,256,FP8,,12\n"
+        "d,MaxText 25.01,Llama 3 70B (MaxText),Llama,80,8192,64,128256,8192,H100 SXM,128,128,2,256,FP8,selective,12\n";
+    parse_rows(REMAT_ROWS, &t);
+    CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0);
+    CHECK(in.recompute == RECOMPUTE_FULL && in.remat_saves == (EST_SAVE_QKV | EST_SAVE_OUT));
+    CHECK(validate_row_input(&t, &t.rows[1], &in, why, sizeof why) == 0);
+    CHECK(in.remat_saves == (EST_SAVE_QKV | EST_SAVE_OUT | EST_SAVE_MLPWO));
+    CHECK(validate_row_input(&t, &t.rows[2], &in, why, sizeof why) == 0 && in.remat_saves == EST_SAVE_QKV);
+    CHECK(validate_row_input(&t, &t.rows[3], &in, why, sizeof why) == 0);
+    CHECK(in.recompute == RECOMPUTE_SELECTIVE && in.remat_saves == 0);
     csv_free(&t);
     /* a NeMo container release whose launcher configuration turned cuDNN attention off (24.01-24.05)
      * ran the launcher stack; a later release, and MLPerf's "NGC 24.04" (its own scripts), did not */
