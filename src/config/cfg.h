@@ -64,6 +64,7 @@ typedef struct {
     char model_name[CFG_NAME_MAX]; /* built-in architecture (llama2_7b, ...), "" when null */
     char gpu[CFG_NAME_MAX];        /* catalog name, "" = A100 of gpu_memory_gb */
     char framework[CFG_NAME_MAX];  /* training stack (data/stacks.csv), "" = megatron-core */
+    char remat_policy[CFG_NAME_MAX]; /* JAX remat policy under full recompute (est_remat_policy_parse), "" = full */
     cfg_int_list context_parallel_sizes;
     cfg_int_list expert_parallel_sizes;
     cfg_int_list virtual_pipeline_sizes;

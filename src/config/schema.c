@@ -88,6 +88,7 @@ const schema_entry SCHEMA[] = {
     { TS "model_name", ST_STR, S(train.model_name), "null", NB, NULL, SF_NULLABLE, "extension: built-in architecture (llama2_7b, llama3_70b, mixtral_8x7b, ...)" },
     { TS "gpu", ST_STR, S(train.gpu), "null", NB, NULL, SF_NULLABLE, "extension: GPU type from data/gpus.csv (null = A100 with gpu_memory_gb)" },
     { TS "framework", ST_STR, S(train.framework), "null", NB, NULL, SF_NULLABLE, "extension: training stack from data/stacks.csv, null = megatron-core (cost: Megatron-Core for TP/PP runs, hf-deepspeed otherwise) (megatron-core, nemo-megatron-2022, megatron-deepspeed, pytorch-fsdp, hf-deepspeed, llm-foundry-2023, jax-xla, meta-llama3; aliases such as deepspeed, fsdp, torchtitan, maxtext)" },
+    { TS "remat_policy", ST_STR, S(train.remat_policy), "null", NB, NULL, SF_NULLABLE, "extension: a JAX stack's remat policy for candidates that recompute in full (MaxText remat_policy: full, minimal, save_qkv_proj, save_out_proj, save_dot_except_mlp, save_dot_except_mlpwi); null = full" },
     { TS "context_parallel_sizes", ST_INT_LIST, S(train.context_parallel_sizes), "[1]", 1, 1024, NULL, SF_NULLABLE, "extension: CP values to search, or auto" },
     { TS "expert_parallel_sizes", ST_INT_LIST, S(train.expert_parallel_sizes), "[1]", 1, 1024, NULL, SF_NULLABLE, "extension: EP values to search, or auto" },
     { TS "virtual_pipeline_sizes", ST_INT_LIST, S(train.virtual_pipeline_sizes), "auto", 1, 1024, NULL, SF_NULLABLE, "extension: VP values, or auto (the original's rule)" },

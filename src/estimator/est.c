@@ -27,6 +27,7 @@
 #include "model/layer.h"
 #include "util/csv.h"
 #include "util/fsutil.h"
+#include "util/text.h"
 #include "util/strbuf.h"
 
 extern const char ac_data_calibration[]; /* build/gen/data_calibration.c */
@@ -91,6 +92,14 @@ int est_remat_policy_parse(const char *text, unsigned *saves)
     for (size_t i = 0; i < sizeof REMAT_POLICIES / sizeof *REMAT_POLICIES; i++)
         if (!strcmp(text, REMAT_POLICIES[i].name)) { *saves = REMAT_POLICIES[i].saves; return 0; }
     return -1;
+}
+
+const char *est_remat_policy_suggest(const char *text)
+{
+    text_nearest near;
+    text_nearest_init(&near, 3);
+    for (size_t i = 0; i < sizeof REMAT_POLICIES / sizeof *REMAT_POLICIES; i++) text_nearest_offer(&near, text, REMAT_POLICIES[i].name);
+    return near.best;
 }
 
 int est_precision_parse(const char *text, est_precision *out)

@@ -47,6 +47,8 @@ enum { EST_SAVE_QKV = 1, EST_SAVE_OUT = 2, EST_SAVE_MLPWI = 4, EST_SAVE_MLPWO = 
 #define EST_REMAT_POLICIES "full, minimal, save_qkv_proj, save_out_proj, save_dot_except_mlp, save_dot_except_mlpwi"
 /* a MaxText remat_policy name to the saves it keeps (full: none): 0, or -1 for any other text */
 int est_remat_policy_parse(const char *text, unsigned *saves);
+/* the known policy nearest a mistyped name ("did you mean"), or NULL */
+const char *est_remat_policy_suggest(const char *text);
 
 /* the efficiency constants (data/calibration.csv) */
 typedef struct {

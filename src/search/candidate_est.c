@@ -156,6 +156,17 @@ int candidate_est_base(const ac_config *c, const model_base_config *b, est_input
     in->num_gpus = c->train.num_nodes * c->train.gpus_per_node;
     in->sequence_parallel = in->tp > 1 && st->sequence_parallel;
     read_switches(b->cfg, in);
+    /* a JAX remat policy: the GEMM outputs full recompute keeps (the estimator applies it only to
+     * candidates that recompute in full) */
+    if (c->train.remat_policy[0] && est_remat_policy_parse(c->train.remat_policy, &in->remat_saves)) {
+        const node *at = node_get_path(c->root, "search_config.train_settings.remat_policy");
+        const char *near = est_remat_policy_suggest(c->train.remat_policy);
+        char hint[96] = "";
+        if (near) snprintf(hint, sizeof hint, "did you mean '%s'? ", near);
+        return ac_err_at(e, AC_E_INPUT, at && at->file ? at->file : "command line", at ? at->line : 0, 0,
+                         "search_config.train_settings.remat_policy", "unknown remat policy '%s' (%sknown: " EST_REMAT_POLICIES ")",
+                         c->train.remat_policy, hint);
+    }
     if (in->tp == 1 || !st->sequence_parallel) in->sequence_parallel = false;
     /* the original's gpu_memory_gb names the A100 variant; with a catalog GPU its memory counts */
     in->memory_limit_gb = c->train.gpu[0] ? 0 : c->train.gpu_memory_gb;

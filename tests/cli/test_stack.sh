@@ -47,6 +47,8 @@ rm_() { "$AC" estimate $L70 --framework maxtext --tp 1 --pp 1 --zero 3 --mbs 2 -
 a=$(rm_); b=$(rm_ --remat-policy save_qkv_proj)
 echo "$a $b" | awk '{ exit !($3 < 0.9 * $1 && $3 > 0 && $4 > $2) }' && pass remat_policy_trades || fail remat_policy_trades "full: $a, save_qkv_proj: $b"
 expect remat_policy_shown 0 "recompute full (save_dot_except_mlp)" -- estimate $L70 --framework maxtext --tp 1 --zero 3 --remat-policy save_dot_except_mlp
+expect remat_policy_config 0 "recompute full (save_qkv_proj)" -- estimate $L70 search_config.train_settings.framework=maxtext search_config.train_settings.remat_policy=save_qkv_proj --tp 1 --zero 3
+expect remat_policy_config_typo 2 "unknown remat policy 'save_qkv_prj' (did you mean 'save_qkv_proj'?" -- estimate $L70 search_config.train_settings.framework=maxtext search_config.train_settings.remat_policy=save_qkv_prj --tp 1
 expect remat_policy_unknown 2 "--remat-policy: expects full, minimal, save_qkv_proj" -- estimate $G5 --remat-policy save_all
 expect remat_policy_not_full 2 "is a policy of full recompute, but --recompute selective" -- estimate $G5 --remat-policy minimal --recompute selective
 expect framework_config_unknown 2 "search_config.train_settings.framework" -- estimate $G5 search_config.train_settings.framework=colossalai
