@@ -371,6 +371,14 @@ int cmd_estimate(int argc, char **argv)
         rc = cli_fail(&e);
         goto out;
     }
+    if (remat && in.remat_saves && !(in.stack && in.stack->remat_policies)) {
+        ac_err_at(&e, AC_E_INPUT, "command line", 0, 0, "--remat-policy",
+                  "%s recomputes whole layers or Megatron's modules (--recompute, --recompute-modules); remat policies are a JAX "
+                  "stack's (--framework jax-xla)",
+                  in.stack ? in.stack->name : "megatron-core");
+        rc = cli_fail(&e);
+        goto out;
+    }
     if (remat && rcmp && in.recompute != RECOMPUTE_FULL) {
         ac_err_at(&e, AC_E_INPUT, "command line", 0, 0, "--remat-policy", "is a policy of full recompute, but --recompute %s was asked for",
                   rcmp);

@@ -85,6 +85,8 @@ typedef struct est_stack {
     bool fp8_dynamic_scaling;          /* its FP8 casts always take the amax of the tensor they cast, and
                                         * fp8_cast_bytes counts that read (optional; 0: delayed scaling,
                                         * current scaling adds its own amax pass) */
+    bool remat_policies;               /* its full recompute can keep named GEMM outputs (JAX's
+                                        * jax.checkpoint policies, est_input.remat_saves; optional) */
     int launcher_from, launcher_to;    /* NeMo container releases (YYMM) whose NeMo-Framework-Launcher default
                                         * configuration runs this stack (optional launcher_containers; 0: none) */
     double lora_fwd_bytes, lora_bwd_bytes; /* HBM bytes per token per element of an adapted matrix's input +

@@ -167,6 +167,13 @@ int candidate_est_base(const ac_config *c, const model_base_config *b, est_input
                          "search_config.train_settings.remat_policy", "unknown remat policy '%s' (%sknown: " EST_REMAT_POLICIES ")",
                          c->train.remat_policy, hint);
     }
+    if (in->remat_saves && !st->remat_policies) {
+        const node *at = node_get_path(c->root, "search_config.train_settings.remat_policy");
+        return ac_err_at(e, AC_E_INPUT, at && at->file ? at->file : "command line", at ? at->line : 0, 0,
+                         "search_config.train_settings.remat_policy",
+                         "%s recomputes whole layers or Megatron's modules; remat policies are a JAX stack's (framework: jax-xla)",
+                         st->name);
+    }
     if (in->tp == 1 || !st->sequence_parallel) in->sequence_parallel = false;
     /* the original's gpu_memory_gb names the A100 variant; with a catalog GPU its memory counts */
     in->memory_limit_gb = c->train.gpu[0] ? 0 : c->train.gpu_memory_gb;
