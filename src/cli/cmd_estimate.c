@@ -283,7 +283,7 @@ static int parse_recompute_modules(const char *list, est_input *in, ac_err *e)
         case 0:
             if (in->recompute == RECOMPUTE_FULL)
                 return ac_err_at(e, AC_E_INPUT, "command line", 0, 0, "--recompute-modules",
-                                 "core_attn is selective recompute, but --recompute full was asked for");
+                                 "core_attn is selective recompute, but full recompute was asked for (--recompute full or --remat-policy)");
             in->recompute = RECOMPUTE_SELECTIVE;
             break;
         case 1: in->recompute_layernorm = true; break;
@@ -364,18 +364,19 @@ int cmd_estimate(int argc, char **argv)
         rc = cli_fail(&e);
         goto out;
     }
-    /* a JAX remat policy is full recompute keeping the GEMM outputs it names */
+    /* a JAX remat policy is full recompute keeping the GEMM outputs it names, on a stack that has
+     * them (checked once --framework has picked the stack) */
     const char *remat = cli_flag_value(&o, "--remat-policy");
     if (remat && est_remat_policy_parse(remat, &in.remat_saves)) {
-        ac_err_at(&e, AC_E_INPUT, "command line", 0, 0, "--remat-policy", "expects " EST_REMAT_POLICIES ", got '%s'", remat);
+        const char *near = est_remat_policy_suggest(remat);
+        char hint[96] = "";
+        if (near) snprintf(hint, sizeof hint, "did you mean '%s'? ", near);
+        ac_err_at(&e, AC_E_INPUT, "command line", 0, 0, "--remat-policy", "unknown remat policy '%s' (%sknown: " EST_REMAT_POLICIES ")",
+                  remat, hint);
         rc = cli_fail(&e);
         goto out;
     }
-    if (remat && in.remat_saves && !(in.stack && in.stack->remat_policies)) {
-        ac_err_at(&e, AC_E_INPUT, "command line", 0, 0, "--remat-policy",
-                  "%s recomputes whole layers or Megatron's modules (--recompute, --recompute-modules); remat policies are a JAX "
-                  "stack's (--framework jax-xla)",
-                  in.stack ? in.stack->name : "megatron-core");
+    if (candidate_remat_check(&c, &in, remat, &e)) {
         rc = cli_fail(&e);
         goto out;
     }

@@ -94,6 +94,12 @@ int est_remat_policy_parse(const char *text, unsigned *saves)
     return -1;
 }
 
+bool est_layer_remat_named(const est_input *in)
+{
+    return in->recompute == RECOMPUTE_FULL && in->stack && in->stack->remat_policies && in->shape.arch == ARCH_DECODER &&
+           !shape_is_hybrid(&in->shape);
+}
+
 const char *est_remat_policy_suggest(const char *text)
 {
     text_nearest near;
@@ -303,6 +309,9 @@ int est_check(const est_input *in, char *why, size_t why_len)
     if (!in->gpu) return WHY("no GPU given");
     if (s->num_layers < 1 || s->hidden < 1 || s->heads < 1 || s->seq_length < 1 || s->vocab < 1)
         return WHY("model shape incomplete (layers, hidden size, heads, sequence length and vocab must be positive)");
+    if (in->remat_saves && !(in->stack && in->stack->remat_policies))
+        return WHY("a remat policy keeps named outputs of a JAX stack's recompute; %s recomputes whole layers",
+                   in->stack ? in->stack->name : "megatron-core");
     if (in->tp < 1 || in->pp < 1 || in->cp < 1 || in->ep < 1 || in->vp < 1 || in->etp < 1)
         return WHY("parallel sizes must be at least 1");
     if (in->mbs < 1 || in->gbs < 1) return WHY("micro and global batch sizes must be at least 1");
@@ -1003,9 +1012,10 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     /* selective recompute on a stack whose "selective" is PyTorch's op-level checkpointing
      * (torchtitan): what layer_sac keeps, and its dropped matmuls and other ops again */
     bool op_sac = in->recompute == RECOMPUTE_SELECTIVE && in->stack && in->stack->selective_op_sac;
-    /* full recompute under a JAX remat policy keeps its named GEMM outputs (layer_remat_named;
-     * other layers than a plain decoder's price a whole recompute: their act_named is act_ckpt) */
-    bool named = in->recompute == RECOMPUTE_FULL && in->remat_saves;
+    /* JAX's full recompute re-runs only what the backward needs and keeps what its policy names
+     * (layer_remat_named; MoE, MLA and cross-attention layers price a whole recompute: their
+     * named_recomp is fwd, their act_named act_ckpt) */
+    bool named = est_layer_remat_named(in);
     double kept_ckpt = named ? lay.act_named : lay.act_ckpt;
     double act_per_layer = ckpt_share * kept_ckpt + (1.0 - ckpt_share) * (op_sac ? lay.act_sac : lay.act_full);
 

@@ -49,6 +49,11 @@ enum { EST_SAVE_QKV = 1, EST_SAVE_OUT = 2, EST_SAVE_MLPWI = 4, EST_SAVE_MLPWO = 
 int est_remat_policy_parse(const char *text, unsigned *saves);
 /* the known policy nearest a mistyped name ("did you mean"), or NULL */
 const char *est_remat_policy_suggest(const char *text);
+struct est_input;
+/* a run whose full recompute is JAX's remat (its stack's remat_policies) in a plain decoder: the
+ * backward re-runs only what it needs, keeping the layer input and what remat_saves names
+ * (layer_cost.c layer_remat_named); encoder-decoder and hybrid stacks price a whole recompute */
+bool est_layer_remat_named(const struct est_input *in);
 
 /* the efficiency constants (data/calibration.csv) */
 typedef struct {
@@ -274,8 +279,9 @@ double est_attn_keys(double s, bool causal, double window);
 #define EST_ATTN_KEY_BLOCK 128.0
 double est_attn_keys_computed(double s, bool causal, double window);
 
-/* what a candidate recomputes, as Megatron-Core names it: "full", or the selective
- * modules joined by '+' (core_attn, mla_up_proj, layernorm, moe_act); "" for none */
+/* what a candidate recomputes, as Megatron-Core names it: "full" ("full (save_qkv_proj)" under a
+ * JAX remat policy keeping named outputs), or the selective modules joined by '+' (core_attn,
+ * mla_up_proj, layernorm, moe_act); "" for none */
 void est_recompute_text(const est_input *in, char *buf, size_t n);
 /* elements one GPU casts to FP8/FP4 per layer for T tokens (every GEMM input forward,
  * every output gradient backward; weights cached); 4 B of HBM traffic each.  moe_layer:

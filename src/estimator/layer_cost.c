@@ -639,16 +639,19 @@ static void layer_sac(const est_input *in, const layer_attn *at, bool moe_layer,
     *kept = keep;
 }
 
-/* Full recompute of a dense decoder layer under a JAX remat policy that keeps some of its GEMM
- * outputs (est_input.remat_saves; MaxText's remat_policy, jax.checkpoint_policies
- * save_only_these_names).  JAX's backward re-runs what it needs and cannot read: the norms,
- * RoPE, activation and residual adds (the layer's elementwise passes); the attention core,
- * whose output no policy names; the Q/K/V projections unless kept; the output projection
- * unless kept, as its output sums into the residual the second norm's backward reads; the
- * MLP's input projections (wi_0, wi_1) unless kept, as the activation's backward reads them.
- * The MLP's output projection is never re-run (nothing in the backward reads its output), so
- * keeping it costs memory and saves nothing.  FP8 casts are repeated in proportion to the GEMM
- * time repeated.  Kept per token: the layer input and each saved output, 2 B per element.
+/* Full recompute of a dense decoder layer under JAX's remat (est_layer_remat_named: a stack
+ * whose remat_policies says so, with or without a policy keeping named GEMM outputs: MaxText's
+ * remat_policy, jax.checkpoint_policies save_only_these_names).  jax.checkpoint re-runs in the
+ * backward only what the backward needs and cannot read (JAX docs, "Control autodiff's saved
+ * values with jax.checkpoint"): the norms, RoPE, activation and residual adds (the layer's
+ * elementwise passes); the attention core, whose output no policy names; the Q/K/V
+ * projections unless kept; the output projection unless kept, as its output sums into the
+ * residual the second norm's backward reads; the MLP's input projections (wi_0, wi_1) unless
+ * kept, as the activation's backward reads them.  The MLP's output projection is never re-run
+ * and never kept: nothing in the backward reads its output, so it is no residual (a policy
+ * naming mlpwo changes nothing).  Megatron's full recompute re-runs the whole forward, wo
+ * included.  FP8 casts are repeated in proportion to the GEMM time repeated.  Kept per token:
+ * the layer input and each saved residual, 2 B per element.
  * *fwd_again: forward seconds repeated; *kept: bytes per token. */
 static void layer_remat_named(const est_input *in, const est_device *dev, double T, double t_attn, double t_elem,
                               double t_cast_fwd, double *fwd_again, double *kept)
@@ -659,12 +662,13 @@ static void layer_remat_named(const est_input *in, const est_device *dev, double
     unsigned keep = in->remat_saves;
     double qkv = layer_gemm_s(dev, T, h, (at->q + at->k + at->v) / t, 1.0);
     double out = layer_gemm_s(dev, T, at->ctx / t, h, 1.0);
-    double wi = layer_gemm_s(dev, T, h, fc1_mats(s) * F / t, 1.0), wo = layer_gemm_s(dev, T, F / t, h, 1.0);
+    double wi = F > 0 ? layer_gemm_s(dev, T, h, fc1_mats(s) * F / t, 1.0) : 0.0;
+    double wo = F > 0 ? layer_gemm_s(dev, T, F / t, h, 1.0) : 0.0;
     double gemms = qkv + out + wi + wo;
     double again = (keep & EST_SAVE_QKV ? 0.0 : qkv) + (keep & EST_SAVE_OUT ? 0.0 : out) + (keep & EST_SAVE_MLPWI ? 0.0 : wi);
     *fwd_again = again + t_attn + t_elem + (gemms > 0 ? again / gemms : 0.0) * t_cast_fwd;
     *kept = 2.0 * h / sp + (keep & EST_SAVE_QKV ? 2.0 * (at->q + at->k + at->v) / t : 0.0) + (keep & EST_SAVE_OUT ? 2.0 * h / sp : 0.0) +
-            (keep & EST_SAVE_MLPWI ? 2.0 * fc1_mats(s) * F / t : 0.0) + (keep & EST_SAVE_MLPWO ? 2.0 * h / sp : 0.0);
+            (keep & EST_SAVE_MLPWI ? 2.0 * fc1_mats(s) * F / t : 0.0);
 }
 
 /* Attention when the model hands PyTorch SDPA an explicit 4-D mask (est_input.attn_explicit_mask):
@@ -791,10 +795,10 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
     lc->act_full = act_bytes_per_token(in, dev, seq_q, seq_kv, cross, cross_seq, moe_layer) * T;
     lc->act_peak = lc->act_full;
     lc->act_ckpt = 2.0 * in->shape.hidden / layer_sp_div(in) * T;
-    /* a JAX remat policy (remat_saves): what its saved GEMM outputs spare a full recompute */
+    /* JAX's remat (est_layer_remat_named): what it re-runs and keeps; elsewhere a whole recompute */
     lc->named_recomp = lc->fwd;
     lc->act_named = lc->act_ckpt;
-    if (in->remat_saves && !moe_layer && !cross && !layer_is_mla(&in->shape)) {
+    if (est_layer_remat_named(in) && !moe_layer && !cross && !layer_is_mla(&in->shape)) {
         double fwd_again, kept;
         layer_remat_named(in, dev, T, t_attn, t_elem, t_cast_fwd, &fwd_again, &kept);
         lc->named_recomp = fwd_again;

@@ -1,6 +1,7 @@
 /* stack.c — training stacks parsed from the compiled-in data/stacks.csv (stack.h) */
 #include "estimator/stack.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,9 +47,13 @@ static int stack_value(est_stack *s, int k, const char *v, const char *file, int
     }
     if (k == K_ELEM && !*v) return 0; /* the calibration's */
     if (k == K_LAUNCHER) {
-        int y0, m0, y1, m1, used = 0;
-        if (sscanf(v, "%2d.%2d-%2d.%2d%n", &y0, &m0, &y1, &m1, &used) != 4 || v[used] || m0 < 1 || m0 > 12 || m1 < 1 || m1 > 12 ||
-            y0 * 100 + m0 > y1 * 100 + m1)
+        /* exactly DD.DD-DD.DD */
+        static const char SHAPE[] = "99.99-99.99";
+        bool shaped = strlen(v) == sizeof SHAPE - 1;
+        for (size_t i = 0; shaped && SHAPE[i]; i++) shaped = SHAPE[i] == '9' ? isdigit((unsigned char)v[i]) != 0 : v[i] == SHAPE[i];
+        int y0 = 0, m0 = 0, y1 = 0, m1 = 0;
+        if (shaped) sscanf(v, "%2d.%2d-%2d.%2d", &y0, &m0, &y1, &m1);
+        if (!shaped || m0 < 1 || m0 > 12 || m1 < 1 || m1 > 12 || y0 * 100 + m0 > y1 * 100 + m1)
             return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "launcher_containers", "a release range YY.MM-YY.MM, not '%s'", v);
         s->launcher_from = y0 * 100 + m0;
         s->launcher_to = y1 * 100 + m1;

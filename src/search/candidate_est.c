@@ -141,6 +141,22 @@ static void read_switches(const node *cfg, est_input *in)
         in->offload_act_layers = (int)off;
 }
 
+int candidate_remat_check(const ac_config *c, const est_input *in, const char *flag, ac_err *e)
+{
+    bool named = flag || c->train.remat_policy[0];
+    if (!named || (in->stack && in->stack->remat_policies)) return 0;
+    const char *name = in->stack ? in->stack->name : "megatron-core";
+    if (flag)
+        return ac_err_at(e, AC_E_INPUT, "command line", 0, 0, "--remat-policy",
+                         "a remat policy names what a JAX stack's recompute keeps (jax-xla); %s recomputes whole layers "
+                         "(--recompute full)", name);
+    const node *at = node_get_path(c->root, "search_config.train_settings.remat_policy");
+    return ac_err_at(e, AC_E_INPUT, at && at->file ? at->file : "command line", at ? at->line : 0, 0,
+                     "search_config.train_settings.remat_policy",
+                     "a remat policy names what a JAX stack's recompute keeps (framework: jax-xla); %s recomputes whole layers",
+                     name);
+}
+
 int candidate_est_base(const ac_config *c, const model_base_config *b, est_input *in, ac_err *e)
 {
     const gpu_spec *g = candidate_gpu(c, e);
@@ -166,13 +182,6 @@ int candidate_est_base(const ac_config *c, const model_base_config *b, est_input
         return ac_err_at(e, AC_E_INPUT, at && at->file ? at->file : "command line", at ? at->line : 0, 0,
                          "search_config.train_settings.remat_policy", "unknown remat policy '%s' (%sknown: " EST_REMAT_POLICIES ")",
                          c->train.remat_policy, hint);
-    }
-    if (in->remat_saves && !st->remat_policies) {
-        const node *at = node_get_path(c->root, "search_config.train_settings.remat_policy");
-        return ac_err_at(e, AC_E_INPUT, at && at->file ? at->file : "command line", at ? at->line : 0, 0,
-                         "search_config.train_settings.remat_policy",
-                         "%s recomputes whole layers or Megatron's modules; remat policies are a JAX stack's (framework: jax-xla)",
-                         st->name);
     }
     if (in->tp == 1 || !st->sequence_parallel) in->sequence_parallel = false;
     /* the original's gpu_memory_gb names the A100 variant; with a catalog GPU its memory counts */

@@ -30,6 +30,10 @@ const gpu_spec *candidate_gpu(const ac_config *c, ac_err *e);
 /* cluster, GPU, model and the base config's defaults (TP, PP, GBS, SP,
  * distributed optimizer, precision, recompute) as an estimator input */
 int candidate_est_base(const ac_config *c, const model_base_config *b, est_input *in, ac_err *e);
+/* a remat policy (the config's train_settings.remat_policy, or the command line's flag when not
+ * NULL) only on a stack whose recompute keeps named outputs (data/stacks.csv remat_policies):
+ * 0, or -1 with the key (file and line) or the flag; called once the run's stack is final */
+int candidate_remat_check(const ac_config *c, const est_input *in, const char *flag, ac_err *e);
 
 /* a grid candidate's knobs over a base input (act_method: the base config's
  * activations_checkpoint_method, which gives act_ckpt_layers its meaning) */

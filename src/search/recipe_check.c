@@ -166,7 +166,8 @@ int search_recipe_find(const ac_config *c, const model_base_config *b, const sea
     if (search_train_inputs(c, b, &in, &x.act_method, e)) return -1;
     est_cal cal;
     bool loaded;
-    if (candidate_est_base(c, b, &x.in, e) || candidate_cal_load(c, &cal, &loaded, e)) return -1;
+    if (candidate_est_base(c, b, &x.in, e) || candidate_remat_check(c, &x.in, NULL, e) || candidate_cal_load(c, &cal, &loaded, e))
+        return -1;
     x.in.cal = &cal;
     x.tp = r->tp; x.pp = r->pp; x.cp = r->cp; x.ep = r->ep;
     x.vp = r->vp > 1 ? r->vp : 0; /* VP 1 is no interleaving */

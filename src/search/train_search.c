@@ -286,7 +286,7 @@ int search_train_run(const ac_config *c, const model_base_config *b, search_trai
     if (search_train_inputs(c, b, &r->inputs, &r->act_method, e)) return -1;
     if (search_gbs_nearest(&r->inputs, &r->gbs, e)) return -1;
     if (r->gbs.adjusted) r->inputs.gbs = list_of_one(r->gbs.to);
-    if (candidate_est_base(c, b, &r->base, e)) return -1;
+    if (candidate_est_base(c, b, &r->base, e) || candidate_remat_check(c, &r->base, NULL, e)) return -1;
     if (search_list_contains(&r->inputs.precision, SEARCH_PREC_FP8) && !(r->base.gpu->fp8_tflops > 0))
         return ac_err_at(e, AC_E_INPUT, NULL, 0, 0, "search_config.train_settings.precisions",
                          "fp8 needs a GPU with FP8 tensor cores (H100, H200, B200, ...); %s has none", r->base.gpu->name);

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "validate/footnote.h"
 #include "validate/recipe.h"
@@ -249,12 +250,14 @@ static int cell_year(const char *cell)
 }
 
 /* The NeMo framework container release a cell names ("NeMo24.03.01.framework", "NeMo 24.07",
- * "nemo:24.05") as YYMM, 0 when it names none; "NGC 24.04" beside an MLPerf submission is not one */
+ * "nemo:24.05", "NeMo Framework 24.03", "NeMo-24.03") as YYMM, 0 when it names none; "NGC 24.04"
+ * beside an MLPerf submission is not one */
 static int nemo_container_release(const char *cell)
 {
     for (const char *p = cell; (p = text_find_ci(p, "nemo")) != NULL; p += 4) {
         const char *q = p + 4;
-        if (*q == ' ' || *q == ':') q++;
+        q += strspn(q, " :-");
+        if (!strncasecmp(q, "framework", 9)) q += 9 + strspn(q + 9, " ");
         int yy, mm, used = 0;
         if (sscanf(q, "%2d.%2d%n", &yy, &mm, &used) == 2 && used == 5 && isdigit((unsigned char)q[0]) && isdigit((unsigned char)q[3]) &&
             !isdigit((unsigned char)q[5]) && yy >= 22 && yy <= 29 && mm >= 1 && mm <= 12)

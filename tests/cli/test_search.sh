@@ -121,7 +121,8 @@ if [ -f "$V" ]; then
     # predicted before keep 8.9% (validate_rows_before_hybrid below)
     # 8.1% with NeMo-Framework-Launcher's early-2024 FlashAttention-2 on S9's H100 rows; 7.6% with
     # the MaxText recipes' remat policies (dgxc-benchmarking configure.sh: Q/K/V and more kept)
-    awk -v m="$med" 'BEGIN { exit !(m <= 8.0) }' && pass validate_median || fail validate_median "median $med% > 8.0% (was 7.6% with the MaxText remat policies, 8.1% with the launcher's 2024 attention)"
+    # 7.8% once JAX's full remat skips the MLP output projection (Paxml -1.0 -> +5.4 %)
+    awk -v m="$med" 'BEGIN { exit !(m <= 8.0) }' && pass validate_median || fail validate_median "median $med% > 8.0% (was 7.8% with JAX's remat as JAX runs it, 8.1% with the launcher's 2024 attention)"
     p90=$(echo "$last" | sed 's/.*p90_abs_err \([0-9.]*\)%.*/\1/')
     # p90 is a regression guard (target 25%): 35.5% before the release-bound recipes (CUDA
     # graphs and all-to-all overlap of the 26.06+ MoE runs), 31.9% with them; 37.9% once the

@@ -49,9 +49,14 @@ echo "$a $b" | awk '{ exit !($3 < 0.9 * $1 && $3 > 0 && $4 > $2) }' && pass rema
 expect remat_policy_shown 0 "recompute full (save_dot_except_mlp)" -- estimate $L70 --framework maxtext --tp 1 --zero 3 --remat-policy save_dot_except_mlp
 expect remat_policy_config 0 "recompute full (save_qkv_proj)" -- estimate $L70 search_config.train_settings.framework=maxtext search_config.train_settings.remat_policy=save_qkv_proj --tp 1 --zero 3
 expect remat_policy_config_typo 2 "unknown remat policy 'save_qkv_prj' (did you mean 'save_qkv_proj'?" -- estimate $L70 search_config.train_settings.framework=maxtext search_config.train_settings.remat_policy=save_qkv_prj --tp 1
-expect remat_policy_not_jax 2 "megatron-core recomputes whole layers or Megatron's modules" -- estimate $G5 --remat-policy save_qkv_proj
-expect remat_policy_config_not_jax 2 "remat policies are a JAX stack's" -- estimate $G5 search_config.train_settings.remat_policy=minimal
-expect remat_policy_unknown 2 "--remat-policy: expects full, minimal, save_qkv_proj" -- estimate $G5 --remat-policy save_all
+expect remat_policy_not_jax 2 "--remat-policy: a remat policy names what a JAX stack's recompute keeps (jax-xla); megatron-core recomputes whole layers" -- estimate $G5 --remat-policy save_qkv_proj
+expect remat_policy_config_not_jax 2 "search_config.train_settings.remat_policy: a remat policy names what a JAX stack's recompute keeps" -- estimate $G5 search_config.train_settings.remat_policy=minimal
+# the stack is checked once --framework has picked it: the config's policy with --framework maxtext
+# runs, and --framework megatron-core under a config naming maxtext and a policy is refused
+expect remat_policy_flag_stack 0 "recompute full (minimal)" -- estimate $G5 search_config.train_settings.remat_policy=minimal --framework maxtext --tp 1
+expect remat_policy_flag_overrides 2 "megatron-core recomputes whole layers" -- estimate $G5 search_config.train_settings.framework=maxtext search_config.train_settings.remat_policy=minimal --framework megatron-core --recompute full
+expect remat_policy_flag_typo 2 "unknown remat policy 'save_qkv_prj' (did you mean 'save_qkv_proj'?" -- estimate $G5 --framework maxtext --remat-policy save_qkv_prj
+expect remat_policy_unknown 2 "--remat-policy: unknown remat policy 'save_all' (known: full, minimal, save_qkv_proj" -- estimate $G5 --remat-policy save_all
 expect remat_policy_not_full 2 "is a policy of full recompute, but --recompute selective" -- estimate $G5 --framework maxtext --remat-policy minimal --recompute selective
 expect framework_config_unknown 2 "search_config.train_settings.framework" -- estimate $G5 search_config.train_settings.framework=colossalai
 # a search ranked on a stack NeMo's jobs do not run ranks (sim), but does not launch NeMo jobs

@@ -140,6 +140,10 @@ static void test_stack_like_rows(void)
     CHECK_CONTAINS(e.msg, "'24.05-24.01'");
     const char *bad_month = "stack,key,value,source\nmegatron-core,launcher_containers,24.01-24.13,x\n";
     CHECK(est_stack_check_text(bad_month, strlen(bad_month), "t.csv", &e) == -1);
+    CHECK_STR(e.key, "launcher_containers");
+    const char *bad_shape = "stack,key,value,source\nmegatron-core,launcher_containers,-1.01-24.05,x\n";
+    CHECK(est_stack_check_text(bad_shape, strlen(bad_shape), "t.csv", &e) == -1);
+    CHECK_STR(e.key, "launcher_containers");
 }
 
 /* NeMo-Framework-Launcher's configuration of the 24.01-24.05 containers turned cuDNN's fused
@@ -296,9 +300,11 @@ static void test_op_selective_checkpointing(void)
     CHECK(meg.t_recompute == 0.0);
 }
 
-/* MaxText's remat policies (full recompute keeping named GEMM outputs), by hand on the small GPT
- * (h 1024, 8 heads of 128, MLP 4096, not gated; 1024 tokens): what each keeps per token at 2 B
- * an element and which forward GEMMs the backward re-runs */
+/* JAX's remat (the jax-xla stack's full recompute) and MaxText's policies keeping named GEMM
+ * outputs, by hand on the small GPT (h 1024, 8 heads of 128, MLP 4096, not gated; 1024 tokens):
+ * what each keeps per token at 2 B an element and which forward GEMMs the backward re-runs; the
+ * MLP's output projection never (nothing reads its output, so it is no residual: keeping "mlpwo"
+ * changes nothing), where Megatron's full recompute re-runs the whole forward */
 static void test_remat_policies(void)
 {
     model_shape s = small_gpt();
@@ -320,8 +326,8 @@ static void test_remat_policies(void)
         {"full", 2 * h, 1, 1, 1},
         {"save_qkv_proj", 2 * h + 2 * 3 * h, 0, 1, 1},
         {"save_dot_except_mlp", 2 * h + 2 * 3 * h + 2 * h, 0, 0, 1},
-        {"save_dot_except_mlpwi", 2 * h + 2 * 3 * h + 2 * h + 2 * h, 0, 0, 1},
-        {"minimal", 2 * h + 2 * 3 * h + 2 * h + 2 * F + 2 * h, 0, 0, 0},
+        {"save_dot_except_mlpwi", 2 * h + 2 * 3 * h + 2 * h, 0, 0, 1},
+        {"minimal", 2 * h + 2 * 3 * h + 2 * h + 2 * F, 0, 0, 0},
     };
     layer_cost full;
     layer_cost_compute(&in, &dev, 1024, 1024, true, false, 0, false, &full);
@@ -330,12 +336,22 @@ static void test_remat_policies(void)
         layer_cost lc;
         layer_cost_compute(&in, &dev, 1024, 1024, true, false, 0, false, &lc);
         CHECK_NEAR(lc.act_named, P[i].kept_per_token * T, 1.0);
-        if (!in.remat_saves) continue; /* full: Megatron's whole recompute, lc.fwd */
-        /* the rest of the forward again: attention core, elementwise passes, and the GEMMs not kept;
-         * never the MLP's output projection */
+        /* the rest of the forward again: attention core, elementwise passes, and the GEMMs not kept */
         double again = full.fwd - qkv - out - wi - wo + P[i].qkv * qkv + P[i].out * out + P[i].wi * wi;
         CHECK_NEAR(lc.named_recomp, again, 1e-12 * full.fwd);
     }
+    /* Megatron's full recompute: the whole forward, wo included */
+    est_input meg = in;
+    meg.remat_saves = 0;
+    est_stack_apply(&meg, est_stack_default());
+    meg.recompute = RECOMPUTE_FULL;
+    layer_cost whole;
+    layer_cost_compute(&meg, &dev, 1024, 1024, true, false, 0, false, &whole);
+    CHECK_NEAR(whole.named_recomp, whole.fwd, 1e-15);
+    CHECK(!est_layer_remat_named(&meg));
+    meg.remat_saves = EST_SAVE_QKV; /* a policy on a stack without remat policies is refused */
+    est_result refused;
+    CHECK(est_evaluate(&meg, &refused) == -1 && strstr(refused.why, "remat policy") != NULL);
     CHECK(est_remat_policy_parse("save_everything", &in.remat_saves) == -1);
     /* in a step: less recompute than full, more activation memory */
     est_result r_full, r_qkv;

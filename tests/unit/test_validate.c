@@ -260,12 +260,20 @@ static void test_rows_as_tables_write_them(void)
         "a,NeMo (NeMo24.03.01.framework),NeMo long-sequence table,GPT-3,24,4096,32,51200,2048,H100 80GB,8,1,1,1,64,4000\n"
         "b,NeMo 1.0 / Megatron-Core (NeMo 24.07),NeMo 24.07 summary,GPT-3,24,4096,32,51200,2048,H100 80GB,8,1,1,1,64,4000\n"
         "c,\"NeMo (MLPerf Training v4.0, NGC 24.04, 2024)\",MLPerf,GPT-3,24,4096,32,51200,2048,H100 80GB,8,1,1,1,64,4000\n"
-        "d,nemo:24.05,table,GPT-3,24,4096,32,51200,2048,H100 80GB,8,1,1,1,64,4000\n";
+        "d,nemo:24.05,table,GPT-3,24,4096,32,51200,2048,H100 80GB,8,1,1,1,64,4000\n"
+        "e,NeMo 1.0 (NeMo 24.03),table,GPT-3,24,4096,32,51200,2048,H100 80GB,8,1,1,1,64,4000\n"
+        "f,NeMo Framework 24.05,table,GPT-3,24,4096,32,51200,2048,H100 80GB,8,1,1,1,64,4000\n"
+        "g,NeMo 2024.03,table,GPT-3,24,4096,32,51200,2048,H100 80GB,8,1,1,1,64,4000\n";
     parse_rows(LAUNCHER_ROWS, &t);
     CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "nemo-launcher-2024"));
     CHECK(validate_row_input(&t, &t.rows[1], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "megatron-core"));
     CHECK(validate_row_input(&t, &t.rows[2], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "megatron-core"));
     CHECK(validate_row_input(&t, &t.rows[3], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "nemo-launcher-2024"));
+    /* the release after a NeMo version that is not one ("NeMo 1.0"), and "NeMo Framework YY.MM" */
+    CHECK(validate_row_input(&t, &t.rows[4], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "nemo-launcher-2024"));
+    CHECK(validate_row_input(&t, &t.rows[5], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "nemo-launcher-2024"));
+    /* a year is not a release */
+    CHECK(validate_row_input(&t, &t.rows[6], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "megatron-core"));
     csv_free(&t);
     /* NeMo Megatron before 22.05 and Megatron-LM of 2021 all-reduce the gradients after the
      * backward (data/recipes.csv overlap_grad_sync 0: 22.05's release notes bring the
