@@ -367,12 +367,7 @@ int cmd_estimate(int argc, char **argv)
     /* a JAX remat policy is full recompute keeping the GEMM outputs it names, on a stack that has
      * them (checked once --framework has picked the stack) */
     const char *remat = cli_flag_value(&o, "--remat-policy");
-    if (remat && est_remat_policy_parse(remat, &in.remat_saves)) {
-        const char *near = est_remat_policy_suggest(remat);
-        char hint[96] = "";
-        if (near) snprintf(hint, sizeof hint, "did you mean '%s'? ", near);
-        ac_err_at(&e, AC_E_INPUT, "command line", 0, 0, "--remat-policy", "unknown remat policy '%s' (%sknown: " EST_REMAT_POLICIES ")",
-                  remat, hint);
+    if (remat && candidate_remat_parse(remat, "command line", 0, "--remat-policy", &in.remat_saves, &e)) {
         rc = cli_fail(&e);
         goto out;
     }

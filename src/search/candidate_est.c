@@ -141,6 +141,15 @@ static void read_switches(const node *cfg, est_input *in)
         in->offload_act_layers = (int)off;
 }
 
+int candidate_remat_parse(const char *value, const char *file, int line, const char *key, unsigned *saves, ac_err *e)
+{
+    if (!est_remat_policy_parse(value, saves)) return 0;
+    const char *near = est_remat_policy_suggest(value);
+    char hint[96] = "";
+    if (near) snprintf(hint, sizeof hint, "did you mean '%s'? ", near);
+    return ac_err_at(e, AC_E_INPUT, file, line, 0, key, "unknown remat policy '%s' (%sknown: " EST_REMAT_POLICIES ")", value, hint);
+}
+
 int candidate_remat_check(const ac_config *c, const est_input *in, const char *flag, ac_err *e)
 {
     bool named = flag || c->train.remat_policy[0];
@@ -174,14 +183,11 @@ int candidate_est_base(const ac_config *c, const model_base_config *b, est_input
     read_switches(b->cfg, in);
     /* a JAX remat policy: the GEMM outputs full recompute keeps (the estimator applies it only to
      * candidates that recompute in full) */
-    if (c->train.remat_policy[0] && est_remat_policy_parse(c->train.remat_policy, &in->remat_saves)) {
+    if (c->train.remat_policy[0]) {
         const node *at = node_get_path(c->root, "search_config.train_settings.remat_policy");
-        const char *near = est_remat_policy_suggest(c->train.remat_policy);
-        char hint[96] = "";
-        if (near) snprintf(hint, sizeof hint, "did you mean '%s'? ", near);
-        return ac_err_at(e, AC_E_INPUT, at && at->file ? at->file : "command line", at ? at->line : 0, 0,
-                         "search_config.train_settings.remat_policy", "unknown remat policy '%s' (%sknown: " EST_REMAT_POLICIES ")",
-                         c->train.remat_policy, hint);
+        if (candidate_remat_parse(c->train.remat_policy, at && at->file ? at->file : "command line", at ? at->line : 0,
+                                  "search_config.train_settings.remat_policy", &in->remat_saves, e))
+            return -1;
     }
     if (in->tp == 1 || !st->sequence_parallel) in->sequence_parallel = false;
     /* the original's gpu_memory_gb names the A100 variant; with a catalog GPU its memory counts */

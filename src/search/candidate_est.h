@@ -30,6 +30,9 @@ const gpu_spec *candidate_gpu(const ac_config *c, ac_err *e);
 /* cluster, GPU, model and the base config's defaults (TP, PP, GBS, SP,
  * distributed optimizer, precision, recompute) as an estimator input */
 int candidate_est_base(const ac_config *c, const model_base_config *b, est_input *in, ac_err *e);
+/* a JAX remat policy's name to its saves (est_remat_policy_parse): 0, or -1 naming file, line and
+ * key, with the nearest known policy */
+int candidate_remat_parse(const char *value, const char *file, int line, const char *key, unsigned *saves, ac_err *e);
 /* a remat policy (the config's train_settings.remat_policy, or the command line's flag when not
  * NULL) only on a stack whose recompute keeps named outputs (data/stacks.csv remat_policies):
  * 0, or -1 with the key (file and line) or the flag; called once the run's stack is final */
