@@ -140,8 +140,16 @@ static void row_common(strbuf *sb, const ac_config *c, const model_base_config *
     sb_printf(sb, "%d,%d,%d", k->gbs, c->train.num_nodes, c->train.gpus_per_node);
 }
 
-static const char *rc_text(search_recompute r)
+/* the candidate's recompute as the summary names it; full recompute under a JAX remat policy
+ * (train_settings.remat_policy) says which: "full (save_qkv_proj)" (est_recompute_text) */
+static const char *rc_text(search_recompute r, const est_input *base, char *buf, size_t n)
 {
+    if (r == SEARCH_RC_FULL && base && base->remat_saves) {
+        est_input full = *base;
+        full.recompute = RECOMPUTE_FULL;
+        est_recompute_text(&full, buf, n);
+        return buf;
+    }
     return r == SEARCH_RC_FULL ? "full" : r == SEARCH_RC_SELECTIVE ? "selective" : "none";
 }
 
@@ -151,7 +159,8 @@ static void row_ours(strbuf *sb, const search_scored *s, const est_input *base)
     const est_result *p = &s->est;
     sb_printf(sb, ",%d,%d,", k->cp, k->ep);
     csv_int_or_empty(sb, k->vp > 0 ? k->vp : -1);
-    sb_printf(sb, "%s,%s,%s,%s,%.4f,", k->sequence_parallel ? "true" : "false", rc_text(k->recompute),
+    char rc[48];
+    sb_printf(sb, "%s,%s,%s,%s,%.4f,", k->sequence_parallel ? "true" : "false", rc_text(k->recompute, base, rc, sizeof rc),
               k->distributed_optimizer ? "true" : "false", s->source == RUN_MEASURED ? "measured" : "predicted",
               p->step_time);
     if (s->source == RUN_MEASURED && p->step_time > 0) sb_printf(sb, "%.1f", 100.0 * (p->step_time / s->step_time_s - 1.0));
@@ -244,7 +253,8 @@ static void json_run(json_writer *w, const search_scored *s, const est_input *ba
     if (k->num_mbs_act >= 0) json_int(w, "num_mbs_act", k->num_mbs_act); else json_null(w, "num_mbs_act");
     if (k->act_per_pipe >= 0) json_int(w, "act_per_pipe", k->act_per_pipe); else json_null(w, "act_per_pipe");
     json_bool(w, "sequence_parallel", k->sequence_parallel);
-    json_str(w, "recompute", rc_text(k->recompute));
+    char rc[48];
+    json_str(w, "recompute", rc_text(k->recompute, base, rc, sizeof rc));
     json_bool(w, "distributed_optimizer", k->distributed_optimizer);
     json_str(w, "precision", k->precision == SEARCH_PREC_FP8 ? "fp8" : "bf16");
     bool valid = isfinite(p->mem_total);

@@ -56,6 +56,9 @@ expect remat_policy_config_not_jax 2 "search_config.train_settings.remat_policy:
 expect remat_policy_flag_stack 0 "recompute full (minimal)" -- estimate $G5 search_config.train_settings.remat_policy=minimal --framework maxtext --tp 1
 expect remat_policy_flag_overrides 2 "megatron-core recomputes whole layers" -- estimate $G5 search_config.train_settings.framework=maxtext search_config.train_settings.remat_policy=minimal --framework megatron-core --recompute full
 expect remat_policy_flag_typo 2 "unknown remat policy 'save_qkv_prj' (did you mean 'save_qkv_proj'?" -- estimate $G5 --framework maxtext --remat-policy save_qkv_prj
+# a search's full-recompute candidates run the configured policy, and its summary says which
+"$AC" run $L70 search_config.train_settings.framework=maxtext search_config.train_settings.remat_policy=save_qkv_proj base_results_dir="$T/remat" >/dev/null 2>&1
+grep -qs ",full (save_qkv_proj)," "$T"/remat/*/*/final_result/*summary*.csv && pass remat_policy_summary || fail remat_policy_summary "$(ls -R "$T/remat" | head -20)"
 expect remat_policy_unknown 2 "--remat-policy: unknown remat policy 'save_all' (known: full, minimal, save_qkv_proj" -- estimate $G5 --remat-policy save_all
 expect remat_policy_not_full 2 "is a policy of full recompute, but --recompute selective" -- estimate $G5 --framework maxtext --remat-policy minimal --recompute selective
 expect framework_config_unknown 2 "search_config.train_settings.framework" -- estimate $G5 search_config.train_settings.framework=colossalai
