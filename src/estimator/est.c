@@ -1160,7 +1160,8 @@ int est_evaluate(const est_input *in_arg, est_result *r)
      * copies are the weight, and the distributed optimizer gathers the 1-byte data.
      * Embeddings and the output layer stay bf16, and so (counted here) do LoRA's frozen weights. */
     double layer_wbytes = wbytes, layer_gather_bytes = wbytes;
-    if (in->precision == PREC_FP8 && in->lora_rank == 0) {
+    bool fp32_params = in->stack && in->stack->fp32_params && in->lora_rank == 0;
+    if (in->precision == PREC_FP8 && in->lora_rank == 0 && !fp32_params) {
         double copies = in->fp8_block_scaled ? 2.0 : g->fp8_weight_copies;
         layer_wbytes = in->fp8_param_gather ? copies : wbytes + copies;
         if (in->fp8_param_gather) layer_gather_bytes = 1.0;
@@ -1198,7 +1199,9 @@ int est_evaluate(const est_input *in_arg, est_result *r)
             double weight_bytes = param_bytes(P, P_layers, layer_wbytes, wbytes);
             weights = weight_bytes;
             grads = (P_dense * gbytes) / (in->zero_stage >= 2 ? shard_d : 1) + (P_exp * gbytes) / (in->zero_stage >= 2 ? shard_e : 1);
-            opt = (P_dense * 12.0) / (in->zero_stage >= 1 ? shard_d : 1) + (P_exp * 12.0) / (in->zero_stage >= 1 ? shard_e : 1);
+            /* fp32 master + Adam m, v (12 B); fp32 parameters are their own master: m, v (8 B) */
+            double opt_b = fp32_params ? 8.0 : 12.0;
+            opt = (P_dense * opt_b) / (in->zero_stage >= 1 ? shard_d : 1) + (P_exp * opt_b) / (in->zero_stage >= 1 ? shard_e : 1);
             /* FSDP: shards of the weights + two gathered layers in flight; without reshard
              * after forward every layer stays gathered until its backward */
             if (in->zero_stage >= 3)
@@ -1206,6 +1209,8 @@ int est_evaluate(const est_input *in_arg, est_result *r)
                           ((in->stack && !in->stack->fsdp_reshard) || fsdp_once(in)
                                ? weight_bytes
                                : 2.0 * weight_bytes / (Ls_st > 0 ? Ls_st : 1));
+            /* fp32 parameters: 4 B where sharded or kept, the cast copy where gathered */
+            if (fp32_params) weights += (in->zero_stage >= 3 ? 4.0 - layer_gather_bytes : 4.0 - wbytes) * P / (in->zero_stage >= 3 ? shard_d : 1);
             /* kept across micro-batches, the unsharded gradients accumulate in the reduction's
              * dtype until the round reduces them (FSDP2's to_accumulated_grad_if_needed casts to
              * reduce_dtype) */
@@ -1248,7 +1253,8 @@ int est_evaluate(const est_input *in_arg, est_result *r)
         else if (op_sac) acts += lay.act_full - lay.act_sac;
         int groups_nontrivial = (t > 1) + (p > 1) + (dp > 1) + (in->cp > 1) + (in->ep > 1);
         double comm = groups_nontrivial * 0.25 * GIB; /* NCCL buffers: ~channels × 2 × 4 MiB per communicator */
-        double allowance = c->cuda_context_gb * GIB + c->fragmentation * (weights + grads + opt + acts + logits);
+        double frag = in->stack && in->stack->static_buffers ? 0.0 : c->fragmentation;
+        double allowance = c->cuda_context_gb * GIB + frag * (weights + grads + opt + acts + logits);
         double stage_mem = weights + grads + opt + acts + logits + comm + allowance;
         if (st == 0 || stage_mem > r->mem_total) {
             r->mem_weights = weights; r->mem_grads = grads; r->mem_optimizer = opt; r->mem_activations = acts;

@@ -87,6 +87,11 @@ typedef struct est_stack {
                                         * current scaling adds its own amax pass) */
     bool remat_policies;               /* its full recompute can keep named GEMM outputs (JAX's
                                         * jax.checkpoint policies, est_input.remat_saves; optional) */
+    bool fp32_params;                  /* the trainable parameters are fp32 and are the optimizer's master (no bf16
+                                        * copy, Adam's m and v beside them), cast for each use, FSDP-gathered
+                                        * after the cast, no FP8 copies cached across micro-batches (optional) */
+    bool static_buffers;               /* tensors live in buffers the compiler assigns ahead of the step: no
+                                        * caching-allocator fragmentation (optional) */
     int launcher_from, launcher_to;    /* NeMo container releases (YYMM) whose NeMo-Framework-Launcher default
                                         * configuration runs this stack (optional launcher_containers; 0: none) */
     double lora_fwd_bytes, lora_bwd_bytes; /* HBM bytes per token per element of an adapted matrix's input +

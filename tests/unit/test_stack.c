@@ -363,6 +363,31 @@ static void test_remat_policies(void)
     CHECK(r_qkv.mem_activations > r_full.mem_activations);
 }
 
+/* the JAX stack's memory (fp32_params, static_buffers): MaxText's fp32 parameters are the master
+ * (4 B sharded, Adam's m and v 8 B, against Megatron's bf16 copy + 12 B), FSDP gathers the cast
+ * bf16 copy as Megatron's FSDP does, and XLA's buffers take no fragmentation allowance */
+static void test_jax_memory(void)
+{
+    model_shape s = small_gpt();
+    est_input in = input_on(&s, "h100_sxm");
+    in.num_gpus = 8, in.mbs = 1, in.gbs = 8;
+    est_stack_apply(&in, est_stack_find("jax-xla"));
+    in.recompute = RECOMPUTE_FULL;
+    est_input mc = in;
+    mc.stack = est_stack_default(); /* the same switches on Megatron-Core's memory model */
+    CHECK(in.zero_stage == 3 && in.stack->fp32_params && in.stack->static_buffers && !mc.stack->fp32_params);
+    est_result j, m;
+    CHECK(est_evaluate(&in, &j) == 0);
+    CHECK(est_evaluate(&mc, &m) == 0);
+    double P_shard = m.mem_optimizer / 12.0; /* parameters per GPU's shard */
+    CHECK_NEAR(j.mem_optimizer, 8.0 * P_shard, 1e-6 * j.mem_optimizer);
+    CHECK_NEAR(j.mem_weights - m.mem_weights, 2.0 * P_shard, 1e-6 * j.mem_weights);
+    est_cal cal;
+    CHECK(est_cal_default(&cal, NULL) == 0);
+    CHECK_NEAR(j.mem_allowance, cal.cuda_context_gb * EST_GIB, 1.0);
+    CHECK(m.mem_allowance > cal.cuda_context_gb * EST_GIB);
+}
+
 static void test_dp_overlap(void)
 {
     model_shape s = small_gpt();
@@ -1083,6 +1108,7 @@ int main(void)
     RUN(test_logit_bytes);
     RUN(test_op_selective_checkpointing);
     RUN(test_remat_policies);
+    RUN(test_jax_memory);
     RUN(test_masked_sdpa);
     RUN(test_zero12_allreduce);
     RUN(test_offload_grad_accum);
