@@ -1272,8 +1272,9 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     /* ---- data parallel: fp32 gradient reduce-scatter (+ bf16 parameter all-gather with
      * the distributed optimizer) or all-reduce (Megatron DDP, grads in fp32 for bf16 training) ---- */
     /* the stage holding the most parameters (with PP 1: embedding and output layer) sets the pace */
-    bool busiest_first = p == 1 || first_st.total >= last_st.total; /* (with PP 1 both are stage 0) */
-    stage_params busiest = first_st.total >= last_st.total ? first_st : last_st;
+    bool first_heavier = first_st.total >= last_st.total;
+    bool busiest_first = p == 1 || first_heavier; /* (with PP 1 both are stage 0) */
+    stage_params busiest = first_heavier ? first_st : last_st;
     if (p > 2 && middle_st.total > busiest.total) { /* a middle stage of an uneven layout */
         busiest = middle_st;
         busiest_first = false;

@@ -258,9 +258,11 @@ static int nemo_container_release(const char *cell)
         const char *q = p + 4;
         q += strspn(q, " :-");
         if (!strncasecmp(q, "framework", 9)) q += 9 + strspn(q + 9, " ");
-        int yy, mm, used = 0;
-        if (sscanf(q, "%2d.%2d%n", &yy, &mm, &used) == 2 && used == 5 && isdigit((unsigned char)q[0]) && isdigit((unsigned char)q[3]) &&
-            !isdigit((unsigned char)q[5]) && yy >= 22 && yy <= 29 && mm >= 1 && mm <= 12)
+        /* a release as recipes read them (recipe_release_in_text), starting right there */
+        char rel[32];
+        int yy, mm;
+        if (recipe_release_in_text(q, rel, sizeof rel) && !strncmp(rel, q, 5) && sscanf(rel, "%2d.%2d", &yy, &mm) == 2 &&
+            yy >= 22 && yy <= 29 && mm >= 1 && mm <= 12)
             return yy * 100 + mm;
     }
     return 0;
