@@ -475,6 +475,17 @@ static double params_total(const model_shape *s, const param_counts *p)
 
 /* what a row recomputes, as Megatron-Core names it: "full", or the selective modules
  * joined by '+' (core_attn, mla_up_proj, layernorm, moe_act); empty for none */
+void est_full_recompute_text(unsigned remat_saves, char *buf, size_t n)
+{
+    /* a JAX remat policy keeping named outputs: its name (or the saves' own mask) */
+    const char *policy = NULL;
+    for (size_t i = 0; i < sizeof REMAT_POLICIES / sizeof *REMAT_POLICIES && remat_saves; i++)
+        if (REMAT_POLICIES[i].saves == remat_saves) policy = REMAT_POLICIES[i].name;
+    if (policy) snprintf(buf, n, "full (%s)", policy);
+    else if (remat_saves) snprintf(buf, n, "full (saves 0x%x)", remat_saves);
+    else snprintf(buf, n, "full");
+}
+
 void est_recompute_text(const est_input *in, char *buf, size_t n)
 {
     static const char *const names[] = {"core_attn", "mla_up_proj", "layernorm", "moe_act"};
@@ -482,13 +493,7 @@ void est_recompute_text(const est_input *in, char *buf, size_t n)
                  in->recompute_moe_act};
     buf[0] = '\0';
     if (in->recompute == RECOMPUTE_FULL) {
-        /* a JAX remat policy keeping named outputs: its name (or the saves' own mask) */
-        const char *policy = NULL;
-        for (size_t i = 0; i < sizeof REMAT_POLICIES / sizeof *REMAT_POLICIES && in->remat_saves; i++)
-            if (REMAT_POLICIES[i].saves == in->remat_saves) policy = REMAT_POLICIES[i].name;
-        if (policy) snprintf(buf, n, "full (%s)", policy);
-        else if (in->remat_saves) snprintf(buf, n, "full (saves 0x%x)", in->remat_saves);
-        else snprintf(buf, n, "full");
+        est_full_recompute_text(in->remat_saves, buf, n);
         return;
     }
     size_t len = 0;

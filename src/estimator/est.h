@@ -283,6 +283,9 @@ double est_attn_keys_computed(double s, bool causal, double window);
  * JAX remat policy keeping named outputs), or the selective modules joined by '+' (core_attn,
  * mla_up_proj, layernorm, moe_act); "" for none */
 void est_recompute_text(const est_input *in, char *buf, size_t n);
+/* full recompute as est_recompute_text names it, under the given remat saves: "full", or
+ * "full (save_qkv_proj)" */
+void est_full_recompute_text(unsigned remat_saves, char *buf, size_t n);
 /* elements one GPU casts to FP8/FP4 per layer for T tokens (every GEMM input forward,
  * every output gradient backward; weights cached); 4 B of HBM traffic each.  moe_layer:
  * a layer with routed experts (MoE models may lead with dense layers) */

@@ -145,9 +145,7 @@ static void row_common(strbuf *sb, const ac_config *c, const model_base_config *
 static const char *rc_text(search_recompute r, const est_input *base, char *buf, size_t n)
 {
     if (r == SEARCH_RC_FULL && base && base->remat_saves) {
-        est_input full = *base;
-        full.recompute = RECOMPUTE_FULL;
-        est_recompute_text(&full, buf, n);
+        est_full_recompute_text(base->remat_saves, buf, n);
         return buf;
     }
     return r == SEARCH_RC_FULL ? "full" : r == SEARCH_RC_SELECTIVE ? "selective" : "none";
