@@ -115,7 +115,7 @@ static int load_group(node *root, const char *conf_dir, const group_choice *g, a
         char dir[CFG_PATH_MAX + 64], avail[8192];
         snprintf(dir, sizeof dir, "%s/%s", conf_dir, g->name);
         list_yaml(dir, !strcmp(g->name, "search_config"), avail, sizeof avail);
-        return ac_err_at(e, AC_E_INPUT, g->where ? g->where->file : "command line", g->where ? g->where->line : 0, 0,
+        return ac_err_at(e, AC_E_INPUT, node_origin_file(g->where), node_origin_line(g->where), 0,
                          g->name, "no %s '%s' (%s does not exist); available: %s", g->name, g->choice, path,
                          avail[0] ? avail : "none");
     }

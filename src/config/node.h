@@ -47,6 +47,10 @@ node *node_map(void);
 void node_free(node *n);
 node *node_clone(const node *n);
 void node_set_origin(node *n, const char *file, int line, int col);
+/* where a key's value was written, for errors: a node built in code or absent (a default)
+ * reads as "command line", line 0 */
+const char *node_origin_file(const node *n);
+int node_origin_line(const node *n);
 
 /* containers; the *_push/set functions take ownership of val (freed on failure) */
 int node_seq_push(node *seq, node *val);

@@ -25,8 +25,8 @@ static int check_gpu_memory(const ac_config *c, const gpu_spec *g, ac_err *e)
 {
     int gb = c->train.gpu_memory_gb;
     const node *at = node_get_path(c->root, "search_config.train_settings.gpu_memory_gb");
-    const char *file = at && at->file ? at->file : "command line";
-    int line = at ? at->line : 0;
+    const char *file = node_origin_file(at);
+    int line = node_origin_line(at);
     char names[256]; /* the GPUs with that memory, for the two errors */
     if (!c->train.gpu[0] && gb != 40 && gb != 80) {
         gpu_names_where(names, sizeof names, has_memory, &gb);
@@ -57,8 +57,8 @@ const gpu_spec *candidate_gpu(const ac_config *c, ac_err *e)
         gpu_names(names, sizeof names);
         const char *s = gpu_suggest(c->train.gpu);
         const node *at = node_get_path(c->root, "search_config.train_settings.gpu");
-        const char *file = at && at->file ? at->file : "command line";
-        int line = at ? at->line : 0;
+        const char *file = node_origin_file(at);
+        int line = node_origin_line(at);
         if (s)
             ac_err_at(e, AC_E_INPUT, file, line, 0, "search_config.train_settings.gpu",
                       "unknown GPU '%s'; did you mean '%s'? (known: %s)", c->train.gpu, s, names);
@@ -89,7 +89,7 @@ const est_stack *candidate_stack_named(const char *name, const char *file, int l
 const est_stack *candidate_stack(const ac_config *c, ac_err *e)
 {
     const node *at = node_get_path(c->root, "search_config.train_settings.framework");
-    return candidate_stack_named(c->train.framework, at && at->file ? at->file : "command line", at ? at->line : 0,
+    return candidate_stack_named(c->train.framework, node_origin_file(at), node_origin_line(at),
                                  "search_config.train_settings.framework", e);
 }
 
@@ -160,7 +160,7 @@ int candidate_remat_check(const ac_config *c, const est_input *in, const char *f
                          "a remat policy names what a JAX stack's recompute keeps (jax-xla); %s recomputes whole layers "
                          "(--recompute full)", name);
     const node *at = node_get_path(c->root, "search_config.train_settings.remat_policy");
-    return ac_err_at(e, AC_E_INPUT, at && at->file ? at->file : "command line", at ? at->line : 0, 0,
+    return ac_err_at(e, AC_E_INPUT, node_origin_file(at), node_origin_line(at), 0,
                      "search_config.train_settings.remat_policy",
                      "a remat policy names what a JAX stack's recompute keeps (framework: jax-xla); %s recomputes whole layers",
                      name);
@@ -185,7 +185,7 @@ int candidate_est_base(const ac_config *c, const model_base_config *b, est_input
      * candidates that recompute in full) */
     if (c->train.remat_policy[0]) {
         const node *at = node_get_path(c->root, "search_config.train_settings.remat_policy");
-        if (candidate_remat_parse(c->train.remat_policy, at && at->file ? at->file : "command line", at ? at->line : 0,
+        if (candidate_remat_parse(c->train.remat_policy, node_origin_file(at), node_origin_line(at),
                                   "search_config.train_settings.remat_policy", &in->remat_saves, e))
             return -1;
     }

@@ -49,8 +49,8 @@ static int knob_list(const ac_config *c, const char *key, int n, char items[][CF
     char full[96];
     snprintf(full, sizeof full, "search_config.train_settings.%s", key);
     const node *at = node_get_path(c->root, full);
-    const char *file = at && at->file ? at->file : "command line";
-    int line = at ? at->line : 0;
+    const char *file = node_origin_file(at);
+    int line = node_origin_line(at);
     for (int i = 0; i < n && k < SEARCH_LIST_MAX; i++) {
         int found = -1;
         for (const knob_name *x = names; x->name; x++)
