@@ -330,7 +330,9 @@ int cmd_estimate(int argc, char **argv)
         est_stack_apply(&in, st);
     }
     int zero = in.zero_stage;
-    if (flag_int(&o, "--tp", b.tp, 1, 1024, &in.tp, &e) || flag_int(&o, "--pp", b.pp, 1, 1024, &in.pp, &e) ||
+    /* the base config's TP and PP where the stack runs them (hf-deepspeed, say, runs neither) */
+    int tp_default = est_stack_runs(in.stack, EST_PAR_TP) ? b.tp : 1, pp_default = est_stack_runs(in.stack, EST_PAR_PP) ? b.pp : 1;
+    if (flag_int(&o, "--tp", tp_default, 1, 1024, &in.tp, &e) || flag_int(&o, "--pp", pp_default, 1, 1024, &in.pp, &e) ||
         flag_int(&o, "--vp", 1, 1, 1024, &in.vp, &e) || flag_int(&o, "--cp", 1, 1, 1024, &in.cp, &e) ||
         flag_int(&o, "--ep", 1, 1, 1024, &in.ep, &e) || flag_int(&o, "--mbs", 1, 1, 65536, &in.mbs, &e) ||
         flag_int(&o, "--gbs", b.gbs, 1, gbs_max, &in.gbs, &e) || flag_int(&o, "--zero", zero, 0, 3, &in.zero_stage, &e) ||

@@ -315,6 +315,7 @@ int est_check(const est_input *in, char *why, size_t why_len)
     if (in->tp < 1 || in->pp < 1 || in->cp < 1 || in->ep < 1 || in->vp < 1 || in->etp < 1)
         return WHY("parallel sizes must be at least 1");
     if (in->mbs < 1 || in->gbs < 1) return WHY("micro and global batch sizes must be at least 1");
+    if (est_stack_missing_dim(in, why, why_len)) return -1;
     if (s->heads % in->tp) return WHY("TP %d does not divide %d attention heads", in->tp, s->heads);
     if (shape_query_groups(s) % in->tp) return WHY("TP %d does not divide %d query groups (KV heads)", in->tp, shape_query_groups(s));
     int L = shape_total_layers(s);

@@ -18,7 +18,7 @@ static size_t stacks_n;
 
 /* the parameters a stack row may set; those before K_LOGIT every stack states, the later ones
  * are optional (their default is stated where they are used) */
-enum { K_ALIASES, K_ATTENTION, K_SM_FWD, K_SM_BWD, K_ELEM, K_GRAD, K_ZERO, K_DP_OVERLAP, K_PREFETCH, K_RESHARD, K_SP, K_VP, K_GACC, K_CAST, K_FA2, K_TPO, K_LOGIT, K_SAC, K_AFWD, K_ABWD, K_DROP, K_MASKED, K_ZAR, K_OFFACC, K_LORA_F, K_LORA_B, K_CELEM, K_CCAST, K_DYN, K_CPHEADS, K_CPDKV, K_CPEXP, K_CPONE, K_PPSG, K_DEFREC, K_PPFSDP, K_BUCKET, K_BUCKET_RANK, K_BUCKET_OVERLAP, K_BUCKET_FIRST, K_LAUNCHER, K_REMAT, K_FP32P, K_STATIC, K_N };
+enum { K_ALIASES, K_ATTENTION, K_SM_FWD, K_SM_BWD, K_ELEM, K_GRAD, K_ZERO, K_DP_OVERLAP, K_PREFETCH, K_RESHARD, K_SP, K_VP, K_GACC, K_CAST, K_FA2, K_TPO, K_LOGIT, K_SAC, K_AFWD, K_ABWD, K_DROP, K_MASKED, K_ZAR, K_OFFACC, K_LORA_F, K_LORA_B, K_CELEM, K_CCAST, K_DYN, K_CPHEADS, K_CPDKV, K_CPEXP, K_CPONE, K_PPSG, K_DEFREC, K_PPFSDP, K_BUCKET, K_BUCKET_RANK, K_BUCKET_OVERLAP, K_BUCKET_FIRST, K_LAUNCHER, K_REMAT, K_FP32P, K_STATIC, K_PAR, K_N };
 static const unsigned long long REQUIRED_KEYS = (1ull << K_LOGIT) - 1;
 _Static_assert(K_N <= 64, "a stack's seen keys are one 64-bit mask");
 static const char *const KEYS[K_N] = {"aliases", "attention", "softmax_fwd_bytes", "softmax_bwd_bytes", "elementwise_units",
@@ -32,7 +32,7 @@ static const char *const KEYS[K_N] = {"aliases", "attention", "softmax_fwd_bytes
                                       "cp_exposed", "cp_single_call", "pp_scatter_gather", "default_recompute", "pp_fsdp",
                                       "dp_bucket_params", "dp_bucket_params_per_rank", "dp_bucket_overlap_only",
                                       "dp_bucket_first_stage_only", "launcher_containers", "remat_policies", "fp32_params",
-                                      "static_buffers"};
+                                      "static_buffers", "parallelism"};
 
 static int stack_value(est_stack *s, int k, const char *v, const char *file, int line, ac_err *e)
 {
@@ -58,6 +58,21 @@ static int stack_value(est_stack *s, int k, const char *v, const char *file, int
             return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "launcher_containers", "a release range YY.MM-YY.MM, not '%s'", v);
         s->launcher_from = y0 * 100 + m0;
         s->launcher_to = y1 * 100 + m1;
+        return 0;
+    }
+    if (k == K_PAR) {
+        /* 'none', or a '|'-separated list of tp, pp, cp, ep */
+        static const char *const DIMS[] = {"tp", "pp", "cp", "ep"};
+        s->parallel_dims = 0;
+        if (!strcmp(v, "none")) return 0;
+        for (const char *p = v; *p;) {
+            size_t n = strcspn(p, "|"), d = 0;
+            while (d < 4 && (strlen(DIMS[d]) != n || strncmp(p, DIMS[d], n))) d++;
+            if (d == 4 || (s->parallel_dims & (1u << d)))
+                return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "parallelism", "none or a '|' list of tp, pp, cp, ep, not '%s'", v);
+            s->parallel_dims |= 1u << d;
+            p += n + (p[n] == '|');
+        }
         return 0;
     }
     if (k == K_DEFREC) {
@@ -155,6 +170,7 @@ static int parse_stacks(const char *text, size_t len, const char *file, est_stac
             if (n == STACK_MAX || !*name) { rc = ac_err_at(e, AC_E_INTERNAL, t.file, r->line, 0, name, "too many stacks or no name"); break; }
             memset(&tmp[n], 0, sizeof tmp[n]);
             snprintf(tmp[n].name, sizeof tmp[n].name, "%s", name);
+            tmp[n].parallel_dims = EST_PAR_ALL;
             n++;
         }
         /* like: this stack starts as a copy of an earlier one (its first row), the rows that
@@ -221,6 +237,34 @@ const est_stack *est_stack_of_launcher_release(int yymm)
     for (size_t i = 0; i < stacks_n; i++)
         if (stacks[i].launcher_from && yymm >= stacks[i].launcher_from && yymm <= stacks[i].launcher_to) return &stacks[i];
     return NULL;
+}
+
+static const struct { unsigned bit; const char *name, *abbrev; } DIM_NAMES[] = {
+    {EST_PAR_TP, "tensor", "TP"}, {EST_PAR_PP, "pipeline", "PP"}, {EST_PAR_CP, "context", "CP"}, {EST_PAR_EP, "expert", "EP"}};
+
+bool est_stack_runs(const est_stack *s, unsigned dim) { return !s || (s->parallel_dims & dim) == dim; }
+
+int est_stack_missing_dim(const est_input *in, char *why, size_t len)
+{
+    const est_stack *s = in->stack;
+    unsigned dims = s ? s->parallel_dims : EST_PAR_ALL;
+    int sizes[] = {in->tp, in->pp, in->cp, in->ep};
+    enum { N = sizeof sizes / sizeof *sizes };
+    for (size_t i = 0; i < N; i++) {
+        if (sizes[i] <= 1 || (dims & DIM_NAMES[i].bit)) continue;
+        /* "... it runs data, tensor and pipeline parallelism" */
+        const char *runs[N + 1] = {"data"};
+        size_t k = 1;
+        for (size_t j = 0; j < N; j++)
+            if (dims & DIM_NAMES[j].bit) runs[k++] = DIM_NAMES[j].name;
+        size_t n = (size_t)snprintf(why, len, "%s runs no %s parallelism (%s %d); it runs ", s->name, DIM_NAMES[i].name,
+                                    DIM_NAMES[i].abbrev, sizes[i]);
+        for (size_t j = 0; j < k && n < len; j++)
+            n += (size_t)snprintf(why + n, len - n, "%s%s", j == 0 ? "" : j + 1 == k ? " and " : ", ", runs[j]);
+        if (n < len) snprintf(why + n, len - n, " parallelism (data/stacks.csv)");
+        return -1;
+    }
+    return 0;
 }
 
 const est_stack *est_stack_default(void) { return est_stack_load(NULL) ? NULL : &stacks[0]; }

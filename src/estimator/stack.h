@@ -22,6 +22,9 @@
 
 struct est_input;
 
+/* the model-parallel dimensions a stack can run (est_stack.parallel_dims) */
+enum { EST_PAR_TP = 1, EST_PAR_PP = 2, EST_PAR_CP = 4, EST_PAR_EP = 8, EST_PAR_ALL = 15 };
+
 typedef struct est_stack {
     char name[32];
     char aliases[128];          /* '|'-separated names users may type */
@@ -51,6 +54,8 @@ typedef struct est_stack {
     double dp_bucket_params_per_rank;
     bool dp_bucket_overlap_only;     /* buckets only where the reduction overlaps the backward (optional; 0) */
     bool dp_bucket_first_stage_only; /* buckets only on the first pipeline stage's first chunk (optional; 0) */
+    unsigned parallel_dims;     /* EST_PAR_* it can run beyond data parallelism (optional parallelism;
+                                 * absent: all) */
     bool sequence_parallel;     /* the stack can split norms and dropout over TP ranks */
     bool interleaved_pipeline;  /* the stack has the interleaved (virtual) pipeline schedule */
     double grad_accum_bytes;    /* HBM bytes per trainable parameter per micro-batch outside the wgrad GEMM */
@@ -123,6 +128,12 @@ const est_stack *est_stack_default(void);
 void est_stack_names(char *buf, size_t len);
 /* the name, "did you mean" suggestion for an unknown one (NULL when nothing is close) */
 const char *est_stack_suggest(const char *name);
+
+/* whether stack s (NULL: megatron-core) runs the model-parallel dimension dim (EST_PAR_*) */
+bool est_stack_runs(const est_stack *s, unsigned dim);
+/* -1 with the reason in why when in has a model-parallel size (TP, PP, CP, EP > 1) its stack
+ * does not run (data/stacks.csv parallelism), else 0 */
+int est_stack_missing_dim(const struct est_input *in, char *why, size_t len);
 
 /* points in->stack at s and sets what the stack implies: its attention kernel, its
  * gradient dtype and default sharding, its TP overlap, and no sequence parallelism where it has none.

@@ -6,10 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "estimator/stack.h"
+
 #define MAX_GRID_CANDIDATES 20000000L
 
 static const char *const RULE_NAMES[SEARCH_RULE_COUNT] = {
-    "heads", "layers", "model_parallel_size", "gpus", "gbs", "cp_ep", "cp_seq", "ep", "vp",
+    "heads", "layers", "model_parallel_size", "gpus", "gbs", "cp_ep", "cp_seq", "ep", "vp", "stack",
 };
 
 const char *search_rule_name(search_rule r)
@@ -34,6 +36,7 @@ void search_inputs_init(search_inputs *in)
     in->precision = in->grad_bf16 = in->fp8_param_gather = in->cuda_graphs = in->tp_overlap = search_list_auto();
     in->offload_layers = in->uneven_pp = in->recompute_layers = search_list_auto();
     in->min_mp.is_auto = in->max_mp.is_auto = true;
+    in->parallel_dims = EST_PAR_ALL;
 }
 
 /* ---- resolved context ------------------------------------------------------ */
@@ -125,6 +128,12 @@ static int resolve(const search_inputs *in, ctx *c, ac_err *e)
 
     if (search_heuristic_lists(in->family, in->size_b, c->seq, in->gpu_mem_gb, c->L, &c->lists, e)) return -1;
     if (search_apply_overrides(&c->lists, &in->tp, &in->pp, &in->mbs, &in->min_mp, &in->max_mp, e)) return -1;
+    /* a stack without tensor or pipeline parallelism searches size 1 of it, and the heuristic's
+     * model-parallel bounds (Megatron's sizes for the model) do not bind it */
+    bool no_tp = !(in->parallel_dims & EST_PAR_TP), no_pp = !(in->parallel_dims & EST_PAR_PP);
+    if (no_tp && in->tp.is_auto) c->lists.tp = (search_int_list){.n = 1, .v = {1}};
+    if (no_pp && in->pp.is_auto) c->lists.pp = (search_int_list){.n = 1, .v = {1}};
+    if ((no_tp || no_pp) && in->min_mp.is_auto) c->lists.min_mp = 1;
     c->tp = c->lists.tp;
     c->pp = c->lists.pp;
     c->mbs = c->lists.mbs;
@@ -238,6 +247,10 @@ static unsigned combo_fails(const ctx *c, long long tp, long long pp, long long 
     if (cp > 1 && ep > 1) m |= 1u << SEARCH_RULE_CP_EP;
     if (cp > 1 && (!search_family_is_gpt(c->f) || c->seq % (2 * cp))) m |= 1u << SEARCH_RULE_CP_SEQ;
     if (ep > 1 && (c->experts % ep || (dp > 0 && (dp * cp) % ep))) m |= 1u << SEARCH_RULE_EP;
+    unsigned dims = c->in->parallel_dims;
+    if ((tp > 1 && !(dims & EST_PAR_TP)) || (pp > 1 && !(dims & EST_PAR_PP)) || (cp > 1 && !(dims & EST_PAR_CP)) ||
+        (ep > 1 && !(dims & EST_PAR_EP)))
+        m |= 1u << SEARCH_RULE_STACK;
     return m;
 }
 

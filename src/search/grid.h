@@ -74,6 +74,7 @@ typedef enum {
     SEARCH_RULE_CP_SEQ,
     SEARCH_RULE_EP,
     SEARCH_RULE_VP,
+    SEARCH_RULE_STACK, /* a model-parallel dimension the training stack does not run */
     SEARCH_RULE_COUNT
 } search_rule;
 
@@ -160,6 +161,8 @@ typedef struct {
     search_int_list uneven_pp;        /* 0 = even only, 1 = PP may leave a remainder (first/last stage counts) */
     search_int_list recompute_layers; /* partial full recompute: layers per stage (VP chunk); auto = none */
     bool original_only; /* keep only in_original candidates */
+    unsigned parallel_dims; /* EST_PAR_* the training stack runs (search_inputs_init: all); the
+                             * others' sizes fail SEARCH_RULE_STACK */
 } search_inputs;
 
 /* Megatron-Core first/last_pipeline_num_layers for L layers on pp stages when pp does not

@@ -82,6 +82,28 @@ static search_int_list list_from_tri(cfg_tri t)
     return t == TRI_AUTO ? search_list_auto() : list_of_one(t == TRI_TRUE ? 1 : 0);
 }
 
+/* an explicit list offering only sizes > 1 of a dimension the training stack does not run is an
+ * error at its key; a list that offers 1 too (a preset's context_parallel_sizes [1, 2]) searches 1,
+ * as auto lists do (the grid's stack rule drops the rest) */
+static int stack_runs_lists(const ac_config *c, const est_stack *st, const search_inputs *in, ac_err *e)
+{
+    const struct { const search_int_list *l; unsigned bit; const char *key, *what; } d[] = {
+        {&in->tp, EST_PAR_TP, "tensor_parallel_sizes", "tensor"},
+        {&in->pp, EST_PAR_PP, "pipeline_parallel_sizes", "pipeline"},
+        {&in->cp, EST_PAR_CP, "context_parallel_sizes", "context"},
+        {&in->ep, EST_PAR_EP, "expert_parallel_sizes", "expert"}};
+    for (size_t i = 0; i < sizeof d / sizeof *d; i++) {
+        if (d[i].l->is_auto || est_stack_runs(st, d[i].bit) || search_list_contains(d[i].l, 1)) continue;
+        char full[96];
+        snprintf(full, sizeof full, "search_config.train_settings.%s", d[i].key);
+        const node *at = node_get_path(c->root, full);
+        return ac_err_at(e, AC_E_INPUT, node_origin_file(at), node_origin_line(at), 0, full,
+                         "the training stack %s runs no %s parallelism (data/stacks.csv parallelism): the list needs 1, or auto",
+                         st->name, d[i].what);
+    }
+    return 0;
+}
+
 int search_train_inputs(const ac_config *c, const model_base_config *b, search_inputs *in, search_act_method *method,
                         ac_err *e)
 {
@@ -95,6 +117,9 @@ int search_train_inputs(const ac_config *c, const model_base_config *b, search_i
     in->num_nodes = c->train.num_nodes;
     in->gpus_per_node = c->train.gpus_per_node;
     in->base_gbs = b->gbs;
+    const est_stack *st = candidate_stack(c, e);
+    if (!st) return -1;
+    in->parallel_dims = st->parallel_dims;
     /* the base config's own switches are the original's defaults */
     bool t5 = b->shape.arch == ARCH_ENCODER_DECODER;
     const char *m = node_text(node_get_path(b->cfg, t5 ? "model.encoder.activations_checkpoint_method"
@@ -138,6 +163,7 @@ int search_train_inputs(const ac_config *c, const model_base_config *b, search_i
     in->base_tp_overlap = cfg_bool(b->cfg, "model.ub_tp_comm_overlap");
     in->offload_layers = list_from_cfg(&t->activation_offload_layers);
     in->recompute_layers = list_from_cfg(&t->recompute_num_layers);
+    if (stack_runs_lists(c, st, in, e)) return -1;
     if (knob_list(c, "precisions", t->n_precisions, (char (*)[CFG_KNOB_LEN])t->precisions, PRECISION_NAMES, &in->precision, e) ||
         knob_list(c, "grad_reduce_dtype", t->n_grad_reduce_dtype, (char (*)[CFG_KNOB_LEN])t->grad_reduce_dtype, GRAD_NAMES, &in->grad_bf16, e) ||
         knob_list(c, "fp8_param_gather", t->n_fp8_param_gather, (char (*)[CFG_KNOB_LEN])t->fp8_param_gather, BOOL_NAMES, &in->fp8_param_gather, e) ||

@@ -37,6 +37,27 @@ awk -v a="$a" -v b="$b" 'BEGIN { exit !(b > 1.9 * a) }' && pass node_size_dp_tra
 expect flag_last_wins 0 "layout      TP 2 " -- estimate --tp 4 --tp 2
 expect framework_config_key 0 "stack       pytorch-fsdp" -- estimate $G5 search_config.train_settings.framework=fsdp --tp 1
 expect framework_unknown 2 "did you mean 'hf-deepspeed'" -- estimate $G5 --framework deepspeeed
+# a stack runs the parallelism data/stacks.csv gives it: Hugging Face + DeepSpeed is data-parallel, so
+# estimate's default layout drops the base config's TP, an asked-for TP is refused with the reason,
+# and a search ranks TP 1 PP 1 CP 1 alone (the preset's context_parallel_sizes [1, 2] searches 1)
+expect stack_default_layout 0 "layout      TP 1  PP 1" -- estimate search_config=llama/llama3_8b --framework hf-deepspeed
+expect stack_no_tp 2 "hf-deepspeed runs no tensor parallelism (TP 2); it runs data parallelism" -- \
+    estimate search_config=llama/llama3_8b --framework hf-deepspeed --tp 2
+expect stack_no_cp 2 "megatron-deepspeed runs no context parallelism (CP 2); it runs data, tensor and pipeline parallelism" -- \
+    estimate search_config=llama/llama3_8b --framework megatron-deepspeed --cp 2
+"$AC" run search_config=llama/llama3_8b search_config.train_settings.framework=hf-deepspeed search_config.train_settings.num_nodes=2 \
+    "base_results_dir=$T/hf" >"$T/hf.out" 2>&1
+csv=$(ls "$T"/hf/llama/*/final_result/final_summary_2nodes.csv 2>/dev/null)
+if [ -n "$csv" ] && python3 - "$csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+layouts = {(r.get("TP"), r.get("PP"), r.get("CP", "1")) for r in rows}
+sys.exit(0 if rows and layouts == {("1", "1", "1")} else 1)
+PY
+then pass stack_search_dp_only; else fail stack_search_dp_only "$(head -c 600 "$T/hf.out"; [ -n "$csv" ] && head -5 "$csv")"; fi
+expect stack_search_explicit_tp 2 "search_config.train_settings.tensor_parallel_sizes: the training stack hf-deepspeed runs no tensor parallelism" -- \
+    run search_config=llama/llama3_8b search_config.train_settings.framework=hf-deepspeed "search_config.train_settings.tensor_parallel_sizes=[2,4]" \
+    "base_results_dir=$T/hf2"
 # a JAX run rematerialises unless it says otherwise (MaxText remat_policy 'full'); a flag still wins
 expect framework_jax_remat 0 "recompute full" -- estimate $G5 --framework maxtext --tp 1
 expect framework_jax_remat_flag 0 "recompute none" -- estimate $G5 --framework maxtext --tp 1 --recompute none

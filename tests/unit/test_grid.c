@@ -723,12 +723,14 @@ typedef struct {
     long bad, n, n_orig;
 } ex_state;
 
+static bool ex_only_dp; /* a candidate with TP, PP or CP > 1 is bad */
+
 static int ex_cb(const search_candidate *c, void *u)
 {
     ex_state *s = u;
     s->n++;
     s->n_orig += c->in_original;
-    if (!rules_ok(s->in, c)) s->bad++;
+    if (!rules_ok(s->in, c) || (ex_only_dp && (c->tp > 1 || c->pp > 1 || c->cp > 1))) s->bad++;
     return 0;
 }
 
@@ -790,6 +792,22 @@ static void test_exhaustive(void)
     CHECK_INT(search_exhaustive(&in, NULL, stop_cb, &seen, &count, &e), 0);
     CHECK_INT(seen, 5);
     CHECK_INT(count, 5);
+    /* a stack that runs data parallelism only (hf-deepspeed) walks TP = PP = CP = 1 alone, in the
+     * wider space and in the original's grid (whose model-parallel bounds are Megatron's) */
+    search_inputs dp_only = in;
+    dp_only.original_only = false;
+    dp_only.parallel_dims = 0;
+    ex_state s3 = {&dp_only, 0, 0, 0};
+    ex_only_dp = true;
+    CHECK_INT(search_exhaustive(&dp_only, NULL, ex_cb, &s3, &count, &e), 0);
+    ex_only_dp = false;
+    CHECK(count > 0);
+    CHECK_INT(s3.bad, 0);
+    dp_only.original_only = true;
+    CHECK_INT(search_grid_build(&dp_only, &g, &e), 0);
+    CHECK(g.n > 0);
+    for (size_t i = 0; i < g.n; i++) CHECK(g.items[i].tp == 1 && g.items[i].pp == 1 && g.items[i].cp == 1);
+    search_grid_free(&g);
     /* T5 block: act values even, no VP */
     search_inputs t5;
     const preset *p = find_preset(SEARCH_T5, "11");

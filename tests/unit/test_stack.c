@@ -146,6 +146,42 @@ static void test_stack_like_rows(void)
     CHECK_STR(e.key, "launcher_containers");
 }
 
+/* a stack runs the model-parallel dimensions its `parallelism` row names: a layout using another
+ * is refused with the stack's name and what it runs; a malformed row names its line and key */
+static void test_stack_parallelism(void)
+{
+    const est_stack *hf = est_stack_find("hf-deepspeed"), *mds = est_stack_find("megatron-deepspeed");
+    CHECK(hf && mds && hf->parallel_dims == 0 && mds->parallel_dims == (EST_PAR_TP | EST_PAR_PP));
+    CHECK(est_stack_default()->parallel_dims == EST_PAR_ALL && est_stack_runs(NULL, EST_PAR_CP));
+    CHECK(!est_stack_runs(hf, EST_PAR_TP) && est_stack_runs(mds, EST_PAR_PP) && !est_stack_runs(mds, EST_PAR_EP));
+    /* nemo-launcher-2024 is `like megatron-core`: it inherits all */
+    CHECK(est_stack_find("nemo-launcher-2024")->parallel_dims == EST_PAR_ALL);
+    model_shape m = small_gpt();
+    est_input in = input_on(&m, "a100_80gb");
+    in.num_gpus = 8, in.mbs = 1, in.gbs = 8;
+    est_stack_apply(&in, hf);
+    char why[256];
+    CHECK(est_check(&in, why, sizeof why) == 0);
+    in.tp = 2;
+    CHECK(est_check(&in, why, sizeof why) == -1);
+    CHECK_STR(why, "hf-deepspeed runs no tensor parallelism (TP 2); it runs data parallelism (data/stacks.csv)");
+    est_stack_apply(&in, mds);
+    in.tp = 2, in.cp = 2;
+    CHECK(est_check(&in, why, sizeof why) == -1);
+    CHECK_STR(why, "megatron-deepspeed runs no context parallelism (CP 2); it runs data, tensor and pipeline parallelism "
+                   "(data/stacks.csv)");
+    in.cp = 1;
+    CHECK(est_check(&in, why, sizeof why) == 0);
+    ac_err e;
+    const char *bad = "stack,key,value,source\nmegatron-core,parallelism,tp|sp,x\n";
+    CHECK(est_stack_check_text(bad, strlen(bad), "t.csv", &e) == -1);
+    CHECK_STR(e.key, "parallelism");
+    CHECK_INT(e.line, 2);
+    CHECK_CONTAINS(e.msg, "'tp|sp'");
+    const char *twice = "stack,key,value,source\nmegatron-core,parallelism,tp|tp,x\n";
+    CHECK(est_stack_check_text(twice, strlen(twice), "t.csv", &e) == -1);
+}
+
 /* NeMo-Framework-Launcher's configuration of the 24.01-24.05 containers turned cuDNN's fused
  * attention off (NVTE_FUSED_ATTN=0): those runs are the launcher stack, FlashAttention-2 on an H100
  * (0.35 of the bf16 peak at 8192 tokens, Shah et al. 2024), whose attention takes longer than the
@@ -1099,6 +1135,7 @@ int main(void)
     RUN(test_fsdp_under_pipeline);
     RUN(test_stack_like_rows);
     RUN(test_launcher_release_stack);
+    RUN(test_stack_parallelism);
     RUN(test_dropout_masks);
     RUN(test_p2p_bandwidth);
     RUN(test_cp_exchange_windows);

@@ -199,8 +199,10 @@ static void test_llmforge_yaml_matches_schema(void)
     CHECK_INT(cost_llmforge_yaml(&lora, &o, false, &text, &e), 0);
     CHECK_CONTAINS(text, "\"accelerator_type:A10G\": 0.001");
     free(text);
-    /* a Megatron layout has no LLMForge config */
+    /* a Megatron layout has no LLMForge config; Hugging Face + DeepSpeed runs no TP at all */
     cost_knobs tp = {0, 8, 4, 1, 1, 0, false, false, false};
+    CHECK_INT(cost_evaluate(&full, &tp, &o, &e), -1);
+    full.stack = est_stack_find("megatron-core");
     CHECK_INT(cost_evaluate(&full, &tp, &o, &e), 0);
     text = NULL;
     CHECK_INT(cost_llmforge_yaml(&full, &o, false, &text, &e), -1);
