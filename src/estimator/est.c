@@ -1123,6 +1123,12 @@ int est_evaluate(const est_input *in_arg, est_result *r)
             t_send = msg / in->tp / (bw * c->p2p_eff) + coll_gather_s(msg, 1.0, &g_tp, c);
         }
         r->t_pp_p2p = (double)m * v * 2.0 * t_send;
+        /* DeepSpeed's TrainSchedule issues each stage's RecvActivation, SendGrad, SendActivation and
+         * RecvGrad as blocking NCCL calls one after the other, so a stage waits on both neighbours'
+         * transfers: simulating its instruction stream gives (m + p - 1)(t_f + t_b) +
+         * (2m + p - 4)(c_act + c_grad) against 1F1B's ~m(c_act + c_grad) (deepspeed/runtime/pipe/
+         * schedule.py, p2p.py: async_op unsupported) */
+        if (in->stack && in->stack->pp_p2p_serial) r->t_pp_p2p = fmax(0.0, 2.0 * m * v + p - 4.0) * 2.0 * t_send;
     }
     double t_pipe = m * t_mb + r->t_pp_bubble + r->t_pp_p2p;
 

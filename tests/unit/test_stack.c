@@ -667,6 +667,26 @@ static void test_p2p_bandwidth(void)
     CHECK_NEAR(coll_p2p_bw(&in, 16, 8), 50e9, 1e-3);
 }
 
+/* DeepSpeed's pipeline engine blocks on each of a stage's four transfers in turn: a step pays each
+ * direction 2m + p - 4 times where 1F1B's model pays it m times (PP 4, 8 micro-batches: 20 / 8) */
+static void test_pp_p2p_serial(void)
+{
+    const est_stack *ds = est_stack_find("megatron-deepspeed");
+    CHECK(ds && ds->pp_p2p_serial && !est_stack_default()->pp_p2p_serial);
+    model_shape s = small_gpt();
+    est_input in = input_on(&s, "a100_80gb");
+    in.num_gpus = 16, in.pp = 4, in.tp = 2, in.mbs = 1, in.gbs = 16;
+    est_stack_apply(&in, ds);
+    est_result serial, paired;
+    CHECK(est_evaluate(&in, &serial) == 0);
+    est_stack overlapped = *ds;
+    overlapped.pp_p2p_serial = false;
+    in.stack = &overlapped;
+    CHECK(est_evaluate(&in, &paired) == 0);
+    CHECK(paired.t_pp_p2p > 0);
+    CHECK_NEAR(serial.t_pp_p2p / paired.t_pp_p2p, (2.0 * 8 + 4 - 4) / 8, 1e-9);
+}
+
 /* The CP ring hides per pass: the forward's K/V exchange (a third) behind the forward
  * attention, the backward's K/V + dK/dV (two thirds) behind the backward attention.  A small
  * GPT at seq 8192, TP 8 x CP 2 on two H100 nodes: 4096 tokens and one 128-wide head per GPU;
@@ -1138,6 +1158,7 @@ int main(void)
     RUN(test_stack_parallelism);
     RUN(test_dropout_masks);
     RUN(test_p2p_bandwidth);
+    RUN(test_pp_p2p_serial);
     RUN(test_cp_exchange_windows);
     RUN(test_cp_kernel_calls);
     RUN(test_flash2_on_hopper);
