@@ -31,7 +31,7 @@ static const char *const KEYS[K_N] = {"aliases", "attention", "softmax_fwd_bytes
                                       "compiled_fp8_cast_bytes", "fp8_dynamic_scaling", "cp_kv_all_heads", "cp_dkv_bytes",
                                       "cp_exposed", "cp_single_call", "pp_scatter_gather", "default_recompute", "pp_fsdp",
                                       "dp_bucket_params", "dp_bucket_params_per_rank", "dp_bucket_overlap_only",
-                                      "dp_bucket_first_stage_only", "launcher_containers", "remat_policies", "fp32_params",
+                                      "dp_bucket_first_stage_only", "containers", "remat_policies", "fp32_params",
                                       "static_buffers", "parallelism", "pp_p2p_serial"};
 
 static int stack_value(est_stack *s, int k, const char *v, const char *file, int line, ac_err *e)
@@ -48,16 +48,19 @@ static int stack_value(est_stack *s, int k, const char *v, const char *file, int
     }
     if (k == K_ELEM && !*v) return 0; /* the calibration's */
     if (k == K_LAUNCHER) {
-        /* exactly DD.DD-DD.DD */
+        /* IMAGE:YY.MM-YY.MM, the image's name in lower-case letters ("nemo", "jax") */
         static const char SHAPE[] = "99.99-99.99";
-        bool shaped = strlen(v) == sizeof SHAPE - 1;
-        for (size_t i = 0; shaped && SHAPE[i]; i++) shaped = SHAPE[i] == '9' ? isdigit((unsigned char)v[i]) != 0 : v[i] == SHAPE[i];
+        size_t n = strspn(v, "abcdefghijklmnopqrstuvwxyz");
+        const char *r = v + n + 1;
+        bool shaped = n > 0 && n < sizeof s->container_image && v[n] == ':' && strlen(r) == sizeof SHAPE - 1;
+        for (size_t i = 0; shaped && SHAPE[i]; i++) shaped = SHAPE[i] == '9' ? isdigit((unsigned char)r[i]) != 0 : r[i] == SHAPE[i];
         int y0 = 0, m0 = 0, y1 = 0, m1 = 0;
-        if (shaped) sscanf(v, "%2d.%2d-%2d.%2d", &y0, &m0, &y1, &m1);
+        if (shaped) sscanf(r, "%2d.%2d-%2d.%2d", &y0, &m0, &y1, &m1);
         if (!shaped || m0 < 1 || m0 > 12 || m1 < 1 || m1 > 12 || y0 * 100 + m0 > y1 * 100 + m1)
-            return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "launcher_containers", "a release range YY.MM-YY.MM, not '%s'", v);
-        s->launcher_from = y0 * 100 + m0;
-        s->launcher_to = y1 * 100 + m1;
+            return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "containers", "an image and a release range IMAGE:YY.MM-YY.MM, not '%s'", v);
+        snprintf(s->container_image, sizeof s->container_image, "%.*s", (int)n, v);
+        s->container_from = y0 * 100 + m0;
+        s->container_to = y1 * 100 + m1;
         return 0;
     }
     if (k == K_PAR) {
@@ -188,8 +191,10 @@ static int parse_stacks(const char *text, size_t len, const char *file, est_stac
             if (!*csv_get(r, src)) { rc = ac_err_at(e, AC_E_INTERNAL, t.file, r->line, 0, key, "every parameter needs its source"); break; }
             est_stack base = tmp[b];
             snprintf(base.name, sizeof base.name, "%s", tmp[j].name);
+            snprintf(base.like, sizeof base.like, "%s", tmp[b].name);
             base.aliases[0] = '\0';
-            base.launcher_from = base.launcher_to = 0; /* a release range names one stack */
+            base.container_from = base.container_to = 0; /* a release range names one stack */
+            base.container_image[0] = '\0';
             tmp[j] = base;
             seen[j] = seen[b] & ~(1ull << K_ALIASES);
             continue;
@@ -232,11 +237,13 @@ int est_stack_check_text(const char *text, size_t len, const char *file, ac_err 
     return rc;
 }
 
-const est_stack *est_stack_of_launcher_release(int yymm)
+const est_stack *est_stack_of_container(const char *image, int yymm)
 {
-    if (yymm <= 0 || est_stack_load(NULL)) return NULL;
+    if (!image || yymm <= 0 || est_stack_load(NULL)) return NULL;
     for (size_t i = 0; i < stacks_n; i++)
-        if (stacks[i].launcher_from && yymm >= stacks[i].launcher_from && yymm <= stacks[i].launcher_to) return &stacks[i];
+        if (stacks[i].container_from && !strcmp(stacks[i].container_image, image) && yymm >= stacks[i].container_from &&
+            yymm <= stacks[i].container_to)
+            return &stacks[i];
     return NULL;
 }
 

@@ -27,6 +27,7 @@ enum { EST_PAR_TP = 1, EST_PAR_PP = 2, EST_PAR_CP = 4, EST_PAR_EP = 8, EST_PAR_A
 
 typedef struct est_stack {
     char name[32];
+    char like[32];              /* the stack its `like` row copied ("" for none) */
     char aliases[128];          /* '|'-separated names users may type */
     bool flash_attention;       /* false: scores materialised (Korthikanti 2022 Table 2, 5as/h bytes) */
     bool flash2;                /* FlashAttention-2's kernels on every GPU (not cuDNN / FA3 on sm90+) */
@@ -100,8 +101,9 @@ typedef struct est_stack {
                                         * after the cast, no FP8 copies cached across micro-batches (optional) */
     bool static_buffers;               /* tensors live in buffers the compiler assigns ahead of the step: no
                                         * caching-allocator fragmentation (optional) */
-    int launcher_from, launcher_to;    /* NeMo container releases (YYMM) whose NeMo-Framework-Launcher default
-                                        * configuration runs this stack (optional launcher_containers; 0: none) */
+    char container_image[8];           /* a container image ("nemo", "jax") and the releases of it (YYMM) */
+    int container_from, container_to;  /* whose default configuration runs this stack (optional containers;
+                                        * 0: none) */
     double lora_fwd_bytes, lora_bwd_bytes; /* HBM bytes per token per element of an adapted matrix's input +
                                             * output width that the unfused LoRA path (dropout, adapters,
                                             * scaling, add) moves, forward and backward */
@@ -122,9 +124,9 @@ int est_stack_load(ac_err *e);
 int est_stack_check_text(const char *text, size_t len, const char *file, ac_err *e);
 /* a stack by name or alias (case-insensitive, '-' = '_'), or NULL */
 const est_stack *est_stack_find(const char *name);
-/* the stack NeMo-Framework-Launcher's default configuration runs with the NeMo container of release
- * yymm (2403 for 24.03), where a stack states one (launcher_containers), else NULL */
-const est_stack *est_stack_of_launcher_release(int yymm);
+/* the stack the container image ("nemo", "jax") of release yymm (2403 for 24.03) runs by default,
+ * where a stack states one (containers), else NULL */
+const est_stack *est_stack_of_container(const char *image, int yymm);
 /* megatron-core: the stack the estimator models when none is named */
 const est_stack *est_stack_default(void);
 /* "megatron-core, nemo-megatron-2022, ..." for error messages and --help */

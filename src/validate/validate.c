@@ -249,13 +249,14 @@ static int cell_year(const char *cell)
     return year;
 }
 
-/* The NeMo framework container release a cell names ("NeMo24.03.01.framework", "NeMo 24.07",
- * "nemo:24.05", "NeMo Framework 24.03", "NeMo-24.03") as YYMM, 0 when it names none; "NGC 24.04"
- * beside an MLPerf submission is not one */
-static int nemo_container_release(const char *cell)
+/* The release of container image `image` a cell names as YYMM, 0 when it names none: NeMo's
+ * ("NeMo24.03.01.framework", "NeMo 24.07", "nemo:24.05", "NeMo Framework 24.03", "NeMo-24.03"; "NGC
+ * 24.04" beside an MLPerf submission is not one), JAX's ("nvcr.io/nvidia/jax:23.10-paxml-py3") */
+static int container_release(const char *cell, const char *image)
 {
-    for (const char *p = cell; (p = text_find_ci(p, "nemo")) != NULL; p += 4) {
-        const char *q = p + 4;
+    size_t n = strlen(image);
+    for (const char *p = cell; (p = text_find_ci(p, image)) != NULL; p += n) {
+        const char *q = p + n;
         q += strspn(q, " :-");
         if (!strncasecmp(q, "framework", 9)) q += 9 + strspn(q + 9, " ");
         /* a release as recipes read them (recipe_release_in_text), starting right there */
@@ -268,20 +269,38 @@ static int nemo_container_release(const char *cell)
     return 0;
 }
 
-/* The stack of a row: its framework cell's (validate_stack_of), except that a Megatron-LM or NeMo
- * run the row dates before 2023 ran the code of that era, the 2022 stack: Megatron-LM added
- * FlashAttention (--use-flash-attn) and Transformer Engine in 2023, and NeMo Megatron 1.x of
- * 2022 shares its kernels (apex fused softmax, jit-fused bias-GeLU, no userbuffers); and a NeMo
- * container release whose launcher configuration ran a stack of its own (launcher_containers in
- * data/stacks.csv: NVIDIA's NeMo 1.x performance tables were launcher runs) ran that one */
+/* The stack a row's container ran by default (containers in data/stacks.csv): a NeMo release
+ * its framework or release cell names (NVIDIA's NeMo 1.x performance tables were launcher runs),
+ * or a JAX container release any of its cells names (the image tag is specific enough to read
+ * from the source cell too); NULL when none does or no stack claims the release */
+static const est_stack *container_stack(const columns *c, const csv_row *row)
+{
+    const char *cells[] = {csv_get(row, c->framework), csv_get(row, c->release), csv_get(row, c->source)};
+    for (size_t i = 0; i < 2; i++) {
+        const est_stack *st = est_stack_of_container("nemo", container_release(cells[i], "nemo"));
+        if (st) return st;
+    }
+    for (size_t i = 0; i < 3; i++) {
+        const est_stack *st = est_stack_of_container("jax", container_release(cells[i], "jax:"));
+        if (st) return st;
+    }
+    return NULL;
+}
+
+/* The stack of a row: the one its container release ran by default (container_stack), else its
+ * framework cell's (validate_stack_of), except that a Megatron-LM or NeMo run the row dates before
+ * 2023 ran the code of that era, the 2022 stack: Megatron-LM added FlashAttention
+ * (--use-flash-attn) and Transformer Engine in 2023, and NeMo Megatron 1.x of 2022 shares its
+ * kernels (apex fused softmax, jit-fused bias-GeLU, no userbuffers) */
 static const est_stack *row_stack(const columns *c, const csv_row *row)
 {
     const char *framework = csv_get(row, c->framework);
     const est_stack *st = validate_stack_of(framework);
+    const est_stack *contained = container_stack(c, row);
+    /* a container names a release of the row's own stack family (NeMo's for Megatron-Core rows,
+     * JAX's for JAX rows) */
+    if (contained && (contained == st || !strcmp(contained->like, st->name))) return contained;
     if (strcmp(st->name, "megatron-core")) return st;
-    const est_stack *launched = est_stack_of_launcher_release(nemo_container_release(framework));
-    if (!launched) launched = est_stack_of_launcher_release(nemo_container_release(csv_get(row, c->release)));
-    if (launched) return launched;
     /* the row's release dates the software; else its framework cell's own year ("Megatron-LM
      * (2022)"); else the newest year its source names (a source may also name a later
      * publication: "MLSys 2023" for a 2022 run, so it speaks last) */

@@ -134,16 +134,19 @@ static void test_stack_like_rows(void)
     CHECK(est_stack_check_text(early, strlen(early), "t.csv", &e) == -1);
     CHECK_CONTAINS(e.msg, "complete stack above it");
     /* a launcher release range is YY.MM-YY.MM, in order */
-    const char *bad_range = "stack,key,value,source\nmegatron-core,launcher_containers,24.05-24.01,x\n";
+    const char *bad_range = "stack,key,value,source\nmegatron-core,containers,nemo:24.05-24.01,x\n";
     CHECK(est_stack_check_text(bad_range, strlen(bad_range), "t.csv", &e) == -1);
-    CHECK_STR(e.key, "launcher_containers");
-    CHECK_CONTAINS(e.msg, "'24.05-24.01'");
-    const char *bad_month = "stack,key,value,source\nmegatron-core,launcher_containers,24.01-24.13,x\n";
+    CHECK_STR(e.key, "containers");
+    CHECK_CONTAINS(e.msg, "'nemo:24.05-24.01'");
+    const char *no_image = "stack,key,value,source\nmegatron-core,containers,24.01-24.05,x\n";
+    CHECK(est_stack_check_text(no_image, strlen(no_image), "t.csv", &e) == -1);
+    CHECK_STR(e.key, "containers");
+    const char *bad_month = "stack,key,value,source\nmegatron-core,containers,nemo:24.01-24.13,x\n";
     CHECK(est_stack_check_text(bad_month, strlen(bad_month), "t.csv", &e) == -1);
-    CHECK_STR(e.key, "launcher_containers");
-    const char *bad_shape = "stack,key,value,source\nmegatron-core,launcher_containers,-1.01-24.05,x\n";
+    CHECK_STR(e.key, "containers");
+    const char *bad_shape = "stack,key,value,source\nmegatron-core,containers,nemo:-1.01-24.05,x\n";
     CHECK(est_stack_check_text(bad_shape, strlen(bad_shape), "t.csv", &e) == -1);
-    CHECK_STR(e.key, "launcher_containers");
+    CHECK_STR(e.key, "containers");
 }
 
 /* a stack runs the model-parallel dimensions its `parallelism` row names: a layout using another
@@ -188,15 +191,15 @@ static void test_stack_parallelism(void)
  * Megatron-Core stack's cuDNN kernels; on an A100 both run FlashAttention-2's rate */
 static void test_launcher_release_stack(void)
 {
-    const est_stack *l = est_stack_of_launcher_release(2403);
+    const est_stack *l = est_stack_of_container("nemo", 2403);
     CHECK(l && !strcmp(l->name, "nemo-launcher-2024") && l->flash2);
-    CHECK(est_stack_of_launcher_release(2401) == l && est_stack_of_launcher_release(2405) == l);
-    CHECK(est_stack_of_launcher_release(2311) == NULL && est_stack_of_launcher_release(2407) == NULL);
-    CHECK(est_stack_of_launcher_release(0) == NULL);
+    CHECK(est_stack_of_container("nemo", 2401) == l && est_stack_of_container("nemo", 2405) == l);
+    CHECK(est_stack_of_container("nemo", 2311) == NULL && est_stack_of_container("nemo", 2407) == NULL);
+    CHECK(est_stack_of_container("nemo", 0) == NULL && est_stack_of_container("jax", 2403) != l);
     const est_stack *mc = est_stack_default();
     /* the rest is Megatron-Core's */
     CHECK(l->grad_bytes == mc->grad_bytes && l->zero_stage == mc->zero_stage && l->tp_comm_overlap == mc->tp_comm_overlap &&
-          l->dp_bucket_params == mc->dp_bucket_params && l->launcher_from == 2401 && mc->launcher_from == 0);
+          l->dp_bucket_params == mc->dp_bucket_params && l->container_from == 2401 && mc->container_from == 0 && !strcmp(l->like, "megatron-core"));
     model_shape m = small_gpt();
     m.seq_length = 32768;
     est_input in = input_on(&m, "h100_sxm");
