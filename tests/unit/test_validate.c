@@ -275,6 +275,23 @@ static void test_rows_as_tables_write_them(void)
     /* a year is not a release */
     CHECK(validate_row_input(&t, &t.rows[6], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "megatron-core"));
     csv_free(&t);
+    /* a JAX container before 24.04 ran the 2023 JAX stack (unfused attention, no collective
+     * pipelining), wherever the row names the image, but only for a JAX row: a NeMo row whose source
+     * mentions a JAX image keeps its own stack */
+    static const char JAX_ROWS[] =
+        "id,framework,source,model_family,num_layers,hidden_size,num_attention_heads,vocab_size,seq_length,gpu_type,"
+        "num_gpus,tp,pp,mbs,gbs,tokens_per_s_per_gpu\n"
+        "a,Paxml (JAX-Toolbox),README (nvcr.io/nvidia/jax:23.10-paxml-py3),GPT-3,24,4096,32,51200,2048,H100 80GB,8,1,1,1,64,4000\n"
+        "b,MaxText,dgxc (nvcr.io/nvidia/jax:24.04-maxtext-py3),GPT-3,24,4096,32,51200,2048,H100 80GB,8,1,1,1,64,4000\n"
+        "c,NeMo 2.0,compared with jax:23.10,GPT-3,24,4096,32,51200,2048,H100 80GB,8,1,1,1,64,4000\n"
+        "d,MaxText,JAX-Toolbox 2023 table,GPT-3,24,4096,32,51200,2048,H100 80GB,8,1,1,1,64,4000\n";
+    parse_rows(JAX_ROWS, &t);
+    CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "jax-xla-2023"));
+    CHECK(!in.stack->flash_attention && !in.stack->fsdp_prefetch && in.stack->fp32_params && in.stack->remat_policies);
+    CHECK(validate_row_input(&t, &t.rows[1], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "jax-xla"));
+    CHECK(validate_row_input(&t, &t.rows[2], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "megatron-core"));
+    CHECK(validate_row_input(&t, &t.rows[3], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "jax-xla"));
+    csv_free(&t);
     /* NeMo Megatron before 22.05 and Megatron-LM of 2021 all-reduce the gradients after the
      * backward (data/recipes.csv overlap_grad_sync 0: 22.05's release notes bring the
      * asynchronous all-reduce; Megatron-LM 2021 --DDP-impl local); 22.05 overlaps it */
