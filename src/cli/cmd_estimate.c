@@ -39,7 +39,8 @@ static const char ESTIMATE_HELP[] =
     "models` lists them), under a decoder search_config (llama, mixtral, gpt3); the default\n"
     "TP and PP shrink to divide its heads, KV heads, layers and GPUs.\n"
     "search_config.train_settings.gpus_per_node other than the GPU's board (4-GPU H200\n"
-    "nodes) is where NVLink ends: the layout line says \"(N per node)\".\n"
+    "nodes) is where NVLink ends: the layout line says \"(N per node)\"; .network_gbps=400 is a\n"
+    "node's scale-out (all its NICs, Gb/s) where it is not the GPU's DGX/HGX node.\n"
     "--tp-overlap hides part of the TP collectives behind GEMMs (model.ub_tp_comm_overlap;\n"
     "default: as the base config says, NeMo's default off).\n"
     "--a2a-overlap hides MoE all-to-all behind another micro-batch's compute (Megatron-Core\n"
@@ -100,9 +101,13 @@ static void print_breakdown(FILE *out, const est_input *in, const est_result *r)
     fprintf(out, "Predicted (analytical estimator, no measurement)\n");
     /* a node other than the catalog's changes what NVLink reaches (HGX-style boards; an NVL72
      * rack's domain is the rack whatever the host count): say so */
-    char per_node[32] = "";
+    char per_node[64] = "";
     if (in->gpus_per_node > 0 && in->gpus_per_node != in->gpu->gpus_per_node && in->gpu->nvlink_domain <= in->gpu->gpus_per_node)
         snprintf(per_node, sizeof per_node, " (%d per node)", in->gpus_per_node);
+    if (in->node_network_gbps > 0) {
+        size_t n = strlen(per_node);
+        snprintf(per_node + n, sizeof per_node - n, " (%.0f Gb/s a node)", in->node_network_gbps);
+    }
     fprintf(out, "  layout      TP %d  PP %d  VP %d  CP %d  EP %d  DP %d  on %d x %s%s  MBS %d  GBS %d  (%d micro-batches)\n",
             in->tp, in->pp, in->vp, in->cp, in->ep, in->num_gpus / (in->tp * in->pp * in->cp), in->num_gpus,
             in->gpu->name, per_node, in->mbs, in->gbs, r->num_microbatches);

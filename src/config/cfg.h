@@ -77,6 +77,7 @@ typedef struct {
     char launch_over_memory[16];    /* never | borderline | all (real clusters) */
     char search_num_nodes[16];      /* "" = num_nodes, "auto", or a number (real clusters) */
     double price_per_gpu_hour;      /* NAN = catalog price */
+    double network_gbps;            /* a node's scale-out in Gb/s; NAN = the GPU's catalog node */
     /* knobs experts tune (issue 25): each "auto" (the base config's value) or a list */
     int n_precisions;                          /* bf16, fp8 */
     char precisions[CFG_KNOB_MAX][CFG_KNOB_LEN];

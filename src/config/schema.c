@@ -108,6 +108,7 @@ const schema_entry SCHEMA[] = {
     { TS "tp_comm_overlap", ST_STR_LIST, S(train.tp_comm_overlap), "[auto]", NB, NULL, SF_NULLABLE, "extension: TP communication overlap (model.ub_tp_comm_overlap, needs SP) to search, [false, true], or auto" },
     { TS "activation_offload_layers", ST_INT_LIST, S(train.activation_offload_layers), "auto", 0, 100000, NULL, SF_NULLABLE, "extension: layers whose activations go to host memory (model.cpu_offloading_num_layers, PP 1, no recompute), or auto (none)" },
     { TS "recompute_num_layers", ST_INT_LIST, S(train.recompute_num_layers), "auto", 1, 100000, NULL, SF_NULLABLE, "extension: partial full recompute to search: layers per pipeline stage (VP chunk) recomputed with the block method (model.activations_checkpoint_num_layers), or auto (none); recompute_modules needs a later Megatron-Core than NeMo v2.0.0's" },
+    { TS "network_gbps", ST_FLOAT, S(train.network_gbps), "null", 1, 1e6, NULL, SF_NULLABLE, "extension: a node's scale-out bandwidth in Gb/s, all its NICs together (400 for 4 x 100 Gb/s EFA or Omni-Path, 3200 for p5's EFA); null = the GPU's DGX/HGX node in data/gpus.csv (one 200/400/800 Gb/s NIC per GPU)" },
     { TS "price_per_gpu_hour", ST_FLOAT, S(train.price_per_gpu_hour), "null", 0.0001, 1e4, NULL, SF_NULLABLE, "extension: $ per GPU-hour (null = catalog price)" },
 
     /* ---- cost_settings (extension: the cost stage, src/cost/cost.h) ---- */

@@ -18,6 +18,17 @@ static int local_unit(const est_input *in)
     return domain > node ? domain : (node > 0 ? node : 1);
 }
 
+/* one GPU's share of its node's scale-out, per direction, in bytes/s: the run's node network where
+ * it states one (est_input.node_network_gbps, split evenly over the node's GPUs, as the DGX-style
+ * one-NIC-per-GPU rails are), else the catalog's */
+static double scaleout_bw(const est_input *in)
+{
+    const gpu_spec *g = in->gpu;
+    if (in->node_network_gbps <= 0) return g->scaleout_gbps * GB;
+    int node = in->gpus_per_node > 0 ? in->gpus_per_node : g->gpus_per_node;
+    return in->node_network_gbps / 8.0 / (node > 0 ? node : 1) * GB;
+}
+
 /* ranks of a group of `size` ranks spaced `stride` apart that share one local unit of
  * `unit` GPUs */
 static int ranks_per_unit(int unit, int size, int stride)
@@ -32,10 +43,11 @@ static int ranks_per_unit(int unit, int size, int stride)
  * link. Across units each GPU drives its own NIC, so a ring's bus bandwidth is the group's
  * ranks per unit × scale-out per GPU, capped by NVLink (nccl-tests behaviour on DGX-style
  * nodes; on NVL72 the unit is the 72-GPU rack, not the 4-GPU tray). */
-static double ring_bw(const gpu_spec *g, int unit, int size, int stride, int per_unit)
+static double ring_bw(const est_input *in, int unit, int size, int stride, int per_unit)
 {
+    const gpu_spec *g = in->gpu;
     if ((long)size * stride <= unit) return g->nvlink_gbps * GB;
-    double bw = per_unit * g->scaleout_gbps * GB;
+    double bw = per_unit * scaleout_bw(in);
     double cap = g->nvlink_gbps * GB;
     return bw < cap ? bw : cap;
 }
@@ -43,7 +55,7 @@ static double ring_bw(const gpu_spec *g, int unit, int size, int stride, int per
 double coll_group_bw(const est_input *in, int size, int stride)
 {
     int unit = local_unit(in);
-    return ring_bw(in->gpu, unit, size, stride, ranks_per_unit(unit, size, stride));
+    return ring_bw(in, unit, size, stride, ranks_per_unit(unit, size, stride));
 }
 
 /* Per-GPU bandwidth (bytes/s) of a point-to-point ring over `size` ranks spaced `stride`
@@ -56,7 +68,7 @@ double coll_p2p_bw(const est_input *in, int size, int stride)
 {
     const gpu_spec *g = in->gpu;
     if ((long)size * stride <= local_unit(in)) return g->nvlink_gbps * GB;
-    return fmin(g->scaleout_gbps, g->nvlink_gbps) * GB;
+    return fmin(scaleout_bw(in), g->nvlink_gbps * GB);
 }
 
 /* EP token dispatch (or combine) of one layer: each of a rank's T tokens goes to k
@@ -86,7 +98,7 @@ double coll_dispatch_s(const est_input *in, double T, double k, double token_byt
         copies_remote = fmin(copies_remote, reach * (units - 1.0) / units);
     }
     double t_local = T * copies_local * token_bytes / (g->nvlink_gbps * GB * c->collective_eff);
-    double t_remote = T * copies_remote * token_bytes / (g->scaleout_gbps * GB * c->collective_eff);
+    double t_remote = T * copies_remote * token_bytes / (scaleout_bw(in) * c->collective_eff);
     return t_local > t_remote ? t_local : t_remote;
 }
 
@@ -96,7 +108,7 @@ coll_group coll_group_of(const est_input *in, int size, int stride)
     if (stride < 1) stride = 1;
     if (size < 1) size = 1;
     int unit = local_unit(in), per_unit = ranks_per_unit(unit, size, stride);
-    coll_group grp = {size, 1, ring_bw(g, unit, size, stride, per_unit), g->nvlink_domain <= 1, g->sm_arch};
+    coll_group grp = {size, 1, ring_bw(in, unit, size, stride, per_unit), g->nvlink_domain <= 1, g->sm_arch};
     /* ranks i·stride from rank 0 of a unit-aligned block: units touched */
     grp.units = stride >= unit ? size : (int)(((long)(size - 1) * stride) / unit + 1);
     /* a board whose NVLink joins fewer GPUs than the node (H100 NVL's bridged pairs): a ring

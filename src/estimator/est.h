@@ -84,6 +84,8 @@ typedef struct est_input {
     int tp, pp, vp, cp, ep, etp, dp;
     int num_gpus;       /* 0 → tp·pp·cp·dp */
     int gpus_per_node;  /* 0 → the GPU's catalog value */
+    double node_network_gbps; /* a node's scale-out, all its NICs together in Gb/s (400 for 4 x 100 Gb/s
+                               * Omni-Path or EFA); 0 → the GPU's catalog node (data/gpus.csv) */
     int mbs, gbs;
     bool sequence_parallel;
     est_recompute recompute;

@@ -194,6 +194,7 @@ int candidate_est_base(const ac_config *c, const model_base_config *b, est_input
     in->memory_limit_gb = c->train.gpu[0] ? 0 : c->train.gpu_memory_gb;
     in->num_tokens_b = c->train.num_tokens_in_b;
     in->price_per_gpu_hour = isnan(c->train.price_per_gpu_hour) ? 0 : c->train.price_per_gpu_hour;
+    in->node_network_gbps = isnan(c->train.network_gbps) ? 0 : c->train.network_gbps;
     return 0;
 }
 

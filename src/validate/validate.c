@@ -29,6 +29,7 @@ typedef struct {
     int framework, grad_fp32, fp8_gather;      /* the recipe (data/recipes.csv), or the row's own switches */
     int release, source;                       /* the container release a recipe row may start from */
     int gpus_per_node;                         /* optional: a node unlike the catalog's (4-GPU H200 boards) */
+    int network_gbps;                          /* optional: its scale-out, Gb/s a node (Omni-Path, EFA) */
 } columns;
 
 static columns find_columns(const csv_table *t)
@@ -52,6 +53,7 @@ static columns find_columns(const csv_table *t)
     c.task = csv_col(t, "task");
     c.framework = csv_col(t, "framework");
     c.gpus_per_node = csv_col(t, "gpus_per_node");
+    c.network_gbps = csv_col(t, "network_gbps");
     c.grad_fp32 = csv_col(t, "grad_reduce_in_fp32"); c.fp8_gather = csv_col(t, "fp8_param_gather");
     c.a2a_overlap = csv_col(t, "moe_a2a_overlap"); c.cuda_graphs = csv_col(t, "cuda_graphs");
     c.act_offload = csv_col(t, "cpu_offloading_num_layers"); c.fused_mlp = csv_col(t, "fused_expert_mlp");
@@ -555,6 +557,12 @@ static int row_input(const csv_table *t, const csv_row *row, est_input *in, char
     /* the row's own node size, where it states one: NVLink reaches only that far */
     double gpn;
     if (num(row, c.gpus_per_node, &gpn) && gpn >= 1 && gpn <= 72 && gpn == floor(gpn)) in->gpus_per_node = (int)gpn;
+    /* and its network, where it is not the catalog node's (Jean Zay's 4 x 100 Gb/s Omni-Path) */
+    double net;
+    if (num(row, c.network_gbps, &net)) {
+        if (!(net >= 1 && net <= 1e6)) return SKIP("network_gbps %g is not a node's scale-out in Gb/s", net);
+        in->node_network_gbps = net;
+    }
     in->mbs = (int)mbs;
     in->gbs = (int)gbs;
     in->precision = prec;

@@ -33,6 +33,14 @@ dp() { "$AC" estimate search_config=llama/llama3_70b search_config.train_setting
       python3 -c 'import json,sys; print(json.load(sys.stdin)["time_s"]["dp_comm"])'; }
 a=$(dp 8); b=$(dp 4)
 awk -v a="$a" -v b="$b" 'BEGIN { exit !(b > 1.9 * a) }' && pass node_size_dp_traffic || fail node_size_dp_traffic "8 per node $a s, 4 per node $b s"
+# a node's own network (4 x 100 Gb/s): the layout line says so and data-parallel traffic takes longer
+net() { "$AC" estimate search_config=gpt3/175b search_config.train_settings.num_nodes=48 --tp 4 --pp 12 --mbs 2 --gbs 2048 "$@" --json |
+      python3 -c 'import json,sys; print(json.load(sys.stdin)["time_s"]["dp_comm"])'; }
+a=$(net); b=$(net search_config.train_settings.network_gbps=400)
+awk -v a="$a" -v b="$b" 'BEGIN { exit !(b > 3.5 * a) }' && pass node_network_dp || fail node_network_dp "DGX $a s, 400 Gb/s $b s"
+expect node_network_shown 0 "on 384 x a100_80gb (400 Gb/s a node)" -- estimate search_config=gpt3/175b search_config.train_settings.num_nodes=48 \
+    search_config.train_settings.network_gbps=400 --tp 4 --pp 12
+expect node_network_range 2 "network_gbps: 0 is out of range" -- estimate search_config.train_settings.network_gbps=0
 # a flag given twice: the last wins, as key=value overrides do
 expect flag_last_wins 0 "layout      TP 2 " -- estimate --tp 4 --tp 2
 expect framework_config_key 0 "stack       pytorch-fsdp" -- estimate $G5 search_config.train_settings.framework=fsdp --tp 1

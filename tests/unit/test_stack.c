@@ -668,6 +668,14 @@ static void test_p2p_bandwidth(void)
     CHECK_NEAR(coll_p2p_bw(&in, 4, 4), 50e9, 1e-3);   /* ranks 0, 4, 8, 12: two nodes */
     CHECK_NEAR(coll_group_bw(&in, 4, 4), 100e9, 1e-3); /* two of them per node, two NICs */
     CHECK_NEAR(coll_p2p_bw(&in, 16, 8), 50e9, 1e-3);
+    /* a node's own network (BLOOM's Jean Zay: 4 x 100 Gb/s Omni-Path a node) is shared by its GPUs:
+     * 400 / 8 / 8 = 6.25 GB/s each, and a ring's ranks per node add their shares */
+    in.node_network_gbps = 400;
+    CHECK_NEAR(coll_p2p_bw(&in, 4, 4), 6.25e9, 1e-3);
+    CHECK_NEAR(coll_group_bw(&in, 4, 4), 12.5e9, 1e-3);
+    CHECK_NEAR(coll_p2p_bw(&in, 4, 2), 450e9, 1e-3); /* NVLink is the board's */
+    in.gpus_per_node = 4;                            /* a 4-GPU node splits it four ways */
+    CHECK_NEAR(coll_p2p_bw(&in, 4, 4), 12.5e9, 1e-3);
 }
 
 /* DeepSpeed's pipeline engine blocks on each of a stage's four transfers in turn: a step pays each

@@ -292,6 +292,20 @@ static void test_rows_as_tables_write_them(void)
     CHECK(validate_row_input(&t, &t.rows[2], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "megatron-core"));
     CHECK(validate_row_input(&t, &t.rows[3], &in, why, sizeof why) == 0 && !strcmp(in.stack->name, "jax-xla"));
     csv_free(&t);
+    /* a row's node network (Gb/s a node: Jean Zay's 4 x 100 Gb/s Omni-Path) is read; a value that is
+     * not one is a skip with its reason, not a silent default */
+    static const char NET_ROWS[] =
+        "id,framework,source,model_family,num_layers,hidden_size,num_attention_heads,vocab_size,seq_length,gpu_type,"
+        "num_gpus,tp,pp,mbs,gbs,tokens_per_s_per_gpu,network_gbps\n"
+        "a,Megatron-DeepSpeed,BLOOM,GPT-3,24,4096,32,51200,2048,A100 80GB,64,4,2,1,64,4000,400\n"
+        "b,Megatron-DeepSpeed,BLOOM,GPT-3,24,4096,32,51200,2048,A100 80GB,64,4,2,1,64,4000,0.5\n"
+        "c,Megatron-DeepSpeed,BLOOM,GPT-3,24,4096,32,51200,2048,A100 80GB,64,4,2,1,64,4000,\n";
+    parse_rows(NET_ROWS, &t);
+    CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0 && in.node_network_gbps == 400);
+    CHECK(validate_row_input(&t, &t.rows[1], &in, why, sizeof why) == -1);
+    CHECK_CONTAINS(why, "network_gbps 0.5");
+    CHECK(validate_row_input(&t, &t.rows[2], &in, why, sizeof why) == 0 && in.node_network_gbps == 0);
+    csv_free(&t);
     /* NeMo Megatron before 22.05 and Megatron-LM of 2021 all-reduce the gradients after the
      * backward (data/recipes.csv overlap_grad_sync 0: 22.05's release notes bring the
      * asynchronous all-reduce; Megatron-LM 2021 --DDP-impl local); 22.05 overlaps it */
