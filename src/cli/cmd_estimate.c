@@ -339,7 +339,8 @@ int cmd_estimate(int argc, char **argv)
     }
     int zero = in.zero_stage;
     /* the base config's TP and PP where the stack runs them (hf-deepspeed, say, runs neither) */
-    int tp_default = est_stack_runs(in.stack, EST_PAR_TP) ? b.tp : 1, pp_default = est_stack_runs(in.stack, EST_PAR_PP) ? b.pp : 1;
+    int tp_default = est_stack_runs(in.stack, EST_PAR_TP) ? b.tp : 1;
+    int pp_default = est_stack_runs(in.stack, EST_PAR_PP) ? b.pp : 1;
     if (flag_int(&o, "--tp", tp_default, 1, 1024, &in.tp, &e) || flag_int(&o, "--pp", pp_default, 1, 1024, &in.pp, &e) ||
         flag_int(&o, "--vp", 1, 1, 1024, &in.vp, &e) || flag_int(&o, "--cp", 1, 1, 1024, &in.cp, &e) ||
         flag_int(&o, "--ep", 1, 1, 1024, &in.ep, &e) || flag_int(&o, "--mbs", 1, 1, 65536, &in.mbs, &e) ||

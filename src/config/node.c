@@ -98,7 +98,7 @@ void node_set_origin(node *n, const char *file, int line, int col)
 
 const char *node_origin_file(const node *n) { return n && n->file ? n->file : "command line"; }
 
-int node_origin_line(const node *n) { return n ? n->line : 0; }
+int node_origin_line(const node *n) { return n && n->file ? n->line : 0; }
 
 node *node_clone(const node *n)
 {

@@ -1124,11 +1124,15 @@ int est_evaluate(const est_input *in_arg, est_result *r)
         }
         r->t_pp_p2p = (double)m * v * 2.0 * t_send;
         /* DeepSpeed's TrainSchedule issues each stage's RecvActivation, SendGrad, SendActivation and
-         * RecvGrad as blocking NCCL calls one after the other, so a stage waits on both neighbours'
-         * transfers: simulating its instruction stream gives (m + p - 1)(t_f + t_b) +
-         * (2m + p - 4)(c_act + c_grad) against 1F1B's ~m(c_act + c_grad) (deepspeed/runtime/pipe/
-         * schedule.py, p2p.py: async_op unsupported) */
-        if (in->stack && in->stack->pp_p2p_serial) r->t_pp_p2p = fmax(0.0, 2.0 * m * v + p - 4.0) * 2.0 * t_send;
+         * RecvGrad as blocking NCCL calls one after the other, so a middle stage waits on both
+         * neighbours' transfers: replaying its instruction streams gives (m + p - 1)(t_f + t_b) + n
+         * (c_act + c_grad) with n = 2m + p - 4 for p >= 3 and m >= 2, p - 1 for one micro-batch and m
+         * for two stages (one neighbour each), against 1F1B's ~m (deepspeed/runtime/pipe/schedule.py,
+         * p2p.py: async_op unsupported; no interleaving, v = 1) */
+        if (in->stack && in->stack->pp_p2p_serial) {
+            double n = p == 2 ? m : m == 1 ? p - 1.0 : 2.0 * m + p - 4.0;
+            r->t_pp_p2p = n * 2.0 * t_send;
+        }
     }
     double t_pipe = m * t_mb + r->t_pp_bubble + r->t_pp_p2p;
 

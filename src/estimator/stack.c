@@ -48,16 +48,18 @@ static int stack_value(est_stack *s, int k, const char *v, const char *file, int
     }
     if (k == K_ELEM && !*v) return 0; /* the calibration's */
     if (k == K_LAUNCHER) {
-        /* IMAGE:YY.MM-YY.MM, the image's name in lower-case letters ("nemo", "jax") */
+        /* IMAGE:YY.MM-YY.MM, the image's name as registries write it ("nemo", "jax"): lower-case
+         * letters, digits, '.', '_' and '-', at most 15 */
         static const char SHAPE[] = "99.99-99.99";
-        size_t n = strspn(v, "abcdefghijklmnopqrstuvwxyz");
+        size_t n = strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789._-");
         const char *r = v + n + 1;
         bool shaped = n > 0 && n < sizeof s->container_image && v[n] == ':' && strlen(r) == sizeof SHAPE - 1;
         for (size_t i = 0; shaped && SHAPE[i]; i++) shaped = SHAPE[i] == '9' ? isdigit((unsigned char)r[i]) != 0 : r[i] == SHAPE[i];
         int y0 = 0, m0 = 0, y1 = 0, m1 = 0;
         if (shaped) sscanf(r, "%2d.%2d-%2d.%2d", &y0, &m0, &y1, &m1);
         if (!shaped || m0 < 1 || m0 > 12 || m1 < 1 || m1 > 12 || y0 * 100 + m0 > y1 * 100 + m1)
-            return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "containers", "an image and a release range IMAGE:YY.MM-YY.MM, not '%s'", v);
+            return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "containers",
+                                 "an image (at most 15 of a-z 0-9 . _ -) and a release range IMAGE:YY.MM-YY.MM, not '%s'", v);
         snprintf(s->container_image, sizeof s->container_image, "%.*s", (int)n, v);
         s->container_from = y0 * 100 + m0;
         s->container_to = y1 * 100 + m1;
@@ -68,6 +70,9 @@ static int stack_value(est_stack *s, int k, const char *v, const char *file, int
         static const char *const DIMS[] = {"tp", "pp", "cp", "ep"};
         s->parallel_dims = 0;
         if (!strcmp(v, "none")) return 0;
+        size_t len = strlen(v);
+        if (!len || v[len - 1] == '|')
+            return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "parallelism", "none or a '|' list of tp, pp, cp, ep, not '%s'", v);
         for (const char *p = v; *p;) {
             size_t n = strcspn(p, "|"), d = 0;
             while (d < 4 && (strlen(DIMS[d]) != n || strncmp(p, DIMS[d], n))) d++;
@@ -274,6 +279,8 @@ int est_stack_missing_dim(const est_input *in, char *why, size_t len)
     }
     return 0;
 }
+
+const est_stack *est_stack_at(size_t i) { return est_stack_load(NULL) || i >= stacks_n ? NULL : &stacks[i]; }
 
 const est_stack *est_stack_default(void) { return est_stack_load(NULL) ? NULL : &stacks[0]; }
 

@@ -101,9 +101,9 @@ typedef struct est_stack {
                                         * after the cast, no FP8 copies cached across micro-batches (optional) */
     bool static_buffers;               /* tensors live in buffers the compiler assigns ahead of the step: no
                                         * caching-allocator fragmentation (optional) */
-    char container_image[8];           /* a container image ("nemo", "jax") and the releases of it (YYMM) */
-    int container_from, container_to;  /* whose default configuration runs this stack (optional containers;
-                                        * 0: none) */
+    char container_image[16];          /* a container image ("nemo", "jax") whose releases container_from to */
+    int container_from, container_to;  /* container_to (YYMM) run this stack by default (optional containers;
+                                        * 0: none; not inherited through like) */
     double lora_fwd_bytes, lora_bwd_bytes; /* HBM bytes per token per element of an adapted matrix's input +
                                             * output width that the unfused LoRA path (dropout, adapters,
                                             * scaling, add) moves, forward and backward */
@@ -127,6 +127,8 @@ const est_stack *est_stack_find(const char *name);
 /* the stack the container image ("nemo", "jax") of release yymm (2403 for 24.03) runs by default,
  * where a stack states one (containers), else NULL */
 const est_stack *est_stack_of_container(const char *image, int yymm);
+/* the i-th stack of data/stacks.csv (0: megatron-core), NULL past the last */
+const est_stack *est_stack_at(size_t i);
 /* megatron-core: the stack the estimator models when none is named */
 const est_stack *est_stack_default(void);
 /* "megatron-core, nemo-megatron-2022, ..." for error messages and --help */

@@ -251,40 +251,45 @@ static int cell_year(const char *cell)
     return year;
 }
 
-/* The release of container image `image` a cell names as YYMM, 0 when it names none: NeMo's
- * ("NeMo24.03.01.framework", "NeMo 24.07", "nemo:24.05", "NeMo Framework 24.03", "NeMo-24.03"; "NGC
- * 24.04" beside an MLPerf submission is not one), JAX's ("nvcr.io/nvidia/jax:23.10-paxml-py3") */
-static int container_release(const char *cell, const char *image)
+/* The newest release of container image `image` a cell names, as YYMM (0: none): NeMo's
+ * ("NeMo24.03.01.framework", "NeMo 24.07", "nemo:24.05", "NeMo Framework 24.03", "NeMo-24.03";
+ * "NGC 24.04" beside an MLPerf submission is not one), JAX's ("nvcr.io/nvidia/jax:23.10-paxml-py3").
+ * tag_only: only an image tag (image:YY.MM), for cells that may name other software's releases */
+static int container_release(const char *cell, const char *image, bool tag_only)
 {
     size_t n = strlen(image);
+    int newest = 0;
     for (const char *p = cell; (p = text_find_ci(p, image)) != NULL; p += n) {
         const char *q = p + n;
+        if (tag_only && *q != ':') continue;
         q += strspn(q, " :-");
         if (!strncasecmp(q, "framework", 9)) q += 9 + strspn(q + 9, " ");
         /* a release as recipes read them (recipe_release_in_text), starting right there */
         char rel[32];
         int yy, mm;
         if (recipe_release_in_text(q, rel, sizeof rel) && !strncmp(rel, q, 5) && sscanf(rel, "%2d.%2d", &yy, &mm) == 2 &&
-            yy >= 22 && yy <= 29 && mm >= 1 && mm <= 12)
-            return yy * 100 + mm;
+            yy >= 22 && yy <= 29 && mm >= 1 && mm <= 12 && yy * 100 + mm > newest)
+            newest = yy * 100 + mm;
     }
-    return 0;
+    return newest;
 }
 
-/* The stack a row's container ran by default (containers in data/stacks.csv): a NeMo release
- * its framework or release cell names (NVIDIA's NeMo 1.x performance tables were launcher runs),
- * or a JAX container release any of its cells names (the image tag is specific enough to read
- * from the source cell too); NULL when none does or no stack claims the release */
-static const est_stack *container_stack(const columns *c, const csv_row *row)
+/* The stack a row's container release ran by default (containers in data/stacks.csv), among the
+ * stacks of the row's own family (st itself, or `like` it: NeMo's releases for Megatron-Core rows,
+ * JAX's for JAX rows): the newest release its framework or release cell names, else an image tag in
+ * its source cell; NULL when none does or no stack claims the release */
+static const est_stack *container_stack(const columns *c, const csv_row *row, const est_stack *st)
 {
-    const char *cells[] = {csv_get(row, c->framework), csv_get(row, c->release), csv_get(row, c->source)};
-    for (size_t i = 0; i < 2; i++) {
-        const est_stack *st = est_stack_of_container("nemo", container_release(cells[i], "nemo"));
-        if (st) return st;
-    }
-    for (size_t i = 0; i < 3; i++) {
-        const est_stack *st = est_stack_of_container("jax", container_release(cells[i], "jax:"));
-        if (st) return st;
+    const est_stack *cand;
+    for (size_t i = 0; (cand = est_stack_at(i)) != NULL; i++) {
+        if (!cand->container_from || (cand != st && strcmp(cand->like, st->name))) continue;
+        const char *image = cand->container_image;
+        int rel = container_release(csv_get(row, c->framework), image, false);
+        int in_release = container_release(csv_get(row, c->release), image, false);
+        if (in_release > rel) rel = in_release;
+        if (!rel) rel = container_release(csv_get(row, c->source), image, true);
+        const est_stack *ran = est_stack_of_container(image, rel);
+        if (ran && (ran == st || !strcmp(ran->like, st->name))) return ran;
     }
     return NULL;
 }
@@ -298,10 +303,8 @@ static const est_stack *row_stack(const columns *c, const csv_row *row)
 {
     const char *framework = csv_get(row, c->framework);
     const est_stack *st = validate_stack_of(framework);
-    const est_stack *contained = container_stack(c, row);
-    /* a container names a release of the row's own stack family (NeMo's for Megatron-Core rows,
-     * JAX's for JAX rows) */
-    if (contained && (contained == st || !strcmp(contained->like, st->name))) return contained;
+    const est_stack *contained = container_stack(c, row, st);
+    if (contained) return contained;
     if (strcmp(st->name, "megatron-core")) return st;
     /* the row's release dates the software; else its framework cell's own year ("Megatron-LM
      * (2022)"); else the newest year its source names (a source may also name a later
