@@ -270,15 +270,16 @@ static const cost_instance *rank0_for(const cost_request *rq, const cost_pool *p
 }
 
 /* The stacks whose runs this stage's files configure, and whether those files carry a TP/PP
- * split: Hugging Face + DeepSpeed (the default), Accelerate or torchtune FSDP and Composer's FSDP
- * are data-parallel only (torchtitan composes TP, but is not what they configure); the Megatron
- * stacks (Megatron-Core, NeMo 1.x, Megatron-DeepSpeed) take TP/PP layouts.  A JAX/XLA run is
- * configured by MaxText's or Paxml's own flags, which no file here writes. */
+ * split beyond what the stack itself runs (data/stacks.csv parallelism: Hugging Face + DeepSpeed and
+ * Composer are data-parallel): the Accelerate or torchtune FSDP files are data-parallel only
+ * (torchtitan composes TP, but is not what they configure); the Megatron stacks (Megatron-Core,
+ * NeMo 1.x, Megatron-DeepSpeed) take TP/PP layouts.  A JAX/XLA run is configured by MaxText's or
+ * Paxml's own flags, which no file here writes. */
 static const struct {
     const char *name;
-    bool dp_only;
+    bool files_dp_only;
 } COST_STACKS[] = {
-    {"hf-deepspeed", true},  {"pytorch-fsdp", true},       {"llm-foundry-2023", true},
+    {"hf-deepspeed", false},  {"pytorch-fsdp", true},       {"llm-foundry-2023", false},
     {"megatron-core", false}, {"nemo-megatron-2022", false}, {"megatron-deepspeed", false},
 };
 
@@ -477,8 +478,9 @@ static void search_cell(const cost_request *rq, int pool, int n, cost_option *be
     int groups = shape_query_groups(s);
     /* the data-parallel stacks take no TP/PP (COST_STACKS) */
     bool fsdp = rq->stack && !strcmp(rq->stack->name, "pytorch-fsdp");
-    int si = cost_stack_index(cost_stack_of(rq));
-    bool dp_only = si < 0 || COST_STACKS[si].dp_only;
+    const est_stack *st = cost_stack_of(rq);
+    int si = cost_stack_index(st);
+    bool dp_only = si < 0 || COST_STACKS[si].files_dp_only || !est_stack_runs(st, EST_PAR_TP | EST_PAR_PP);
     for (int tp = 1; tp <= node && tp <= n; tp *= 2) {
         if (s->heads % tp || groups % tp) continue;
         for (int pp = 1; pp <= L && tp * pp <= n; pp++) {

@@ -100,7 +100,9 @@ static void read_switches(const node *cfg, est_input *in)
     const node *n = node_get_path(cfg, "model.sequence_parallel");
     if (n && node_get_bool(n, &bv)) in->sequence_parallel = bv;
     const char *optim = node_text(node_get_path(cfg, "model.optim.name"));
-    if (optim) in->zero_stage = strstr(optim, "distributed") ? 1 : in->zero_stage >= 2 ? in->zero_stage : 0;
+    /* NeMo's distributed optimizer is ZeRO-1; a stack that shards more by default (DeepSpeed ZeRO-2,
+     * FSDP) keeps its own, as a candidate's distributed_optimizer does (candidate_est_apply) */
+    if (optim && in->zero_stage < 2) in->zero_stage = strstr(optim, "distributed") ? 1 : 0;
     const char *prec = node_text(node_get_path(cfg, "trainer.precision"));
     est_precision p;
     if (prec && !est_precision_parse(prec, &p)) in->precision = p;

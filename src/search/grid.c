@@ -36,7 +36,6 @@ void search_inputs_init(search_inputs *in)
     in->precision = in->grad_bf16 = in->fp8_param_gather = in->cuda_graphs = in->tp_overlap = search_list_auto();
     in->offload_layers = in->uneven_pp = in->recompute_layers = search_list_auto();
     in->min_mp.is_auto = in->max_mp.is_auto = true;
-    in->parallel_dims = EST_PAR_ALL;
 }
 
 /* ---- resolved context ------------------------------------------------------ */
@@ -130,7 +129,7 @@ static int resolve(const search_inputs *in, ctx *c, ac_err *e)
     if (search_apply_overrides(&c->lists, &in->tp, &in->pp, &in->mbs, &in->min_mp, &in->max_mp, e)) return -1;
     /* a stack without tensor or pipeline parallelism searches size 1 of it, and the heuristic's
      * model-parallel bounds (Megatron's sizes for the model) do not bind it */
-    bool no_tp = !(in->parallel_dims & EST_PAR_TP), no_pp = !(in->parallel_dims & EST_PAR_PP);
+    bool no_tp = in->excluded_dims & EST_PAR_TP, no_pp = in->excluded_dims & EST_PAR_PP;
     if (no_tp && in->tp.is_auto) c->lists.tp = (search_int_list){.n = 1, .v = {1}};
     if (no_pp && in->pp.is_auto) c->lists.pp = (search_int_list){.n = 1, .v = {1}};
     if ((no_tp || no_pp) && in->min_mp.is_auto) c->lists.min_mp = 1;
@@ -247,9 +246,9 @@ static unsigned combo_fails(const ctx *c, long long tp, long long pp, long long 
     if (cp > 1 && ep > 1) m |= 1u << SEARCH_RULE_CP_EP;
     if (cp > 1 && (!search_family_is_gpt(c->f) || c->seq % (2 * cp))) m |= 1u << SEARCH_RULE_CP_SEQ;
     if (ep > 1 && (c->experts % ep || (dp > 0 && (dp * cp) % ep))) m |= 1u << SEARCH_RULE_EP;
-    unsigned dims = c->in->parallel_dims;
-    if ((tp > 1 && !(dims & EST_PAR_TP)) || (pp > 1 && !(dims & EST_PAR_PP)) || (cp > 1 && !(dims & EST_PAR_CP)) ||
-        (ep > 1 && !(dims & EST_PAR_EP)))
+    unsigned out = c->in->excluded_dims;
+    if ((tp > 1 && (out & EST_PAR_TP)) || (pp > 1 && (out & EST_PAR_PP)) || (cp > 1 && (out & EST_PAR_CP)) ||
+        (ep > 1 && (out & EST_PAR_EP)))
         m |= 1u << SEARCH_RULE_STACK;
     return m;
 }
@@ -379,7 +378,9 @@ static void knobs_for(const ctx *c, int tp, int dp, bool exhaustive, knob_values
 {
     const search_inputs *in = c->in;
     k->nsp = k->ndo = k->nrc = 0;
-    if (tp <= 1) {
+    if (in->no_sequence_parallel) {
+        k->sp[k->nsp++] = 0;
+    } else if (tp <= 1) {
         k->sp[k->nsp++] = in->base_sequence_parallel;
     } else if (exhaustive) {
         k->sp[k->nsp++] = 0;
@@ -747,9 +748,9 @@ int search_grid_build(const search_inputs *in, search_grid *g, ac_err *e)
     for (size_t t = 0; t < g->n_tuples; t++) {
         search_mp_tuple tu = g->tuples[t];
         int dp = (int)(c->n_gpu / ((long long)tu.tp * tu.pp * tu.cp));
-        int orig_vp = search_original_vp(c->f, c->L, tu.pp);
+        int orig_vp = in->no_interleave ? 0 : search_original_vp(c->f, c->L, tu.pp);
         search_int_list vps;
-        if (c->vp_auto) one(&vps, c->L % tu.pp ? 0 : orig_vp); /* an uneven split runs without VP */
+        if (c->vp_auto || in->no_interleave) one(&vps, c->L % tu.pp ? 0 : orig_vp); /* an uneven split runs without VP */
         else vps = c->vp;
         knob_values kv;
         knobs_for(c, tu.tp, dp, false, &kv);
@@ -952,11 +953,11 @@ int search_exhaustive(const search_inputs *in, const search_exhaustive_opts *opt
                     int dp = (int)(c->n_gpu / ((long long)tp * pp * cp));
                     knob_values kv;
                     knobs_for(c, tp, dp, true, &kv);
-                    int orig_vp = c->L % pp ? 0 : search_original_vp(c->f, c->L, pp);
+                    int orig_vp = c->L % pp || in->no_interleave ? 0 : search_original_vp(c->f, c->L, pp);
                     int vps[SEARCH_LIST_MAX + 2], nvp = 0;
                     vps[nvp++] = orig_vp;
                     if (orig_vp != 0) vps[nvp++] = 0;
-                    if (c->mult == 1 && pp >= 2 && c->L % pp == 0) {
+                    if (c->mult == 1 && pp >= 2 && c->L % pp == 0 && !in->no_interleave) {
                         int per_stage = c->L / pp;
                         for (int v = 2; v <= per_stage && nvp < SEARCH_LIST_MAX; v++)
                             if (per_stage % v == 0 && v != orig_vp) vps[nvp++] = v;

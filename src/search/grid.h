@@ -24,6 +24,9 @@
  *   cp_seq  cp == 1 or seq % (2·cp) == 0; CP > 1 only for GPT-family models
  *   ep      ep == 1, or num_experts % ep == 0 and (DP·cp) % ep == 0
  *   vp      vp == 0, or (not T5/mT5, pp ≥ 2 and (multiplier·L/pp) % vp == 0)
+ *   stack   tp, pp, cp, ep == 1 where the training stack does not run that dimension
+ *           (data/stacks.csv parallelism); such a stack searches size 1 of TP or PP and
+ *           drops the heuristic's smallest model-parallel product
  *
  * "auto" of the extension lists (the original's value always comes first, so
  * the all-auto grid contains the original's grid; in_original marks it):
@@ -161,8 +164,10 @@ typedef struct {
     search_int_list uneven_pp;        /* 0 = even only, 1 = PP may leave a remainder (first/last stage counts) */
     search_int_list recompute_layers; /* partial full recompute: layers per stage (VP chunk); auto = none */
     bool original_only; /* keep only in_original candidates */
-    unsigned parallel_dims; /* EST_PAR_* the training stack runs (search_inputs_init: all); the
-                             * others' sizes fail SEARCH_RULE_STACK */
+    /* what the training stack does not run (zero: Megatron-Core, which runs everything) */
+    unsigned excluded_dims;    /* EST_PAR_* dimensions: their sizes > 1 fail SEARCH_RULE_STACK */
+    bool no_interleave;        /* no interleaved pipeline: no VP, the original's L // pp included */
+    bool no_sequence_parallel; /* sequence parallelism off in every candidate */
 } search_inputs;
 
 /* Megatron-Core first/last_pipeline_num_layers for L layers on pp stages when pp does not

@@ -101,6 +101,14 @@ static int stack_runs_lists(const ac_config *c, const est_stack *st, const searc
                          "the training stack %s runs no %s parallelism (data/stacks.csv parallelism): the list needs 1, or auto",
                          st->name, d[i].what);
     }
+    /* a smallest model-parallel product above 1 on a stack that runs none */
+    if (!in->min_mp.is_auto && in->min_mp.value > 1 && !st->parallel_dims) {
+        const node *at = node_get_path(c->root, "search_config.train_settings.min_model_parallel_size");
+        return ac_err_at(e, AC_E_INPUT, node_origin_file(at), node_origin_line(at), 0,
+                         "search_config.train_settings.min_model_parallel_size",
+                         "%d: the training stack %s is data-parallel only (data/stacks.csv parallelism); use 1 or auto",
+                         in->min_mp.value, st->name);
+    }
     return 0;
 }
 
@@ -119,7 +127,9 @@ int search_train_inputs(const ac_config *c, const model_base_config *b, search_i
     in->base_gbs = b->gbs;
     const est_stack *st = candidate_stack(c, e);
     if (!st) return -1;
-    in->parallel_dims = st->parallel_dims;
+    in->excluded_dims = EST_PAR_ALL & ~st->parallel_dims;
+    in->no_interleave = !st->interleaved_pipeline;
+    in->no_sequence_parallel = !st->sequence_parallel;
     /* the base config's own switches are the original's defaults */
     bool t5 = b->shape.arch == ARCH_ENCODER_DECODER;
     const char *m = node_text(node_get_path(b->cfg, t5 ? "model.encoder.activations_checkpoint_method"

@@ -48,7 +48,7 @@ expect framework_unknown 2 "did you mean 'hf-deepspeed'" -- estimate $G5 --frame
 # a stack runs the parallelism data/stacks.csv gives it: Hugging Face + DeepSpeed is data-parallel, so
 # estimate's default layout drops the base config's TP, an asked-for TP is refused with the reason,
 # and a search ranks TP 1 PP 1 CP 1 alone (the preset's context_parallel_sizes [1, 2] searches 1)
-expect stack_default_layout 0 "layout      TP 1  PP 1" -- estimate search_config=llama/llama3_8b --framework hf-deepspeed
+expect stack_default_layout 0 "layout      TP 1  PP 1" -- estimate search_config=gpt3/175b --framework hf-deepspeed --zero 3
 expect stack_no_tp 2 "hf-deepspeed runs no tensor parallelism (TP 2); it runs data parallelism" -- \
     estimate search_config=llama/llama3_8b --framework hf-deepspeed --tp 2
 expect stack_no_cp 2 "megatron-deepspeed runs no context parallelism (CP 2); it runs data, tensor and pipeline parallelism" -- \
@@ -66,6 +66,9 @@ then pass stack_search_dp_only; else fail stack_search_dp_only "$(head -c 600 "$
 expect stack_search_explicit_tp 2 "search_config.train_settings.tensor_parallel_sizes: the training stack hf-deepspeed runs no tensor parallelism" -- \
     run search_config=llama/llama3_8b search_config.train_settings.framework=hf-deepspeed "search_config.train_settings.tensor_parallel_sizes=[2,4]" \
     "base_results_dir=$T/hf2"
+expect stack_search_explicit_cp 2 "context_parallel_sizes: the training stack nemo-megatron-2022 runs no context parallelism" -- \
+    run search_config=gpt3/5b search_config.train_settings.framework=nemo-megatron-2022 "search_config.train_settings.context_parallel_sizes=[2]" \
+    "base_results_dir=$T/nm2"
 # a JAX run rematerialises unless it says otherwise (MaxText remat_policy 'full'); a flag still wins
 expect framework_jax_remat 0 "recompute full" -- estimate $G5 --framework maxtext --tp 1
 expect framework_jax_remat_flag 0 "recompute none" -- estimate $G5 --framework maxtext --tp 1 --recompute none

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "estimator/stack.h"
 #include "search/grid.h"
 #include "search/heuristics.h"
 
@@ -740,6 +741,20 @@ static int stop_cb(const search_candidate *c, void *u)
     return ++*(long *)u >= 5;
 }
 
+typedef struct {
+    long bad;
+    bool tp2, pp2;
+} partial_seen;
+
+static int partial_cb(const search_candidate *k, void *u)
+{
+    partial_seen *ps = u;
+    if (k->cp != 1 || k->vp != 0 || k->sequence_parallel) ps->bad++;
+    ps->tp2 |= k->tp > 1;
+    ps->pp2 |= k->pp > 1;
+    return 0;
+}
+
 static void test_exhaustive(void)
 {
     /* small GPT: L 8, A 8, 2 nodes × 4 GPUs = 8 GPUs, GBS 64, seq 2048, dense */
@@ -796,7 +811,7 @@ static void test_exhaustive(void)
      * wider space and in the original's grid (whose model-parallel bounds are Megatron's) */
     search_inputs dp_only = in;
     dp_only.original_only = false;
-    dp_only.parallel_dims = 0;
+    dp_only.excluded_dims = EST_PAR_ALL;
     ex_state s3 = {&dp_only, 0, 0, 0};
     ex_only_dp = true;
     CHECK_INT(search_exhaustive(&dp_only, NULL, ex_cb, &s3, &count, &e), 0);
@@ -808,6 +823,16 @@ static void test_exhaustive(void)
     CHECK(g.n > 0);
     for (size_t i = 0; i < g.n; i++) CHECK(g.items[i].tp == 1 && g.items[i].pp == 1 && g.items[i].cp == 1);
     search_grid_free(&g);
+    /* a stack running TP and PP only, without interleaving or sequence parallelism (Megatron-DeepSpeed):
+     * in the wider space TP and PP still vary, CP does not, and no candidate interleaves or splits
+     * sequences */
+    search_inputs tp_pp = in;
+    tp_pp.original_only = false;
+    tp_pp.excluded_dims = EST_PAR_CP | EST_PAR_EP;
+    tp_pp.no_interleave = tp_pp.no_sequence_parallel = true;
+    partial_seen ps = {0};
+    CHECK_INT(search_exhaustive(&tp_pp, NULL, partial_cb, &ps, &count, &e), 0);
+    CHECK(count > 0 && ps.bad == 0 && ps.tp2 && ps.pp2);
     /* T5 block: act values even, no VP */
     search_inputs t5;
     const preset *p = find_preset(SEARCH_T5, "11");
