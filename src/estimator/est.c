@@ -1363,6 +1363,17 @@ int est_evaluate(const est_input *in_arg, est_result *r)
                                          : coll_allreduce_s(P_embed_grad * gbytes, 1.0, &g_dp, c);
     double dp_exp = dp_exposed_s(in, c, &lay, t_rs, t_ag, rs_rounds, m, Ls, t_embed_rs);
     r->t_dp_exposed = dp_exp + t_fsdp;
+    /* a tied embedding lives on the first stage (input) and the last (output): after the backward
+     * their gradients are all-reduced between the two before the optimizer may step, with nothing
+     * left to hide under (Megatron-LM finalize_model_grads _allreduce_word_embedding_grads over the
+     * embedding group; DeepSpeed PipelineEngine ReduceTiedGrads on the tied-module group); the two
+     * ranks sit (p - 1) stages apart, usually in different nodes */
+    if (p > 1 && !s->untied_embeddings && in->lora_rank <= 0 && pc.embedding > 0) {
+        coll_group g_tied = coll_group_of(in, 2, (p - 1) * (N / p));
+        r->t_tied_embed = coll_allreduce_s(pc.embedding / t * gbytes, 1.0, &g_tied, c);
+        r->t_dp_comm += r->t_tied_embed;
+        r->t_dp_exposed += r->t_tied_embed;
+    }
     /* NCCL runs each channel of a collective as one CTA resident on an SM for the whole
      * kernel (NCCL docs: NCCL_MIN_CTAS / NCCL_MAX_CTAS), so while a data-parallel collective
      * hides under compute, the GEMMs run on sm_count - nccl_ctas SMs: the hidden time costs

@@ -218,6 +218,8 @@ typedef struct {
     double t_act_offload;                             /* activation copies to/from host not hidden by compute */
     double t_pp_bubble, t_pp_p2p;
     double t_dp_comm, t_dp_exposed;                   /* total traffic time and the exposed part */
+    double t_tied_embed;                              /* of which the tied embedding's all-reduce between the
+                                                       * first and last stage (exposed) */
     double t_optimizer, t_overhead;
     double step_time;
     int num_microbatches;

@@ -721,6 +721,30 @@ static void test_pp_p2p_serial(void)
     CHECK_NEAR(serial2.t_pp_p2p / paired2.t_pp_p2p, 1.0, 1e-9);
 }
 
+/* a tied embedding's gradient is all-reduced between the first and the last pipeline stage after the
+ * backward, exposed: 32000 x 1024 fp32 gradients over two ranks a node apart (one NIC each); none
+ * without PP or with an untied output layer */
+static void test_tied_embedding_allreduce(void)
+{
+    model_shape s = small_gpt();
+    est_input in = input_on(&s, "h100_sxm");
+    in.num_gpus = 16, in.gpus_per_node = 8, in.pp = 2, in.mbs = 1, in.gbs = 32;
+    est_result r;
+    CHECK(est_evaluate(&in, &r) == 0);
+    est_cal c;
+    CHECK(est_cal_default(&c, NULL) == 0);
+    coll_group g = coll_group_of(&in, 2, 8);
+    CHECK(g.units == 2);
+    CHECK_NEAR(r.t_tied_embed, coll_allreduce_s(32000.0 * 1024 * 4, 1.0, &g, &c), 1e-12);
+    CHECK(r.t_tied_embed > 32000.0 * 1024 * 4 / 50e9); /* at most one NIC's rate */
+    in.pp = 1;
+    CHECK(est_evaluate(&in, &r) == 0 && r.t_tied_embed == 0);
+    in.pp = 2;
+    s.untied_embeddings = true;
+    in.shape = s;
+    CHECK(est_evaluate(&in, &r) == 0 && r.t_tied_embed == 0);
+}
+
 /* The CP ring hides per pass: the forward's K/V exchange (a third) behind the forward
  * attention, the backward's K/V + dK/dV (two thirds) behind the backward attention.  A small
  * GPT at seq 8192, TP 8 x CP 2 on two H100 nodes: 4096 tokens and one 128-wide head per GPU;
@@ -1193,6 +1217,7 @@ int main(void)
     RUN(test_dropout_masks);
     RUN(test_p2p_bandwidth);
     RUN(test_pp_p2p_serial);
+    RUN(test_tied_embedding_allreduce);
     RUN(test_cp_exchange_windows);
     RUN(test_cp_kernel_calls);
     RUN(test_flash2_on_hopper);
