@@ -112,6 +112,9 @@ static void test_fsdp_under_pipeline(void)
     CHECK(off_four.t_dp_comm > off_two.t_dp_comm);
 }
 
+/* a stacks table that est_stack_check_text refuses (the error in *e) */
+static bool stacks_text_fails(const char *text, ac_err *e) { return est_stack_check_text(text, strlen(text), "t.csv", e) == -1; }
+
 /* a `like` row must start its stack and name a complete one above it: the error names the file,
  * the line and the key */
 static void test_stack_like_rows(void)
@@ -119,33 +122,33 @@ static void test_stack_like_rows(void)
     CHECK(est_stack_load(NULL) == 0);
     ac_err e;
     const char *first = "stack,key,value,source\nmegatron-core,aliases,mc,x\nb,aliases,b,x\nb,like,megatron-core,x\n";
-    CHECK(est_stack_check_text(first, strlen(first), "t.csv", &e) == -1);
+    CHECK(stacks_text_fails(first, &e));
     CHECK_CONTAINS(e.msg, "first row");
     CHECK_INT(e.line, 4);
     CHECK_STR(e.key, "like");
     const char *unknown = "stack,key,value,source\nmegatron-core,aliases,mc,x\nb,like,nope,x\n";
-    CHECK(est_stack_check_text(unknown, strlen(unknown), "t.csv", &e) == -1);
+    CHECK(stacks_text_fails(unknown, &e));
     CHECK_CONTAINS(e.msg, "'nope'");
     const char *self = "stack,key,value,source\nmegatron-core,aliases,mc,x\nb,like,b,x\n";
-    CHECK(est_stack_check_text(self, strlen(self), "t.csv", &e) == -1);
+    CHECK(stacks_text_fails(self, &e));
     CHECK_INT(e.line, 3);
     /* a base that is not complete yet (its rows below the like) */
     const char *early = "stack,key,value,source\nmegatron-core,aliases,mc,x\nb,like,megatron-core,x\n";
-    CHECK(est_stack_check_text(early, strlen(early), "t.csv", &e) == -1);
+    CHECK(stacks_text_fails(early, &e));
     CHECK_CONTAINS(e.msg, "complete stack above it");
     /* a launcher release range is YY.MM-YY.MM, in order */
     const char *bad_range = "stack,key,value,source\nmegatron-core,containers,nemo:24.05-24.01,x\n";
-    CHECK(est_stack_check_text(bad_range, strlen(bad_range), "t.csv", &e) == -1);
+    CHECK(stacks_text_fails(bad_range, &e));
     CHECK_STR(e.key, "containers");
     CHECK_CONTAINS(e.msg, "'nemo:24.05-24.01'");
     const char *no_image = "stack,key,value,source\nmegatron-core,containers,24.01-24.05,x\n";
-    CHECK(est_stack_check_text(no_image, strlen(no_image), "t.csv", &e) == -1);
+    CHECK(stacks_text_fails(no_image, &e));
     CHECK_STR(e.key, "containers");
     const char *bad_month = "stack,key,value,source\nmegatron-core,containers,nemo:24.01-24.13,x\n";
-    CHECK(est_stack_check_text(bad_month, strlen(bad_month), "t.csv", &e) == -1);
+    CHECK(stacks_text_fails(bad_month, &e));
     CHECK_STR(e.key, "containers");
     const char *bad_shape = "stack,key,value,source\nmegatron-core,containers,nemo:-1.01-24.05,x\n";
-    CHECK(est_stack_check_text(bad_shape, strlen(bad_shape), "t.csv", &e) == -1);
+    CHECK(stacks_text_fails(bad_shape, &e));
     CHECK_STR(e.key, "containers");
 }
 
@@ -177,18 +180,18 @@ static void test_stack_parallelism(void)
     CHECK(est_check(&in, why, sizeof why) == 0);
     ac_err e;
     const char *bad = "stack,key,value,source\nmegatron-core,parallelism,tp|sp,x\n";
-    CHECK(est_stack_check_text(bad, strlen(bad), "t.csv", &e) == -1);
+    CHECK(stacks_text_fails(bad, &e));
     CHECK_STR(e.key, "parallelism");
     CHECK_INT(e.line, 2);
     CHECK_CONTAINS(e.msg, "'tp|sp'");
     const char *twice = "stack,key,value,source\nmegatron-core,parallelism,tp|tp,x\n";
-    CHECK(est_stack_check_text(twice, strlen(twice), "t.csv", &e) == -1);
+    CHECK(stacks_text_fails(twice, &e));
     /* an empty cell or a dangling '|' is a mistake, not "data parallel only" */
     const char *empty = "stack,key,value,source\nmegatron-core,parallelism,,x\n";
-    CHECK(est_stack_check_text(empty, strlen(empty), "t.csv", &e) == -1);
+    CHECK(stacks_text_fails(empty, &e));
     CHECK_STR(e.key, "parallelism");
     const char *dangling = "stack,key,value,source\nmegatron-core,parallelism,tp|,x\n";
-    CHECK(est_stack_check_text(dangling, strlen(dangling), "t.csv", &e) == -1);
+    CHECK(stacks_text_fails(dangling, &e));
 }
 
 /* NeMo-Framework-Launcher's configuration of the 24.01-24.05 containers turned cuDNN's fused
