@@ -18,7 +18,7 @@ static size_t stacks_n;
 
 /* the parameters a stack row may set; those before K_LOGIT every stack states, the later ones
  * are optional (their default is stated where they are used) */
-enum { K_ALIASES, K_ATTENTION, K_SM_FWD, K_SM_BWD, K_ELEM, K_GRAD, K_ZERO, K_DP_OVERLAP, K_PREFETCH, K_RESHARD, K_SP, K_VP, K_GACC, K_CAST, K_FA2, K_TPO, K_LOGIT, K_SAC, K_AFWD, K_ABWD, K_DROP, K_MASKED, K_ZAR, K_OFFACC, K_LORA_F, K_LORA_B, K_CELEM, K_CCAST, K_DYN, K_CPHEADS, K_CPDKV, K_CPEXP, K_CPONE, K_PPSG, K_DEFREC, K_PPFSDP, K_BUCKET, K_BUCKET_RANK, K_BUCKET_OVERLAP, K_BUCKET_FIRST, K_LAUNCHER, K_REMAT, K_FP32P, K_STATIC, K_PAR, K_PPSERIAL, K_N };
+enum { K_ALIASES, K_ATTENTION, K_SM_FWD, K_SM_BWD, K_ELEM, K_GRAD, K_ZERO, K_DP_OVERLAP, K_PREFETCH, K_RESHARD, K_SP, K_VP, K_GACC, K_CAST, K_FA2, K_TPO, K_LOGIT, K_SAC, K_AFWD, K_ABWD, K_DROP, K_MASKED, K_ZAR, K_OFFACC, K_LORA_F, K_LORA_B, K_CELEM, K_CCAST, K_DYN, K_CPHEADS, K_CPDKV, K_CPEXP, K_CPONE, K_PPSG, K_DEFREC, K_PPFSDP, K_BUCKET, K_BUCKET_RANK, K_BUCKET_OVERLAP, K_BUCKET_FIRST, K_CONTAINERS, K_REMAT, K_FP32P, K_STATIC, K_PAR, K_PPSERIAL, K_N };
 static const unsigned long long REQUIRED_KEYS = (1ull << K_LOGIT) - 1;
 _Static_assert(K_N <= 64, "a stack's seen keys are one 64-bit mask");
 static const char *const KEYS[K_N] = {"aliases", "attention", "softmax_fwd_bytes", "softmax_bwd_bytes", "elementwise_units",
@@ -47,7 +47,7 @@ static int stack_value(est_stack *s, int k, const char *v, const char *file, int
         return 0;
     }
     if (k == K_ELEM && !*v) return 0; /* the calibration's */
-    if (k == K_LAUNCHER) {
+    if (k == K_CONTAINERS) {
         /* IMAGE:YY.MM-YY.MM, the image's name as registries write it ("nemo", "jax"): lower-case
          * letters, digits, '.', '_' and '-', at most 15 */
         static const char SHAPE[] = "99.99-99.99";
@@ -59,7 +59,7 @@ static int stack_value(est_stack *s, int k, const char *v, const char *file, int
         if (shaped) sscanf(r, "%2d.%2d-%2d.%2d", &y0, &m0, &y1, &m1);
         if (!shaped || m0 < 1 || m0 > 12 || m1 < 1 || m1 > 12 || y0 * 100 + m0 > y1 * 100 + m1)
             return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "containers",
-                                 "an image (at most 15 of a-z 0-9 . _ -) and a release range IMAGE:YY.MM-YY.MM, not '%s'", v);
+                             "an image (at most 15 of a-z 0-9 . _ -) and a release range IMAGE:YY.MM-YY.MM, not '%s'", v);
         snprintf(s->container_image, sizeof s->container_image, "%.*s", (int)n, v);
         s->container_from = y0 * 100 + m0;
         s->container_to = y1 * 100 + m1;

@@ -89,8 +89,8 @@ typedef struct est_stack {
                                         * pieces from the t TP ranks and is all-gathered over NVLink
                                         * on arrival (optional; 0: the whole tensor from each rank) */
     bool pp_p2p_serial;                /* a stage's pipeline receives and sends run one after another, blocking:
-                                        * each direction's transfer is paid 2m + p - 4 times a step rather than
-                                        * m (DeepSpeed's TrainSchedule; optional) */
+                                        * each direction's transfer is paid 2m + p - 4 times a step (p >= 3)
+                                        * rather than m (DeepSpeed's TrainSchedule; optional) */
     bool fp8_dynamic_scaling;          /* its FP8 casts always take the amax of the tensor they cast, and
                                         * fp8_cast_bytes counts that read (optional; 0: delayed scaling,
                                         * current scaling adds its own amax pass) */
