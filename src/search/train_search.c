@@ -138,7 +138,8 @@ int search_train_inputs(const ac_config *c, const model_base_config *b, search_i
     *method = in->act_method;
     bool bv;
     const node *sp = node_get_path(b->cfg, "model.sequence_parallel");
-    in->base_sequence_parallel = sp && node_get_bool(sp, &bv) ? bv : false;
+    /* a stack without sequence parallelism runs the base config with it off: not an extension */
+    in->base_sequence_parallel = sp && node_get_bool(sp, &bv) && !in->no_sequence_parallel ? bv : false;
     const char *gran = node_text(node_get_path(b->cfg, t5 ? "model.encoder.activations_checkpoint_granularity"
                                                           : "model.activations_checkpoint_granularity"));
     in->base_recompute = gran && !strcmp(gran, "full") ? SEARCH_RC_FULL
