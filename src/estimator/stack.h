@@ -59,6 +59,7 @@ typedef struct est_stack {
                                  * absent: all) */
     bool sequence_parallel;     /* the stack can split norms and dropout over TP ranks */
     bool interleaved_pipeline;  /* the stack has the interleaved (virtual) pipeline schedule */
+    bool unstated_vp_none;      /* a published run that states no VP ran none (optional; validation) */
     double grad_accum_bytes;    /* HBM bytes per trainable parameter per micro-batch outside the wgrad GEMM */
     double fp8_cast_bytes;      /* HBM bytes per element of an FP8 GEMM input's quantization */
     double logit_bytes;         /* HBM bytes per output-layer logit the loss moves, forward + backward

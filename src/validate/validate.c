@@ -919,7 +919,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
         bool vp_assumed_here = false;
         if (ok) {
             double published_vp;
-            if (in.pp > 1 && !num(row, c.vp, &published_vp) && in.stack->interleaved_pipeline) {
+            if (in.pp > 1 && !num(row, c.vp, &published_vp) && in.stack->interleaved_pipeline && !in.stack->unstated_vp_none) {
                 assume_tuned_vp(&in, (assume & HALF_BLOCKS) != 0);
                 vp_assumed_here = true;
             }
