@@ -1254,8 +1254,10 @@ int est_evaluate(const est_input *in_arg, est_result *r)
         double acts = layers_held * act_per_layer;
         if (rank == 0) /* the embedding's output and dropout mask, per micro-batch of chunk 0 */
             acts += held.first_chunk * (2.0 + 1.0) * T * s->hidden / layer_sp_div(in);
-        /* logits [T, V/t] in bf16 plus the fp32 softmax of the fused cross-entropy */
-        if (rank == p - 1) logits = 6.0 * T * V / t;
+        /* logits [T, V/t] in bf16 plus the fp32 softmax of the fused cross-entropy (the stack's
+         * logit_mem_bytes where its loss keeps less) */
+        double logit_mem = in->stack && in->stack->logit_mem_bytes > 0 ? in->stack->logit_mem_bytes : EST_LOGIT_MEM_BYTES;
+        if (rank == p - 1) logits = logit_mem * T * V / t;
         double off = offloaded_bytes(layers_held, Ls_st, n_off, act_per_layer);
         acts -= off;
         cpu += off;

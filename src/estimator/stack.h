@@ -19,6 +19,8 @@
 
 /* bytes per logit of Megatron-Core's loss when a stack does not say (data/stacks.csv) */
 #define EST_LOGIT_BYTES 24.0
+/* and the bytes per logit it keeps at its peak: the bf16 logits and the fp32 softmax */
+#define EST_LOGIT_MEM_BYTES 6.0
 
 struct est_input;
 
@@ -64,6 +66,7 @@ typedef struct est_stack {
     double fp8_cast_bytes;      /* HBM bytes per element of an FP8 GEMM input's quantization */
     double logit_bytes;         /* HBM bytes per output-layer logit the loss moves, forward + backward
                                  * (optional; 0: EST_LOGIT_BYTES) */
+    double logit_mem_bytes;     /* bytes per logit the loss keeps at its peak (optional; 0: EST_LOGIT_MEM_BYTES) */
     bool selective_op_sac;      /* "selective" recompute is PyTorch's op-level selective checkpointing
                                  * (torchtitan: keep matmul and attention outputs except every second
                                  * matmul, recompute the rest) rather than Megatron's attention core

@@ -750,6 +750,26 @@ static void test_tied_embedding_allreduce(void)
     CHECK(est_evaluate(&in, &r) == 0 && r.t_tied_embed == 0);
 }
 
+/* llm-foundry's fused cross-entropy (flash-attn's xentropy) keeps the bf16 logits and writes a bf16
+ * gradient beside them: 4 B a logit at the loss's peak against Megatron-Core's 6 (bf16 logits and the
+ * fp32 softmax), and moves 8 B a logit against its former torch loss's 48 */
+static void test_logit_memory(void)
+{
+    const est_stack *lf = est_stack_find("llm-foundry-2023");
+    CHECK(lf && lf->logit_mem_bytes == 4.0 && lf->logit_bytes == 8.0 && est_stack_default()->logit_mem_bytes == 0);
+    model_shape s = small_gpt();
+    est_input in = input_on(&s, "a100_40gb");
+    in.num_gpus = 8, in.mbs = 4, in.gbs = 32, in.zero_stage = 3;
+    est_result mc, fused;
+    CHECK(est_evaluate(&in, &mc) == 0);
+    est_stack_apply(&in, lf);
+    in.zero_stage = 3;
+    CHECK(est_evaluate(&in, &fused) == 0);
+    double tokens = 4.0 * 1024;
+    CHECK_NEAR(mc.mem_logits, EST_LOGIT_MEM_BYTES * tokens * 32000, 1.0);
+    CHECK_NEAR(fused.mem_logits, 4.0 * tokens * 32000, 1.0);
+}
+
 /* The CP ring hides per pass: the forward's K/V exchange (a third) behind the forward
  * attention, the backward's K/V + dK/dV (two thirds) behind the backward attention.  A small
  * GPT at seq 8192, TP 8 x CP 2 on two H100 nodes: 4096 tokens and one 128-wide head per GPU;
@@ -1089,7 +1109,7 @@ static void test_attention_kernel_ratio(void)
 {
     CHECK(gpu_catalog_load(NULL) == 0 && est_stack_load(NULL) == 0);
     const est_stack *lf = est_stack_find("llm-foundry-2023");
-    CHECK(lf && lf->flash2 && lf->attn_fwd_rel == 0.71 && lf->attn_bwd_rel == 0.5 && lf->logit_bytes == 48.0);
+    CHECK(lf && lf->flash2 && lf->attn_fwd_rel == 0.71 && lf->attn_bwd_rel == 0.5 && lf->logit_bytes == 8.0);
     CHECK(est_stack_find("pytorch-fsdp")->attn_fwd_rel == 0.0); /* FA2 itself: 1 */
     est_stack fa2 = *lf;
     fa2.attn_fwd_rel = fa2.attn_bwd_rel = 0.0;
@@ -1223,6 +1243,7 @@ int main(void)
     RUN(test_p2p_bandwidth);
     RUN(test_pp_p2p_serial);
     RUN(test_tied_embedding_allreduce);
+    RUN(test_logit_memory);
     RUN(test_cp_exchange_windows);
     RUN(test_cp_kernel_calls);
     RUN(test_flash2_on_hopper);
