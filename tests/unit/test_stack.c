@@ -441,6 +441,28 @@ static void test_jax_memory(void)
     CHECK(m.mem_allowance > cal.cuda_context_gb * EST_GIB);
 }
 
+/* PyTorch FSDP shards the fp32 parameters the optimizer steps: the shard is the master (4 B) with
+ * AdamW's two states beside it (8 B), and no persistent bf16 copy (FSDP gathers a cast one per use),
+ * where DeepSpeed ZeRO-3 keeps a bf16 shard and the fp32 master among the optimizer's 12 B */
+static void test_fsdp_fp32_master(void)
+{
+    model_shape s = small_gpt();
+    est_input in = input_on(&s, "h100_sxm");
+    in.num_gpus = 8, in.mbs = 1, in.gbs = 8;
+    est_stack_apply(&in, est_stack_find("pytorch-fsdp"));
+    est_input ds = in;
+    est_stack_apply(&ds, est_stack_find("hf-deepspeed"));
+    ds.zero_stage = 3, ds.grad_bytes = in.grad_bytes;
+    CHECK(in.zero_stage == 3 && in.stack->fp32_params && !ds.stack->fp32_params);
+    est_result f, d;
+    CHECK(est_evaluate(&in, &f) == 0);
+    CHECK(est_evaluate(&ds, &d) == 0);
+    double P_shard = d.mem_optimizer / 12.0;
+    CHECK_NEAR(f.mem_optimizer, 8.0 * P_shard, 1e-6 * f.mem_optimizer);
+    CHECK_NEAR(f.mem_weights - d.mem_weights, 2.0 * P_shard, 1e-6 * f.mem_weights);
+    CHECK_NEAR(f.mem_grads, d.mem_grads, 1e-6 * f.mem_grads);
+}
+
 static void test_dp_overlap(void)
 {
     model_shape s = small_gpt();
@@ -1252,6 +1274,7 @@ int main(void)
     RUN(test_op_selective_checkpointing);
     RUN(test_remat_policies);
     RUN(test_jax_memory);
+    RUN(test_fsdp_fp32_master);
     RUN(test_masked_sdpa);
     RUN(test_zero12_allreduce);
     RUN(test_offload_grad_accum);
