@@ -132,7 +132,11 @@ static void print_breakdown(FILE *out, const est_input *in, const est_result *r)
         fprintf(out, "              MoE all-to-all overlap %s, CUDA graphs %s, activation offload %d layers\n",
                 in->moe_a2a_overlap ? "on" : "off", in->cuda_graphs ? "on" : "off", in->offload_act_layers);
     fprintf(out, "Memory per GPU (%s pipeline stage)           GiB\n", est_stage_name(r->mem_peak_stage));
-    fprintf(out, "  %-41s%8.2f\n", in->fp8_param_gather ? "weights (fp8 layers)" : in->precision == PREC_FP8 ? "weights (+ cached fp8 copies)" : "weights", r->mem_weights / G);
+    bool fp32_master = in->stack && in->stack->fp32_params && in->lora_rank == 0;
+    const char *weights_label = fp32_master ? "weights (fp32 master)"
+                              : in->fp8_param_gather ? "weights (fp8 layers)"
+                              : in->precision == PREC_FP8 ? "weights (+ cached fp8 copies)" : "weights";
+    fprintf(out, "  %-41s%8.2f\n", weights_label, r->mem_weights / G);
     fprintf(out, "  %-41s%8.2f\n", in->grad_bytes == 2.0 ? "gradients (bf16)" : "gradients (fp32)", r->mem_grads / G);
     fprintf(out, "  optimizer states                         %8.2f\n", r->mem_optimizer / G);
     fprintf(out, "  activations (%.1f micro-batches in flight) %8.2f\n", r->inflight_microbatches, r->mem_activations / G);

@@ -316,6 +316,10 @@ int est_check(const est_input *in, char *why, size_t why_len)
         return WHY("parallel sizes must be at least 1");
     if (in->mbs < 1 || in->gbs < 1) return WHY("micro and global batch sizes must be at least 1");
     if (est_stack_missing_dim(in, why, why_len)) return -1;
+    if (in->vp > 1 && in->stack && !in->stack->interleaved_pipeline)
+        return WHY("%s has no interleaved pipeline schedule (VP %d; data/stacks.csv interleaved_pipeline)", in->stack->name, in->vp);
+    if (in->sequence_parallel && in->tp > 1 && in->stack && !in->stack->sequence_parallel)
+        return WHY("%s has no sequence parallelism (data/stacks.csv sequence_parallel)", in->stack->name);
     if (s->heads % in->tp) return WHY("TP %d does not divide %d attention heads", in->tp, s->heads);
     if (shape_query_groups(s) % in->tp) return WHY("TP %d does not divide %d query groups (KV heads)", in->tp, shape_query_groups(s));
     int L = shape_total_layers(s);
@@ -1182,6 +1186,9 @@ int est_evaluate(const est_input *in_arg, est_result *r)
         layer_wbytes = in->fp8_param_gather ? copies : wbytes + copies;
         if (in->fp8_param_gather) layer_gather_bytes = 1.0;
     }
+    /* fp32 parameters cast for each use: no cached FP8 copy, but an FP8 all-gather still moves
+     * 1-byte layer weights (torchao's enable_fsdp_float8_all_gather casts the shard first) */
+    if (in->precision == PREC_FP8 && fp32_params && in->fp8_param_gather) layer_gather_bytes = 1.0;
     /* the stages whose memory can peak: the first (most micro-batches in flight, the
      * embedding), the last (output layer, logits) and, with p > 2, pipeline rank 1, the
      * busiest full-size middle stage (stage_inflight_of); with p = 1 the one stage holds
@@ -1225,8 +1232,14 @@ int est_evaluate(const est_input *in_arg, est_result *r)
                           ((in->stack && !in->stack->fsdp_reshard) || fsdp_once(in)
                                ? weight_bytes
                                : 2.0 * weight_bytes / (Ls_st > 0 ? Ls_st : 1));
-            /* fp32 parameters: 4 B where sharded or kept, the cast copy where gathered */
-            if (fp32_params) weights += (in->zero_stage >= 3 ? 4.0 - layer_gather_bytes : 4.0 - wbytes) * P / (in->zero_stage >= 3 ? shard_d : 1);
+            /* fp32 parameters are the master: a 4-byte shard under ZeRO-3 / FULL_SHARD (beside the
+             * gathered cast copies in flight); under ZeRO-1/2 (SHARD_GRAD_OP) a 4-byte shard beside
+             * the cast copy kept whole from forward to backward; unsharded, 4 B in place of it */
+            if (fp32_params) {
+                if (in->zero_stage >= 3) weights += (4.0 * P - param_bytes(P, P_layers, layer_gather_bytes, wbytes)) / shard_d;
+                else if (in->zero_stage >= 1) weights += 4.0 * P / shard_d;
+                else weights += (4.0 - wbytes) * P;
+            }
             /* kept across micro-batches, the unsharded gradients accumulate in the reduction's
              * dtype until the round reduces them (FSDP2's to_accumulated_grad_if_needed casts to
              * reduce_dtype) */
@@ -1244,7 +1257,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
             }
         }
         if (in->offload_params && in->zero_stage >= 3) {
-            cpu += P * wbytes / dpc;
+            cpu += P * (fp32_params ? 4.0 : wbytes) / dpc; /* the host keeps the shard in its dtype */
             weights = 2.0 * (P / (Ls_st > 0 ? Ls_st : 1)) * wbytes;
         }
         double logits = 0.0;
@@ -1365,12 +1378,14 @@ int est_evaluate(const est_input *in_arg, est_result *r)
                                          : coll_allreduce_s(P_embed_grad * gbytes, 1.0, &g_dp, c);
     double dp_exp = dp_exposed_s(in, c, &lay, t_rs, t_ag, rs_rounds, m, Ls, t_embed_rs);
     r->t_dp_exposed = dp_exp + t_fsdp;
-    /* a tied embedding lives on the first stage (input) and the last (output): after the backward
+    /* a tied embedding lives on the first stage (input) and the last (output), and so does the
+     * input embedding of multi-token prediction's modules on the last stage: after the backward
      * their gradients are all-reduced between the two before the optimizer may step, with nothing
      * left to hide under (Megatron-LM finalize_model_grads _allreduce_word_embedding_grads over the
-     * embedding group; DeepSpeed PipelineEngine ReduceTiedGrads on the tied-module group); the two
-     * ranks sit (p - 1) stages apart, usually in different nodes */
-    if (p > 1 && !s->untied_embeddings && in->lora_rank <= 0 && pc.embedding > 0) {
+     * embedding group, MTP included; DeepSpeed PipelineEngine ReduceTiedGrads on the tied-module
+     * group); the two ranks sit (p - 1) stages apart, usually in different nodes.  (T5's split rank
+     * makes NeMo's embedding group three ranks: read as two.) */
+    if (p > 1 && (!s->untied_embeddings || s->mtp_layers > 0) && in->lora_rank <= 0 && pc.embedding > 0) {
         coll_group g_tied = coll_group_of(in, 2, (p - 1) * (N / p));
         r->t_tied_embed = coll_allreduce_s(pc.embedding / t * gbytes, 1.0, &g_tied, c);
         r->t_dp_comm += r->t_tied_embed;

@@ -29,7 +29,9 @@
  *           drops the heuristic's smallest model-parallel product
  *
  * "auto" of the extension lists (the original's value always comes first, so
- * the all-auto grid contains the original's grid; in_original marks it):
+ * the all-auto grid contains the original's grid; in_original marks it; a stack
+ * without interleaving or sequence parallelism, no_interleave / no_sequence_parallel,
+ * gets VP none and SP off in every candidate, the original's L // pp included):
  *   cp   [1], plus 2 from seq 8192 and 4 from seq 32768 (GPT family only)
  *   ep   [1], plus every divisor of num_experts ≤ gpus_per_node (MoE only)
  *   vp   the original's rule (search_original_vp)

@@ -66,6 +66,20 @@ then pass stack_search_dp_only; else fail stack_search_dp_only "$(head -c 600 "$
 expect stack_search_explicit_tp 2 "search_config.train_settings.tensor_parallel_sizes: the training stack hf-deepspeed runs no tensor parallelism" -- \
     run search_config=llama/llama3_8b search_config.train_settings.framework=hf-deepspeed "search_config.train_settings.tensor_parallel_sizes=[2,4]" \
     "base_results_dir=$T/hf2"
+# a NeMo base config's distributed optimizer does not lower DeepSpeed's ZeRO-2 (as --framework does not)
+expect stack_zero_kept 0 "ZeRO stage 2" -- estimate search_config=llama/llama3_8b search_config.train_settings.framework=hf-deepspeed
+# a stack without sequence parallelism reads the base config with it off: its candidates are the
+# original's grid, not SP extensions
+"$AC" run search_config=gpt3/175b search_config.train_settings.framework=megatron-deepspeed search_config.train_settings.num_nodes=48 \
+    "base_results_dir=$T/mds" >"$T/mds.out" 2>&1
+if grep -q "6 candidates (6 in the original's grid)" "$T/mds.out" && ! grep -q "_sp_" "$T/mds.out"; then pass stack_no_sp_grid
+else fail stack_no_sp_grid "$(head -c 600 "$T/mds.out")"; fi
+expect stack_no_vp 2 "megatron-deepspeed has no interleaved pipeline schedule (VP 2" -- \
+    estimate search_config=gpt3/175b --framework megatron-deepspeed --tp 8 --pp 8 --vp 2
+expect stack_no_sp 2 "megatron-deepspeed has no sequence parallelism" -- estimate search_config=gpt3/175b --framework megatron-deepspeed --tp 8 --pp 8 --sp true
+expect stack_search_explicit_vp 2 "virtual_pipeline_sizes: the training stack megatron-deepspeed has no interleaved pipeline schedule" -- \
+    run search_config=gpt3/175b search_config.train_settings.framework=megatron-deepspeed "search_config.train_settings.virtual_pipeline_sizes=[2]" \
+    "base_results_dir=$T/vp"
 expect stack_search_explicit_cp 2 "context_parallel_sizes: the training stack nemo-megatron-2022 runs no context parallelism" -- \
     run search_config=gpt3/5b search_config.train_settings.framework=nemo-megatron-2022 "search_config.train_settings.context_parallel_sizes=[2]" \
     "base_results_dir=$T/nm2"

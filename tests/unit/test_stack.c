@@ -461,6 +461,27 @@ static void test_fsdp_fp32_master(void)
     CHECK_NEAR(f.mem_optimizer, 8.0 * P_shard, 1e-6 * f.mem_optimizer);
     CHECK_NEAR(f.mem_weights - d.mem_weights, 2.0 * P_shard, 1e-6 * f.mem_weights);
     CHECK_NEAR(f.mem_grads, d.mem_grads, 1e-6 * f.mem_grads);
+    /* SHARD_GRAD_OP (ZeRO-2): the fp32 master sharded beside the bf16 copy kept whole from forward
+     * to backward, ZeRO-2's own full bf16 weights plus a 4-byte shard */
+    in.zero_stage = ds.zero_stage = 2;
+    CHECK(est_evaluate(&in, &f) == 0);
+    CHECK(est_evaluate(&ds, &d) == 0);
+    CHECK_NEAR(f.mem_weights - d.mem_weights, 4.0 * P_shard, 1e-6 * f.mem_weights);
+    /* under FP8 an FSDP float8 all-gather still moves 1-byte layer weights: less traffic */
+    in.zero_stage = 3;
+    in.precision = PREC_FP8;
+    est_result bf16_gather, fp8_gather;
+    CHECK(est_evaluate(&in, &bf16_gather) == 0);
+    in.fp8_param_gather = true;
+    CHECK(est_evaluate(&in, &fp8_gather) == 0);
+    CHECK(fp8_gather.t_dp_comm < bf16_gather.t_dp_comm);
+    CHECK_NEAR(fp8_gather.mem_optimizer, bf16_gather.mem_optimizer, 1.0); /* still the fp32 master's states */
+    /* with CPUOffload the host keeps the fp32 shard (4 B), its fp32 gradient (4 B) and AdamW's
+     * states (8 B) */
+    in.precision = PREC_BF16, in.fp8_param_gather = false;
+    in.offload_params = in.offload_optimizer = true;
+    CHECK(est_evaluate(&in, &f) == 0);
+    CHECK_NEAR(f.cpu_mem_per_gpu, 16.0 * P_shard, 1e-6 * f.cpu_mem_per_gpu);
 }
 
 static void test_dp_overlap(void)
