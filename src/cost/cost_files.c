@@ -124,7 +124,9 @@ int cost_train_args_json(const cost_request *rq, const cost_option *o, int max_s
         cJSON_AddStringToObject(r, "framework", "megatron");
         cJSON_AddNumberToObject(r, "tensor_model_parallel_size", o->k.tp);
         cJSON_AddNumberToObject(r, "pipeline_model_parallel_size", o->k.pp);
-        cJSON_AddBoolToObject(r, "sequence_parallel", o->k.tp > 1);
+        /* as the prediction ran it: only where the stack has sequence parallelism (not Megatron-DeepSpeed) */
+        const est_stack *st = cost_stack_of(rq);
+        cJSON_AddBoolToObject(r, "sequence_parallel", o->k.tp > 1 && st && st->sequence_parallel);
         cJSON_AddBoolToObject(r, "use_distributed_optimizer", o->k.zero == 1);
     } else {
         cJSON_AddStringToObject(r, "framework", fsdp ? "fsdp" : "deepspeed");
