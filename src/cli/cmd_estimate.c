@@ -132,8 +132,7 @@ static void print_breakdown(FILE *out, const est_input *in, const est_result *r)
         fprintf(out, "              MoE all-to-all overlap %s, CUDA graphs %s, activation offload %d layers\n",
                 in->moe_a2a_overlap ? "on" : "off", in->cuda_graphs ? "on" : "off", in->offload_act_layers);
     fprintf(out, "Memory per GPU (%s pipeline stage)           GiB\n", est_stage_name(r->mem_peak_stage));
-    bool fp32_master = in->stack && in->stack->fp32_params && in->lora_rank == 0;
-    const char *weights_label = fp32_master ? "weights (fp32 master)"
+    const char *weights_label = est_fp32_master(in) ? "weights (fp32 master)"
                               : in->fp8_param_gather ? "weights (fp8 layers)"
                               : in->precision == PREC_FP8 ? "weights (+ cached fp8 copies)" : "weights";
     fprintf(out, "  %-41s%8.2f\n", weights_label, r->mem_weights / G);

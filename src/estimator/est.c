@@ -100,6 +100,8 @@ bool est_layer_remat_named(const est_input *in)
            !shape_is_hybrid(&in->shape);
 }
 
+bool est_fp32_master(const est_input *in) { return in->stack && in->stack->fp32_params && in->lora_rank == 0; }
+
 const char *est_remat_policy_suggest(const char *text)
 {
     text_nearest near;
@@ -315,11 +317,7 @@ int est_check(const est_input *in, char *why, size_t why_len)
     if (in->tp < 1 || in->pp < 1 || in->cp < 1 || in->ep < 1 || in->vp < 1 || in->etp < 1)
         return WHY("parallel sizes must be at least 1");
     if (in->mbs < 1 || in->gbs < 1) return WHY("micro and global batch sizes must be at least 1");
-    if (est_stack_missing_dim(in, why, why_len)) return -1;
-    if (in->vp > 1 && in->stack && !in->stack->interleaved_pipeline)
-        return WHY("%s has no interleaved pipeline schedule (VP %d; data/stacks.csv interleaved_pipeline)", in->stack->name, in->vp);
-    if (in->sequence_parallel && in->tp > 1 && in->stack && !in->stack->sequence_parallel)
-        return WHY("%s has no sequence parallelism (data/stacks.csv sequence_parallel)", in->stack->name);
+    if (est_stack_refuses(in, why, why_len)) return -1;
     if (s->heads % in->tp) return WHY("TP %d does not divide %d attention heads", in->tp, s->heads);
     if (shape_query_groups(s) % in->tp) return WHY("TP %d does not divide %d query groups (KV heads)", in->tp, shape_query_groups(s));
     int L = shape_total_layers(s);
@@ -1180,7 +1178,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
      * copies are the weight, and the distributed optimizer gathers the 1-byte data.
      * Embeddings and the output layer stay bf16, and so (counted here) do LoRA's frozen weights. */
     double layer_wbytes = wbytes, layer_gather_bytes = wbytes;
-    bool fp32_params = in->stack && in->stack->fp32_params && in->lora_rank == 0;
+    bool fp32_params = est_fp32_master(in);
     if (in->precision == PREC_FP8 && in->lora_rank == 0 && !fp32_params) {
         double copies = in->fp8_block_scaled ? 2.0 : g->fp8_weight_copies;
         layer_wbytes = in->fp8_param_gather ? copies : wbytes + copies;

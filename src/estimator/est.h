@@ -54,6 +54,9 @@ struct est_input;
  * backward re-runs only what it needs, keeping the layer input and what remat_saves names
  * (layer_cost.c layer_remat_named); encoder-decoder and hybrid stacks price a whole recompute */
 bool est_layer_remat_named(const struct est_input *in);
+/* a run whose trainable parameters are fp32 and the optimizer's master (its stack's fp32_params;
+ * not under LoRA, whose frozen base stays in the training dtype) */
+bool est_fp32_master(const struct est_input *in);
 
 /* the efficiency constants (data/calibration.csv) */
 typedef struct {

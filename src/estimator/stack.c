@@ -34,6 +34,11 @@ static const char *const KEYS[K_N] = {"aliases", "attention", "softmax_fwd_bytes
                                       "dp_bucket_first_stage_only", "containers", "remat_policies", "fp32_params",
                                       "static_buffers", "parallelism", "pp_p2p_serial", "unstated_vp_none", "logit_mem_bytes"};
 
+/* the model-parallel dimensions: the parallelism key's words, and how errors name them */
+static const struct { unsigned bit; const char *key, *name, *abbrev; } DIM_NAMES[] = {
+    {EST_PAR_TP, "tp", "tensor", "TP"}, {EST_PAR_PP, "pp", "pipeline", "PP"}, {EST_PAR_CP, "cp", "context", "CP"}, {EST_PAR_EP, "ep", "expert", "EP"}};
+enum { DIM_COUNT = sizeof DIM_NAMES / sizeof *DIM_NAMES };
+
 static int stack_value(est_stack *s, int k, const char *v, const char *file, int line, ac_err *e)
 {
     char *end;
@@ -66,8 +71,7 @@ static int stack_value(est_stack *s, int k, const char *v, const char *file, int
         return 0;
     }
     if (k == K_PAR) {
-        /* 'none', or a '|'-separated list of tp, pp, cp, ep */
-        static const char *const DIMS[] = {"tp", "pp", "cp", "ep"};
+        /* 'none', or a '|'-separated list of tp, pp, cp, ep (DIM_NAMES' keys, in its bit order) */
         s->parallel_dims = 0;
         if (!strcmp(v, "none")) return 0;
         size_t len = strlen(v);
@@ -75,10 +79,10 @@ static int stack_value(est_stack *s, int k, const char *v, const char *file, int
             return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "parallelism", "none or a '|' list of tp, pp, cp, ep, not '%s'", v);
         for (const char *p = v; *p;) {
             size_t n = strcspn(p, "|"), d = 0;
-            while (d < 4 && (strlen(DIMS[d]) != n || strncmp(p, DIMS[d], n))) d++;
-            if (d == 4 || (s->parallel_dims & (1u << d)))
+            while (d < DIM_COUNT && (strlen(DIM_NAMES[d].key) != n || strncmp(p, DIM_NAMES[d].key, n))) d++;
+            if (d == DIM_COUNT || (s->parallel_dims & DIM_NAMES[d].bit))
                 return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "parallelism", "none or a '|' list of tp, pp, cp, ep, not '%s'", v);
-            s->parallel_dims |= 1u << d;
+            s->parallel_dims |= DIM_NAMES[d].bit;
             p += n + (p[n] == '|');
         }
         return 0;
@@ -254,29 +258,34 @@ const est_stack *est_stack_of_container(const char *image, int yymm)
     return NULL;
 }
 
-static const struct { unsigned bit; const char *name, *abbrev; } DIM_NAMES[] = {
-    {EST_PAR_TP, "tensor", "TP"}, {EST_PAR_PP, "pipeline", "PP"}, {EST_PAR_CP, "context", "CP"}, {EST_PAR_EP, "expert", "EP"}};
-
 bool est_stack_runs(const est_stack *s, unsigned dim) { return !s || (s->parallel_dims & dim) == dim; }
 
-int est_stack_missing_dim(const est_input *in, char *why, size_t len)
+int est_stack_refuses(const est_input *in, char *why, size_t len)
 {
     const est_stack *s = in->stack;
-    unsigned dims = s ? s->parallel_dims : EST_PAR_ALL;
-    int sizes[] = {in->tp, in->pp, in->cp, in->ep};
-    enum { N = sizeof sizes / sizeof *sizes };
-    for (size_t i = 0; i < N; i++) {
+    if (!s) return 0; /* megatron-core runs everything */
+    unsigned dims = s->parallel_dims;
+    int sizes[DIM_COUNT] = {in->tp, in->pp, in->cp, in->ep};
+    for (size_t i = 0; i < DIM_COUNT; i++) {
         if (sizes[i] <= 1 || (dims & DIM_NAMES[i].bit)) continue;
         /* "... it runs data, tensor and pipeline parallelism" */
-        const char *runs[N + 1] = {"data"};
+        const char *runs[DIM_COUNT + 1] = {"data"};
         size_t k = 1;
-        for (size_t j = 0; j < N; j++)
+        for (size_t j = 0; j < DIM_COUNT; j++)
             if (dims & DIM_NAMES[j].bit) runs[k++] = DIM_NAMES[j].name;
         size_t n = (size_t)snprintf(why, len, "%s runs no %s parallelism (%s %d); it runs ", s->name, DIM_NAMES[i].name,
                                     DIM_NAMES[i].abbrev, sizes[i]);
         for (size_t j = 0; j < k && n < len; j++)
             n += (size_t)snprintf(why + n, len - n, "%s%s", j == 0 ? "" : j + 1 == k ? " and " : ", ", runs[j]);
         if (n < len) snprintf(why + n, len - n, " parallelism (data/stacks.csv)");
+        return -1;
+    }
+    if (in->vp > 1 && !s->interleaved_pipeline) {
+        snprintf(why, len, "%s has no interleaved pipeline schedule (VP %d; data/stacks.csv interleaved_pipeline)", s->name, in->vp);
+        return -1;
+    }
+    if (in->sequence_parallel && in->tp > 1 && !s->sequence_parallel) {
+        snprintf(why, len, "%s has no sequence parallelism (data/stacks.csv sequence_parallel)", s->name);
         return -1;
     }
     return 0;

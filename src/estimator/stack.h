@@ -142,9 +142,10 @@ const char *est_stack_suggest(const char *name);
 
 /* whether stack s (NULL: megatron-core) runs the model-parallel dimension dim (EST_PAR_*) */
 bool est_stack_runs(const est_stack *s, unsigned dim);
-/* -1 with the reason in why when in has a model-parallel size (TP, PP, CP, EP > 1) its stack
- * does not run (data/stacks.csv parallelism), else 0 */
-int est_stack_missing_dim(const struct est_input *in, char *why, size_t len);
+/* -1 with the reason in why when in asks of its stack what it does not run (data/stacks.csv): a
+ * model-parallel size (TP, PP, CP, EP > 1, parallelism), an interleaved pipeline
+ * (interleaved_pipeline) or sequence parallelism (sequence_parallel); else 0 */
+int est_stack_refuses(const struct est_input *in, char *why, size_t len);
 
 /* points in->stack at s and sets what the stack implies: its attention kernel, its
  * gradient dtype and default sharding, its TP overlap, and no sequence parallelism where it has none.

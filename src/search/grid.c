@@ -130,8 +130,8 @@ static int resolve(const search_inputs *in, ctx *c, ac_err *e)
     /* a stack without tensor or pipeline parallelism searches size 1 of it, and the heuristic's
      * model-parallel bounds (Megatron's sizes for the model) do not bind it */
     bool no_tp = in->excluded_dims & EST_PAR_TP, no_pp = in->excluded_dims & EST_PAR_PP;
-    if (no_tp && in->tp.is_auto) c->lists.tp = (search_int_list){.n = 1, .v = {1}};
-    if (no_pp && in->pp.is_auto) c->lists.pp = (search_int_list){.n = 1, .v = {1}};
+    if (no_tp && in->tp.is_auto) one(&c->lists.tp, 1);
+    if (no_pp && in->pp.is_auto) one(&c->lists.pp, 1);
     if ((no_tp || no_pp) && in->min_mp.is_auto) c->lists.min_mp = 1;
     c->tp = c->lists.tp;
     c->pp = c->lists.pp;

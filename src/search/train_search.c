@@ -105,13 +105,13 @@ static int stack_runs_lists(const ac_config *c, const est_stack *st, const searc
     bool vp_asked = false;
     for (int j = 0; !in->vp.is_auto && j < in->vp.n; j++) vp_asked |= in->vp.v[j] > 1;
     bool sp_asked = !in->sequence_parallel.is_auto && search_list_contains(&in->sequence_parallel, 1);
-    if ((vp_asked && !st->interleaved_pipeline) || (sp_asked && !st->sequence_parallel)) {
-        const char *key = vp_asked && !st->interleaved_pipeline ? "search_config.train_settings.virtual_pipeline_sizes"
-                                                                : "search_config.train_settings.sequence_parallel";
+    bool vp_refused = vp_asked && !st->interleaved_pipeline, sp_refused = sp_asked && !st->sequence_parallel;
+    if (vp_refused || sp_refused) {
+        const char *key = vp_refused ? "search_config.train_settings.virtual_pipeline_sizes" : "search_config.train_settings.sequence_parallel";
         const node *at = node_get_path(c->root, key);
         return ac_err_at(e, AC_E_INPUT, node_origin_file(at), node_origin_line(at), 0, key,
                          "the training stack %s has no %s (data/stacks.csv); use auto", st->name,
-                         vp_asked && !st->interleaved_pipeline ? "interleaved pipeline schedule" : "sequence parallelism");
+                         vp_refused ? "interleaved pipeline schedule" : "sequence parallelism");
     }
     /* a smallest model-parallel product above 1 on a stack that runs none */
     if (!in->min_mp.is_auto && in->min_mp.value > 1 && !st->parallel_dims) {
