@@ -1077,7 +1077,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
      * in bf16 under FP8/FP4 too (not a Transformer Engine module: layer_gemm16_s) */
     double logit_passes = in->lora_rank > 0 ? 2.0 : 3.0;
     /* plus the loss's passes over the [T, V/t] logits (the stack's logit_bytes) */
-    double logit_b = in->stack && in->stack->logit_bytes > 0 ? in->stack->logit_bytes : EST_LOGIT_BYTES;
+    double logit_b = est_stack_logit_bytes(in);
     double t_logits = logit_passes * layer_gemm16_s(&dev, T, s->hidden, V / t) + logit_b * T * V / t / dev.hbm;
     /* multi-token prediction (DeepSeek-V3 §2.2; Megatron-Core MTP on the last stage): per
      * module a 2h→h projection, one more layer and one more output layer + cross-entropy */
@@ -1267,7 +1267,7 @@ int est_evaluate(const est_input *in_arg, est_result *r)
             acts += held.first_chunk * (2.0 + 1.0) * T * s->hidden / layer_sp_div(in);
         /* logits [T, V/t] in bf16 plus the fp32 softmax of the fused cross-entropy (the stack's
          * logit_mem_bytes where its loss keeps less) */
-        double logit_mem = in->stack && in->stack->logit_mem_bytes > 0 ? in->stack->logit_mem_bytes : EST_LOGIT_MEM_BYTES;
+        double logit_mem = est_stack_logit_mem_bytes(in);
         if (rank == p - 1) logits = logit_mem * T * V / t;
         double off = offloaded_bytes(layers_held, Ls_st, n_off, act_per_layer);
         acts -= off;
