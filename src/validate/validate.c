@@ -219,6 +219,13 @@ static const struct {
  * alias), NULL when it names none */
 static const est_stack *stack_named(const char *framework)
 {
+    /* a cell that names a stack of data/stacks.csv by its own name ("Megatron-LM @285068c8,
+     * defaults: nemo-megatron-2022") means that one, whatever product it also names; the
+     * longest name it holds (jax-xla-2023, not jax-xla) */
+    const est_stack *st, *named = NULL;
+    for (size_t i = 0; (st = est_stack_at(i)) != NULL; i++)
+        if (contains_ci(framework, st->name) && (!named || strlen(st->name) > strlen(named->name))) named = st;
+    if (named) return named;
     for (size_t i = 0; i < sizeof FRAMEWORK_STACKS / sizeof *FRAMEWORK_STACKS; i++)
         if (contains_ci(framework, FRAMEWORK_STACKS[i].phrase)) return est_stack_find(FRAMEWORK_STACKS[i].stack);
     return est_stack_find(framework);
@@ -697,7 +704,8 @@ static int assume_tuned_layout(est_input *in, unsigned assume, double ga)
              * 405B's 126 layers on 16, Dubey et al. 2024 §3.3.2) */
             if (L % pp && (assume & ASSUME_LAYOUT)) continue;
             est_input c = *in;
-            c.tp = tp, c.pp = pp, c.vp = 1;
+            c.tp = tp, c.pp = pp;
+            if (assume & ASSUME_LAYOUT) c.vp = 1; /* a published layout keeps its published VP */
             c.sequence_parallel = tp > 1 && c.stack->sequence_parallel;
             if (assume & HALF_BLOCKS) half_blocks(&c);
             if (!(assume & ASSUME_MBS)) { try_mbs(&c, in->mbs, &best, &best_in); continue; }
