@@ -1265,8 +1265,8 @@ int est_evaluate(const est_input *in_arg, est_result *r)
         double acts = layers_held * act_per_layer;
         if (rank == 0) /* the embedding's output and dropout mask, per micro-batch of chunk 0 */
             acts += held.first_chunk * (2.0 + 1.0) * T * s->hidden / layer_sp_div(in);
-        /* logits [T, V/t] in bf16 plus the fp32 softmax of the fused cross-entropy (the stack's
-         * logit_mem_bytes where its loss keeps less) */
+        /* logits [T, V/t] in bf16 plus the fp32 softmax of the fused cross-entropy, or what the
+         * stack's own loss keeps (logit_mem_bytes) */
         double logit_mem = est_stack_logit_mem_bytes(in);
         if (rank == p - 1) logits = logit_mem * T * V / t;
         double off = offloaded_bytes(layers_held, Ls_st, n_off, act_per_layer);

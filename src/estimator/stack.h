@@ -80,8 +80,6 @@ typedef struct est_stack {
                                       * partition in host memory through the GPU (a copy each way) */
     double compiled_elementwise_units; /* the same under torch.compile (optional; 0: as eager) */
     double compiled_fp8_cast_bytes;    /* FP8 quantization bytes under torch.compile (optional; 0: as eager) */
-    double compiled_logit_bytes;       /* logit_bytes under torch.compile (optional; 0: as eager) */
-    double compiled_logit_mem_bytes;   /* logit_mem_bytes under torch.compile (optional; 0: as eager) */
     /* context parallelism as the stack runs it (optional; 0: Transformer Engine's ring, K/V at the
      * GQA width in bf16, each step's exchange hidden behind its attention) */
     bool cp_kv_all_heads;              /* K/V exchanged after GQA's expansion to every query head */
@@ -123,7 +121,7 @@ double est_stack_elementwise_units(const struct est_input *in);
  * states them, Transformer Engine's 4 without a stack) and current scaling's amax pass */
 double est_stack_fp8_cast_bytes(const struct est_input *in);
 /* the loss's HBM bytes per logit outside the GEMMs, forward + backward, and the bytes per logit it
- * keeps at its peak: the stack's (compiled where it states them), else Megatron-Core's fused loss */
+ * keeps at its peak: the stack's, else Megatron-Core's fused loss */
 double est_stack_logit_bytes(const struct est_input *in);
 double est_stack_logit_mem_bytes(const struct est_input *in);
 

@@ -215,16 +215,28 @@ static const struct {
     {"axolotl", "hf-deepspeed"},             {"PEFT", "hf-deepspeed"},
 };
 
-/* the stack of data/stacks.csv a framework cell names (a phrase above, or a stack's name or
+/* a word of a framework cell: letters, digits and '-' (stack names are such words) */
+static bool word_char(char ch) { return isalnum((unsigned char)ch) || ch == '-'; }
+
+/* The stack a framework cell names by its own name of data/stacks.csv, as a whole word
+ * ("Megatron-LM @285068c8, its defaults: the nemo-megatron-2022 stack"; "jax-xla" is not a word
+ * of "jax-xla-2023"), NULL when it names none: the table's own statement of what ran */
+static const est_stack *stack_named_explicitly(const char *framework)
+{
+    const est_stack *st;
+    for (size_t i = 0; (st = est_stack_at(i)) != NULL; i++)
+        for (const char *at = text_find_ci(framework, st->name); at; at = text_find_ci(at + 1, st->name)) {
+            size_t n = strlen(st->name);
+            if ((at == framework || !word_char(at[-1])) && !word_char(at[n])) return st;
+        }
+    return NULL;
+}
+
+/* the stack of data/stacks.csv a framework cell names (its own name, a phrase above, or an
  * alias), NULL when it names none */
 static const est_stack *stack_named(const char *framework)
 {
-    /* a cell that names a stack of data/stacks.csv by its own name ("Megatron-LM @285068c8,
-     * defaults: nemo-megatron-2022") means that one, whatever product it also names; the
-     * longest name it holds (jax-xla-2023, not jax-xla) */
-    const est_stack *st, *named = NULL;
-    for (size_t i = 0; (st = est_stack_at(i)) != NULL; i++)
-        if (contains_ci(framework, st->name) && (!named || strlen(st->name) > strlen(named->name))) named = st;
+    const est_stack *named = stack_named_explicitly(framework);
     if (named) return named;
     for (size_t i = 0; i < sizeof FRAMEWORK_STACKS / sizeof *FRAMEWORK_STACKS; i++)
         if (contains_ci(framework, FRAMEWORK_STACKS[i].phrase)) return est_stack_find(FRAMEWORK_STACKS[i].stack);
@@ -301,14 +313,18 @@ static const est_stack *container_stack(const columns *c, const csv_row *row, co
     return NULL;
 }
 
-/* The stack of a row: the one its container release ran by default (container_stack), else its
- * framework cell's (validate_stack_of), except that a Megatron-LM or NeMo run the row dates before
+/* The stack of a row: the one its framework cell names by its own name, else the one its
+ * container release ran by default (container_stack), else its framework cell's
+ * (validate_stack_of), except that a Megatron-LM or NeMo run the row dates before
  * 2023 ran the code of that era, the 2022 stack: Megatron-LM added FlashAttention
  * (--use-flash-attn) and Transformer Engine in 2023, and NeMo Megatron 1.x of 2022 shares its
  * kernels (apex fused softmax, jit-fused bias-GeLU, no userbuffers) */
 static const est_stack *row_stack(const columns *c, const csv_row *row)
 {
     const char *framework = csv_get(row, c->framework);
+    /* a stack the cell names by its own name is what the table says ran: no release or year overrides it */
+    const est_stack *named = stack_named_explicitly(framework);
+    if (named) return named;
     const est_stack *st = validate_stack_of(framework);
     const est_stack *contained = container_stack(c, row, st);
     if (contained) return contained;
