@@ -257,11 +257,11 @@ fi
 # 6.7 % / 18.1 % with Korthikanti 2022's eight, 6.8 % / 19.6 % with MT-NLG's three, 7.0 % / 19.4 %
 # with dgxc-benchmarking's seven Nemotron-H 56B step times; 6.0 % / 17.8 % on 363 rows once JX23's
 # 2023 Paxml rows ran the 2023 JAX stack; 5.9 % / 18.4 % with llm-foundry's fused cross-entropy;
-# 5.9 % / 17.9 % on 381 rows with Nemotron-4, MegaScale's Megatron-LM baseline and FlashAttention-2's)
+# 5.8 % / 17.9 % on 381 rows with Nemotron-4, MegaScale's Megatron-LM baseline and FlashAttention-2's)
 own=$("$AC" validate --csv "$REPO/validation/train_published.csv" 2>&1 | tail -1)
 echo "$own" | awk '{ split($0, a, " "); rows = a[2]; skipped = a[4]; med = a[6]; p90 = a[8]; sub("%", "", med); sub("%", "", p90);
     exit !(rows > 0 && skipped * 5 <= rows && med + 0 <= 6.5 && p90 + 0 <= 19.0) }' \
-    && pass validate_own_published || fail validate_own_published "$own (want >= 4/5 read, median <= 6.5%, p90 <= 19.0%; 5.9%, 17.9% on 381 rows; 6.0%, 17.8% on 363 rows; was 7.3%, 21.2% on 350 rows with KF26, FM24, BS22, AM25, ML23, JX23 and LL24 read; 7.0%, 19.4% on the 274 rows before them)"
+    && pass validate_own_published || fail validate_own_published "$own (want >= 4/5 read, median <= 6.5%, p90 <= 19.0%; 5.8%, 17.9% on 381 rows; 6.0%, 17.8% on 363 rows; was 7.3%, 21.2% on 350 rows with KF26, FM24, BS22, AM25, ML23, JX23 and LL24 read; 7.0%, 19.4% on the 274 rows before them)"
 # Llama 3 405B's published uneven pipeline (126 layers on 16 stages) is read as it ran, not skipped
 ll24=$("$AC" validate --csv "$REPO/validation/train_published.csv" 2>&1 | awk '$1 == "LL24" {print $2, $3}')
 [ "$ll24" = "3 0" ] && pass validate_ll24_uneven_pp || fail validate_ll24_uneven_pp "LL24 rows, skipped: $ll24 (want 3 0)"
@@ -311,8 +311,9 @@ source_guard DX25 7 18.0 "was 17.2%"
 source_guard NT24 6 8.0 "was 6.7%"
 # MegaScale's Megatron-LM baseline (175B, TP 8 x PP 8 x VP 6 at 256-12288 A100, micro-batch assumed):
 # its published VP kept while the micro-batch is assumed, its framework cell naming the 2022 stack
-# its defaults ran
-source_guard MS24 8 6.5 "was 5.2%"
+# its defaults ran, its data-parallel collectives after the backward (MegaScale counts their overlap
+# as its own: 5.2 % read overlapped)
+source_guard MS24 8 4.5 "was 3.3%"
 # FlashAttention-2's GPT3-1.3B/2.7B training at 2k and 8k tokens on 8 A100 (its own fused scripts)
 source_guard FA23 4 6.0 "was 4.0%"
 # Narayanan et al. 2021 (Megatron-LM of 2021, --DDP-impl local: gradients all-reduced after the
