@@ -96,6 +96,28 @@ static void test_catalog_names(void)
     /* LLaMA (v1) 33B also goes by 30B */
     CHECK_INT(model_named_shape("LLaMA-30B", &s, NULL), 0);
     CHECK_INT(s.hidden, 6656);
+    /* names tables print for the open models of 2023-2025: Gemma's 256-wide heads (16 x 256 =
+     * 4096 against a hidden of 3072) and tied embeddings; DBRX's 16 experts, 4 a token; DeepSeek-V2's
+     * latent attention, 160 experts, 2 shared, one dense layer; Pythia's untied GPT-NeoX shape */
+    CHECK_INT(model_named_shape("Gemma-7B", &s, &src), 0);
+    CHECK_INT(s.heads * s.kv_channels, 4096);
+    CHECK_INT(s.hidden, 3072);
+    CHECK(!s.untied_embeddings && s.gated_mlp);
+    CHECK_CONTAINS(src, "gemma_pytorch");
+    CHECK_INT(model_named_shape("DBRX", &s, NULL), 0);
+    CHECK_INT(s.num_experts, 16);
+    CHECK_INT(s.moe_topk, 4);
+    CHECK_INT(s.query_groups, 8);
+    CHECK_INT(model_named_shape("DeepSeek-V2", &s, NULL), 0);
+    CHECK_INT(s.kv_lora_rank, 512);
+    CHECK_INT(s.num_experts, 160);
+    CHECK_INT(s.moe_shared_ffn, 3072);
+    CHECK_INT(s.moe_dense_layers, 1);
+    CHECK_INT(model_named_shape("Pythia-12B", &s, NULL), 0);
+    CHECK_INT(s.num_layers, 36);
+    CHECK(s.untied_embeddings && !s.gated_mlp);
+    CHECK_INT(model_named_shape("Qwen2-72B", &s, NULL), 0);
+    CHECK_INT(s.ffn_hidden, 29568);
 }
 
 /* hybrid Mamba-Transformers (Megatron-Bridge nemotron_h_provider.py): the pattern's blocks
