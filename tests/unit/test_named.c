@@ -96,28 +96,30 @@ static void test_catalog_names(void)
     /* LLaMA (v1) 33B also goes by 30B */
     CHECK_INT(model_named_shape("LLaMA-30B", &s, NULL), 0);
     CHECK_INT(s.hidden, 6656);
-    /* names tables print for the open models of 2023-2025: Gemma's 256-wide heads (16 x 256 =
-     * 4096 against a hidden of 3072) and tied embeddings; DBRX's 16 experts, 4 a token; DeepSeek-V2's
-     * latent attention, 160 experts, 2 shared, one dense layer; Pythia's untied GPT-NeoX shape */
+    /* names tables print for the open models of 2023-2025, each against its config.json: Gemma's
+     * 256-wide heads (16 x 256 = 4096 against a hidden of 3072) and tied embeddings; DBRX's 16
+     * experts, 4 a token; DeepSeek-V2's latent attention, 160 experts, 2 shared of 1536, one dense
+     * layer; Pythia's untied GPT-NeoX shape; Qwen2's 29568-wide MLP */
+    static const struct {
+        const char *name;
+        int layers, hidden, attn_width, experts, topk, kv_lora, shared_ffn, dense_layers, ffn, gated, tied;
+    } OPEN[] = {
+        {"Gemma-7B", 28, 3072, 4096, 0, 0, 0, 0, 0, 24576, 1, 1},
+        {"DBRX", 40, 6144, 6144, 16, 4, 0, 0, 0, 10752, 1, 0},
+        {"DeepSeek-V2", 60, 5120, 16384, 160, 6, 512, 3072, 1, 12288, 1, 0},
+        {"Pythia-12B", 36, 5120, 5120, 0, 0, 0, 0, 0, 20480, 0, 0},
+        {"Qwen2-72B", 80, 8192, 8192, 0, 0, 0, 0, 0, 29568, 1, 0},
+    };
+    for (size_t i = 0; i < sizeof OPEN / sizeof *OPEN; i++) {
+        CHECK_INT(model_named_shape(OPEN[i].name, &s, NULL), 0);
+        int got[] = {s.num_layers, s.hidden, s.heads * s.kv_channels, s.num_experts, s.moe_topk, s.kv_lora_rank,
+                     (int)s.moe_shared_ffn, s.moe_dense_layers, s.ffn_hidden, s.gated_mlp, !s.untied_embeddings};
+        int want[] = {OPEN[i].layers, OPEN[i].hidden, OPEN[i].attn_width, OPEN[i].experts, OPEN[i].topk, OPEN[i].kv_lora,
+                      OPEN[i].shared_ffn, OPEN[i].dense_layers, OPEN[i].ffn, OPEN[i].gated, OPEN[i].tied};
+        for (size_t j = 0; j < sizeof got / sizeof *got; j++) CHECK_INT(got[j], want[j]);
+    }
     CHECK_INT(model_named_shape("Gemma-7B", &s, &src), 0);
-    CHECK_INT(s.heads * s.kv_channels, 4096);
-    CHECK_INT(s.hidden, 3072);
-    CHECK(!s.untied_embeddings && s.gated_mlp);
     CHECK_CONTAINS(src, "gemma_pytorch");
-    CHECK_INT(model_named_shape("DBRX", &s, NULL), 0);
-    CHECK_INT(s.num_experts, 16);
-    CHECK_INT(s.moe_topk, 4);
-    CHECK_INT(s.query_groups, 8);
-    CHECK_INT(model_named_shape("DeepSeek-V2", &s, NULL), 0);
-    CHECK_INT(s.kv_lora_rank, 512);
-    CHECK_INT(s.num_experts, 160);
-    CHECK_INT(s.moe_shared_ffn, 3072);
-    CHECK_INT(s.moe_dense_layers, 1);
-    CHECK_INT(model_named_shape("Pythia-12B", &s, NULL), 0);
-    CHECK_INT(s.num_layers, 36);
-    CHECK(s.untied_embeddings && !s.gated_mlp);
-    CHECK_INT(model_named_shape("Qwen2-72B", &s, NULL), 0);
-    CHECK_INT(s.ffn_hidden, 29568);
 }
 
 /* hybrid Mamba-Transformers (Megatron-Bridge nemotron_h_provider.py): the pattern's blocks
