@@ -218,16 +218,20 @@ static const struct {
 /* a word of a framework cell: letters, digits and '-' (stack names are such words) */
 static bool word_char(char ch) { return isalnum((unsigned char)ch) || ch == '-'; }
 
-/* The stack a framework cell names by its own name of data/stacks.csv, as a whole word
+/* The stack a framework cell names as "<name> stack", its name of data/stacks.csv a whole word
  * ("Megatron-LM @285068c8, its defaults: the nemo-megatron-2022 stack"; "jax-xla" is not a word
- * of "jax-xla-2023"), NULL when it names none: the table's own statement of what ran */
+ * of "jax-xla-2023"), NULL when it names none: the table's own statement of what ran.  The word
+ * "stack" keeps a product name that is also a stack's ("Megatron-Bridge (Megatron-Core)") a
+ * product name, which the container and year rules still date */
 static const est_stack *stack_named_explicitly(const char *framework)
 {
     const est_stack *st;
     for (size_t i = 0; (st = est_stack_at(i)) != NULL; i++)
         for (const char *at = text_find_ci(framework, st->name); at; at = text_find_ci(at + 1, st->name)) {
-            size_t n = strlen(st->name);
-            if ((at == framework || !word_char(at[-1])) && !word_char(at[n])) return st;
+            const char *after = at + strlen(st->name);
+            if ((at != framework && word_char(at[-1])) || word_char(*after)) continue;
+            while (*after == ' ') after++;
+            if (strncasecmp(after, "stack", 5) == 0) return st;
         }
     return NULL;
 }

@@ -353,20 +353,22 @@ CSV
 "$AC" validate --csv "$T/vp_mbs.csv" --out "$T/vp_mbs_out.csv" >/dev/null 2>&1
 got=$(awk -F, 'NR > 1 {printf "%s:%s", $1, $8}' "$T/vp_mbs_out.csv")
 [ "$got" = "M:6" ] && pass validate_vp_kept_mbs_assumed || fail validate_vp_kept_mbs_assumed "id:vp $got (want M:6)"
-# a framework cell that names a stack of data/stacks.csv by its own name, as a whole word, runs
-# that stack, over the product it also names and over the year rule; a name inside a longer word
-# is no name ("jax-xla-2023x" names neither jax-xla-2023 nor jax-xla: its "JAX" is the phrase's)
+# a framework cell that names a stack of data/stacks.csv as "<name> stack", the name a whole word,
+# runs that stack, over the product it also names and over the year rule; a name inside a longer
+# word is no name ("jax-xla-2023x" names neither jax-xla-2023 nor jax-xla: its "JAX" is the
+# phrase's), nor is a product name that is also a stack's without the word ("Megatron-Core" of X)
 cat > "$T/named.csv" <<'CSV'
 id,source_id,framework,model,num_layers,hidden_size,num_attention_heads,vocab_size,seq_length,gpu_type,num_gpus,tp,pp,mbs,gbs,precision,tokens_per_s_per_gpu
 S,X,torchtitan (the meta-llama3 stack),GPT 1.3B,24,2048,16,50304,2048,A100 80GB,8,1,1,1,8,bf16,10000
 T,X,torchtitan,GPT 1.3B,24,2048,16,50304,2048,A100 80GB,8,1,1,1,8,bf16,10000
-U,X,Megatron-LM (2021; megatron-core),GPT 1.3B,24,2048,16,50304,2048,A100 80GB,8,1,1,1,8,bf16,10000
+U,X,Megatron-LM (2021; the megatron-core stack),GPT 1.3B,24,2048,16,50304,2048,A100 80GB,8,1,1,1,8,bf16,10000
 V,X,Megatron-LM (2021),GPT 1.3B,24,2048,16,50304,2048,A100 80GB,8,1,1,1,8,bf16,10000
-W,X,torchtitan (jax-xla-2023x),GPT 1.3B,24,2048,16,50304,2048,A100 80GB,8,1,1,1,8,bf16,10000
+W,X,torchtitan (jax-xla-2023x stack),GPT 1.3B,24,2048,16,50304,2048,A100 80GB,8,1,1,1,8,bf16,10000
+X,X,Megatron-LM (2021; Megatron-Core),GPT 1.3B,24,2048,16,50304,2048,A100 80GB,8,1,1,1,8,bf16,10000
 CSV
 "$AC" validate --csv "$T/named.csv" --out "$T/named_out.csv" >/dev/null 2>&1
 got=$(awk -F, 'NR > 1 {printf "%s:%s ", $1, $(NF-1)}' "$T/named_out.csv")
-[ "$got" = "S:meta-llama3 T:pytorch-fsdp U:megatron-core V:nemo-megatron-2022 W:jax-xla " ] && pass validate_framework_names_stack \
+[ "$got" = "S:meta-llama3 T:pytorch-fsdp U:megatron-core V:nemo-megatron-2022 W:jax-xla X:nemo-megatron-2022 " ] && pass validate_framework_names_stack \
     || fail validate_framework_names_stack "$got"
 # PP that divides the layers only with the first and last stage one layer fewer (Llama 3.1 405B's
 # 126 layers on 16 stages, as Llama 3 trained it): the VP is still searched, over 8-layer stages
