@@ -353,7 +353,7 @@ int cmd_estimate(int argc, char **argv)
         rc = cli_fail(&e);
         goto out;
     }
-    in.sequence_parallel = in.tp > 1 && in.stack && in.stack->sequence_parallel;
+    in.sequence_parallel = est_stack_sequence_parallel(in.stack, in.tp);
     if (flag_bool(&o, "--sp", &in.sequence_parallel, &e) || flag_bool(&o, "--a2a-overlap", &in.moe_a2a_overlap, &e) ||
         flag_bool(&o, "--cuda-graphs", &in.cuda_graphs, &e) || flag_bool(&o, "--tp-overlap", &in.tp_comm_overlap, &e) || flag_bool(&o, "--fp8-param-gather", &in.fp8_param_gather, &e) ||
         flag_bool(&o, "--compile", &in.torch_compile, &e)) {

@@ -339,7 +339,7 @@ int cost_evaluate(const cost_request *rq, const cost_knobs *k, cost_option *o, a
     /* the stack's mechanisms (attention kernel, model code, gradient dtype, overlap) */
     const est_stack *st = cost_stack_of(rq);
     est_stack_apply(&in, st);
-    in.sequence_parallel = k->tp > 1 && st && st->sequence_parallel;
+    in.sequence_parallel = est_stack_sequence_parallel(st, k->tp);
     in.recompute = k->checkpointing ? RECOMPUTE_FULL : RECOMPUTE_NONE;
     in.zero_stage = k->zero;
     in.offload_optimizer = k->offload_optimizer;

@@ -126,7 +126,7 @@ int cost_train_args_json(const cost_request *rq, const cost_option *o, int max_s
         cJSON_AddNumberToObject(r, "pipeline_model_parallel_size", o->k.pp);
         /* as the prediction ran it: only where the stack has sequence parallelism (not Megatron-DeepSpeed) */
         const est_stack *st = cost_stack_of(rq);
-        cJSON_AddBoolToObject(r, "sequence_parallel", o->k.tp > 1 && st && st->sequence_parallel);
+        cJSON_AddBoolToObject(r, "sequence_parallel", est_stack_sequence_parallel(st, o->k.tp));
         cJSON_AddBoolToObject(r, "use_distributed_optimizer", o->k.zero == 1);
     } else {
         cJSON_AddStringToObject(r, "framework", fsdp ? "fsdp" : "deepspeed");

@@ -349,6 +349,18 @@ double est_stack_elementwise_units(const est_input *in)
     return s->elementwise_units;
 }
 
+const char *est_par_name(unsigned bit)
+{
+    for (int d = 0; d < DIM_COUNT; d++)
+        if (DIM_NAMES[d].bit == bit) return DIM_NAMES[d].name;
+    return "data";
+}
+
+bool est_stack_sequence_parallel(const est_stack *s, int tp)
+{
+    return tp > 1 && s && s->sequence_parallel;
+}
+
 double est_stack_logit_bytes(const est_input *in)
 {
     const est_stack *s = in->stack;

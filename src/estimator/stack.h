@@ -120,6 +120,11 @@ double est_stack_elementwise_units(const struct est_input *in);
 /* HBM bytes per element of one FP8 quantization of the run: the stack's casts (compiled where it
  * states them, Transformer Engine's 4 without a stack) and current scaling's amax pass */
 double est_stack_fp8_cast_bytes(const struct est_input *in);
+/* how errors name a model-parallel dimension (EST_PAR_TP: "tensor", ...) */
+const char *est_par_name(unsigned bit);
+/* sequence parallelism as the stack runs it at tensor-parallel size tp: on with TP > 1 where the
+ * stack has it (Megatron's), never where it does not */
+bool est_stack_sequence_parallel(const est_stack *s, int tp);
 /* the loss's HBM bytes per logit outside the GEMMs, forward + backward, and the bytes per logit it
  * keeps at its peak: the stack's, else Megatron-Core's fused loss */
 double est_stack_logit_bytes(const struct est_input *in);

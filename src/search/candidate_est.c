@@ -181,7 +181,7 @@ int candidate_est_base(const ac_config *c, const model_base_config *b, est_input
     in->gbs = b->gbs;
     in->gpus_per_node = c->train.gpus_per_node;
     in->num_gpus = c->train.num_nodes * c->train.gpus_per_node;
-    in->sequence_parallel = in->tp > 1 && st->sequence_parallel;
+    in->sequence_parallel = est_stack_sequence_parallel(st, in->tp);
     read_switches(b->cfg, in);
     /* a JAX remat policy: the GEMM outputs full recompute keeps (the estimator applies it only to
      * candidates that recompute in full) */

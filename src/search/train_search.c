@@ -87,11 +87,11 @@ static search_int_list list_from_tri(cfg_tri t)
  * as auto lists do (the grid's stack rule drops the rest) */
 static int stack_runs_lists(const ac_config *c, const est_stack *st, const search_inputs *in, ac_err *e)
 {
-    const struct { const search_int_list *l; unsigned bit; const char *key, *what; } d[] = {
-        {&in->tp, EST_PAR_TP, "tensor_parallel_sizes", "tensor"},
-        {&in->pp, EST_PAR_PP, "pipeline_parallel_sizes", "pipeline"},
-        {&in->cp, EST_PAR_CP, "context_parallel_sizes", "context"},
-        {&in->ep, EST_PAR_EP, "expert_parallel_sizes", "expert"}};
+    const struct { const search_int_list *l; unsigned bit; const char *key; } d[] = {
+        {&in->tp, EST_PAR_TP, "tensor_parallel_sizes"},
+        {&in->pp, EST_PAR_PP, "pipeline_parallel_sizes"},
+        {&in->cp, EST_PAR_CP, "context_parallel_sizes"},
+        {&in->ep, EST_PAR_EP, "expert_parallel_sizes"}};
     for (size_t i = 0; i < sizeof d / sizeof *d; i++) {
         if (d[i].l->is_auto || est_stack_runs(st, d[i].bit) || search_list_contains(d[i].l, 1)) continue;
         char full[96];
@@ -99,7 +99,7 @@ static int stack_runs_lists(const ac_config *c, const est_stack *st, const searc
         const node *at = node_get_path(c->root, full);
         return ac_err_at(e, AC_E_INPUT, node_origin_file(at), node_origin_line(at), 0, full,
                          "the training stack %s runs no %s parallelism (data/stacks.csv parallelism): the list needs 1, or auto",
-                         st->name, d[i].what);
+                         st->name, est_par_name(d[i].bit));
     }
     /* an interleaved pipeline or sequence parallelism asked of a stack without them */
     bool vp_asked = false;

@@ -301,18 +301,21 @@ static int container_release(const char *cell, const char *image, bool tag_only)
  * stacks of the row's own family (st itself, or `like` it: NeMo's releases for Megatron-Core rows,
  * JAX's for JAX rows): the newest release its framework or release cell names, else an image tag in
  * its source cell; NULL when none does or no stack claims the release */
+/* a stack of st's family: st itself, or one `like` it */
+static bool of_family(const est_stack *cand, const est_stack *st) { return cand == st || !strcmp(cand->like, st->name); }
+
 static const est_stack *container_stack(const columns *c, const csv_row *row, const est_stack *st)
 {
     const est_stack *cand;
     for (size_t i = 0; (cand = est_stack_at(i)) != NULL; i++) {
-        if (!cand->container_from || (cand != st && strcmp(cand->like, st->name))) continue;
+        if (!cand->container_from || !of_family(cand, st)) continue;
         const char *image = cand->container_image;
         int rel = container_release(csv_get(row, c->framework), image, false);
         int in_release = container_release(csv_get(row, c->release), image, false);
         if (in_release > rel) rel = in_release;
         if (!rel) rel = container_release(csv_get(row, c->source), image, true);
         const est_stack *ran = est_stack_of_container(image, rel);
-        if (ran && (ran == st || !strcmp(ran->like, st->name))) return ran;
+        if (ran && of_family(ran, st)) return ran;
     }
     return NULL;
 }
@@ -614,7 +617,7 @@ static int row_input(const csv_table *t, const csv_row *row, est_input *in, char
     if (in->etp < 1) in->etp = 1;
     /* unpublished switches take the NeMo/Megatron-Bridge recipe defaults: sequence
      * parallel with TP > 1, distributed optimizer, no activation recompute */
-    in->sequence_parallel = switch_cell(csv_get(row, c.seq_par), in->tp > 1 && in->stack->sequence_parallel);
+    in->sequence_parallel = switch_cell(csv_get(row, c.seq_par), est_stack_sequence_parallel(in->stack, in->tp));
     const char *zcol = NULL;
     if (spell_zero_stage(csv_get(row, c.dist_opt), csv_get(row, c.fsdp), &in->zero_stage, &zcol))
         return SKIP("%s not recognised (a ZeRO stage, FSDP sharding or yes/no)", zcol);
@@ -726,7 +729,7 @@ static int assume_tuned_layout(est_input *in, unsigned assume, double ga)
             est_input c = *in;
             c.tp = tp, c.pp = pp;
             if (assume & ASSUME_LAYOUT) c.vp = 1; /* a published layout keeps its published VP */
-            c.sequence_parallel = tp > 1 && c.stack->sequence_parallel;
+            c.sequence_parallel = est_stack_sequence_parallel(c.stack, tp);
             if (assume & HALF_BLOCKS) half_blocks(&c);
             if (!(assume & ASSUME_MBS)) { try_mbs(&c, in->mbs, &best, &best_in); continue; }
             /* a published gradient accumulation fixes the MBS of each layout */
