@@ -358,7 +358,7 @@ const char *est_par_name(unsigned bit)
 
 bool est_stack_sequence_parallel(const est_stack *s, int tp)
 {
-    return tp > 1 && s && s->sequence_parallel;
+    return tp > 1 && (!s || s->sequence_parallel); /* no stack: megatron-core's */
 }
 
 double est_stack_logit_bytes(const est_input *in)

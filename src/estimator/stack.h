@@ -123,7 +123,7 @@ double est_stack_fp8_cast_bytes(const struct est_input *in);
 /* how errors name a model-parallel dimension (EST_PAR_TP: "tensor", ...) */
 const char *est_par_name(unsigned bit);
 /* sequence parallelism as the stack runs it at tensor-parallel size tp: on with TP > 1 where the
- * stack has it (Megatron's), never where it does not */
+ * stack has it (Megatron's; NULL: megatron-core), never where it does not */
 bool est_stack_sequence_parallel(const est_stack *s, int tp);
 /* the loss's HBM bytes per logit outside the GEMMs, forward + backward, and the bytes per logit it
  * keeps at its peak: the stack's, else Megatron-Core's fused loss */

@@ -230,8 +230,8 @@ static const est_stack *stack_named_explicitly(const char *framework)
         for (const char *at = text_find_ci(framework, st->name); at; at = text_find_ci(at + 1, st->name)) {
             const char *after = at + strlen(st->name);
             if ((at != framework && word_char(at[-1])) || word_char(*after)) continue;
-            while (*after == ' ') after++;
-            if (strncasecmp(after, "stack", 5) == 0) return st;
+            while (isspace((unsigned char)*after)) after++;
+            if (strncasecmp(after, "stack", 5) == 0 && !isalnum((unsigned char)after[5]) && after[5] != '-') return st;
         }
     return NULL;
 }

@@ -365,10 +365,12 @@ U,X,Megatron-LM (2021; the megatron-core stack),GPT 1.3B,24,2048,16,50304,2048,A
 V,X,Megatron-LM (2021),GPT 1.3B,24,2048,16,50304,2048,A100 80GB,8,1,1,1,8,bf16,10000
 W,X,torchtitan (jax-xla-2023x stack),GPT 1.3B,24,2048,16,50304,2048,A100 80GB,8,1,1,1,8,bf16,10000
 X,X,Megatron-LM (2021; Megatron-Core),GPT 1.3B,24,2048,16,50304,2048,A100 80GB,8,1,1,1,8,bf16,10000
+Y,X,torchtitan (xmeta-llama3 stack),GPT 1.3B,24,2048,16,50304,2048,A100 80GB,8,1,1,1,8,bf16,10000
+Z,X,torchtitan (meta-llama3stack; meta-llama3 stacked),GPT 1.3B,24,2048,16,50304,2048,A100 80GB,8,1,1,1,8,bf16,10000
 CSV
 "$AC" validate --csv "$T/named.csv" --out "$T/named_out.csv" >/dev/null 2>&1
 got=$(awk -F, 'NR > 1 {printf "%s:%s ", $1, $(NF-1)}' "$T/named_out.csv")
-[ "$got" = "S:meta-llama3 T:pytorch-fsdp U:megatron-core V:nemo-megatron-2022 W:jax-xla X:nemo-megatron-2022 " ] && pass validate_framework_names_stack \
+[ "$got" = "S:meta-llama3 T:pytorch-fsdp U:megatron-core V:nemo-megatron-2022 W:jax-xla X:nemo-megatron-2022 Y:pytorch-fsdp Z:pytorch-fsdp " ] && pass validate_framework_names_stack \
     || fail validate_framework_names_stack "$got"
 # PP that divides the layers only with the first and last stage one layer fewer (Llama 3.1 405B's
 # 126 layers on 16 stages, as Llama 3 trained it): the VP is still searched, over 8-layer stages
