@@ -102,21 +102,28 @@ static void test_catalog_names(void)
      * layer; Pythia's untied GPT-NeoX shape; Qwen2's 29568-wide MLP */
     static const struct {
         const char *name;
-        int layers, hidden, attn_width, experts, topk, kv_lora, shared_ffn, dense_layers, ffn, gated, tied;
+        int layers, hidden, attn_width, kv_heads, vocab, experts, topk, kv_lora, shared_ffn, dense_layers, ffn, gated, tied;
     } OPEN[] = {
-        {"Gemma-7B", 28, 3072, 4096, 0, 0, 0, 0, 0, 24576, 1, 1},
-        {"DBRX", 40, 6144, 6144, 16, 4, 0, 0, 0, 10752, 1, 0},
-        {"DeepSeek-V2", 60, 5120, 16384, 160, 6, 512, 3072, 1, 12288, 1, 0},
-        {"Pythia-12B", 36, 5120, 5120, 0, 0, 0, 0, 0, 20480, 0, 0},
-        {"Qwen2-72B", 80, 8192, 8192, 0, 0, 0, 0, 0, 29568, 1, 0},
+        {"Gemma-7B", 28, 3072, 4096, 16, 256000, 0, 0, 0, 0, 0, 24576, 1, 1},
+        {"DBRX", 40, 6144, 6144, 8, 100352, 16, 4, 0, 0, 0, 10752, 1, 0},
+        {"DeepSeek-V2", 60, 5120, 16384, 128, 102400, 160, 6, 512, 3072, 1, 12288, 1, 0},
+        {"Pythia-12B", 36, 5120, 5120, 40, 50688, 0, 0, 0, 0, 0, 20480, 0, 0},
+        {"Qwen2-72B", 80, 8192, 8192, 8, 152064, 0, 0, 0, 0, 0, 29568, 1, 0},
+        {"gemma-3-27b-it", 62, 5376, 4096, 16, 262208, 0, 0, 0, 0, 0, 21504, 1, 1},
     };
     for (size_t i = 0; i < sizeof OPEN / sizeof *OPEN; i++) {
         CHECK_INT(model_named_shape(OPEN[i].name, &s, NULL), 0);
-        int got[] = {s.num_layers, s.hidden, s.heads * s.kv_channels, s.num_experts, s.moe_topk, s.kv_lora_rank,
-                     (int)s.moe_shared_ffn, s.moe_dense_layers, s.ffn_hidden, s.gated_mlp, !s.untied_embeddings};
-        int want[] = {OPEN[i].layers, OPEN[i].hidden, OPEN[i].attn_width, OPEN[i].experts, OPEN[i].topk, OPEN[i].kv_lora,
-                      OPEN[i].shared_ffn, OPEN[i].dense_layers, OPEN[i].ffn, OPEN[i].gated, OPEN[i].tied};
-        for (size_t j = 0; j < sizeof got / sizeof *got; j++) CHECK_INT(got[j], want[j]);
+        static const char *const field[] = {"layers", "hidden", "heads x head_dim", "KV heads", "vocab", "experts", "top-k",
+                                            "kv_lora", "shared_ffn", "dense layers", "ffn", "gated", "tied"};
+        int got[] = {s.num_layers, s.hidden, s.heads * s.kv_channels, s.query_groups, s.vocab, s.num_experts, s.moe_topk,
+                     s.kv_lora_rank, (int)s.moe_shared_ffn, s.moe_dense_layers, s.ffn_hidden, s.gated_mlp, !s.untied_embeddings};
+        int want[] = {OPEN[i].layers, OPEN[i].hidden, OPEN[i].attn_width, OPEN[i].kv_heads, OPEN[i].vocab, OPEN[i].experts,
+                      OPEN[i].topk, OPEN[i].kv_lora, OPEN[i].shared_ffn, OPEN[i].dense_layers, OPEN[i].ffn, OPEN[i].gated,
+                      OPEN[i].tied};
+        for (size_t j = 0; j < sizeof got / sizeof *got; j++) {
+            if (got[j] != want[j]) fprintf(stderr, "  %s: %s\n", OPEN[i].name, field[j]);
+            CHECK_INT(got[j], want[j]);
+        }
     }
     CHECK_INT(model_named_shape("Gemma-7B", &s, &src), 0);
     CHECK_CONTAINS(src, "gemma_pytorch");
