@@ -291,7 +291,7 @@ source_guard TT25 17 12.8 "was 12.4% with the attention kernels' per-query-block
 # the TorchTitan paper's tables (1D-3D, 405B at FSDP 4 x TP 8 x PP 16 with 1F1B and interleaved), the
 # 405B 2D section of August 2024 and Trainy's H200 rows: all read
 source_guard TP25 9 5.5 "was 5.0% with its eager fp32 loss, 4.5% read with the fused one"
-source_guard TA24 3 16.0 "was 15.0%"
+source_guard TA24 3 14.5 "was 13.8% with its async-TP row compiled (torchtitan refuses async TP without torch.compile), 15.3% read eager"
 source_guard TY25 2 7.5 "was 6.4%"
 # MLPerf Training's Blackwell LLM pre-training (NVIDIA v4.1-v5.1: GPT-3 175B on B200, Llama 3.1 405B on
 # GB200/GB300, Llama 3.1 8B in GB200/GB300 pairs of one config): 405B within -13..+0 %, 8B at 8-72 GPUs
