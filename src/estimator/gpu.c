@@ -140,6 +140,24 @@ const gpu_spec *gpu_match(const char *text)
     return best;
 }
 
+double gpu_stated_memory_gb(const char *text)
+{
+    if (!text) return 0.0;
+    for (const char *p = text; *p; p++) {
+        if (!isdigit((unsigned char)*p) || (p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '.'))) continue;
+        char *end;
+        double v = strtod(p, &end);
+        const char *u = end;
+        while (*u == ' ') u++;
+        /* "64GB", "94 GB", "96GiB": gigabytes (B, not the b of a network's Gb/s) */
+        bool gb = (u[0] == 'G' || u[0] == 'g') && (u[1] == 'B' || (u[1] == 'i' && u[2] == 'B'));
+        if (!gb && u[0] == 'g' && u[1] == 'b' && !isalpha((unsigned char)u[2])) gb = true; /* "40gb" */
+        if (gb && v >= 4 && v <= 1024) return v;
+        p = end - 1;
+    }
+    return 0.0;
+}
+
 const gpu_spec *gpu_default_for_memory(int gpu_memory_gb)
 {
     return gpu_find(gpu_memory_gb <= 40 ? "a100_40gb" : "a100_80gb");

@@ -57,6 +57,9 @@ const gpu_spec *gpu_find(const char *name);
 /* the row text names (gpu_find), else the one whose match pattern is the longest substring of
  * text; NULL when none */
 const gpu_spec *gpu_match(const char *text);
+/* the memory a free-text GPU name states ("A100-SXM-64GB", "H100 94 GB"), in GB as vendors print
+ * it (the binary gigabytes nvidia-smi shows, give or take a percent); 0 when it states none */
+double gpu_stated_memory_gb(const char *text);
 /* the catalog's A100 of that memory size (the original's gpu_memory_gb 40/80) */
 const gpu_spec *gpu_default_for_memory(int gpu_memory_gb);
 /* "a100_40gb, a100_80gb, ..." for error messages and --help */

@@ -372,6 +372,17 @@ CSV
 got=$(awk -F, 'NR > 1 {printf "%s:%s ", $1, $(NF-1)}' "$T/named_out.csv")
 [ "$got" = "S:meta-llama3 T:pytorch-fsdp U:megatron-core V:nemo-megatron-2022 W:jax-xla X:nemo-megatron-2022 Y:pytorch-fsdp Z:pytorch-fsdp " ] && pass validate_framework_names_stack \
     || fail validate_framework_names_stack "$got"
+# a GPU name that states another memory size than the catalog's part runs with it (Leonardo's
+# A100 64GB, the 94 GB H100); the 80 GB parts' rounding (79.6 GiB) is no other size
+cat > "$T/gpu_mem.csv" <<'CSV'
+id,source_id,framework,model,num_layers,hidden_size,num_attention_heads,vocab_size,seq_length,gpu_type,num_gpus,tp,pp,mbs,gbs,precision,tokens_per_s_per_gpu
+A,X,Megatron-LM,GPT 1.3B,24,2048,16,50304,2048,NVIDIA A100-SXM-64GB,8,1,1,1,8,bf16,10000
+B,X,Megatron-LM,GPT 1.3B,24,2048,16,50304,2048,H100 SXM5 94GB,8,1,1,1,8,bf16,10000
+C,X,Megatron-LM,GPT 1.3B,24,2048,16,50304,2048,H100 SXM 80GB,8,1,1,1,8,bf16,10000
+CSV
+"$AC" validate --csv "$T/gpu_mem.csv" --out "$T/gpu_mem_out.csv" >/dev/null 2>&1
+got=$(awk -F, 'NR > 1 {printf "%s:%s:%s ", $1, $4, $NF}' "$T/gpu_mem_out.csv")
+[ "$got" = "A:a100_80gb:64.00 B:h100_sxm:94.00 C:h100_sxm:79.60 " ] && pass validate_stated_gpu_memory || fail validate_stated_gpu_memory "$got"
 # PP that divides the layers only with the first and last stage one layer fewer (Llama 3.1 405B's
 # 126 layers on 16 stages, as Llama 3 trained it): the VP is still searched, over 8-layer stages
 # (on B200 a VP > 1 fits and is faster); when no VP is predicted to fit (H100: the run fit in a

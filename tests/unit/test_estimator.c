@@ -1731,6 +1731,14 @@ static void test_catalog(void)
     CHECK_STR(gpu_find("H100")->name, "h100_sxm");
     CHECK_STR(gpu_find("h100-sxm")->name, "h100_sxm");
     CHECK_STR(gpu_match("H100 SXM 80GB (DGX-H100)")->name, "h100_sxm");
+    /* the memory a GPU name states, for parts the catalog holds in another size; a network's
+     * Gb/s and a bare count are no memory */
+    CHECK_NEAR(gpu_stated_memory_gb("NVIDIA A100-SXM-64GB"), 64.0, 1e-12);
+    CHECK_NEAR(gpu_stated_memory_gb("H100 94 GB"), 94.0, 1e-12);
+    CHECK_NEAR(gpu_stated_memory_gb("a100_40gb"), 40.0, 1e-12);
+    CHECK_NEAR(gpu_stated_memory_gb("H200 (141GiB)"), 141.0, 1e-12);
+    CHECK_NEAR(gpu_stated_memory_gb("8x A100, 400 Gb/s"), 0.0, 1e-12);
+    CHECK_NEAR(gpu_stated_memory_gb("H100"), 0.0, 1e-12);
     CHECK_STR(gpu_match("GB200 (NVL72)")->name, "gb200");
     CHECK_STR(gpu_match("B200 (DGX-B200)")->name, "b200");
     CHECK_STR(gpu_match("A100 SXM 80GB (DGX A100 SuperPOD)")->name, "a100_80gb");
