@@ -2,6 +2,7 @@
 #include "estimator/gpu.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,6 +157,12 @@ double gpu_stated_memory_gb(const char *text)
         p = end - 1;
     }
     return 0.0;
+}
+
+double gpu_other_memory_gb(const gpu_spec *g, const char *text)
+{
+    double stated = gpu_stated_memory_gb(text);
+    return g && stated > 0 && fabs(stated - g->memory_gb) > 0.05 * g->memory_gb ? stated : 0.0;
 }
 
 const gpu_spec *gpu_default_for_memory(int gpu_memory_gb)

@@ -60,6 +60,9 @@ const gpu_spec *gpu_match(const char *text);
 /* the memory a free-text GPU name states ("A100-SXM-64GB", "H100 94 GB"), in GB as vendors print
  * it (the binary gigabytes nvidia-smi shows, give or take a percent); 0 when it states none */
 double gpu_stated_memory_gb(const char *text);
+/* the stated memory where it is another size than part g's (more than the 5 % "80 GB" parts
+ * round by: 79.6 GiB), else 0: what a row's usable memory is instead of g's */
+double gpu_other_memory_gb(const gpu_spec *g, const char *text);
 /* the catalog's A100 of that memory size (the original's gpu_memory_gb 40/80) */
 const gpu_spec *gpu_default_for_memory(int gpu_memory_gb);
 /* "a100_40gb, a100_80gb, ..." for error messages and --help */

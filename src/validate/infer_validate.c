@@ -305,6 +305,8 @@ static int row_case_of(const columns *c, const csv_row *r, row_case *rc, char *w
     if (!s.vocab) { snprintf(why, len, "vocab size not published"); return -1; }
     if (!g) { snprintf(why, len, "GPU not in the catalog"); return -1; }
     est_infer_input_init(&rc->in, &s, g);
+    /* a part the catalog holds in another memory size: the name's own (as training validation) */
+    rc->in.memory_limit_gb = gpu_other_memory_gb(g, csv_get(r, c->gpu_type));
     rc->in.tp = inum(r, c->tp, 1);
     rc->in.pp = inum(r, c->pp, 1);
     if (parse_precision(csv_get(r, c->precision), &rc->in.precision)) { snprintf(why, len, "precision unknown"); return -1; }

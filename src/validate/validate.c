@@ -581,10 +581,8 @@ static int row_input(const csv_table *t, const csv_row *row, est_input *in, char
     est_input_init(in, &s, gpu);
     est_stack_apply(in, row_stack(&c, row));
     /* a part the catalog holds in another memory size (Leonardo's A100 64GB, MareNostrum 5's H100
-     * 64GB, the 94 GB H100): the name's own memory, where it differs by more than the rounding of
-     * "80 GB" parts (79.6 GiB) */
-    double stated = gpu_stated_memory_gb(csv_get(row, c.gpu_type));
-    if (stated > 0 && fabs(stated - gpu->memory_gb) > 0.05 * gpu->memory_gb) in->memory_limit_gb = stated;
+     * 64GB, the 94 GB H100): the name's own memory */
+    in->memory_limit_gb = gpu_other_memory_gb(gpu, csv_get(row, c.gpu_type));
     in->tp = (int)tp;
     in->pp = (int)pp;
     in->vp = num_or(row, c.vp, 1);

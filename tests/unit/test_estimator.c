@@ -1739,6 +1739,8 @@ static void test_catalog(void)
     CHECK_NEAR(gpu_stated_memory_gb("H200 (141GiB)"), 141.0, 1e-12);
     CHECK_NEAR(gpu_stated_memory_gb("8x A100, 400 Gb/s"), 0.0, 1e-12);
     CHECK_NEAR(gpu_stated_memory_gb("H100"), 0.0, 1e-12);
+    CHECK_NEAR(gpu_other_memory_gb(gpu_find("a100_80gb"), "A100 64GB"), 64.0, 1e-12);
+    CHECK_NEAR(gpu_other_memory_gb(gpu_find("h100_sxm"), "H100 SXM 80GB"), 0.0, 1e-12); /* 79.6 GiB: the same part */
     CHECK_STR(gpu_match("GB200 (NVL72)")->name, "gb200");
     CHECK_STR(gpu_match("B200 (DGX-B200)")->name, "b200");
     CHECK_STR(gpu_match("A100 SXM 80GB (DGX A100 SuperPOD)")->name, "a100_80gb");
