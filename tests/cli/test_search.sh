@@ -344,15 +344,20 @@ print(bad)' "$T/vp_out.csv")
 [ "$g" = "[]" ] && pass validate_signed_throughput || fail validate_signed_throughput "$g"
 vpa=$(awk -F, '$1=="A" {print $8}' "$T/vp_out.csv"); vpb=$(awk -F, '$1=="B" {print $8}' "$T/vp_out.csv")
 [ "${vpa:-0}" -gt 1 ] && [ "$vpb" = 1 ] && pass validate_vp_assumed || fail validate_vp_assumed "A vp=$vpa B vp=$vpb"
+# validate a CSV and compare what an awk program prints of its per-row output with what is wanted.
+# usage: validate_reads TEST CSV AWK_PROGRAM WANT
+validate_reads() {
+    "$AC" validate --csv "$2" --out "$2.out" >/dev/null 2>&1
+    got=$(awk -F, "$3" "$2.out")
+    [ "$got" = "$4" ] && pass "$1" || fail "$1" "$got (want $4)"
+}
 # a published VP stays as published when only the micro batch is assumed (MegaScale's baseline:
 # TP 8 x PP 8 x VP 6, its micro-batch unpublished)
 cat > "$T/vp_mbs.csv" <<'CSV'
 id,source_id,framework,model,num_layers,hidden_size,num_attention_heads,vocab_size,seq_length,gpu_type,num_gpus,tp,pp,vp,mbs,gbs,precision,dist_opt_zero,step_time_s
 M,X,Megatron-LM (2023),GPT 175B,96,12288,96,51200,2048,A100 80GB,256,8,8,6,,768,bf16,distributed optimizer,40
 CSV
-"$AC" validate --csv "$T/vp_mbs.csv" --out "$T/vp_mbs_out.csv" >/dev/null 2>&1
-got=$(awk -F, 'NR > 1 {printf "%s:%s", $1, $8}' "$T/vp_mbs_out.csv")
-[ "$got" = "M:6" ] && pass validate_vp_kept_mbs_assumed || fail validate_vp_kept_mbs_assumed "id:vp $got (want M:6)"
+validate_reads validate_vp_kept_mbs_assumed "$T/vp_mbs.csv" 'NR > 1 {printf "%s:%s", $1, $8}' "M:6"
 # a framework cell that names a stack of data/stacks.csv as "<name> stack", the name a whole word,
 # runs that stack, over the product it also names and over the year rule; a name inside a longer
 # word is no name ("jax-xla-2023x" names neither jax-xla-2023 nor jax-xla: its "JAX" is the
@@ -368,10 +373,8 @@ X,X,Megatron-LM (2021; Megatron-Core),GPT 1.3B,24,2048,16,50304,2048,A100 80GB,8
 Y,X,torchtitan (xmeta-llama3 stack),GPT 1.3B,24,2048,16,50304,2048,A100 80GB,8,1,1,1,8,bf16,10000
 Z,X,torchtitan (meta-llama3stack; meta-llama3 stacked),GPT 1.3B,24,2048,16,50304,2048,A100 80GB,8,1,1,1,8,bf16,10000
 CSV
-"$AC" validate --csv "$T/named.csv" --out "$T/named_out.csv" >/dev/null 2>&1
-got=$(awk -F, 'NR > 1 {printf "%s:%s ", $1, $(NF-1)}' "$T/named_out.csv")
-[ "$got" = "S:meta-llama3 T:pytorch-fsdp U:megatron-core V:nemo-megatron-2022 W:jax-xla X:nemo-megatron-2022 Y:pytorch-fsdp Z:pytorch-fsdp " ] && pass validate_framework_names_stack \
-    || fail validate_framework_names_stack "$got"
+validate_reads validate_framework_names_stack "$T/named.csv" 'NR > 1 {printf "%s:%s ", $1, $(NF-1)}' \
+    "S:meta-llama3 T:pytorch-fsdp U:megatron-core V:nemo-megatron-2022 W:jax-xla X:nemo-megatron-2022 Y:pytorch-fsdp Z:pytorch-fsdp "
 # a GPU name that states another memory size than the catalog's part runs with it (Leonardo's
 # A100 64GB, the 94 GB H100); the 80 GB parts' rounding (79.6 GiB) is no other size
 cat > "$T/gpu_mem.csv" <<'CSV'
@@ -380,9 +383,8 @@ A,X,Megatron-LM,GPT 1.3B,24,2048,16,50304,2048,NVIDIA A100-SXM-64GB,8,1,1,1,8,bf
 B,X,Megatron-LM,GPT 1.3B,24,2048,16,50304,2048,H100 SXM5 94GB,8,1,1,1,8,bf16,10000
 C,X,Megatron-LM,GPT 1.3B,24,2048,16,50304,2048,H100 SXM 80GB,8,1,1,1,8,bf16,10000
 CSV
-"$AC" validate --csv "$T/gpu_mem.csv" --out "$T/gpu_mem_out.csv" >/dev/null 2>&1
-got=$(awk -F, 'NR > 1 {printf "%s:%s:%s ", $1, $4, $NF}' "$T/gpu_mem_out.csv")
-[ "$got" = "A:a100_80gb:64.00 B:h100_sxm:94.00 C:h100_sxm:79.60 " ] && pass validate_stated_gpu_memory || fail validate_stated_gpu_memory "$got"
+validate_reads validate_stated_gpu_memory "$T/gpu_mem.csv" 'NR > 1 {printf "%s:%s:%s ", $1, $4, $NF}' \
+    "A:a100_80gb:64.00 B:h100_sxm:94.00 C:h100_sxm:79.60 "
 # PP that divides the layers only with the first and last stage one layer fewer (Llama 3.1 405B's
 # 126 layers on 16 stages, as Llama 3 trained it): the VP is still searched, over 8-layer stages
 # (on B200 a VP > 1 fits and is faster); when no VP is predicted to fit (H100: the run fit in a
