@@ -1752,7 +1752,11 @@ static void test_catalog(void)
     CHECK_STR(gpu_match("8xA100 80GB")->name, "a100_80gb");
     CHECK_STR(gpu_match("64 H100s")->name, "h100_sxm");
     CHECK_STR(gpu_match("B200x8")->name, "b200");
-    CHECK(gpu_match("GH200") == NULL); /* 96 or 144 GB beside a Grace CPU: no catalog row, not an H200 */
+    /* GH200: the 96 GB HBM3 superchip unless the name says 144 GB HBM3e, never an H200 */
+    CHECK_STR(gpu_match("GH200")->name, "gh200_96gb");
+    CHECK_STR(gpu_match("NVIDIA GH200 480GB")->name, "gh200_96gb");
+    CHECK_STR(gpu_match("NVIDIA GH200 144G HBM3e")->name, "gh200_144gb");
+    CHECK_INT(gpu_match("GH200")->gpus_per_node, 4);
     CHECK_STR(gpu_match("A100-SXM4-40GB")->name, "a100_40gb");
     CHECK(gpu_find("tpu_v5") == NULL);
     CHECK_STR(gpu_suggest("h10"), "h100_sxm"); /* one edit from the alias h100 */
