@@ -43,6 +43,20 @@ static int check_gpu_memory(const ac_config *c, const gpu_spec *g, ac_err *e)
     return 0;
 }
 
+/* A part built only in nodes smaller than the 8-GPU HGX board, whose NVLink is the node (GH200:
+ * four superchips a node, data/gpus.csv), cannot be asked for more GPUs a node: the jobs would ask
+ * Slurm for devices a node does not have, and NVLink would be priced past where it ends */
+static int check_node_size(const ac_config *c, const gpu_spec *g, ac_err *e)
+{
+    int want = c->train.gpus_per_node;
+    if (g->gpus_per_node >= 8 || g->nvlink_domain != g->gpus_per_node || want <= g->gpus_per_node) return 0;
+    const node *at = node_get_path(c->root, "search_config.train_settings.gpus_per_node");
+    return ac_err_at(e, AC_E_INPUT, node_origin_file(at), node_origin_line(at), 0, "search_config.train_settings.gpus_per_node",
+                     "%d GPUs a node, but %s comes %d a node (data/gpus.csv): set "
+                     "search_config.train_settings.gpus_per_node=%d",
+                     want, g->name, g->gpus_per_node, g->gpus_per_node);
+}
+
 const gpu_spec *candidate_gpu(const ac_config *c, ac_err *e)
 {
     if (gpu_catalog_load(e)) return NULL;
@@ -67,7 +81,7 @@ const gpu_spec *candidate_gpu(const ac_config *c, ac_err *e)
                       c->train.gpu, names);
         return NULL;
     }
-    return check_gpu_memory(c, g, e) == 0 ? g : NULL;
+    return check_gpu_memory(c, g, e) == 0 && check_node_size(c, g, e) == 0 ? g : NULL;
 }
 
 const est_stack *candidate_stack_named(const char *name, const char *file, int line, const char *key, ac_err *e)
