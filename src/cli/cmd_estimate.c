@@ -37,7 +37,8 @@ static const char ESTIMATE_HELP[] =
     "published by name (data/models.csv: GPT-3, OPT, BLOOM, Falcon, MPT, Pythia, OLMo, Qwen,\n"
     "Gemma, Phi-3, DBRX, Nemotron-4, Nemotron-H and Nemotron 3 hybrids, DeepSeek-V2/V3, Kimi K2,\n"
     "Llama 3.2/4, ...; `autoconfig models` lists them), under a decoder search_config (llama,\n"
-    "mixtral, gpt3); the default TP and PP shrink to divide its heads, KV heads, layers and GPUs.\n"
+    "mixtral, gpt3); the default TP and PP shrink to divide its heads, KV heads, layers and GPUs,\n"
+    "and the default TP to a node.\n"
     "search_config.train_settings.gpus_per_node other than the GPU's board (4-GPU H200\n"
     "nodes) is where NVLink ends: the layout line says \"(N per node)\"; .network_gbps=400 is a\n"
     "node's scale-out (all its NICs, Gb/s) where it is not the GPU's DGX/HGX node.\n"
@@ -344,6 +345,8 @@ int cmd_estimate(int argc, char **argv)
     /* the base config's TP and PP where the stack runs them (hf-deepspeed, say, runs neither) */
     int tp_default = est_stack_runs(in.stack, EST_PAR_TP) ? b.tp : 1;
     int pp_default = est_stack_runs(in.stack, EST_PAR_PP) ? b.pp : 1;
+    /* and no wider than a node, where NVLink ends (a base config's TP 8 on GH200's 4-GPU nodes) */
+    while (tp_default > in.gpus_per_node && tp_default % 2 == 0) tp_default /= 2;
     if (flag_int(&o, "--tp", tp_default, 1, 1024, &in.tp, &e) || flag_int(&o, "--pp", pp_default, 1, 1024, &in.pp, &e) ||
         flag_int(&o, "--vp", 1, 1, 1024, &in.vp, &e) || flag_int(&o, "--cp", 1, 1, 1024, &in.cp, &e) ||
         flag_int(&o, "--ep", 1, 1, 1024, &in.ep, &e) || flag_int(&o, "--mbs", 1, 1, 65536, &in.mbs, &e) ||

@@ -83,7 +83,8 @@ expect gpu_memory_no_a100 2 "24 GB names no A100 (40 or 80): set search_config.t
 expect gpu_memory_contradicts_gpu 2 "40 GB does not match gpu h100_sxm (80 GB)" -- estimate search_config.train_settings.gpu_memory_gb=40 search_config.train_settings.gpu=h100
 # a GH200 node holds 4 superchips: the preset's 8 GPUs a node is refused at its file and line, 4 runs
 expect gh200_node_size 2 "search_config.train_settings.gpus_per_node: 8 GPUs a node, but gh200_96gb comes 4 a node (data/gpus.csv): set search_config.train_settings.gpus_per_node=4" -- estimate search_config.train_settings.gpu=gh200
-expect gh200_node_of_four 0 "on 64 x gh200_96gb" -- estimate search_config.train_settings.gpu=gh200 search_config.train_settings.gpus_per_node=4 search_config.train_settings.num_nodes=16
+# (and the base config's TP 8 shrinks to the node: TP 4)
+expect gh200_node_of_four 0 "TP 4  PP 4  VP 1  CP 1  EP 1  DP 8  on 128 x gh200_96gb" -- estimate search_config=llama/llama3_70b search_config.train_settings.gpu=gh200 search_config.train_settings.gpus_per_node=4 search_config.train_settings.num_nodes=32
 expect run_bad_time_limit 2 'time_limit: blank not allowed in an #SBATCH value: "1 h"' -- run cluster_type=local "search_config.inference_settings.run.time_limit=1 h" "search_config.train_settings.logs=$B"
 expect run_bad_partition 2 'cluster.partition: blank not allowed' -- run cluster_type=bcm "cluster.partition=a b" "search_config.train_settings.logs=$B"
 expect run_bad_cost_gpu 2 "cost_settings.gpus: unknown GPU 'nosuchgpu'" -- run run_cost_search=true "search_config.cost_settings.gpus=[nosuchgpu]" "search_config.train_settings.logs=$B"
