@@ -205,7 +205,7 @@ int candidate_est_base(const ac_config *c, const model_base_config *b, est_input
                                   "search_config.train_settings.remat_policy", &in->remat_saves, e))
             return -1;
     }
-    if (in->tp == 1 || !st->sequence_parallel) in->sequence_parallel = false;
+    if (!est_stack_sequence_parallel(st, in->tp)) in->sequence_parallel = false;
     /* the original's gpu_memory_gb names the A100 variant; with a catalog GPU its memory counts */
     in->memory_limit_gb = c->train.gpu[0] ? 0 : c->train.gpu_memory_gb;
     in->num_tokens_b = c->train.num_tokens_in_b;
@@ -224,7 +224,7 @@ void candidate_est_apply(est_input *in, const search_candidate *k, search_act_me
     in->mbs = k->mbs;
     in->gbs = k->gbs;
     in->dp = k->dp;
-    in->sequence_parallel = k->sequence_parallel && k->tp > 1 && (!in->stack || in->stack->sequence_parallel);
+    in->sequence_parallel = k->sequence_parallel && est_stack_sequence_parallel(in->stack, k->tp);
     /* a sharded optimizer is the stack's own sharding: FSDP and ZeRO stages beyond 1 */
     in->zero_stage = k->distributed_optimizer ? (in->stack && in->stack->zero_stage > 1 ? in->stack->zero_stage : 1) : 0;
     /* the knobs experts tune (grid.h): what the candidate config writes */

@@ -237,10 +237,12 @@ static const est_stack *stack_named_explicitly(const char *framework)
 }
 
 /* the stack of data/stacks.csv a framework cell names (its own name, a phrase above, or an
- * alias), NULL when it names none */
-static const est_stack *stack_named(const char *framework)
+ * alias), NULL when it names none; *explicit (where not NULL) says it named the stack itself
+ * ("<name> stack") */
+static const est_stack *stack_named(const char *framework, bool *explicit)
 {
     const est_stack *named = stack_named_explicitly(framework);
+    if (explicit) *explicit = named != NULL;
     if (named) return named;
     for (size_t i = 0; i < sizeof FRAMEWORK_STACKS / sizeof *FRAMEWORK_STACKS; i++)
         if (contains_ci(framework, FRAMEWORK_STACKS[i].phrase)) return est_stack_find(FRAMEWORK_STACKS[i].stack);
@@ -249,7 +251,7 @@ static const est_stack *stack_named(const char *framework)
 
 const est_stack *validate_stack_of(const char *framework)
 {
-    const est_stack *st = stack_named(framework);
+    const est_stack *st = stack_named(framework, NULL);
     return st ? st : est_stack_default();
 }
 
@@ -297,13 +299,13 @@ static int container_release(const char *cell, const char *image, bool tag_only)
     return newest;
 }
 
+/* a stack of st's family: st itself, or one `like` it */
+static bool of_family(const est_stack *cand, const est_stack *st) { return cand == st || !strcmp(cand->like, st->name); }
+
 /* The stack a row's container release ran by default (containers in data/stacks.csv), among the
  * stacks of the row's own family (st itself, or `like` it: NeMo's releases for Megatron-Core rows,
  * JAX's for JAX rows): the newest release its framework or release cell names, else an image tag in
  * its source cell; NULL when none does or no stack claims the release */
-/* a stack of st's family: st itself, or one `like` it */
-static bool of_family(const est_stack *cand, const est_stack *st) { return cand == st || !strcmp(cand->like, st->name); }
-
 static const est_stack *container_stack(const columns *c, const csv_row *row, const est_stack *st)
 {
     const est_stack *cand;
@@ -329,10 +331,11 @@ static const est_stack *container_stack(const columns *c, const csv_row *row, co
 static const est_stack *row_stack(const columns *c, const csv_row *row)
 {
     const char *framework = csv_get(row, c->framework);
+    bool explicit;
+    const est_stack *st = stack_named(framework, &explicit);
     /* a stack the cell names by its own name is what the table says ran: no release or year overrides it */
-    const est_stack *named = stack_named_explicitly(framework);
-    if (named) return named;
-    const est_stack *st = validate_stack_of(framework);
+    if (explicit) return st;
+    if (!st) st = est_stack_default();
     const est_stack *contained = container_stack(c, row, st);
     if (contained) return contained;
     if (strcmp(st->name, "megatron-core")) return st;
@@ -985,7 +988,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
         double published_hidden;
         shape_by_name += !num(row, c.hidden, &published_hidden);
         const char *fw_cell = csv_get(row, c.framework);
-        if (*fw_cell && !spell_blank(fw_cell) && !stack_named(fw_cell)) {
+        if (*fw_cell && !spell_blank(fw_cell) && !stack_named(fw_cell, NULL)) {
             if (!unnamed_stack++) snprintf(unnamed_first, sizeof unnamed_first, "%s", fw_cell);
         }
         bf16_grads += in.grad_bytes == 2.0;
