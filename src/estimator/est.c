@@ -1409,11 +1409,32 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     /* weight-gradient accumulation outside the GEMM (the stack's grad_accum_bytes: NeMo 1.x
      * adds each micro-batch's bf16 gradient into the fp32 main gradient in a pass of its own),
      * on every micro-batch of the stage with the most parameters */
-    double t_gacc = in->stack ? m * P_grad * in->stack->grad_accum_bytes / dev.hbm : 0.0;
-    r->t_compute_bwd += t_gacc;
+    double gacc_bytes = in->stack ? in->stack->grad_accum_bytes : 0.0;
+    if (in->grad_accum_unfused && gacc_bytes < EST_UNFUSED_GRAD_ACCUM_BYTES) gacc_bytes = EST_UNFUSED_GRAD_ACCUM_BYTES;
+    double t_gacc = m * P_grad * gacc_bytes / dev.hbm;
+    /* copies a ZeRO-3 stack runs on the compute stream (its fsdp_*_copy_passes), FSDP2's: each
+     * gather's flat output copied into the parameters it holds (foreach_all_gather_copy_out:
+     * split_with_sizes_copy, a read and a write of the gathered bytes) and each reduction's unsharded
+     * gradients copied into the reduce-scatter input in the reduce dtype (foreach_reduce:
+     * _chunk_cat, a read of the gradient and a write of gbytes), both issued on the current stream
+     * before the collective's own (torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py).
+     * FSDP1's FlatParameter is gathered in place and cast on its post-backward stream: none. */
+    double t_copy_fwd = 0.0, t_copy_bwd = 0.0;
+    if (in->zero_stage >= 3 && in->stack && !in->offload_params) {
+        const stage_params *gathered = in->lora_rank > 0 ? &first_st : &busiest;
+        double per_gather = in->stack->fsdp_gather_copy_passes *
+                            param_bytes(gathered->total, gathered->layers, layer_gather_bytes, wbytes) / dev.hbm;
+        /* a gather a micro-batch for the forward and, resharded after it, one for the backward;
+         * under the pipeline's keep (fsdp_once) one a step */
+        t_copy_fwd = (once ? 1.0 : m) * per_gather;
+        t_copy_bwd = (once || !in->stack->fsdp_reshard ? 0.0 : m) * per_gather +
+                     rs_rounds * in->stack->fsdp_reduce_copy_passes * P_grad * (wbytes + gbytes) / dev.hbm;
+    }
+    r->t_compute_fwd += t_copy_fwd;
+    r->t_compute_bwd += t_gacc + t_copy_bwd;
     r->t_overhead = c->step_overhead_s;
 
-    r->step_time = t_pipe + t_gacc + r->t_dp_exposed + r->t_optimizer + r->t_overhead;
+    r->step_time = t_pipe + t_gacc + t_copy_fwd + t_copy_bwd + r->t_dp_exposed + r->t_optimizer + r->t_overhead;
     double seq_tokens = sq; /* tokens per sample: the (encoder) sequence length */
     r->samples_per_s = in->gbs / r->step_time;
     r->tokens_per_s = r->samples_per_s * seq_tokens;

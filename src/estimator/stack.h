@@ -63,6 +63,10 @@ typedef struct est_stack {
     bool interleaved_pipeline;  /* the stack has the interleaved (virtual) pipeline schedule */
     bool unstated_vp_none;      /* a published run that states no VP ran none (optional; validation) */
     double grad_accum_bytes;    /* HBM bytes per trainable parameter per micro-batch outside the wgrad GEMM */
+    double fsdp_gather_copy_passes; /* passes over a ZeRO-3 gather's bytes on the compute stream after it
+                                     * lands (FSDP2's copy-out: 2, a read and a write; optional; 0) */
+    double fsdp_reduce_copy_passes; /* passes that copy the unsharded gradient into the reduction's buffer
+                                     * in the reduce dtype on the compute stream (FSDP2: 1; optional; 0) */
     double fp8_cast_bytes;      /* HBM bytes per element of an FP8 GEMM input's quantization */
     double logit_bytes;         /* HBM bytes per output-layer logit the loss moves, forward + backward
                                  * (optional; 0: EST_LOGIT_BYTES) */

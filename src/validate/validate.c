@@ -27,6 +27,7 @@ typedef struct {
     int a2a_overlap, cuda_graphs, act_offload, fused_mlp, compile; /* optional: runs of one's own can say which switches were on */
     int dec_seq, lora_rank, overlap_grad_sync;            /* optional: T5 decoder length, LoRA rank, DP overlap */
     int framework, grad_fp32, fp8_gather;      /* the recipe (data/recipes.csv), or the row's own switches */
+    int tp_overlap, gacc_fusion;               /* optional: TP communication overlap, gradient accumulation fusion */
     int release, source;                       /* the container release a recipe row may start from */
     int gpus_per_node;                         /* optional: a node unlike the catalog's (4-GPU H200 boards) */
     int network_gbps;                          /* optional: its scale-out, Gb/s a node (Omni-Path, EFA) */
@@ -55,6 +56,7 @@ static columns find_columns(const csv_table *t)
     c.gpus_per_node = csv_col(t, "gpus_per_node");
     c.network_gbps = csv_col(t, "network_gbps");
     c.grad_fp32 = csv_col(t, "grad_reduce_in_fp32"); c.fp8_gather = csv_col(t, "fp8_param_gather");
+    c.tp_overlap = csv_col(t, "tp_comm_overlap"); c.gacc_fusion = csv_col(t, "gradient_accumulation_fusion");
     c.a2a_overlap = csv_col(t, "moe_a2a_overlap"); c.cuda_graphs = csv_col(t, "cuda_graphs");
     c.act_offload = csv_col(t, "cpu_offloading_num_layers"); c.fused_mlp = csv_col(t, "fused_expert_mlp");
     c.compile = csv_col(t, "torch_compile");
@@ -199,17 +201,20 @@ static const struct {
     /* EleutherAI GPT-NeoX: "based on NVIDIA's Megatron Language Model ... augmented with techniques
      * from DeepSpeed" (its README; Black et al. 2022 §3: Megatron TP, DeepSpeed PP and ZeRO-1) */
     {"GPT-NeoX", "megatron-deepspeed"},      {"GPT NeoX", "megatron-deepspeed"},
-    /* AI2 OLMo: "the ZeRO optimizer strategy via PyTorch's FSDP" (Groeneveld et al. 2024 §3.1) */
-    {"OLMo", "pytorch-fsdp"},
+    /* AI2 OLMo: "the ZeRO optimizer strategy via PyTorch's FSDP" (Groeneveld et al. 2024 §3.1);
+     * OLMo-core shards with FSDP2's fully_shard (src/olmo_core/distributed/parallel) */
+    {"OLMo-core", "pytorch-fsdp2"},          {"OLMo", "pytorch-fsdp"},
     /* Meta's Llama 3 stack: FSDP without resharding after forward, gradients sharded, interleaved PP
      * (Llama 3 Herd of Models §3.3.2): its own row, before the FSDP match */
     {"Meta Llama 3", "meta-llama3"},
     {"NeMo", "megatron-core"},               {"Megatron", "megatron-core"},
     {"MaxText", "jax-xla"},                  {"Paxml", "jax-xla"},                    {"Praxis", "jax-xla"},
     {"Levanter", "jax-xla"},                 {"T5X", "jax-xla"},                      {"JAX", "jax-xla"},
-    {"DeepSpeed", "hf-deepspeed"},           {"torchtitan", "pytorch-fsdp"},          {"FSDP", "pytorch-fsdp"},
+    /* FSDP2 (fully_shard: torchtitan, torchtune, KempnerForge) before FSDP's other names */
+    {"DeepSpeed", "hf-deepspeed"},           {"torchtitan", "pytorch-fsdp2"},         {"FSDP2", "pytorch-fsdp2"},
+    {"torchtune", "pytorch-fsdp2"},          {"FSDP", "pytorch-fsdp"},
     {"Accelerate", "pytorch-fsdp"},          {"Composer", "llm-foundry-2023"},        {"LLM Foundry", "llm-foundry-2023"},
-    {"llm-foundry", "llm-foundry-2023"},     {"MosaicML", "llm-foundry-2023"},            {"torchtune", "pytorch-fsdp"},
+    {"llm-foundry", "llm-foundry-2023"},     {"MosaicML", "llm-foundry-2023"},
     {"Lightning", "pytorch-fsdp"},           {"litgpt", "pytorch-fsdp"},              {"lit-gpt", "pytorch-fsdp"},
     {"Transformers", "hf-deepspeed"},        {"HF Trainer", "hf-deepspeed"},          {"TRL", "hf-deepspeed"},
     {"axolotl", "hf-deepspeed"},             {"PEFT", "hf-deepspeed"},
@@ -658,6 +663,10 @@ static int row_input(const csv_table *t, const csv_row *row, est_input *in, char
         in->lora_targets = 4;
     }
     in->dp_overlap_off = !switch_cell(csv_get(row, c.overlap_grad_sync), rs.overlap_grad_sync != 0);
+    /* Megatron-LM's flags as a run states them: --tp-comm-overlap (its default off; the stack's
+     * recipes on) and --no-gradient-accumulation-fusion */
+    in->tp_comm_overlap = switch_cell(csv_get(row, c.tp_overlap), in->tp_comm_overlap);
+    in->grad_accum_unfused = !switch_cell(csv_get(row, c.gacc_fusion), true);
     bool fp8_gather = switch_cell(csv_get(row, c.fp8_gather), rs.fp8_param_gather == 1);
     in->fp8_block_scaled = prec == PREC_FP8 && block_scaled;
     in->fp8_current_scaling = prec == PREC_FP8 && !block_scaled && spell_fp8_current_scaling(ptext);

@@ -40,7 +40,7 @@ static void test_stacks_load(void)
 {
     CHECK(est_stack_load(NULL) == 0);
     const est_stack *mc = est_stack_default(), *n22 = est_stack_find("nemo-megatron-2022");
-    const est_stack *fsdp = est_stack_find("torchtitan"), *ds = est_stack_find("DeepSpeed");
+    const est_stack *fsdp = est_stack_find("fsdp"), *ds = est_stack_find("DeepSpeed");
     CHECK(mc && !strcmp(mc->name, "megatron-core") && mc->flash_attention);
     CHECK(n22 && !n22->flash_attention && n22->grad_accum_bytes == 12.0);
     /* NeMo 1.13 on interleaves; a 22.xx run stating no VP ran none (validation only) */
@@ -58,6 +58,13 @@ static void test_stacks_load(void)
           meta->elementwise_units == fsdp->elementwise_units && meta->flash2 == fsdp->flash2);
     CHECK(!meta->fsdp_reshard && meta->pp_fsdp == 0 && meta->interleaved_pipeline && !meta->cp_kv_all_heads);
     CHECK(fsdp->pp_fsdp == 1 && fsdp->cp_kv_all_heads && strcmp(meta->aliases, fsdp->aliases));
+    /* torchtitan shards with FSDP2: FSDP's stack and the copies fully_shard adds on the compute
+     * stream; FSDP1 (FlatParameter) and Meta's stack gather in place */
+    const est_stack *fsdp2 = est_stack_find("torchtitan");
+    CHECK(fsdp2 && !strcmp(fsdp2->name, "pytorch-fsdp2") && !strcmp(fsdp2->like, "pytorch-fsdp"));
+    CHECK(fsdp2->zero_stage == 3 && fsdp2->pp_fsdp == 1 && fsdp2->logit_bytes == fsdp->logit_bytes);
+    CHECK(fsdp2->fsdp_gather_copy_passes == 2 && fsdp2->fsdp_reduce_copy_passes == 1);
+    CHECK(fsdp->fsdp_gather_copy_passes == 0 && fsdp->fsdp_reduce_copy_passes == 0 && meta->fsdp_gather_copy_passes == 0);
 }
 
 /* FSDP2 under torch.distributed.pipelining (pytorch-fsdp, pp_fsdp 1): a stage's parameters are
@@ -310,6 +317,33 @@ static void test_fsdp_gather_reshard(void)
     in.stack = est_stack_find("pytorch-fsdp");
     CHECK(est_evaluate(&in, &hidden) == 0);
     CHECK(hidden.t_dp_exposed < one.t_dp_exposed);
+}
+
+/* FSDP2 (pytorch-fsdp2) copies on the compute stream what FSDP1 gathers in place: each gather's
+ * bf16 bytes read and written out of the flat all-gather buffer (2 passes), each reduction's bf16
+ * gradients written into the fp32 reduce-scatter input (2 + 4 B a parameter); with reshard after
+ * forward, 4 micro-batches gather twice and reduce once each.  Under the pipeline's keep
+ * (pp_fsdp) one gather and one reduction a step. */
+static void test_fsdp2_copies(void)
+{
+    CHECK(est_stack_load(NULL) == 0);
+    model_shape s = small_gpt();
+    const gpu_spec *g = gpu_find("a100_80gb");
+    est_input in;
+    est_input_init(&in, &s, g);
+    est_stack_apply(&in, est_stack_find("pytorch-fsdp"));
+    in.num_gpus = 8;
+    in.mbs = 1;
+    in.gbs = 32; /* 4 micro-batches per step */
+    est_result v1, v2;
+    CHECK(est_evaluate(&in, &v1) == 0);
+    in.stack = est_stack_find("pytorch-fsdp2");
+    CHECK(est_evaluate(&in, &v2) == 0);
+    double P = v1.params_b * 1e9, hbm = 0.85 * 2039e9;
+    CHECK_NEAR(v2.t_compute_fwd - v1.t_compute_fwd, 4.0 * 2.0 * 2.0 * P / hbm, 1e-9);
+    CHECK_NEAR(v2.t_compute_bwd - v1.t_compute_bwd, 4.0 * (2.0 * 2.0 + 6.0) * P / hbm, 1e-9);
+    CHECK_NEAR(v2.step_time - v1.step_time, 4.0 * 14.0 * P / hbm, 1e-9);
+    CHECK_NEAR(v2.t_dp_exposed, v1.t_dp_exposed, 1e-12); /* the collectives are the same */
 }
 
 /* DeepSpeed's default reduces gradients after the backward below ZeRO-3 (overlap_comm unset is
@@ -1268,6 +1302,7 @@ int main(void)
     RUN(test_gemm_shape_efficiency);
     RUN(test_attention_memory);
     RUN(test_fsdp_gather_reshard);
+    RUN(test_fsdp2_copies);
     RUN(test_dp_overlap);
     RUN(test_fp8_casts);
     RUN(test_flash2);

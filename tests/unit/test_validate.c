@@ -205,7 +205,7 @@ static void test_rows_as_tables_write_them(void)
     CHECK(strstr(why, "precision not recognised") != NULL);
     /* pure FSDP over the GPUs with no TP/PP published: TP = PP = 1 on the FSDP stack */
     CHECK(validate_row_input(&t, &t.rows[6], &in, why, sizeof why) == 0);
-    CHECK(in.tp == 1 && in.pp == 1 && in.zero_stage == 3 && in.stack && !strcmp(in.stack->name, "pytorch-fsdp"));
+    CHECK(in.tp == 1 && in.pp == 1 && in.zero_stage == 3 && in.stack && !strcmp(in.stack->name, "pytorch-fsdp2"));
     /* MaxText over FSDP 8 that states no remat policy: the JAX stack, TP = PP = 1, and its
      * default remat_policy 'full'; one that states its recompute keeps it */
     CHECK(validate_row_input(&t, &t.rows[7], &in, why, sizeof why) == 0);
@@ -353,7 +353,7 @@ static void test_rows_as_tables_write_them(void)
         "b,torchtitan,Llama 3 8B,8192,A100 80GB,64,FULL_SHARD,1,64,selective op,2973\n";
     parse_rows(SAC_ROWS, &t);
     CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0);
-    CHECK(in.recompute == RECOMPUTE_FULL && in.recompute_layers == 16 && !strcmp(in.stack->name, "pytorch-fsdp"));
+    CHECK(in.recompute == RECOMPUTE_FULL && in.recompute_layers == 16 && !strcmp(in.stack->name, "pytorch-fsdp2"));
     CHECK(validate_row_input(&t, &t.rows[1], &in, why, sizeof why) == 0);
     CHECK(in.recompute == RECOMPUTE_SELECTIVE && in.stack->selective_op_sac);
     csv_free(&t);
@@ -405,8 +405,12 @@ static void test_framework_stacks(void)
         {"Megatron-Bridge (Megatron-Core)", "megatron-core"},
         {"NeMo 2.0 / Megatron-Core", "megatron-core"},
         {"HF Transformers + DeepSpeed ZeRO-3", "hf-deepspeed"},
-        {"torchtitan (FSDP2)", "pytorch-fsdp"},
+        {"torchtitan (FSDP2)", "pytorch-fsdp2"},
+        {"KempnerForge (PyTorch FSDP2 + DTensor TP)", "pytorch-fsdp2"},
+        {"OLMo-core (PyTorch FSDP, torch.compile)", "pytorch-fsdp2"},
+        {"torchtune", "pytorch-fsdp2"},
         {"HF Trainer + FSDP", "pytorch-fsdp"},
+        {"IBM fms-fsdp (PyTorch FSDP, SDPA flash attention)", "pytorch-fsdp"},
         {"MosaicML Composer", "llm-foundry-2023"},
         {"Composer (llm-foundry)", "llm-foundry-2023"},
         {"TRL + PEFT", "hf-deepspeed"},
@@ -427,6 +431,34 @@ static void test_framework_stacks(void)
         if (!st || strcmp(st->name, cases[i].stack)) printf("  framework '%s' -> %s\n", cases[i].cell, st ? st->name : "NULL");
         CHECK(st && !strcmp(st->name, cases[i].stack));
     }
+}
+
+/* Megatron-LM's flags as a run's scripts state them: --tp-comm-overlap (off unless stated; the
+ * stack's recipes overlap) and --no-gradient-accumulation-fusion (each micro-batch's weight
+ * gradient accumulated into the fp32 main gradient in a pass of its own: 12 B a parameter) */
+static void test_megatron_flag_columns(void)
+{
+    static const char CSV[] =
+        "id,framework,model,num_layers,hidden_size,num_attention_heads,vocab_size,seq_length,gpu_type,num_gpus,tp,pp,mbs,gbs,"
+        "precision,act_recompute,tp_comm_overlap,gradient_accumulation_fusion,tokens_per_s_per_gpu\n"
+        "a,Megatron-LM (2023),GPT-3,24,4096,32,51200,2048,H100 SXM,8,2,1,1,64,bf16,none,,,4000\n"
+        "b,Megatron-LM (2023),GPT-3,24,4096,32,51200,2048,H100 SXM,8,2,1,1,64,bf16,none,false,no,4000\n";
+    csv_table t;
+    parse_rows(CSV, &t);
+    est_input in;
+    char why[256];
+    est_result fused, unfused;
+    CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0);
+    CHECK(in.tp_comm_overlap && !in.grad_accum_unfused);
+    CHECK(est_evaluate(&in, &fused) == 0);
+    CHECK(validate_row_input(&t, &t.rows[1], &in, why, sizeof why) == 0);
+    CHECK(!in.tp_comm_overlap && in.grad_accum_unfused);
+    in.tp_comm_overlap = true; /* the accumulation's pass alone */
+    CHECK(est_evaluate(&in, &unfused) == 0);
+    /* 16 micro-batches (GBS 64 over DP 4), the stage's half of the parameters at TP 2 */
+    double P = fused.params_b * 1e9 / 2.0, hbm = 0.85 * 3350e9;
+    CHECK(fabs((unfused.step_time - fused.step_time) / (16.0 * 12.0 * P / hbm) - 1.0) < 0.02);
+    csv_free(&t);
 }
 
 /* a phrase named, denied (before or after it) or absent */
@@ -464,7 +496,7 @@ static void test_compile_and_gpu_spellings(void)
     est_input in;
     char why[256];
     CHECK(validate_row_input(&t, &t.rows[0], &in, why, sizeof why) == 0);
-    CHECK(!in.torch_compile && !strcmp(in.gpu->name, "h100_sxm_hbm2e") && !strcmp(in.stack->name, "pytorch-fsdp"));
+    CHECK(!in.torch_compile && !strcmp(in.gpu->name, "h100_sxm_hbm2e") && !strcmp(in.stack->name, "pytorch-fsdp2"));
     CHECK(validate_row_input(&t, &t.rows[1], &in, why, sizeof why) == 0);
     CHECK(in.torch_compile);
     CHECK(validate_row_input(&t, &t.rows[2], &in, why, sizeof why) == 0);
@@ -517,6 +549,7 @@ int main(void)
     RUN(test_rows_as_tables_write_them);
     RUN(test_framework_stacks);
     RUN(test_compile_and_gpu_spellings);
+    RUN(test_megatron_flag_columns);
     RUN(test_named_phrases);
     CHECK_DONE();
 }
