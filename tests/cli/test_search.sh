@@ -323,11 +323,14 @@ source_guard FA23 4 6.0 "was 4.0%"
 # float8 all-gather): predicted 2-51 % fast, the 13B and 32B rows the furthest
 source_guard OC24 9 18.0 "was 16.9% (19.6% before FSDP2's copies)"
 # FlagPerf's Megatron-LM core_v0.6.0 runs (Llama 3 8B on A800 and H100, 70B on 64 H100): its scripts set
-# no --tp-comm-overlap and no --overlap-grad-reduce (15.2 % read with the recipes' overlaps)
-source_guard FP24 6 11.5 "was 10.2%, 15.2% read with TP and DP overlap"
-# FP8-LM's BF16 and Transformer Engine FP8 rows (Megatron-LM 2023, GPT 7B/13B/175B on H100): its
-# scripts pass --no-gradient-accumulation-fusion and no overlap flags (31.0 % read without them)
-source_guard FL23 6 14.5 "was 13.1%, 31.0% read with gradient accumulation fused and TP/DP overlapped"
+# no --tp-comm-overlap and no --overlap-grad-reduce (27 % read with the recipes' overlaps); Transformer
+# Engine 1.3 runs cuDNN's attention on Hopper, at the megatron-core stack's rates: its H100 rows +13..+25 %
+# fast (+8..+15 % read with FlashAttention-2's)
+source_guard FP24 6 23.5 "was 22.4%, 27% read with TP and DP overlap"
+# FP8-LM's BF16 and Transformer Engine FP8 rows (Megatron-LM 2023, GPT 7B/13B/175B on H100): the
+# megatron-lm-2023 stack (flash-attn 2, Megatron-LM's defaults: no TP or DP overlap) and its scripts'
+# --no-gradient-accumulation-fusion (31.0 % read as the 2025 recipes run)
+source_guard FL23 6 11.0 "was 9.7%, 31.0% read as megatron-core with gradient accumulation fused"
 # Narayanan et al. 2021 (Megatron-LM of 2021, --DDP-impl local: gradients all-reduced after the
 # backward): p90 18.2 % while read as overlapped, 14.6 % as the code ran
 na21=$("$AC" validate --csv "$REPO/validation/train_published.csv" 2>&1 | awk '$1 == "NA21" {sub("%", "", $5); print $5}')
