@@ -23,7 +23,7 @@ typedef struct {
 } validate_summary;
 
 /* the training stack a framework cell names ("NeMo Megatron (22.05)" → nemo-megatron-2022,
- * "... DeepSpeed" → hf-deepspeed, "torchtitan"/"FSDP" → pytorch-fsdp, a stack name or
+ * "... DeepSpeed" → hf-deepspeed, "torchtitan"/"FSDP2" → pytorch-fsdp2, "FSDP" → pytorch-fsdp, a stack name or
  * alias as itself); megatron-core otherwise */
 const est_stack *validate_stack_of(const char *framework);
 
