@@ -51,7 +51,8 @@ static const char COST_HELP[] =
     "2 on bad input.\n"
     "--framework (search_config.train_settings.framework) prices every setup on one training stack\n"
     "(data/stacks.csv); by default hf-deepspeed (Hugging Face + DeepSpeed ZeRO, the trainer the files\n"
-    "configure), no TP/PP; pytorch-fsdp: FSDP's sharding and offload; megatron-core adds TP/PP;\n"
+    "configure), no TP/PP; pytorch-fsdp (FSDP1) and pytorch-fsdp2 (torchtitan, torchtune): FSDP's sharding\n"
+    "and offload; megatron-core adds TP/PP;\n"
     "jax-xla is refused (no file here configures a MaxText or Paxml run).\n"
     "example: autoconfig cost search_config=llama/llama2_7b --task lora --gpus a100_80gb,a10g:0.9\n";
 

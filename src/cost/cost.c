@@ -239,10 +239,15 @@ static void make_label(const cost_request *rq, cost_option *o)
              cost_shard_name(rq, k), off, k->mbs, o->grad_accum, k->checkpointing ? "on" : "off", rq->task == COST_LORA ? " LoRA" : "");
 }
 
+bool cost_stack_is_fsdp(const est_stack *st)
+{
+    /* FSDP1 (Accelerate's files) and FSDP2 (torchtune's recipes, torchtitan) */
+    return st && (!strcmp(st->name, "pytorch-fsdp") || !strcmp(st->name, "pytorch-fsdp2"));
+}
+
 bool cost_is_fsdp(const cost_request *rq, const cost_knobs *k)
 {
-    const est_stack *st = cost_stack_of(rq);
-    return st && !strcmp(st->name, "pytorch-fsdp") && k->tp == 1 && k->pp == 1;
+    return cost_stack_is_fsdp(cost_stack_of(rq)) && k->tp == 1 && k->pp == 1;
 }
 
 const char *cost_shard_name(const cost_request *rq, const cost_knobs *k)
@@ -279,7 +284,7 @@ static const struct {
     const char *name;
     bool files_dp_only;
 } COST_STACKS[] = {
-    {"hf-deepspeed", false},  {"pytorch-fsdp", true},       {"llm-foundry-2023", false},
+    {"hf-deepspeed", false},  {"pytorch-fsdp", true},       {"pytorch-fsdp2", true},      {"llm-foundry-2023", false},
     {"megatron-core", false}, {"nemo-megatron-2022", false}, {"megatron-deepspeed", false},
 };
 
@@ -477,7 +482,7 @@ static void search_cell(const cost_request *rq, int pool, int n, cost_option *be
     int L = shape_total_layers(s);
     int groups = shape_query_groups(s);
     /* the data-parallel stacks take no TP/PP (COST_STACKS) */
-    bool fsdp = rq->stack && !strcmp(rq->stack->name, "pytorch-fsdp");
+    bool fsdp = cost_stack_is_fsdp(rq->stack);
     const est_stack *st = cost_stack_of(rq);
     int si = cost_stack_index(st);
     bool dp_only = si < 0 || COST_STACKS[si].files_dp_only || !est_stack_runs(st, EST_PAR_TP | EST_PAR_PP);

@@ -49,7 +49,7 @@ static int tt_model_find(const char *name, tt_model *out, ac_err *e)
 static const char *tt_recipe(const cost_request *rq, const cost_option *o, char *why, size_t n)
 {
     const est_stack *st = cost_stack_of(rq);
-    if (!st || strcmp(st->name, "pytorch-fsdp")) {
+    if (!cost_stack_is_fsdp(st)) {
         snprintf(why, n, "torchtune runs PyTorch FSDP, not %s", st ? st->name : "this stack");
         return NULL;
     }

@@ -593,6 +593,17 @@ typedef struct {
     double total, experts, layers;
 } stage_params;
 
+/* Bytes a sharded stack gathers again for a micro-batch's backward after resharding: all of the
+ * stage's parameters, or only its layers' where the stack keeps the root unit gathered from its
+ * forward to the end of the backward (fsdp_root_kept: PyTorch FSDP does not reshard the root
+ * after forward, FSDP1's _post_forward_reshard "not state._is_root" and FSDP2's root
+ * post_forward_mesh_info None) */
+static double fsdp_bwd_gather_bytes(const est_input *in, const stage_params *st, double layer_b, double other_b)
+{
+    if (in->stack && in->stack->fsdp_root_kept) return st->layers * layer_b;
+    return param_bytes(st->total, st->layers, layer_b, other_b);
+}
+
 /* a stage of n decoder layers plus `other` parameters outside them */
 static stage_params stage_params_of(double n, double layer, double layer_experts, double other)
 {
@@ -1346,9 +1357,12 @@ int est_evaluate(const est_input *in_arg, est_result *r)
          * micro-batch; prefetching hides it behind compute when compute is longer.
          * Under LoRA the gathered weights are the frozen base ones. */
         const stage_params *gathered = in->lora_rank > 0 ? &first_st : &busiest;
-        /* the stack's reshard_after_forward: a second gather for the backward, or none */
-        double gathers = in->stack && !in->stack->fsdp_reshard ? 1.0 : 2.0;
-        double per_mb = gathers * coll_gather_s(param_bytes(gathered->total, gathered->layers, layer_gather_bytes, wbytes), Ls + 1.0, &g_dp, c);
+        /* the stack's reshard_after_forward: a second gather for the backward (of the layers
+         * only where the root stays gathered), or none */
+        bool root_kept = in->stack && in->stack->fsdp_root_kept;
+        double per_mb = coll_gather_s(param_bytes(gathered->total, gathered->layers, layer_gather_bytes, wbytes), Ls + 1.0, &g_dp, c);
+        if (!in->stack || in->stack->fsdp_reshard)
+            per_mb += coll_gather_s(fsdp_bwd_gather_bytes(in, gathered, layer_gather_bytes, wbytes), root_kept ? Ls : Ls + 1.0, &g_dp, c);
         /* ZeRO-Infinity parameter offload: each rank's shard also crosses PCIe for both
          * passes (Rajbhandari et al. 2021, ZeRO-Infinity §5) */
         if (in->offload_params) per_mb += 2.0 * gathered->total * wbytes / dpc / offload_link(in, &dev, c);
@@ -1410,9 +1424,13 @@ int est_evaluate(const est_input *in_arg, est_result *r)
      * adds each micro-batch's bf16 gradient into the fp32 main gradient in a pass of its own),
      * on every micro-batch of the stage with the most parameters */
     double gacc_bytes = in->stack ? in->stack->grad_accum_bytes : 0.0;
-    if (in->grad_accum_unfused && gacc_bytes < EST_UNFUSED_GRAD_ACCUM_BYTES) gacc_bytes = EST_UNFUSED_GRAD_ACCUM_BYTES;
+    /* unfused where the stack fuses it (Megatron-LM --no-gradient-accumulation-fusion): the wgrad
+     * GEMM writes a 16-bit gradient, then the DDP hook's main_grad.add_(param.grad) reads it and
+     * reads and writes the main gradient (Megatron-LM megatron/model/distributed.py of 2023,
+     * core/distributed/distributed_data_parallel.py later): 12 B with fp32 main gradients */
+    if (in->grad_accum_unfused && gacc_bytes < 2.0 * wbytes + 2.0 * gbytes) gacc_bytes = 2.0 * wbytes + 2.0 * gbytes;
     double t_gacc = m * P_grad * gacc_bytes / dev.hbm;
-    /* copies a ZeRO-3 stack runs on the compute stream (its fsdp_*_copy_passes), FSDP2's: each
+    /* copies a sharded stack runs on the compute stream (its fsdp_*_copy_passes), FSDP2's: each
      * gather's flat output copied into the parameters it holds (foreach_all_gather_copy_out:
      * split_with_sizes_copy, a read and a write of the gathered bytes) and each reduction's unsharded
      * gradients copied into the reduce-scatter input in the reduce dtype (foreach_reduce:
@@ -1420,15 +1438,27 @@ int est_evaluate(const est_input *in_arg, est_result *r)
      * before the collective's own (torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py).
      * FSDP1's FlatParameter is gathered in place and cast on its post-backward stream: none. */
     double t_copy_fwd = 0.0, t_copy_bwd = 0.0;
-    if (in->zero_stage >= 3 && in->stack && !in->offload_params) {
+    if (in->zero_stage >= 2 && in->stack && (in->stack->fsdp_gather_copy_passes > 0 || in->stack->fsdp_reduce_copy_passes > 0)) {
         const stage_params *gathered = in->lora_rank > 0 ? &first_st : &busiest;
-        double per_gather = in->stack->fsdp_gather_copy_passes *
-                            param_bytes(gathered->total, gathered->layers, layer_gather_bytes, wbytes) / dev.hbm;
-        /* a gather a micro-batch for the forward and, resharded after it, one for the backward;
-         * under the pipeline's keep (fsdp_once) one a step */
-        t_copy_fwd = (once ? 1.0 : m) * per_gather;
-        t_copy_bwd = (once || !in->stack->fsdp_reshard ? 0.0 : m) * per_gather +
-                     rs_rounds * in->stack->fsdp_reduce_copy_passes * P_grad * (wbytes + gbytes) / dev.hbm;
+        double passes = in->zero_stage >= 3 ? in->stack->fsdp_gather_copy_passes : 0.0;
+        double fwd_bytes = param_bytes(gathered->total, gathered->layers, layer_gather_bytes, wbytes);
+        /* a gather a micro-batch for the forward and, resharded after it, one for the backward
+         * of all but the root's parameters (fsdp_bwd_gather_bytes); under the pipeline's keep
+         * (fsdp_once) one a step */
+        t_copy_fwd = (once ? 1.0 : m) * passes * fwd_bytes / dev.hbm;
+        t_copy_bwd = (once || !in->stack->fsdp_reshard ? 0.0 : m) * passes * fsdp_bwd_gather_bytes(in, gathered, layer_gather_bytes, wbytes) / dev.hbm;
+        double rc = in->stack->fsdp_reduce_copy_passes;
+        if (!once) {
+            t_copy_bwd += m * rc * P_grad * (wbytes + gbytes) / dev.hbm;
+        } else {
+            /* gradient sync off until the last micro-batch (torch.distributed.pipelining): each
+             * backward's post_backward keeps the unsharded gradient in the reduce dtype on the
+             * compute stream, the first converted (to_accumulated_grad_if_needed: wbytes + gbytes,
+             * none when they are one dtype), the others added into it (accumulate_unsharded_grad_
+             * if_needed: wbytes + 2 gbytes), and the one reduction copies the accumulator in (2 gbytes) */
+            double convert = gbytes != wbytes ? wbytes + gbytes : 0.0;
+            t_copy_bwd += rc * P_grad * (convert + (m - 1) * (wbytes + 2.0 * gbytes) + 2.0 * gbytes) / dev.hbm;
+        }
     }
     r->t_compute_fwd += t_copy_fwd;
     r->t_compute_bwd += t_gacc + t_copy_bwd;

@@ -21,11 +21,6 @@
 #include "util/err.h"
 
 #define EST_GIB (1024.0 * 1024.0 * 1024.0)
-/* HBM bytes per trainable parameter per micro-batch when the weight gradient is not accumulated
- * inside its GEMM (Megatron-LM --no-gradient-accumulation-fusion): the wgrad GEMM writes a 16-bit
- * gradient (2 B), then main_grad.add_ reads it (2) and the fp32 main gradient (4) and writes it (4)
- * (Megatron-LM core/tensor_parallel/layers.py LinearWithGradAccumulationAndAsyncCommunication) */
-#define EST_UNFUSED_GRAD_ACCUM_BYTES 12.0
 
 typedef enum { PREC_BF16 = 0, PREC_FP16, PREC_FP8, PREC_FP4, PREC_FP32 } est_precision;
 typedef enum { RECOMPUTE_NONE = 0, RECOMPUTE_SELECTIVE, RECOMPUTE_FULL } est_recompute;
@@ -170,7 +165,7 @@ typedef struct est_input {
     bool dp_overlap_off;
     /* Megatron-LM --no-gradient-accumulation-fusion (NeMo gradient_accumulation_fusion: false) on
      * a stack that fuses it: each micro-batch's weight gradient is accumulated in a pass of its own
-     * (EST_UNFUSED_GRAD_ACCUM_BYTES) */
+     * (est.c: a 16-bit gradient written and read, the main gradient read and written) */
     bool grad_accum_unfused;
     /* the run's config switches that overlap on where its stack leaves it off by default
      * (DeepSpeed zero_optimization.overlap_comm: true, which the cost stage's ds_config.json writes) */

@@ -18,7 +18,7 @@ static size_t stacks_n;
 
 /* the parameters a stack row may set; those before K_LOGIT every stack states, the later ones
  * are optional (their default is stated where they are used) */
-enum { K_ALIASES, K_ATTENTION, K_SM_FWD, K_SM_BWD, K_ELEM, K_GRAD, K_ZERO, K_DP_OVERLAP, K_PREFETCH, K_RESHARD, K_SP, K_VP, K_GACC, K_CAST, K_FA2, K_TPO, K_LOGIT, K_SAC, K_AFWD, K_ABWD, K_DROP, K_MASKED, K_ZAR, K_OFFACC, K_LORA_F, K_LORA_B, K_CELEM, K_CCAST, K_DYN, K_CPHEADS, K_CPDKV, K_CPEXP, K_CPONE, K_PPSG, K_DEFREC, K_PPFSDP, K_BUCKET, K_BUCKET_RANK, K_BUCKET_OVERLAP, K_BUCKET_FIRST, K_CONTAINERS, K_REMAT, K_FP32P, K_STATIC, K_PAR, K_PPSERIAL, K_VPNONE, K_LOGITMEM, K_FSCOPYOUT, K_FSCOPYIN, K_N };
+enum { K_ALIASES, K_ATTENTION, K_SM_FWD, K_SM_BWD, K_ELEM, K_GRAD, K_ZERO, K_DP_OVERLAP, K_PREFETCH, K_RESHARD, K_SP, K_VP, K_GACC, K_CAST, K_FA2, K_TPO, K_LOGIT, K_SAC, K_AFWD, K_ABWD, K_DROP, K_MASKED, K_ZAR, K_OFFACC, K_LORA_F, K_LORA_B, K_CELEM, K_CCAST, K_DYN, K_CPHEADS, K_CPDKV, K_CPEXP, K_CPONE, K_PPSG, K_DEFREC, K_PPFSDP, K_BUCKET, K_BUCKET_RANK, K_BUCKET_OVERLAP, K_BUCKET_FIRST, K_CONTAINERS, K_REMAT, K_FP32P, K_STATIC, K_PAR, K_PPSERIAL, K_VPNONE, K_LOGITMEM, K_FSCOPYOUT, K_FSCOPYIN, K_ROOTKEPT, K_N };
 static const unsigned long long REQUIRED_KEYS = (1ull << K_LOGIT) - 1;
 _Static_assert(K_N <= 64, "a stack's seen keys are one 64-bit mask");
 static const char *const KEYS[K_N] = {"aliases", "attention", "softmax_fwd_bytes", "softmax_bwd_bytes", "elementwise_units",
@@ -33,7 +33,7 @@ static const char *const KEYS[K_N] = {"aliases", "attention", "softmax_fwd_bytes
                                       "dp_bucket_params", "dp_bucket_params_per_rank", "dp_bucket_overlap_only",
                                       "dp_bucket_first_stage_only", "containers", "remat_policies", "fp32_params",
                                       "static_buffers", "parallelism", "pp_p2p_serial", "unstated_vp_none", "logit_mem_bytes",
-                                      "fsdp_gather_copy_passes", "fsdp_reduce_copy_passes"};
+                                      "fsdp_gather_copy_passes", "fsdp_reduce_copy_passes", "fsdp_root_kept"};
 
 /* the model-parallel dimensions: the parallelism key's words, and how errors name them */
 static const struct { unsigned bit; const char *key, *name, *abbrev; } DIM_NAMES[] = {
@@ -148,6 +148,7 @@ static int stack_value(est_stack *s, int k, const char *v, const char *file, int
     case K_LOGITMEM: s->logit_mem_bytes = x; break;
     case K_FSCOPYOUT: s->fsdp_gather_copy_passes = x; break;
     case K_FSCOPYIN: s->fsdp_reduce_copy_passes = x; break;
+    case K_ROOTKEPT: s->fsdp_root_kept = x != 0; break;
     case K_PPFSDP:
         if (x != 0 && x != 1) return ac_err_at(e, AC_E_INTERNAL, file, line, 0, "pp_fsdp", "0 or 1, not %g", x);
         s->pp_fsdp = x != 0;

@@ -67,6 +67,9 @@ typedef struct est_stack {
                                      * lands (FSDP2's copy-out: 2, a read and a write; optional; 0) */
     double fsdp_reduce_copy_passes; /* passes that copy the unsharded gradient into the reduction's buffer
                                      * in the reduce dtype on the compute stream (FSDP2: 1; optional; 0) */
+    bool fsdp_root_kept;        /* the root unit (embeddings, final norm, output layer) stays gathered from
+                                 * its forward to the end of the backward: the backward re-gathers the
+                                 * layers only (PyTorch FSDP; optional; 0) */
     double fp8_cast_bytes;      /* HBM bytes per element of an FP8 GEMM input's quantization */
     double logit_bytes;         /* HBM bytes per output-layer logit the loss moves, forward + backward
                                  * (optional; 0: EST_LOGIT_BYTES) */

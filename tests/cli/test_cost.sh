@@ -227,6 +227,13 @@ PY
     case "$out" in *"FSDP "*"Files: "*"train_args.json"*) true ;; *) false ;; esac && case "$out" in *"ds_config"*|*"ZeRO-"*) false ;; *) true ;; esac \
     && pass fsdp_files_name_fsdp || fail fsdp_files_name_fsdp "$(ls "$T/logs/cost"; cat "$T/logs/cost/train_args.json"; echo "$out" | tail -5)"
 
+# torchtitan's and torchtune's names are FSDP2 (pytorch-fsdp2): the stage prices it and writes the same
+# FSDP files, torchtune's config among them
+out=$("$AC" cost $common --task lora --gpus a10g:0.9:8 --framework torchtitan 2>&1); rc=$?
+[ $rc -eq 0 ] && [ -e "$T/logs/cost/torchtune_config.yaml" ] && [ ! -e "$T/logs/cost/ds_config.json" ] &&
+    case "$out" in *"FSDP "*"Files: "*"torchtune_config.yaml"*) true ;; *) false ;; esac \
+    && pass fsdp2_stack_files || fail fsdp2_stack_files "rc $rc: $(echo "$out" | tail -3)"
+
 # a setup that spans instances runs one launcher per node: run.sh starts launch.sh under srun with the
 # node rank from SLURM_NODEID and the rendezvous on the allocation's first node (stand-in srun and
 # scontrol emulate a 2-node allocation); the default command passes them to accelerate launch

@@ -295,7 +295,7 @@ source_guard TT25 17 12.8 "was 12.4% with the attention kernels' per-query-block
 # (5.0 -> 6.2 %, 13.8 -> 16.1 %), TT24's, TT25's and TY25's (fast) move closer
 source_guard TP25 9 6.7 "was 6.2% with FSDP2's copies, 5.0% without"
 source_guard TA24 3 16.6 "was 16.1% with FSDP2's copies, 13.8% without (its async-TP row compiled: torchtitan refuses async TP without torch.compile)"
-source_guard TY25 2 6.0 "was 4.5% (float8 all-gather as its source states, FSDP2's copies), 6.4% before"
+source_guard TY25 2 6.0 "was 4.7% (float8 all-gather as its source states, FSDP2's copies), 6.4% before"
 # MLPerf Training's Blackwell LLM pre-training (NVIDIA v4.1-v5.1: GPT-3 175B on B200, Llama 3.1 405B on
 # GB200/GB300, Llama 3.1 8B in GB200/GB300 pairs of one config): 405B within -13..+0 %, 8B at 8-72 GPUs
 # within -7..+3 %, its 512-GPU pair +16..+19 % (0.09 s steps over a DP x CP group of 256: +58..+62 %
@@ -321,7 +321,7 @@ source_guard MS24 8 4.5 "was 3.3%"
 source_guard FA23 4 6.0 "was 4.0%"
 # OLMo-core's README tables (FSDP2, each block compiled, no recompute below 32B; float8 with its
 # float8 all-gather): predicted 2-51 % fast, the 13B and 32B rows the furthest
-source_guard OC24 9 18.0 "was 16.9% (19.6% before FSDP2's copies)"
+source_guard OC24 9 18.0 "was 17.2% (19.6% before FSDP2's copies)"
 # FlagPerf's Megatron-LM core_v0.6.0 runs (Llama 3 8B on A800 and H100, 70B on 64 H100): its scripts set
 # no --tp-comm-overlap and no --overlap-grad-reduce (27 % read with the recipes' overlaps); Transformer
 # Engine 1.3 runs cuDNN's attention on Hopper, at the megatron-core stack's rates: its H100 rows +13..+25 %

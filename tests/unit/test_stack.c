@@ -57,7 +57,7 @@ static void test_stacks_load(void)
     CHECK(meta->zero_stage == fsdp->zero_stage && meta->grad_bytes == fsdp->grad_bytes &&
           meta->elementwise_units == fsdp->elementwise_units && meta->flash2 == fsdp->flash2);
     CHECK(!meta->fsdp_reshard && meta->pp_fsdp == 0 && meta->interleaved_pipeline && !meta->cp_kv_all_heads);
-    CHECK(fsdp->pp_fsdp == 1 && fsdp->cp_kv_all_heads && strcmp(meta->aliases, fsdp->aliases));
+    CHECK(fsdp->pp_fsdp == 0 && fsdp->cp_kv_all_heads && fsdp->fsdp_root_kept && strcmp(meta->aliases, fsdp->aliases));
     /* torchtitan shards with FSDP2: FSDP's stack and the copies fully_shard adds on the compute
      * stream; FSDP1 (FlatParameter) and Meta's stack gather in place */
     const est_stack *fsdp2 = est_stack_find("torchtitan");
@@ -67,7 +67,7 @@ static void test_stacks_load(void)
     CHECK(fsdp->fsdp_gather_copy_passes == 0 && fsdp->fsdp_reduce_copy_passes == 0 && meta->fsdp_gather_copy_passes == 0);
 }
 
-/* FSDP2 under torch.distributed.pipelining (pytorch-fsdp, pp_fsdp 1): a stage's parameters are
+/* FSDP2 under torch.distributed.pipelining (pytorch-fsdp2, pp_fsdp 1): a stage's parameters are
  * gathered once a step and its gradients reduce-scattered once, after the last micro-batch, where
  * FSDP without pipelining does both every micro-batch; the unsharded gradients (fp32, the reduce
  * dtype) and the gathered parameters stay in memory the whole step */
@@ -76,7 +76,7 @@ static void test_fsdp_under_pipeline(void)
     model_shape s = small_gpt();
     s.num_layers = 8;
     est_input in = input_on(&s, "h100_sxm");
-    est_stack_apply(&in, est_stack_find("pytorch-fsdp"));
+    est_stack_apply(&in, est_stack_find("pytorch-fsdp2"));
     in.num_gpus = 16;
     in.pp = 2;
     in.mbs = 1;
@@ -95,7 +95,7 @@ static void test_fsdp_under_pipeline(void)
     in.gbs = 16;
     est_result every2, once2;
     CHECK(est_evaluate(&in, &every2) == 0);
-    in.stack = est_stack_find("pytorch-fsdp");
+    in.stack = est_stack_find("pytorch-fsdp2");
     CHECK(est_evaluate(&in, &once2) == 0);
     CHECK_NEAR(once2.t_dp_comm, once.t_dp_comm, 1e-15);
     double rs = every2.t_dp_comm - once2.t_dp_comm;
@@ -304,10 +304,12 @@ static void test_fsdp_gather_reshard(void)
     CHECK(est_evaluate(&in, &two) == 0);
     in.stack = &kept;
     CHECK(est_evaluate(&in, &one) == 0);
-    /* one gather of all bf16 weights over the 8 GPUs' NVLink (300 GB/s at collective_eff 0.8),
-     * 4 micro-batches: ring all-gather moves 7/8 of the bytes, one call per layer and one for
-     * the root unit, each paying NCCL Simple's 8.4 + 7 x 3.4 us */
-    double P = two.params_b * 1e9, gather = 7.0 / 8.0 * P * 2.0 / (300e9 * 0.8) + 5 * 32.2e-6;
+    /* the backward's gather of the layers' bf16 weights (the root unit, here the V x h embedding,
+     * stays gathered from the forward: fsdp_root_kept) over the 8 GPUs' NVLink (300 GB/s at
+     * collective_eff 0.8), 4 micro-batches: ring all-gather moves 7/8 of the bytes, one call per
+     * layer, each paying NCCL Simple's 8.4 + 7 x 3.4 us */
+    double P = two.params_b * 1e9, P_layers = P - 32000.0 * 1024.0;
+    double gather = 7.0 / 8.0 * P_layers * 2.0 / (300e9 * 0.8) + 4 * 32.2e-6;
     CHECK_NEAR(two.t_dp_exposed - one.t_dp_exposed, 4.0 * gather, 1e-6);
     /* without reshard every layer stays gathered from its forward to its backward: the
      * stage's full bf16 weights instead of two layers' worth in flight (4 layers) */
@@ -322,8 +324,7 @@ static void test_fsdp_gather_reshard(void)
 /* FSDP2 (pytorch-fsdp2) copies on the compute stream what FSDP1 gathers in place: each gather's
  * bf16 bytes read and written out of the flat all-gather buffer (2 passes), each reduction's bf16
  * gradients written into the fp32 reduce-scatter input (2 + 4 B a parameter); with reshard after
- * forward, 4 micro-batches gather twice and reduce once each.  Under the pipeline's keep
- * (pp_fsdp) one gather and one reduction a step. */
+ * forward, 4 micro-batches gather twice (the layers only for the backward) and reduce once each */
 static void test_fsdp2_copies(void)
 {
     CHECK(est_stack_load(NULL) == 0);
@@ -339,11 +340,51 @@ static void test_fsdp2_copies(void)
     CHECK(est_evaluate(&in, &v1) == 0);
     in.stack = est_stack_find("pytorch-fsdp2");
     CHECK(est_evaluate(&in, &v2) == 0);
-    double P = v1.params_b * 1e9, hbm = 0.85 * 2039e9;
+    /* the backward re-gathers the layers only: the root unit (the V x h embedding) stays gathered */
+    double P = v1.params_b * 1e9, P_layers = P - 32000.0 * 1024.0, hbm = 0.85 * 2039e9;
     CHECK_NEAR(v2.t_compute_fwd - v1.t_compute_fwd, 4.0 * 2.0 * 2.0 * P / hbm, 1e-9);
-    CHECK_NEAR(v2.t_compute_bwd - v1.t_compute_bwd, 4.0 * (2.0 * 2.0 + 6.0) * P / hbm, 1e-9);
-    CHECK_NEAR(v2.step_time - v1.step_time, 4.0 * 14.0 * P / hbm, 1e-9);
+    CHECK_NEAR(v2.t_compute_bwd - v1.t_compute_bwd, 4.0 * (2.0 * 2.0 * P_layers + 6.0 * P) / hbm, 1e-9);
+    CHECK_NEAR(v2.step_time - v1.step_time, 4.0 * (10.0 * P + 4.0 * P_layers) / hbm, 1e-9);
     CHECK_NEAR(v2.t_dp_exposed, v1.t_dp_exposed, 1e-12); /* the collectives are the same */
+    /* without reshard after forward one gather a micro-batch */
+    est_stack kept = *est_stack_find("pytorch-fsdp2");
+    kept.fsdp_reshard = false;
+    est_stack kept1 = *est_stack_find("pytorch-fsdp");
+    kept1.fsdp_reshard = false;
+    est_result k1, k2;
+    in.stack = &kept1;
+    CHECK(est_evaluate(&in, &k1) == 0);
+    in.stack = &kept;
+    CHECK(est_evaluate(&in, &k2) == 0);
+    CHECK_NEAR(k2.step_time - k1.step_time, 4.0 * (4.0 + 6.0) * P / hbm, 1e-9);
+}
+
+/* ... and under the pipeline's keep (pp_fsdp: gradient sync off until the last micro-batch), one
+ * gather a step, each backward's gradient kept in fp32 on the compute stream (the first converted:
+ * 2 + 4 B, the others added: 2 + 4 + 4 B), the accumulator copied into the reduce-scatter input once
+ * (4 + 4 B) */
+static void test_fsdp2_copies_under_pipeline(void)
+{
+    CHECK(est_stack_load(NULL) == 0);
+    model_shape s = small_gpt();
+    s.num_layers = 8;
+    est_input in = input_on(&s, "h100_sxm");
+    est_stack_apply(&in, est_stack_find("pytorch-fsdp2"));
+    in.num_gpus = 16;
+    in.pp = 2;
+    in.mbs = 1;
+    in.gbs = 32; /* DP 8, 4 micro-batches */
+    est_stack no_copies = *in.stack;
+    no_copies.fsdp_gather_copy_passes = 0;
+    no_copies.fsdp_reduce_copy_passes = 0;
+    est_result with, without;
+    CHECK(est_evaluate(&in, &with) == 0);
+    in.stack = &no_copies;
+    CHECK(est_evaluate(&in, &without) == 0);
+    /* the first stage's parameters (4 layers and the embedding) at TP 1 */
+    double h = 1024, layer = 4.0 * h * h + 2.0 * h * 4096 + 2.0 * h, P = 4.0 * layer + 32000.0 * h, hbm = 0.85 * 3350e9;
+    double copies = 2.0 * 2.0 * P + (6.0 + 3.0 * 10.0 + 8.0) * P;
+    CHECK(fabs((with.step_time - without.step_time) / (copies / hbm) - 1.0) < 0.02);
 }
 
 /* DeepSpeed's default reduces gradients after the backward below ZeRO-3 (overlap_comm unset is
@@ -1303,6 +1344,7 @@ int main(void)
     RUN(test_attention_memory);
     RUN(test_fsdp_gather_reshard);
     RUN(test_fsdp2_copies);
+    RUN(test_fsdp2_copies_under_pipeline);
     RUN(test_dp_overlap);
     RUN(test_fp8_casts);
     RUN(test_flash2);

@@ -442,7 +442,9 @@ static void test_megatron_flag_columns(void)
         "id,framework,model,num_layers,hidden_size,num_attention_heads,vocab_size,seq_length,gpu_type,num_gpus,tp,pp,mbs,gbs,"
         "precision,act_recompute,tp_comm_overlap,gradient_accumulation_fusion,tokens_per_s_per_gpu\n"
         "a,Megatron-LM (2023),GPT-3,24,4096,32,51200,2048,H100 SXM,8,2,1,1,64,bf16,none,,,4000\n"
-        "b,Megatron-LM (2023),GPT-3,24,4096,32,51200,2048,H100 SXM,8,2,1,1,64,bf16,none,false,no,4000\n";
+        "b,Megatron-LM (2023),GPT-3,24,4096,32,51200,2048,H100 SXM,8,2,1,1,64,bf16,none,false,no,4000\n"
+        "c,NeMo Megatron (22.05),GPT-3,24,4096,32,51200,2048,A100 80GB,8,2,1,1,64,bf16,none,,,4000\n"
+        "d,NeMo Megatron (22.05),GPT-3,24,4096,32,51200,2048,A100 80GB,8,2,1,1,64,bf16,none,,false,4000\n";
     csv_table t;
     parse_rows(CSV, &t);
     est_input in;
@@ -458,6 +460,13 @@ static void test_megatron_flag_columns(void)
     /* 16 micro-batches (GBS 64 over DP 4), the stage's half of the parameters at TP 2 */
     double P = fused.params_b * 1e9 / 2.0, hbm = 0.85 * 3350e9;
     CHECK(fabs((unfused.step_time - fused.step_time) / (16.0 * 12.0 * P / hbm) - 1.0) < 0.02);
+    /* NeMo 1.x accumulates unfused already (its stack's 12 B): the column adds nothing */
+    est_result nemo, nemo_unfused;
+    CHECK(validate_row_input(&t, &t.rows[2], &in, why, sizeof why) == 0);
+    CHECK(est_evaluate(&in, &nemo) == 0);
+    CHECK(validate_row_input(&t, &t.rows[3], &in, why, sizeof why) == 0);
+    CHECK(in.grad_accum_unfused && est_evaluate(&in, &nemo_unfused) == 0);
+    CHECK_NEAR(nemo_unfused.step_time, nemo.step_time, 1e-12);
     csv_free(&t);
 }
 
