@@ -474,7 +474,7 @@ out:
 }
 
 static const char VALIDATE_HELP[] =
-    "usage: autoconfig validate --csv FILE [--out FILE] [--html FILE] [--bands FILE] [--infer]\n"
+    "usage: autoconfig validate --csv FILE [--out FILE] [--html FILE] [--bands FILE [--bands-also FILE]] [--infer]\n"
     "                           [--calibration FILE] [--json]\n"
     "\n"
     "Predicts every row of a CSV of published measurements with the estimator and\n"
@@ -491,7 +491,29 @@ static const char VALIDATE_HELP[] =
     "--out writes the per-row predictions as CSV; --html draws them (error histogram by\n"
     "source, every run by model, the rows furthest off) as one self-contained page.\n"
     "--bands writes the uncertainty bands per GPU and stack (80th percentile of |step-time\n"
-    "error|; memory: how far runs that ran are over-predicted) in data/bands.csv's columns.\n";
+    "error|; memory: how far runs that ran are over-predicted) in data/bands.csv's columns;\n"
+    "--bands-also FILE adds another table's rows to them (the project's own published table:\n"
+    "stacks and GPUs the first does not run), without printing its summary.\n";
+
+/* --bands-also: a second table's per-row predictions appended to *rows (its header dropped: both
+ * are validate_train_csv's rows), its own summary not printed */
+static int validate_rows_also(const char *path, const est_cal *cal, char **rows, char **also_rows, ac_err *e)
+{
+    FILE *quiet = fopen("/dev/null", "w");
+    if (!quiet) return ac_err_set(e, AC_E_IO, "/dev/null: cannot open");
+    validate_summary sum;
+    int rc = validate_train_csv(path, NULL, also_rows, cal, quiet, false, &sum, e);
+    fclose(quiet);
+    if (rc) return -1;
+    const char *body = strchr(*also_rows, '\n');
+    body = body ? body + 1 : "";
+    size_t a = strlen(*rows), b = strlen(body);
+    char *both = realloc(*rows, a + b + 1);
+    if (!both) return ac_err_set(e, AC_E_NOMEM, "out of memory");
+    memcpy(both + a, body, b + 1);
+    *rows = both;
+    return 0;
+}
 
 /* the picture of a validation run (results/validate_page.h), written atomically */
 static int write_validate_page(const char *path, const char *csv, const char *rows, const validate_summary *sum,
@@ -510,7 +532,7 @@ int cmd_validate(int argc, char **argv)
 {
     cli_opts o;
     ac_err e;
-    static const char *const known[] = {"--csv=", "--out=", "--html=", "--infer", "--calibration=", "--bands=", NULL};
+    static const char *const known[] = {"--csv=", "--out=", "--html=", "--infer", "--calibration=", "--bands=", "--bands-also=", NULL};
     if (cli_parse(argc, argv, &o, &e) || cli_check_flags(&o, known, &e)) { cli_opts_free(&o); return cli_fail(&e); }
     if (o.help) { fputs(VALIDATE_HELP, stdout); cli_opts_free(&o); return 0; }
     const char *html = cli_flag_value(&o, "--html");
@@ -521,6 +543,9 @@ int cmd_validate(int argc, char **argv)
         rc = cli_fail(&e);
     } else if (o.n_overrides) {
         ac_err_at(&e, AC_E_INPUT, "command line", 0, 0, o.overrides[0], "validate takes no config overrides");
+        rc = cli_fail(&e);
+    } else if (cli_flag_value(&o, "--bands-also") && !cli_flag_value(&o, "--bands")) {
+        ac_err_at(&e, AC_E_INPUT, "command line", 0, 0, "--bands-also", "adds a table's rows to the bands: it needs --bands FILE");
         rc = cli_fail(&e);
     } else if (cli_flag_present(&o, "--infer") && (cli_flag_value(&o, "--calibration") || cli_flag_value(&o, "--bands"))) {
         /* the serving model reads the compiled-in calibration; bands are the training estimator's */
@@ -539,12 +564,16 @@ int cmd_validate(int argc, char **argv)
         validate_summary sum;
         char *rows = NULL, *bands = NULL;
         const char *calf = cli_flag_value(&o, "--calibration"), *bandf = cli_flag_value(&o, "--bands");
+        const char *also = cli_flag_value(&o, "--bands-also");
+        char *also_rows = NULL;
         if (est_cal_default(&cal, &e) || (calf && est_cal_load_file(calf, &cal, &e)) ||
             validate_train_csv(csv, cli_flag_value(&o, "--out"), html || bandf ? &rows : NULL, &cal, stdout, o.json, &sum, &e) ||
             (html && write_validate_page(html, csv, rows, &sum, &e)) ||
+            (also && validate_rows_also(also, &cal, &rows, &also_rows, &e)) ||
             (bandf && (validate_bands_csv(rows, &bands, &e) || fs_write_atomic(bandf, bands, strlen(bands), &e))))
             rc = cli_fail(&e);
         free(rows);
+        free(also_rows);
         free(bands);
     }
     cli_opts_free(&o);

@@ -1254,6 +1254,8 @@ int validate_bands_csv(const char *rows_csv, char **out, ac_err *e)
     sb_add(&b, "gpu,stack,rows,time_band_rel,mem_band_rel,rank_band_rel\n");
     for (size_t i = 0; i < n && !rc; i++) {
         band_group *g = &gs[i];
+        /* a GPU's own band from too few runs says little: that pair takes its stack's */
+        if (strcmp(g->gpu, "*") && g->n < VALIDATE_BAND_MIN_ROWS) continue;
         double tb = stats_quantile(g->err, g->n, VALIDATE_BAND_Q);
         double mb = stats_quantile(g->over, g->n, 0.95);
         if (mb < VALIDATE_BAND_MEM_FLOOR) mb = VALIDATE_BAND_MEM_FLOOR;

@@ -49,10 +49,13 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
  * quantile of |step-time error| (80 % of the published runs of that GPU and stack lie
  * inside it), and for memory, which no table publishes, the 95th percentile of how far
  * the predictions of runs that ran exceed usable memory, at least the allocator's
- * fragmentation share.  *out: malloc'd CSV "gpu,stack,rows,time_band_rel,mem_band_rel"
+ * fragmentation share; a (GPU, stack) pair of fewer than VALIDATE_BAND_MIN_ROWS runs is left to its
+ * stack's band.  *out: malloc'd CSV "gpu,stack,rows,time_band_rel,mem_band_rel"
  * (data/bands.csv's columns). */
 #define VALIDATE_BAND_Q 0.8
 #define VALIDATE_BAND_MEM_FLOOR 0.05
+/* the fewest runs a (GPU, stack) band is written from; fewer take the stack's "*" band */
+#define VALIDATE_BAND_MIN_ROWS 5
 int validate_bands_csv(const char *rows_csv, char **out, ac_err *e);
 
 #endif
