@@ -71,16 +71,24 @@ static void test_stacks_load(void)
  * gathered once a step and its gradients reduce-scattered once, after the last micro-batch, where
  * FSDP without pipelining does both every micro-batch; the unsharded gradients (fp32, the reduce
  * dtype) and the gathered parameters stay in memory the whole step */
-static void test_fsdp_under_pipeline(void)
+/* an 8-layer model on 16 H100 under FSDP2 with PP 2: DP 8, 4 micro-batches (s outlives it) */
+static est_input fsdp2_pipelined(model_shape *s)
 {
-    model_shape s = small_gpt();
-    s.num_layers = 8;
-    est_input in = input_on(&s, "h100_sxm");
+    *s = small_gpt();
+    s->num_layers = 8;
+    est_input in = input_on(s, "h100_sxm");
     est_stack_apply(&in, est_stack_find("pytorch-fsdp2"));
     in.num_gpus = 16;
     in.pp = 2;
     in.mbs = 1;
-    in.gbs = 32; /* DP 8, 4 micro-batches */
+    in.gbs = 32;
+    return in;
+}
+
+static void test_fsdp_under_pipeline(void)
+{
+    model_shape s;
+    est_input in = fsdp2_pipelined(&s);
     est_result once;
     CHECK(est_evaluate(&in, &once) == 0);
     CHECK(once.num_microbatches == 4);
@@ -366,14 +374,8 @@ static void test_fsdp2_copies(void)
 static void test_fsdp2_copies_under_pipeline(void)
 {
     CHECK(est_stack_load(NULL) == 0);
-    model_shape s = small_gpt();
-    s.num_layers = 8;
-    est_input in = input_on(&s, "h100_sxm");
-    est_stack_apply(&in, est_stack_find("pytorch-fsdp2"));
-    in.num_gpus = 16;
-    in.pp = 2;
-    in.mbs = 1;
-    in.gbs = 32; /* DP 8, 4 micro-batches */
+    model_shape s;
+    est_input in = fsdp2_pipelined(&s);
     est_stack no_copies = *in.stack;
     no_copies.fsdp_gather_copy_passes = 0;
     no_copies.fsdp_reduce_copy_passes = 0;
