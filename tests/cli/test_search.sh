@@ -275,8 +275,9 @@ source_guard() {
     echo "$got" | awk -v n="$2" -v max="$3" '{ exit !($1 == n && $2 == 0 && $3 <= max) }' && pass "validate_$(echo "$1" | tr A-Z a-z)" \
         || fail "validate_$(echo "$1" | tr A-Z a-z)" "$1 rows, skipped, median: ${got:-?} (want $2 0 <= $3%; $4)"
 }
-# MLPerf Training GPT-3 175B on 512-11616 H100 (NVIDIA's v3.1 and v4.0 submissions, FP8)
-source_guard ML23 9 3.0 "was 2.2%"
+# MLPerf Training GPT-3 175B on 512-11616 H100 (NVIDIA's v3.0, v3.1 and v4.0 submissions, FP8; v3.0's
+# NGC 23.04 steps 7 % slower than predicted)
+source_guard ML23 11 3.0 "was 1.7%"
 # KempnerForge's H200 runs on 4-GPU boards (FSDP2 + TP): read with the node they state
 # (gpus_per_node 4: NVLink reaches 4 GPUs, FSDP and DP cross InfiniBand beyond); with the
 # catalog's 8-GPU HGX node 19.1 %, +23 %
@@ -345,8 +346,8 @@ source_guard BP22 42 18.0 "was 17.2%"
 na21=$("$AC" validate --csv "$REPO/validation/train_published.csv" 2>&1 | awk '$1 == "NA21" {sub("%", "", $5); print $5}')
 awk -v m="${na21:-999}" 'BEGIN { exit !(m <= 15.1) }' && pass validate_na21_p90 || fail validate_na21_p90 "NA21 p90 ${na21:-?}% > 15.1% (was 14.6%)"
 fit=$("$AC" validate --csv "$REPO/validation/train_published.csv" 2>&1 | sed -n 's/^memory: \([0-9]*\) of \([0-9]*\) published runs.*/\1 \2/p')
-echo "$fit" | awk '{ exit !($2 > 0 && $1 >= 462) }' && pass validate_own_published_fit \
-    || fail validate_own_published_fit "runs predicted to fit: $fit (want >= 462 of 474 (463 fit: BigScience's DP 24 x PP 2 pair and NeMo's 70B SFT at 16 GPUs over, FlashAttention-2's 2.7B at 8k not): MPT's dropout-free blocks keep no masks and its fused cross-entropy no fp32 logits; the whole GPU is the limit; the 7 Nemotron-H runs fit)"
+echo "$fit" | awk '{ exit !($2 > 0 && $1 >= 464) }' && pass validate_own_published_fit \
+    || fail validate_own_published_fit "runs predicted to fit: $fit (want >= 464 of 476 (465 fit: BigScience's DP 24 x PP 2 pair and NeMo's 70B SFT at 16 GPUs over, FlashAttention-2's 2.7B at 8k not): MPT's dropout-free blocks keep no masks and its fused cross-entropy no fp32 logits; the whole GPU is the limit; the 7 Nemotron-H runs fit)"
 # a table that publishes PP > 1 without VP: the fastest legal VP is assumed and said so;
 # a published VP is kept as is
 cat > "$T/vp.csv" <<'CSV'
