@@ -1046,7 +1046,11 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     if (in->recompute_mla_up_proj) t_recomp_layer += (1.0 - ckpt_share) * lay.mla_up_fwd; /* layers not fully recomputed */
     t_recomp_layer += (1.0 - ckpt_share) * lay.module_recomp;
     double tp_hidden = in->tp_comm_overlap ? c->tp_overlap : 0.0; /* only what the config switches on */
-    double tp_exposed = (1.0 - tp_hidden) * lay.tp_comm;
+    /* a layer recomputed whole runs its forward's TP collectives again (Megatron's
+     * CheckpointFunction and Transformer Engine's checkpoint re-run the row-parallel all-reduces,
+     * or with sequence parallelism the all-gathers and reduce-scatters, inside the recomputed
+     * forward): the forward's half of the layer's TP traffic, once more */
+    double tp_exposed = (1.0 - tp_hidden) * lay.tp_comm * (1.0 + 0.5 * ckpt_share);
     /* CP ring steps overlap with the attention compute of their own pass: the forward's
      * K/V exchange with the forward attention, the backward's K/V and dK/dV exchange with the
      * backward attention (Transformer Engine AttnFuncWithCP sends the next step's chunk while

@@ -259,11 +259,12 @@ fi
 # 2023 Paxml rows ran the 2023 JAX stack; 5.9 % / 18.4 % with llm-foundry's fused cross-entropy;
 # 5.8 % / 17.9 % on 381 rows with Nemotron-4, MegaScale's Megatron-LM baseline and FlashAttention-2's;
 # 5.9 % / 18.4 % on 432 rows with OLMo-core's, FlagPerf's, FP8-LM's and the launcher's early-2024 tables;
-# 6.5 % / 19.7 % on 474 rows with BigScience's 42 pre-BLOOM sweeps, 17.2 % of their own)
+# 6.5 % / 19.7 % on 474 rows with BigScience's 42 pre-BLOOM sweeps, 17.2 % of their own; 6.2 % / 19.3 %
+# on 476 once a layer recomputed whole re-ran its forward's TP collectives)
 own=$("$AC" validate --csv "$REPO/validation/train_published.csv" 2>&1 | tail -1)
 echo "$own" | awk '{ split($0, a, " "); rows = a[2]; skipped = a[4]; med = a[6]; p90 = a[8]; sub("%", "", med); sub("%", "", p90);
-    exit !(rows > 0 && skipped * 5 <= rows && med + 0 <= 7.0 && p90 + 0 <= 20.5) }' \
-    && pass validate_own_published || fail validate_own_published "$own (want >= 4/5 read, median <= 7.0%, p90 <= 20.5%; 6.5%, 19.7% on 474 rows; 5.8%, 17.9% on 381 rows; 6.0%, 17.8% on 363 rows; was 7.3%, 21.2% on 350 rows with KF26, FM24, BS22, AM25, ML23, JX23 and LL24 read; 7.0%, 19.4% on the 274 rows before them)"
+    exit !(rows > 0 && skipped * 5 <= rows && med + 0 <= 6.7 && p90 + 0 <= 20.0) }' \
+    && pass validate_own_published || fail validate_own_published "$own (want >= 4/5 read, median <= 6.7%, p90 <= 20.0%; 6.2%, 19.3% on 476 rows; 6.5%, 19.7% on 474 rows; 5.8%, 17.9% on 381 rows; 6.0%, 17.8% on 363 rows; was 7.3%, 21.2% on 350 rows with KF26, FM24, BS22, AM25, ML23, JX23 and LL24 read; 7.0%, 19.4% on the 274 rows before them)"
 # Llama 3 405B's published uneven pipeline (126 layers on 16 stages) is read as it ran, not skipped
 ll24=$("$AC" validate --csv "$REPO/validation/train_published.csv" 2>&1 | awk '$1 == "LL24" {print $2, $3}')
 [ "$ll24" = "3 0" ] && pass validate_ll24_uneven_pp || fail validate_ll24_uneven_pp "LL24 rows, skipped: $ll24 (want 3 0)"
@@ -296,8 +297,8 @@ source_guard TT25 17 12.8 "was 12.4% with the attention kernels' per-query-block
 # FSDP2's copies on the compute stream (pytorch-fsdp2: each gather's copy-out, each reduction's fp32
 # copy-in) slow every torchtitan row: TP25's and TA24's rows that were already slow move further
 # (5.0 -> 6.2 %, 13.8 -> 16.1 %), TT24's, TT25's and TY25's (fast) move closer
-source_guard TP25 9 6.7 "was 6.2% with FSDP2's copies, 5.0% without"
-source_guard TA24 3 16.6 "was 16.1% with FSDP2's copies, 13.8% without (its async-TP row compiled: torchtitan refuses async TP without torch.compile)"
+source_guard TP25 9 9.0 "was 8.3% with full recompute's TP collectives re-run, 6.2% without; 5.0% before FSDP2's copies"
+source_guard TA24 3 21.0 "was 20.1% with full recompute's TP collectives re-run, 16.1% without, 13.8% before FSDP2's copies (its async-TP row compiled: torchtitan refuses async TP without torch.compile)"
 source_guard TY25 2 6.0 "was 4.7% (float8 all-gather as its source states, FSDP2's copies), 6.4% before"
 # MLPerf Training's Blackwell LLM pre-training (NVIDIA v4.1-v5.1: GPT-3 175B on B200, Llama 3.1 405B on
 # GB200/GB300, Llama 3.1 8B in GB200/GB300 pairs of one config): 405B within -13..+0 %, 8B at 8-72 GPUs
@@ -308,7 +309,7 @@ source_guard MB25 13 6.0 "was 4.3%, 9.5% before GB300's measured GEMM rate, 9.0%
 # Korthikanti et al. 2022's iteration times (the eight calculon validates against): Megatron-LM of
 # 2022 by its framework cell, its pipeline sends scattered over the TP ranks without sequence
 # parallelism (10.2 % when the source's "MLSys 2023" dated the run)
-source_guard KO22 8 5.0 "was 4.3%"
+source_guard KO22 8 8.0 "was 7.4% with full recompute's TP all-reduces re-run (its 175B-1T full-recompute rows 7-10 % slow), 4.6% before"
 # dgxc-benchmarking's Nemotron-H 56B on 32-2048 H100 (a hybrid Mamba-2 stack, held out when the
 # Mamba-2 block was written): all 7 read and fit, predicted too fast
 source_guard DX25 7 18.0 "was 17.2%"
@@ -340,7 +341,7 @@ source_guard NL24 30 6.5 "was 5.6%"
 # BigScience's pre-BLOOM topology sweeps on 384 A100 (Megatron-DeepSpeed, fp16/bf16, ZeRO-1; 42 rows whose
 # shapes the text states): TP 8 rows 16-36 % fast (a 14400 hidden, 1800 a TP rank, 31-34 %; 96 heads at
 # 12288 29 %), TP 2-4 within 7 %, TP 1 x PP 48 12 % slow
-source_guard BP22 42 18.0 "was 17.2%"
+source_guard BP22 42 15.5 "was 14.6% with full recompute's TP all-reduces re-run, 17.2% before"
 # Narayanan et al. 2021 (Megatron-LM of 2021, --DDP-impl local: gradients all-reduced after the
 # backward): p90 18.2 % while read as overlapped, 14.6 % as the code ran
 na21=$("$AC" validate --csv "$REPO/validation/train_published.csv" 2>&1 | awk '$1 == "NA21" {sub("%", "", $5); print $5}')
