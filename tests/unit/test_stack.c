@@ -367,6 +367,28 @@ static void test_fsdp2_copies(void)
     CHECK_NEAR(k2.step_time - k1.step_time, 4.0 * (4.0 + 6.0) * P / hbm, 1e-9);
 }
 
+/* a layer recomputed whole re-runs its forward's TP all-reduces inside the backward: with full
+ * recompute the exposed TP traffic is 1.5x the forward + backward's (NeMo 1.x: no overlap) */
+static void test_recompute_reruns_tp_collectives(void)
+{
+    CHECK(est_stack_load(NULL) == 0);
+    model_shape s = small_gpt();
+    est_input in = input_on(&s, "a100_80gb");
+    est_stack_apply(&in, est_stack_find("nemo-megatron-2022"));
+    in.num_gpus = 8;
+    in.tp = 2;
+    in.sequence_parallel = false;
+    in.mbs = 1;
+    in.gbs = 16;
+    est_result none, full;
+    in.recompute = RECOMPUTE_NONE;
+    CHECK(est_evaluate(&in, &none) == 0);
+    in.recompute = RECOMPUTE_FULL;
+    CHECK(est_evaluate(&in, &full) == 0);
+    CHECK(none.t_tp_comm > 0);
+    CHECK_NEAR(full.t_tp_comm, 1.5 * none.t_tp_comm, 1e-12);
+}
+
 /* ... and under the pipeline's keep (pp_fsdp: gradient sync off until the last micro-batch), one
  * gather a step, each backward's gradient kept in fp32 on the compute stream (the first converted:
  * 2 + 4 B, the others added: 2 + 4 + 4 B), the accumulator copied into the reduce-scatter input once
@@ -1347,6 +1369,7 @@ int main(void)
     RUN(test_fsdp_gather_reshard);
     RUN(test_fsdp2_copies);
     RUN(test_fsdp2_copies_under_pipeline);
+    RUN(test_recompute_reruns_tp_collectives);
     RUN(test_dp_overlap);
     RUN(test_fp8_casts);
     RUN(test_flash2);
