@@ -1046,11 +1046,13 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     if (in->recompute_mla_up_proj) t_recomp_layer += (1.0 - ckpt_share) * lay.mla_up_fwd; /* layers not fully recomputed */
     t_recomp_layer += (1.0 - ckpt_share) * lay.module_recomp;
     double tp_hidden = in->tp_comm_overlap ? c->tp_overlap : 0.0; /* only what the config switches on */
-    /* a layer recomputed whole runs its forward's TP collectives again (Megatron's
+    /* a layer recomputed whole runs its forward's collectives again (Megatron's
      * CheckpointFunction and Transformer Engine's checkpoint re-run the row-parallel all-reduces,
-     * or with sequence parallelism the all-gathers and reduce-scatters, inside the recomputed
-     * forward): the forward's half of the layer's TP traffic, once more */
-    double tp_exposed = (1.0 - tp_hidden) * lay.tp_comm * (1.0 + 0.5 * ckpt_share);
+     * or with sequence parallelism the all-gathers and reduce-scatters, and an MoE layer's
+     * dispatch and combine, inside the recomputed forward): the forward's half of the layer's
+     * traffic, once more; a JAX remat policy re-runs the share of the forward it recomputes */
+    double rerun = ckpt_share * (named ? (lay.fwd > 0 ? lay.named_recomp / lay.fwd : 0.0) : 1.0);
+    double tp_exposed = (1.0 - tp_hidden) * lay.tp_comm * (1.0 + 0.5 * rerun);
     /* CP ring steps overlap with the attention compute of their own pass: the forward's
      * K/V exchange with the forward attention, the backward's K/V and dK/dV exchange with the
      * backward attention (Transformer Engine AttnFuncWithCP sends the next step's chunk while
@@ -1059,11 +1061,11 @@ int est_evaluate(const est_input *in_arg, est_result *r)
      * each collective at once) shows all of it, the recomputed forward's exchange too. */
     double cp_exposed = fmax(0.0, lay.cp_fwd - lay.attn_core_fwd) + fmax(0.0, lay.cp_bwd - lay.attn_core_bwd);
     if (in->stack && in->stack->cp_exposed) cp_exposed = lay.cp_fwd * (1.0 + ckpt_share) + lay.cp_bwd;
-    double ep_exposed = lay.ep_comm;
+    double ep_exposed = lay.ep_comm * (1.0 + 0.5 * rerun);
     /* A2A overlap (Megatron-Core 1F1B merged forward/backward of two micro-batches): the
      * all-to-all hides behind the other micro-batch's layer compute; only the excess shows */
     if (in->moe_a2a_overlap && m >= 2) /* the first forward and the last backward have no partner */
-        ep_exposed = (m - 1.0) / m * fmax(0.0, lay.ep_comm - t_layer) + lay.ep_comm / m;
+        ep_exposed = (m - 1.0) / m * fmax(0.0, lay.ep_comm * (1.0 + 0.5 * rerun) - t_layer) + lay.ep_comm * (1.0 + 0.5 * rerun) / m;
     /* dropless routing copies the per-expert token counts to the host every layer (the
      * grouped GEMM needs them as sizes), so the host cannot run ahead and the expert
      * launches sit on the critical path; with a fixed capacity only the part beyond the

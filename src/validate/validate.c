@@ -1252,10 +1252,28 @@ int validate_bands_csv(const char *rows_csv, char **out, ac_err *e)
     }
     strbuf b = {0};
     sb_add(&b, "gpu,stack,rows,time_band_rel,mem_band_rel,rank_band_rel\n");
+    /* the pooled ranking band, for groups whose runs share no (table, model, GPU) group */
+    double pooled_rb = NAN;
+    for (size_t i = 0; i < n; i++) {
+        band_group *g = &gs[i];
+        if (strcmp(g->gpu, "*") || strcmp(g->stack, "*")) continue;
+        size_t nr = 0;
+        for (size_t k = 0; k < g->n; k++)
+            if (isfinite(g->resid[k])) nr++;
+        double *r = nr ? malloc(nr * sizeof *r) : NULL;
+        if (nr && !r) { rc = ac_err_set(e, AC_E_NOMEM, "out of memory"); break; }
+        nr = 0;
+        for (size_t k = 0; k < g->n; k++)
+            if (isfinite(g->resid[k])) r[nr++] = g->resid[k];
+        if (nr >= 2) pooled_rb = stats_quantile(r, nr, VALIDATE_BAND_Q);
+        free(r);
+    }
     for (size_t i = 0; i < n && !rc; i++) {
         band_group *g = &gs[i];
-        /* a GPU's own band from too few runs says little: that pair takes its stack's */
-        if (strcmp(g->gpu, "*") && g->n < VALIDATE_BAND_MIN_ROWS) continue;
+        /* a band from too few runs says little: such a pair takes its stack's, such a stack the
+         * pooled band */
+        bool pooled = !strcmp(g->gpu, "*") && !strcmp(g->stack, "*");
+        if (!pooled && g->n < VALIDATE_BAND_MIN_ROWS) continue;
         double tb = stats_quantile(g->err, g->n, VALIDATE_BAND_Q);
         double mb = stats_quantile(g->over, g->n, 0.95);
         if (mb < VALIDATE_BAND_MEM_FLOOR) mb = VALIDATE_BAND_MEM_FLOOR;
@@ -1264,7 +1282,7 @@ int validate_bands_csv(const char *rows_csv, char **out, ac_err *e)
         size_t nr = 0;
         for (size_t k = 0; k < g->n; k++)
             if (isfinite(g->resid[k])) g->resid[nr++] = g->resid[k];
-        double rb = nr >= 2 ? stats_quantile(g->resid, nr, VALIDATE_BAND_Q) : tb;
+        double rb = nr >= 2 ? stats_quantile(g->resid, nr, VALIDATE_BAND_Q) : isfinite(pooled_rb) ? pooled_rb : tb;
         sb_printf(&b, "%s,%s,%zu,%.3f,%.3f,%.3f\n", g->gpu, g->stack, g->n, tb, mb, rb);
     }
     for (size_t i = 0; i < n; i++) { free(gs[i].err); free(gs[i].over); free(gs[i].resid); }
