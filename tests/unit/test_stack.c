@@ -387,6 +387,20 @@ static void test_recompute_reruns_tp_collectives(void)
     CHECK(est_evaluate(&in, &full) == 0);
     CHECK(none.t_tp_comm > 0);
     CHECK_NEAR(full.t_tp_comm, 1.5 * none.t_tp_comm, 1e-12);
+    /* half the layers recomputed: half the re-run */
+    est_result half;
+    in.recompute_layers = 2; /* of small_gpt's 4 */
+    CHECK(est_evaluate(&in, &half) == 0);
+    CHECK_NEAR(half.t_tp_comm, 1.25 * none.t_tp_comm, 1e-12);
+    /* with userbuffer overlap the re-run hides in the same share (calibration tp_overlap) */
+    in.recompute_layers = 0;
+    in.tp_comm_overlap = true;
+    est_result ov_none, ov_full;
+    CHECK(est_evaluate(&in, &ov_full) == 0);
+    in.recompute = RECOMPUTE_NONE;
+    CHECK(est_evaluate(&in, &ov_none) == 0);
+    CHECK(ov_none.t_tp_comm < none.t_tp_comm);
+    CHECK_NEAR(ov_full.t_tp_comm, 1.5 * ov_none.t_tp_comm, 1e-12);
 }
 
 /* ... and under the pipeline's keep (pp_fsdp: gradient sync off until the last micro-batch), one
