@@ -337,8 +337,9 @@ source_guard FP24 6 23.5 "was 22.4%, 27% read with TP and DP overlap"
 # --no-gradient-accumulation-fusion (31.0 % read as the 2025 recipes run)
 source_guard FL23 6 11.0 "was 9.7%, 31.0% read as megatron-core with gradient accumulation fused"
 # NeMo-Framework-Launcher's H100 FP8 tables of early 2024 (examples/README.md, two commits before 24.07:
-# 18 pre-training and 12 fine-tuning rows, gradients reduced in bf16 as its scripts state)
-source_guard NL24 30 6.5 "was 5.6%"
+# 18 pre-training and 12 fine-tuning rows, gradients reduced in bf16 as its scripts state), on the
+# launcher's 2024 stack its dates put them on (FlashAttention-2; 5.6 % on 2025's cuDNN attention)
+source_guard NL24 30 5.5 "was 4.5%, 5.6% on megatron-core"
 # BigScience's pre-BLOOM topology sweeps on 384 A100 (Megatron-DeepSpeed, fp16/bf16, ZeRO-1; 59 rows whose
 # shapes the text states): most TP 8 rows fast (a 14400 hidden, 1800 a TP rank, about 30 %; 96 heads at
 # 12288 and 128 at 13824 more), TP 1 x PP 48 slow
