@@ -1241,12 +1241,14 @@ int est_evaluate(const est_input *in_arg, est_result *r)
             double opt_b = fp32_params ? 8.0 : 12.0;
             opt = (P_dense * opt_b) / (in->zero_stage >= 1 ? shard_d : 1) + (P_exp * opt_b) / (in->zero_stage >= 1 ? shard_e : 1);
             /* FSDP: shards of the weights + two gathered layers in flight; without reshard
-             * after forward every layer stays gathered until its backward */
-            if (in->zero_stage >= 3)
+             * after forward every layer stays gathered until its backward; a root unit kept
+             * gathered (fsdp_root_kept) holds the embeddings and output layer whole the while */
+            if (in->zero_stage >= 3) {
+                bool kept_all = (in->stack && !in->stack->fsdp_reshard) || fsdp_once(in);
                 weights = param_bytes(P, P_layers, layer_gather_bytes, wbytes) / shard_d +
-                          ((in->stack && !in->stack->fsdp_reshard) || fsdp_once(in)
-                               ? weight_bytes
-                               : 2.0 * weight_bytes / (Ls_st > 0 ? Ls_st : 1));
+                          (kept_all ? weight_bytes : 2.0 * weight_bytes / (Ls_st > 0 ? Ls_st : 1));
+                if (!kept_all && in->stack && in->stack->fsdp_root_kept) weights += (P - P_layers) * wbytes;
+            }
             /* fp32 parameters are the master: a 4-byte shard under ZeRO-3 / FULL_SHARD (beside the
              * gathered cast copies in flight); under ZeRO-1/2 (SHARD_GRAD_OP) a 4-byte shard beside
              * the cast copy kept whole from forward to backward; unsharded, 4 B in place of it */
