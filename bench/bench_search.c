@@ -287,6 +287,10 @@ static void bench_validate(void)
             else if (!strncmp(line, "gpu ", 4)) break;
             if (in_sources) printf("  %s", line);
         }
+        /* and the memory lines: runs predicted to fit, and the published peaks */
+        rewind(tmp_own);
+        while (fgets(line, sizeof line, tmp_own))
+            if (!strncmp(line, "memory: ", 8)) printf("  %s", line);
         fclose(tmp_own);
     }
     /* the project's own published serving rows that are not in ../shared (validation/infer_published.csv) */

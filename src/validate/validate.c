@@ -26,6 +26,7 @@ typedef struct {
     int tok_gpu, tok, step, tflops, mfu, flops_formula, task, arch_source, notes;
     int a2a_overlap, cuda_graphs, act_offload, fused_mlp, compile; /* optional: runs of one's own can say which switches were on */
     int dec_seq, lora_rank, overlap_grad_sync;            /* optional: T5 decoder length, LoRA rank, DP overlap */
+    int peak_mem;                                         /* optional: the run's published peak memory, GiB */
     int framework, grad_fp32, fp8_gather;      /* the recipe (data/recipes.csv), or the row's own switches */
     int tp_overlap, gacc_fusion;               /* optional: TP communication overlap, gradient accumulation fusion */
     int release, source;                       /* the container release a recipe row may start from */
@@ -64,6 +65,7 @@ static columns find_columns(const csv_table *t)
     c.arch_source = csv_col(t, "arch_source"); c.notes = csv_col(t, "notes");
     c.dec_seq = csv_col(t, "dec_seq_length"); c.lora_rank = csv_col(t, "lora_rank");
     c.overlap_grad_sync = csv_col(t, "overlap_grad_sync");
+    c.peak_mem = csv_col(t, "peak_mem_gib");
     return c;
 }
 
@@ -907,6 +909,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
         return -1;
     }
     err_group *src = NULL, all = {0}, published = {0}; /* published: rows needing no assumed VP */
+    err_group mem_published = {0};                     /* rows that publish their peak memory */
     err_group *gpus = NULL;                            /* predicted rows by GPU */
     size_t nsrc = 0, ngpus = 0;
     skip_tally skips = {0};
@@ -921,7 +924,8 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
     static const char header_after_reason[] =
         ",s_compute_fwd,s_compute_bwd,s_recompute,s_tp_comm,s_cp_comm,s_ep_comm,s_moe_host,s_pp_bubble,s_pp_p2p,"
         "s_dp_exposed,s_optimizer,s_overhead,grad_reduce_in_fp32,fp8_param_gather,cpu_offloading_num_layers,"
-        "cuda_graphs,moe_a2a_overlap,recompute_modules,fused_expert_mlp,stack,usable_mem_gib\n";
+        "cuda_graphs,moe_a2a_overlap,recompute_modules,fused_expert_mlp,stack,usable_mem_gib,published_mem_gib,"
+        "mem_error_pct\n";
     sb_add(&rows, header_before_reason);
     sb_add(&rows, "skip_reason");
     sb_add(&rows, header_after_reason);
@@ -1034,10 +1038,19 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
         char modules[80];
         est_recompute_text(&in, modules, sizeof modules);
         if (in.recompute_layernorm || in.recompute_moe_act || in.recompute_mla_up_proj) module_recompute++;
-        sb_printf(&rows, ",%s,%s,%d,%s,%s,%s,%s,%s,%.2f\n", in.grad_bytes == 2.0 ? "false" : "true",
+        sb_printf(&rows, ",%s,%s,%d,%s,%s,%s,%s,%s,%.2f,", in.grad_bytes == 2.0 ? "false" : "true",
                   in.fp8_param_gather ? "true" : "false", in.offload_act_layers, in.cuda_graphs ? "true" : "false",
                   in.moe_a2a_overlap ? "true" : "false", modules, in.fused_expert_mlp ? "true" : "false",
                   in.stack ? in.stack->name : "megatron-core", r.mem_limit / EST_GIB);
+        /* a published peak (the run's own memory reading): the predicted peak against it */
+        double peak;
+        if (num(row, c.peak_mem, &peak) && peak > 0) {
+            double mem_err = r.mem_total / EST_GIB / peak - 1.0;
+            sb_printf(&rows, "%.2f,%.2f\n", peak, 100.0 * mem_err);
+            if (err_group_push(&mem_published, fabs(mem_err), mem_err)) { rc = ac_err_set(e, AC_E_NOMEM, "out of memory"); break; }
+        } else {
+            sb_add(&rows, ",\n");
+        }
     }
     if (!rc && rows.oom) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
     if (!rc && out_csv && all.n) rc = fs_write_atomic(out_csv, sb_str(&rows), rows.len, e);
@@ -1089,6 +1102,12 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
                             regressions[k]->source);
                 fprintf(out, "memory: %d of %d published runs predicted to fit in GPU memory (each of them ran)\n",
                         predicted_fit, all.rows);
+                if (mem_published.n)
+                    fprintf(out, "memory: %zu runs publish their peak: predicted peak median |err| %.1f%%, p90 %.1f%%, "
+                                 "signed median %+.1f%% (+ = predicted above the published)\n",
+                            mem_published.n, 100.0 * stats_quantile(mem_published.err, mem_published.n, 0.5),
+                            100.0 * stats_quantile(mem_published.err, mem_published.n, 0.9),
+                            100.0 * stats_quantile(mem_published.signed_err, mem_published.n, 0.5));
                 fprintf(out, "recipes: %d row(s) reduce gradients in bf16, %d keep FP8 weights and %d offload activations, "
                              "as their framework's benchmark recipes do (data/recipes.csv)", bf16_grads, fp8_weights, offloaded);
                 if (bf16_grads < all.rows) fprintf(out, "; %d keep fp32 gradients (their stack's default)", all.rows - bf16_grads);
@@ -1132,6 +1151,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
     err_groups_free(gpus, ngpus);
     err_group_free(&all);
     err_group_free(&published);
+    err_group_free(&mem_published);
     sb_free(&rows);
     csv_free(&t);
     return rc;
@@ -1277,6 +1297,7 @@ int validate_bands_csv(const char *rows_csv, char **out, ac_err *e)
         double tb = stats_quantile(g->err, g->n, VALIDATE_BAND_Q);
         double mb = stats_quantile(g->over, g->n, 0.95);
         if (mb < VALIDATE_BAND_MEM_FLOOR) mb = VALIDATE_BAND_MEM_FLOOR;
+
         /* the ranking band from the rows that share a group (others say nothing about order);
          * no such row: the step-time band, the cautious bound */
         size_t nr = 0;

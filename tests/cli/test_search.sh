@@ -240,7 +240,7 @@ print(len(r), sum(x["fits"] == "true" for x in r))' "$T/val.csv")
     [ -s "$T/val.csv" ] && head -1 "$T/val.csv" | grep -q "predicted_step_time_s" && pass validate_out || fail validate_out "no per-row CSV"
     # every row, predicted or skipped, has the header's columns
     shapes=$(python3 -c 'import csv,sys; print(sorted({len(r) for r in csv.reader(open(sys.argv[1]))}))' "$T/val.csv")
-    [ "$shapes" = "[44]" ] && pass validate_out_shape || fail validate_out_shape "row lengths $shapes (header 44)"
+    [ "$shapes" = "[46]" ] && pass validate_out_shape || fail validate_out_shape "row lengths $shapes (header 46)"
     # the 26.06+ Qwen3 MoE runs on GB200 ran the release's full-iteration graphs, overlap and
     # fused grouped expert MLP; the 26.04.01 GPT-OSS BF16 run none of them
     # S8 (NeMo Megatron 22.02-23.07 on A100, target 12 %): 11.6 % before the releases that
@@ -401,8 +401,19 @@ X,X,Megatron-LM (2021; Megatron-Core),GPT 1.3B,24,2048,16,50304,2048,A100 80GB,8
 Y,X,torchtitan (xmeta-llama3 stack),GPT 1.3B,24,2048,16,50304,2048,A100 80GB,8,1,1,1,8,bf16,10000
 Z,X,torchtitan (meta-llama3stack; meta-llama3 stacked),GPT 1.3B,24,2048,16,50304,2048,A100 80GB,8,1,1,1,8,bf16,10000
 CSV
-validate_reads validate_framework_names_stack "$T/named.csv" 'NR > 1 {printf "%s:%s ", $1, $(NF-1)}' \
+validate_reads validate_framework_names_stack "$T/named.csv" 'NR == 1 {for (i = 1; i <= NF; i++) col[$i] = i} NR > 1 {printf "%s:%s ", $1, $col["stack"]}' \
     "S:meta-llama3 T:pytorch-fsdp2 U:megatron-core V:nemo-megatron-2022 W:jax-xla X:nemo-megatron-2022 Y:pytorch-fsdp2 Z:pytorch-fsdp2 "
+# a run's published peak memory (peak_mem_gib) is set against the predicted peak, per row and in
+# the summary
+cat > "$T/peak.csv" <<'CSV'
+id,source_id,model,num_layers,hidden_size,num_attention_heads,vocab_size,seq_length,gpu_type,num_gpus,tp,pp,mbs,gbs,precision,tokens_per_s_per_gpu,peak_mem_gib
+P,X,GPT 1.3B,24,2048,16,50304,2048,A100 80GB,8,1,1,1,8,bf16,10000,20
+Q,X,GPT 1.3B,24,2048,16,50304,2048,A100 80GB,8,1,1,1,8,bf16,10000,
+CSV
+out=$("$AC" validate --csv "$T/peak.csv" --out "$T/peak_out.csv" 2>&1)
+peak=$(awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) col[$i] = i} NR > 1 {m = $col["predicted_peak_mem_gib"]; printf "%s:%s:%s:%d ", $1, $col["published_mem_gib"], ($col["mem_error_pct"] == "" ? "-" : "e"), ($col["mem_error_pct"] == "" || (m / 20 - 1) * 100 - $col["mem_error_pct"] < 0.01 && (m / 20 - 1) * 100 - $col["mem_error_pct"] > -0.01)}' "$T/peak_out.csv")
+case "$out" in *"memory: 1 runs publish their peak: predicted peak median |err|"*) [ "$peak" = "P:20.00:e:1 Q::-:1 " ] ;; *) false ;; esac \
+    && pass validate_published_peak_memory || fail validate_published_peak_memory "$peak / $(echo "$out" | grep 'publish their peak')"
 # a GPU name that states another memory size than the catalog's part runs with it (Leonardo's
 # A100 64GB, the 94 GB H100); the 80 GB parts' rounding (79.6 GiB) is no other size
 cat > "$T/gpu_mem.csv" <<'CSV'
@@ -411,7 +422,7 @@ A,X,Megatron-LM,GPT 1.3B,24,2048,16,50304,2048,NVIDIA A100-SXM-64GB,8,1,1,1,8,bf
 B,X,Megatron-LM,GPT 1.3B,24,2048,16,50304,2048,H100 SXM5 94GB,8,1,1,1,8,bf16,10000
 C,X,Megatron-LM,GPT 1.3B,24,2048,16,50304,2048,H100 SXM 80GB,8,1,1,1,8,bf16,10000
 CSV
-validate_reads validate_stated_gpu_memory "$T/gpu_mem.csv" 'NR > 1 {printf "%s:%s:%s ", $1, $4, $NF}' \
+validate_reads validate_stated_gpu_memory "$T/gpu_mem.csv" 'NR == 1 {for (i = 1; i <= NF; i++) col[$i] = i} NR > 1 {printf "%s:%s:%s ", $1, $4, $col["usable_mem_gib"]}' \
     "A:a100_80gb:64.00 B:h100_sxm:94.00 C:h100_sxm:79.60 "
 # PP that divides the layers only with the first and last stage one layer fewer (Llama 3.1 405B's
 # 126 layers on 16 stages, as Llama 3 trained it): the VP is still searched, over 8-layer stages
@@ -425,11 +436,11 @@ CSV
 "$AC" validate --csv "$T/vp_uneven.csv" --out "$T/vp_uneven_out.csv" >/dev/null 2>&1
 vpu=$(awk -F, '$1=="U" {print $8}' "$T/vp_uneven_out.csv"); vpv=$(awk -F, '$1=="V" {print $8}' "$T/vp_uneven_out.csv")
 case "$vpu/$vpv" in 2/1|4/1|8/1) pass validate_vp_uneven_stages ;; *) fail validate_vp_uneven_stages "VP '$vpu' and '$vpv' (want 2, 4 or 8, and 1)" ;; esac
-head -1 "$T/vp_out.csv" | grep -q "s_compute_fwd,.*s_dp_exposed.*,grad_reduce_in_fp32,fp8_param_gather,cpu_offloading_num_layers,cuda_graphs,moe_a2a_overlap,recompute_modules,fused_expert_mlp,stack,usable_mem_gib$" \
+head -1 "$T/vp_out.csv" | grep -q "s_compute_fwd,.*s_dp_exposed.*,grad_reduce_in_fp32,fp8_param_gather,cpu_offloading_num_layers,cuda_graphs,moe_a2a_overlap,recompute_modules,fused_expert_mlp,stack,usable_mem_gib,published_mem_gib,mem_error_pct$" \
     && pass validate_breakdown_cols || fail validate_breakdown_cols "$(head -1 "$T/vp_out.csv")"
 # no framework column: Megatron-LM's defaults (fp32 gradients, bf16 weights, no offload,
 # eager launches, exposed all-to-all, no module recompute, unfused expert MLP) on megatron-core
-awk -F, '$1=="B" { exit !($(NF-8)=="true" && $(NF-7)=="false" && $(NF-6)==0 && $(NF-5)=="false" && $(NF-4)=="false" && $(NF-3)=="" && $(NF-2)=="false" && $(NF-1)=="megatron-core") }' "$T/vp_out.csv" \
+awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) col[$i] = i} $1=="B" { exit !($col["grad_reduce_in_fp32"]=="true" && $col["fp8_param_gather"]=="false" && $col["cpu_offloading_num_layers"]==0 && $col["cuda_graphs"]=="false" && $col["moe_a2a_overlap"]=="false" && $col["recompute_modules"]=="" && $col["fused_expert_mlp"]=="false" && $col["stack"]=="megatron-core") }' "$T/vp_out.csv" \
     && pass validate_row_switches || fail validate_row_switches "$(grep '^B,' "$T/vp_out.csv")"
 # a published gradient accumulation that does not close GBS = MBS x DP x GA: which layout
 # ran is unknown, so the row is skipped with the arithmetic; a consistent one is predicted
