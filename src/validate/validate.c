@@ -1086,6 +1086,12 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
                     json_num(&w, "published_layout_p90_abs_err_pct", 100.0 * pub_p90);
                 }
                 json_int(&w, "predicted_to_fit", predicted_fit);
+                json_int(&w, "published_peak_rows", (long long)mem_published.n);
+                if (mem_published.n) {
+                    json_num(&w, "peak_memory_median_abs_err_pct", 100.0 * stats_quantile(mem_published.err, mem_published.n, 0.5));
+                    json_num(&w, "peak_memory_p90_abs_err_pct", 100.0 * stats_quantile(mem_published.err, mem_published.n, 0.9));
+                    json_num(&w, "peak_memory_signed_median_pct", 100.0 * stats_quantile(mem_published.signed_err, mem_published.n, 0.5));
+                }
                 json_int(&w, "bf16_gradient_rows", bf16_grads);
                 json_int(&w, "fp8_weight_rows", fp8_weights);
                 json_int(&w, "activation_offload_rows", offloaded);
