@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "util/text.h"
 
@@ -115,6 +116,27 @@ int spell_bool(const char *cell, bool *out)
     if (word_in(w, TRUE_WORDS, sizeof TRUE_WORDS / sizeof *TRUE_WORDS)) { *out = true; return 1; }
     if (word_in(w, FALSE_WORDS, sizeof FALSE_WORDS / sizeof *FALSE_WORDS)) { *out = false; return 1; }
     return 0;
+}
+
+int spell_memory_gib(const char *cell, double *gib)
+{
+    const char *p = cell;
+    while (*p && !isdigit((unsigned char)*p) && *p != '.') p++;
+    char *end;
+    double v = strtod(p, &end);
+    if (end == p || !(v > 0)) return 0;
+    /* a used/total pair: the reading is the first; the unit follows the pair */
+    const char *u = end;
+    if (*u == '/') { strtod(u + 1, &end); u = end; }
+    while (*u == ' ') u++;
+    static const struct { const char *unit; double to_gib; } UNITS[] = {
+        {"gib", 1.0}, {"mib", 1.0 / 1024.0}, {"gb", 1e9 / 1073741824.0}, {"mb", 1e6 / 1073741824.0}, {"g", 1.0},
+    };
+    double scale = 1.0; /* a bare number is GiB (the column's unit) */
+    for (size_t i = 0; i < sizeof UNITS / sizeof *UNITS; i++)
+        if (!strncasecmp(u, UNITS[i].unit, strlen(UNITS[i].unit))) { scale = UNITS[i].to_gib; break; }
+    *gib = v * scale;
+    return 1;
 }
 
 /* sharding phrases, checked in order: PyTorch FSDP ShardingStrategy names, DeepSpeed's and

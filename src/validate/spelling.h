@@ -37,6 +37,11 @@ int spell_named(const char *cell, const char *const *phrases);
  * off, disabled, none): 1 with *out set, 0 when blank or unrecognised. */
 int spell_bool(const char *cell, bool *out);
 
+/* A memory reading as tables print it, in GiB: "71.9", "71.9 GiB", "69.6 GB" (10^9 bytes),
+ * "58500 MB", "97871 MiB", "76/80 GiB" (used of total: the first number); 1 with *gib set,
+ * 0 when the cell holds no such number */
+int spell_memory_gib(const char *cell, double *gib);
+
 /* Optimizer/weight sharding from the dist_opt_zero and fsdp cells: 0 plain DDP, 1
  * distributed optimizer (ZeRO-1), 2 + gradients, 3 FSDP / + parameters.  Blank cells
  * leave *stage as it is (the stack's default).  0, or -1 with the unreadable cell's

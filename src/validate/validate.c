@@ -1044,7 +1044,7 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
                   in.stack ? in.stack->name : "megatron-core", r.mem_limit / EST_GIB);
         /* a published peak (the run's own memory reading): the predicted peak against it */
         double peak;
-        if (num(row, c.peak_mem, &peak) && peak > 0) {
+        if (spell_memory_gib(csv_get(row, c.peak_mem), &peak)) {
             double mem_err = r.mem_total / EST_GIB / peak - 1.0;
             sb_printf(&rows, "%.2f,%.2f\n", peak, 100.0 * mem_err);
             if (err_group_push(&mem_published, fabs(mem_err), mem_err)) { rc = ac_err_set(e, AC_E_NOMEM, "out of memory"); break; }

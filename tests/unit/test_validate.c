@@ -74,6 +74,27 @@ static void test_bool_spellings(void)
     CHECK(spell_bool("maybe", &b) == 0);
 }
 
+/* memory readings as tables print them, in GiB */
+static void test_memory_spellings(void)
+{
+    static const struct {
+        const char *cell;
+        double gib;
+    } cases[] = {
+        {"71.9", 71.9}, {"71.9 GiB", 71.9}, {"69.6 GB", 69.6e9 / 1073741824.0}, {"58500 MB", 58500e6 / 1073741824.0},
+        {"97871 MiB", 97871.0 / 1024.0}, {"76/80 GiB", 76.0}, {"76/80", 76.0}, {"~55GB", 55e9 / 1073741824.0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        double g = 0;
+        CHECK(spell_memory_gib(cases[i].cell, &g) == 1);
+        CHECK_NEAR(g, cases[i].gib, 1e-9);
+    }
+    double g;
+    CHECK(spell_memory_gib("", &g) == 0);
+    CHECK(spell_memory_gib("OOM", &g) == 0);
+    CHECK(spell_memory_gib("0", &g) == 0);
+}
+
 static void test_zero_spellings(void)
 {
     static const struct {
@@ -551,6 +572,7 @@ int main(void)
     RUN(test_precision_spellings);
     RUN(test_trtllm_release);
     RUN(test_bool_spellings);
+    RUN(test_memory_spellings);
     RUN(test_zero_spellings);
     RUN(test_recompute_spellings);
     RUN(test_blank_and_numbers);
