@@ -1061,11 +1061,11 @@ int est_evaluate(const est_input *in_arg, est_result *r)
      * each collective at once) shows all of it, the recomputed forward's exchange too. */
     double cp_exposed = fmax(0.0, lay.cp_fwd - lay.attn_core_fwd) + fmax(0.0, lay.cp_bwd - lay.attn_core_bwd);
     if (in->stack && in->stack->cp_exposed) cp_exposed = lay.cp_fwd * (1.0 + ckpt_share) + lay.cp_bwd;
-    double ep_exposed = lay.ep_comm * (1.0 + 0.5 * rerun);
+    double ep_comm = lay.ep_comm * (1.0 + 0.5 * rerun), ep_exposed = ep_comm;
     /* A2A overlap (Megatron-Core 1F1B merged forward/backward of two micro-batches): the
      * all-to-all hides behind the other micro-batch's layer compute; only the excess shows */
     if (in->moe_a2a_overlap && m >= 2) /* the first forward and the last backward have no partner */
-        ep_exposed = (m - 1.0) / m * fmax(0.0, lay.ep_comm * (1.0 + 0.5 * rerun) - t_layer) + lay.ep_comm * (1.0 + 0.5 * rerun) / m;
+        ep_exposed = (m - 1.0) / m * fmax(0.0, ep_comm - t_layer) + ep_comm / m;
     /* dropless routing copies the per-expert token counts to the host every layer (the
      * grouped GEMM needs them as sizes), so the host cannot run ahead and the expert
      * launches sit on the critical path; with a fixed capacity only the part beyond the
@@ -1345,6 +1345,13 @@ int est_evaluate(const est_input *in_arg, est_result *r)
      * (Rajbhandari et al. 2020 §5.2; DeepSpeed stage-2 reduces in each backward pass) */
     bool once = fsdp_once(in);
     double rs_rounds = in->zero_stage < 2 || once ? 1.0 : (double)m;
+    /* the weights a sharded stack gathers each micro-batch for the forward (the busiest stage's;
+     * under LoRA the frozen base ones) and, resharded after it (the stack's reshard_after_forward),
+     * again for the backward (of the layers only where the root stays gathered), else none */
+    const stage_params *gathered = in->lora_rank > 0 ? &first_st : &busiest;
+    bool reshard = !in->stack || in->stack->fsdp_reshard;
+    double gather_fwd_b = param_bytes(gathered->total, gathered->layers, layer_gather_bytes, wbytes);
+    double gather_bwd_b = reshard ? fsdp_bwd_gather_bytes(in, gathered, layer_gather_bytes, wbytes) : 0.0;
     /* DeepSpeed ZeRO-1/2 (the stack's zero12_grad_allreduce): each gradient bucket is all-reduced
      * and every rank keeps its slice (stage_1_and_2.py allreduce_and_scatter with the default
      * use_multi_rank_bucket_allreduce), twice a reduce-scatter's traffic */
@@ -1362,15 +1369,11 @@ int est_evaluate(const est_input *in_arg, est_result *r)
     double t_fsdp = 0.0, t_fsdp_all = 0.0;
     if (in->zero_stage >= 3 && !once) {
         /* FSDP gathers every layer's weights for forward and again for backward, per
-         * micro-batch; prefetching hides it behind compute when compute is longer.
-         * Under LoRA the gathered weights are the frozen base ones. */
-        const stage_params *gathered = in->lora_rank > 0 ? &first_st : &busiest;
-        /* the stack's reshard_after_forward: a second gather for the backward (of the layers
-         * only where the root stays gathered), or none */
+         * micro-batch (gather_fwd_b, gather_bwd_b); prefetching hides it behind compute when
+         * compute is longer. */
         bool root_kept = in->stack && in->stack->fsdp_root_kept;
-        double per_mb = coll_gather_s(param_bytes(gathered->total, gathered->layers, layer_gather_bytes, wbytes), Ls + 1.0, &g_dp, c);
-        if (!in->stack || in->stack->fsdp_reshard)
-            per_mb += coll_gather_s(fsdp_bwd_gather_bytes(in, gathered, layer_gather_bytes, wbytes), root_kept ? Ls : Ls + 1.0, &g_dp, c);
+        double per_mb = coll_gather_s(gather_fwd_b, Ls + 1.0, &g_dp, c);
+        if (reshard) per_mb += coll_gather_s(gather_bwd_b, root_kept ? Ls : Ls + 1.0, &g_dp, c);
         /* ZeRO-Infinity parameter offload: each rank's shard also crosses PCIe for both
          * passes (Rajbhandari et al. 2021, ZeRO-Infinity §5) */
         if (in->offload_params) per_mb += 2.0 * gathered->total * wbytes / dpc / offload_link(in, &dev, c);
@@ -1447,14 +1450,11 @@ int est_evaluate(const est_input *in_arg, est_result *r)
      * FSDP1's FlatParameter is gathered in place and cast on its post-backward stream: none. */
     double t_copy_fwd = 0.0, t_copy_bwd = 0.0;
     if (in->zero_stage >= 2 && in->stack && (in->stack->fsdp_gather_copy_passes > 0 || in->stack->fsdp_reduce_copy_passes > 0)) {
-        const stage_params *gathered = in->lora_rank > 0 ? &first_st : &busiest;
         double passes = in->zero_stage >= 3 ? in->stack->fsdp_gather_copy_passes : 0.0;
-        double fwd_bytes = param_bytes(gathered->total, gathered->layers, layer_gather_bytes, wbytes);
-        /* a gather a micro-batch for the forward and, resharded after it, one for the backward
-         * of all but the root's parameters (fsdp_bwd_gather_bytes); under the pipeline's keep
+        /* each micro-batch's gathers (gather_fwd_b, gather_bwd_b); under the pipeline's keep
          * (fsdp_once) one a step */
-        t_copy_fwd = (once ? 1.0 : m) * passes * fwd_bytes / dev.hbm;
-        t_copy_bwd = (once || !in->stack->fsdp_reshard ? 0.0 : m) * passes * fsdp_bwd_gather_bytes(in, gathered, layer_gather_bytes, wbytes) / dev.hbm;
+        t_copy_fwd = (once ? 1.0 : m) * passes * gather_fwd_b / dev.hbm;
+        t_copy_bwd = (once ? 0.0 : m) * passes * gather_bwd_b / dev.hbm;
         double rc = in->stack->fsdp_reduce_copy_passes;
         if (!once) {
             t_copy_bwd += m * rc * P_grad * (wbytes + gbytes) / dev.hbm;
