@@ -1170,7 +1170,19 @@ typedef struct {
     char gpu[32], stack[32];
     double *err, *over, *resid;  /* resid: |error - its (source, model, GPU) group's median| (NAN: alone) */
     size_t n, cap;
+    double rank_band;            /* rank_band_of's, NAN from fewer than two shared-group runs */
 } band_group;
+
+/* the ranking band from the runs that share a (table, model, GPU) group (others say nothing
+ * about order): the VALIDATE_BAND_Q quantile of their residuals, compacted to the front of
+ * g->resid; NAN from fewer than two */
+static double rank_band_of(band_group *g)
+{
+    size_t nr = 0;
+    for (size_t k = 0; k < g->n; k++)
+        if (isfinite(g->resid[k])) g->resid[nr++] = g->resid[k];
+    return nr >= 2 ? stats_quantile(g->resid, nr, VALIDATE_BAND_Q) : NAN;
+}
 
 static int band_push(band_group *g, double err, double over, double resid)
 {
@@ -1281,18 +1293,8 @@ int validate_bands_csv(const char *rows_csv, char **out, ac_err *e)
     /* the pooled ranking band, for groups whose runs share no (table, model, GPU) group */
     double pooled_rb = NAN;
     for (size_t i = 0; i < n; i++) {
-        band_group *g = &gs[i];
-        if (strcmp(g->gpu, "*") || strcmp(g->stack, "*")) continue;
-        size_t nr = 0;
-        for (size_t k = 0; k < g->n; k++)
-            if (isfinite(g->resid[k])) nr++;
-        double *r = nr ? malloc(nr * sizeof *r) : NULL;
-        if (nr && !r) { rc = ac_err_set(e, AC_E_NOMEM, "out of memory"); break; }
-        nr = 0;
-        for (size_t k = 0; k < g->n; k++)
-            if (isfinite(g->resid[k])) r[nr++] = g->resid[k];
-        if (nr >= 2) pooled_rb = stats_quantile(r, nr, VALIDATE_BAND_Q);
-        free(r);
+        gs[i].rank_band = rank_band_of(&gs[i]);
+        if (!strcmp(gs[i].gpu, "*") && !strcmp(gs[i].stack, "*")) pooled_rb = gs[i].rank_band;
     }
     for (size_t i = 0; i < n && !rc; i++) {
         band_group *g = &gs[i];
@@ -1303,13 +1305,8 @@ int validate_bands_csv(const char *rows_csv, char **out, ac_err *e)
         double tb = stats_quantile(g->err, g->n, VALIDATE_BAND_Q);
         double mb = stats_quantile(g->over, g->n, 0.95);
         if (mb < VALIDATE_BAND_MEM_FLOOR) mb = VALIDATE_BAND_MEM_FLOOR;
-
-        /* the ranking band from the rows that share a group (others say nothing about order);
-         * no such row: the step-time band, the cautious bound */
-        size_t nr = 0;
-        for (size_t k = 0; k < g->n; k++)
-            if (isfinite(g->resid[k])) g->resid[nr++] = g->resid[k];
-        double rb = nr >= 2 ? stats_quantile(g->resid, nr, VALIDATE_BAND_Q) : isfinite(pooled_rb) ? pooled_rb : tb;
+        /* no run sharing a group: the pooled ranking band, else the step-time band, the cautious bound */
+        double rb = isfinite(g->rank_band) ? g->rank_band : isfinite(pooled_rb) ? pooled_rb : tb;
         sb_printf(&b, "%s,%s,%zu,%.3f,%.3f,%.3f\n", g->gpu, g->stack, g->n, tb, mb, rb);
     }
     for (size_t i = 0; i < n; i++) { free(gs[i].err); free(gs[i].over); free(gs[i].resid); }
