@@ -1060,8 +1060,8 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
         sum->skipped = all.skipped;
         double *tmp = malloc((all.n ? all.n : 1) * sizeof *tmp);
         if (!tmp) rc = ac_err_set(e, AC_E_NOMEM, "out of memory");
-        if (!rc) {
-            err_group_quantiles(&all, tmp, &sum->median_abs_err, &sum->p90_abs_err);
+        if (!rc) err_group_quantiles(&all, tmp, &sum->median_abs_err, &sum->p90_abs_err);
+        if (!rc && out) {
             double pub_med = NAN, pub_p90 = NAN; /* the rows with a published layout only */
             err_group_quantiles(&published, tmp, &pub_med, &pub_p90);
             json_writer w;

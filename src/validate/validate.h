@@ -39,8 +39,8 @@ void validate_print_final_line(FILE *out, int rows, int skipped, size_t n, doubl
 
 /* The whole run.  out_csv (may be NULL): per-row predictions, written atomically;
  * rows_csv (may be NULL): the same text, malloc'd, for the caller to free (the
- * picture of `validate --html`).  cal: NULL = defaults.  Returns 0 (even when errors
- * are large), -1 on unreadable input. */
+ * picture of `validate --html`).  cal: NULL = defaults.  out: where the summary is printed,
+ * NULL for nowhere.  Returns 0 (even when errors are large), -1 on unreadable input. */
 int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_csv, const est_cal *cal, FILE *out,
                        bool json, validate_summary *sum, ac_err *e);
 
