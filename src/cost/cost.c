@@ -242,7 +242,12 @@ static void make_label(const cost_request *rq, cost_option *o)
 bool cost_stack_is_fsdp(const est_stack *st)
 {
     /* FSDP1 (Accelerate's files) and FSDP2 (torchtune's recipes, torchtitan) */
-    return st && (!strcmp(st->name, "pytorch-fsdp") || !strcmp(st->name, "pytorch-fsdp2"));
+    return st && (!strcmp(st->name, "pytorch-fsdp") || cost_stack_is_fsdp2(st));
+}
+
+bool cost_stack_is_fsdp2(const est_stack *st)
+{
+    return st && !strcmp(st->name, "pytorch-fsdp2");
 }
 
 bool cost_is_fsdp(const cost_request *rq, const cost_knobs *k)

@@ -136,6 +136,8 @@ const est_stack *cost_stack_of(const cost_request *rq);
 int cost_stack_check(const est_stack *st, const char *key, ac_err *e);
 /* a PyTorch FSDP stack: pytorch-fsdp (FSDP1) or pytorch-fsdp2 */
 bool cost_stack_is_fsdp(const est_stack *st);
+/* FSDP2 (fully_shard: torchtitan, torchtune); its Accelerate file differs from FSDP1's */
+bool cost_stack_is_fsdp2(const est_stack *st);
 /* the setup runs PyTorch FSDP (an FSDP stack, no TP/PP): its files name FSDP, not DeepSpeed */
 bool cost_is_fsdp(const cost_request *rq, const cost_knobs *k);
 /* the sharding as the trainer names it: "ZeRO-2", or FSDP's "FSDP FULL_SHARD" / "FSDP SHARD_GRAD_OP" / "DDP" */

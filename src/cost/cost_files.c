@@ -239,7 +239,42 @@ int cost_llmforge_yaml(const cost_request *rq, const cost_option *o, bool benchm
 /* Accelerate's config file (`accelerate launch --config_file`): the ClusterConfig keys of
  * accelerate/commands/config/config_args.py with a deepspeed_config that points at ds_config.json
  * (DeepSpeed stacks) or an fsdp_config (PyTorch FSDP: FULL_SHARD for ZeRO-3, SHARD_GRAD_OP for
- * ZeRO-2, NO_SHARD below; CPU offload of parameters, which FSDP couples with the optimizer) */
+ * ZeRO-2, NO_SHARD below; CPU offload of parameters, which FSDP couples with the optimizer).
+ * The FSDP version is written either way: Accelerate's FSDP1-to-FSDP2 guide makes 2 the
+ * default, under which FSDP1's keys would be misread. */
+static void accelerate_fsdp1(strbuf *b, const cost_request *rq, const cost_option *o, const est_stack *st)
+{
+    const char *shard = o->k.zero >= 3 ? "FULL_SHARD" : o->k.zero == 2 ? "SHARD_GRAD_OP" : "NO_SHARD";
+    sb_printf(b, "fsdp_config:\n");
+    sb_printf(b, "  fsdp_version: 1\n");
+    sb_printf(b, "  fsdp_sharding_strategy: %s\n", shard);
+    sb_printf(b, "  fsdp_offload_params: %s\n", o->k.offload_params || o->k.offload_optimizer ? "true" : "false");
+    sb_printf(b, "  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP\n");
+    sb_printf(b, "  fsdp_backward_prefetch: %s\n", st->fsdp_prefetch ? "BACKWARD_PRE" : "NO_PREFETCH");
+    sb_printf(b, "  fsdp_forward_prefetch: false\n");
+    sb_printf(b, "  fsdp_state_dict_type: FULL_STATE_DICT\n");
+    sb_printf(b, "  fsdp_cpu_ram_efficient_loading: true\n");
+    sb_printf(b, "  fsdp_sync_module_states: true\n");
+    sb_printf(b, "  fsdp_use_orig_params: %s\n", rq->task == COST_LORA ? "true" : "false");
+    sb_printf(b, "  fsdp_activation_checkpointing: %s\n", o->k.checkpointing ? "true" : "false");
+}
+
+/* FSDP2 (fully_shard) through Accelerate (docs/source/concept_guides/fsdp1_vs_fsdp2.md):
+ * fsdp_reshard_after_forward replaces the sharding strategy (true: FULL_SHARD, false:
+ * SHARD_GRAD_OP); backward prefetch is always on, and the prefetch, sync_module_states and
+ * use_orig_params keys are gone; the sharded state dict needs no gather */
+static void accelerate_fsdp2(strbuf *b, const cost_option *o)
+{
+    sb_printf(b, "fsdp_config:\n");
+    sb_printf(b, "  fsdp_version: 2\n");
+    sb_printf(b, "  fsdp_reshard_after_forward: %s\n", o->k.zero >= 3 ? "true" : "false");
+    sb_printf(b, "  fsdp_offload_params: %s\n", o->k.offload_params || o->k.offload_optimizer ? "true" : "false");
+    sb_printf(b, "  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP\n");
+    sb_printf(b, "  fsdp_state_dict_type: SHARDED_STATE_DICT\n");
+    sb_printf(b, "  fsdp_cpu_ram_efficient_loading: true\n");
+    sb_printf(b, "  fsdp_activation_checkpointing: %s\n", o->k.checkpointing ? "true" : "false");
+}
+
 int cost_accelerate_yaml(const cost_request *rq, const cost_option *o, char **out, ac_err *e)
 {
     if (o->k.tp > 1 || o->k.pp > 1)
@@ -254,20 +289,15 @@ int cost_accelerate_yaml(const cost_request *rq, const cost_option *o, char **ou
     sb_printf(&b, "# num_machines > 1: each node sets machine_rank (the launcher's --machine_rank overrides it) and main_process_ip.\n");
     sb_printf(&b, "compute_environment: LOCAL_MACHINE\n");
     sb_printf(&b, "debug: false\n");
-    sb_printf(&b, "distributed_type: %s\n", fsdp ? "FSDP" : "DEEPSPEED");
-    if (fsdp) {
-        const char *shard = o->k.zero >= 3 ? "FULL_SHARD" : o->k.zero == 2 ? "SHARD_GRAD_OP" : "NO_SHARD";
-        sb_printf(&b, "fsdp_config:\n");
-        sb_printf(&b, "  fsdp_sharding_strategy: %s\n", shard);
-        sb_printf(&b, "  fsdp_offload_params: %s\n", o->k.offload_params || o->k.offload_optimizer ? "true" : "false");
-        sb_printf(&b, "  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP\n");
-        sb_printf(&b, "  fsdp_backward_prefetch: %s\n", st->fsdp_prefetch ? "BACKWARD_PRE" : "NO_PREFETCH");
-        sb_printf(&b, "  fsdp_forward_prefetch: false\n");
-        sb_printf(&b, "  fsdp_state_dict_type: FULL_STATE_DICT\n");
-        sb_printf(&b, "  fsdp_cpu_ram_efficient_loading: true\n");
-        sb_printf(&b, "  fsdp_sync_module_states: true\n");
-        sb_printf(&b, "  fsdp_use_orig_params: %s\n", rq->task == COST_LORA ? "true" : "false");
-        sb_printf(&b, "  fsdp_activation_checkpointing: %s\n", o->k.checkpointing ? "true" : "false");
+    /* FSDP2 has no NO_SHARD: an unsharded FSDP2 setup is plain DDP (Accelerate MULTI_GPU) */
+    bool fsdp2 = fsdp && cost_stack_is_fsdp2(st), ddp = fsdp2 && o->k.zero < 2;
+    sb_printf(&b, "distributed_type: %s\n", ddp ? "MULTI_GPU" : fsdp ? "FSDP" : "DEEPSPEED");
+    if (ddp) {
+        /* no sharding section */
+    } else if (fsdp2) {
+        accelerate_fsdp2(&b, o);
+    } else if (fsdp) {
+        accelerate_fsdp1(&b, rq, o, st);
     } else {
         sb_printf(&b, "deepspeed_config:\n");
         sb_printf(&b, "  deepspeed_config_file: ds_config.json\n");

@@ -236,8 +236,18 @@ static void check_accelerate(const cost_request *rq, const cost_knobs *k, const 
         CHECK_STR(get(&d, "deepspeed_config", "deepspeed_config_file"), "ds_config.json");
         CHECK_STR(get(&d, "deepspeed_config", "zero3_init_flag"), k->zero == 3 ? "true" : "false");
         if (o.nodes > 1) CHECK_STR(get(&d, "deepspeed_config", "deepspeed_multinode_launcher"), "standard");
-    } else {
+    } else if (!strcmp(dist, "FSDP") && !strcmp(rq->stack->name, "pytorch-fsdp2")) {
+        /* FSDP2's keys (Accelerate's FSDP1-to-FSDP2 guide), none of FSDP1's */
+        CHECK_STR(get(&d, "fsdp_config", "fsdp_version"), "2");
+        CHECK_STR(get(&d, "fsdp_config", "fsdp_reshard_after_forward"), k->zero == 3 ? "true" : "false");
+        CHECK_STR(get(&d, "fsdp_config", "fsdp_sharding_strategy"), "");
+        CHECK_STR(get(&d, "fsdp_config", "fsdp_backward_prefetch"), "");
+        CHECK_STR(get(&d, "fsdp_config", "fsdp_use_orig_params"), "");
+    } else if (!strcmp(dist, "FSDP")) {
+        CHECK_STR(get(&d, "fsdp_config", "fsdp_version"), "1");
         CHECK_STR(get(&d, "fsdp_config", "fsdp_sharding_strategy"), k->zero == 3 ? "FULL_SHARD" : "SHARD_GRAD_OP");
+    } else {
+        CHECK_STR(get(&d, "fsdp_config", "fsdp_version"), ""); /* DeepSpeed or DDP: no FSDP section */
     }
     yaml_document_delete(&d);
     free(text);
@@ -259,6 +269,14 @@ static void test_accelerate_yaml_matches_schema(void)
     fsdp.stack = est_stack_find("pytorch-fsdp");
     CHECK(fsdp.stack != NULL);
     check_accelerate(&fsdp, &z3, "FSDP");
+    cost_request fsdp2 = request(COST_LORA, "a100_80gb");
+    fsdp2.stack = est_stack_find("pytorch-fsdp2");
+    CHECK(fsdp2.stack != NULL);
+    cost_knobs z2_fsdp = {0, 4, 1, 1, 1, 2, false, false, false};
+    cost_knobs ddp = {0, 4, 1, 1, 1, 0, false, false, false};
+    check_accelerate(&fsdp2, &z3, "FSDP");
+    check_accelerate(&fsdp2, &z2_fsdp, "FSDP");
+    check_accelerate(&fsdp2, &ddp, "MULTI_GPU");
     /* a key the schema does not know is caught (the check is not vacuous) */
     yaml_document_t d;
     CHECK_INT(load_and_check("distributed_type: DEEPSPEED\nnum_gpus: 8\nmixed_precision: bf17\n", &d), 0);
