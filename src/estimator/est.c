@@ -181,6 +181,7 @@ static const struct {
     {"attn_block_overhead", offsetof(est_cal, attn_block_overhead), 0, 64},
     {"attn_block_overhead_fa2", offsetof(est_cal, attn_block_overhead_fa2), 0, 64},
     {"attn_exp_share", offsetof(est_cal, attn_exp_share), 0, 1},
+    {"attn_ref_burst", offsetof(est_cal, attn_ref_burst), 0.01, 1},
     {"nccl_ctas", offsetof(est_cal, nccl_ctas), 0, 64},
     {"infer_memory_limit_frac", offsetof(est_cal, infer_memory_limit_frac), 0.01, 1},
     {"compute_scale", offsetof(est_cal, compute_scale), 0.1, 3.0},

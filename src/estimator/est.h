@@ -67,6 +67,7 @@ typedef struct {
     double attn_block_overhead;     /* key blocks' time a fused attention kernel spends per query block beyond its keys */
     double attn_block_overhead_fa2; /* the same for FlashAttention-2-class kernels (sm80, or a flash2 stack) */
     double attn_exp_share;          /* share of an attention forward the exponentials take on Hopper (128-wide heads) */
+    double attn_ref_burst;          /* burst fraction of peak the reference GPUs' attention forward measures at 8192 tokens */
     double nccl_ctas;      /* SMs a data-parallel NCCL collective holds while it overlaps compute */
     double infer_memory_limit_frac; /* the inference engines' share of GPU memory (infer.c) */
     double compute_scale; /* sustained tensor-core rate vs the catalog; fitted per cluster by `autoconfig calibrate` */
@@ -309,6 +310,10 @@ double est_cast_elems(const est_input *in, double T, bool backward, bool moe_lay
 #define EST_ATTN_REF_MMA_PER_EXP 256.0
 #define EST_ATTN_REF_SEQ 8192.0 /* calibration.csv attn_block_overhead */
 double est_attn_fwd_eff(double attn_eff, double exp_share_ref, double block_overhead, const gpu_spec *g, double head_dims);
+/* a training attention kernel's rate on this GPU relative to attn_eff at its clock: 1, or for a GPU
+ * whose own kernel is measured (gpus.csv attn_burst_8k) that burst over the reference GPUs'
+ * (calibration attn_ref_burst) at this GPU's clock_scale */
+double est_attn_gpu_scale(const est_cal *c, const gpu_spec *g);
 /* the backward's rate at head_dims relative to 128-wide heads (the same exponential law, its MMAs
  * 2.5x the forward's) */
 double est_attn_bwd_width(double exp_share_ref, const gpu_spec *g, double head_dims);

@@ -44,6 +44,10 @@ typedef struct {
     /* bf16 tensor-core FLOPs per exponential the special-function units retire, per SM and clock
      * (bf16_flops_per_sm_clock / sfu_ops_per_sm_clock: Hopper 256, Blackwell 512) */
     double mma_per_exp;
+    /* the fraction of the datasheet bf16 peak this GPU's fused attention forward measures in
+     * bursts at the reference range (8192 causal tokens, 128-wide heads); 0 where only the
+     * reference GPUs' figure is measured (data/gpus.csv attn_burst_8k) */
+    double attn_burst_8k;
     char source[256];
 } gpu_spec;
 

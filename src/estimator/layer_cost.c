@@ -172,6 +172,15 @@ double est_attn_fwd_eff(double attn_eff, double exp_share_ref, double block_over
     return fmin(0.95 * kb / (kb + block_overhead), attn_eff * g->attn_speedup * width);
 }
 
+/* The reference GPUs' cuDNN kernels reach attn_ref_burst of peak at 8192 tokens and a training
+ * step keeps attn_eff of it at the GPU's clock; a GPU with its own measurement keeps the same
+ * share of its burst, which was measured at its own clock (so clock_scale is taken out again) */
+double est_attn_gpu_scale(const est_cal *c, const gpu_spec *g)
+{
+    if (!g || g->attn_burst_8k <= 0 || c->attn_ref_burst <= 0) return 1.0;
+    return g->attn_burst_8k / (c->attn_ref_burst * (g->clock_scale > 0 ? g->clock_scale : 1.0));
+}
+
 /* The same law for the backward: a score's one exponential (P recomputed) against 2.5x the
  * forward's MMA FLOPs (FlashAttention's five backward GEMMs), so the exponentials' share at
  * 128-wide heads is x_b = x / (2.5·(1 − x) + x) and narrower heads run at w/((1 − x_b)·w + x_b)
@@ -724,7 +733,8 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
     if (in->flash_attention) {
         /* FlashAttention-2's kernels (the stack's flash2) on Hopper and Blackwell reach their
          * measured fraction of peak, not the fused vendor kernels' */
-        double ae = c->attn_eff;
+        /* cuDNN-class kernels at this GPU's measured rate (est_attn_gpu_scale) */
+        double ae = c->attn_eff * est_attn_gpu_scale(c, in->gpu);
         if (in->stack && in->stack->flash2 && in->gpu->sm_arch >= 90 && in->stack->fa2_sm90_eff < ae) ae = in->stack->fa2_sm90_eff;
         if (in->attn_explicit_mask && in->stack && in->stack->masked_attn_eff_ratio > 0 && !cross) {
             masked_sdpa_s(in, dev, T, seq_kv, ae, &t_attn, &t_attn_bwd);

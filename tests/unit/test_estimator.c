@@ -1211,6 +1211,41 @@ static void test_attention_speedup(void)
     CHECK_NEAR(rb.mem_total, ra.mem_total, 1.0);
 }
 
+/* B200's own cuDNN measurement (data/gpus.csv attn_burst_8k 0.53 of 2250 at 8192 tokens) against
+ * the reference GPUs' 0.67 (calibration attn_ref_burst): a training step keeps the same share of
+ * each burst, and B200's was measured at its own clock, so its attention core runs at
+ * 0.53 / (0.67 x 1965/1855.8) = 0.747 of the rate its clock alone gives, forward and backward;
+ * GEMMs and every GPU without a measurement are untouched */
+static void test_attention_measured_burst(void)
+{
+    CHECK(gpu_catalog_load(NULL) == 0);
+    est_cal cal;
+    CHECK(est_cal_default(&cal, NULL) == 0);
+    const gpu_spec *b200 = gpu_find("b200");
+    CHECK_NEAR(b200->attn_burst_8k, 0.53, 1e-12);
+    double datasheet_mhz = 2250e6 / (148.0 * 8192.0);
+    CHECK_NEAR(est_attn_gpu_scale(&cal, b200), 0.53 / (0.67 * (1965.0 / datasheet_mhz)), 1e-9);
+    CHECK_NEAR(est_attn_gpu_scale(&cal, gpu_find("gb200")), 1.0, 1e-12);
+    CHECK_NEAR(est_attn_gpu_scale(&cal, gpu_find("h100")), 1.0, 1e-12);
+    model_shape s = llama70b();
+    est_input in = base_input(&s, "b200", 8);
+    gpu_spec unmeasured = *b200;
+    unmeasured.attn_burst_8k = 0;
+    est_input ref = in;
+    ref.gpu = &unmeasured;
+    est_device d1, d2;
+    est_device_of(&in, &cal, &d1);
+    est_device_of(&ref, &cal, &d2);
+    layer_cost l1, l2;
+    layer_cost_compute(&in, &d1, 8192, 8192, true, false, 0, false, &l1);
+    layer_cost_compute(&ref, &d2, 8192, 8192, true, false, 0, false, &l2);
+    double scale = est_attn_gpu_scale(&cal, b200);
+    CHECK_NEAR(l1.attn_core_fwd * scale, l2.attn_core_fwd, 1e-12);
+    CHECK_NEAR(l1.attn_core_bwd * scale, l2.attn_core_bwd, 1e-12);
+    /* the rest of the layer is the same */
+    CHECK_NEAR(l1.fwd - l1.attn_core_fwd, l2.fwd - l2.attn_core_fwd, 1e-12);
+}
+
 /* Tensor cores at the SM clock a part runs at: the datasheet's clock is its bf16 peak over
  * SMs x per-SM rate (B300: 2250e12 / (148 x 8192) = 1855.8 MHz, against 2032 MHz; A100:
  * 312e12 / (108 x 2048) = 1410.6 MHz, its boost clock, no catalog clock: 1); the MFU keeps
@@ -1870,6 +1905,7 @@ int main(void)
     RUN(test_fp8_casts);
     RUN(test_moe_tensor_parallel_tokens);
     RUN(test_attention_speedup);
+    RUN(test_attention_measured_burst);
     RUN(test_gemm_clock);
     RUN(test_hybrid_mamba);
     RUN(test_torch_compile);
