@@ -162,10 +162,10 @@ if [ -f "$V" ]; then
     # 28.9% with S9's H100 rows (NeMo 24.03) on the launcher's 2024 stack: its config.yaml turned
     # cuDNN attention off (NVTE_FUSED_ATTN=0), so they ran FlashAttention-2 (+43 -> +1 %).
     # 28.6% with the MaxText recipes' remat policies.
-    awk -v m="$p90" 'BEGIN { exit !(m <= 29.0) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 29.0% (was 28.6% with the MaxText remat policies, 28.9% with the launcher's 2024 attention)"
+    awk -v m="$p90" 'BEGIN { exit !(m <= 27.8) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 27.8% (was 27.4% with B200's measured attention, 28.6% with the MaxText remat policies, 28.9% with the launcher's 2024 attention)"
     p90_pub=$(echo "$out" | sed -n 's/^without those rows ([0-9]* with a published layout): median_abs_err [0-9.]*% p90_abs_err \([0-9.]*\)%$/\1/p')
-    awk -v m="${p90_pub:-999}" 'BEGIN { exit !(m <= 28.9) }' && pass validate_p90_published_layouts \
-        || fail validate_p90_published_layouts "p90 of the rows with a published layout ${p90_pub:-?}% > 28.9% (was 28.5% with the MaxText remat policies, 28.8% with GB300's measured GEMM rate)"
+    awk -v m="${p90_pub:-999}" 'BEGIN { exit !(m <= 28.6) }' && pass validate_p90_published_layouts \
+        || fail validate_p90_published_layouts "p90 of the rows with a published layout ${p90_pub:-?}% > 28.6% (was 28.2% with B200's measured attention, 28.5% with the MaxText remat policies, 28.8% with GB300's measured GEMM rate)"
     p90_old=$(python3 -c '
 import csv, sys
 e = sorted(abs(float(r["error_pct"])) for r in csv.DictReader(open(sys.argv[1]))
@@ -265,7 +265,7 @@ fi
 own=$("$AC" validate --csv "$REPO/validation/train_published.csv" 2>&1 | tail -1)
 echo "$own" | awk '{ split($0, a, " "); rows = a[2]; skipped = a[4]; med = a[6]; p90 = a[8]; sub("%", "", med); sub("%", "", p90);
     exit !(rows > 0 && skipped * 5 <= rows && med + 0 <= 7.0 && p90 + 0 <= 20.7) }' \
-    && pass validate_own_published || fail validate_own_published "$own (want >= 4/5 read, median <= 7.0%, p90 <= 20.7%; 6.5%, 20.0% on 493 rows; 6.2%, 19.3% on 476 rows; 6.5%, 19.7% on 474 rows; 5.8%, 17.9% on 381 rows; 6.0%, 17.8% on 363 rows; was 7.3%, 21.2% on 350 rows with KF26, FM24, BS22, AM25, ML23, JX23 and LL24 read; 7.0%, 19.4% on the 274 rows before them)"
+    && pass validate_own_published || fail validate_own_published "$own (want >= 4/5 read, median <= 7.0%, p90 <= 20.7%; 6.4%, 20.3% on 493 rows with B200's measured attention; 6.5%, 20.0% on 493 rows; 6.2%, 19.3% on 476 rows; 6.5%, 19.7% on 474 rows; 5.8%, 17.9% on 381 rows; 6.0%, 17.8% on 363 rows; was 7.3%, 21.2% on 350 rows with KF26, FM24, BS22, AM25, ML23, JX23 and LL24 read; 7.0%, 19.4% on the 274 rows before them)"
 # Llama 3 405B's published uneven pipeline (126 layers on 16 stages) is read as it ran, not skipped
 ll24=$("$AC" validate --csv "$REPO/validation/train_published.csv" 2>&1 | awk '$1 == "LL24" {print $2, $3}')
 [ "$ll24" = "3 0" ] && pass validate_ll24_uneven_pp || fail validate_ll24_uneven_pp "LL24 rows, skipped: $ll24 (want 3 0)"
