@@ -258,7 +258,9 @@ bool cost_is_fsdp(const cost_request *rq, const cost_knobs *k)
 const char *cost_shard_name(const cost_request *rq, const cost_knobs *k)
 {
     /* PyTorch FSDP's own names for the ZeRO stages it implements (ShardingStrategy) */
-    if (cost_is_fsdp(rq, k)) return k->zero >= 3 ? "FSDP FULL_SHARD" : k->zero == 2 ? "FSDP SHARD_GRAD_OP" : "DDP";
+    if (cost_is_fsdp(rq, k) && cost_stack_is_fsdp2(cost_stack_of(rq)))
+        return k->zero >= 3 ? "FSDP2 FULL_SHARD" : k->zero == 2 ? "FSDP2 SHARD_GRAD_OP" : "DDP";
+    if (cost_is_fsdp(rq, k)) return k->zero >= 3 ? "FSDP FULL_SHARD" : k->zero == 2 ? "FSDP SHARD_GRAD_OP" : "FSDP NO_SHARD";
     static const char *const ZERO[] = {"ZeRO-0", "ZeRO-1", "ZeRO-2", "ZeRO-3"};
     return k->zero >= 0 && k->zero <= 3 ? ZERO[k->zero] : "ZeRO-?";
 }

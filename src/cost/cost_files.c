@@ -101,13 +101,31 @@ int cost_train_args_json(const cost_request *rq, const cost_option *o, int max_s
     cJSON_AddNumberToObject(r, "per_device_train_batch_size", o->k.mbs);
     cJSON_AddNumberToObject(r, "gradient_accumulation_steps", o->grad_accum);
     cJSON_AddNumberToObject(r, "global_batch_size", o->gbs);
-    cJSON_AddBoolToObject(r, "gradient_checkpointing", o->k.checkpointing);
+    bool fsdp = cost_is_fsdp(rq, &o->k);
+    bool fsdp2 = fsdp && cost_stack_is_fsdp2(cost_stack_of(rq)), ddp = fsdp2 && o->k.zero < 2;
+    /* FSDP2's own activation_checkpointing replaces it there (below) */
+    cJSON_AddBoolToObject(r, "gradient_checkpointing", o->k.checkpointing && !(fsdp2 && !ddp));
     cJSON_AddNumberToObject(r, "max_seq_length", rq->context);
     cJSON_AddNumberToObject(r, "max_steps", max_steps > 0 ? (double)max_steps : ceil(o->optimizer_steps));
     cJSON_AddBoolToObject(r, "bf16", rq->precision == PREC_BF16);
     cJSON_AddBoolToObject(r, "fp16", use_fp16(rq));
-    bool fsdp = cost_is_fsdp(rq, &o->k);
-    if (fsdp) {
+    if (ddp) {
+        /* FSDP2 has no NO_SHARD: an unsharded setup is DistributedDataParallel (no fsdp key) */
+    } else if (fsdp2) {
+        /* Transformers' FSDP2 (docs/source/en/fsdp.md): fsdp on, fsdp_config version 2 with
+         * reshard_after_forward in place of the sharding strategy; its activation_checkpointing
+         * replaces TrainingArguments.gradient_checkpointing (setting both is an error); the full
+         * state dict, gathered on rank 0, is what the host-memory estimate charges */
+        cJSON_AddBoolToObject(r, "fsdp", true);
+        cJSON *fc = cJSON_AddObjectToObject(r, "fsdp_config");
+        cJSON_AddNumberToObject(fc, "version", 2);
+        cJSON_AddBoolToObject(fc, "reshard_after_forward", o->k.zero >= 3);
+        cJSON_AddBoolToObject(fc, "cpu_offload", o->k.offload_optimizer || o->k.offload_params);
+        cJSON_AddStringToObject(fc, "auto_wrap_policy", "TRANSFORMER_BASED_WRAP");
+        cJSON_AddStringToObject(fc, "state_dict_type", "FULL_STATE_DICT");
+        cJSON_AddBoolToObject(fc, "cpu_ram_efficient_loading", true);
+        cJSON_AddBoolToObject(fc, "activation_checkpointing", o->k.checkpointing);
+    } else if (fsdp) {
         /* Hugging Face TrainingArguments.fsdp: the sharding strategy, offload and per-layer wrapping */
         char f[64];
         snprintf(f, sizeof f, "%s%s auto_wrap", o->k.zero >= 3 ? "full_shard" : o->k.zero == 2 ? "shard_grad_op" : "no_shard",
@@ -129,7 +147,7 @@ int cost_train_args_json(const cost_request *rq, const cost_option *o, int max_s
         cJSON_AddBoolToObject(r, "sequence_parallel", est_stack_sequence_parallel(st, o->k.tp));
         cJSON_AddBoolToObject(r, "use_distributed_optimizer", o->k.zero == 1);
     } else {
-        cJSON_AddStringToObject(r, "framework", fsdp ? "fsdp" : "deepspeed");
+        cJSON_AddStringToObject(r, "framework", ddp ? "ddp" : fsdp ? "fsdp" : "deepspeed");
     }
     if (rq->task == COST_LORA) cJSON_AddStringToObject(r, "peft_config", "lora_config.json");
     cJSON *p = cJSON_AddObjectToObject(r, "predicted");
@@ -262,7 +280,8 @@ static void accelerate_fsdp1(strbuf *b, const cost_request *rq, const cost_optio
 /* FSDP2 (fully_shard) through Accelerate (docs/source/concept_guides/fsdp1_vs_fsdp2.md):
  * fsdp_reshard_after_forward replaces the sharding strategy (true: FULL_SHARD, false:
  * SHARD_GRAD_OP); backward prefetch is always on, and the prefetch, sync_module_states and
- * use_orig_params keys are gone; the sharded state dict needs no gather */
+ * use_orig_params keys are gone.  The full state dict (allowed under FSDP2, gathered on rank 0)
+ * is what the host-memory estimate charges and what torchtune's file saves too */
 static void accelerate_fsdp2(strbuf *b, const cost_option *o)
 {
     sb_printf(b, "fsdp_config:\n");
@@ -270,7 +289,7 @@ static void accelerate_fsdp2(strbuf *b, const cost_option *o)
     sb_printf(b, "  fsdp_reshard_after_forward: %s\n", o->k.zero >= 3 ? "true" : "false");
     sb_printf(b, "  fsdp_offload_params: %s\n", o->k.offload_params || o->k.offload_optimizer ? "true" : "false");
     sb_printf(b, "  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP\n");
-    sb_printf(b, "  fsdp_state_dict_type: SHARDED_STATE_DICT\n");
+    sb_printf(b, "  fsdp_state_dict_type: FULL_STATE_DICT\n");
     sb_printf(b, "  fsdp_cpu_ram_efficient_loading: true\n");
     sb_printf(b, "  fsdp_activation_checkpointing: %s\n", o->k.checkpointing ? "true" : "false");
 }
@@ -291,7 +310,8 @@ int cost_accelerate_yaml(const cost_request *rq, const cost_option *o, char **ou
     sb_printf(&b, "debug: false\n");
     /* FSDP2 has no NO_SHARD: an unsharded FSDP2 setup is plain DDP (Accelerate MULTI_GPU) */
     bool fsdp2 = fsdp && cost_stack_is_fsdp2(st), ddp = fsdp2 && o->k.zero < 2;
-    sb_printf(&b, "distributed_type: %s\n", ddp ? "MULTI_GPU" : fsdp ? "FSDP" : "DEEPSPEED");
+    /* one process is no distributed run at all (`accelerate config` writes NO) */
+    sb_printf(&b, "distributed_type: %s\n", ddp ? (o->k.num_gpus > 1 ? "MULTI_GPU" : "NO") : fsdp ? "FSDP" : "DEEPSPEED");
     if (ddp) {
         /* no sharding section */
     } else if (fsdp2) {

@@ -328,6 +328,9 @@ double est_attn_calls_range_factor(double keys, double block_overhead, double ca
 /* that overhead for the kernel a stack runs on this GPU: FlashAttention-2-class kernels (every
  * sm80 kernel, and a flash2 stack's everywhere) or Hopper/Blackwell's warp-specialized ones */
 double est_attn_block_overhead(const est_cal *c, const gpu_spec *g, bool flash2);
+/* the same for a training step's cuDNN-class kernel: the GPU's own measured overhead where its
+ * curve is measured (gpus.csv attn_block_overhead), else est_attn_block_overhead's */
+double est_attn_gpu_block_overhead(const est_cal *c, const gpu_spec *g);
 /* Routed token copies one GPU's experts process for T tokens per GPU of the sequence. */
 double est_moe_tokens(const est_input *in, double T);
 

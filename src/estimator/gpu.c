@@ -29,12 +29,25 @@ static int num_field(const csv_table *t, const csv_row *r, const char *col, doub
     return 0;
 }
 
+/* an optional column: blank is 0; else a number in (0, hi) */
+static int optional_field(const csv_table *t, const csv_row *r, const char *col, double hi, double *out, ac_err *e)
+{
+    const char *s = csv_get(r, csv_col(t, col));
+    *out = 0;
+    if (!*s) return 0;
+    char *end;
+    double v = strtod(s, &end);
+    if (*end || !(v > 0 && v < hi)) return ac_err_at(e, AC_E_INTERNAL, t->file, r->line, 0, col, "not a number in (0, %g): '%s'", hi, s);
+    *out = v;
+    return 0;
+}
+
 int gpu_catalog_load(ac_err *e)
 {
     if (catalog_n) return 0;
     csv_table t;
     if (csv_parse(ac_data_gpus, strlen(ac_data_gpus), "data/gpus.csv", &t, e)) return -1;
-    static const char *const text_cols[] = {"name", "aliases", "match", "attn_burst_8k", "source"};
+    static const char *const text_cols[] = {"name", "aliases", "match", "attn_burst_8k", "attn_block_overhead", "source"};
     static const char *const num_cols[] = {"bf16_tflops", "fp8_tflops", "fp4_tflops", "memory_gb", "hbm_gbps",
                                            "nvlink_gbps", "nvlink_domain", "scaleout_gbps", "gpus_per_node",
                                            "price_usd_per_gpu_hour", "gemm_eff", "fp8_gemm_eff", "attn_speedup", "host_gbps",
@@ -81,15 +94,10 @@ int gpu_catalog_load(ac_err *e)
         g.clock_scale = gemm_clock_mhz > 0 ? gemm_clock_mhz / datasheet_mhz : 1.0;
         g.mma_per_exp = flops_per_clock / sfu_per_clock;
         /* optional: blank where the GPU's attention kernel is not measured on its own */
-        const char *burst = csv_get(r, csv_col(&t, "attn_burst_8k"));
-        if (*burst) {
-            char *end;
-            g.attn_burst_8k = strtod(burst, &end);
-            if (*end || !(g.attn_burst_8k > 0 && g.attn_burst_8k < 1)) {
-                ac_err_at(e, AC_E_INTERNAL, t.file, r->line, 0, "attn_burst_8k", "not a fraction in (0, 1): '%s'", burst);
-                csv_free(&t);
-                return -1;
-            }
+        if (optional_field(&t, r, "attn_burst_8k", 1.0, &g.attn_burst_8k, e) ||
+            optional_field(&t, r, "attn_block_overhead", 64.0, &g.attn_block_overhead, e)) {
+            csv_free(&t);
+            return -1;
         }
         g.gemm_ref16 = layer_gemm_shape_k(g.sm_count, 8192.0, 8192.0, 8192.0, layer_gemm_k_fill(2.0));
         g.gemm_ref8 = layer_gemm_shape_k(g.sm_count, 8192.0, 8192.0, 8192.0, layer_gemm_k_fill(1.0));

@@ -48,6 +48,9 @@ typedef struct {
      * bursts at the reference range (8192 causal tokens, 128-wide heads); 0 where only the
      * reference GPUs' figure is measured (data/gpus.csv attn_burst_8k) */
     double attn_burst_8k;
+    /* key blocks' worth of time its fused attention kernel spends per query block, where its own
+     * curve over key ranges is measured; 0: calibration.csv attn_block_overhead */
+    double attn_block_overhead;
     char source[256];
 } gpu_spec;
 

@@ -230,6 +230,11 @@ double est_attn_block_overhead(const est_cal *c, const gpu_spec *g, bool flash2)
     return flash2 || g->sm_arch < 90 ? c->attn_block_overhead_fa2 : c->attn_block_overhead;
 }
 
+double est_attn_gpu_block_overhead(const est_cal *c, const gpu_spec *g)
+{
+    return g->attn_block_overhead > 0 ? g->attn_block_overhead : est_attn_block_overhead(c, g, false);
+}
+
 /* Elements one GPU casts to FP8/FP4 per layer for T tokens.  Transformer Engine
  * quantizes every GEMM input: forward the activation entering QKV, the attention
  * projection, FC1 and FC2; backward the output gradient of each of them (for the data-
@@ -731,16 +736,17 @@ void layer_cost_compute(const est_input *in, const est_device *dev, double seq_q
      * below the forward (attn_bwd_ratio) */
     double t_attn, t_attn_bwd;
     if (in->flash_attention) {
-        /* FlashAttention-2's kernels (the stack's flash2) on Hopper and Blackwell reach their
-         * measured fraction of peak, not the fused vendor kernels' */
-        /* cuDNN-class kernels at this GPU's measured rate (est_attn_gpu_scale) */
-        double ae = c->attn_eff * est_attn_gpu_scale(c, in->gpu);
-        if (in->stack && in->stack->flash2 && in->gpu->sm_arch >= 90 && in->stack->fa2_sm90_eff < ae) ae = in->stack->fa2_sm90_eff;
+        /* cuDNN-class kernels at this GPU's own measured rate and per-block overhead where it is
+         * measured (est_attn_gpu_scale, est_attn_gpu_block_overhead); FlashAttention-2's kernels
+         * (the stack's flash2) on Hopper and Blackwell at their measured fraction of peak */
+        bool flash2 = in->stack && in->stack->flash2;
+        double ae = flash2 ? c->attn_eff : c->attn_eff * est_attn_gpu_scale(c, in->gpu);
+        if (flash2 && in->gpu->sm_arch >= 90 && in->stack->fa2_sm90_eff < ae) ae = in->stack->fa2_sm90_eff;
         if (in->attn_explicit_mask && in->stack && in->stack->masked_attn_eff_ratio > 0 && !cross) {
             masked_sdpa_s(in, dev, T, seq_kv, ae, &t_attn, &t_attn_bwd);
         } else {
             double attn_flops = attn_core_flops(in, dev, T, seq_kv, causal, cross, cross_seq);
-            double o = est_attn_block_overhead(c, in->gpu, in->stack && in->stack->flash2);
+            double o = flash2 ? est_attn_block_overhead(c, in->gpu, true) : est_attn_gpu_block_overhead(c, in->gpu);
             double range = attn_core_range_factor(in, dev, o, seq_kv, causal, cross, cross_seq);
             /* a stack whose kernel is slower than FlashAttention-2 by a published ratio (Triton
              * FlashAttention: FA2 is 1.3-1.5x faster forward, ~2x backward, Dao 2023 §4.1) */

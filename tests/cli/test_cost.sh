@@ -227,11 +227,13 @@ PY
     case "$out" in *"FSDP "*"Files: "*"train_args.json"*) true ;; *) false ;; esac && case "$out" in *"ds_config"*|*"ZeRO-"*) false ;; *) true ;; esac \
     && pass fsdp_files_name_fsdp || fail fsdp_files_name_fsdp "$(ls "$T/logs/cost"; cat "$T/logs/cost/train_args.json"; echo "$out" | tail -5)"
 
-# torchtitan's and torchtune's names are FSDP2 (pytorch-fsdp2): the stage prices it and writes the same
-# FSDP files, torchtune's config among them
+# torchtitan's and torchtune's names are FSDP2 (pytorch-fsdp2): the stage prices it and writes FSDP2's
+# files (setups named FSDP2, Transformers' fsdp_config version 2), torchtune's config among them
 out=$("$AC" cost $common --task lora --gpus a10g:0.9:8 --framework torchtitan 2>&1); rc=$?
 [ $rc -eq 0 ] && [ -e "$T/logs/cost/torchtune_config.yaml" ] && [ ! -e "$T/logs/cost/ds_config.json" ] &&
-    case "$out" in *"FSDP "*"Files: "*"torchtune_config.yaml"*) true ;; *) false ;; esac \
+    python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); sys.exit(not (a["fsdp"] is True and a["fsdp_config"]["version"] == 2))' "$T/logs/cost/train_args.json" &&
+    grep -q '^  fsdp_version: 2$' "$T/logs/cost/accelerate_config.yaml" &&
+    case "$out" in *"FSDP2 "*"Files: "*"torchtune_config.yaml"*) true ;; *) false ;; esac \
     && pass fsdp2_stack_files || fail fsdp2_stack_files "rc $rc: $(echo "$out" | tail -3)"
 
 # a setup that spans instances runs one launcher per node: run.sh starts launch.sh under srun with the

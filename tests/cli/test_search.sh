@@ -162,10 +162,10 @@ if [ -f "$V" ]; then
     # 28.9% with S9's H100 rows (NeMo 24.03) on the launcher's 2024 stack: its config.yaml turned
     # cuDNN attention off (NVTE_FUSED_ATTN=0), so they ran FlashAttention-2 (+43 -> +1 %).
     # 28.6% with the MaxText recipes' remat policies.
-    awk -v m="$p90" 'BEGIN { exit !(m <= 27.8) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 27.8% (was 27.4% with B200's measured attention, 28.6% with the MaxText remat policies, 28.9% with the launcher's 2024 attention)"
+    awk -v m="$p90" 'BEGIN { exit !(m <= 27.0) }' && pass validate_p90_regression || fail validate_p90_regression "p90 $p90% > 27.0% (was 26.6% with B200's measured attention, 28.6% with the MaxText remat policies, 28.9% with the launcher's 2024 attention)"
     p90_pub=$(echo "$out" | sed -n 's/^without those rows ([0-9]* with a published layout): median_abs_err [0-9.]*% p90_abs_err \([0-9.]*\)%$/\1/p')
-    awk -v m="${p90_pub:-999}" 'BEGIN { exit !(m <= 28.6) }' && pass validate_p90_published_layouts \
-        || fail validate_p90_published_layouts "p90 of the rows with a published layout ${p90_pub:-?}% > 28.6% (was 28.2% with B200's measured attention, 28.5% with the MaxText remat policies, 28.8% with GB300's measured GEMM rate)"
+    awk -v m="${p90_pub:-999}" 'BEGIN { exit !(m <= 28.5) }' && pass validate_p90_published_layouts \
+        || fail validate_p90_published_layouts "p90 of the rows with a published layout ${p90_pub:-?}% > 28.5% (was 28.1% with B200's measured attention, 28.5% with the MaxText remat policies, 28.8% with GB300's measured GEMM rate)"
     p90_old=$(python3 -c '
 import csv, sys
 e = sorted(abs(float(r["error_pct"])) for r in csv.DictReader(open(sys.argv[1]))

@@ -385,6 +385,63 @@ static void test_files(void)
     free(lora);
 }
 
+/* FSDP2 (torchtitan/torchtune's stack): Transformers' FSDP2 arguments (fsdp on, fsdp_config
+ * version 2, reshard_after_forward for the sharding, its own activation checkpointing in place of
+ * gradient_checkpointing, the full state dict the host estimate charges) and Accelerate's FSDP2
+ * keys; unsharded it is plain DDP, on one GPU no distributed run at all; FSDP1 keeps its strategy */
+static void test_files_fsdp2(void)
+{
+    model_shape s = llama7b();
+    cost_request rq = request(&s, COST_FULL);
+    rq.stack = est_stack_find("pytorch-fsdp2");
+    CHECK(rq.stack != NULL);
+    ac_err e;
+    cost_knobs z3 = {0, 8, 1, 1, 2, 3, false, false, true};
+    cost_option o = eval(&rq, z3);
+    char *args = NULL, *acc = NULL;
+    CHECK_INT(cost_train_args_json(&rq, &o, 0, &args, &e), 0);
+    cJSON *j = cJSON_Parse(args);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(j, "fsdp")));
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItem(j, "gradient_checkpointing")));
+    const cJSON *fc = cJSON_GetObjectItem(j, "fsdp_config");
+    CHECK_INT(cJSON_GetObjectItem(fc, "version")->valueint, 2);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(fc, "reshard_after_forward")));
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(fc, "activation_checkpointing")));
+    CHECK_STR(cJSON_GetObjectItem(fc, "state_dict_type")->valuestring, "FULL_STATE_DICT");
+    CHECK_STR(cJSON_GetObjectItem(j, "framework")->valuestring, "fsdp");
+    cJSON_Delete(j);
+    free(args);
+    CHECK(strstr(o.label, "FSDP2 FULL_SHARD") != NULL);
+    CHECK_INT(cost_accelerate_yaml(&rq, &o, &acc, &e), 0);
+    CHECK(strstr(acc, "fsdp_version: 2\n") && strstr(acc, "fsdp_reshard_after_forward: true\n") &&
+          strstr(acc, "fsdp_state_dict_type: FULL_STATE_DICT\n") && !strstr(acc, "fsdp_sharding_strategy"));
+    free(acc);
+    /* unsharded: DDP, over 8 processes and over one */
+    cost_knobs ddp8 = {0, 8, 1, 1, 1, 0, false, false, false}, ddp1 = {0, 1, 1, 1, 1, 0, false, false, false};
+    for (int n = 0; n < 2; n++) {
+        cost_option od = eval(&rq, n ? ddp1 : ddp8);
+        CHECK_INT(cost_train_args_json(&rq, &od, 0, &args, &e), 0);
+        j = cJSON_Parse(args);
+        CHECK(cJSON_GetObjectItem(j, "fsdp") == NULL);
+        CHECK_STR(cJSON_GetObjectItem(j, "framework")->valuestring, "ddp");
+        cJSON_Delete(j);
+        free(args);
+        CHECK_INT(cost_accelerate_yaml(&rq, &od, &acc, &e), 0);
+        CHECK(strstr(acc, n ? "distributed_type: NO\n" : "distributed_type: MULTI_GPU\n") != NULL);
+        CHECK(strstr(acc, "fsdp_config") == NULL);
+        free(acc);
+    }
+    /* FSDP1 (Accelerate, Lightning): the strategy string Transformers' FSDP1 reads */
+    rq.stack = est_stack_find("pytorch-fsdp");
+    o = eval(&rq, z3);
+    CHECK_INT(cost_train_args_json(&rq, &o, 0, &args, &e), 0);
+    j = cJSON_Parse(args);
+    CHECK_STR(cJSON_GetObjectItem(j, "fsdp")->valuestring, "full_shard auto_wrap");
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(j, "gradient_checkpointing")));
+    cJSON_Delete(j);
+    free(args);
+}
+
 static void test_lora_targets(void)
 {
     model_shape s = llama7b();
@@ -1071,6 +1128,7 @@ int main(void)
     RUN(test_a10g_full_finetune_needs_offload);
     RUN(test_search_answers);
     RUN(test_files);
+    RUN(test_files_fsdp2);
     RUN(test_lora_targets);
     RUN(test_lora_token_targets_moe);
     RUN(test_window_mask);

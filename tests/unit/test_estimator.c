@@ -1244,6 +1244,24 @@ static void test_attention_measured_burst(void)
     CHECK_NEAR(l1.attn_core_bwd * scale, l2.attn_core_bwd, 1e-12);
     /* the rest of the layer is the same */
     CHECK_NEAR(l1.fwd - l1.attn_core_fwd, l2.fwd - l2.attn_core_fwd, 1e-12);
+    /* its own curve's per-block overhead (gpus.csv attn_block_overhead 8 against the reference 4):
+     * at 65536 causal tokens (256.5 key blocks a query block against the reference's 32.5) the
+     * kernel gains (256.5 + 4)/256.5 / ((32.5 + 4)/32.5) over the reference range with the
+     * reference's overhead and (256.5 + 8)/256.5 / ((32.5 + 8)/32.5) with its own */
+    CHECK_NEAR(est_attn_gpu_block_overhead(&cal, b200), 8.0, 1e-12);
+    CHECK_NEAR(est_attn_gpu_block_overhead(&cal, gpu_find("gb200")), cal.attn_block_overhead, 1e-12);
+    s.seq_length = 65536;
+    in = base_input(&s, "b200", 8);
+    ref = in;
+    ref.gpu = &unmeasured;
+    unmeasured.attn_block_overhead = 0;
+    est_device_of(&in, &cal, &d1);
+    est_device_of(&ref, &cal, &d2);
+    layer_cost_compute(&in, &d1, 65536, 65536, true, false, 0, false, &l1);
+    layer_cost_compute(&ref, &d2, 65536, 65536, true, false, 0, false, &l2);
+    double kb = est_attn_keys_computed(65536, true, 0) / 128.0, kr = est_attn_keys_computed(8192, true, 0) / 128.0;
+    double gain_own = ((kr + 8.0) / kr) / ((kb + 8.0) / kb), gain_ref = ((kr + 4.0) / kr) / ((kb + 4.0) / kb);
+    CHECK_NEAR(l2.attn_core_fwd / l1.attn_core_fwd, scale * gain_own / gain_ref, 1e-9);
 }
 
 /* Tensor cores at the SM clock a part runs at: the datasheet's clock is its bf16 peak over
