@@ -140,7 +140,8 @@ bool cost_stack_is_fsdp(const est_stack *st);
 bool cost_stack_is_fsdp2(const est_stack *st);
 /* the setup runs PyTorch FSDP (an FSDP stack, no TP/PP): its files name FSDP, not DeepSpeed */
 bool cost_is_fsdp(const cost_request *rq, const cost_knobs *k);
-/* the sharding as the trainer names it: "ZeRO-2", or FSDP's "FSDP FULL_SHARD" / "FSDP SHARD_GRAD_OP" / "DDP" */
+/* the sharding as the trainer names it: "ZeRO-2", FSDP1's "FSDP FULL_SHARD" / "FSDP SHARD_GRAD_OP" /
+ * "FSDP NO_SHARD", FSDP2's "FSDP2 FULL_SHARD" / "FSDP2 SHARD_GRAD_OP" (reshard after forward or not) / "DDP" */
 const char *cost_shard_name(const cost_request *rq, const cost_knobs *k);
 /* host memory usable per node, GiB: the instance's RAM (or cpu_memory_per_node_gb) times the
  * share the OS and the trainer leave free */
