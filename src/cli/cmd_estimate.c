@@ -169,8 +169,9 @@ static void print_breakdown(FILE *out, const est_input *in, const est_result *r)
         char whose[160];
         est_band_source src = est_band_source_of(in->gpu, in->stack);
         if (src == EST_BAND_OWN) snprintf(whose, sizeof whose, "of %s on %s", stack, in->gpu->name);
-        else if (src == EST_BAND_STACK) snprintf(whose, sizeof whose, "of %s on all GPUs (fewer than 5 on %s)", stack, in->gpu->name);
-        else snprintf(whose, sizeof whose, "of every stack (fewer than 5 of %s)", stack);
+        else if (src == EST_BAND_STACK)
+            snprintf(whose, sizeof whose, "of %s on all GPUs (fewer than %d on %s)", stack, EST_BAND_MIN_ROWS, in->gpu->name);
+        else snprintf(whose, sizeof whose, "of every stack (fewer than %d of %s)", EST_BAND_MIN_ROWS, stack);
         fprintf(out, "  band      +-%.0f%% step, +-%.0f%% memory: %.3f-%.3f s (80%% of the %d validated runs %s lie "
                      "within; data/bands.csv)\n",
                 100.0 * r->band_time_rel, 100.0 * r->band_mem_rel, r->step_time * (1.0 - r->band_time_rel),

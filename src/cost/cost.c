@@ -600,10 +600,12 @@ const char *cost_band_of(const cost_request *rq, const cost_option *o, double *r
     switch (src) {
     case EST_BAND_OWN: snprintf(buf, len, "±%.0f%% (%s, %s: %d validated runs)", 100 * b, o->gpu->name, sn, o->est.band_rows); return "own";
     case EST_BAND_STACK:
-        snprintf(buf, len, "±%.0f%% (%s on all GPUs: %d runs; fewer than 5 on %s)", 100 * b, sn, o->est.band_rows, o->gpu->name);
+        snprintf(buf, len, "±%.0f%% (%s on all GPUs: %d runs; fewer than %d on %s)", 100 * b, sn, o->est.band_rows,
+                 EST_BAND_MIN_ROWS, o->gpu->name);
         return "stack";
     case EST_BAND_POOLED:
-        snprintf(buf, len, "fewer than 5 validated %s runs (all stacks pooled: ±%.0f%%, %d runs)", sn, 100 * b, o->est.band_rows);
+        snprintf(buf, len, "fewer than %d validated %s runs (all stacks pooled: ±%.0f%%, %d runs)", EST_BAND_MIN_ROWS, sn, 100 * b,
+                 o->est.band_rows);
         return "pooled";
     default: snprintf(buf, len, "no band (data/bands.csv)"); return "none";
     }

@@ -20,9 +20,14 @@ int est_band_load(ac_err *e);
  * table has no row at all, and the bands are then 0) */
 void est_band_of(const gpu_spec *g, const est_stack *s, double *time_rel, double *mem_rel, double *rank_rel, int *rows);
 
+/* the fewest validated runs a (GPU, stack) row or a stack's all-GPU row of data/bands.csv is
+ * written from (`validate --bands`); with fewer the next row down stands in */
+#define EST_BAND_MIN_ROWS 5
+
 /* where the band of a GPU and stack comes from: EST_BAND_OWN, a row of that GPU and stack;
- * EST_BAND_STACK, the stack's all-GPU row (no validated runs on that GPU); EST_BAND_POOLED, the
- * overall row (no validated runs of that stack at all: another stack's figure); EST_BAND_NONE */
+ * EST_BAND_STACK, the stack's all-GPU row (fewer than EST_BAND_MIN_ROWS validated runs on that
+ * GPU); EST_BAND_POOLED, the overall row (fewer of that stack at all: another stack's figure);
+ * EST_BAND_NONE */
 typedef enum { EST_BAND_NONE = 0, EST_BAND_POOLED, EST_BAND_STACK, EST_BAND_OWN } est_band_source;
 est_band_source est_band_source_of(const gpu_spec *g, const est_stack *s);
 

@@ -1301,7 +1301,7 @@ int validate_bands_csv(const char *rows_csv, char **out, ac_err *e)
         /* a band from too few runs says little: such a pair takes its stack's, such a stack the
          * pooled band */
         bool pooled = !strcmp(g->gpu, "*") && !strcmp(g->stack, "*");
-        if (!pooled && g->n < VALIDATE_BAND_MIN_ROWS) continue;
+        if (!pooled && g->n < EST_BAND_MIN_ROWS) continue;
         double tb = stats_quantile(g->err, g->n, VALIDATE_BAND_Q);
         double mb = stats_quantile(g->over, g->n, 0.95);
         if (mb < VALIDATE_BAND_MEM_FLOOR) mb = VALIDATE_BAND_MEM_FLOOR;

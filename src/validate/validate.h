@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "estimator/band.h"
 #include "estimator/est.h"
 #include "util/csv.h"
 #include "util/err.h"
@@ -49,15 +50,12 @@ int validate_train_csv(const char *csv_path, const char *out_csv, char **rows_cs
  * quantile of |step-time error| (80 % of the published runs of that GPU and stack lie
  * inside it), and for memory, which no table publishes, the 95th percentile of how far
  * the predictions of runs that ran exceed usable memory, at least the allocator's
- * fragmentation share; a (GPU, stack) pair of fewer than VALIDATE_BAND_MIN_ROWS runs is left to its
+ * fragmentation share; a (GPU, stack) pair of fewer than EST_BAND_MIN_ROWS runs is left to its
  * stack's band, such a stack to the pooled one; a group whose runs share no (table, model, GPU)
  * group takes the pooled ranking band.  *out: malloc'd CSV "gpu,stack,rows,time_band_rel,mem_band_rel"
  * (data/bands.csv's columns). */
 #define VALIDATE_BAND_Q 0.8
 #define VALIDATE_BAND_MEM_FLOOR 0.05
-/* the fewest runs a (GPU, stack) or a stack's band is written from; fewer take the stack's "*"
- * band, a stack the pooled one */
-#define VALIDATE_BAND_MIN_ROWS 5
 int validate_bands_csv(const char *rows_csv, char **out, ac_err *e);
 
 #endif
