@@ -239,15 +239,12 @@ static void make_label(const cost_request *rq, cost_option *o)
              cost_shard_name(rq, k), off, k->mbs, o->grad_accum, k->checkpointing ? "on" : "off", rq->task == COST_LORA ? " LoRA" : "");
 }
 
+static bool stack_is_fsdp2(const est_stack *st) { return st && !strcmp(st->name, "pytorch-fsdp2"); }
+
 bool cost_stack_is_fsdp(const est_stack *st)
 {
     /* FSDP1 (Accelerate's files) and FSDP2 (torchtune's recipes, torchtitan) */
-    return st && (!strcmp(st->name, "pytorch-fsdp") || cost_stack_is_fsdp2(st));
-}
-
-bool cost_stack_is_fsdp2(const est_stack *st)
-{
-    return st && !strcmp(st->name, "pytorch-fsdp2");
+    return st && (!strcmp(st->name, "pytorch-fsdp") || stack_is_fsdp2(st));
 }
 
 bool cost_is_fsdp(const cost_request *rq, const cost_knobs *k)
@@ -255,12 +252,22 @@ bool cost_is_fsdp(const cost_request *rq, const cost_knobs *k)
     return cost_stack_is_fsdp(cost_stack_of(rq)) && k->tp == 1 && k->pp == 1;
 }
 
+cost_fsdp_mode cost_fsdp_mode_of(const cost_request *rq, const cost_knobs *k)
+{
+    if (!cost_is_fsdp(rq, k)) return COST_FSDP_NONE;
+    if (!stack_is_fsdp2(cost_stack_of(rq))) return COST_FSDP1;
+    return k->zero < 2 ? COST_FSDP2_DDP : COST_FSDP2;
+}
+
 const char *cost_shard_name(const cost_request *rq, const cost_knobs *k)
 {
     /* PyTorch FSDP's own names for the ZeRO stages it implements (ShardingStrategy) */
-    if (cost_is_fsdp(rq, k) && cost_stack_is_fsdp2(cost_stack_of(rq)))
-        return k->zero >= 3 ? "FSDP2 FULL_SHARD" : k->zero == 2 ? "FSDP2 SHARD_GRAD_OP" : "DDP";
-    if (cost_is_fsdp(rq, k)) return k->zero >= 3 ? "FSDP FULL_SHARD" : k->zero == 2 ? "FSDP SHARD_GRAD_OP" : "FSDP NO_SHARD";
+    switch (cost_fsdp_mode_of(rq, k)) {
+    case COST_FSDP1: return k->zero >= 3 ? "FSDP FULL_SHARD" : k->zero == 2 ? "FSDP SHARD_GRAD_OP" : "FSDP NO_SHARD";
+    case COST_FSDP2: return k->zero >= 3 ? "FSDP2 FULL_SHARD" : "FSDP2 SHARD_GRAD_OP";
+    case COST_FSDP2_DDP: return "DDP";
+    case COST_FSDP_NONE: break;
+    }
     static const char *const ZERO[] = {"ZeRO-0", "ZeRO-1", "ZeRO-2", "ZeRO-3"};
     return k->zero >= 0 && k->zero <= 3 ? ZERO[k->zero] : "ZeRO-?";
 }

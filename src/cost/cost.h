@@ -136,10 +136,13 @@ const est_stack *cost_stack_of(const cost_request *rq);
 int cost_stack_check(const est_stack *st, const char *key, ac_err *e);
 /* a PyTorch FSDP stack: pytorch-fsdp (FSDP1) or pytorch-fsdp2 */
 bool cost_stack_is_fsdp(const est_stack *st);
-/* FSDP2 (fully_shard: torchtitan, torchtune); its Accelerate file differs from FSDP1's */
-bool cost_stack_is_fsdp2(const est_stack *st);
 /* the setup runs PyTorch FSDP (an FSDP stack, no TP/PP): its files name FSDP, not DeepSpeed */
 bool cost_is_fsdp(const cost_request *rq, const cost_knobs *k);
+/* how such a setup runs: not under FSDP (DeepSpeed, Megatron), FSDP1, FSDP2 (fully_shard:
+ * torchtitan, torchtune), or FSDP2 unsharded, which is plain DDP (FSDP2 has no NO_SHARD); the
+ * files and the setup's name follow it */
+typedef enum { COST_FSDP_NONE, COST_FSDP1, COST_FSDP2, COST_FSDP2_DDP } cost_fsdp_mode;
+cost_fsdp_mode cost_fsdp_mode_of(const cost_request *rq, const cost_knobs *k);
 /* the sharding as the trainer names it: "ZeRO-2", FSDP1's "FSDP FULL_SHARD" / "FSDP SHARD_GRAD_OP" /
  * "FSDP NO_SHARD", FSDP2's "FSDP2 FULL_SHARD" / "FSDP2 SHARD_GRAD_OP" (reshard after forward or not) / "DDP" */
 const char *cost_shard_name(const cost_request *rq, const cost_knobs *k);

@@ -101,17 +101,16 @@ int cost_train_args_json(const cost_request *rq, const cost_option *o, int max_s
     cJSON_AddNumberToObject(r, "per_device_train_batch_size", o->k.mbs);
     cJSON_AddNumberToObject(r, "gradient_accumulation_steps", o->grad_accum);
     cJSON_AddNumberToObject(r, "global_batch_size", o->gbs);
-    bool fsdp = cost_is_fsdp(rq, &o->k);
-    bool fsdp2 = fsdp && cost_stack_is_fsdp2(cost_stack_of(rq)), ddp = fsdp2 && o->k.zero < 2;
+    cost_fsdp_mode mode = cost_fsdp_mode_of(rq, &o->k);
     /* FSDP2's own activation_checkpointing replaces it there (below) */
-    cJSON_AddBoolToObject(r, "gradient_checkpointing", o->k.checkpointing && !(fsdp2 && !ddp));
+    cJSON_AddBoolToObject(r, "gradient_checkpointing", o->k.checkpointing && mode != COST_FSDP2);
     cJSON_AddNumberToObject(r, "max_seq_length", rq->context);
     cJSON_AddNumberToObject(r, "max_steps", max_steps > 0 ? (double)max_steps : ceil(o->optimizer_steps));
     cJSON_AddBoolToObject(r, "bf16", rq->precision == PREC_BF16);
     cJSON_AddBoolToObject(r, "fp16", use_fp16(rq));
-    if (ddp) {
+    if (mode == COST_FSDP2_DDP) {
         /* FSDP2 has no NO_SHARD: an unsharded setup is DistributedDataParallel (no fsdp key) */
-    } else if (fsdp2) {
+    } else if (mode == COST_FSDP2) {
         /* Transformers' FSDP2 (docs/source/en/fsdp.md): fsdp on, fsdp_config version 2 with
          * reshard_after_forward in place of the sharding strategy; its activation_checkpointing
          * replaces TrainingArguments.gradient_checkpointing (setting both is an error); the full
@@ -125,7 +124,7 @@ int cost_train_args_json(const cost_request *rq, const cost_option *o, int max_s
         cJSON_AddStringToObject(fc, "state_dict_type", "FULL_STATE_DICT");
         cJSON_AddBoolToObject(fc, "cpu_ram_efficient_loading", true);
         cJSON_AddBoolToObject(fc, "activation_checkpointing", o->k.checkpointing);
-    } else if (fsdp) {
+    } else if (mode == COST_FSDP1) {
         /* Hugging Face TrainingArguments.fsdp: the sharding strategy, offload and per-layer wrapping */
         char f[64];
         snprintf(f, sizeof f, "%s%s auto_wrap", o->k.zero >= 3 ? "full_shard" : o->k.zero == 2 ? "shard_grad_op" : "no_shard",
@@ -147,7 +146,7 @@ int cost_train_args_json(const cost_request *rq, const cost_option *o, int max_s
         cJSON_AddBoolToObject(r, "sequence_parallel", est_stack_sequence_parallel(st, o->k.tp));
         cJSON_AddBoolToObject(r, "use_distributed_optimizer", o->k.zero == 1);
     } else {
-        cJSON_AddStringToObject(r, "framework", ddp ? "ddp" : fsdp ? "fsdp" : "deepspeed");
+        cJSON_AddStringToObject(r, "framework", mode == COST_FSDP2_DDP ? "ddp" : mode != COST_FSDP_NONE ? "fsdp" : "deepspeed");
     }
     if (rq->task == COST_LORA) cJSON_AddStringToObject(r, "peft_config", "lora_config.json");
     cJSON *p = cJSON_AddObjectToObject(r, "predicted");
@@ -300,7 +299,8 @@ int cost_accelerate_yaml(const cost_request *rq, const cost_option *o, char **ou
         return ac_err_set(e, AC_E_INPUT, "Accelerate runs DeepSpeed/FSDP data parallelism: no config for a TP%d PP%d setup", o->k.tp,
                           o->k.pp);
     const est_stack *st = cost_stack_of(rq);
-    bool fsdp = cost_is_fsdp(rq, &o->k);
+    cost_fsdp_mode mode = cost_fsdp_mode_of(rq, &o->k);
+    bool fsdp = mode != COST_FSDP_NONE;
     strbuf b;
     sb_init(&b);
     sb_printf(&b, "# Accelerate config written by autoconfig cost (predicted setup: %s)\n", o->label);
@@ -308,21 +308,27 @@ int cost_accelerate_yaml(const cost_request *rq, const cost_option *o, char **ou
     sb_printf(&b, "# num_machines > 1: each node sets machine_rank (the launcher's --machine_rank overrides it) and main_process_ip.\n");
     sb_printf(&b, "compute_environment: LOCAL_MACHINE\n");
     sb_printf(&b, "debug: false\n");
-    /* FSDP2 has no NO_SHARD: an unsharded FSDP2 setup is plain DDP (Accelerate MULTI_GPU) */
-    bool fsdp2 = fsdp && cost_stack_is_fsdp2(st), ddp = fsdp2 && o->k.zero < 2;
-    /* one process is no distributed run at all (`accelerate config` writes NO) */
-    sb_printf(&b, "distributed_type: %s\n", ddp ? (o->k.num_gpus > 1 ? "MULTI_GPU" : "NO") : fsdp ? "FSDP" : "DEEPSPEED");
-    if (ddp) {
-        /* no sharding section */
-    } else if (fsdp2) {
+    switch (mode) {
+    case COST_FSDP2_DDP:
+        /* FSDP2 has no NO_SHARD: an unsharded FSDP2 setup is plain DDP, no sharding section (one
+         * process is no distributed run at all: `accelerate config` writes NO) */
+        sb_printf(&b, "distributed_type: %s\n", o->k.num_gpus > 1 ? "MULTI_GPU" : "NO");
+        break;
+    case COST_FSDP2:
+        sb_printf(&b, "distributed_type: FSDP\n");
         accelerate_fsdp2(&b, o);
-    } else if (fsdp) {
+        break;
+    case COST_FSDP1:
+        sb_printf(&b, "distributed_type: FSDP\n");
         accelerate_fsdp1(&b, rq, o, st);
-    } else {
+        break;
+    case COST_FSDP_NONE:
+        sb_printf(&b, "distributed_type: DEEPSPEED\n");
         sb_printf(&b, "deepspeed_config:\n");
         sb_printf(&b, "  deepspeed_config_file: ds_config.json\n");
         sb_printf(&b, "  zero3_init_flag: %s\n", o->k.zero == 3 ? "true" : "false");
         if (o->nodes > 1) sb_printf(&b, "  deepspeed_multinode_launcher: standard\n");
+        break;
     }
     sb_printf(&b, "downcast_bf16: false\n");
     sb_printf(&b, "enable_cpu_affinity: false\n");
