@@ -29,16 +29,14 @@ static int num_field(const csv_table *t, const csv_row *r, const char *col, doub
     return 0;
 }
 
-/* an optional column: blank is 0; else a number in (0, hi) */
+/* an optional column: blank is 0; else a number (num_field) in (0, hi) */
 static int optional_field(const csv_table *t, const csv_row *r, const char *col, double hi, double *out, ac_err *e)
 {
     const char *s = csv_get(r, csv_col(t, col));
     *out = 0;
     if (!*s) return 0;
-    char *end;
-    double v = strtod(s, &end);
-    if (*end || !(v > 0 && v < hi)) return ac_err_at(e, AC_E_INTERNAL, t->file, r->line, 0, col, "not a number in (0, %g): '%s'", hi, s);
-    *out = v;
+    if (num_field(t, r, col, out, e)) return -1;
+    if (!(*out > 0 && *out < hi)) return ac_err_at(e, AC_E_INTERNAL, t->file, r->line, 0, col, "not a number in (0, %g): '%s'", hi, s);
     return 0;
 }
 
